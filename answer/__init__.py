@@ -1,0 +1,1 @@
+"""Answer synthesizer, Litestar API, chat page and CLI."""

@@ -1,0 +1,1 @@
+"""Cube semantic models: load/validate, REST client, built-in compiler, semantic-asset export."""

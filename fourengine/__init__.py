@@ -1,0 +1,1 @@
+"""Four-engine RAG (R/V/G/D), term bindings, reranker, CRAG gate, token budget."""

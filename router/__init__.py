@@ -1,0 +1,1 @@
+"""Intent routing, RAG-Fusion decomposition, query plans and path execution."""
