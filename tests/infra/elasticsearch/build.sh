@@ -21,7 +21,18 @@ if [[ -z "${JAVA_HOME:-}" ]]; then
   done
 fi
 
+if ! command -v mvn >/dev/null 2>&1; then
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "mvn not found: installing Debian's maven" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2 && apt-get install -y -qq maven >&2
+  else
+    echo "mvn (Maven 3) is required to build the Elasticsearch launcher" >&2
+    exit 1
+  fi
+fi
+
 rm -rf target/lib target/classes
-mvn -B -q -Dstyle.color=never -DskipTests package
+mvn -B -q -Dstyle.color=never -DskipTests package >&2
 echo "$want" > "$STAMP"
 echo "built: $(ls target/lib | wc -l) jars in target/lib" >&2
