@@ -1,0 +1,91 @@
+"""Session-wide real services for the test suite.
+
+Started once per session on free ports and torn down after:
+- ``pg_url``: embedded PostgreSQL 18 + pgvector with the cubesage schema and the demo
+  warehouse loaded (scale ``CUBESAGE_TEST_SCALE``, default 1.0);
+- ``cube``: a real Cube server (npm, pinned) over the demo models and that database;
+- ``es_url``: a real Elasticsearch node from Maven Central jars, or ``CUBESAGE_TEST_ES_URL``.
+Services start lazily: a unit-test-only run starts none of them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cubesage_core import db, demo_warehouse
+from cubesage_core.embedded_pg import EmbeddedPostgres
+from cubesage_core.settings import REPO_ROOT
+
+SERVICE_TIMINGS: dict[str, float] = {}
+
+
+@pytest.fixture(scope="session")
+def services_dir() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="cubesage-test-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server(services_dir: Path) -> Iterator[EmbeddedPostgres]:
+    started = time.monotonic()
+    server = EmbeddedPostgres(services_dir / "pg")
+    server.start()
+    SERVICE_TIMINGS["postgres_start_s"] = time.monotonic() - started
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_url(pg_server: EmbeddedPostgres) -> str:
+    """URL of the test database: schema applied and demo warehouse loaded."""
+    running = pg_server.running()
+    assert running is not None
+    url = running.url()
+    db.apply_schema(url)
+    started = time.monotonic()
+    demo_warehouse.load(url, scale=float(os.environ.get("CUBESAGE_TEST_SCALE", "1.0")))
+    SERVICE_TIMINGS["warehouse_load_s"] = time.monotonic() - started
+    return url
+
+
+@pytest.fixture(scope="session")
+def cube(pg_url: str, services_dir: Path):  # noqa: ANN201 - CubeServer
+    """A real Cube server (0.33.65) over demo/model and the test warehouse."""
+    from tests.infra.cube.cube_server import start_cube
+
+    started = time.monotonic()
+    server = start_cube(pg_url, REPO_ROOT / "demo" / "model", services_dir / "cube")
+    SERVICE_TIMINGS["cube_start_s"] = time.monotonic() - started
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def es_url(services_dir: Path) -> Iterator[str]:
+    """A real Elasticsearch node: ``CUBESAGE_TEST_ES_URL`` if set, else one started from Maven jars."""
+    external = os.environ.get("CUBESAGE_TEST_ES_URL")
+    if external:
+        yield external.rstrip("/")
+        return
+    from tests.infra.elasticsearch.es_server import start_elasticsearch
+
+    started = time.monotonic()
+    server = start_elasticsearch(services_dir / "es")
+    SERVICE_TIMINGS["elasticsearch_start_s"] = time.monotonic() - started
+    yield server.url
+    server.stop()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001
+    if SERVICE_TIMINGS:
+        terminalreporter.write_line(
+            "service timings: " + ", ".join(f"{k}={v:.2f}" for k, v in sorted(SERVICE_TIMINGS.items()))
+        )

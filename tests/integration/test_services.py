@@ -1,0 +1,40 @@
+"""Each real service is up and used: pgvector cosine, Cube /v1/load on demo numbers, PG warehouse."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+import jwt
+import numpy as np
+
+from cubesage_core.db import connection
+
+
+def test_pgvector_cosine_query(pg_url: str) -> None:
+    with connection(pg_url) as conn:
+        conn.execute("CREATE TEMP TABLE v (id int, e vector(3))")
+        conn.execute("INSERT INTO v VALUES (1, %s), (2, %s)", (np.array([1, 0, 0]), np.array([0, 1, 0])))
+        rows = conn.execute(
+            "SELECT id, 1 - (e <=> %s) AS cos FROM v ORDER BY e <=> %s", (np.array([1, 0.1, 0]),) * 2
+        ).fetchall()
+    assert rows[0][0] == 1 and rows[0][1] > 0.99 and rows[1][1] < 0.2
+
+
+def test_cube_load_returns_demo_numbers(cube, pg_url: str) -> None:  # noqa: ANN001
+    query = {"measures": ["orders.count"], "dimensions": ["orders.status"]}
+    token = jwt.encode({}, cube.secret, algorithm="HS256")
+    deadline = time.monotonic() + 30
+    while True:
+        resp = httpx.get(f"{cube.url}/cubejs-api/v1/load", params={"query": json.dumps(query)},
+                         headers={"Authorization": token}, timeout=30)
+        body = resp.json()
+        if body.get("error") != "Continue wait" or time.monotonic() > deadline:
+            break
+    assert resp.status_code == 200, body
+    from_cube = {r["orders.status"]: int(r["orders.count"]) for r in body["data"]}
+    with connection(pg_url) as conn:
+        direct = dict(conn.execute("SELECT status, count(*) FROM warehouse.fact_order GROUP BY 1").fetchall())
+    assert from_cube == direct
+    assert sum(direct.values()) > 0
