@@ -38,3 +38,21 @@ def test_cube_load_returns_demo_numbers(cube, pg_url: str) -> None:  # noqa: ANN
         direct = dict(conn.execute("SELECT status, count(*) FROM warehouse.fact_order GROUP BY 1").fetchall())
     assert from_cube == direct
     assert sum(direct.values()) > 0
+
+
+def test_elasticsearch_index_and_search_round_trip(es_url: str) -> None:
+    from elasticsearch import Elasticsearch
+
+    es = Elasticsearch(es_url, request_timeout=30)
+    index = "cubesage_services_probe"
+    es.options(ignore_status=404).indices.delete(index=index)
+    es.indices.create(index=index, settings={"number_of_replicas": 0}, mappings={"properties": {
+        "text": {"type": "text"}, "vec": {"type": "dense_vector", "dims": 3, "index": True, "similarity": "cosine"},
+    }})
+    es.index(index=index, id="a", document={"text": "refund reasons by order", "vec": [1, 0, 0]})
+    es.index(index=index, id="b", document={"text": "regions of China", "vec": [0, 1, 0]}, refresh=True)
+    bm25 = es.search(index=index, query={"match": {"text": "refund"}})
+    knn = es.search(index=index, knn={"field": "vec", "query_vector": [0.1, 1, 0], "k": 1, "num_candidates": 10})
+    assert [h["_id"] for h in bm25["hits"]["hits"]] == ["a"]
+    assert knn["hits"]["hits"][0]["_id"] == "b"
+    es.indices.delete(index=index)
