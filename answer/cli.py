@@ -1,0 +1,42 @@
+"""The ``cubesage`` command line: the root app that mounts each package's commands."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.console import Console
+
+from answer import demo_cli
+from bench.cli import app as bench_app
+from cubesage_core.settings import get_settings
+
+app = typer.Typer(
+    name="cubesage",
+    help="Ask business questions in English or Chinese; get numbers, the table behind them, a chart and provenance.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(demo_cli.app, name="demo")
+app.add_typer(bench_app, name="bench")
+
+console = Console()
+
+
+@app.command()
+def config(as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
+    """Print the effective settings (env CUBESAGE_*, cubesage.toml), secrets masked."""
+    values = get_settings().masked()
+    if as_json:
+        typer.echo(json.dumps(values, ensure_ascii=False, indent=2))
+        return
+    from rich.table import Table
+
+    table = Table("setting", "value", "env var")
+    for key, value in values.items():
+        table.add_row(key, "" if value is None else str(value), f"CUBESAGE_{key.upper()}")
+    console.print(table)
+
+
+def main() -> None:
+    app()
