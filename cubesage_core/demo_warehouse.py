@@ -206,15 +206,14 @@ def load(url: str, scale: float = 1.0, demo_dir: Path | None = None,
     demo_dir = demo_dir or get_settings().demo_dir
     tables = generate(scale, demo_dir / "vocab.yaml")
     counts: dict[str, int] = {}
-    with connection(url) as conn:
-        with conn.transaction():
-            conn.execute((demo_dir / "warehouse.sql").read_text())
-            for table in tables:
-                cols = ", ".join(table.columns)
-                with conn.cursor().copy(f"COPY warehouse.{table.name} ({cols}) FROM STDIN") as copy:
-                    copy.write(_copy_text(table.rows))
-                counts[table.name] = len(table.rows)
-                if progress is not None:
-                    progress(table.name, len(table.rows))
-            conn.execute((demo_dir / "warehouse_indexes.sql").read_text())
+    with connection(url) as conn, conn.transaction():
+        conn.execute((demo_dir / "warehouse.sql").read_text())
+        for table in tables:
+            cols = ", ".join(table.columns)
+            with conn.cursor().copy(f"COPY warehouse.{table.name} ({cols}) FROM STDIN") as copy:
+                copy.write(_copy_text(table.rows))
+            counts[table.name] = len(table.rows)
+            if progress is not None:
+                progress(table.name, len(table.rows))
+        conn.execute((demo_dir / "warehouse_indexes.sql").read_text())
     return counts

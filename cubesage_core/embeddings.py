@@ -39,7 +39,7 @@ class UseEmbedder(Embedder):
         self._model = None
         self._lock = threading.Lock()
 
-    def _get(self):  # noqa: ANN202 - third-party type
+    def _get(self):
         if self._model is None:
             with self._lock:
                 if self._model is None:

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=8)
-def _build_lm(url: str, model: str, key: str, timeout: float):  # noqa: ANN202 - dspy.LM
+def _build_lm(url: str, model: str, key: str, timeout: float):
     import dspy
 
     return dspy.LM(
@@ -29,7 +29,7 @@ def _build_lm(url: str, model: str, key: str, timeout: float):  # noqa: ANN202 -
     )
 
 
-def get_lm(settings: Settings | None = None):  # noqa: ANN201 - dspy.LM | None
+def get_lm(settings: Settings | None = None):
     """The configured DSPy LM, or None in fast mode."""
     settings = settings or get_settings()
     if not settings.llm_url:
@@ -57,6 +57,6 @@ def two_mode(
     try:
         with dspy.context(lm=lm):
             return ModeResult(llm_step(), "llm")
-    except Exception as err:  # noqa: BLE001 - any LLM failure degrades to fast mode
+    except Exception as err:
         log.warning("LLM step failed, using fast mode: %s", err)
         return ModeResult(fast_step(), "fast", fallback_reason=f"{type(err).__name__}: {err}"[:300])

@@ -23,7 +23,7 @@ def _litellm_tokenizer_dir() -> Path | None:
 
 
 @lru_cache(maxsize=1)
-def encoding():  # noqa: ANN201 - tiktoken.Encoding
+def encoding():
     if "TIKTOKEN_CACHE_DIR" not in os.environ:
         folder = _litellm_tokenizer_dir()
         if folder is not None:

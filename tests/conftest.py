@@ -57,7 +57,7 @@ def pg_url(pg_server: EmbeddedPostgres) -> str:
 
 
 @pytest.fixture(scope="session")
-def cube(pg_url: str, services_dir: Path):  # noqa: ANN201 - CubeServer
+def cube(pg_url: str, services_dir: Path):
     """A real Cube server (0.33.65) over demo/model and the test warehouse."""
     from tests.infra.cube.cube_server import start_cube
 
@@ -84,7 +84,7 @@ def es_url(services_dir: Path) -> Iterator[str]:
     server.stop()
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     if SERVICE_TIMINGS:
         terminalreporter.write_line(
             "service timings: " + ", ".join(f"{k}={v:.2f}" for k, v in sorted(SERVICE_TIMINGS.items()))

@@ -17,6 +17,7 @@ Stdlib only.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -159,15 +160,13 @@ class EsServer:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
         if self.proc.stdin:
-            try:
+            with contextlib.suppress(OSError):
                 self.proc.stdin.close()
-            except OSError:
-                pass
         if self._reader:
             self._reader.join(timeout=5)
         return self.proc.returncode
 
-    def __enter__(self) -> "EsServer":
+    def __enter__(self) -> EsServer:
         return self
 
     def __exit__(self, *exc) -> None:

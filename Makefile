@@ -1,0 +1,48 @@
+# cubesage: two commands. `make demo` runs the main job, `make test` the whole suite.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+CUBESAGE := $(VENV)/bin/cubesage
+STAMP := $(VENV)/.stamp
+
+.PHONY: demo test bench install install-app install-test lint clean
+
+## Python env with the app and its pinned dependencies
+$(STAMP)-app: pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -c constraints.txt -e '.[test]'
+	touch $@
+
+install-app: $(STAMP)-app
+
+## Everything the tests need: npm Cube, the Elasticsearch jars, Chromium for the browser test
+$(STAMP)-test: $(STAMP)-app tests/infra/cube/package-lock.json tests/infra/elasticsearch/pom.xml
+	cd tests/infra/cube && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	bash tests/infra/elasticsearch/build.sh
+	bash tests/infra/install_browser.sh
+	touch $@
+
+install-test: $(STAMP)-test
+
+install: install-app install-test
+
+## The main job: embedded stack, demo warehouse + indices, API + chat page, three sample questions answered
+demo: install-app
+	$(CUBESAGE) demo run
+
+## The whole suite against real PostgreSQL, Cube and Elasticsearch started by the test session
+test: install-test lint
+	$(VENV)/bin/pytest -q -p no:cacheprovider tests
+
+lint: install-app
+	$(VENV)/bin/ruff check .
+
+## Benchmarks (JSON lines into bench/results/)
+bench: install-test
+	mkdir -p bench/results
+	$(CUBESAGE) bench all --out bench/results
+
+clean:
+	rm -rf $(VENV) tests/infra/cube/node_modules tests/infra/elasticsearch/target
