@@ -1,0 +1,111 @@
+"""Adapter between the HTTP layer and the answering service (``answer.service.Cubesage`` or a fake).
+
+The service may be sync or async; sync calls run in a worker thread so the event
+loop keeps serving. Its results (dataclasses, msgspec Structs, pydantic models or
+dicts) are turned into plain dicts. Streaming: the service reports stages through an
+``on_stage(name, data)`` callback when it supports one; otherwise the stages are
+derived from the finished answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+from collections.abc import Callable
+from datetime import date
+from typing import Any, Protocol, runtime_checkable
+
+import anyio.to_thread
+import msgspec
+
+STAGES = ("intent", "retrieval", "plan", "rows", "answer")
+StageCallback = Callable[[str, Any], None]
+
+
+@runtime_checkable
+class AnswerService(Protocol):
+    """What the API needs from the answering service."""
+
+    def ask(self, question: str, *, session_id: str | None = None, mode: str | None = None,
+            today: date | None = None, previous: Any = None) -> Any: ...
+
+    def nl2cube(self, question: str, run: bool = False) -> Any: ...
+
+
+def as_plain(value: Any) -> Any:
+    """Dataclass / Struct / pydantic model / mapping -> JSON-ready dicts, lists and scalars."""
+    if isinstance(value, dict):
+        return {str(k): as_plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [as_plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: as_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, msgspec.Struct):
+        return as_plain(msgspec.structs.asdict(value))
+    if hasattr(value, "model_dump"):
+        return as_plain(value.model_dump())
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return msgspec.to_builtins(value, str_keys=True, enc_hook=str)
+
+
+def _accepts(func: Callable[..., Any], name: str) -> bool:
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def stages_of(answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The five stage events of a finished answer (used when the service cannot stream)."""
+    prov = answer.get("provenance") or {}
+    table = answer.get("table") or {}
+    return [
+        ("intent", {"intent": answer.get("intent"), "confidence": prov.get("intent_confidence")}),
+        ("retrieval", {"bindings": prov.get("bindings", []), "crag_grade": prov.get("crag_grade")}),
+        ("plan", {"cube_query": prov.get("cube_query"), "sql": prov.get("sql")}),
+        ("rows", {"row_count": len(table.get("rows") or []), "columns": table.get("columns", [])}),
+        ("answer", answer),
+    ]
+
+
+class ServiceAdapter:
+    """Calls the service the same way whatever its flavour (sync/async, streaming or not)."""
+
+    def __init__(self, service: AnswerService) -> None:
+        self.service = service
+        self.streams = _accepts(service.ask, "on_stage")
+
+    async def _call(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if inspect.iscoroutinefunction(func):
+            return await func(*args, **kwargs)
+        result = await anyio.to_thread.run_sync(lambda: func(*args, **kwargs))
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    async def ask(self, question: str, *, session_id: str | None, mode: str | None, today: date | None,
+                  previous: Any, on_stage: StageCallback | None = None) -> tuple[Any, dict[str, Any]]:
+        """The raw answer (kept as the session's previous turn) and its plain-dict form."""
+        kwargs: dict[str, Any] = {"session_id": session_id, "mode": mode, "today": today, "previous": previous}
+        if on_stage is not None and self.streams:
+            kwargs["on_stage"] = on_stage
+        raw = await self._call(self.service.ask, question, **kwargs)
+        return raw, as_plain(raw)
+
+    async def nl2cube(self, question: str, *, run: bool, today: date | None) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"run": run}
+        if today is not None and _accepts(self.service.nl2cube, "today"):
+            kwargs["today"] = today
+        return as_plain(await self._call(self.service.nl2cube, question, **kwargs))
+
+
+def threadsafe_callback(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue) -> StageCallback:
+    """An ``on_stage`` callback usable from a worker thread: puts (stage, plain data) on ``queue``."""
+
+    def on_stage(name: str, data: Any) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, (name, as_plain(data)))
+
+    return on_stage

@@ -1,0 +1,99 @@
+"""The Litestar application: ``create_app(settings, service=None) -> Litestar``.
+
+Routes: /v1/ask (+ /stream), /v1/nl2cube, /v1/feedback, /v1/ingest/*, /v1/catalog,
+/v1/queries/{id} (all behind the API-key and rate-limit guard), /healthz, /readyz,
+OpenAPI at /schema, and the chat page at /.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from litestar import Litestar, Router
+from litestar.config.cors import CORSConfig
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.static_files import create_static_files_router
+
+from answer.api._service import AnswerService, ServiceAdapter
+from answer.api.controllers.ask import AskController
+from answer.api.controllers.catalog import CatalogController
+from answer.api.controllers.feedback import FeedbackController
+from answer.api.controllers.health import HealthController
+from answer.api.controllers.ingest import IngestController
+from answer.api.controllers.nl2cube import NL2CubeController
+from answer.api.controllers.queries import QueriesController
+from answer.api.errors import EXCEPTION_HANDLERS
+from answer.api.knowledge import Knowledge, PipelineKnowledge
+from answer.api.security import TokenBuckets, api_guard, keys_required
+from answer.api.sessions import SessionMemory
+from answer.api.store import PostgresStore, Store
+from cubesage_core.settings import Settings
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+def _default_service(settings: Settings) -> AnswerService:
+    from answer.service import Cubesage
+
+    return Cubesage(settings)
+
+
+def create_app(settings: Settings, service: AnswerService | None = None, *, store: Store | None = None,
+               knowledge: Knowledge | None = None, database_url: str | None = None) -> Litestar:
+    """Build the API. Without arguments beyond ``settings`` everything real is wired from settings."""
+    if store is None or knowledge is None:
+        from cubesage_core import db
+
+        database_url = database_url or db.database_url(settings)
+    store = store or PostgresStore(database_url or "")
+    knowledge = knowledge or PipelineKnowledge(settings, database_url or "")
+    adapter = ServiceAdapter(service if service is not None else _default_service(settings))
+    sessions = SessionMemory(ttl_s=settings.api_session_ttl_s, max_sessions=settings.api_max_sessions)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        await store.open()
+        try:
+            yield
+        finally:
+            await store.close()
+
+    def constant(value: Any) -> Provide:
+        return Provide(lambda: value, use_cache=True, sync_to_thread=False)
+
+    api = Router(
+        path="/",
+        guards=[api_guard],
+        route_handlers=[AskController, NL2CubeController, FeedbackController, IngestController,
+                        CatalogController, QueriesController],
+        security=[{"apiKey": []}],
+    )
+    app = Litestar(
+        route_handlers=[api, HealthController,
+                        create_static_files_router(path="/", directories=[STATIC_DIR], html_mode=True,
+                                                   name="chat", include_in_schema=False)],
+        dependencies={
+            "service": constant(adapter), "store": constant(store), "knowledge": constant(knowledge),
+            "sessions": constant(sessions), "settings": constant(settings),
+        },
+        exception_handlers=EXCEPTION_HANDLERS,
+        cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,
+        request_max_body_size=settings.api_max_body_bytes,
+        openapi_config=OpenAPIConfig(
+            title="cubesage", version="0.1.0", path="/schema",
+            description="Ask business questions in English or Chinese over the warehouse.",
+            components=Components(security_schemes={"apiKey": SecurityScheme(
+                type="http", scheme="bearer", description="token from 'cubesage keys create'")}),
+        ),
+        lifespan=[lifespan],
+        debug=False,
+    )
+    app.state.store = store
+    app.state.require_keys = keys_required(settings)
+    app.state.buckets = TokenBuckets(settings.api_rate_limit_per_min)
+    return app

@@ -1,0 +1,115 @@
+"""POST /v1/ask and /v1/ask/stream: a question in, the synthesizer's answer out (whole or stage by stage)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from litestar import Controller, Request, post
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from answer.api._service import ServiceAdapter, stages_of, threadsafe_callback
+from answer.api.dto import AskRequest, AskResponse, Table
+from answer.api.errors import ApiError, BadRequest, classify, log
+from answer.api.sessions import SessionMemory
+from answer.api.store import Store
+from cubesage_core.settings import Settings
+
+
+def check_question(question: str, settings: Settings) -> str:
+    text = question.strip()
+    if not text:
+        raise BadRequest("the question is empty")
+    if len(text) > settings.api_max_question_chars:
+        raise BadRequest(f"the question is {len(text)} characters long; the limit is "
+                         f"{settings.api_max_question_chars}")
+    if "\x00" in text:
+        raise BadRequest("the question contains a NUL character")
+    return text
+
+
+def to_response(answer: dict[str, Any], session_id: str | None) -> AskResponse:
+    table = answer.get("table") or {}
+    return AskResponse(
+        query_id=str(answer.get("query_id", "")), question=str(answer.get("question", "")),
+        intent=answer.get("intent"), text=str(answer.get("text", "")),
+        table=Table(columns=list(table.get("columns") or []), rows=list(table.get("rows") or [])),
+        chart=answer.get("chart") or None, provenance=dict(answer.get("provenance") or {}),
+        timings_ms=dict(answer.get("timings_ms") or {}), session_id=session_id,
+    )
+
+
+class AskController(Controller):
+    path = "/v1/ask"
+    tags = ["ask"]
+
+    @post("/", summary="Answer a question", status_code=200,
+          description="Intent-routed answer: text, result table, Vega-Lite chart spec and provenance.")
+    async def ask(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,
+                  sessions: SessionMemory, settings: Settings) -> AskResponse:
+        question = check_question(data.question, settings)
+        raw, answer = await service.ask(question, session_id=data.session_id, mode=data.mode,
+                                        today=data.today, previous=sessions.get(data.session_id))
+        sessions.put(data.session_id, raw)
+        await store.log_answer(answer, session_id=data.session_id, api_key_id=request.state.api_key_id)
+        return to_response(answer, data.session_id)
+
+    @post("/stream", summary="Answer a question as Server-Sent Events", status_code=200,
+          description="One event per stage as it completes: intent, retrieval, plan, rows, answer "
+                      "(the answer event carries the same body as /v1/ask); an 'error' event on failure.")
+    async def ask_stream(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,
+                         sessions: SessionMemory, settings: Settings) -> ServerSentEvent:
+        question = check_question(data.question, settings)
+        api_key_id = request.state.api_key_id
+
+        async def events() -> AsyncIterator[ServerSentEventMessage]:
+            queue: asyncio.Queue = asyncio.Queue()
+            callback = threadsafe_callback(asyncio.get_running_loop(), queue)
+            task = asyncio.create_task(service.ask(
+                question, session_id=data.session_id, mode=data.mode, today=data.today,
+                previous=sessions.get(data.session_id), on_stage=callback))
+            sent: set[str] = set()
+            while not task.done() or not queue.empty():
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+                if getter in done:
+                    name, payload = getter.result()
+                    if name != "answer":
+                        sent.add(name)
+                        yield _message(name, payload)
+                else:
+                    getter.cancel()
+            try:
+                raw, answer = task.result()
+            except Exception as err:
+                yield _message("error", _error_body(err))
+                return
+            sessions.put(data.session_id, raw)
+            await store.log_answer(answer, session_id=data.session_id, api_key_id=api_key_id)
+            for name, payload in stages_of(answer)[:-1]:
+                if name not in sent:
+                    yield _message(name, payload)
+            yield _message("answer", _plain_response(answer, data.session_id))
+
+        return ServerSentEvent(events())
+
+
+def _plain_response(answer: dict[str, Any], session_id: str | None) -> dict[str, Any]:
+    import msgspec
+
+    return msgspec.to_builtins(to_response(answer, session_id))
+
+
+def _message(event: str, payload: Any) -> ServerSentEventMessage:
+    return ServerSentEventMessage(event=event, data=json.dumps(payload, ensure_ascii=False, default=str))
+
+
+def _error_body(err: Exception) -> dict[str, Any]:
+    mapped: ApiError | None = classify(err)
+    if mapped is None:
+        log.exception("unexpected error while streaming an answer", exc_info=err)
+        return {"status_code": 500, "error": "internal_error", "detail": "internal error; the incident was logged"}
+    return {"status_code": mapped.status_code, "error": mapped.code, "detail": mapped.detail}
+

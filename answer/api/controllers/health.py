@@ -1,0 +1,76 @@
+"""GET /healthz (the process answers) and GET /readyz (PostgreSQL, Cube, Elasticsearch, LLM as configured).
+
+/readyz: 200 "ready" when every configured service answers; 200 "degraded" when only a
+service with a configured fallback is down (Cube -> built-in compiler, Elasticsearch ->
+PostgreSQL backend, LLM -> fast mode); 503 "unavailable" when PostgreSQL or a service
+without fallback is down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+from litestar import Controller, Response, get
+
+from answer.api.dto import Health, Readiness
+from answer.api.store import Store
+from cubesage_core.settings import Settings
+
+TIMEOUT_S = 2.0
+
+
+async def _timed(check: Any) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        await check
+        result: dict[str, Any] = {"ok": True}
+    except Exception as err:
+        result = {"ok": False, "error": f"{type(err).__name__}: {err}"[:300]}
+    result["ms"] = round((time.perf_counter() - started) * 1000, 1)
+    return result
+
+
+async def _http_ok(client: httpx.AsyncClient, url: str) -> None:
+    response = await client.get(url)
+    if response.status_code >= 500:
+        raise RuntimeError(f"HTTP {response.status_code} from {url}")
+
+
+class HealthController(Controller):
+    tags = ["health"]
+
+    @get("/healthz", summary="Liveness")
+    async def healthz(self) -> Health:
+        return Health(status="ok")
+
+    @get("/readyz", summary="Readiness of PostgreSQL, Cube, Elasticsearch and the LLM endpoint")
+    async def readyz(self, store: Store, settings: Settings) -> Response[Readiness]:
+        async with httpx.AsyncClient(timeout=TIMEOUT_S) as client:
+            names = ["postgres"]
+            checks: list[Any] = [asyncio.wait_for(store.ping(), TIMEOUT_S)]
+            fallback = {"postgres": False}
+            if settings.cube_url:
+                names.append("cube")
+                checks.append(_http_ok(client, settings.cube_url.rstrip("/") + "/readyz"))
+                fallback["cube"] = settings.cube_fallback_builtin
+            if settings.es_url:
+                names.append("elasticsearch")
+                checks.append(_http_ok(client, settings.es_url.rstrip("/") + "/"))
+                fallback["elasticsearch"] = settings.es_fallback_postgres
+            if settings.llm_url:
+                names.append("llm")
+                checks.append(_http_ok(client, settings.llm_url.rstrip("/") + "/models"))
+                fallback["llm"] = True
+            results = await asyncio.gather(*(_timed(c) for c in checks))
+        report = dict(zip(names, results, strict=True))
+        for name, result in report.items():
+            result["fallback"] = fallback[name]
+        down = [n for n, r in report.items() if not r["ok"]]
+        if any(not fallback[n] for n in down):
+            status, code = "unavailable", 503
+        else:
+            status, code = ("degraded" if down else "ready"), 200
+        return Response(Readiness(status=status, checks=report), status_code=code)

@@ -1,0 +1,29 @@
+"""POST /v1/nl2cube: a question -> a Cube query for dashboards (executed only when ``run`` is true)."""
+
+from __future__ import annotations
+
+from litestar import Controller, post
+
+from answer.api._service import ServiceAdapter
+from answer.api.controllers.ask import check_question
+from answer.api.dto import NL2CubeRequest, NL2CubeResponse
+from cubesage_core.settings import Settings
+
+
+class NL2CubeController(Controller):
+    path = "/v1/nl2cube"
+    tags = ["nl2cube"]
+
+    @post("/", summary="Translate a question into a Cube query", status_code=200)
+    async def nl2cube(self, data: NL2CubeRequest, service: ServiceAdapter, settings: Settings) -> NL2CubeResponse:
+        question = check_question(data.question, settings)
+        result = await service.nl2cube(question, run=data.run, today=data.today)
+        rows = result.get("rows")
+        if isinstance(rows, dict):  # a table {columns, rows}
+            rows = rows.get("rows")
+        return NL2CubeResponse(
+            cube_query=dict(result.get("cube_query") or {}), bindings=list(result.get("bindings") or []),
+            confidence=float(result.get("confidence") or 0.0),
+            rows=list(rows) if data.run and rows is not None else None,
+            sql=result.get("sql") if data.run else None,
+        )

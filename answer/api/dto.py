@@ -1,0 +1,165 @@
+"""Request and response bodies of the HTTP API (msgspec Structs: typed, validated, in the OpenAPI schema)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+import msgspec
+from msgspec import Meta, Struct
+
+NonEmpty = Annotated[str, Meta(min_length=1)]
+SessionId = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
+Mode = Literal["fast", "llm"]
+
+
+class AskRequest(Struct, forbid_unknown_fields=True):
+    """A natural-language question; ``session_id`` links follow-ups to the previous turn."""
+
+    question: NonEmpty
+    session_id: SessionId | None = None
+    mode: Mode | None = None
+    today: date | None = None
+
+
+class Table(Struct):
+    columns: list[Any] = msgspec.field(default_factory=list)
+    rows: list[Any] = msgspec.field(default_factory=list)
+
+
+class AskResponse(Struct):
+    """The synthesizer's answer: text, the table behind it, a Vega-Lite spec and provenance."""
+
+    query_id: str
+    question: str
+    intent: str | None
+    text: str
+    table: Table
+    chart: dict[str, Any] | None
+    provenance: dict[str, Any]
+    timings_ms: dict[str, Any]
+    session_id: str | None = None
+
+
+class NL2CubeRequest(Struct, forbid_unknown_fields=True):
+    question: NonEmpty
+    run: bool = False
+    today: date | None = None
+
+
+class NL2CubeResponse(Struct):
+    """A Cube query for a dashboard; ``rows`` only when ``run`` was requested."""
+
+    cube_query: dict[str, Any]
+    bindings: list[Any]
+    confidence: float
+    rows: list[Any] | None = None
+    sql: str | None = None
+
+
+class FeedbackRequest(Struct, forbid_unknown_fields=True):
+    """A verdict on an answer; a correction (Cube query or SQL) is validated before it is learned."""
+
+    query_id: UUID
+    verdict: Literal["up", "down"]
+    corrected_cube_query: dict[str, Any] | None = None
+    corrected_sql: Annotated[str, Meta(min_length=1, max_length=20_000)] | None = None
+    comment: Annotated[str, Meta(max_length=2_000)] | None = None
+
+
+class FeedbackResponse(Struct):
+    query_id: str
+    verdict: str
+    learned: bool
+    cache_id: int | None = None
+    message: str = ""
+
+
+class WikiDocument(Struct, forbid_unknown_fields=True):
+    name: Annotated[str, Meta(min_length=1, max_length=300)]
+    content: str
+    format: Literal["markdown", "html", "text", "json"] = "markdown"
+
+
+class IngestWikiRequest(Struct, forbid_unknown_fields=True):
+    documents: Annotated[list[WikiDocument], Meta(min_length=1, max_length=1_000)]
+
+
+class ModelFile(Struct, forbid_unknown_fields=True):
+    name: Annotated[str, Meta(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.-]+\.ya?ml$")]
+    content: str
+
+
+class IngestCubeModelsRequest(Struct, forbid_unknown_fields=True):
+    files: Annotated[list[ModelFile], Meta(min_length=1, max_length=500)]
+
+
+class IngestGlossaryRequest(Struct, forbid_unknown_fields=True):
+    content: Annotated[str, Meta(min_length=1)]
+    format: Literal["csv", "yaml"] = "yaml"
+
+
+class IngestResponse(Struct):
+    """What an ingest changed (idempotent: a repeat reports everything unchanged)."""
+
+    kind: str
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    details: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class CatalogMember(Struct):
+    name: str
+    title: str
+    description: str
+    cube: str | None = None
+    type: str | None = None
+
+
+class CatalogTerm(Struct):
+    term: str
+    synonyms: list[str]
+    language: str
+    definition: str
+    maps_to: str | None = None
+
+
+class CatalogResponse(Struct):
+    metrics: list[CatalogMember]
+    dimensions: list[CatalogMember]
+    terms: list[CatalogTerm]
+
+
+class QueryRecord(Struct):
+    """One audited question: what was asked, how it was answered, which SQL ran, the feedback."""
+
+    query_id: str
+    created_at: str
+    question: str
+    session_id: str | None
+    intent: str | None
+    plan: dict[str, Any]
+    timings: dict[str, Any]
+    executed_sql: str | None
+    answer: dict[str, Any]
+    feedback: dict[str, Any] | None
+
+
+class Health(Struct):
+    status: str
+
+
+class Readiness(Struct):
+    status: Literal["ready", "degraded", "unavailable"]
+    checks: dict[str, dict[str, Any]]
+
+
+class ErrorBody(Struct):
+    """Every 4xx/5xx body: a stable code and a human message, never internals."""
+
+    status_code: int
+    error: str
+    detail: str

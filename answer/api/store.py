@@ -1,0 +1,165 @@
+"""What the API keeps in PostgreSQL: API key lookups, the audit log (semlayer.query_log), feedback, catalog.
+
+``Store`` is the interface the controllers use; ``PostgresStore`` implements it on an
+async psycopg pool. Unit tests substitute a small in-memory fake.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Protocol, runtime_checkable
+from uuid import UUID
+
+from psycopg.types.json import Jsonb
+
+from answer.api.dto import CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
+from answer.keys import hash_token
+from cubesage_core import db
+
+AUDIT_TABLE_ROWS = 200  # rows of the answer table kept in the audit log
+
+
+@runtime_checkable
+class Store(Protocol):
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+    async def ping(self) -> None: ...
+    async def key_id_for(self, token: str) -> str | None: ...
+    async def has_active_keys(self) -> bool: ...
+    async def log_answer(self, answer: dict[str, Any], *, session_id: str | None,
+                         api_key_id: str | None) -> None: ...
+    async def get_query(self, query_id: UUID) -> QueryRecord | None: ...
+    async def set_feedback(self, query_id: UUID, feedback: dict[str, Any]) -> bool: ...
+    async def catalog(self) -> CatalogResponse: ...
+
+
+def audit_row(answer: dict[str, Any]) -> dict[str, Any]:
+    """The query_log columns for one answer payload (table truncated, SQL pulled out of provenance)."""
+    provenance = answer.get("provenance") or {}
+    table = answer.get("table") or {}
+    sql = provenance.get("sql") or provenance.get("executed_sql")
+    if isinstance(sql, list):
+        sql = ";\n".join(str(s) for s in sql)
+    return {
+        "query_id": str(answer["query_id"]),
+        "question": answer.get("question") or "",
+        "intent": answer.get("intent"),
+        "plan": provenance,
+        "timings": answer.get("timings_ms") or {},
+        "executed_sql": sql,
+        "answer": {
+            "text": answer.get("text", ""),
+            "table": {"columns": table.get("columns", []), "rows": (table.get("rows") or [])[:AUDIT_TABLE_ROWS]},
+            "chart": answer.get("chart"),
+        },
+    }
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+class PostgresStore:
+    """Store on the cubesage database through an async connection pool."""
+
+    KEY_CACHE_S = 5.0  # a revoked key stops working within this many seconds
+
+    def __init__(self, url: str, max_size: int = 8) -> None:
+        self.url = url
+        self.pool = db.async_pool(url, min_size=1, max_size=max_size)
+        self._keys: dict[str, tuple[float, str | None]] = {}
+
+    async def open(self) -> None:
+        await self.pool.open(wait=True, timeout=30)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    async def ping(self) -> None:
+        async with self.pool.connection(timeout=5) as conn:
+            await conn.execute("SELECT 1")
+
+    async def key_id_for(self, token: str) -> str | None:
+        digest = hash_token(token)
+        cached = self._keys.get(digest)
+        if cached and time.monotonic() - cached[0] < self.KEY_CACHE_S:
+            return cached[1]
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "UPDATE semlayer.api_key SET last_used_at = now() "
+                "WHERE token_sha256 = %s AND revoked_at IS NULL RETURNING key_id", (digest,))
+            row = await cur.fetchone()
+        key_id = row[0] if row else None
+        if len(self._keys) > 10_000:
+            self._keys.clear()
+        self._keys[digest] = (time.monotonic(), key_id)
+        return key_id
+
+    async def has_active_keys(self) -> bool:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute("SELECT EXISTS (SELECT 1 FROM semlayer.api_key WHERE revoked_at IS NULL)")
+            row = await cur.fetchone()
+        return bool(row and row[0])
+
+    async def log_answer(self, answer: dict[str, Any], *, session_id: str | None,
+                         api_key_id: str | None) -> None:
+        row = audit_row(answer)
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                """
+                INSERT INTO semlayer.query_log
+                    (query_id, session_id, api_key_id, question, intent, plan, timings, executed_sql, answer)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+                ON CONFLICT (query_id) DO UPDATE SET
+                    session_id = COALESCE(query_log.session_id, EXCLUDED.session_id),
+                    api_key_id = COALESCE(query_log.api_key_id, EXCLUDED.api_key_id),
+                    executed_sql = COALESCE(query_log.executed_sql, EXCLUDED.executed_sql)
+                """,
+                (row["query_id"], session_id, api_key_id, row["question"], row["intent"],
+                 Jsonb(_jsonable(row["plan"])), Jsonb(_jsonable(row["timings"])), row["executed_sql"],
+                 Jsonb(_jsonable(row["answer"]))),
+            )
+
+    async def get_query(self, query_id: UUID) -> QueryRecord | None:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT query_id, created_at, question, session_id, intent, plan, timings, executed_sql, "
+                "answer, feedback FROM semlayer.query_log WHERE query_id = %s", (query_id,))
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return QueryRecord(
+            query_id=str(row[0]), created_at=row[1].isoformat(), question=row[2], session_id=row[3],
+            intent=row[4], plan=row[5] or {}, timings=row[6] or {}, executed_sql=row[7],
+            answer=row[8] or {}, feedback=row[9],
+        )
+
+    async def set_feedback(self, query_id: UUID, feedback: dict[str, Any]) -> bool:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "UPDATE semlayer.query_log SET feedback = %s WHERE query_id = %s RETURNING query_id",
+                (Jsonb(_jsonable(feedback)), query_id))
+            return await cur.fetchone() is not None
+
+    async def catalog(self) -> CatalogResponse:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT a.asset_type, a.name, a.title, a.description, p.name, a.meta->>'type' "
+                "FROM semlayer.asset a LEFT JOIN semlayer.asset p ON p.asset_id = a.parent_id "
+                "WHERE a.asset_type IN ('metric', 'dimension') ORDER BY a.asset_type, a.name")
+            members = await cur.fetchall()
+            cur = await conn.execute(
+                "SELECT canonical_term, synonyms, language, definition, mapped_asset_id "
+                "FROM semlayer.business_term ORDER BY canonical_term")
+            terms = await cur.fetchall()
+        metrics, dimensions = [], []
+        for kind, name, title, description, cube, typ in members:
+            member = CatalogMember(name=name, title=title or "", description=description or "", cube=cube,
+                                   type=typ)
+            (metrics if kind == "metric" else dimensions).append(member)
+        return CatalogResponse(
+            metrics=metrics, dimensions=dimensions,
+            terms=[CatalogTerm(term=t, synonyms=list(s or []), language=lang or "", definition=d or "",
+                               maps_to=m) for t, s, lang, d, m in terms],
+        )

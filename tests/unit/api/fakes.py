@@ -1,0 +1,162 @@
+"""Small fakes of the answering service, the store and the knowledge port for API unit tests."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+from uuid import UUID
+
+from answer.api.dto import CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
+from answer.api.store import audit_row
+from answer.keys import hash_token
+
+
+class FakeBackendUnavailable(Exception):
+    """Named like the pipeline's *Unavailable errors (mapped to 503)."""
+
+
+@dataclass
+class FakePayload:
+    query_id: str
+    question: str
+    intent: str
+    text: str
+    table: dict[str, Any]
+    chart: dict[str, Any] | None
+    provenance: dict[str, Any]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+class FakeService:
+    """Answers "GMV by region" style questions with a fixed small table; records the calls it got."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def ask(self, question: str, *, session_id: str | None = None, mode: str | None = None,
+            today: date | None = None, previous: Any = None, on_stage: Any = None) -> FakePayload:
+        self.calls.append({"question": question, "session_id": session_id, "mode": mode, "today": today,
+                           "previous": previous})
+        if "unavailable" in question:
+            raise FakeBackendUnavailable("search store down")
+        if "explode" in question:
+            raise RuntimeError("secret internal detail /etc/passwd")
+        if "ambiguous" in question:
+            raise ValueError("the question is ambiguous: which metric?")
+        region_filter = previous.provenance["cube_query"]["dimensions"] if previous else []
+        cube_query = {"measures": ["order_items.gmv"], "dimensions": ["regions.name", *region_filter]}
+        if on_stage:
+            on_stage("intent", {"intent": "aggregate", "confidence": 0.9})
+            on_stage("retrieval", {"bindings": [{"term": "GMV"}]})
+            on_stage("plan", {"cube_query": cube_query})
+            on_stage("rows", {"row_count": 2})
+        return FakePayload(
+            query_id=str(uuid.uuid4()), question=question, intent="aggregate",
+            text="GMV is highest in East (120.5).",
+            table={"columns": ["region", "gmv"], "rows": [["East", 120.5], ["North", 80.25]]},
+            chart={"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "mark": "bar",
+                   "data": {"values": [{"region": "East", "gmv": 120.5}, {"region": "North", "gmv": 80.25}]},
+                   "encoding": {"x": {"field": "region", "type": "nominal"},
+                                "y": {"field": "gmv", "type": "quantitative"}}},
+            provenance={"cube_query": cube_query, "sql": "SELECT 1", "bindings": [{"term": "GMV"}],
+                        "mode": mode or "fast"},
+            timings_ms={"total": 3.0},
+        )
+
+    def nl2cube(self, question: str, run: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {"cube_query": {"measures": ["order_items.gmv"]}, "bindings": [{"term": "GMV"}],
+                               "confidence": 0.8}
+        if run:
+            out["rows"] = [{"order_items.gmv": 200.75}]
+            out["sql"] = "SELECT sum(gmv) FROM warehouse.fact_order_item"
+        return out
+
+
+class MemoryStore:
+    """In-memory Store: keys by hash, query log, feedback, a two-member catalog."""
+
+    def __init__(self, tokens: dict[str, str] | None = None) -> None:
+        self.keys = {hash_token(t): key_id for key_id, t in (tokens or {}).items()}
+        self.log: dict[str, dict[str, Any]] = {}
+        self.opened = False
+
+    async def open(self) -> None:
+        self.opened = True
+
+    async def close(self) -> None:
+        self.opened = False
+
+    async def ping(self) -> None:
+        return None
+
+    async def key_id_for(self, token: str) -> str | None:
+        return self.keys.get(hash_token(token))
+
+    async def has_active_keys(self) -> bool:
+        return bool(self.keys)
+
+    async def log_answer(self, answer: dict[str, Any], *, session_id: str | None,
+                         api_key_id: str | None) -> None:
+        row = audit_row(answer)
+        self.log[row["query_id"]] = {**row, "session_id": session_id, "api_key_id": api_key_id,
+                                     "feedback": None, "created_at": datetime.now(UTC).isoformat()}
+
+    async def get_query(self, query_id: UUID) -> QueryRecord | None:
+        row = self.log.get(str(query_id))
+        if row is None:
+            return None
+        return QueryRecord(query_id=row["query_id"], created_at=row["created_at"], question=row["question"],
+                           session_id=row["session_id"], intent=row["intent"], plan=row["plan"],
+                           timings=row["timings"], executed_sql=row["executed_sql"], answer=row["answer"],
+                           feedback=row["feedback"])
+
+    async def set_feedback(self, query_id: UUID, feedback: dict[str, Any]) -> bool:
+        row = self.log.get(str(query_id))
+        if row is None:
+            return False
+        row["feedback"] = feedback
+        return True
+
+    async def catalog(self) -> CatalogResponse:
+        return CatalogResponse(
+            metrics=[CatalogMember(name="order_items.gmv", title="GMV", description="gross merchandise value")],
+            dimensions=[CatalogMember(name="regions.name", title="Region", description="sales region")],
+            terms=[CatalogTerm(term="GMV", synonyms=["成交总额"], language="en", definition="gross value",
+                               maps_to="metric:order_items.gmv")],
+        )
+
+
+class FakeKnowledge:
+    """Validates: a cube query needs known measures; SQL must start with SELECT. Learns into a list."""
+
+    KNOWN = {"order_items.gmv", "orders.count"}
+
+    def __init__(self) -> None:
+        self.learned: list[tuple[str, Any, Any]] = []
+        self.ingested: dict[str, int] = {}
+
+    def validate_cube_query(self, query: dict[str, Any]) -> list[str]:
+        return [f"unknown member {m}" for m in query.get("measures", []) if m not in self.KNOWN]
+
+    def validate_sql(self, sql: str) -> list[str]:
+        return [] if sql.strip().lower().startswith("select") else ["only a single SELECT is allowed"]
+
+    def learn(self, question: str, cube_query: Any, sql: Any) -> int:
+        self.learned.append((question, cube_query, sql))
+        return len(self.learned)
+
+    def _ingest(self, kind: str, names: list[str]) -> dict[str, Any]:
+        seen = self.ingested.setdefault(kind, 0)
+        self.ingested[kind] = max(seen, len(names))
+        return {"added": len(names) - min(seen, len(names)), "unchanged": min(seen, len(names))}
+
+    def ingest_wiki(self, documents: list[dict[str, str]]) -> dict[str, Any]:
+        return self._ingest("wiki", [d["name"] for d in documents])
+
+    def ingest_cube_models(self, files: list[dict[str, str]]) -> dict[str, Any]:
+        return self._ingest("models", [f["name"] for f in files])
+
+    def ingest_glossary(self, content: str, fmt: str) -> dict[str, Any]:
+        return self._ingest("glossary", content.splitlines())
