@@ -79,6 +79,8 @@ class Settings(BaseSettings):
     api_max_question_chars: int = 1000
     api_max_body_bytes: int = 2_000_000
     cors_origins: list[str] = []
+    api_session_ttl_s: float = 1800.0
+    api_max_sessions: int = 10_000
 
     @classmethod
     def settings_customise_sources(
