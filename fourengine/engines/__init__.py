@@ -1,0 +1,1 @@
+"""The four engines: R (relational term match), V (vector), D (dynamic few-shot), G (join graph)."""

@@ -1,0 +1,96 @@
+"""Engine R: exact / containment / trigram match of search terms against ``semlayer.business_term``.
+
+One SQL round trip. A term matches when a search term's normalised key equals
+one of its lexemes (canonical term + synonyms), when a Chinese lexeme occurs in
+the raw question (jieba may segment differently), or when the trigram similarity
+of an English key reaches the threshold. Each hit carries its mapped asset and
+the ambiguity of the matched lexeme (how many distinct assets it maps to).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from psycopg import AsyncConnection
+
+from fourengine.engines._rows import ASSET_COLUMNS, asset_from
+from fourengine.models import TermHit
+
+_SQL = f"""
+WITH q(term) AS (SELECT DISTINCT unnest(%(terms)s::text[])),
+lex AS (
+    SELECT bt.term_id, bt.canonical_term, bt.mapped_asset_type, bt.mapped_asset_id, bt.filter_value,
+           bt.definition, l.lexeme
+    FROM semlayer.business_term bt
+    CROSS JOIN LATERAL unnest(CASE WHEN cardinality(bt.lexemes) > 0 THEN bt.lexemes
+                                   ELSE array_prepend(lower(bt.canonical_term), bt.synonyms) END) AS l(lexeme)
+),
+hits AS (
+    SELECT lex.*, q.term AS matched, 'exact' AS match, 1.0::float8 AS score
+    FROM lex JOIN q ON q.term = lex.lexeme
+    UNION ALL
+    SELECT lex.*, lex.lexeme, 'contains', 0.9
+    FROM lex WHERE char_length(lex.lexeme) >= 2 AND lex.lexeme ~ '[\\u3400-\\u9fff]'
+               AND strpos(%(raw)s, lex.lexeme) > 0
+    UNION ALL
+    SELECT lex.*, q.term, 'trigram', similarity(q.term, lex.lexeme)::float8
+    FROM lex JOIN q ON char_length(q.term) >= 4 AND q.term <> lex.lexeme
+                   AND lex.lexeme !~ '[\\u3400-\\u9fff]' AND similarity(q.term, lex.lexeme) >= %(trgm)s
+)
+SELECT DISTINCT ON (h.term_id, h.matched)
+       h.term_id, h.canonical_term, h.matched, h.match, h.score, h.mapped_asset_type, h.mapped_asset_id,
+       h.filter_value, h.definition, {ASSET_COLUMNS}
+FROM hits h
+LEFT JOIN semlayer.asset a ON a.asset_id = h.mapped_asset_id
+WHERE %(scope)s::text IS NULL OR a.meta->>'namespace' = %(scope)s
+ORDER BY h.term_id, h.matched, h.score DESC
+"""
+
+
+async def match_terms(
+    conn: AsyncConnection, search_terms: list[str], raw_question: str, *,
+    trigram_threshold: float = 0.6, scope: str | None = None,
+) -> list[TermHit]:
+    """Business terms matched by ``search_terms`` (normalised keys) or contained in ``raw_question``."""
+    if not search_terms and not raw_question:
+        return []
+    cur = await conn.execute(_SQL, {
+        "terms": search_terms, "raw": raw_question.lower(), "trgm": trigram_threshold, "scope": scope,
+    })
+    hits: list[TermHit] = []
+    for row in await cur.fetchall():
+        asset = asset_from(row, 9) if row[9] is not None else None
+        hits.append(TermHit(
+            term_id=row[0], canonical_term=row[1], matched=row[2], match=row[3], score=float(row[4]),
+            mapped_asset_type=row[5], mapped_asset_id=row[6], filter_value=row[7], definition=row[8] or "",
+            asset=asset,
+        ))
+    return _with_ambiguity(_longest_matches(hits))
+
+
+def _longest_matches(hits: list[TermHit]) -> list[TermHit]:
+    """Drop hits whose matched text is a strict part of another strong hit's matched text."""
+    strong = {h.matched for h in hits if h.match != "trigram"}
+    kept = []
+    for hit in hits:
+        inside = any(
+            other != hit.matched and _part_of(hit.matched, other) for other in strong
+        )
+        if not inside:
+            kept.append(hit)
+    return kept
+
+
+def _part_of(short: str, long: str) -> bool:
+    if short.isascii() and long.isascii():
+        return f" {short} " in f" {long} "
+    return short in long
+
+
+def _with_ambiguity(hits: list[TermHit]) -> list[TermHit]:
+    targets: dict[str, set[str]] = defaultdict(set)
+    for hit in hits:
+        targets[hit.matched].add(hit.mapped_asset_id or hit.term_id)
+    for hit in hits:
+        hit.ambiguity = len(targets[hit.matched])
+    return hits

@@ -1,0 +1,37 @@
+"""Stage 4, join-path simplification: keep one (lowest fan-out) join per table pair, only joins of
+the planned tree, and rank the tree's bridge tables right behind the tables they connect."""
+
+from __future__ import annotations
+
+from fourengine.engines.graph import RISK_ORDER
+from fourengine.rerank.base import RerankContext, RerankStage
+
+BRIDGE_GAP = 0.01
+
+
+class JoinSimplification(RerankStage):
+    name = "join_simplification"
+
+    def apply(self, ctx: RerankContext) -> None:
+        plan = ctx.join_plan
+        planned = {frozenset((e.left, e.right)) for e in plan.edges}
+        best: dict[frozenset[str], tuple[int, str]] = {}
+        for asset_id, ranked in ctx.candidates.items():
+            if ranked.asset.asset_type != "join":
+                continue
+            pair = frozenset((ranked.asset.meta.get("left_table", ""), ranked.asset.meta.get("right_table", "")))
+            risk = RISK_ORDER.get(ranked.asset.meta.get("fanout_risk", "high"), 2)
+            if pair not in best or risk < best[pair][0]:
+                best[pair] = (risk, asset_id)
+        keep = {asset_id for pair, (_, asset_id) in best.items() if pair in planned or not planned}
+        for asset_id in [a for a, r in ctx.candidates.items() if r.asset.asset_type == "join" and a not in keep]:
+            del ctx.candidates[asset_id]
+        terminals = [t for t in plan.tables if t not in plan.bridge_tables and t in ctx.candidates]
+        if not terminals or not plan.bridge_tables:
+            return
+        floor = min(ctx.candidates[t].score for t in terminals) - BRIDGE_GAP
+        for bridge in plan.bridge_tables:
+            ranked = ctx.table(bridge, "G")
+            if ranked is not None and ranked.score < floor:
+                ranked.score = floor
+                ranked.reasons.append(f"bridge table of the join tree -> {floor:.3f}")

@@ -1,0 +1,275 @@
+"""The four-engine retrieval: R + V + D concurrently, then G, the reranker, the CRAG gate and the budget.
+
+``Retriever(pool_or_url, settings).retrieve(question, search_terms)`` is the entry point
+the router calls (``retrieve_sync`` for synchronous callers). Every stage's latency is
+recorded in ``RetrievalResult.timings_ms``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+import numpy as np
+from psycopg_pool import AsyncConnectionPool
+
+from cubesage_core.db import async_pool
+from cubesage_core.embeddings import Embedder, get_embedder
+from fourengine.bindings import build_bindings
+from fourengine.budget import build_context
+from fourengine.crag import assess, grade
+from fourengine.engines._rows import ASSET_COLUMNS, asset_from
+from fourengine.engines.fewshot import similar_examples
+from fourengine.engines.graph import GraphCache, JoinGraph
+from fourengine.engines.relational import match_terms
+from fourengine.engines.vector import search_assets
+from fourengine.evidence import R_PREFIX, table_evidence
+from fourengine.models import (
+    Asset,
+    FewShot,
+    JoinPlan,
+    RetrievalResult,
+    TermBinding,
+    TermHit,
+    VectorHit,
+    table_of,
+)
+from fourengine.rerank import RerankContext, Reranker, RuleReranker
+from fourengine.settings import RetrievalSettings
+from fourengine.terms import default_search_terms, normalise
+
+T = TypeVar("T")
+MAX_TERMINALS = 4
+TERMINAL_RATIO = 0.8
+
+
+class RetrievalError(RuntimeError):
+    """Retrieval could not run (bad input or database failure)."""
+
+
+class _TableCatalog:
+    """Table assets, cached with the join graph (both change only when models are exported)."""
+
+    def __init__(self, ttl_s: float) -> None:
+        self.graph = GraphCache(ttl_s)
+        self.ttl_s = ttl_s
+        self._tables: dict[str, Asset] | None = None
+        self._loaded_at = 0.0
+
+    def invalidate(self) -> None:
+        self._tables = None
+        self.graph.invalidate()
+
+    async def get(self, pool: AsyncConnectionPool) -> tuple[dict[str, Asset], JoinGraph]:
+        async with pool.connection() as conn:
+            if self._tables is None or time.monotonic() - self._loaded_at > self.ttl_s:
+                cur = await conn.execute(f"SELECT {ASSET_COLUMNS} FROM semlayer.asset a WHERE a.asset_type = 'table'")
+                self._tables = {row[0]: asset_from(row) for row in await cur.fetchall()}
+                self._loaded_at = time.monotonic()
+            return self._tables, await self.graph.get(conn)
+
+
+async def _timed(timings: dict[str, float], name: str, work: Awaitable[T]) -> T:
+    started = time.perf_counter()
+    try:
+        return await work
+    finally:
+        timings[name] = (time.perf_counter() - started) * 1000
+
+
+class Retriever:
+    """Four-engine retrieval over the semlayer of one database."""
+
+    def __init__(
+        self, pool_or_url: AsyncConnectionPool | str, settings: RetrievalSettings | None = None, *,
+        embedder: Embedder | None = None, reranker: Reranker | None = None,
+    ) -> None:
+        self.settings = settings or RetrievalSettings()
+        self._own_pool = isinstance(pool_or_url, str)
+        self.pool = async_pool(pool_or_url, min_size=3, max_size=8) if isinstance(pool_or_url, str) else pool_or_url
+        self._opened = False
+        self.embedder = embedder
+        self.reranker = reranker or RuleReranker()
+        self.catalog = _TableCatalog(self.settings.graph_cache_s)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------------
+    async def _ensure_open(self) -> None:
+        if self._own_pool and not self._opened:
+            await self.pool.open(wait=True)
+            self._opened = True
+
+    async def aclose(self) -> None:
+        if self._own_pool and self._opened:
+            await self.pool.close()
+            self._opened = False
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._run(self.aclose())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            if self._thread is not None:
+                self._thread.join(timeout=5)
+            self._loop = None
+
+    def invalidate_cache(self) -> None:
+        """Forget the cached join graph and table catalog (after a model export)."""
+        self.catalog.invalidate()
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            self._thread = threading.Thread(target=self._loop.run_forever, name="fourengine-loop", daemon=True)
+            self._thread.start()
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def retrieve_sync(self, question: str, search_terms: list[str] | None = None, **kwargs: Any) -> RetrievalResult:
+        """``retrieve`` for synchronous callers (runs on the retriever's own event loop thread)."""
+        return self._run(self.retrieve(question, search_terms, **kwargs))
+
+    # -- engines --------------------------------------------------------------------
+    async def _engine(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        async with self.pool.connection() as conn:
+            return await fn(conn, *args, **kwargs)
+
+    async def _r_and_v(
+        self, timings: dict[str, float], suffix: str, terms: list[str], question: str, vec: np.ndarray,
+        trigram: float, top_k: int, scope: str | None, with_d: bool,
+    ) -> tuple[list[TermHit], list[VectorHit], list[FewShot]]:
+        s = self.settings
+        jobs: list[Awaitable[Any]] = [
+            _timed(timings, f"R{suffix}", self._engine(match_terms, terms, question, trigram_threshold=trigram,
+                                                       scope=scope)),
+            _timed(timings, f"V{suffix}", self._engine(search_assets, vec, top_k=top_k, types=s.vector_types,
+                                                       scope=scope)),
+        ]
+        if with_d:
+            jobs.append(_timed(timings, "D", self._engine(
+                similar_examples, vec, hit_threshold=s.few_shot_threshold, floor=s.few_shot_example_threshold,
+                limit=s.few_shot_limit)))
+        results = await asyncio.gather(*jobs)
+        return results[0], results[1], results[2] if with_d else []
+
+    # -- main -----------------------------------------------------------------------
+    async def retrieve(
+        self, question: str, search_terms: list[str] | None = None, *, embedding: np.ndarray | None = None,
+        complexity: str = "medium", scope: str | None = None,
+    ) -> RetrievalResult:
+        """Retrieve, rerank, grade and budget the schema context of ``question``.
+
+        ``search_terms`` come from query understanding (``default_search_terms`` when None);
+        ``scope`` restricts retrieval to assets whose ``meta.namespace`` equals it.
+        """
+        if not question or not question.strip():
+            raise RetrievalError("question is empty")
+        s = self.settings
+        if complexity not in s.few_shots_by_complexity:
+            raise RetrievalError(f"complexity must be one of {sorted(s.few_shots_by_complexity)}")
+        await self._ensure_open()
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        if embedding is None:
+            t = time.perf_counter()
+            embedding = (self.embedder or get_embedder()).embed_one(question)
+            timings["embed"] = (time.perf_counter() - t) * 1000
+        vec = np.asarray(embedding, dtype=np.float32)
+        terms = [normalise(t) for t in (search_terms if search_terms is not None else default_search_terms(question))]
+        terms = [t for t in dict.fromkeys(terms) if t]
+        engines_started = time.perf_counter()
+
+        r_hits, v_all, few_shots = await self._r_and_v(
+            timings, "", terms, question, vec, s.trigram_threshold, s.top_k, scope, with_d=True)
+        top_score = max((h.score for h in v_all), default=0.0)
+        v_hits = [h for h in v_all if h.score >= s.threshold]
+        bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
+        crag = assess(top_score, len(bindings), s)
+        if crag.grade == "low":
+            threshold = max(s.threshold - s.corrective_threshold_drop, 0.0)
+            top_k = s.top_k * s.corrective_top_k_factor
+            trigram = max(s.trigram_threshold - 0.2, 0.3)
+            r_more, v_more, _ = await self._r_and_v(
+                timings, "_corrective", terms, question, vec, trigram, top_k, scope, with_d=False)
+            r_hits = _dedupe_hits(r_hits + r_more)
+            v_hits = [h for h in v_more if h.score >= threshold]
+            bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
+            crag.actions = [f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}",
+                            f"fuzzy_terms:{trigram:.2f}", f"supplement_by_bindings:{len(bindings)}"]
+            crag.grade_after = grade(top_score, len(bindings), s)
+        timings["R+V+D"] = (time.perf_counter() - engines_started) * 1000
+
+        t = time.perf_counter()
+        tables, graph = await self.catalog.get(self.pool)
+        if scope is not None:
+            tables = {k: a for k, a in tables.items() if a.meta.get("namespace") == scope}
+        ctx = RerankContext(question, terms, {}, bindings, JoinPlan(), s, tables)
+        _merge(ctx, r_hits, v_hits)
+        plan = _plan_joins(ctx, graph, bindings, few_shots, s.graph_depth)
+        ctx.join_plan = plan
+        timings["G"] = (time.perf_counter() - t) * 1000
+
+        t = time.perf_counter()
+        ranked = self.reranker.rerank(ctx)
+        timings["rerank"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        context = build_context(ranked, bindings, few_shots, plan, s, complexity)
+        timings["budget"] = (time.perf_counter() - t) * 1000
+        timings["retrieval"] = (time.perf_counter() - engines_started) * 1000
+        timings["total"] = (time.perf_counter() - started) * 1000
+        return RetrievalResult(question, terms, ranked, bindings, few_shots, plan, crag, context, timings)
+
+
+def _dedupe_hits(hits: list[TermHit]) -> list[TermHit]:
+    best: dict[tuple[str, str], TermHit] = {}
+    for hit in hits:
+        key = (hit.term_id, hit.matched)
+        if key not in best or hit.score > best[key].score:
+            best[key] = hit
+    return list(best.values())
+
+
+def _merge(ctx: RerankContext, r_hits: list[TermHit], v_hits: list[VectorHit]) -> None:
+    """Candidates from V (score = cosine) and R (lexical evidence per matched search term)."""
+    for hit in v_hits:
+        ranked = ctx.add(hit.asset, "V", hit.score)
+        ranked.features["v"] = max(ranked.features.get("v", 0.0), hit.score)
+    for hit in r_hits:
+        if hit.asset is None:
+            continue
+        ranked = ctx.add(hit.asset, "R")
+        key = R_PREFIX + hit.matched
+        ranked.features[key] = max(ranked.features.get(key, 0.0), hit.score / hit.ambiguity)
+        ranked.reasons.append(f"term {hit.canonical_term!r} {hit.match} match of {hit.matched!r}")
+
+
+def _plan_joins(
+    ctx: RerankContext, graph: JoinGraph, bindings: list[TermBinding], few_shots: list[FewShot], depth: int,
+) -> JoinPlan:
+    """Engine G: walk from the found tables, then a join tree over the needed ones (terminals)."""
+    evidence = table_evidence(ctx.candidates)
+    bound = [t for b in bindings if (t := table_of(b.mapped_asset_id, b.mapped_asset_type, None))]
+    for ranked in ctx.candidates.values():
+        if ranked.asset.asset_id in {b.mapped_asset_id for b in bindings} and ranked.asset.table_id:
+            bound.append(ranked.asset.table_id)
+    shots = [f"table:{m.split('.')[0]}" for f in few_shots if f.cache_hit and f.cube_query
+             for key in ("measures", "dimensions") for m in f.cube_query.get(key, [])]
+    seeds = list(dict.fromkeys(bound + sorted(evidence, key=lambda k: -evidence[k]) + shots))
+    neighbours = graph.walk(seeds, depth)
+    ranked_tables = sorted(evidence, key=lambda k: -evidence[k])
+    terminals = list(dict.fromkeys(bound + shots))
+    if ranked_tables:
+        top = ranked_tables[0]
+        namespace = ctx.tables.get(top).meta.get("namespace") if top in ctx.tables else None
+        for table in ranked_tables:
+            if len(terminals) >= MAX_TERMINALS:
+                break
+            same_space = ctx.tables.get(table) is None or ctx.tables[table].meta.get("namespace") == namespace
+            if evidence[table] >= TERMINAL_RATIO * evidence[top] and same_space:
+                terminals.append(table)
+    terminals = [t for t in dict.fromkeys(terminals) if t in ctx.tables or t in neighbours][:MAX_TERMINALS]
+    plan = graph.plan(terminals, depth)
+    plan.neighbours = neighbours
+    return plan
