@@ -7,7 +7,8 @@ import json
 import typer
 from rich.console import Console
 
-from answer import demo_cli
+from answer import demo_cli, keys_cli
+from answer.serve_cli import serve
 from bench.cli import app as bench_app
 from cubesage_core.settings import get_settings
 
@@ -19,6 +20,8 @@ app = typer.Typer(
 )
 app.add_typer(demo_cli.app, name="demo")
 app.add_typer(bench_app, name="bench")
+app.add_typer(keys_cli.app, name="keys")
+app.command("serve")(serve)
 
 console = Console()
 

@@ -1,0 +1,34 @@
+"""``cubesage serve``: run the HTTP API and the chat page with uvicorn."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+from cubesage_core.settings import get_settings
+
+err = Console(stderr=True)
+
+
+def serve(
+    host: str = typer.Option(None, "--host", help="Bind address (default: settings.api_host, 127.0.0.1)."),
+    port: int = typer.Option(None, "--port", help="Port (default: settings.api_port, 8088)."),
+    log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
+) -> None:
+    """Serve the API (/v1/..., OpenAPI at /schema) and the chat page (/)."""
+    import uvicorn
+
+    from answer.api import create_app
+    from answer.api.security import keys_required
+    from cubesage_core import db
+
+    settings = get_settings()
+    updates = {k: v for k, v in (("api_host", host), ("api_port", port)) if v is not None}
+    settings = settings.model_copy(update=updates)
+    url = db.database_url(settings)
+    db.apply_schema(url)
+    app = create_app(settings, database_url=url)
+    keys = "required" if keys_required(settings) else "not required (loopback demo mode)"
+    err.print(f"cubesage API on http://{settings.api_host}:{settings.api_port}/  (API keys {keys})")
+    uvicorn.run(app, host=settings.api_host, port=settings.api_port, log_level=log_level,
+                timeout_graceful_shutdown=5)
