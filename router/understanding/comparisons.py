@@ -1,0 +1,50 @@
+"""Comparisons: year over year ("同比", "YoY", "去年同期"), period over period ("环比", "MoM"),
+explicit ranges ("2024 vs 2023", "3月和4月对比"; any question naming two separate ranges) and members
+("compare 华东 and 华北": a comparison word with fewer than two ranges).
+
+With YoY/PoP and no time range in the question the current period is assumed: this year to date for
+YoY, this month to date for PoP (documented choice).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from router.understanding._calendar import previous_period, shift_range
+from router.understanding.types import Comparison, TimeRange
+
+_YOY = re.compile(r"同比|year[\s-]+over[\s-]+year|\byoy\b|\by/y\b|vs\.? (?:the )?same period|compared (?:to|with) "
+                  r"(?:the )?same period|去年同期|上年同期", re.IGNORECASE)
+_POP = re.compile(r"环比|period[\s-]+over[\s-]+period|month[\s-]+over[\s-]+month|quarter[\s-]+over[\s-]+quarter|"
+                  r"week[\s-]+over[\s-]+week|\bmom\b|\bqoq\b|\bwow\b|previous period|prior period|上期|上一期",
+                  re.IGNORECASE)
+_VERSUS = re.compile(r"\bvs\.?\b|\bversus\b|\bcompar(?:e|ed|ing|ison)\b|\bagainst\b|对比|比较|相比|相较|比一比|与.{1,12}比|和.{1,12}比",
+                     re.IGNORECASE)
+
+
+def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], today: date) -> Comparison | None:
+    """The comparison asked for, with its ranges (current period first)."""
+    if (m := _YOY.search(text)) or "yoy" in markers:
+        current = ranges[0] if ranges else _default(today, "year")
+        start, end = shift_range(current.start, current.end, -12)
+        label = f"{current.label} (last year)"
+        return Comparison("yoy", (current, TimeRange(start, end, label, current.granularity)),
+                          m.group(0) if m else "same period last year")
+    if m := _POP.search(text):
+        current = ranges[0] if ranges else _default(today, "month")
+        start, end = previous_period(current.start, current.end, current.granularity)
+        return Comparison("pop", (current, TimeRange(start, end, f"{current.label} (previous period)",
+                                                     current.granularity)), m.group(0))
+    m = _VERSUS.search(text)
+    if len(ranges) >= 2:
+        return Comparison("versus", tuple(ranges), m.group(0) if m else "")
+    if m:
+        return Comparison("members", tuple(ranges), m.group(0))
+    return None
+
+
+def _default(today: date, grain: str) -> TimeRange:
+    if grain == "year":
+        return TimeRange(date(today.year, 1, 1), today, "year to date", "year")
+    return TimeRange(today.replace(day=1), today, "month to date", "month")

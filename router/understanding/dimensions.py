@@ -1,0 +1,90 @@
+"""Group-by mentions: "by region", "per channel", "top 5 products by GMV", "which category ...",
+"按地区", "各渠道", "每个品类", "哪个城市". Concepts are raw words; the aggregate path resolves them to
+model members (a mention that names a measure, as in "by GMV", is dropped there).
+"""
+
+from __future__ import annotations
+
+import re
+
+from router.understanding.terms import segment
+from router.understanding.types import DimensionMention
+
+_GRAINS = {"day", "week", "month", "quarter", "year", "date", "time", "hour", "天", "日", "周", "月", "季度", "季",
+           "年", "月份", "年度", "星期"}
+_EN_STOP = {"the", "a", "an", "of", "in", "on", "at", "for", "to", "from", "with", "and", "or", "by", "has", "had",
+            "have", "is", "was", "were", "are", "did", "does", "do", "sold", "made", "last", "this", "that", "than",
+            "generated", "drove", "brought", "most", "highest", "lowest", "top", "bottom", "between", "vs", "during",
+            "each", "per", "its", "their", "total", "all", "show", "list", "what", "which", "over", "across"}
+_WORD = r"[A-Za-z][A-Za-z_\-]*"
+_EN_PATTERNS = [
+    re.compile(rf"\b(?:by|per|for each|for every|each|across|broken down by|split by|grouped by|group by|across all)"
+               rf"\s+(?:the\s+|each\s+|every\s+)?({_WORD}(?:\s+{_WORD})?)", re.IGNORECASE),
+    re.compile(rf"\b(?:top|bottom)[\s-]*(?:\d+|[a-z]+)?\s+({_WORD}(?:\s+{_WORD})?)\s+(?:by|with|in|for|of)\b",
+               re.IGNORECASE),
+    re.compile(rf"\b(?:which|what)\s+({_WORD}(?:\s+{_WORD})?)\s+(?:has|had|have|is|was|were|are|did|does|sold|made|"
+               rf"generated|brought|drove|with|got|saw|shows?)\b", re.IGNORECASE),
+]
+_ZH_TRIGGERS = {"按", "按照", "各", "每个", "每一个", "分", "不同", "哪个", "哪些", "哪一个", "哪一", "各个", "哪"}
+_ZH_AFTER = {"分布", "维度", "分组", "构成"}
+_ZH_SUFFIX = {"方式", "方法", "类型", "原因", "状态", "分类", "类别", "渠道", "等级", "名称"}
+
+
+def _singular(word: str) -> str:
+    lower = word.lower()
+    if lower.endswith("ies") and len(lower) > 4:
+        return lower[:-3] + "y"
+    if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3:
+        return lower[:-1]
+    return lower
+
+
+def _en_concept(phrase: str) -> str | None:
+    words = []
+    for word in phrase.split():
+        if word.lower() in _EN_STOP:
+            break
+        words.append(word)
+    if not words:
+        return None
+    words[-1] = _singular(words[-1])
+    concept = " ".join(w.lower() for w in words)
+    return None if concept in _GRAINS else concept
+
+
+def extract_dimensions(text: str) -> list[DimensionMention]:
+    """Group-by mentions in order of appearance, de-duplicated by concept."""
+    found: list[tuple[int, DimensionMention]] = []
+    for pattern in _EN_PATTERNS:
+        for m in pattern.finditer(text):
+            concept = _en_concept(m.group(1))
+            if concept:
+                found.append((m.start(), DimensionMention(concept, m.group(0))))
+    if re.search(r"[\u4e00-\u9fff]", text):
+        tokens = segment(text)
+        offset = 0
+        for i, token in enumerate(tokens):
+            position = text.find(token, offset)
+            offset = position + len(token) if position >= 0 else offset
+            target = None
+            if token in _ZH_TRIGGERS and i + 1 < len(tokens):
+                target = tokens[i + 1]
+                nxt = i + 2
+                if target in {"的", "个"} and nxt < len(tokens):
+                    target, nxt = tokens[nxt], nxt + 1
+                if nxt < len(tokens) and tokens[nxt] in _ZH_SUFFIX:
+                    target += tokens[nxt]
+            elif token in _ZH_AFTER and i > 0:
+                target = tokens[i - 1].removesuffix("的")
+            elif len(token) >= 3 and token[0] in "各按" and token[1:] not in _GRAINS:
+                target = token[1:]
+            if target and target not in _GRAINS and re.fullmatch(r"[\u4e00-\u9fff]{1,6}|[A-Za-z]+", target):
+                phrase = target + token if token in _ZH_AFTER else token + target
+                found.append((position, DimensionMention(target.lower(), phrase)))
+    seen: set[str] = set()
+    out = []
+    for _, mention in sorted(found, key=lambda item: item[0]):
+        if mention.concept not in seen:
+            seen.add(mention.concept)
+            out.append(mention)
+    return out

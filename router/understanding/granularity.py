@@ -1,0 +1,29 @@
+"""Time granularity asked for: "by month", "按月", "每周", "daily"; "trend"/"趋势" means month (day for short ranges)."""
+
+from __future__ import annotations
+
+import re
+
+from router.understanding.types import Granularity, TimeRange
+
+_GRAIN_PATTERNS: list[tuple[Granularity, str]] = [
+    ("day", r"\b(?:by|per|each|every)\s+day\b|\bdaily\b|\bday by day\b|\bday-over-day\b|按天|按日|每天|每日|逐日|日度|分天|每一天"),
+    ("week", r"\b(?:by|per|each|every)\s+week\b|\bweekly\b|\bweek by week\b|按周|每周|逐周|周度|分周|每个星期|每星期"),
+    ("month", r"\b(?:by|per|each|every)\s+month\b|\bmonthly\b|\bmonth by month\b|按月|每月|逐月|月度|分月|每个月|各月|月份分布"),
+    ("quarter", r"\b(?:by|per|each|every)\s+quarter\b|\bquarterly\b|按季度?|每季度?|逐季|季度分布|分季度|各季度|每个季度"),
+    ("year", r"\b(?:by|per|each|every)\s+year\b|\byearly\b|\bannual(?:ly)?\b|\byear by year\b|按年|每年|逐年|年度分布|分年|各年"),
+]
+_COMPILED = [(grain, re.compile(pattern, re.IGNORECASE)) for grain, pattern in _GRAIN_PATTERNS]
+_TREND = re.compile(r"\btrends?\b|\bover time\b|\btime series\b|\btrajectory\b|趋势|走势|变化情况|变化趋势", re.IGNORECASE)
+SHORT_RANGE_DAYS = 62
+
+
+def extract_granularity(text: str, primary: TimeRange | None) -> tuple[Granularity | None, list[tuple[int, int]]]:
+    """The granularity asked for and the spans of the words that asked for it."""
+    for grain, pattern in _COMPILED:
+        if m := pattern.search(text):
+            return grain, [m.span()]
+    if m := _TREND.search(text):
+        short = primary is not None and (primary.end - primary.start).days < SHORT_RANGE_DAYS
+        return ("day" if short else "month"), [m.span()]
+    return None, []

@@ -1,0 +1,42 @@
+"""Top-N and order phrases: "top 5", "前10", "bottom 3", "highest", "最多", "lowest", "排名"."""
+
+from __future__ import annotations
+
+import re
+
+from router.understanding._calendar import parse_number
+from router.understanding.types import Ranking
+
+DEFAULT_TOP = 10
+_NUM = r"(\d+|[一二三四五六七八九十两百]+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
+_TOP = re.compile(rf"\btop[\s-]*{_NUM}?\b|(?:排名|排行)?前\s*{_NUM}(?![\d一二三四五六七八九十两百])(?!\s*(?:天|日|周|个?月|个?星期|年|个?季度))\s*(?:名|位|个|大|款|家)?|{_NUM}\s*大", re.IGNORECASE)
+_BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", re.IGNORECASE)
+_HIGH = re.compile(r"\b(?:highest|most|largest|biggest|best|top|greatest|maximum|max)\b|最高|最多|最大|最好|最畅销|最强",
+                   re.IGNORECASE)
+_LOW = re.compile(r"\b(?:lowest|least|smallest|worst|fewest|minimum|min)\b|最低|最少|最小|最差|垫底", re.IGNORECASE)
+_RANK = re.compile(r"\brank(?:ing|ed)?\b|\bsorted\b|\border(?:ed)? by\b|排名|排行|排序", re.IGNORECASE)
+_SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwhat (?:is|was) the\b|哪个|哪一|哪家|哪款|哪位|哪个?月", re.IGNORECASE)
+_PLURAL = re.compile(r"哪些|\bwhich\s+\w+s\b", re.IGNORECASE)
+
+
+def extract_ranking(text: str) -> Ranking | None:
+    """The ranking asked for, if any (first match: explicit N beats superlatives)."""
+    for pattern, direction in ((_TOP, "desc"), (_BOTTOM, "asc")):
+        for m in pattern.finditer(text):
+            number = next((g for g in m.groups() if g), None)
+            limit = parse_number(number) if number else None
+            if number is None and direction == "desc" and not re.match(r"top", m.group(0), re.IGNORECASE):
+                continue
+            if limit is None and number is not None:
+                continue
+            if limit is not None and not 0 < limit <= 1000:
+                continue
+            return Ranking(direction, limit or DEFAULT_TOP, m.group(0).strip())  # type: ignore[arg-type]
+    single = 1 if _SINGULAR.search(text) and not _PLURAL.search(text) else None
+    if m := _LOW.search(text):
+        return Ranking("asc", single, m.group(0))
+    if m := _HIGH.search(text):
+        return Ranking("desc", single, m.group(0))
+    if m := _RANK.search(text):
+        return Ranking("desc", None, m.group(0))
+    return None

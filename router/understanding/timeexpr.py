@@ -1,0 +1,381 @@
+"""Time expressions in English and Chinese resolved against a configurable "today".
+
+Rules (documented choices):
+- Absolute: "2024年3月", "March 2024", "2024-03", "Q1 2024", "2024年第一季度", "H1 2024", "2024年上半年",
+  "in 2024", "2024-03-15", "2024年3月15日"; a month/quarter without a year is the most recent one not
+  after today ("3月" on 2025-06-30 -> 2025-03; "9月" -> 2024-09).
+- Current periods end today (to date): "this month"/"本月" = 1st of the month .. today; same for
+  week (Monday start), quarter and year; "YTD"/"年初至今" = Jan 1 .. today.
+- Previous periods are complete: "last month"/"上个月", "last quarter"/"上季度", "last year"/"去年", "前年".
+- Rolling windows include today: "last 7 days"/"最近7天" = today-6 .. today (weeks likewise in days);
+  "last 3 months"/"近三个月" = 1st of the month two months back .. today (calendar-aligned; quarters
+  likewise; "last N years"/"the past year" = the last 12*N calendar months).
+- A month/quarter without a year takes the year of the nearest other month/quarter/day that names one
+  ("March vs April 2024", "2024年3月和4月"); otherwise the most recent one.
+- "between X and Y", "from X to Y", "X到Y", "X至Y" merge into one range (Y inherits X's year when it
+  has none); "since X"/"X以来"/"X至今" run to today.
+- "same period last year"/"去年同期"/"上年同期" is a marker (no range): comparisons shift the primary range.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from router.understanding._calendar import (
+    MONTHS,
+    add_months,
+    month_end,
+    parse_number,
+    quarter_bounds,
+    quarter_of,
+    week_start,
+)
+from router.understanding.types import Granularity, TimeRange
+
+Bounds = tuple[date, date]
+GRAIN_ORDER = ["day", "week", "month", "quarter", "year"]
+YOY_MARKER = "yoy"
+
+_MONTH_NAMES = "|".join(sorted((m for m in MONTHS if m != "may"), key=len, reverse=True))
+_ALL_MONTHS = _MONTH_NAMES + "|may"
+_CN_NUM = "[一二三四五六七八九十两百]+"
+_NUM = rf"(?:\d+|{_CN_NUM}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)"
+_CN_MONTH = r"(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
+_QUARTER_ZH = r"(?:第\s*)?([一二三四1-4])\s*季度"
+_QUARTER_ZH_NC = r"(?:第\s*)?[一二三四1-4]\s*季度"
+
+
+@dataclass
+class _Spec:
+    bounds: Bounds | None
+    grain: Granularity | None
+    explicit_year: bool = True
+    rebase: Callable[[int], Bounds] | None = None  # the same period in another year
+    marker: str | None = None
+
+
+@dataclass
+class _Atom:
+    start: int
+    end: int
+    spec: _Spec
+
+
+@dataclass
+class TimeParse:
+    """Resolved ranges in order of mention, markers found, and the character spans they used."""
+
+    ranges: list[TimeRange] = field(default_factory=list)
+    markers: set[str] = field(default_factory=set)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _recent_year(today: date, month: int) -> int:
+    return today.year if month <= today.month else today.year - 1
+
+
+def _month(year: int, month: int) -> Bounds:
+    return date(year, month, 1), month_end(year, month)
+
+
+def _half(year: int, half: int) -> Bounds:
+    return (date(year, 1, 1), date(year, 6, 30)) if half == 1 else (date(year, 7, 1), date(year, 12, 31))
+
+
+def _year(year: int) -> Bounds:
+    return date(year, 1, 1), date(year, 12, 31)
+
+
+def _day(year: int, month: int, day: int) -> Bounds:
+    value = date(year, month, day)
+    return value, value
+
+
+def _month_spec(year: int | None, month: int, today: date) -> _Spec | None:
+    if not 1 <= month <= 12:
+        return None
+    if year is None:
+        return _Spec(_month(_recent_year(today, month), month), "month", False, lambda y: _month(y, month))
+    return _Spec(_month(year, month), "month")
+
+
+def _quarter_spec(year: int | None, quarter: int, today: date) -> _Spec:
+    if year is None:
+        year = today.year if quarter <= quarter_of(today) else today.year - 1
+        return _Spec(quarter_bounds(year, quarter), "quarter", False, lambda y: quarter_bounds(y, quarter))
+    return _Spec(quarter_bounds(year, quarter), "quarter")
+
+
+def _day_spec(year: int | None, month: int, day: int, today: date) -> _Spec | None:
+    try:
+        if year is None:
+            year = today.year if (month, day) <= (today.month, today.day) else today.year - 1
+            return _Spec(_day(year, month, day), "day", False, lambda y: _day(y, month, day))
+        return _Spec(_day(year, month, day), "day")
+    except ValueError:
+        return None
+
+
+def _relative_year(word: str, today: date) -> int:
+    word = word.lower()
+    if word in {"去年", "上年", "上一年", "last", "previous"}:
+        return today.year - 1
+    if word in {"前年", "before last"}:
+        return today.year - 2
+    return today.year
+
+
+def _to_date(start: date, today: date, grain: Granularity) -> _Spec:
+    return _Spec((start, today), grain)
+
+
+def _relative(unit: str, offset: int, today: date) -> _Spec:
+    """This (offset 0, to date) or previous (offset -1, complete) day/week/month/quarter/year."""
+    if unit == "day":
+        day = today + timedelta(days=offset)
+        return _Spec((day, day), "day")
+    if unit == "week":
+        start = week_start(today) + timedelta(days=7 * offset)
+        return _Spec((start, today if offset == 0 else start + timedelta(days=6)), "week")
+    if unit == "month":
+        first = add_months(today.replace(day=1), offset)
+        return _Spec((first, today if offset == 0 else month_end(first.year, first.month)), "month")
+    if unit == "quarter":
+        index = today.year * 4 + quarter_of(today) - 1 + offset
+        start, end = quarter_bounds(index // 4, index % 4 + 1)
+        return _Spec((start, today if offset == 0 else end), "quarter")
+    year = today.year + offset
+    return _Spec((date(year, 1, 1), today if offset == 0 else date(year, 12, 31)), "year")
+
+
+def _rolling(count: int | None, unit: str, today: date) -> _Spec | None:
+    if not count or count > 3650:
+        return None
+    if unit == "day":
+        return _Spec((today - timedelta(days=count - 1), today), "day")
+    if unit == "week":
+        return _Spec((today - timedelta(days=7 * count - 1), today), "week")
+    if unit == "month":
+        return _Spec((add_months(today.replace(day=1), -(count - 1)), today), "month")
+    if unit == "quarter":
+        start, _ = quarter_bounds(today.year, quarter_of(today))
+        return _Spec((add_months(start, -3 * (count - 1)), today), "quarter")
+    return _Spec((add_months(today.replace(day=1), -(12 * count - 1)), today), "year")
+
+
+_UNIT_ZH = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month",
+            "季度": "quarter", "季": "quarter", "年": "year"}
+_REL_ZH = {
+    "今天": ("day", 0), "今日": ("day", 0), "昨天": ("day", -1), "昨日": ("day", -1),
+    "本周": ("week", 0), "这周": ("week", 0), "这个星期": ("week", 0), "本星期": ("week", 0),
+    "上周": ("week", -1), "上个星期": ("week", -1), "上星期": ("week", -1), "上一周": ("week", -1),
+    "本月": ("month", 0), "这个月": ("month", 0), "当月": ("month", 0), "本月份": ("month", 0),
+    "上个月": ("month", -1), "上月": ("month", -1), "上一个月": ("month", -1), "上一月": ("month", -1),
+    "本季度": ("quarter", 0), "这个季度": ("quarter", 0), "本季": ("quarter", 0), "当季": ("quarter", 0),
+    "上季度": ("quarter", -1), "上个季度": ("quarter", -1), "上一季度": ("quarter", -1), "上一个季度": ("quarter", -1),
+    "上季": ("quarter", -1),
+    "今年": ("year", 0), "本年": ("year", 0), "今年以来": ("year", 0), "年初至今": ("year", 0),
+    "年初到现在": ("year", 0), "今年至今": ("year", 0), "年初以来": ("year", 0), "本年度": ("year", 0),
+    "去年": ("year", -1), "上一年": ("year", -1), "上年": ("year", -1), "前年": ("year", -2),
+    "本月至今": ("month", 0), "月初至今": ("month", 0),
+}
+_REL_EN = {
+    "today": ("day", 0), "yesterday": ("day", -1),
+    "this week": ("week", 0), "current week": ("week", 0), "week to date": ("week", 0), "wtd": ("week", 0),
+    "last week": ("week", -1), "previous week": ("week", -1),
+    "this month": ("month", 0), "current month": ("month", 0), "month to date": ("month", 0),
+    "month-to-date": ("month", 0), "mtd": ("month", 0),
+    "last month": ("month", -1), "previous month": ("month", -1),
+    "this quarter": ("quarter", 0), "current quarter": ("quarter", 0), "quarter to date": ("quarter", 0),
+    "quarter-to-date": ("quarter", 0), "qtd": ("quarter", 0),
+    "last quarter": ("quarter", -1), "previous quarter": ("quarter", -1),
+    "this year": ("year", 0), "current year": ("year", 0), "year to date": ("year", 0),
+    "year-to-date": ("year", 0), "ytd": ("year", 0), "so far this year": ("year", 0),
+    "last year": ("year", -1), "previous year": ("year", -1), "the year before last": ("year", -2),
+}
+
+
+def _alternation(words: dict[str, object] | list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+def _sub_period(year: int, part: str, today: date, explicit: bool) -> _Spec | None:
+    """A quarter/month/half named after a (relative) year: '去年3月', 'Q1 last year', '2024年上半年'."""
+    part = part.strip().lower()
+    if m := re.fullmatch(rf"{_QUARTER_ZH}|q([1-4])", part):
+        quarter = parse_number(m.group(1) or m.group(2)) or 0
+        return _Spec(quarter_bounds(year, quarter), "quarter", explicit, lambda y: quarter_bounds(y, quarter))
+    if m := re.fullmatch(r"h([12])|(上|下)半年|(first|second|1st|2nd) half(?: of)?", part):
+        half = 1 if (m.group(1) == "1" or m.group(2) == "上" or (m.group(3) or "").startswith(("f", "1"))) else 2
+        return _Spec(_half(year, half), "quarter", explicit, lambda y: _half(y, half))
+    if m := re.fullmatch(rf"({_CN_MONTH})\s*月份?", part):
+        month = parse_number(m.group(1)) or 0
+    else:
+        month = MONTHS.get(part.rstrip("."), 0)
+    if not month:
+        return None
+    return _Spec(_month(year, month), "month", explicit, lambda y: _month(y, month))
+
+
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str], date], "_Spec | None"]]
+
+
+def _rules() -> list[Rule]:
+    flags = re.IGNORECASE
+    rel_year_zh = r"(今年|去年|前年|本年|上一?年)"
+    zh_sub = rf"({_QUARTER_ZH_NC}|[Qq][1-4]|{_CN_MONTH}\s*月份?|[上下]半年)"
+    en_sub = rf"(q[1-4]|h[12]|{_ALL_MONTHS}|(?:first|second|1st|2nd) half(?: of)?)"
+    rules: list[tuple[str, Callable[[re.Match[str], date], _Spec | None]]] = [
+        # full dates
+        (r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]",
+         lambda m, t: _day_spec(int(m[1]), int(m[2]), int(m[3]), t)),
+        (r"(?<![\d-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])",
+         lambda m, t: _day_spec(int(m[1]), int(m[2]), int(m[3]), t)),
+        (rf"\b({_ALL_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b",
+         lambda m, t: _day_spec(int(m[3]), MONTHS[m[1].lower()], int(m[2]), t)),
+        (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_ALL_MONTHS})\.?,?\s+(\d{{4}})\b",
+         lambda m, t: _day_spec(int(m[3]), MONTHS[m[2].lower()], int(m[1]), t)),
+        (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]",
+         lambda m, t: _day_spec(None, int(m[1]), int(m[2]), t)),
+        # months
+        (rf"(?<!\d)(\d{{4}})\s*年\s*({_CN_MONTH})\s*月份?",
+         lambda m, t: _month_spec(int(m[1]), parse_number(m[2]) or 0, t)),
+        (r"(?<![\d-])(\d{4})-(\d{1,2})(?![\d-])", lambda m, t: _month_spec(int(m[1]), int(m[2]), t)),
+        (rf"\b({_ALL_MONTHS})\.?,?\s+(?:of\s+)?(\d{{4}})\b",
+         lambda m, t: _month_spec(int(m[2]), MONTHS[m[1].lower()], t)),
+        (rf"\b(\d{{4}})\s+({_ALL_MONTHS})\b", lambda m, t: _month_spec(int(m[1]), MONTHS[m[2].lower()], t)),
+        # quarters and halves with a year
+        (rf"(?<!\d)(\d{{4}})\s*年?\s*{_QUARTER_ZH}",
+         lambda m, t: _quarter_spec(int(m[1]), parse_number(m[2]) or 1, t)),
+        (r"(?<!\d)(\d{4})\s*年?\s*Q([1-4])\b", lambda m, t: _quarter_spec(int(m[1]), int(m[2]), t)),
+        (r"\bQ([1-4])\s*(?:of\s+|,\s*|')?(\d{4})\b", lambda m, t: _quarter_spec(int(m[2]), int(m[1]), t)),
+        (r"(?<!\d)(\d{4})\s*年?\s*([上下])半年", lambda m, t: _sub_period(int(m[1]), m[2] + "半年", t, True)),
+        (r"(?<!\d)(\d{4})\s*H([12])\b", lambda m, t: _sub_period(int(m[1]), "h" + m[2], t, True)),
+        (r"\bH([12])\s*(?:of\s+)?(\d{4})\b", lambda m, t: _sub_period(int(m[2]), "h" + m[1], t, True)),
+        (r"\b(first|second|1st|2nd)\s+half\s+(?:of\s+)?(\d{4})\b",
+         lambda m, t: _sub_period(int(m[2]), m[1] + " half", t, True)),
+        # sub-periods of relative years
+        (rf"{rel_year_zh}\s*的?\s*{zh_sub}", lambda m, t: _sub_period(_relative_year(m[1], t), m[2], t, True)),
+        (rf"\b{en_sub}\s+(?:of\s+)?(this|last|previous)\s+year\b",
+         lambda m, t: _sub_period(_relative_year(m[2], t), m[1], t, True)),
+        (rf"\b(this|last|previous)\s+year'?s\s+{en_sub}\b",
+         lambda m, t: _sub_period(_relative_year(m[1], t), m[2], t, True)),
+        # years
+        (r"(?<!\d)(\d{4})\s*年度?", lambda m, t: _Spec(_year(int(m[1])), "year")),
+        (r"(?<![\d\-/.])((?:19|20)\d{2})(?![\d\-/.])", lambda m, t: _Spec(_year(int(m[1])), "year")),
+        # bare months/quarters/halves (most recent)
+        (rf"(?<![\d年个第近前后])({_CN_MONTH})\s*月份?(?![\d日号])",
+         lambda m, t: _month_spec(None, parse_number(m[1]) or 0, t)),
+        (rf"\b({_MONTH_NAMES})\b", lambda m, t: _month_spec(None, MONTHS[m[1].lower()], t)),
+        (r"\b(?:in|for|during|since|of|until)\s+(may)\b", lambda m, t: _month_spec(None, 5, t)),
+        (rf"(?<![\d年上本这])(?<!上个){_QUARTER_ZH}", lambda m, t: _quarter_spec(None, parse_number(m[1]) or 1, t)),
+        (r"\bQ([1-4])\b", lambda m, t: _quarter_spec(None, int(m[1]), t)),
+        (r"(?<![\d年])([上下])半年", lambda m, t: _half_recent(m[1] == "上", t)),
+        # same period last year (marker)
+        (r"去年同期|上年同期|同期|same (?:period|time) (?:of )?last year|same period a year (?:ago|earlier)",
+         lambda m, t: _Spec(None, None, marker=YOY_MARKER)),
+        # rolling windows
+        (rf"(?:最近|近|过去|前|最后)\s*({_NUM})\s*(天|日|周|个?星期|个?礼拜|个?月|个?季度|年)",
+         lambda m, t: _rolling(parse_number(m[1]), _UNIT_ZH[m[2].lstrip("个")], t)),
+        (rf"\b(?:the\s+)?(?:last|past|previous|recent|trailing|rolling)\s+({_NUM})\s+(day|week|month|quarter|year)s?\b",
+         lambda m, t: _rolling(parse_number(m[1]), m[2].lower(), t)),
+        (r"\b(?:the\s+)?past\s+(day|week|month|quarter|year)\b", lambda m, t: _rolling(1, m[1].lower(), t)),
+        # relative periods
+        (_alternation(_REL_ZH), lambda m, t: _relative(*_REL_ZH[m[0]], t)),
+        (rf"\b(?:{_alternation(_REL_EN)})\b", lambda m, t: _relative(*_REL_EN[m[0].lower()], t)),
+    ]
+    return [(re.compile(pattern, flags), handler) for pattern, handler in rules]
+
+
+def _half_recent(first: bool, today: date) -> _Spec:
+    year = today.year if first or today.month >= 7 else today.year - 1
+    return _Spec(_half(year, 1 if first else 2), "quarter", False, lambda y: _half(y, 1 if first else 2))
+
+
+_RULES = _rules()
+_RANGE_JOIN = re.compile(r"^\s*(?:to|through|thru|until|till|-|~|到|至|and|和|与)\s*$", re.IGNORECASE)
+_BETWEEN_BEFORE = re.compile(r"(?:between|介于)\s*$", re.IGNORECASE)
+_AND_WORDS = {"and", "和", "与"}
+_SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s*$|自\s*$", re.IGNORECASE)
+_SINCE_AFTER = re.compile(r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起|onwards|to date|until now|so far)")
+
+
+def _atoms(text: str, today: date) -> list[_Atom]:
+    found: list[_Atom] = []
+    for pattern, handler in _RULES:
+        for m in pattern.finditer(text):
+            spec = handler(m, today)
+            if spec is not None:
+                found.append(_Atom(m.start(), m.end(), spec))
+    # longest match wins; earlier rules win ties (sort is stable)
+    found.sort(key=lambda a: a.end - a.start, reverse=True)
+    chosen: list[_Atom] = []
+    for atom in found:
+        if all(atom.end <= c.start or atom.start >= c.end for c in chosen):
+            chosen.append(atom)
+    return sorted(chosen, key=lambda a: a.start)
+
+
+def _with_years(atoms: list[_Atom]) -> list[_Atom]:
+    """Year-less months/quarters take the year of the nearest atom naming one ("March vs April 2024")."""
+    dated = [a for a in atoms if a.spec.bounds is not None and a.spec.explicit_year and a.spec.grain != "year"]
+    for atom in atoms:
+        spec = atom.spec
+        if spec.explicit_year or spec.rebase is None or not dated:
+            continue
+        nearest = min(dated, key=lambda a: abs(a.start - atom.start))
+        assert nearest.spec.bounds is not None
+        atom.spec = _Spec(spec.rebase(nearest.spec.bounds[0].year), spec.grain, True)
+    return atoms
+
+
+def _finer(a: Granularity | None, b: Granularity | None) -> Granularity | None:
+    grains = [g for g in (a, b) if g]
+    return min(grains, key=GRAIN_ORDER.index) if grains else None
+
+
+def extract_time(text: str, today: date) -> TimeParse:
+    """All time expressions of ``text`` (normalised) as inclusive ranges, plus markers."""
+    atoms = _with_years(_atoms(text, today))
+    result = TimeParse()
+    i = 0
+    while i < len(atoms):
+        atom = atoms[i]
+        spec = atom.spec
+        result.spans.append((atom.start, atom.end))
+        if spec.marker:
+            result.markers.add(spec.marker)
+            i += 1
+            continue
+        assert spec.bounds is not None
+        start, end = spec.bounds
+        span_end, grain = atom.end, spec.grain
+        nxt = atoms[i + 1] if i + 1 < len(atoms) else None
+        joined = _joined_end(text, atom, nxt) if nxt is not None else None
+        if joined is not None and nxt is not None:
+            end, span_end, grain = joined, nxt.end, _finer(grain, nxt.spec.grain)
+            result.spans.append((nxt.start, nxt.end))
+            i += 1
+        if joined is None and (_SINCE_BEFORE.search(text[:atom.start]) or _SINCE_AFTER.match(text[span_end:])):
+            end = max(end, today) if start <= today else end
+        phrase = text[atom.start:span_end]
+        result.ranges.append(TimeRange(start, end, phrase, grain, phrase))
+        i += 1
+    return result
+
+
+def _joined_end(text: str, first: _Atom, second: _Atom) -> date | None:
+    """The end date when ``first`` and ``second`` form one range ("X to Y", "between X and Y")."""
+    between = text[first.end:second.start]
+    if second.spec.bounds is None or first.spec.bounds is None or not _RANGE_JOIN.match(between):
+        return None
+    if between.strip().lower() in _AND_WORDS and not (
+            _BETWEEN_BEFORE.search(text[:first.start]) or text[second.end:].lstrip().startswith("之间")):
+        return None
+    other = second.spec
+    bounds = other.bounds if other.explicit_year or other.rebase is None else other.rebase(first.spec.bounds[0].year)
+    assert bounds is not None
+    return bounds[1] if bounds[1] >= first.spec.bounds[0] else None
