@@ -22,7 +22,7 @@ def test_pgvector_cosine_query(pg_url: str) -> None:
     assert rows[0][0] == 1 and rows[0][1] > 0.99 and rows[1][1] < 0.2
 
 
-def test_cube_load_returns_demo_numbers(cube, pg_url: str) -> None:  # noqa: ANN001
+def test_cube_load_returns_demo_numbers(cube, pg_url: str) -> None:
     query = {"measures": ["orders.count"], "dimensions": ["orders.status"]}
     token = jwt.encode({}, cube.secret, algorithm="HS256")
     deadline = time.monotonic() + 30
