@@ -1,0 +1,285 @@
+"""Parse Cube YAML files into a SemanticModel and validate it (references, joins, keys, names)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlglot
+import yaml
+from sqlglot.errors import ParseError
+
+from cube_models._refs import Ref, classify, to_placeholders
+from cube_models.errors import ModelError
+from cube_models.model import (
+    DIMENSION_TYPES,
+    MEASURE_TYPES,
+    RELATIONSHIPS,
+    Cube,
+    Dimension,
+    Join,
+    Measure,
+    Segment,
+    SemanticModel,
+    View,
+)
+
+_CAMEL = {"sqlTable": "sql_table", "primaryKey": "primary_key", "joinPath": "join_path",
+          "countDistinct": "count_distinct", "countDistinctApprox": "count_distinct_approx"}
+_MULTIPLIED_TYPES = ("sum", "avg", "count", "number")
+
+
+def _get(raw: dict[str, Any], key: str, default: Any = None) -> Any:
+    if key in raw:
+        return raw[key]
+    camel = next((c for c, s in _CAMEL.items() if s == key), None)
+    return raw.get(camel, default) if camel else default
+
+
+def _as_list(value: Any, file: str, cube: str | None, what: str) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ModelError(f"'{what}' must be a list of mappings", file, cube)
+    return value
+
+
+def _check_sql(sql: str, file: str, cube: str, member: str | None) -> None:
+    text, _ = to_placeholders(sql)
+    try:
+        sqlglot.parse_one(text, read="postgres")
+    except ParseError as exc:
+        raise ModelError(f"SQL does not parse: {str(exc).splitlines()[0]}", file, cube, member) from exc
+
+
+def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ModelError(f"cube name {name!r} is missing or not an identifier", file)
+    sql_table, sql = _get(raw, "sql_table"), raw.get("sql")
+    if bool(sql_table) == bool(sql):
+        raise ModelError("a cube needs exactly one of 'sql_table' or 'sql'", file, name)
+    cube = Cube(name=name, file=file, title=raw.get("title") or "", description=(raw.get("description") or "").strip(),
+                sql_table=sql_table, sql=sql.strip() if sql else None, meta=raw.get("meta") or {})
+    if cube.sql:
+        _check_sql(cube.sql, file, name, None)
+    seen: set[str] = set()
+
+    def claim(member: str) -> None:
+        if not isinstance(member, str) or not member.isidentifier():
+            raise ModelError(f"member name {member!r} is missing or not an identifier", file, name)
+        if member in seen:
+            raise ModelError("duplicated member name", file, name, member)
+        seen.add(member)
+
+    for m in _as_list(raw.get("measures"), file, name, "measures"):
+        claim(m.get("name"))
+        mtype = _CAMEL.get(m.get("type"), m.get("type"))
+        if mtype not in MEASURE_TYPES:
+            raise ModelError(f"unknown measure type {m.get('type')!r} (one of {', '.join(MEASURE_TYPES)})",
+                             file, name, m["name"])
+        if mtype != "count" and not m.get("sql"):
+            raise ModelError(f"a measure of type {mtype} needs 'sql'", file, name, m["name"])
+        filters = tuple(str(f["sql"]) for f in _as_list(m.get("filters"), file, name, "filters") if "sql" in f)
+        cube.measures[m["name"]] = Measure(
+            cube=name, name=m["name"], type=mtype, sql=str(m["sql"]) if m.get("sql") is not None else None,
+            filters=filters, title=m.get("title") or "", description=(m.get("description") or "").strip(),
+            format=m.get("format"), meta=m.get("meta") or {}, public=bool(m.get("public", m.get("shown", True))))
+    for d in _as_list(raw.get("dimensions"), file, name, "dimensions"):
+        claim(d.get("name"))
+        if d.get("type") not in DIMENSION_TYPES:
+            raise ModelError(f"unknown dimension type {d.get('type')!r} (one of {', '.join(DIMENSION_TYPES)})",
+                             file, name, d["name"])
+        if d.get("sql") is None:
+            raise ModelError("a dimension needs 'sql'", file, name, d["name"])
+        cube.dimensions[d["name"]] = Dimension(
+            cube=name, name=d["name"], type=d["type"], sql=str(d["sql"]),
+            primary_key=bool(_get(d, "primary_key", False)), title=d.get("title") or "",
+            description=(d.get("description") or "").strip(), format=d.get("format"), meta=d.get("meta") or {},
+            public=bool(d.get("public", d.get("shown", not _get(d, "primary_key", False)))))
+    for s in _as_list(raw.get("segments"), file, name, "segments"):
+        claim(s.get("name"))
+        if not s.get("sql"):
+            raise ModelError("a segment needs 'sql'", file, name, s["name"])
+        cube.segments[s["name"]] = Segment(cube=name, name=s["name"], sql=str(s["sql"]), title=s.get("title") or "",
+                                           description=(s.get("description") or "").strip(), meta=s.get("meta") or {})
+    joins = raw.get("joins") or []
+    if isinstance(joins, dict):  # older object form: {target: {relationship, sql}}
+        joins = [{"name": k, **v} for k, v in joins.items()]
+    targets: set[str] = set()
+    for j in _as_list(joins, file, name, "joins"):
+        target, rel = j.get("name"), j.get("relationship")
+        if rel not in RELATIONSHIPS:
+            raise ModelError(f"join to {target!r}: unknown relationship {rel!r} "
+                             f"(one of {', '.join(sorted(RELATIONSHIPS))})", file, name)
+        if not j.get("sql"):
+            raise ModelError(f"join to {target!r} needs 'sql'", file, name)
+        if target in targets:
+            raise ModelError(f"duplicated join to '{target}'", file, name)
+        targets.add(target)
+        cube.joins.append(Join(source=name, target=str(target), relationship=RELATIONSHIPS[rel], sql=str(j["sql"])))
+    for member in (*cube.measures.values(), *cube.dimensions.values(), *cube.segments.values()):
+        _check_sql(member.sql or "1", file, name, member.name)
+        for f in getattr(member, "filters", ()):
+            _check_sql(f, file, name, member.name)
+    return cube
+
+
+def _check_refs(model: SemanticModel) -> None:
+    names = set(model.cubes)
+    graph: dict[str, list[str]] = {}
+    for cube in model.cubes.values():
+        own = {*cube.measures, *cube.dimensions, *cube.segments}
+        members = [*cube.measures.values(), *cube.dimensions.values(), *cube.segments.values()]
+        for member in members:
+            texts = [member.sql or "", *getattr(member, "filters", ())]
+            deps: list[str] = []
+            for text in texts:
+                for raw, ref in classify(text, cube.name, names, own):
+                    if isinstance(ref, str):
+                        raise ModelError(ref, cube.file, cube.name, member.name)
+                    if ref.kind != "member":
+                        continue
+                    target = model.find_member(ref.path)
+                    if target is None:
+                        raise ModelError(f"unknown member '{ref.path}' in {raw}", cube.file, cube.name, member.name)
+                    if isinstance(member, Measure) and isinstance(target, Measure) and member.type != "number" \
+                            and text == member.sql:
+                        raise ModelError(f"a {member.type} measure cannot reference measure '{ref.path}'; "
+                                         "use type number", cube.file, cube.name, member.name)
+                    if not isinstance(member, Measure) and isinstance(target, Measure):
+                        raise ModelError(f"a {member.kind} cannot reference measure '{ref.path}'",
+                                         cube.file, cube.name, member.name)
+                    deps.append(ref.path)
+            graph[member.path] = deps
+        for join in cube.joins:
+            if join.target not in model.cubes:
+                raise ModelError(f"join to unknown cube '{join.target}'", cube.file, cube.name)
+            if join.target == cube.name:
+                raise ModelError("a cube cannot join itself (join cycle)", cube.file, cube.name)
+            for raw, ref in classify(join.sql, cube.name, names, own):
+                if isinstance(ref, str):
+                    raise ModelError(f"join to '{join.target}': {ref}", cube.file, cube.name)
+                if ref.kind == "member" and model.find_member(ref.path) is None:
+                    raise ModelError(f"join to '{join.target}': unknown member '{ref.path}' in {raw}",
+                                     cube.file, cube.name)
+    _check_member_cycles(model, graph)
+
+
+def _check_member_cycles(model: SemanticModel, graph: dict[str, list[str]]) -> None:
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for dep in graph.get(node, []):
+            if state.get(dep) == 1:
+                cycle = [*trail[trail.index(dep):], dep] if dep in trail else [node, dep]
+                cube = model.cubes[node.split(".")[0]]
+                raise ModelError(f"reference cycle {' -> '.join(cycle)}", cube.file, cube.name, node.split(".")[1])
+            if state.get(dep) is None:
+                visit(dep, [*trail, dep])
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node, [node])
+
+
+def _check_joins(model: SemanticModel) -> None:
+    """Directed join cycles of 3+ cubes make join paths ambiguous; fan-out needs primary keys (as Cube)."""
+    edges = {c.name: [j.target for j in c.joins] for c in model.cubes.values()}
+
+    def find_cycle(start: str) -> list[str] | None:
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in edges.get(node, []):
+                if nxt == start and len(path) >= 3:
+                    return [*path, start]
+                if nxt not in path:
+                    stack.append((nxt, [*path, nxt]))
+        return None
+
+    for name in sorted(model.cubes):
+        cycle = find_cycle(name)
+        if cycle:
+            cube = model.cubes[name]
+            raise ModelError(f"join cycle {' -> '.join(cycle)}: paths between these cubes are ambiguous; "
+                             "declare these joins in one direction only", cube.file, name)
+    for join in model.joins():
+        for side in (join.source, join.target):
+            cube = model.cubes[side]
+            multiplied = [m for m in cube.measures.values() if m.type in _MULTIPLIED_TYPES]
+            if not cube.primary_keys and multiplied:
+                source = model.cubes[join.source]
+                raise ModelError(
+                    f"cube '{side}' has no primary key but is used in the {join.relationship} join "
+                    f"{join.edge_id}: a primary key is required so aggregates are not multiplied by the join",
+                    source.file, source.name)
+
+
+def _parse_view(raw: dict[str, Any], file: str, model: SemanticModel) -> View:
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ModelError(f"view name {name!r} is missing or not an identifier", file)
+    view = View(name=name, file=file, title=raw.get("title") or "", description=(raw.get("description") or "").strip())
+    for entry in _as_list(raw.get("cubes"), file, name, "cubes"):
+        path = str(_get(entry, "join_path") or "")
+        cubes = path.split(".")
+        if not path or any(c not in model.cubes for c in cubes):
+            raise ModelError(f"join_path {path!r} names an unknown cube", file, name)
+        cube = model.cubes[cubes[-1]]
+        includes = entry.get("includes", "*")
+        items: list[tuple[str, str]] = []
+        if includes == "*":
+            items = [(m, m) for m in (*cube.measures, *cube.dimensions, *cube.segments)]
+        else:
+            for inc in includes or []:
+                member, alias = (inc.get("name"), inc.get("alias") or inc.get("name")) if isinstance(inc, dict) \
+                    else (inc, inc)
+                if cube.member(str(member)) is None:
+                    raise ModelError(f"includes unknown member '{cube.name}.{member}'", file, name)
+                items.append((str(member), str(alias)))
+        excludes = set(entry.get("excludes") or [])
+        for member, alias in items:
+            if member in excludes:
+                continue
+            key = f"{cube.name}_{alias}" if entry.get("prefix") else alias
+            if key in view.members:
+                raise ModelError(f"duplicated member name '{key}' in view", file, name)
+            view.members[key] = f"{cube.name}.{member}"
+            view.join_paths[key] = cubes
+    return view
+
+
+def build_model(files: list[Path], source: str = "") -> SemanticModel:
+    model = SemanticModel(cubes={}, source=source)
+    raw_views: list[tuple[dict[str, Any], str]] = []
+    for path in files:
+        file = str(path)
+        try:
+            doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ModelError(f"invalid YAML: {exc}", file) from exc
+        if not isinstance(doc, dict):
+            raise ModelError("top level must be a mapping with 'cubes' and/or 'views'", file)
+        for raw in _as_list(doc.get("cubes"), file, None, "cubes"):
+            cube = _parse_cube(raw, file)
+            if cube.name in model.cubes:
+                raise ModelError(f"duplicated cube name (also in {model.cubes[cube.name].file})", file, cube.name)
+            model.cubes[cube.name] = cube
+        raw_views += [(v, file) for v in _as_list(doc.get("views"), file, None, "views")]
+    _check_refs(model)
+    _check_joins(model)
+    for raw, file in raw_views:
+        view = _parse_view(raw, file, model)
+        if view.name in model.cubes or view.name in model.views:
+            raise ModelError("duplicated cube/view name", file, view.name)
+        model.views[view.name] = view
+    return model
+
+
+def member_refs(sql: str, cube: Cube, model: SemanticModel) -> list[Ref]:
+    """The resolved references of one SQL snippet of ``cube`` (model already validated)."""
+    own = {*cube.measures, *cube.dimensions, *cube.segments}
+    return [r for _, r in classify(sql, cube.name, set(model.cubes), own) if isinstance(r, Ref)]

@@ -1,0 +1,108 @@
+"""The built-in backend: compile with ``cube_models.compiler`` and run on the warehouse (psycopg).
+
+Each query runs in a READ ONLY transaction with ``SET LOCAL statement_timeout``, ``SET LOCAL ROLE
+cubesage_reader`` and UTC time zone; user values travel as bind parameters (``$n``, raw cursor).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import date
+from typing import Any
+
+import psycopg
+from psycopg import sql as pgsql
+
+from cube_models.backends.base import LoadResult, QueryInput, SemanticBackend
+from cube_models.compiler import Compiled, compile_query
+from cube_models.errors import QueryError
+from cube_models.model import SemanticModel
+from cubesage_core.db import READER_ROLE
+from cubesage_core.settings import Settings, get_settings
+
+
+def _prelude(timeout_ms: int) -> list[pgsql.Composable]:
+    return [
+        pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(int(timeout_ms))),
+        pgsql.SQL("SET LOCAL ROLE {}").format(pgsql.Identifier(READER_ROLE)),
+        pgsql.SQL("SET LOCAL TIME ZONE 'UTC'"),
+    ]
+
+
+class BuiltinBackend(SemanticBackend):
+    name = "builtin"
+
+    def __init__(self, url: str, model: SemanticModel, settings: Settings | None = None) -> None:
+        self.url, self.model = url, model
+        self.settings = settings or get_settings()
+        self._conn: psycopg.Connection | None = None
+        self._lock = threading.Lock()
+
+    def compile(self, query: QueryInput, today: date | None = None) -> Compiled:
+        return compile_query(query, self.model, today=today or self.settings.today,
+                             default_limit=self.settings.default_limit, row_cap=self.settings.query_row_cap)
+
+    def sql(self, query: QueryInput, today: date | None = None) -> str:
+        return self.compile(query, today).sql
+
+    def _connection(self) -> psycopg.Connection:
+        if self._conn is None or self._conn.closed:
+            self._conn = psycopg.connect(self.url, cursor_factory=psycopg.RawCursor)
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _result(self, compiled: Compiled, records: list[tuple[Any, ...]], total: int | None,
+                started: float) -> LoadResult:
+        return LoadResult(rows=compiled.rows(records), sql=compiled.sql, backend=self.name, total=total,
+                          annotation=compiled.annotation, elapsed_ms=(time.perf_counter() - started) * 1000,
+                          params=list(compiled.params))
+
+    def load(self, query: QueryInput, today: date | None = None) -> LoadResult:
+        started = time.perf_counter()
+        compiled = self.compile(query, today)
+        with self._lock:
+            conn = self._connection()
+            try:
+                with conn.transaction(), conn.cursor() as cur:
+                    cur.execute("SET TRANSACTION READ ONLY")
+                    for stmt in _prelude(self.settings.statement_timeout_ms):
+                        cur.execute(stmt.as_string(conn))
+                    records = cur.execute(compiled.sql, compiled.params).fetchall()
+                    total = None
+                    if compiled.total_sql:
+                        total = int(cur.execute(compiled.total_sql, compiled.params).fetchone()[0])
+            except psycopg.errors.QueryCanceled as exc:
+                raise QueryError(f"query cancelled after {self.settings.statement_timeout_ms} ms "
+                                 "(statement_timeout)") from exc
+            except psycopg.errors.DataError as exc:
+                raise QueryError(f"bad value in the query: {exc.diag.message_primary}") from exc
+            except psycopg.OperationalError:
+                self.close()
+                raise
+        return self._result(compiled, records, total, started)
+
+    async def aload(self, query: QueryInput, today: date | None = None) -> LoadResult:
+        started = time.perf_counter()
+        compiled = self.compile(query, today)
+        try:
+            async with await psycopg.AsyncConnection.connect(
+                    self.url, cursor_factory=psycopg.AsyncRawCursor) as conn, conn.transaction(), conn.cursor() as cur:
+                await cur.execute("SET TRANSACTION READ ONLY")
+                for stmt in _prelude(self.settings.statement_timeout_ms):
+                    await cur.execute(stmt.as_string(conn))
+                records = await (await cur.execute(compiled.sql, compiled.params)).fetchall()
+                total = None
+                if compiled.total_sql:
+                    row = await (await cur.execute(compiled.total_sql, compiled.params)).fetchone()
+                    total = int(row[0])
+        except psycopg.errors.QueryCanceled as exc:
+            raise QueryError(f"query cancelled after {self.settings.statement_timeout_ms} ms "
+                             "(statement_timeout)") from exc
+        except psycopg.errors.DataError as exc:
+            raise QueryError(f"bad value in the query: {exc.diag.message_primary}") from exc
+        return self._result(compiled, records, total, started)
