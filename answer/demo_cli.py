@@ -1,34 +1,109 @@
-"""``cubesage demo ...``: start the embedded stack and load the demo warehouse and its indices."""
+"""``cubesage demo ...``: start the embedded stack, build the demo, serve it and ask sample questions."""
 
 from __future__ import annotations
 
+import threading
 import time
 
+import httpx
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cubesage_core import db, demo_warehouse
-from cubesage_core.settings import get_settings
+from answer.bootstrap import STEPS, prepare_demo
+from cubesage_core import db
+from cubesage_core.settings import Settings, get_settings
 
-app = typer.Typer(help="The demo warehouse 'shop': load it, index it, inspect it.", no_args_is_help=True)
+app = typer.Typer(help="The demo warehouse 'shop': build it, serve it, ask it.", no_args_is_help=True)
 console = Console(stderr=True)
+
+SAMPLE_QUESTIONS = (
+    "What was GMV by region in March 2024?",
+    "华东地区2024年每月的订单量",
+    "list the refunded orders of customer 王芳",
+)
+
+
+def _build(settings: Settings, scale: float, reload_warehouse: bool) -> str:
+    started = time.monotonic()
+    url = db.database_url(settings)
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=console) as progress:
+        task = progress.add_task("building the demo", total=len(STEPS))
+        report = prepare_demo(
+            settings, url, scale=scale, reload_warehouse=reload_warehouse,
+            on_step=lambda name: progress.update(task, advance=1, description=f"built {name}"),
+        )
+    for name, seconds in report.timings_s.items():
+        console.print(f"  {name}: {seconds:.1f}s")
+    console.print(f"[green]demo ready[/green] in {time.monotonic() - started:.1f}s")
+    return url
 
 
 @app.command()
 def load(
     scale: float = typer.Option(1.0, min=0.01, max=20.0, help="1.0 = 100,000 orders, 20,000 customers."),
 ) -> None:
-    """(Re)load the demo warehouse, then build the semantic assets, glossary, few-shots and SAG indices."""
+    """(Re)generate the demo warehouse, then build semantic assets, glossary, few-shots and SAG indices."""
+    _build(get_settings(), scale, reload_warehouse=True)
+
+
+@app.command()
+def run(
+    port: int = typer.Option(None, "--port", help="API port (default: settings.api_port)."),
+    scale: float = typer.Option(1.0, min=0.01, max=20.0, help="Warehouse scale when it must be generated."),
+    exit_after_answers: bool = typer.Option(False, help="Stop after answering the sample questions."),
+) -> None:
+    """Embedded stack + demo + API and chat page, then answer three sample questions on the console."""
+    import uvicorn
+
+    from answer.api import create_app
+
     settings = get_settings()
-    started = time.monotonic()
-    url = db.database_url(settings)
-    db.apply_schema(url)
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=console) as progress:
-        task = progress.add_task("warehouse tables", total=len(demo_warehouse.TABLE_ORDER))
-        counts = demo_warehouse.load(url, scale, settings.demo_dir,
-                                     progress=lambda name, n: progress.advance(task))
-    for name, n in counts.items():
-        console.print(f"  warehouse.{name}: {n:,} rows")
-    console.print(f"[green]demo loaded[/green] in {time.monotonic() - started:.1f}s")
+    if port is not None:
+        settings = settings.model_copy(update={"api_port": port})
+    url = _build(settings, scale, reload_warehouse=False)
+    server = uvicorn.Server(uvicorn.Config(create_app(settings, database_url=url), host=settings.api_host,
+                                           port=settings.api_port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://{settings.api_host}:{settings.api_port}"
+    _wait_ready(base)
+    answered = 0
+    with httpx.Client(base_url=base, timeout=60) as client:
+        for question in SAMPLE_QUESTIONS:
+            resp = client.post("/v1/ask", json={"question": question})
+            if resp.status_code != 200:
+                console.print(f"[red]{question}: HTTP {resp.status_code} {resp.text[:300]}[/red]")
+                continue
+            body = resp.json()
+            answered += 1
+            console.rule(f"[bold]{question}")
+            console.print(body.get("text", ""))
+            table = body.get("table") or {}
+            for row in (table.get("rows") or [])[:5]:
+                console.print("   ", row)
+    console.print(f"[green]answered {answered} questions[/green]; chat page and API at {base}/ (OpenAPI {base}/schema)")
+    if exit_after_answers:
+        server.should_exit = True
+        thread.join(10)
+        raise typer.Exit(0 if answered == len(SAMPLE_QUESTIONS) else 1)
+    console.print("serving; press Ctrl-C to stop")
+    try:
+        thread.join()
+    except KeyboardInterrupt:
+        server.should_exit = True
+        thread.join(10)
+
+
+def _wait_ready(base: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    console.print(f"[red]the API did not start on {base}[/red]")
+    raise typer.Exit(1)
