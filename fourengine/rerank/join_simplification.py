@@ -1,5 +1,6 @@
 """Stage 4, join-path simplification: keep one (lowest fan-out) join per table pair, only joins of
-the planned tree, and rank the tree's bridge tables right behind the tables they connect."""
+the planned tree, rank the tree's bridge tables right behind the tables they connect, and append the
+tables engine G reached within its depth (FK-graph expansion) behind everything found directly."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from fourengine.engines.graph import RISK_ORDER
 from fourengine.rerank.base import RerankContext, RerankStage
 
 BRIDGE_GAP = 0.01
+NEIGHBOUR_SCORE = -1.0  # below any evidence: neighbours only fill the tail of the ranking
 
 
 class JoinSimplification(RerankStage):
@@ -26,6 +28,7 @@ class JoinSimplification(RerankStage):
         keep = {asset_id for pair, (_, asset_id) in best.items() if pair in planned or not planned}
         for asset_id in [a for a, r in ctx.candidates.items() if r.asset.asset_type == "join" and a not in keep]:
             del ctx.candidates[asset_id]
+        self._expand(ctx)
         terminals = [t for t in plan.tables if t not in plan.bridge_tables and t in ctx.candidates]
         if not terminals or not plan.bridge_tables:
             return
@@ -35,3 +38,12 @@ class JoinSimplification(RerankStage):
             if ranked is not None and ranked.score < floor:
                 ranked.score = floor
                 ranked.reasons.append(f"bridge table of the join tree -> {floor:.3f}")
+
+    @staticmethod
+    def _expand(ctx: RerankContext) -> None:
+        for table_id, hops in sorted(ctx.join_plan.neighbours.items(), key=lambda kv: kv[1]):
+            if hops and table_id not in ctx.candidates:
+                ranked = ctx.table(table_id, "G")
+                if ranked is not None:
+                    ranked.score = NEIGHBOUR_SCORE - hops / 10
+                    ranked.reasons.append(f"join-graph neighbour at {hops} hop(s)")
