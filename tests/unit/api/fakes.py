@@ -131,7 +131,7 @@ class MemoryStore:
 class FakeKnowledge:
     """Validates: a cube query needs known measures; SQL must start with SELECT. Learns into a list."""
 
-    KNOWN = {"order_items.gmv", "orders.count"}
+    KNOWN = frozenset({"order_items.gmv", "orders.count"})
 
     def __init__(self) -> None:
         self.learned: list[tuple[str, Any, Any]] = []
