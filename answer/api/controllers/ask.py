@@ -43,7 +43,7 @@ def to_response(answer: dict[str, Any], session_id: str | None) -> AskResponse:
 
 class AskController(Controller):
     path = "/v1/ask"
-    tags = ["ask"]
+    tags = ("ask",)
 
     @post("/", summary="Answer a question", status_code=200,
           description="Intent-routed answer: text, result table, Vega-Lite chart spec and provenance.")

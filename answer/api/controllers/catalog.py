@@ -10,7 +10,7 @@ from answer.api.store import Store
 
 class CatalogController(Controller):
     path = "/v1/catalog"
-    tags = ["catalog"]
+    tags = ("catalog",)
 
     @get("/", summary="Metrics, dimensions and glossary terms")
     async def catalog(self, store: Store) -> CatalogResponse:

@@ -31,7 +31,7 @@ def _pair_to_learn(data: FeedbackRequest, plan: dict[str, Any]) -> tuple[dict[st
 
 class FeedbackController(Controller):
     path = "/v1/feedback"
-    tags = ["feedback"]
+    tags = ("feedback",)
 
     @post("/", summary="Rate an answer, optionally with a corrected Cube query or SQL", status_code=200)
     async def feedback(self, data: FeedbackRequest, request: Request, store: Store,

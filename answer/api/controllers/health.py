@@ -40,7 +40,7 @@ async def _http_ok(client: httpx.AsyncClient, url: str) -> None:
 
 
 class HealthController(Controller):
-    tags = ["health"]
+    tags = ("health",)
 
     @get("/healthz", summary="Liveness")
     async def healthz(self) -> Health:

@@ -79,7 +79,7 @@ def _check_glossary(data: IngestGlossaryRequest) -> None:
 
 class IngestController(Controller):
     path = "/v1/ingest"
-    tags = ["ingest"]
+    tags = ("ingest",)
 
     @post("/wiki", summary="Index wiki pages (markdown, html, text, json) into SAG", status_code=200)
     async def wiki(self, data: IngestWikiRequest, knowledge: Knowledge) -> IngestResponse:

@@ -12,7 +12,7 @@ from cubesage_core.settings import Settings
 
 class NL2CubeController(Controller):
     path = "/v1/nl2cube"
-    tags = ["nl2cube"]
+    tags = ("nl2cube",)
 
     @post("/", summary="Translate a question into a Cube query", status_code=200)
     async def nl2cube(self, data: NL2CubeRequest, service: ServiceAdapter, settings: Settings) -> NL2CubeResponse:

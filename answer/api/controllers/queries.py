@@ -13,7 +13,7 @@ from answer.api.store import Store
 
 class QueriesController(Controller):
     path = "/v1/queries"
-    tags = ["audit"]
+    tags = ("audit",)
 
     @get("/{query_id:uuid}", summary="Stored provenance of one answer")
     async def get_query(self, query_id: UUID, store: Store) -> QueryRecord:

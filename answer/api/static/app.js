@@ -24,10 +24,9 @@ const STAGES = ["intent", "retrieval", "plan", "rows", "answer"];
 const CJK = /[\u3400-\u9fff]/;
 
 const state = {
-  lang: localStorage.getItem("cubesage.lang") || (navigator.language || "en").startsWith("zh") ? "zh" : "en",
+  lang: localStorage.getItem("cubesage.lang") || ((navigator.language || "en").startsWith("zh") ? "zh" : "en"),
   sessionId: (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random()).replace(/[^A-Za-z0-9-]/g, ""),
 };
-state.lang = localStorage.getItem("cubesage.lang") || state.lang;
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const t = (key) => I18N[state.lang][key];
