@@ -1,0 +1,177 @@
+"""Multi-hop passage retrieval benchmark: SAG (with and without expansion) vs BM25, dense and RRF.
+
+Data in the HippoRAG formats: HotpotQA-style (``supporting_facts`` + ``{title: [sentences]}``
+corpus) or MuSiQue-style (``paragraphs[].is_supporting`` + ``[{title, text}]`` corpus). The
+whole corpus is indexed with the fast processor into a separate namespace (its own PostgreSQL
+database / its own Elasticsearch index prefix), then every question retrieves over the whole
+corpus. Recall@k is HippoRAG's: the fraction of gold supporting titles in the top k, averaged.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sag_index.loaders import make_chunk
+from sag_index.models import Chunk
+
+BENCH_DB = "cubesage_bench_multihop"
+BENCH_NAMESPACE = "bench_multihop_"
+KS = (2, 5, 10)
+
+
+@dataclass
+class Question:
+    question: str
+    gold_titles: set[str]
+
+
+def load_questions(path: Path) -> list[Question]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out: list[Question] = []
+    for item in data:
+        if "supporting_facts" in item:
+            gold = {str(t) for t, *_ in item["supporting_facts"]}
+        elif "paragraphs" in item:
+            gold = {str(p["title"]) for p in item["paragraphs"] if p.get("is_supporting")}
+        else:
+            raise ValueError(f"{path}: question without supporting_facts or paragraphs: {str(item)[:200]}")
+        out.append(Question(str(item["question"]), gold))
+    return out
+
+
+def load_corpus(path: Path) -> list[Chunk]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(data, dict):
+        items = [(str(title), "".join(sents) if isinstance(sents, list) else str(sents))
+                 for title, sents in data.items()]
+    else:
+        items = [(str(p["title"]), str(p.get("text") or p.get("paragraph_text") or "")) for p in data]
+    return [make_chunk(path.name, f"{title}\n{text}", heading=title, position=i, source_type="json")
+            for i, (title, text) in enumerate(items)]
+
+
+def recall_at(ranked_titles: list[str], gold: set[str], k: int) -> float:
+    return len(gold & set(ranked_titles[:k])) / len(gold) if gold else 0.0
+
+
+def rrf(*rankings: list[str], k: int = 60) -> list[str]:
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, doc in enumerate(ranking):
+            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank + 1)
+    return sorted(scores, key=lambda d: -scores[d])
+
+
+def bench_database(url: str) -> str:
+    """A separate database on the same server (created if absent, schema applied)."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    from cubesage_core.db import apply_schema, connection
+
+    with connection(url) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (BENCH_DB,)).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+    params = conninfo_to_dict(url)
+    params["dbname"] = BENCH_DB
+    bench_url = make_conninfo(**params)
+    with psycopg.connect(bench_url, autocommit=True) as raw:  # pgvector types exist only after this
+        raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    apply_schema(bench_url)
+    return bench_url
+
+
+def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_url: str | None = None,
+        emit: Callable[[dict[str, Any]], None] = lambda row: print(json.dumps(row), flush=True),
+        progress: bool = True) -> list[dict[str, Any]]:
+    from cubesage_core.db import connection, database_url
+    from cubesage_core.embeddings import get_embedder
+    from cubesage_core.settings import get_settings
+    from sag_index.backends.base import VectorStore
+    from sag_index.backends.postgres import PostgresStore
+    from sag_index.pipeline import index_chunks
+    from sag_index.processor import FastProcessor
+    from sag_index.retrieval import RetrievalParams, Retriever
+
+    settings = get_settings()
+    backend = backend or ("elasticsearch" if settings.es_url else "postgres")
+    questions = load_questions(questions_path)
+    chunks = load_corpus(corpus_path)
+    title_of = {f"ev_{c.chunk_id}": c.heading for c in chunks}
+    url = bench_database(database_url(settings))
+    es_server = None
+    store: VectorStore
+    if backend == "elasticsearch":
+        from sag_index.backends.elasticsearch import ElasticsearchStore
+
+        es_url = es_url or settings.es_url
+        if not es_url:
+            from tests.infra.elasticsearch.es_server import start_elasticsearch
+
+            es_server = start_elasticsearch(Path(settings.data_dir) / "bench-es")
+            es_url = es_server.url
+        store = ElasticsearchStore(es_url, prefix=settings.es_index_prefix + BENCH_NAMESPACE)
+    elif backend == "postgres":
+        store = PostgresStore(url)
+    else:
+        raise ValueError(f"unknown backend {backend!r} (postgres or elasticsearch)")
+    try:
+        store.ensure()
+        store.reset()
+        with connection(url) as conn:
+            conn.execute("TRUNCATE sag.source_chunk, sag.event, sag.entity, sag.event_entity CASCADE")
+        embedder = get_embedder()
+        embedder.embed(["warm up"])
+        report = index_chunks(chunks, url, store, FastProcessor(), embedder, progress=progress,
+                              description=f"indexing {corpus_path.name} ({backend})")
+        retriever = Retriever(url, store, embedder)
+        systems: dict[str, Callable[[str], list[str]]] = {
+            "cubesage": lambda q: [e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10)).events],
+            "cubesage-no-expansion": lambda q: [
+                e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10, max_hops=0)).events],
+            "bm25": lambda q: [h.id for h in store.text_events(_tokens(q), 10)],
+            "dense": lambda q: [h.id for h in store.knn_events(embedder.embed_one(q), 10)],
+            "rrf": lambda q: rrf([h.id for h in store.text_events(_tokens(q), 20)],
+                                 [h.id for h in store.knn_events(embedder.embed_one(q), 20)])[:10],
+        }
+        rows = []
+        for name, system in systems.items():
+            recalls = {k: [] for k in KS}
+            latencies = []
+            for q in questions:
+                t = time.perf_counter()
+                ranked = [title_of[e] for e in system(q.question)]
+                latencies.append((time.perf_counter() - t) * 1000)
+                for k in KS:
+                    recalls[k].append(recall_at(ranked, q.gold_titles, k))
+            row = {"bench": "multihop", "system": name, "backend": backend, "n": len(questions),
+                   **{f"R@{k}": round(statistics.mean(v), 4) for k, v in recalls.items()},
+                   "index_chunks_per_s": round(report.chunks_per_s, 1),
+                   "query_ms_p50": round(statistics.median(latencies), 2),
+                   "query_ms_p95": round(_p95(latencies), 2)}
+            emit(row)
+            rows.append(row)
+        retriever.close()
+        return rows
+    finally:
+        store.close()
+        if es_server is not None:
+            es_server.stop()
+
+
+def _tokens(text: str) -> list[str]:
+    from sag_index._text import tokenize
+
+    return tokenize(text)
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]

@@ -1,0 +1,87 @@
+-- sag: SAG index (relational part) and the PostgreSQL vector/BM25 backend (pgvector + BM25 postings).
+CREATE SCHEMA IF NOT EXISTS sag;
+
+-- chunk -> event (exactly one), event <-> entity, chunk -> entity (through the event)
+CREATE TABLE IF NOT EXISTS sag.source_chunk (
+    chunk_id    text PRIMARY KEY,                  -- content hash of (source, heading, text)
+    source      text NOT NULL,                     -- file name, table name, corpus id
+    source_type text NOT NULL,                     -- markdown | text | html | json | row
+    kind        text NOT NULL DEFAULT 'doc' CHECK (kind IN ('doc', 'row')),
+    position    integer NOT NULL DEFAULT 0,
+    heading     text NOT NULL DEFAULT '',
+    text        text NOT NULL,
+    meta        jsonb NOT NULL DEFAULT '{}'::jsonb,
+    status      text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'indexed')),
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS source_chunk_pending_idx ON sag.source_chunk (status) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS source_chunk_source_idx ON sag.source_chunk (source);
+
+CREATE TABLE IF NOT EXISTS sag.event (
+    event_id   text PRIMARY KEY,
+    chunk_id   text NOT NULL UNIQUE REFERENCES sag.source_chunk(chunk_id) ON DELETE CASCADE,
+    title      text NOT NULL,
+    content    text NOT NULL,
+    mode       text NOT NULL DEFAULT 'fast',       -- fast | llm
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE IF NOT EXISTS sag.entity (
+    entity_id  text PRIMARY KEY,                   -- hash of normalized
+    name       text NOT NULL,
+    type       text NOT NULL,
+    normalized text NOT NULL UNIQUE
+);
+
+CREATE TABLE IF NOT EXISTS sag.event_entity (
+    event_id    text NOT NULL REFERENCES sag.event(event_id) ON DELETE CASCADE,
+    entity_id   text NOT NULL REFERENCES sag.entity(entity_id) ON DELETE CASCADE,
+    role        text NOT NULL DEFAULT 'mention' CHECK (role IN ('subject', 'mention')),
+    description text NOT NULL DEFAULT '',
+    PRIMARY KEY (event_id, entity_id)
+);
+CREATE INDEX IF NOT EXISTS event_entity_entity_idx ON sag.event_entity (entity_id, role);
+
+-- PostgreSQL backend of the vector/BM25 store (mirrors the three Elasticsearch indices)
+CREATE TABLE IF NOT EXISTS sag.event_vectors (
+    event_id  text PRIMARY KEY,
+    chunk_id  text NOT NULL,
+    kind      text NOT NULL DEFAULT 'doc',
+    title     text NOT NULL,
+    title_vec vector(512) NOT NULL,
+    content_vec vector(512) NOT NULL              -- title + content
+);
+CREATE INDEX IF NOT EXISTS event_vectors_kind_idx ON sag.event_vectors (kind);
+
+CREATE TABLE IF NOT EXISTS sag.entity_vectors (
+    entity_id  text PRIMARY KEY,
+    name       text NOT NULL,
+    normalized text NOT NULL,
+    type       text NOT NULL,
+    name_vec   vector(512)                        -- NULL for ids and numbers (matched exactly)
+);
+CREATE INDEX IF NOT EXISTS entity_vectors_normalized_idx ON sag.entity_vectors (normalized);
+
+CREATE TABLE IF NOT EXISTS sag.event_entity_vectors (
+    event_id    text NOT NULL,
+    entity_id   text NOT NULL,
+    description text NOT NULL,
+    desc_vec    vector(512) NOT NULL,
+    PRIMARY KEY (event_id, entity_id)
+);
+
+-- BM25 postings over the shared tokenizer's terms (idx: 'event' | 'entity')
+CREATE TABLE IF NOT EXISTS sag.bm25_doc (
+    idx    text NOT NULL,
+    doc_id text NOT NULL,
+    kind   text NOT NULL DEFAULT 'doc',
+    length integer NOT NULL,
+    PRIMARY KEY (idx, doc_id)
+);
+CREATE TABLE IF NOT EXISTS sag.bm25_term (
+    idx    text NOT NULL,
+    term   text NOT NULL,
+    doc_id text NOT NULL,
+    tf     integer NOT NULL,
+    PRIMARY KEY (idx, term, doc_id)
+);

@@ -1,0 +1,157 @@
+"""Elasticsearch backend: indices ``event_vectors``, ``entity_vectors``, ``event_entity_vectors``.
+
+dense_vector fields (cosine, HNSW) serve kNN; ``tokens`` fields hold the shared tokenizer's
+output analysed by the ``whitespace`` analyzer, so BM25 ranks the same terms as the PostgreSQL
+backend. Writes go through the bulk helper; ids are the SAG ids, so re-indexing overwrites.
+Index names carry ``prefix`` (settings.es_index_prefix plus an optional namespace).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from sag_index.backends.base import IndexBatch, VectorField, VectorStore
+from sag_index.errors import StoreUnavailable
+from sag_index.models import Hit
+
+DIM = 512
+_VEC = {"type": "dense_vector", "dims": DIM, "index": True, "similarity": "cosine"}
+_TOKENS = {"type": "text", "analyzer": "whitespace", "similarity": "BM25"}
+_MAPPINGS: dict[str, dict[str, Any]] = {
+    "event_vectors": {"event_id": {"type": "keyword"}, "chunk_id": {"type": "keyword"},
+                      "kind": {"type": "keyword"}, "title": {"type": "text"}, "tokens": _TOKENS,
+                      "title_vec": _VEC, "content_vec": _VEC},
+    "entity_vectors": {"entity_id": {"type": "keyword"}, "name": {"type": "keyword"},
+                       "normalized": {"type": "keyword"}, "type": {"type": "keyword"}, "tokens": _TOKENS,
+                       "name_vec": _VEC},
+    "event_entity_vectors": {"event_id": {"type": "keyword"}, "entity_id": {"type": "keyword"},
+                             "description": {"type": "text"}, "desc_vec": _VEC},
+}
+_VEC_FIELD = {"title": "title_vec", "content": "content_vec"}
+
+
+def _cos(es_score: float) -> float:
+    """ES reports cosine kNN scores as (1 + cos) / 2."""
+    return 2.0 * float(es_score) - 1.0
+
+
+class ElasticsearchStore(VectorStore):
+    backend = "elasticsearch"
+
+    def __init__(self, url: str, prefix: str = "cubesage_", timeout_s: float = 10.0) -> None:
+        from elasticsearch import Elasticsearch
+
+        self._es = Elasticsearch(url, request_timeout=timeout_s, retry_on_timeout=False, max_retries=0)
+        self._url = url
+        self.prefix = prefix.lower()
+        try:
+            self._es.info()
+        except Exception as err:
+            raise StoreUnavailable(f"Elasticsearch at {url} unreachable: {type(err).__name__}: {err}") from err
+
+    def index(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    def ensure(self) -> None:
+        for name, props in _MAPPINGS.items():
+            if not self._es.indices.exists(index=self.index(name)):
+                self._es.indices.create(
+                    index=self.index(name), settings={"number_of_shards": 1, "number_of_replicas": 0,
+                                                      "refresh_interval": "1s"},
+                    mappings={"dynamic": False, "properties": props})
+
+    def reset(self) -> None:
+        for name in _MAPPINGS:
+            self._es.indices.delete(index=self.index(name), ignore_unavailable=True)
+        self.ensure()
+
+    def upsert(self, batch: IndexBatch) -> None:
+        from elasticsearch.helpers import bulk
+
+        actions: list[dict[str, Any]] = []
+        for ev in batch.events:
+            actions.append({"_index": self.index("event_vectors"), "_id": ev.event_id, "_source": {
+                "event_id": ev.event_id, "chunk_id": ev.chunk_id, "kind": ev.kind, "title": ev.title,
+                "tokens": " ".join(ev.tokens), "title_vec": ev.title_vec.tolist(),
+                "content_vec": ev.content_vec.tolist()}})
+        for en in batch.entities:
+            source: dict[str, Any] = {"entity_id": en.entity_id, "name": en.name, "normalized": en.normalized,
+                                      "type": en.type, "tokens": " ".join(en.tokens)}
+            if en.name_vec is not None:
+                source["name_vec"] = en.name_vec.tolist()
+            actions.append({"_index": self.index("entity_vectors"), "_id": en.entity_id, "_source": source})
+        for ln in batch.links:
+            actions.append({"_index": self.index("event_entity_vectors"), "_id": f"{ln.event_id}|{ln.entity_id}",
+                            "_source": {"event_id": ln.event_id, "entity_id": ln.entity_id,
+                                        "description": ln.description, "desc_vec": ln.desc_vec.tolist()}})
+        if actions:
+            bulk(self._es, actions, chunk_size=1000, refresh="wait_for")
+
+    # -- search ---------------------------------------------------------------------------------
+    def _knn(self, index: str, field: str, vector: np.ndarray, k: int, filt: dict | None = None,
+             source: list[str] | None = None) -> list[dict[str, Any]]:
+        knn: dict[str, Any] = {"field": field, "query_vector": vector.tolist(), "k": k,
+                               "num_candidates": max(k * 5, 100)}
+        if filt:
+            knn["filter"] = filt
+        resp = self._es.search(index=self.index(index), knn=knn, size=k, source=source or False)
+        return resp["hits"]["hits"]
+
+    def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
+                   kinds: Sequence[str] | None = None) -> list[Hit]:
+        filt = {"terms": {"kind": list(kinds)}} if kinds else None
+        return [Hit(h["_id"], _cos(h["_score"])) for h in self._knn("event_vectors", _VEC_FIELD[field], vector,
+                                                                   k, filt)]
+
+    def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content"
+                     ) -> dict[str, float]:
+        if not ids:
+            return {}
+        hits = self._knn("event_vectors", _VEC_FIELD[field], vector, len(ids), {"ids": {"values": list(ids)}})
+        return {h["_id"]: _cos(h["_score"]) for h in hits}
+
+    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0) -> list[Hit]:
+        hits = self._knn("entity_vectors", "name_vec", vector, k)
+        return [Hit(h["_id"], s) for h in hits if (s := _cos(h["_score"])) >= threshold]
+
+    def knn_links(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+        hits = self._knn("event_entity_vectors", "desc_vec", vector, k, source=["event_id", "entity_id"])
+        return [(h["_source"]["event_id"], h["_source"]["entity_id"], _cos(h["_score"])) for h in hits]
+
+    def _bm25(self, index: str, tokens: Sequence[str], k: int, filters: list[dict[str, Any]]) -> list[Hit]:
+        terms = sorted(set(tokens))
+        if not terms:
+            return []
+        query: dict[str, Any] = {"bool": {"should": [{"match": {"tokens": " ".join(terms)}}],
+                                          "minimum_should_match": 1, "filter": filters}}
+        resp = self._es.search(index=self.index(index), query=query, size=k, source=False)
+        return [Hit(h["_id"], float(h["_score"])) for h in resp["hits"]["hits"]]
+
+    def text_events(self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None,
+                    ids: Sequence[str] | None = None) -> list[Hit]:
+        if ids is not None and not ids:
+            return []
+        filters: list[dict[str, Any]] = []
+        if kinds:
+            filters.append({"terms": {"kind": list(kinds)}})
+        if ids is not None:
+            filters.append({"ids": {"values": list(ids)}})
+        return self._bm25("event_vectors", tokens, k, filters)
+
+    def text_entities(self, tokens: Sequence[str], k: int) -> list[Hit]:
+        return self._bm25("entity_vectors", tokens, k, [])
+
+    def count(self) -> dict[str, int]:
+        def n(name: str) -> int:
+            if not self._es.indices.exists(index=self.index(name)):
+                return 0
+            self._es.indices.refresh(index=self.index(name))
+            return int(self._es.count(index=self.index(name))["count"])
+
+        return {"events": n("event_vectors"), "entities": n("entity_vectors"), "links": n("event_entity_vectors")}
+
+    def close(self) -> None:
+        self._es.close()

@@ -1,0 +1,184 @@
+"""PostgreSQL backend: pgvector cosine search and BM25 over token postings, in schema ``sag``.
+
+Exact (sequential) vector search keeps bulk loads fast and results exact; ``kind`` filters
+narrow scans (wiki events vs. table rows). BM25 uses Lucene's formula (k1=1.2, b=0.75)
+over ``sag.bm25_term``/``sag.bm25_doc``, filled from the shared tokenizer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import psycopg
+
+from cubesage_core.db import apply_schema, connect
+from sag_index.backends.base import IndexBatch, VectorField, VectorStore
+from sag_index.errors import StoreUnavailable
+from sag_index.models import Hit
+
+K1, B = 1.2, 0.75
+_VEC_COLUMN = {"title": "title_vec", "content": "content_vec"}
+
+
+class PostgresStore(VectorStore):
+    backend = "postgres"
+
+    def __init__(self, url: str) -> None:
+        try:
+            self._conn = connect(url)
+        except psycopg.OperationalError as err:
+            raise StoreUnavailable(f"PostgreSQL store unreachable: {err}") from err
+        self._url = url
+        self._stats: dict[str, tuple[int, float, float]] = {}
+
+    def ensure(self) -> None:
+        exists = self._conn.execute("SELECT to_regclass('sag.bm25_term')").fetchone()[0]
+        if exists is None:
+            apply_schema(self._url)
+
+    def reset(self) -> None:
+        self._conn.execute("TRUNCATE sag.event_vectors, sag.entity_vectors, sag.event_entity_vectors, "
+                           "sag.bm25_doc, sag.bm25_term")
+        self._stats.clear()
+
+    def upsert(self, batch: IndexBatch) -> None:
+        postings: list[tuple[str, str, str, int]] = []
+        docs: list[tuple[str, str, str, int]] = []
+        for ev in batch.events:
+            counts = Counter(ev.tokens)
+            docs.append(("event", ev.event_id, ev.kind, len(ev.tokens)))
+            postings.extend(("event", term, ev.event_id, tf) for term, tf in counts.items())
+        for en in batch.entities:
+            counts = Counter(en.tokens)
+            docs.append(("entity", en.entity_id, "entity", len(en.tokens)))
+            postings.extend(("entity", term, en.entity_id, tf) for term, tf in counts.items())
+        with self._conn.transaction(), self._conn.cursor() as cur:
+            cur.execute("CREATE TEMP TABLE IF NOT EXISTS _ev (LIKE sag.event_vectors) ON COMMIT DROP")
+            with cur.copy("COPY _ev (event_id, chunk_id, kind, title, title_vec, content_vec) FROM STDIN "
+                          "WITH (FORMAT BINARY)") as copy:
+                copy.set_types(["text", "text", "text", "text", "vector", "vector"])
+                for ev in batch.events:
+                    copy.write_row((ev.event_id, ev.chunk_id, ev.kind, ev.title, ev.title_vec, ev.content_vec))
+            cur.execute("INSERT INTO sag.event_vectors SELECT DISTINCT ON (event_id) * FROM _ev "
+                        "ON CONFLICT (event_id) DO UPDATE SET "
+                        "chunk_id = EXCLUDED.chunk_id, kind = EXCLUDED.kind, title = EXCLUDED.title, "
+                        "title_vec = EXCLUDED.title_vec, content_vec = EXCLUDED.content_vec")
+            cur.execute("CREATE TEMP TABLE IF NOT EXISTS _en (LIKE sag.entity_vectors) ON COMMIT DROP")
+            with cur.copy("COPY _en (entity_id, name, normalized, type, name_vec) FROM STDIN "
+                          "WITH (FORMAT BINARY)") as copy:
+                copy.set_types(["text", "text", "text", "text", "vector"])
+                for en in batch.entities:
+                    copy.write_row((en.entity_id, en.name, en.normalized, en.type, en.name_vec))
+            cur.execute("INSERT INTO sag.entity_vectors SELECT DISTINCT ON (entity_id) * FROM _en "
+                        "ON CONFLICT (entity_id) DO UPDATE SET name_vec = "
+                        "COALESCE(EXCLUDED.name_vec, sag.entity_vectors.name_vec)")
+            if batch.links:
+                cur.executemany(
+                    "INSERT INTO sag.event_entity_vectors VALUES (%s, %s, %s, %s) ON CONFLICT (event_id, "
+                    "entity_id) DO UPDATE SET description = EXCLUDED.description, desc_vec = EXCLUDED.desc_vec",
+                    [(ln.event_id, ln.entity_id, ln.description, ln.desc_vec) for ln in batch.links])
+            if docs:
+                ids_by_idx: dict[str, list[str]] = {}
+                for idx, doc_id, _, _ in docs:
+                    ids_by_idx.setdefault(idx, []).append(doc_id)
+                for idx, ids in ids_by_idx.items():  # replace postings of re-indexed docs
+                    cur.execute("DELETE FROM sag.bm25_term WHERE idx = %s AND doc_id = ANY(%s)", (idx, ids))
+                cur.execute("CREATE TEMP TABLE IF NOT EXISTS _bd (LIKE sag.bm25_doc) ON COMMIT DROP")
+                with cur.copy("COPY _bd FROM STDIN") as copy:
+                    for row in docs:
+                        copy.write_row(row)
+                cur.execute("INSERT INTO sag.bm25_doc SELECT DISTINCT ON (idx, doc_id) * FROM _bd "
+                            "ON CONFLICT (idx, doc_id) DO UPDATE SET length = EXCLUDED.length, kind = EXCLUDED.kind")
+                cur.execute("CREATE TEMP TABLE IF NOT EXISTS _bt (LIKE sag.bm25_term) ON COMMIT DROP")
+                with cur.copy("COPY _bt (idx, term, doc_id, tf) FROM STDIN") as copy:
+                    for row in postings:
+                        copy.write_row(row)
+                cur.execute("INSERT INTO sag.bm25_term SELECT DISTINCT ON (idx, term, doc_id) * FROM _bt "
+                            "ON CONFLICT (idx, term, doc_id) DO UPDATE SET tf = EXCLUDED.tf")
+        self._stats.clear()
+
+    # -- search ---------------------------------------------------------------------------------
+    def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
+                   kinds: Sequence[str] | None = None) -> list[Hit]:
+        col = _VEC_COLUMN[field]
+        where = "WHERE kind = ANY(%(kinds)s)" if kinds else ""
+        rows = self._conn.execute(
+            f"SELECT event_id, 1 - ({col} <=> %(v)s) FROM sag.event_vectors {where} "
+            f"ORDER BY {col} <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k, "kinds": list(kinds or [])}).fetchall()
+        return [Hit(r[0], float(r[1])) for r in rows]
+
+    def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content"
+                     ) -> dict[str, float]:
+        if not ids:
+            return {}
+        col = _VEC_COLUMN[field]
+        rows = self._conn.execute(f"SELECT event_id, 1 - ({col} <=> %s) FROM sag.event_vectors "
+                                  "WHERE event_id = ANY(%s)", (vector, list(ids))).fetchall()
+        return {r[0]: float(r[1]) for r in rows}
+
+    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0) -> list[Hit]:
+        rows = self._conn.execute(
+            "SELECT entity_id, 1 - (name_vec <=> %(v)s) AS s FROM sag.entity_vectors WHERE name_vec IS NOT NULL "
+            "ORDER BY name_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k}).fetchall()
+        return [Hit(r[0], float(r[1])) for r in rows if r[1] >= threshold]
+
+    def knn_links(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+        rows = self._conn.execute(
+            "SELECT event_id, entity_id, 1 - (desc_vec <=> %(v)s) FROM sag.event_entity_vectors "
+            "ORDER BY desc_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k}).fetchall()
+        return [(r[0], r[1], float(r[2])) for r in rows]
+
+    def text_events(self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None,
+                    ids: Sequence[str] | None = None) -> list[Hit]:
+        return self._bm25("event", tokens, k, kinds, ids)
+
+    def text_entities(self, tokens: Sequence[str], k: int) -> list[Hit]:
+        return self._bm25("entity", tokens, k, None, None)
+
+    def _bm25(self, idx: str, tokens: Sequence[str], k: int, kinds: Sequence[str] | None,
+              ids: Sequence[str] | None) -> list[Hit]:
+        terms = sorted(set(tokens))
+        if not terms or (ids is not None and not ids):
+            return []
+        n_docs, avgdl = self._collection_stats(idx)
+        if n_docs == 0:
+            return []
+        filters = ""
+        if kinds:
+            filters += " AND d.kind = ANY(%(kinds)s)"
+        if ids is not None:
+            filters += " AND t.doc_id = ANY(%(ids)s)"
+        rows = self._conn.execute(
+            f"""WITH q AS (SELECT unnest(%(terms)s::text[]) AS term),
+                   df AS (SELECT q.term, count(*) AS df FROM q JOIN sag.bm25_term t
+                          ON t.idx = %(idx)s AND t.term = q.term GROUP BY q.term)
+               SELECT t.doc_id, sum(ln(1 + (%(n)s - df.df + 0.5) / (df.df + 0.5))
+                        * t.tf * ({K1} + 1) / (t.tf + {K1} * (1 - {B} + {B} * d.length / %(avgdl)s))) AS score
+               FROM df JOIN sag.bm25_term t ON t.idx = %(idx)s AND t.term = df.term
+               JOIN sag.bm25_doc d ON d.idx = t.idx AND d.doc_id = t.doc_id
+               WHERE true {filters}
+               GROUP BY t.doc_id ORDER BY score DESC, t.doc_id LIMIT %(k)s""",
+            {"terms": terms, "idx": idx, "n": n_docs, "avgdl": avgdl, "k": k,
+             "kinds": list(kinds or []), "ids": list(ids or [])}).fetchall()
+        return [Hit(r[0], float(r[1])) for r in rows]
+
+    def _collection_stats(self, idx: str) -> tuple[int, float]:
+        cached = self._stats.get(idx)
+        if cached is None or time.monotonic() - cached[2] > 30:
+            n, avgdl = self._conn.execute("SELECT count(*), coalesce(avg(length), 1) FROM sag.bm25_doc "
+                                          "WHERE idx = %s", (idx,)).fetchone()
+            cached = (int(n), float(avgdl) or 1.0, time.monotonic())
+            self._stats[idx] = cached
+        return cached[0], cached[1]
+
+    def count(self) -> dict[str, int]:
+        row = self._conn.execute(
+            "SELECT (SELECT count(*) FROM sag.event_vectors), (SELECT count(*) FROM sag.entity_vectors), "
+            "(SELECT count(*) FROM sag.event_entity_vectors)").fetchone()
+        return {"events": row[0], "entities": row[1], "links": row[2]}
+
+    def close(self) -> None:
+        self._conn.close()

@@ -1,0 +1,148 @@
+"""Indexing pipeline ``chunks -> processor -> filter -> parser -> saver``, batched and resumable.
+
+Chunks are first registered as ``pending`` (ids are content hashes, so nothing is registered
+twice). Each batch is processed, filtered, parsed, embedded and saved: vectors go to the store
+first (idempotent upserts by id), then one PostgreSQL transaction writes events, entities and
+links and marks the chunks ``indexed``. A crash loses at most the batch in flight, which the
+next run picks up again; no chunk gets a second event.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cubesage_core.db import connection
+from cubesage_core.embeddings import Embedder, get_embedder
+from sag_index import repository
+from sag_index._stages import filter_extraction, parse_extraction
+from sag_index._text import tokenize
+from sag_index.backends.base import EntityDoc, EventDoc, IndexBatch, LinkDoc, VectorStore
+from sag_index.models import Chunk, EventRecord
+from sag_index.processor import FastProcessor, Processor
+
+
+@dataclass
+class IndexReport:
+    chunks_total: int = 0
+    chunks_new: int = 0
+    chunks_processed: int = 0
+    chunks_already_indexed: int = 0
+    events_written: int = 0
+    entities_new: int = 0
+    fallbacks: int = 0
+    mode: str = "fast"
+    backend: str = ""
+    store_fallback: str | None = None
+    seconds: float = 0.0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def chunks_per_s(self) -> float:
+        return self.chunks_processed / self.seconds if self.seconds else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "chunks_per_s": round(self.chunks_per_s, 1)}
+
+
+def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processor: Processor | None = None,
+                 embedder: Embedder | None = None, batch_size: int = 256, progress: bool = False,
+                 relation_vectors: bool = False, description: str = "indexing") -> IndexReport:
+    """Index ``chunks`` into the relational tables at ``url`` and into ``store``; skip indexed ones."""
+    started = time.monotonic()
+    processor = processor or FastProcessor()
+    embedder = embedder or get_embedder()
+    unique = list({c.chunk_id: c for c in chunks}.values())
+    report = IndexReport(chunks_total=len(unique), mode=processor.mode, backend=store.backend,
+                         store_fallback=store.fallback_reason)
+    timing = {"register": 0.0, "process": 0.0, "filter_parse": 0.0, "embed": 0.0, "save": 0.0}
+    with connection(url) as conn:
+        t = time.monotonic()
+        report.chunks_new = repository.register_chunks(conn, unique)
+        pending = repository.pending_ids(conn, [c.chunk_id for c in unique])
+        todo = [c for c in unique if c.chunk_id in pending]
+        report.chunks_already_indexed = len(unique) - len(todo)
+        timing["register"] += time.monotonic() - t
+        bar = _progress(progress, description, len(todo))
+        try:
+            for start in range(0, len(todo), batch_size):
+                batch = todo[start : start + batch_size]
+                t = time.monotonic()
+                extractions = processor.process(batch)
+                timing["process"] += time.monotonic() - t
+                t = time.monotonic()
+                records = [parse_extraction(filter_extraction(x, c), c)
+                           for x, c in zip(extractions, batch, strict=True)]
+                report.fallbacks += sum(1 for x in extractions if x.fallback_reason)
+                timing["filter_parse"] += time.monotonic() - t
+                t = time.monotonic()
+                known = repository.known_entities(conn, {e.entity_id for r in records for e in r.entities})
+                index_batch = build_index_batch(records, known, embedder, relation_vectors)
+                timing["embed"] += time.monotonic() - t
+                t = time.monotonic()
+                store.upsert(index_batch)
+                repository.save_events(conn, records)
+                timing["save"] += time.monotonic() - t
+                report.chunks_processed += len(batch)
+                report.events_written += len(records)
+                report.entities_new += len(index_batch.entities)
+                if bar is not None:
+                    bar[0].advance(bar[1], len(batch))
+        finally:
+            if bar is not None:
+                bar[0].stop()
+    report.seconds = time.monotonic() - started
+    report.stage_seconds = {k: round(v, 3) for k, v in timing.items()}
+    return report
+
+
+def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str], embedder: Embedder,
+                      relation_vectors: bool) -> IndexBatch:
+    """Embed what the store needs: event title and title+content, new entity names, link descriptions.
+
+    Table rows embed one text (title + content) for both event vectors; ids, dates and numbers are
+    matched exactly and get no name vector.
+    """
+    texts: list[str] = []
+
+    def slot(text: str) -> int:
+        texts.append(text)
+        return len(texts) - 1
+
+    plan: list[tuple[EventRecord, int, int]] = []
+    for r in records:
+        content_slot = slot(f"{r.title}. {r.content}")
+        title_slot = content_slot if r.chunk.kind == "row" else slot(r.title)
+        plan.append((r, title_slot, content_slot))
+    new_entities = {e.entity_id: e for r in records for e in r.entities if e.entity_id not in known_entity_ids}
+    entity_slots = {eid: slot(e.name) if e.embed else None for eid, e in new_entities.items()}
+    link_plan = []
+    if relation_vectors:
+        link_plan = [(ln, slot(ln.description)) for r in records if r.chunk.kind == "doc" for ln in r.links]
+    vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dim), dtype=np.float32)
+    batch = IndexBatch()
+    for r, ts, cs in plan:
+        batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
+                                     tokenize(r.tokens_text), vectors[ts], vectors[cs]))
+    for eid, e in new_entities.items():
+        s = entity_slots[eid]
+        batch.entities.append(EntityDoc(eid, e.name, e.normalized, e.type, tokenize(e.name),
+                                        vectors[s] if s is not None else None))
+    batch.links = [LinkDoc(ln.event_id, ln.entity_id, ln.description, vectors[s]) for ln, s in link_plan]
+    return batch
+
+
+def _progress(enabled: bool, description: str, total: int):
+    if not enabled:
+        return None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeRemainingColumn(), transient=False)
+    task = bar.add_task(description, total=total)
+    bar.start()
+    return bar, task

@@ -1,0 +1,115 @@
+"""Relational part of the SAG index in PostgreSQL schema ``sag``: writes (saver) and exact joins.
+
+Used for Step 3 channel 1 (entity -> event), Step 5 multi-hop expansion (entity <-> event)
+and Step 8 chunk backtrack, as the seed assigns them to the relational store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from sag_index.models import Chunk, EventRecord
+
+
+def register_chunks(conn: psycopg.Connection, chunks: Sequence[Chunk]) -> int:
+    """Insert chunks as ``pending`` unless present (by content-hash id). Returns how many were new."""
+    if not chunks:
+        return 0
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("CREATE TEMP TABLE IF NOT EXISTS _r_sc (LIKE sag.source_chunk INCLUDING DEFAULTS) "
+                    "ON COMMIT DROP")
+        with cur.copy("COPY _r_sc (chunk_id, source, source_type, kind, position, heading, text, meta) "
+                      "FROM STDIN") as copy:
+            for c in chunks:
+                copy.write_row((c.chunk_id, c.source, c.source_type, c.kind, c.position, c.heading,
+                                c.text.replace("\x00", ""), Jsonb(c.meta)))
+        cur.execute("INSERT INTO sag.source_chunk SELECT DISTINCT ON (chunk_id) * FROM _r_sc "
+                    "ON CONFLICT (chunk_id) DO NOTHING")
+        return cur.rowcount
+
+
+def pending_ids(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> set[str]:
+    rows = conn.execute("SELECT chunk_id FROM sag.source_chunk WHERE chunk_id = ANY(%s) AND status = 'pending'",
+                        (list(chunk_ids),)).fetchall()
+    return {r[0] for r in rows}
+
+
+def known_entities(conn: psycopg.Connection, entity_ids: Iterable[str]) -> set[str]:
+    rows = conn.execute("SELECT entity_id FROM sag.entity WHERE entity_id = ANY(%s)", (list(entity_ids),))
+    return {r[0] for r in rows.fetchall()}
+
+
+def save_events(conn: psycopg.Connection, records: Sequence[EventRecord]) -> None:
+    """One transaction: events, entities, links; then the chunks are marked ``indexed``."""
+    entities = {e.entity_id: e for r in records for e in r.entities}
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("CREATE TEMP TABLE IF NOT EXISTS _r_en (LIKE sag.entity) ON COMMIT DROP")
+        with cur.copy("COPY _r_en (entity_id, name, type, normalized) FROM STDIN") as copy:
+            for e in entities.values():
+                copy.write_row((e.entity_id, e.name, e.type, e.normalized))
+        cur.execute("INSERT INTO sag.entity SELECT * FROM _r_en ON CONFLICT DO NOTHING")
+        cur.execute("CREATE TEMP TABLE IF NOT EXISTS _r_ev (LIKE sag.event INCLUDING DEFAULTS) ON COMMIT DROP")
+        with cur.copy("COPY _r_ev (event_id, chunk_id, title, content, mode) FROM STDIN") as copy:
+            for r in records:
+                copy.write_row((r.event_id, r.chunk.chunk_id, r.title, r.content, r.mode))
+        cur.execute("INSERT INTO sag.event SELECT * FROM _r_ev ON CONFLICT (event_id) DO NOTHING")
+        cur.execute("CREATE TEMP TABLE IF NOT EXISTS _r_ee (LIKE sag.event_entity) ON COMMIT DROP")
+        with cur.copy("COPY _r_ee (event_id, entity_id, role, description) FROM STDIN") as copy:
+            for r in records:
+                for link in r.links:
+                    copy.write_row((link.event_id, link.entity_id, link.role, link.description))
+        cur.execute("INSERT INTO sag.event_entity SELECT * FROM _r_ee ON CONFLICT DO NOTHING")
+        cur.execute("UPDATE sag.source_chunk SET status = 'indexed' WHERE chunk_id = ANY(%s)",
+                    ([r.chunk.chunk_id for r in records],))
+
+
+# -- reads used by retrieval --------------------------------------------------------------------
+def entity_dictionary(conn: psycopg.Connection) -> dict[str, str]:
+    """normalized name -> entity_id, for dictionary NER."""
+    return dict(conn.execute("SELECT normalized, entity_id FROM sag.entity").fetchall())
+
+
+def events_of_entities(conn: psycopg.Connection, entity_ids: Sequence[str], max_df: int
+                       ) -> list[tuple[str, str, str]]:
+    """(event_id, entity_id, role) for entities linked to at most ``max_df`` events (hubs skipped)."""
+    if not entity_ids:
+        return []
+    return conn.execute(
+        """WITH df AS (SELECT entity_id FROM sag.event_entity WHERE entity_id = ANY(%s)
+                       GROUP BY entity_id HAVING count(*) <= %s)
+           SELECT ee.event_id, ee.entity_id, ee.role FROM sag.event_entity ee JOIN df USING (entity_id)""",
+        (list(entity_ids), max_df)).fetchall()
+
+
+def entities_of_events(conn: psycopg.Connection, event_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+    if not event_ids:
+        return []
+    return conn.execute("SELECT event_id, entity_id, role FROM sag.event_entity WHERE event_id = ANY(%s)",
+                        (list(event_ids),)).fetchall()
+
+
+def event_details(conn: psycopg.Connection, event_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    rows = conn.execute(
+        """SELECT e.event_id, e.title, e.content, e.chunk_id, c.source, c.kind, c.meta
+           FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) WHERE e.event_id = ANY(%s)""",
+        (list(event_ids),)).fetchall()
+    return {r[0]: {"title": r[1], "content": r[2], "chunk_id": r[3], "source": r[4], "kind": r[5], "meta": r[6]}
+            for r in rows}
+
+
+def chunks_by_id(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    rows = conn.execute("SELECT chunk_id, source, heading, text, kind, meta FROM sag.source_chunk "
+                        "WHERE chunk_id = ANY(%s)", (list(chunk_ids),)).fetchall()
+    return {r[0]: {"source": r[1], "heading": r[2], "text": r[3], "kind": r[4], "meta": r[5]} for r in rows}
+
+
+def counts(conn: psycopg.Connection) -> dict[str, int]:
+    row = conn.execute(
+        """SELECT (SELECT count(*) FROM sag.source_chunk), (SELECT count(*) FROM sag.source_chunk
+                  WHERE status = 'pending'), (SELECT count(*) FROM sag.event), (SELECT count(*) FROM sag.entity),
+                  (SELECT count(*) FROM sag.event_entity)""").fetchone()
+    return dict(zip(("chunks", "pending", "events", "entities", "links"), row, strict=True))

@@ -1,0 +1,299 @@
+"""The 8-step SAG retrieval over the relational index and a vector/BM25 store.
+
+1 NER (dictionary/BM25 fast, or DSPy) -> 2 entity recall (top_k 20, cosine >= 0.9) ->
+3 dual-channel event recall (SQL entity->event join, and kNN k=20 plus BM25 k=20) ->
+4 event details -> 5 multi-hop expansion over entity<->event (max_hops 1) -> 6 coarse rerank
+by vector similarity (max 100 events) -> 7 selection of top_k (numeric formula fast, or DSPy)
+-> 8 chunk backtrack (dedupe by chunk id). Every step records its candidates and timing.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from cubesage_core.db import connect
+from cubesage_core.embeddings import Embedder, get_embedder
+from sag_index import repository
+from sag_index._ner import dictionary_mentions, surface_mentions
+from sag_index._text import normalize_name, tokenize
+from sag_index.backends.base import VectorStore
+from sag_index.errors import NotIndexedError
+
+
+@dataclass
+class RetrievalParams:
+    entity_top_k: int = 20
+    entity_threshold: float = 0.9
+    event_k: int = 20
+    max_hops: int = 1
+    expand_from: int = 10          # seeds (best first) whose entities are expanded
+    max_events: int = 100
+    top_k: int = 10
+    max_entity_df: int = 40        # entities linked to more events are hubs: not walked
+    kinds: tuple[str, ...] | None = None
+    # fast selection formula weights
+    w_text: float = 0.5            # BM25 share of the relevance (rest: vector similarity)
+    w_entity: float = 0.3          # question entities linked to the event
+    w_bridge: float = 0.4          # relevance of a linked event (bridge)
+    w_hop: float = 0.05            # penalty per hop
+
+
+@dataclass
+class Candidate:
+    event_id: str
+    hop: int = 0
+    channels: set[str] = field(default_factory=set)
+    via: list[str] = field(default_factory=list)
+    vector: float = 0.0
+    text: float = 0.0
+    entity: float = 0.0
+    bridge: float = 0.0
+    score: float = 0.0
+
+
+@dataclass
+class Step:
+    name: str
+    ms: float
+    candidates: list[dict[str, Any]]
+    note: str = ""
+
+
+@dataclass
+class RetrievedEvent:
+    event_id: str
+    chunk_id: str
+    title: str
+    content: str
+    source: str
+    kind: str
+    score: float
+    hop: int
+    meta: dict[str, Any]
+
+
+@dataclass
+class RetrievalResult:
+    question: str
+    events: list[RetrievedEvent]
+    chunks: list[dict[str, Any]]
+    steps: list[Step]
+    modes: dict[str, str]
+    entities: list[dict[str, Any]]
+
+    @property
+    def total_ms(self) -> float:
+        return sum(s.ms for s in self.steps)
+
+    def explain(self) -> dict[str, Any]:
+        return {"question": self.question, "modes": self.modes, "total_ms": round(self.total_ms, 2),
+                "steps": [asdict(s) for s in self.steps],
+                "events": [{k: v for k, v in asdict(e).items() if k != "meta"} for e in self.events]}
+
+
+class Retriever:
+    """Runs the 8 steps; ``ner`` and ``selector`` may be replaced by the DSPy implementations."""
+
+    def __init__(self, url: str, store: VectorStore, embedder: Embedder | None = None,
+                 params: RetrievalParams | None = None,
+                 ner: Callable[[str, dict[str, str]], tuple[list[str], list[str], str]] | None = None,
+                 selector: Callable[[str, list[Candidate], dict[str, dict], int], tuple[list[str], str]] | None = None
+                 ) -> None:
+        self.url = url
+        self.store = store
+        self.embedder = embedder or get_embedder()
+        self.params = params or RetrievalParams()
+        self._conn = connect(url)
+        self._dictionary: dict[str, str] | None = None
+        self._ner = ner
+        self._selector = selector
+
+    def dictionary(self) -> dict[str, str]:
+        if self._dictionary is None:
+            self._dictionary = repository.entity_dictionary(self._conn)
+        return self._dictionary
+
+    def refresh(self) -> None:
+        self._dictionary = None
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def retrieve(self, question: str, params: RetrievalParams | None = None) -> RetrievalResult:
+        p = params or self.params
+        steps: list[Step] = []
+        clock = time.perf_counter()
+
+        def done(name: str, candidates: list[dict[str, Any]], note: str = "") -> None:
+            nonlocal clock
+            now = time.perf_counter()
+            steps.append(Step(name, round((now - clock) * 1000, 3), candidates[:50], note))
+            clock = now
+
+        dictionary = self.dictionary()
+        if not dictionary:
+            raise NotIndexedError("the SAG index is empty: run `cubesage sag index` first")
+        # Step 1: NER
+        if self._ner is not None:
+            exact_ids, free, ner_mode = self._ner(question, dictionary)
+        else:
+            found = dictionary_mentions(question, dictionary)
+            exact_ids = [m.entity_id for m in found if m.entity_id]
+            known = {m.text for m in found}
+            free = [s for s in surface_mentions(question) if normalize_name(s) not in known]
+            ner_mode = "fast"
+        done("1_ner", [{"entity_id": e} for e in exact_ids] + [{"mention": m} for m in free],
+             f"{len(exact_ids)} dictionary hits, {len(free)} free mentions")
+
+        # Step 2: entity recall (exact names score 1.0; free mentions by name vector >= threshold)
+        qvec = self.embedder.embed_one(question)
+        entity_scores: dict[str, float] = dict.fromkeys(exact_ids, 1.0)
+        if free:
+            for vec in self.embedder.embed(free):
+                for hit in self.store.knn_entities(vec, p.entity_top_k, p.entity_threshold):
+                    entity_scores[hit.id] = max(entity_scores.get(hit.id, 0.0), hit.score)
+        done("2_entity_recall", [{"entity_id": k, "score": round(v, 4)} for k, v in entity_scores.items()])
+
+        # Step 3: dual-channel event recall
+        cands: dict[str, Candidate] = {}
+        links = repository.events_of_entities(self._conn, list(entity_scores), p.max_entity_df)
+        df: dict[str, int] = defaultdict(int)
+        for _, entity_id, _ in links:
+            df[entity_id] += 1
+        for event_id, entity_id, role in links:
+            c = cands.setdefault(event_id, Candidate(event_id))
+            c.channels.add("entity")
+            weight = entity_scores[entity_id] / math.log2(1 + df[entity_id])
+            c.entity += weight * (1.0 if role == "subject" else 0.5)
+            c.via.append(entity_id)
+        kinds = list(p.kinds) if p.kinds else None
+        for hit in self.store.knn_events(qvec, p.event_k, "content", kinds):
+            cands.setdefault(hit.id, Candidate(hit.id)).channels.add("knn")
+        qtokens = tokenize(question)
+        for hit in self.store.text_events(qtokens, p.event_k, kinds):
+            cands.setdefault(hit.id, Candidate(hit.id)).channels.add("bm25")
+        if kinds and links:
+            allowed = set(self._kinds_of(list(cands), kinds))
+            cands = {k: v for k, v in cands.items() if k in allowed}
+        done("3_event_recall", [_brief(c) for c in cands.values()],
+             f"{sum('entity' in c.channels for c in cands.values())} by entity join, "
+             f"{sum(bool(c.channels & {'knn', 'bm25'}) for c in cands.values())} by kNN/BM25")
+
+        # Step 4: event details (entities of every seed)
+        seed_links = repository.entities_of_events(self._conn, list(cands))
+        event_entities: dict[str, dict[str, str]] = defaultdict(dict)
+        for event_id, entity_id, role in seed_links:
+            event_entities[event_id][entity_id] = role
+        done("4_event_details", [{"event_id": k, "entities": len(v)} for k, v in event_entities.items()])
+
+        # Step 6 needs first-stage relevance of seeds to pick what to expand
+        self._score_relevance(qvec, qtokens, cands, p)
+        # Step 5: multi-hop expansion over entity <-> event
+        graph: dict[str, set[str]] = defaultdict(set)
+        frontier = sorted(cands.values(), key=lambda c: c.score, reverse=True)[: p.expand_from]
+        for hop in range(1, p.max_hops + 1):
+            walk_entities = {en for c in frontier for en in event_entities.get(c.event_id, {})}
+            reached = repository.events_of_entities(self._conn, list(walk_entities), p.max_entity_df)
+            by_entity: dict[str, list[tuple[str, str]]] = defaultdict(list)
+            for event_id, entity_id, role in reached:
+                by_entity[entity_id].append((event_id, role))
+                event_entities[event_id].setdefault(entity_id, role)
+            new: list[Candidate] = []
+            for seed in frontier:
+                for entity_id, seed_role in event_entities.get(seed.event_id, {}).items():
+                    for event_id, role in by_entity.get(entity_id, []):
+                        # a bridge: the shared entity is the subject of one side (X mentions Y's topic)
+                        if event_id == seed.event_id or (role != "subject" and seed_role != "subject"):
+                            continue
+                        graph[event_id].add(seed.event_id)
+                        graph[seed.event_id].add(event_id)
+                        if event_id not in cands:
+                            c = Candidate(event_id, hop=hop, channels={"expansion"}, via=[entity_id])
+                            cands[event_id] = c
+                            new.append(c)
+            if kinds and new:
+                allowed = set(self._kinds_of([c.event_id for c in new], kinds))
+                for c in new:
+                    if c.event_id not in allowed:
+                        cands.pop(c.event_id, None)
+                new = [c for c in new if c.event_id in allowed]
+            frontier = new
+        expanded = [c for c in cands.values() if c.hop > 0]
+        done("5_multihop_expansion", [_brief(c) for c in expanded],
+             f"{len(expanded)} events injected over {p.max_hops} hop(s)")
+
+        # Step 6: coarse rerank by vector similarity, keep max_events
+        self._score_relevance(qvec, qtokens, cands, p, only=[c.event_id for c in expanded])
+        pool = sorted(cands.values(), key=lambda c: c.vector, reverse=True)[: p.max_events]
+        done("6_coarse_rerank", [_brief(c) for c in pool], f"{len(pool)} of {len(cands)} kept")
+
+        # Step 7: selection
+        pool_ids = {c.event_id for c in pool}
+        for c in pool:
+            linked = [cands[o].score for o in graph.get(c.event_id, ()) if o in pool_ids]
+            c.bridge = max(linked, default=0.0)
+        details = repository.event_details(self._conn, [c.event_id for c in pool])
+        if self._selector is not None:
+            chosen, select_mode = self._selector(question, pool, details, p.top_k)
+        else:
+            chosen, select_mode = self._select_fast(pool, p), "fast"
+        done("7_selection", [_brief(cands[e]) for e in chosen], f"mode {select_mode}")
+
+        # Step 8: chunk backtrack
+        events: list[RetrievedEvent] = []
+        seen_chunks: set[str] = set()
+        for event_id in chosen:
+            d = details.get(event_id)
+            if d is None or d["chunk_id"] in seen_chunks:
+                continue
+            seen_chunks.add(d["chunk_id"])
+            c = cands[event_id]
+            events.append(RetrievedEvent(event_id, d["chunk_id"], d["title"], d["content"], d["source"],
+                                         d["kind"], round(c.score, 4), c.hop, d["meta"]))
+        chunk_rows = repository.chunks_by_id(self._conn, [e.chunk_id for e in events])
+        chunks = [{"chunk_id": e.chunk_id, **chunk_rows[e.chunk_id]} for e in events if e.chunk_id in chunk_rows]
+        done("8_chunk_backtrack", [{"chunk_id": ch["chunk_id"], "source": ch["source"]} for ch in chunks])
+        entity_info = [{"entity_id": k, "score": round(v, 4)} for k, v in entity_scores.items()]
+        return RetrievalResult(question, events, chunks, steps, {"ner": ner_mode, "selection": select_mode},
+                               entity_info)
+
+    # -- scoring ----------------------------------------------------------------------------------
+    def _score_relevance(self, qvec: Any, qtokens: Sequence[str], cands: dict[str, Candidate],
+                         p: RetrievalParams, only: Sequence[str] | None = None) -> None:
+        ids = list(only) if only is not None else list(cands)
+        if ids:
+            for event_id, score in self.store.score_events(qvec, ids).items():
+                cands[event_id].vector = score
+            for hit in self.store.text_events(qtokens, len(ids), ids=ids):
+                cands[hit.id].text = hit.score
+        values = list(cands.values())
+        max_text = max((c.text for c in values), default=0.0) or 1.0
+        vmax = max((c.vector for c in values), default=0.0)
+        vmin = min((c.vector for c in values), default=0.0)
+        span = (vmax - vmin) or 1.0
+        max_entity = max((c.entity for c in values), default=0.0) or 1.0
+        for c in values:
+            rel = p.w_text * c.text / max_text + (1 - p.w_text) * (c.vector - vmin) / span
+            c.score = rel + p.w_entity * c.entity / max_entity
+
+    def _select_fast(self, pool: list[Candidate], p: RetrievalParams) -> list[str]:
+        for c in pool:
+            c.score = c.score + p.w_bridge * c.bridge - p.w_hop * c.hop
+        return [c.event_id for c in sorted(pool, key=lambda c: c.score, reverse=True)[: p.top_k]]
+
+    def _kinds_of(self, event_ids: list[str], kinds: list[str]) -> list[str]:
+        rows = self._conn.execute(
+            "SELECT e.event_id FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) "
+            "WHERE e.event_id = ANY(%s) AND c.kind = ANY(%s)", (event_ids, kinds)).fetchall()
+        return [r[0] for r in rows]
+
+
+def _brief(c: Candidate) -> dict[str, Any]:
+    return {"event_id": c.event_id, "hop": c.hop, "channels": sorted(c.channels), "vector": round(c.vector, 4),
+            "text": round(c.text, 4), "entity": round(c.entity, 4), "bridge": round(c.bridge, 4),
+            "score": round(c.score, 4)}
