@@ -7,7 +7,7 @@ import json
 import typer
 from rich.console import Console
 
-from answer import demo_cli, keys_cli
+from answer import ask_cli, demo_cli, keys_cli
 from answer.serve_cli import serve
 from bench.cli import app as bench_app
 from cubesage_core.settings import get_settings
@@ -19,6 +19,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(demo_cli.app, name="demo")
+app.command()(ask_cli.ask)
+app.command()(ask_cli.regress)
 app.add_typer(bench_app, name="bench")
 app.add_typer(keys_cli.app, name="keys")
 app.command("serve")(serve)

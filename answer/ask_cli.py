@@ -1,0 +1,101 @@
+"""``cubesage ask`` and ``cubesage regress``: one question from the shell, or a whole regression suite."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import date, datetime
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from answer.formatting import fmt_value
+from answer.regress import SuiteError, load_suite, result_line, run_suite, summarize
+from router.understanding.types import QuestionError
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _today(value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return datetime.strptime(value, "%Y-%m-%d").date()
+    except ValueError as err:
+        raise typer.BadParameter(f"--today must be YYYY-MM-DD, got {value!r}") from err
+
+
+def ask(
+    question: str = typer.Argument(..., help="The question, in English or Chinese."),
+    as_json: bool = typer.Option(False, "--json", help="Print the whole answer payload as JSON."),
+    explain: bool = typer.Option(False, "--explain", help="Also print the provenance (intent, plan, SQL, timings)."),
+    today: str | None = typer.Option(None, help="Resolve relative dates against this day (YYYY-MM-DD)."),
+    mode: str | None = typer.Option(None, help="fast (templates) or llm (DSPy); default: llm when configured."),
+) -> None:
+    """Ask one question; print the answer text, the table and (with --explain) where it came from."""
+    from answer.service import Cubesage
+
+    day = _today(today)
+    with Cubesage() as service:
+        try:
+            payload = service.ask(question, today=day, mode=mode)
+        except QuestionError as err:
+            err_console.print(f"[red]{err.message}[/red]")
+            raise typer.Exit(2) from err
+    answer = payload.to_dict()
+    if as_json:
+        typer.echo(json.dumps(answer, ensure_ascii=False, default=str))
+        return
+    console.print(f"[bold]{answer['text']}[/bold]")
+    table = answer["table"]
+    if table["columns"]:
+        view = Table(*table["columns"])
+        for row in table["rows"][:50]:
+            view.add_row(*[fmt_value(v) for v in row])
+        console.print(view)
+        if len(table["rows"]) > 50:
+            console.print(f"... {len(table['rows']) - 50} more rows")
+    if explain:
+        console.print_json(json.dumps(answer["provenance"], ensure_ascii=False, default=str))
+
+
+def regress(
+    suite: Path = typer.Argument(..., exists=True, dir_okay=False, help="Suite YAML (today + cases)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON line per case, then a summary line."),
+) -> None:
+    """Run a regression suite; exit code 1 when any case fails."""
+    from answer.service import Cubesage
+
+    try:
+        spec = load_suite(suite)
+    except SuiteError as err:
+        err_console.print(f"[red]{err}[/red]")
+        raise typer.Exit(2) from err
+    started = time.perf_counter()
+    with Cubesage() as service:
+        results = []
+        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn(), console=err_console, disable=as_json) as progress:
+            task = progress.add_task("cases", total=len(spec.cases))
+            for result in run_suite(spec, service.ask, service.url):
+                results.append(result)
+                progress.advance(task)
+                if as_json:
+                    typer.echo(result_line(result))
+        summary = summarize(results, time.perf_counter() - started, service.startup_ms)
+    if as_json:
+        typer.echo(json.dumps({"summary": summary}))
+    else:
+        view = Table("id", "intent", "answer", "ms", "reason")
+        for r in results:
+            mark = "" if r.answer_ok is None else ("ok" if r.answer_ok else "FAIL")
+            view.add_row(r.id, f"{r.intent_got}" + ("" if r.intent_ok else f" (want {r.intent_expected})"), mark,
+                         f"{r.latency_ms:.0f}", "" if r.passed else r.reason)
+        console.print(view)
+        console.print_json(json.dumps(summary))
+    if summary["failed"]:
+        raise typer.Exit(1)

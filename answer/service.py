@@ -1,0 +1,189 @@
+"""``Cubesage``: the facade the CLI and the API call — ask a question, get an answer payload.
+
+Holds the settings, the database URL and a small connection pool, the loaded components (model,
+retriever, SAG recall, entity directory, guard policy) and writes every answer to
+``semlayer.query_log``. Startup cost (embedder warm-up, model load) is paid once in the constructor.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from typing import Any
+
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from answer.synthesizer import Synthesis, synthesize
+from cubesage_core import db
+from cubesage_core.settings import Settings, get_settings
+from router.components import Components, load_components
+from router.detail import DetailEnv, DetailPlanError, EntityDirectory, QueryExecutionError, SqlGuardError
+from router.detail.joins import JoinGraph
+from router.pipeline import Pipeline, PipelineResult, StageCallback, Turn
+from router.sqlguard.assets import policy_from_assets
+from router.understanding.language import check_question, detect_language
+from router.understanding.types import QuestionError
+
+__all__ = ["AnswerPayload", "Cubesage", "QuestionError"]
+
+MODES = ("fast", "llm")
+ANSWER_ERRORS = (DetailPlanError, SqlGuardError, QueryExecutionError, LookupError)
+
+
+@dataclass
+class AnswerPayload:
+    query_id: str
+    question: str
+    intent: str
+    text: str
+    table: dict[str, Any]
+    chart: dict[str, Any] | None
+    provenance: dict[str, Any]
+    timings_ms: dict[str, float]
+    turn: dict[str, Any] | None = field(default=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Cubesage:
+    """One process-wide answering service."""
+
+    def __init__(self, settings: Settings | None = None, *, url: str | None = None,
+                 components: Components | None = None) -> None:
+        started = time.perf_counter()
+        self.settings = settings or get_settings()
+        self.url = url or db.database_url(self.settings)
+        self.pool = ConnectionPool(self.url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=True)
+        self.components = components or load_components(self.settings, self.url)
+        with self.pool.connection() as conn:
+            directory = EntityDirectory.load(conn, self.settings.warehouse_schema)
+            policy = policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000),
+                                        default_schema=self.settings.warehouse_schema)
+        self.detail_env = DetailEnv(directory=directory, policy=policy, graph=JoinGraph(),
+                                    timeout_ms=self.settings.statement_timeout_ms,
+                                    schema=self.settings.warehouse_schema)
+        self.pipeline = Pipeline(self.components, self.detail_env)
+        self.startup_ms = round((time.perf_counter() - started) * 1000, 1)
+
+    def close(self) -> None:
+        self.components.close()
+        self.pool.close()
+
+    def __enter__(self) -> Cubesage:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- ask ----------------------------------------------------------------------------------------
+    def ask(self, question: str, *, session_id: str | None = None, mode: str | None = None,
+            today: date | None = None, previous: Any = None,
+            on_stage: StageCallback | None = None) -> AnswerPayload:
+        """Answer ``question``; raises :class:`QuestionError` for empty/overlong input or a bad mode."""
+        text = check_question(question, max_chars=self.settings.api_max_question_chars)
+        if mode is not None and mode not in MODES:
+            raise QuestionError("bad_mode", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        use_llm = None if mode is None else mode == "llm"
+        today = today or self.settings.today or date.today()
+        query_id = str(uuid.uuid4())
+        started = time.perf_counter()
+        with self.pool.connection() as conn:
+            try:
+                result = self.pipeline.run(text, conn=conn, today=today, use_llm=use_llm,
+                                           previous=_turn(previous), on_stage=on_stage)
+            except ANSWER_ERRORS as err:
+                payload = self._refusal(query_id, question, text, err, started)
+                self._log(conn, payload, session_id, None)
+                return payload
+            t = time.perf_counter()
+            synthesis = synthesize(result, use_llm=use_llm)
+            result.timings_ms["answer"] = round((time.perf_counter() - t) * 1000, 3)
+            result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
+            synthesis.provenance["timings_ms"] = dict(result.timings_ms)
+            payload = _payload(query_id, question, result, synthesis)
+            if on_stage is not None:
+                on_stage("answer", payload.to_dict())
+            self._log(conn, payload, session_id, result)
+        return payload
+
+    def _refusal(self, query_id: str, question: str, text: str, err: Exception, started: float) -> AnswerPayload:
+        lang = detect_language(text)
+        reason = str(err)
+        message = (f"无法回答这个问题：{reason}" if lang == "zh" else f"I can't answer that: {reason}")
+        total = round((time.perf_counter() - started) * 1000, 3)
+        return AnswerPayload(
+            query_id=query_id, question=question, intent="unsupported", text=message,
+            table={"columns": [], "rows": []}, chart=None,
+            provenance={"intent": "unsupported", "error": {"type": type(err).__name__, "message": reason},
+                        "timings_ms": {"total": total}},
+            timings_ms={"total": total})
+
+    def _log(self, conn: Any, payload: AnswerPayload, session_id: str | None,
+             result: PipelineResult | None) -> None:
+        prov = payload.provenance
+        sql = prov.get("sql")
+        plan = {k: prov.get(k) for k in ("cube_query", "detail_plan", "sub_queries", "bindings", "crag_grade",
+                                          "tables", "backend", "fallback_reason")}
+        answer = {"text": payload.text, "row_count": len(payload.table["rows"]),
+                  "columns": payload.table["columns"], "error": prov.get("error")}
+        conn.execute(
+            "INSERT INTO semlayer.query_log (query_id, session_id, question, intent, plan, timings, executed_sql,"
+            " answer) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (payload.query_id, session_id, payload.question, payload.intent, Jsonb(_jsonable(plan)),
+             Jsonb(payload.timings_ms), "\n;\n".join(sql) if sql else None, Jsonb(_jsonable(answer))))
+
+    # -- nl2cube ------------------------------------------------------------------------------------
+    def nl2cube(self, question: str, run: bool = False, today: date | None = None) -> dict[str, Any]:
+        """The Cube query for an aggregate question (and its rows when ``run``)."""
+        text = check_question(question, max_chars=self.settings.api_max_question_chars)
+        today = today or self.settings.today or date.today()
+        c = self.components
+        understanding = c.understand(text, today)
+        retrieval, _ = c.retrieve(understanding, [])
+        agg = c.aggregate(understanding, retrieval, today, None)
+        main = retrieval.get("result")
+        out: dict[str, Any] = {
+            "cube_query": agg.cube_query,
+            "bindings": [b.to_dict() for b in getattr(main, "term_bindings", [])],
+            "confidence": _confidence(agg, main), "problems": list(getattr(agg, "problems", []) or []),
+        }
+        if run:
+            out["rows"] = _jsonable(agg.rows)
+        return out
+
+
+def _confidence(agg: Any, retrieval: Any) -> float:
+    grade = getattr(getattr(retrieval, "crag", None), "grade", "low")
+    base = {"high": 0.9, "medium": 0.7}.get(grade, 0.4)
+    if getattr(agg, "problems", None):
+        base -= 0.3
+    if getattr(agg, "retries", 0):
+        base -= 0.1
+    return round(max(base, 0.0), 2)
+
+
+def _turn(previous: Any) -> Turn | None:
+    if previous is None or isinstance(previous, Turn):
+        return previous
+    turn = previous.turn if isinstance(previous, AnswerPayload) else (
+        previous.get("turn") if isinstance(previous, dict) else None)
+    if isinstance(turn, dict) and turn.get("question"):
+        return Turn(question=turn["question"], intent=turn.get("intent", ""), cube_query=turn.get("cube_query"),
+                    entities=list(turn.get("entities") or []))
+    return None
+
+
+def _payload(query_id: str, question: str, result: PipelineResult, synthesis: Synthesis) -> AnswerPayload:
+    return AnswerPayload(
+        query_id=query_id, question=question, intent=result.intent.intent, text=synthesis.text,
+        table=synthesis.table, chart=synthesis.chart, provenance=_jsonable(synthesis.provenance),
+        timings_ms=dict(result.timings_ms), turn=result.turn.to_dict() if result.turn else None)
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str, ensure_ascii=False))

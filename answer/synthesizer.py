@@ -1,0 +1,240 @@
+"""One answer synthesizer for every path: short text (question's language), table, chart, provenance.
+
+Fast mode fills EN/ZH templates with numbers taken from the result table and formatted by
+``answer.formatting.fmt_number``; LLM mode asks a DSPy program for the text and keeps it only when
+every number in it is a number of the table (else the template text is used).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, is_dataclass
+from typing import Any
+
+import dspy
+
+from answer.charts import chart_spec, time_column
+from answer.formatting import fmt_number, fmt_value, is_number, label, numbers_in
+from cubesage_core.llm import two_mode
+from router.pipeline import PipelineResult
+from router.tables import ResultTable
+
+TABLE_NOUNS = {
+    "en": {"fact_order": "orders", "fact_refund": "refunds", "fact_payment": "payments",
+           "fact_order_item": "order lines", "dim_customer": "customers", "dim_product": "products",
+           "dim_region": "regions"},
+    "zh": {"fact_order": "订单", "fact_refund": "退款记录", "fact_payment": "支付记录", "fact_order_item": "订单明细",
+           "dim_customer": "客户", "dim_product": "商品", "dim_region": "地区"},
+}
+UNSUPPORTED = {
+    "en": "I can't answer that from the warehouse: it holds orders, order lines, customers, products, regions, "
+          "payments and refunds (2023-01 to 2025-06).",
+    "zh": "这个问题超出了数据仓库的范围：仓库只有订单、订单明细、客户、商品、地区、支付和退款数据"
+          "（2023-01 至 2025-06）。",
+}
+CLARIFY = {
+    "en": "Could you be more specific? Name a metric (GMV, order count, refund rate...), a period, or a "
+          "customer/product, e.g. \"GMV by region last month\".",
+    "zh": "能再具体一点吗？请说明指标（GMV、订单量、退款率……）、时间或客户/商品，例如“上个月各地区的GMV”。",
+}
+
+
+@dataclass
+class Synthesis:
+    text: str
+    table: dict[str, Any]
+    chart: dict[str, Any] | None
+    provenance: dict[str, Any]
+
+
+class AnswerText(dspy.Signature):
+    """Answer the question in 1-3 sentences in the given language, using only numbers copied exactly
+    as written from the result table. No numbers that are not in the table."""
+
+    question: str = dspy.InputField()
+    language: str = dspy.InputField(desc="en or zh")
+    table: str = dspy.InputField(desc="result table, pipe-separated, numbers already formatted")
+    facts: str = dspy.InputField(desc="what was queried: intent, filters, time range")
+    answer: str = dspy.OutputField()
+
+
+def synthesize(result: PipelineResult, *, use_llm: bool | None = None) -> Synthesis:
+    lang = result.understanding.language
+    intent = result.intent.intent
+    table = result.table
+    fast_text = template_text(result)
+    if intent in ("unsupported", "clarify") or not table.rows:
+        text, mode, reason = fast_text, "fast", None
+    else:
+        outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, use_llm=use_llm)
+        text, mode, reason = outcome.value, outcome.mode, outcome.fallback_reason
+    chart = chart_spec(table, lang, title=result.question) if intent in ("aggregate", "mixed") else None
+    prov = provenance(result)
+    prov["answer_mode"] = mode
+    if reason:
+        prov["answer_fallback_reason"] = reason
+    return Synthesis(text=text, table=table.to_dict(), chart=chart, provenance=prov)
+
+
+# -- templates -------------------------------------------------------------------------------------------
+
+def template_text(result: PipelineResult) -> str:
+    lang = result.understanding.language
+    intent = result.intent.intent
+    if intent == "unsupported":
+        return UNSUPPORTED[lang]
+    if intent == "clarify":
+        return CLARIFY[lang]
+    if intent == "detail" and result.detail is not None:
+        return _detail_text(result, lang)
+    text = _aggregate_text(result.table, lang, _period(result))
+    if intent == "mixed" and result.mixed is not None and result.detail is not None:
+        n = len(result.detail.rows)
+        if result.mixed.join:
+            key = label(result.mixed.join["aggregate"], lang)
+            text += (f" 已按{key}关联 {fmt_number(n)} 条明细。" if lang == "zh"
+                     else f" Joined with {fmt_number(n)} detail rows by {key}.")
+        else:
+            text += (f" 另附 {fmt_number(n)} 条相关明细。" if lang == "zh"
+                     else f" {fmt_number(n)} related detail rows are listed separately.")
+    return text
+
+
+def _period(result: PipelineResult) -> str:
+    tr = getattr(result.understanding, "time_range", None)
+    if tr is None:
+        return ""
+    return tr.label or f"{tr.start.isoformat()}..{tr.end.isoformat()}"
+
+
+def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
+    if not table.rows:
+        return "没有符合条件的数据。" if lang == "zh" else "No data matches the question."
+    numeric = [i for i, _ in enumerate(table.columns)
+               if all(is_number(r[i]) for r in table.rows if r[i] is not None)]
+    dims = [i for i in range(len(table.columns)) if i not in numeric]
+    if not numeric:
+        return _count_text(len(table.rows), lang)
+    m = numeric[0]
+    metric = label(table.columns[m], lang)
+    if len(table.rows) == 1 and not dims:
+        parts = [f"{label(table.columns[i], lang)} {fmt_number(table.rows[0][i])}" for i in numeric]
+        if lang == "zh":
+            return f"{period + '，' if period else ''}{'，'.join(parts)}。"
+        return f"{'; '.join(parts)}{' (' + period + ')' if period else ''}."
+    t = time_column(table)
+    if t is not None:
+        first, last = table.rows[0], table.rows[-1]
+        peak = max((r for r in table.rows if r[m] is not None), key=lambda r: r[m])
+        if lang == "zh":
+            return (f"{metric}从 {fmt_value(first[t])} 的 {fmt_number(first[m])} 变为 {fmt_value(last[t])} 的 "
+                    f"{fmt_number(last[m])}，峰值在 {fmt_value(peak[t])}（{fmt_number(peak[m])}）。")
+        return (f"{metric} went from {fmt_number(first[m])} ({fmt_value(first[t])}) to {fmt_number(last[m])} "
+                f"({fmt_value(last[t])}); the peak was {fmt_number(peak[m])} in {fmt_value(peak[t])}.")
+    d = dims[0] if dims else None
+    if d is None:
+        return _count_text(len(table.rows), lang)
+    ranked = sorted((r for r in table.rows if r[m] is not None), key=lambda r: r[m], reverse=True)
+    top = ranked[:3]
+    if lang == "zh":
+        listed = "，".join(f"{fmt_value(r[d])} {fmt_number(r[m])}" for r in top)
+        head = f"{period}" if period else ""
+        return f"{head}按{label(table.columns[d], lang)}的{metric}：{listed}（共 {fmt_number(len(table.rows))} 项）。"
+    listed = ", ".join(f"{fmt_value(r[d])} {fmt_number(r[m])}" for r in top)
+    tail = f" ({period})" if period else ""
+    return (f"{metric} by {label(table.columns[d], lang)}{tail}: {listed} "
+            f"({fmt_number(len(table.rows))} rows in total).")
+
+
+def _count_text(n: int, lang: str) -> str:
+    return f"共 {fmt_number(n)} 行结果。" if lang == "zh" else f"{fmt_number(n)} rows."
+
+
+def _detail_text(result: PipelineResult, lang: str) -> str:
+    detail = result.detail
+    assert detail is not None
+    plan = detail.plan
+    if plan.get("kind") == "table_lookup":
+        if not detail.rows:
+            return "没有找到相关的表。" if lang == "zh" else "No table of the warehouse matches."
+        table, title = detail.rows[0][0], detail.rows[0][1]
+        return (f"相关数据在表 {table}（{title}）中。" if lang == "zh"
+                else f"That is in table {table}{' (' + title + ')' if title else ''}.")
+    noun = TABLE_NOUNS[lang].get(plan.get("target", ""), "rows" if lang == "en" else "条记录")
+    who = ", ".join(e.label for e in detail.entities)
+    n = len(detail.rows)
+    capped = n >= int(plan.get("limit") or 0) > 0
+    if lang == "zh":
+        scope = f"（{who}）" if who else ""
+        more = f"，仅显示前 {fmt_number(n)} 条" if capped else ""
+        return f"找到 {fmt_number(n)} 条{noun}{scope}{more}。" if n else f"没有找到符合条件的{noun}{scope}。"
+    scope = f" for {who}" if who else ""
+    more = " (showing the first rows only)" if capped else ""
+    return f"Found {fmt_number(n)} {noun}{scope}{more}." if n else f"No {noun} found{scope}."
+
+
+# -- LLM mode --------------------------------------------------------------------------------------------
+
+def _llm_text(result: PipelineResult) -> str:
+    table = result.table
+    lines = [" | ".join(table.columns)] + [" | ".join(fmt_value(v) for v in r) for r in table.rows[:30]]
+    facts = f"intent={result.intent.intent}; period={_period(result)}"
+    pred = dspy.Predict(AnswerText)(question=result.question, language=result.understanding.language,
+                                    table="\n".join(lines), facts=facts)
+    text = str(pred.answer).strip()
+    allowed = table_numbers(table) | {fmt_number(len(table.rows))}
+    stray = [n for n in numbers_in(text) if n not in allowed and not _is_date_part(n, text)]
+    if not text or stray:
+        raise ValueError(f"LLM answer has numbers not in the table: {stray[:5]}")
+    return text
+
+
+def table_numbers(table: ResultTable) -> set[str]:
+    return {fmt_number(v) for r in table.rows for v in r if is_number(v)}
+
+
+def _is_date_part(token: str, text: str) -> bool:
+    return len(token) == 4 and token.isdigit() and 1990 <= int(token) <= 2100
+
+
+# -- provenance ------------------------------------------------------------------------------------------
+
+def provenance(result: PipelineResult) -> dict[str, Any]:
+    decision = result.intent
+    retrieval = result.retrieval.get("result")
+    agg = result.aggregate
+    detail = result.detail
+    tables = set(detail.tables if detail else [])
+    tables |= {t["table"] for t in result.sag.get("tables", [])[:3]}
+    prov: dict[str, Any] = {
+        "intent": decision.intent, "intent_confidence": round(float(decision.confidence), 4),
+        "intent_reasons": list(decision.reasons),
+        "understanding": _plain(result.understanding),
+        "sub_queries": result.sub_queries,
+        "follow_up_of": result.follow_up_of,
+        "bindings": [b.to_dict() for b in getattr(retrieval, "term_bindings", [])],
+        "crag_grade": getattr(getattr(retrieval, "crag", None), "grade", None),
+        "retrieved": result.retrieval.get("fused", [])[:10],
+        "cube_query": getattr(agg, "cube_query", None),
+        "sql": [s for s in (getattr(agg, "sql", None), detail.sql if detail else None) if s] or None,
+        "backend": getattr(agg, "backend", None),
+        "fallback_reason": getattr(agg, "fallback_reason", None) or (detail.fallback_reason if detail else None),
+        "detail_plan": detail.plan if detail else None,
+        "entities": result.sag.get("rows", []),
+        "sag_events": sorted({e for t in result.sag.get("tables", []) for e in t.get("event_ids", [])}),
+        "sag_chunks": sorted({c for t in result.sag.get("tables", []) for c in t.get("chunk_ids", [])}),
+        "tables": sorted(tables),
+        "join": result.mixed.join if result.mixed else None,
+        "problems": list(result.problems),
+        "timings_ms": dict(result.timings_ms),
+    }
+    if result.mixed is not None and not result.mixed.join:
+        prov["sections"] = result.mixed.sections
+    return prov
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return value

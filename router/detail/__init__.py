@@ -1,0 +1,95 @@
+"""Detail path: recalled tables and entity rows -> a guarded SELECT -> rows (read-only, bound values).
+
+``run_detail`` plans the query by templates (fast) or a DSPy program (LLM mode, falling back to the
+templates), checks it with the SQL guard and runs it read-only under the reader role.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import psycopg
+
+from cubesage_core.llm import two_mode
+from router.detail.build import build_select
+from router.detail.entities import EntityDirectory, EntityMatch
+from router.detail.joins import JoinGraph
+from router.detail.llm import llm_detail_sql
+from router.detail.plan import DetailPlan, DetailPlanError, plan_detail
+from router.sqlguard import GuardPolicy, SqlGuardError, guard_sql
+from router.sqlguard.execute import QueryExecutionError, run_readonly
+
+__all__ = ["DetailEnv", "DetailPlan", "DetailPlanError", "DetailResult", "EntityDirectory", "EntityMatch",
+           "QueryExecutionError", "SqlGuardError", "run_detail"]
+
+
+@dataclass
+class DetailEnv:
+    """What the detail path needs, built once per process."""
+
+    directory: EntityDirectory
+    policy: GuardPolicy
+    graph: JoinGraph = field(default_factory=JoinGraph)
+    timeout_ms: int = 5000
+    schema: str = "warehouse"
+
+
+@dataclass
+class DetailResult:
+    plan: dict[str, Any]
+    columns: list[str]
+    rows: list[list[Any]]
+    sql: str | None
+    params: dict[str, Any]
+    tables: list[str]
+    entities: list[EntityMatch]
+    mode: str = "fast"
+    fallback_reason: str | None = None
+    problems: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, language: str,
+               entities: list[EntityMatch], recalled_tables: list[tuple[str, str, float]],
+               time_range: tuple[date, date] | None = None, limit: int | None = None,
+               use_llm: bool | None = None) -> DetailResult:
+    """Answer a detail question with rows. ``recalled_tables`` are (table, title, score), best first."""
+    t0 = time.perf_counter()
+    tables = [t for t, _, _ in recalled_tables]
+    plan = plan_detail(question, language=language, entities=entities, time_range=time_range, limit=limit,
+                       recalled_tables=tables, graph=env.graph, default_limit=env.policy.default_limit)
+    if plan.kind == "table_lookup":
+        rows = [[t, title, round(score, 4)] for t, title, score in recalled_tables]
+        return DetailResult(plan.to_dict(), ["table", "title", "score"], rows, None, {}, tables, entities,
+                            timings_ms={"plan": _ms(t0)})
+
+    def fast() -> tuple[str, dict[str, Any]]:
+        return build_select(plan, env.schema)
+
+    generated = two_mode(lambda: llm_detail_sql(question, entities, env.graph), fast, use_llm=use_llm)
+    sql, params = generated.value
+    t1 = time.perf_counter()
+    try:
+        guarded = guard_sql(sql, env.policy)
+    except SqlGuardError as err:
+        if generated.mode != "llm":
+            raise
+        sql, params = fast()  # LLM SQL refused: the template plan is always guard-clean
+        guarded = guard_sql(sql, env.policy)
+        generated.fallback_reason = str(err)
+    t2 = time.perf_counter()
+    result = run_readonly(conn, guarded, params, timeout_ms=env.timeout_ms)
+    return DetailResult(
+        plan=plan.to_dict(), columns=result.columns, rows=result.rows, sql=guarded.sql, params=params,
+        tables=[t.rsplit(".", 1)[-1] for t in guarded.tables], entities=entities, mode=generated.mode,
+        fallback_reason=generated.fallback_reason,
+        timings_ms={"plan": _ms(t0, t1), "guard": _ms(t1, t2), "rows": _ms(t2)},
+    )
+
+
+def _ms(start: float, end: float | None = None) -> float:
+    return round(((end or time.perf_counter()) - start) * 1000, 3)
+

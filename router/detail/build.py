@@ -1,0 +1,54 @@
+"""Render a detail plan as a sqlglot SELECT with named bind parameters (never inlined values)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from router.detail.plan import DetailPlan
+
+ALIASES = {"fact_order": "o", "fact_order_item": "i", "fact_payment": "pay", "fact_refund": "rf",
+           "dim_customer": "c", "dim_product": "p", "dim_region": "r"}
+OPS = {"=": exp.EQ, ">=": exp.GTE, "<": exp.LT}
+
+
+def build_select(plan: DetailPlan, schema: str = "warehouse") -> tuple[str, dict[str, Any]]:
+    """``(sql, params)`` for ``plan``; params are named ``%(pN)s`` placeholders."""
+    def col(table: str, column: str) -> exp.Column:
+        return exp.column(column, ALIASES[table])
+
+    def source(table: str) -> exp.Table:
+        return exp.to_table(f"{schema}.{table}").as_(ALIASES[table])  # type: ignore[return-value]
+
+    names: list[str] = []
+    select = []
+    for table, column in plan.columns:
+        name = column if column not in names else f"{ALIASES[table]}_{column}"
+        names.append(name)
+        select.append(col(table, column).as_(name) if name != column else col(table, column))
+    query = sqlglot.select(*select).from_(source(plan.target))
+    for step in plan.joins:
+        edge = step.edge
+        on = exp.EQ(this=col(edge.child, edge.column), expression=col(edge.parent, edge.parent_column))
+        query = query.join(source(step.right), on=on)
+    params: dict[str, Any] = {}
+    equal: dict[tuple[str, str], list[exp.Placeholder]] = {}
+    for i, f in enumerate(plan.filters):
+        key = f"p{i}"
+        params[key] = f.value
+        if f.op == "=":  # several values of one column (e.g. five products) mean any of them
+            equal.setdefault((f.table, f.column), []).append(exp.Placeholder(this=key))
+        else:
+            query = query.where(OPS[f.op](this=col(f.table, f.column), expression=exp.Placeholder(this=key)))
+    for (table, column), holders in equal.items():
+        condition = (exp.EQ(this=col(table, column), expression=holders[0]) if len(holders) == 1
+                     else exp.In(this=col(table, column), expressions=holders))
+        query = query.where(condition)
+    if plan.distinct:
+        query = query.distinct()
+    if plan.order_by:
+        query = query.order_by(exp.Ordered(this=col(*plan.order_by), desc=True))
+    query = query.limit(plan.limit)
+    return query.sql(dialect="postgres"), params

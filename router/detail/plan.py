@@ -1,0 +1,151 @@
+"""Detail plan: which table's rows to list, filtered by which entities and values, shown with which columns.
+
+The fast planner fills a template from the question: head noun -> target table (or the top SAG table
+hit), named entities and value words -> filters, the time range -> a filter on the target's time
+column, top-N -> LIMIT; joins follow the shortest path in the join graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from router.detail.entities import EntityMatch
+from router.detail.joins import JoinGraph, Step
+from router.detail.vocabulary import TABLE_LOOKUP, ValueWord, target_table, value_filters
+
+# columns each listed table shows: (table, column)
+DISPLAY_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "fact_order": (("fact_order", "order_id"), ("fact_order", "order_ts"), ("dim_customer", "customer_name"),
+                   ("dim_region", "name_en"), ("fact_order", "channel"), ("fact_order", "status")),
+    "fact_refund": (("fact_refund", "refund_id"), ("fact_refund", "order_id"), ("fact_refund", "refund_ts"),
+                    ("fact_refund", "amount"), ("fact_refund", "reason")),
+    "fact_payment": (("fact_payment", "payment_id"), ("fact_payment", "order_id"), ("fact_payment", "paid_ts"),
+                     ("fact_payment", "method"), ("fact_payment", "amount")),
+    "fact_order_item": (("fact_order_item", "order_item_id"), ("fact_order_item", "order_id"),
+                        ("dim_product", "product_name"), ("fact_order_item", "quantity"),
+                        ("fact_order_item", "unit_price"), ("fact_order_item", "discount"),
+                        ("fact_order_item", "amount")),
+    "dim_customer": (("dim_customer", "customer_id"), ("dim_customer", "customer_name"),
+                     ("dim_customer", "segment"), ("dim_customer", "city"), ("dim_region", "name_en"),
+                     ("dim_customer", "signup_date")),
+    "dim_product": (("dim_product", "product_id"), ("dim_product", "product_name"), ("dim_product", "category"),
+                    ("dim_product", "brand"), ("dim_product", "unit_price"), ("dim_product", "launched_on")),
+    "dim_region": (("dim_region", "region_id"), ("dim_region", "region_code"), ("dim_region", "name_en"),
+                   ("dim_region", "name_zh")),
+}
+TIME_COLUMNS = {
+    "fact_order": ("fact_order", "order_ts"), "fact_refund": ("fact_refund", "refund_ts"),
+    "fact_payment": ("fact_payment", "paid_ts"), "fact_order_item": ("fact_order", "order_ts"),
+    "dim_customer": ("dim_customer", "signup_date"), "dim_product": ("dim_product", "launched_on"),
+}
+LABEL_COLUMNS = {"dim_customer": "customer_name", "dim_product": "product_name", "dim_region": "name_en"}
+ZH_REGION = ("dim_region", "name_zh")
+
+
+class DetailPlanError(ValueError):
+    """The question names no table, entity or value a detail query could list."""
+
+
+@dataclass
+class Filter:
+    table: str
+    column: str
+    op: str  # = | >= | <
+    value: Any
+    label: str
+
+
+@dataclass
+class DetailPlan:
+    kind: str  # rows | table_lookup
+    target: str
+    columns: list[tuple[str, str]] = field(default_factory=list)
+    filters: list[Filter] = field(default_factory=list)
+    joins: list[Step] = field(default_factory=list)
+    order_by: tuple[str, str] | None = None
+    limit: int = 100
+    distinct: bool = False
+    entities: list[EntityMatch] = field(default_factory=list)
+
+    @property
+    def tables(self) -> list[str]:
+        return [self.target, *[s.right for s in self.joins]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind, "target": self.target, "columns": [f"{t}.{c}" for t, c in self.columns],
+            "filters": [{"column": f"{f.table}.{f.column}", "op": f.op, "label": f.label} for f in self.filters],
+            "joins": [f"{s.left}->{s.right}" for s in self.joins], "limit": self.limit,
+            "distinct": self.distinct, "entities": [e.to_dict() for e in self.entities],
+        }
+
+
+def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_range: tuple[date, date] | None,
+                limit: int | None, recalled_tables: list[str], graph: JoinGraph,
+                default_limit: int = 100) -> DetailPlan:
+    """The fast (template) plan for a detail question."""
+    if TABLE_LOOKUP.search(text):
+        if not recalled_tables:
+            raise DetailPlanError("no table of the warehouse matches the question")
+        return DetailPlan(kind="table_lookup", target=recalled_tables[0], limit=len(recalled_tables))
+    values = value_filters(text)
+    target = target_table(text)
+    if target is None:
+        target = entities[0].table if entities else (recalled_tables[0] if recalled_tables else None)
+    if target is None or target not in DISPLAY_COLUMNS:
+        raise DetailPlanError("the question names no table, customer, product or region to list")
+    plan = DetailPlan(kind="rows", target=target, limit=limit or default_limit, entities=list(entities))
+    plan.columns = _columns(target, entities, language)
+    for entity in entities:
+        plan.filters.append(Filter(entity.table, entity.key_column, "=", entity.key_value, entity.label))
+    plan.filters.extend(_value_filter(v) for v in values if not _implied(v, target))
+    time_column = TIME_COLUMNS.get(target)
+    if time_range is not None and time_column is not None:
+        start, end = time_range
+        plan.filters.append(Filter(*time_column, ">=", start, start.isoformat()))
+        plan.filters.append(Filter(*time_column, "<", end + timedelta(days=1), end.isoformat()))
+    plan.order_by = time_column
+    if plan.order_by:
+        plan.columns = _ensure(plan.columns, plan.order_by)
+    needed = {t for t, _ in plan.columns} | {f.table for f in plan.filters}
+    plan.joins = _join_steps(target, needed, graph)
+    plan.distinct = any(s.fans_out for s in plan.joins)
+    return plan
+
+
+def _columns(target: str, entities: list[EntityMatch], language: str) -> list[tuple[str, str]]:
+    cols = [ZH_REGION if (c == ("dim_region", "name_en") and language == "zh" and target != "dim_region") else c
+            for c in DISPLAY_COLUMNS[target]]
+    for entity in entities:
+        label = (entity.table, LABEL_COLUMNS[entity.table])
+        if entity.table == "dim_region" and language == "zh":
+            label = ZH_REGION
+        if entity.table != target and not any(t == entity.table for t, _ in cols):
+            cols.append(label)
+    return cols
+
+
+def _ensure(cols: list[tuple[str, str]], col: tuple[str, str]) -> list[tuple[str, str]]:
+    return cols if col in cols else [*cols, col]
+
+
+def _value_filter(word: ValueWord) -> Filter:
+    return Filter(word.table, word.column, "=", word.value, word.value)
+
+
+def _implied(word: ValueWord, target: str) -> bool:
+    """"refunds" listed from fact_refund already are refunded orders: no status filter needed."""
+    return target == "fact_refund" and word.column == "status" and word.value == "refunded"
+
+
+def _join_steps(target: str, needed: set[str], graph: JoinGraph) -> list[Step]:
+    steps: list[Step] = []
+    reached = {target}
+    for table in sorted(needed - {target}):
+        for step in graph.path(target, table):
+            if step.right not in reached:
+                reached.add(step.right)
+                steps.append(step)
+    return steps

@@ -1,0 +1,203 @@
+"""The question path: understand -> decompose -> retrieve (+ SAG recall, RRF-fused) -> intent -> path(s).
+
+``Pipeline.run`` returns a :class:`PipelineResult` with everything the synthesizer and the query log
+need, per-stage timings, and a :class:`Turn` the caller keeps for follow-up questions
+("and by channel?", "只看华东"). ``on_stage(name, payload)`` is called as stages finish
+(intent, retrieval, plan, rows) so an API can stream them.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from router.components import Components
+from router.detail import DetailEnv, DetailResult, EntityMatch, run_detail
+from router.detail.entities import from_row_hits, merge
+from router.mixed import MixedResult, join_results
+from router.tables import ResultTable, table_from_rows
+
+StageCallback = Callable[[str, dict[str, Any]], None]
+
+FOLLOW_UP = re.compile(
+    r"^\s*(and|also|what about|how about|only|just|same|now)\b"
+    r"|^\s*(那|再|只看|只要|仅看|换成|按.{1,6}呢)|呢\s*[?？]?\s*$", re.IGNORECASE)
+
+
+@dataclass
+class Turn:
+    """What a follow-up question may reuse from the previous turn."""
+
+    question: str
+    intent: str
+    cube_query: dict[str, Any] | None = None
+    entities: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"question": self.question, "intent": self.intent, "cube_query": self.cube_query,
+                "entities": self.entities}
+
+
+@dataclass
+class PipelineResult:
+    question: str
+    understanding: Any
+    intent: Any  # IntentDecision
+    sub_queries: list[dict[str, Any]]
+    retrieval: dict[str, Any]
+    sag: dict[str, Any]
+    table: ResultTable
+    aggregate: Any = None  # AggregateResult
+    detail: DetailResult | None = None
+    mixed: MixedResult | None = None
+    follow_up_of: str | None = None
+    problems: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    turn: Turn | None = None
+
+
+class Pipeline:
+    """One question in, one :class:`PipelineResult` out; built once per process over loaded components."""
+
+    def __init__(self, components: Components, detail_env: DetailEnv) -> None:
+        self.c = components
+        self.detail_env = detail_env
+
+    def run(self, question: str, *, conn: Any, today: date, use_llm: bool | None = None,
+            previous: Turn | None = None, on_stage: StageCallback | None = None) -> PipelineResult:
+        emit = on_stage or (lambda name, payload: None)
+        timings: dict[str, float] = {}
+        clock = _Clock(timings)
+
+        asked, follow_up_of = _with_context(question, previous)
+        understanding = self.c.understand(asked, today)
+        sub_queries = self.c.decompose(understanding)
+        clock.lap("understand")
+
+        retrieval, fused = self.c.retrieve(understanding, sub_queries)
+        table_hits = self.c.recall_tables(understanding.normalized)
+        row_hits = self.c.recall_rows(understanding.normalized)
+        entities = merge(self.detail_env.directory.match(understanding.normalized),
+                         from_row_hits(row_hits, understanding.normalized))
+        clock.lap("retrieval")
+        sag = {"tables": [_hit_dict(h) for h in table_hits], "rows": [e.to_dict() for e in entities]}
+        emit("retrieval", {"fused": fused[:10], "sag_tables": sag["tables"][:5], "entities": sag["rows"]})
+
+        decision = self.c.classify_intent(understanding, self.c.signals(understanding, retrieval, entities,
+                                                                          table_hits))
+        clock.lap("intent")
+        emit("intent", _intent_dict(decision))
+
+        result = PipelineResult(
+            question=question, understanding=understanding, intent=decision,
+            sub_queries=[_sub_dict(s) for s in sub_queries], retrieval={"fused": fused, **retrieval},
+            sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
+        intent = decision.intent
+        recalled = [(h["table"], h["title"], h["score"]) for h in sag["tables"]]
+        if intent in ("aggregate", "mixed"):
+            result.aggregate = self.c.aggregate(understanding, retrieval, today, use_llm)
+            clock.lap("aggregate")
+            emit("plan", {"cube_query": getattr(result.aggregate, "cube_query", None)})
+            result.table = table_from_rows(result.aggregate.rows)
+            result.problems += list(getattr(result.aggregate, "problems", []) or [])
+        if intent in ("detail", "mixed"):
+            detail_question, detail_entities, limit = understanding.normalized, entities, _limit(understanding)
+            if intent == "mixed":
+                detail_question, detail_entities = self._detail_part(sub_queries, understanding, result.table,
+                                                                     entities)
+                limit = self.detail_env.policy.max_limit
+            result.detail = run_detail(
+                detail_question, conn=conn, env=self.detail_env, language=understanding.language,
+                entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
+                limit=limit, use_llm=use_llm)
+            clock.lap("detail")
+            emit("plan", {"sql": result.detail.sql, "plan": result.detail.plan})
+            detail_table = ResultTable(result.detail.columns, result.detail.rows)
+            if intent == "mixed":
+                result.mixed = join_results(result.table, detail_table, language=understanding.language)
+                result.table = result.mixed.table
+            else:
+                result.table = detail_table
+        emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
+        cube_query = getattr(result.aggregate, "cube_query", None)
+        result.turn = Turn(question=asked, intent=intent, cube_query=cube_query, entities=sag["rows"])
+        timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
+        return result
+
+    def _detail_part(self, sub_queries: list[Any], understanding: Any, aggregate: ResultTable,
+                     entities: list[EntityMatch]) -> tuple[str, list[EntityMatch]]:
+        """The detail sub-question of a mixed question, with the entities the aggregate rows name."""
+        texts = [_sub_dict(s)["text"] for s in sub_queries]
+        detail_text = next((t for t in texts if _sub_dict_intent(sub_queries, t) == "detail"),
+                           texts[-1] if len(texts) > 1 else understanding.normalized)
+        named = list(entities)
+        for value in _first_text_column(aggregate):
+            named += self.detail_env.directory.match(str(value))
+        return detail_text, merge(named, [])
+
+
+class _Clock:
+    def __init__(self, timings: dict[str, float]) -> None:
+        self.timings = timings
+        self.last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.timings[name] = round((now - self.last) * 1000 + self.timings.get(name, 0.0), 3)
+        self.last = now
+
+
+def _with_context(question: str, previous: Turn | None) -> tuple[str, str | None]:
+    """A follow-up ("and by channel?") is read together with the previous question."""
+    if previous is None or not FOLLOW_UP.search(question) or len(question) > 60:
+        return question, None
+    return f"{previous.question} {question}", previous.question
+
+
+def _limit(understanding: Any) -> int | None:
+    ranking = getattr(understanding, "ranking", None)
+    return ranking.limit if ranking is not None and ranking.limit else None
+
+
+def _time_range(understanding: Any) -> tuple[date, date] | None:
+    tr = understanding.time_range
+    return (tr.start, tr.end) if tr is not None else None
+
+
+def _first_text_column(table: ResultTable) -> list[Any]:
+    for i, _ in enumerate(table.columns):
+        values = [r[i] for r in table.rows]
+        if values and all(isinstance(v, str) for v in values):
+            return values
+    return []
+
+
+def _hit_dict(hit: Any) -> dict[str, Any]:
+    return {"table": str(hit.table).rsplit(".", 1)[-1], "title": getattr(hit, "title", ""),
+            "score": float(hit.score), "event_ids": list(getattr(hit, "event_ids", []) or []),
+            "chunk_ids": list(getattr(hit, "chunk_ids", []) or [])}
+
+
+def _sub_dict(sub: Any) -> dict[str, Any]:
+    if isinstance(sub, str):
+        return {"text": sub}
+    if hasattr(sub, "to_dict"):
+        return sub.to_dict()
+    return {"text": getattr(sub, "text", str(sub)), "intent": getattr(sub, "intent", None)}
+
+
+def _sub_dict_intent(sub_queries: list[Any], text: str) -> str | None:
+    for sub in sub_queries:
+        d = _sub_dict(sub)
+        if d.get("text") == text:
+            return d.get("intent") or d.get("kind")
+    return None
+
+
+def _intent_dict(decision: Any) -> dict[str, Any]:
+    return {"intent": decision.intent, "confidence": round(float(decision.confidence), 4),
+            "reasons": list(decision.reasons)}
