@@ -20,3 +20,33 @@ def multihop(
     from bench.multihop import run
 
     run(questions, corpus, backend=backend, es_url=es_url)
+
+
+@app.command()
+def load(
+    url: str | None = typer.Option(None, help="A running API (default: start `cubesage serve` on loopback)."),
+    suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
+                                      help="Question mix (default: demo/regress/suite.yaml, else a built-in list)."),
+    requests: int = typer.Option(2000, min=1, help="Number of /v1/ask requests."),
+    concurrency: int = typer.Option(32, min=1, max=256, help="Concurrent clients."),
+    api_key: str | None = typer.Option(None, envvar="CUBESAGE_BENCH_API_KEY", help="Bearer token if keys are on."),
+) -> None:
+    """/v1/ask throughput and p50/p95/p99 under load, answers checked against serial ones; nl2cube p50; RSS."""
+    from bench.load import run
+
+    run(url=url, suite=suite, requests=requests, concurrency=concurrency, api_key=api_key)
+
+
+@app.command()
+def fuzz(
+    url: str | None = typer.Option(None, help="A running API (default: start `cubesage serve` on loopback)."),
+    max_examples: int = typer.Option(30, min=1, help="Test cases per operation and phase."),
+    include_ingest: bool = typer.Option(False, help="Also fuzz /v1/ingest/* (changes the knowledge base)."),
+    api_key: str | None = typer.Option(None, envvar="CUBESAGE_BENCH_API_KEY", help="Bearer token if keys are on."),
+    seed: int = typer.Option(7, help="schemathesis seed."),
+) -> None:
+    """schemathesis against /schema: no 5xx, responses match the schema (one JSON line)."""
+    from bench.fuzz import run
+
+    raise typer.Exit(run(url=url, max_examples=max_examples, include_ingest=include_ingest, api_key=api_key,
+                         seed=seed))

@@ -12,6 +12,7 @@ import logging
 
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
 
 from answer.api.dto import ErrorBody
 
@@ -119,6 +120,19 @@ def unexpected_handler(request: Request, exc: Exception) -> Response[ErrorBody]:
         return api_error_handler(request, mapped)
     log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
     return _body(500, "internal_error", "internal error; the incident was logged")
+
+
+_DESCRIPTIONS = {
+    400: "Malformed request or question (message says why)", 401: "Missing, invalid or revoked API key",
+    404: "Not found", 413: "Request body too large", 422: "Input understood but refused (message says why)",
+    429: "Rate limit exceeded (see Retry-After)", 503: "A backing service is unavailable",
+}
+
+
+def error_responses(*codes: int) -> dict[int, ResponseSpec]:
+    """OpenAPI documentation of the error statuses a route can answer (all with an ErrorBody)."""
+    wanted = codes or (400, 401, 413, 422, 429)
+    return {code: ResponseSpec(data_container=ErrorBody, description=_DESCRIPTIONS[code]) for code in wanted}
 
 
 EXCEPTION_HANDLERS = {

@@ -12,7 +12,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from answer.api._service import ServiceAdapter, stages_of, threadsafe_callback
 from answer.api.dto import AskRequest, AskResponse, Table
-from answer.api.errors import ApiError, BadRequest, classify, log
+from answer.api.errors import ApiError, BadRequest, classify, error_responses, log
 from answer.api.sessions import SessionMemory
 from answer.api.store import Store
 from cubesage_core.settings import Settings
@@ -45,7 +45,7 @@ class AskController(Controller):
     path = "/v1/ask"
     tags = ("ask",)
 
-    @post("/", summary="Answer a question", status_code=200,
+    @post("/", summary="Answer a question", status_code=200, responses=error_responses(400, 401, 413, 422, 429, 503),
           description="Intent-routed answer: text, result table, Vega-Lite chart spec and provenance.")
     async def ask(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,
                   sessions: SessionMemory, settings: Settings) -> AskResponse:
@@ -57,6 +57,7 @@ class AskController(Controller):
         return to_response(answer, data.session_id)
 
     @post("/stream", summary="Answer a question as Server-Sent Events", status_code=200,
+          responses=error_responses(), media_type="text/event-stream",
           description="One event per stage as it completes: intent, retrieval, plan, rows, answer "
                       "(the answer event carries the same body as /v1/ask); an 'error' event on failure.")
     async def ask_stream(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,

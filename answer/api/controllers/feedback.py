@@ -14,7 +14,7 @@ import anyio.to_thread
 from litestar import Controller, Request, post
 
 from answer.api.dto import FeedbackRequest, FeedbackResponse
-from answer.api.errors import NotFound, Unprocessable
+from answer.api.errors import NotFound, Unprocessable, error_responses
 from answer.api.knowledge import Knowledge
 from answer.api.store import Store
 
@@ -33,7 +33,8 @@ class FeedbackController(Controller):
     path = "/v1/feedback"
     tags = ("feedback",)
 
-    @post("/", summary="Rate an answer, optionally with a corrected Cube query or SQL", status_code=200)
+    @post("/", summary="Rate an answer, optionally with a corrected Cube query or SQL", status_code=200,
+          responses=error_responses(400, 401, 404, 413, 422, 429, 503))
     async def feedback(self, data: FeedbackRequest, request: Request, store: Store,
                        knowledge: Knowledge) -> FeedbackResponse:
         record = await store.get_query(data.query_id)

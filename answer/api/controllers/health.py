@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 from litestar import Controller, Response, get
+from litestar.openapi.datastructures import ResponseSpec
 
 from answer.api.dto import Health, Readiness
 from answer.api.store import Store
@@ -46,7 +47,8 @@ class HealthController(Controller):
     async def healthz(self) -> Health:
         return Health(status="ok")
 
-    @get("/readyz", summary="Readiness of PostgreSQL, Cube, Elasticsearch and the LLM endpoint")
+    @get("/readyz", summary="Readiness of PostgreSQL, Cube, Elasticsearch and the LLM endpoint",
+         responses={503: ResponseSpec(data_container=Readiness, description="A required service is down")})
     async def readyz(self, store: Store, settings: Settings) -> Response[Readiness]:
         async with httpx.AsyncClient(timeout=TIMEOUT_S) as client:
             names = ["postgres"]

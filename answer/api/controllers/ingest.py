@@ -21,7 +21,7 @@ from answer.api.dto import (
     IngestResponse,
     IngestWikiRequest,
 )
-from answer.api.errors import Unprocessable
+from answer.api.errors import Unprocessable, error_responses
 from answer.api.knowledge import Knowledge
 
 
@@ -81,18 +81,20 @@ class IngestController(Controller):
     path = "/v1/ingest"
     tags = ("ingest",)
 
-    @post("/wiki", summary="Index wiki pages (markdown, html, text, json) into SAG", status_code=200)
+    @post("/wiki", summary="Index wiki pages (markdown, html, text, json) into SAG", status_code=200,
+          responses=error_responses(400, 401, 413, 422, 429, 503))
     async def wiki(self, data: IngestWikiRequest, knowledge: Knowledge) -> IngestResponse:
         documents = _check_wiki(data)
         return _counts("wiki", await anyio.to_thread.run_sync(knowledge.ingest_wiki, documents))
 
     @post("/cube-models", summary="Validate and export Cube YAML models to the semantic assets",
-          status_code=200)
+          status_code=200, responses=error_responses(400, 401, 413, 422, 429, 503))
     async def cube_models(self, data: IngestCubeModelsRequest, knowledge: Knowledge) -> IngestResponse:
         files = _check_models(data)
         return _counts("cube-models", await anyio.to_thread.run_sync(knowledge.ingest_cube_models, files))
 
-    @post("/glossary", summary="Load business terms (CSV or YAML)", status_code=200)
+    @post("/glossary", summary="Load business terms (CSV or YAML)", status_code=200,
+          responses=error_responses(400, 401, 413, 422, 429, 503))
     async def glossary(self, data: IngestGlossaryRequest, knowledge: Knowledge) -> IngestResponse:
         _check_glossary(data)
         result = await anyio.to_thread.run_sync(knowledge.ingest_glossary, data.content, data.format)

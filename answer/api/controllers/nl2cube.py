@@ -7,6 +7,7 @@ from litestar import Controller, post
 from answer.api._service import ServiceAdapter
 from answer.api.controllers.ask import check_question
 from answer.api.dto import NL2CubeRequest, NL2CubeResponse
+from answer.api.errors import error_responses
 from cubesage_core.settings import Settings
 
 
@@ -14,7 +15,8 @@ class NL2CubeController(Controller):
     path = "/v1/nl2cube"
     tags = ("nl2cube",)
 
-    @post("/", summary="Translate a question into a Cube query", status_code=200)
+    @post("/", summary="Translate a question into a Cube query", status_code=200,
+          responses=error_responses(400, 401, 413, 422, 429, 503))
     async def nl2cube(self, data: NL2CubeRequest, service: ServiceAdapter, settings: Settings) -> NL2CubeResponse:
         question = check_question(data.question, settings)
         result = await service.nl2cube(question, run=data.run, today=data.today)

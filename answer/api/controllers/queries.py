@@ -7,7 +7,7 @@ from uuid import UUID
 from litestar import Controller, get
 
 from answer.api.dto import QueryRecord
-from answer.api.errors import NotFound
+from answer.api.errors import NotFound, error_responses
 from answer.api.store import Store
 
 
@@ -15,7 +15,8 @@ class QueriesController(Controller):
     path = "/v1/queries"
     tags = ("audit",)
 
-    @get("/{query_id:uuid}", summary="Stored provenance of one answer")
+    @get("/{query_id:uuid}", summary="Stored provenance of one answer",
+         responses=error_responses(401, 404, 429))
     async def get_query(self, query_id: UUID, store: Store) -> QueryRecord:
         record = await store.get_query(query_id)
         if record is None:
