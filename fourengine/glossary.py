@@ -12,7 +12,9 @@ File format (see demo/glossary.yaml)::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import csv
+import io
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,13 @@ def parse_glossary(path: Path) -> tuple[list[TermRow], list[dict[str, Any]]]:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise GlossaryError(f"cannot read glossary {path}: {exc}") from exc
+    return parse_data(data, str(path))
+
+
+def parse_data(data: Any, path: str = "glossary") -> tuple[list[TermRow], list[dict[str, Any]]]:
+    """Terms and business rules of parsed glossary data (a mapping, or a bare list of terms)."""
+    if isinstance(data, list):
+        data = {"terms": data}
     if not isinstance(data, dict):
         raise GlossaryError(f"{path}: expected a mapping with 'terms' and 'business_rules'")
     terms: list[TermRow] = []
@@ -102,19 +111,45 @@ def _rule_asset(rule: dict[str, Any]) -> tuple[Asset, str]:
 
 
 def load_glossary(url: str, path: Path, embedder: Embedder | None = None) -> GlossaryReport:
-    """(Re)load the glossary at ``path`` into the semlayer of ``url``."""
+    """(Re)load the glossary at ``path`` into the semlayer of ``url`` (terms no longer in the file go)."""
     terms, rules = parse_glossary(path)
+    return _write(url, terms, rules, embedder, replace=True)
+
+
+def ingest_text(url: str, content: str, fmt: str = "yaml", embedder: Embedder | None = None) -> dict[str, Any]:
+    """Upsert terms given as YAML (glossary format) or CSV (columns id, term, maps_to, synonyms separated by
+    ``|``, language, definition, filter_value); nothing is removed. Returns the report as a dict."""
+    if fmt == "yaml":
+        try:
+            data = yaml.safe_load(content) or {}
+        except yaml.YAMLError as exc:
+            raise GlossaryError(f"glossary: not valid YAML: {exc}") from exc
+    elif fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(content)))
+        data = {"terms": [{**r, "synonyms": [s.strip() for s in (r.get("synonyms") or "").split("|") if s.strip()],
+                           "filter_value": r.get("filter_value") or None} for r in rows]}
+    else:
+        raise GlossaryError(f"glossary format must be 'yaml' or 'csv', got {fmt!r}")
+    terms, rules = parse_data(data)
+    return asdict(_write(url, terms, rules, embedder, replace=False))
+
+
+def _write(
+    url: str, terms: list[TermRow], rules: list[dict[str, Any]], embedder: Embedder | None, *, replace: bool,
+) -> GlossaryReport:
     embedder = embedder or get_embedder()
     pairs = [_term_asset(t) for t in terms] + [_rule_asset(r) for r in rules]
+    removed = 0
     with connection(url) as conn, conn.transaction():
-        term_ids = [t.term_id for t in terms]
-        removed = conn.execute(
-            """DELETE FROM semlayer.business_term bt USING semlayer.asset a
-               WHERE a.asset_id = 'term:' || bt.term_id AND a.meta->>'source' = %s AND NOT (bt.term_id = ANY(%s))""",
-            (SOURCE, term_ids),
-        ).rowcount
-        removed += delete_assets_except(conn, "term", [a.asset_id for a, _ in pairs], "term:")
-        removed += delete_assets_except(conn, "business_rule", [a.asset_id for a, _ in pairs], "business_rule:")
+        if replace:
+            removed = conn.execute(
+                """DELETE FROM semlayer.business_term bt USING semlayer.asset a
+                   WHERE a.asset_id = 'term:' || bt.term_id AND a.meta->>'source' = %s
+                     AND NOT (bt.term_id = ANY(%s))""",
+                (SOURCE, [t.term_id for t in terms]),
+            ).rowcount
+            removed += delete_assets_except(conn, "term", [a.asset_id for a, _ in pairs], "term:")
+            removed += delete_assets_except(conn, "business_rule", [a.asset_id for a, _ in pairs], "business_rule:")
         upsert_terms(conn, terms)
         embedded = upsert_assets(conn, [a for a, _ in pairs], [t for _, t in pairs], embedder)
         known = {r[0] for r in conn.execute(

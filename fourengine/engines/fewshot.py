@@ -10,7 +10,10 @@ from __future__ import annotations
 import numpy as np
 from psycopg import AsyncConnection
 
+from fourengine.fewshot import add_example as add_example_sync
 from fourengine.models import FewShot
+
+__all__ = ["add_example_sync", "similar_examples"]  # add_example_sync: the cache writer, for callers of engine D
 
 _SQL = """
 WITH near AS (
