@@ -128,7 +128,8 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         with connection(url) as conn:
             conn.execute("TRUNCATE sag.source_chunk, sag.event, sag.entity, sag.event_entity CASCADE")
         embedder = get_embedder()
-        embedder.embed(["warm up"])
+        embedder.embed(["warm up"])  # model loading is not indexing: load before the clock starts
+        warm_up()
         report = index_chunks(chunks, url, store, FastProcessor(), embedder, progress=progress,
                               description=f"indexing {corpus_path.name} ({backend})")
         retriever = Retriever(url, store, embedder)
@@ -164,6 +165,12 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         store.close()
         if es_server is not None:
             es_server.stop()
+
+
+def warm_up() -> None:
+    from sag_index._text import warm_up as warm_text
+
+    warm_text()
 
 
 def _tokens(text: str) -> list[str]:

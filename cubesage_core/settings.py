@@ -57,6 +57,8 @@ class Settings(BaseSettings):
     es_url: str | None = None
     es_index_prefix: str = "cubesage_"
     es_fallback_postgres: bool = True
+    # SAG entity-name vectors: "hash" (character n-grams: spelling-level matches at cosine >= 0.9) or "use"
+    sag_name_embedding: Literal["use", "hash"] = "hash"
 
     # LLM (absent endpoint = fast mode)
     llm_url: str | None = None

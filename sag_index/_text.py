@@ -41,6 +41,8 @@ def has_cjk(text: str) -> bool:
 
 def fold(text: str) -> str:
     """Lower-case, strip accents (Alû -> alu), unify width; keeps CJK as is."""
+    if text.isascii():
+        return text.lower()
     text = unicodedata.normalize("NFKC", text)
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
@@ -56,6 +58,14 @@ def _jieba():
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
     return jieba
+
+
+def warm_up() -> None:
+    """Load jieba's dictionaries now (about 1 s) rather than inside the first indexing batch."""
+    import jieba.posseg
+
+    _jieba()
+    list(jieba.posseg.cut("客户王芳"))
 
 
 def segment_cjk(run: str) -> list[str]:

@@ -51,11 +51,13 @@ class IndexReport:
 
 def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processor: Processor | None = None,
                  embedder: Embedder | None = None, batch_size: int = 256, progress: bool = False,
-                 relation_vectors: bool = False, description: str = "indexing") -> IndexReport:
+                 relation_vectors: bool = False, description: str = "indexing",
+                 name_embedder: Embedder | None = None) -> IndexReport:
     """Index ``chunks`` into the relational tables at ``url`` and into ``store``; skip indexed ones."""
     started = time.monotonic()
     processor = processor or FastProcessor()
     embedder = embedder or get_embedder()
+    name_embedder = name_embedder or default_name_embedder()
     unique = list({c.chunk_id: c for c in chunks}.values())
     report = IndexReport(chunks_total=len(unique), mode=processor.mode, backend=store.backend,
                          store_fallback=store.fallback_reason)
@@ -81,7 +83,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
                 timing["filter_parse"] += time.monotonic() - t
                 t = time.monotonic()
                 known = repository.known_entities(conn, {e.entity_id for r in records for e in r.entities})
-                index_batch = build_index_batch(records, known, embedder, relation_vectors)
+                index_batch = build_index_batch(records, known, embedder, name_embedder, relation_vectors)
                 timing["embed"] += time.monotonic() - t
                 t = time.monotonic()
                 store.upsert(index_batch)
@@ -100,12 +102,19 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     return report
 
 
+def default_name_embedder() -> Embedder:
+    """The embedder of entity names (settings.sag_name_embedding; character n-grams by default)."""
+    from cubesage_core.settings import get_settings
+
+    return get_embedder(get_settings().sag_name_embedding)
+
+
 def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str], embedder: Embedder,
-                      relation_vectors: bool) -> IndexBatch:
+                      name_embedder: Embedder, relation_vectors: bool) -> IndexBatch:
     """Embed what the store needs: event title and title+content, new entity names, link descriptions.
 
     Table rows embed one text (title + content) for both event vectors; ids, dates and numbers are
-    matched exactly and get no name vector.
+    matched exactly and get no name vector. Names use ``name_embedder`` (see ``default_name_embedder``).
     """
     texts: list[str] = []
 
@@ -119,7 +128,9 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
         title_slot = content_slot if r.chunk.kind == "row" else slot(r.title)
         plan.append((r, title_slot, content_slot))
     new_entities = {e.entity_id: e for r in records for e in r.entities if e.entity_id not in known_entity_ids}
-    entity_slots = {eid: slot(e.name) if e.embed else None for eid, e in new_entities.items()}
+    embedded_names = [e for e in new_entities.values() if e.embed]
+    name_vectors = dict(zip([e.entity_id for e in embedded_names], name_embedder.embed([e.name for e in embedded_names]),
+                            strict=True)) if embedded_names else {}
     link_plan = []
     if relation_vectors:
         link_plan = [(ln, slot(ln.description)) for r in records if r.chunk.kind == "doc" for ln in r.links]
@@ -129,9 +140,7 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
         batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
                                      tokenize(r.tokens_text), vectors[ts], vectors[cs]))
     for eid, e in new_entities.items():
-        s = entity_slots[eid]
-        batch.entities.append(EntityDoc(eid, e.name, e.normalized, e.type, tokenize(e.name),
-                                        vectors[s] if s is not None else None))
+        batch.entities.append(EntityDoc(eid, e.name, e.normalized, e.type, tokenize(e.name), name_vectors.get(eid)))
     batch.links = [LinkDoc(ln.event_id, ln.entity_id, ln.description, vectors[s]) for ln, s in link_plan]
     return batch
 

@@ -20,7 +20,7 @@ from sag_index.models import Chunk, Extraction, RawEntity
 
 log = logging.getLogger(__name__)
 
-CONTENT_CHARS = 500
+CONTENT_CHARS = 300
 MAX_ENTITIES = 40
 _CONNECTORS = r"(?:of|the|de|la|le|du|del|da|von|van|der|for|y|di|al|el|on)"
 _CAP_WORD = r"(?:[A-Z0-9][\w'’.\-]*[\w]|[A-Z])"

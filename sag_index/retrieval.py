@@ -100,13 +100,18 @@ class Retriever:
     """Runs the 8 steps; ``ner`` and ``selector`` may be replaced by the DSPy implementations."""
 
     def __init__(self, url: str, store: VectorStore, embedder: Embedder | None = None,
-                 params: RetrievalParams | None = None,
+                 params: RetrievalParams | None = None, name_embedder: Embedder | None = None,
                  ner: Callable[[str, dict[str, str]], tuple[list[str], list[str], str]] | None = None,
                  selector: Callable[[str, list[Candidate], dict[str, dict], int], tuple[list[str], str]] | None = None
                  ) -> None:
         self.url = url
         self.store = store
         self.embedder = embedder or get_embedder()
+        if name_embedder is None:
+            from sag_index.pipeline import default_name_embedder
+
+            name_embedder = default_name_embedder()
+        self.name_embedder = name_embedder
         self.params = params or RetrievalParams()
         self._conn = connect(url)
         self._dictionary: dict[str, str] | None = None
@@ -154,8 +159,8 @@ class Retriever:
         qvec = self.embedder.embed_one(question)
         entity_scores: dict[str, float] = dict.fromkeys(exact_ids, 1.0)
         if free:
-            for vec in self.embedder.embed(free):
-                for hit in self.store.knn_entities(vec, p.entity_top_k, p.entity_threshold):
+            for mention, vec in zip(free, self.name_embedder.embed(free), strict=True):
+                for hit in self.store.knn_entities(vec, p.entity_top_k, p.entity_threshold, tokenize(mention)):
                     entity_scores[hit.id] = max(entity_scores.get(hit.id, 0.0), hit.score)
         done("2_entity_recall", [{"entity_id": k, "score": round(v, 4)} for k, v in entity_scores.items()])
 

@@ -89,8 +89,13 @@ class VectorStore(ABC):
         """Cosine similarity of the given events to ``vector`` (coarse rerank)."""
 
     @abstractmethod
-    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0) -> list[Hit]:
-        """Top-k entities by name-vector cosine, at least ``threshold``."""
+    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
+                     tokens: Sequence[str] | None = None) -> list[Hit]:
+        """Top-k entities by name-vector cosine, at least ``threshold``.
+
+        ``tokens`` (the mention's tokens) is a blocking hint: a backend without an ANN index may
+        rank only entities sharing a token with the mention.
+        """
 
     @abstractmethod
     def text_entities(self, tokens: Sequence[str], k: int) -> list[Hit]:

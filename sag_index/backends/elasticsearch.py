@@ -113,7 +113,8 @@ class ElasticsearchStore(VectorStore):
         hits = self._knn("event_vectors", _VEC_FIELD[field], vector, len(ids), {"ids": {"values": list(ids)}})
         return {h["_id"]: _cos(h["_score"]) for h in hits}
 
-    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0) -> list[Hit]:
+    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
+                     tokens: Sequence[str] | None = None) -> list[Hit]:
         hits = self._knn("entity_vectors", "name_vec", vector, k)
         return [Hit(h["_id"], s) for h in hits if (s := _cos(h["_score"])) >= threshold]
 

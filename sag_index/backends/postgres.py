@@ -20,6 +20,7 @@ from sag_index.errors import StoreUnavailable
 from sag_index.models import Hit
 
 K1, B = 1.2, 0.75
+BLOCK_CAP = 5000
 _VEC_COLUMN = {"title": "title_vec", "content": "content_vec"}
 
 
@@ -119,7 +120,17 @@ class PostgresStore(VectorStore):
                                   "WHERE event_id = ANY(%s)", (vector, list(ids))).fetchall()
         return {r[0]: float(r[1]) for r in rows}
 
-    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0) -> list[Hit]:
+    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
+                     tokens: Sequence[str] | None = None) -> list[Hit]:
+        if tokens:  # token blocking stands in for an ANN index: exact cosine over entities sharing a token
+            rows = self._conn.execute(
+                """WITH cand AS (SELECT DISTINCT doc_id FROM sag.bm25_term WHERE idx = 'entity'
+                                 AND term = ANY(%(t)s) LIMIT %(cap)s)
+                   SELECT v.entity_id, 1 - (v.name_vec <=> %(v)s) AS s FROM sag.entity_vectors v
+                   JOIN cand ON cand.doc_id = v.entity_id WHERE v.name_vec IS NOT NULL
+                   ORDER BY s DESC LIMIT %(k)s""",
+                {"t": sorted(set(tokens)), "v": vector, "k": k, "cap": BLOCK_CAP}).fetchall()
+            return [Hit(r[0], float(r[1])) for r in rows if r[1] >= threshold]
         rows = self._conn.execute(
             "SELECT entity_id, 1 - (name_vec <=> %(v)s) AS s FROM sag.entity_vectors WHERE name_vec IS NOT NULL "
             "ORDER BY name_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k}).fetchall()
