@@ -37,22 +37,22 @@ from cubesage_core.settings import Settings
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
-def _default_service(settings: Settings) -> AnswerService:
+def _default_service(settings: Settings, database_url: str) -> AnswerService:
     from answer.service import Cubesage
 
-    return Cubesage(settings)
+    return Cubesage(settings, url=database_url)
 
 
 def create_app(settings: Settings, service: AnswerService | None = None, *, store: Store | None = None,
                knowledge: Knowledge | None = None, database_url: str | None = None) -> Litestar:
     """Build the API. Without arguments beyond ``settings`` everything real is wired from settings."""
-    if store is None or knowledge is None:
+    if store is None or knowledge is None or service is None:
         from cubesage_core import db
 
         database_url = database_url or db.database_url(settings)
     store = store or PostgresStore(database_url or "")
     knowledge = knowledge or PipelineKnowledge(settings, database_url or "")
-    adapter = ServiceAdapter(service if service is not None else _default_service(settings))
+    adapter = ServiceAdapter(service if service is not None else _default_service(settings, database_url or ""))
     sessions = SessionMemory(ttl_s=settings.api_session_ttl_s, max_sessions=settings.api_max_sessions)
 
     @asynccontextmanager

@@ -33,55 +33,86 @@ def _import(module: str) -> Any:
         raise ServiceUnavailable(f"{module} is not available in this installation: {err}") from err
 
 
+def _optional(module: str) -> Any | None:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
 class PipelineKnowledge:
     """Knowledge backed by the real packages and the cubesage database."""
 
     def __init__(self, settings: Settings, database_url: str) -> None:
         self.settings = settings
         self.url = database_url
-        self._model = None
+
+    def _embedder(self) -> Any:
+        from cubesage_core.embeddings import get_embedder
+
+        return get_embedder(self.settings.embedding_backend)
 
     # -- validation -------------------------------------------------------------------------
-    def _semantic_model(self) -> Any:
-        if self._model is None:
-            self._model = _import("cube_models.model").load_model(self.settings.model_dir)
-        return self._model
-
     def validate_cube_query(self, query: dict[str, Any]) -> list[str]:
-        validation = _import("cube_models.validation")
-        problems = validation.validate(query, self._semantic_model())
-        return [str(getattr(p, "message", p)) for p in problems]
+        """Problems of a Cube query against the model (empty = valid)."""
+        validation = _optional("cube_models.validation")
+        if validation is not None and hasattr(validation, "validate"):
+            model = _import("cube_models.model").load_model(self.settings.model_dir)
+            return [str(getattr(p, "message", p)) for p in validation.validate(query, model)]
+        # until cube_models.validation lands: structural parse + member check against the model files
+        query_mod, fewshot = _import("cube_models.query"), _import("fourengine.fewshot")
+        try:
+            query_mod.CubeQuery.parse(query)
+        except (ValueError, TypeError, KeyError, query_mod.QueryError) as err:
+            return [str(err)]
+        unknown = fewshot.validate_members(query, fewshot.model_members(self.settings.model_dir))
+        return [f"unknown member {m}" for m in unknown]
 
     def validate_sql(self, sql: str) -> list[str]:
+        """Problems the SQL guard finds (empty = it would run)."""
         sqlguard = _import("router.sqlguard")
         try:
-            sqlguard.guard_sql(sql, self._guard_policy(sqlguard))
+            sqlguard.guard_sql(sql, self._guard_policy())
         except sqlguard.SqlGuardError as err:
             return [str(err)]
         return []
 
-    def _guard_policy(self, sqlguard: Any) -> Any:
+    def _guard_policy(self) -> Any:
         from cubesage_core import db
 
-        schema = self.settings.warehouse_schema
+        assets = _import("router.sqlguard.assets")
         with db.connection(self.url) as conn:
-            rows = conn.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,)
-            ).fetchall()
-        return sqlguard.GuardPolicy(
-            allowed_tables=frozenset(f"{schema}.{name}".lower() for (name,) in rows),
-            max_limit=self.settings.query_row_cap, default_schema=schema)
+            return assets.policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000),
+                                             default_schema=self.settings.warehouse_schema)
 
     # -- learning ---------------------------------------------------------------------------
     def learn(self, question: str, cube_query: dict[str, Any] | None, sql: str | None) -> int:
         """Put an approved question -> (Cube query | SQL) pair into engine D's few-shot cache."""
-        fewshot = _import("fourengine.engines.fewshot")
-        return int(fewshot.add_example_sync(self.url, question, cube_query=cube_query, sql=sql, approved=True))
+        fewshot = _import("fourengine.fewshot")
+        return int(fewshot.add_example(self.url, question, cube_query=cube_query, sql=sql, approved=True,
+                                       embedder=self._embedder()))
 
     # -- ingest -----------------------------------------------------------------------------
     def ingest_wiki(self, documents: list[dict[str, str]]) -> dict[str, Any]:
-        ingest = _import("sag_index.ingest")
-        return dict(ingest.ingest_documents(self.url, documents, settings=self.settings))
+        """Chunk each document with sag_index's loader for its format and index the chunks (idempotent:
+        chunk ids are content hashes, so a repeat reports every chunk as already indexed)."""
+        loaders = _import("sag_index.loaders")
+        pipeline = _import("sag_index.pipeline")
+        backends = _import("sag_index.backends")
+        chunks = []
+        for doc in documents:
+            source = f"wiki:{doc['name']}"
+            try:
+                chunks += _chunks_of(loaders, doc, source)
+            except loaders.LoaderError as err:
+                raise Unprocessable(str(err)) from err
+        if not chunks:
+            raise Unprocessable("the documents contain no text to index")
+        store = backends.get_store(self.settings, self.url)
+        report = pipeline.index_chunks(chunks, self.url, store, embedder=self._embedder())
+        return {"added": report.chunks_new, "unchanged": report.chunks_already_indexed,
+                "chunks": report.chunks_total, "events_written": report.events_written,
+                "backend": report.backend, "store_fallback": report.store_fallback}
 
     def ingest_cube_models(self, files: list[dict[str, str]]) -> dict[str, Any]:
         export = _import("cube_models.export")
@@ -90,6 +121,23 @@ class PipelineKnowledge:
     def ingest_glossary(self, content: str, fmt: str) -> dict[str, Any]:
         glossary = _import("fourengine.glossary")
         try:
-            return dict(glossary.ingest_text(self.url, content, fmt))
+            return dict(glossary.ingest_text(self.url, content, fmt, embedder=self._embedder()))
         except ValueError as err:
             raise Unprocessable(str(err)) from err
+
+
+def _chunks_of(loaders: Any, doc: dict[str, str], source: str) -> list[Any]:
+    fmt, text = doc["format"], doc["content"]
+    if fmt == "markdown":
+        return loaders.load_markdown(text, source)
+    if fmt == "html":
+        return loaders.load_html(text, source)
+    if fmt == "json":
+        import json
+
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = [json.loads(line) for line in text.splitlines() if line.strip()]
+        return loaders.load_json_records(parsed if isinstance(parsed, list) else [parsed], source)
+    return loaders.load_text(text, source, title=doc["name"])
