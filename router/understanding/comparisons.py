@@ -19,7 +19,8 @@ _YOY = re.compile(r"同比|year[\s-]+over[\s-]+year|\byoy\b|\by/y\b|vs\.? (?:the
 _POP = re.compile(r"环比|period[\s-]+over[\s-]+period|month[\s-]+over[\s-]+month|quarter[\s-]+over[\s-]+quarter|"
                   r"week[\s-]+over[\s-]+week|\bmom\b|\bqoq\b|\bwow\b|previous period|prior period|上期|上一期",
                   re.IGNORECASE)
-_VERSUS = re.compile(r"\bvs\.?\b|\bversus\b|\bcompar(?:e|ed|ing|ison)\b|\bagainst\b|对比|比较|相比|相较|比一比|与.{1,12}比|和.{1,12}比",
+_VERSUS = re.compile(r"\bvs\.?\b|\bversus\b|\bcompar(?:e|ed|ing|ison)\b|\bagainst\b|"
+                     r"对比|比较|相比|相较|比一比|与.{1,12}比|和.{1,12}比",
                      re.IGNORECASE)
 
 

@@ -1,4 +1,7 @@
-"""Time granularity asked for: "by month", "按月", "每周", "daily"; "trend"/"趋势" means month (day for short ranges)."""
+"""Time granularity asked for: "by month", "按月", "每周", "daily".
+
+"trend"/"趋势" without a grain means month (day when the range is shorter than two months).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +10,25 @@ import re
 from router.understanding.types import Granularity, TimeRange
 
 _GRAIN_PATTERNS: list[tuple[Granularity, str]] = [
-    ("day", r"\b(?:by|per|each|every)\s+day\b|\bdaily\b|\bday by day\b|\bday-over-day\b|按天|按日|每天|每日|逐日|日度|分天|每一天"),
-    ("week", r"\b(?:by|per|each|every)\s+week\b|\bweekly\b|\bweek by week\b|按周|每周|逐周|周度|分周|每个星期|每星期"),
-    ("month", r"\b(?:by|per|each|every)\s+month\b|\bmonthly\b|\bmonth by month\b|按月|每月|逐月|月度|分月|每个月|各月|月份分布"),
-    ("quarter", r"\b(?:by|per|each|every)\s+quarter\b|\bquarterly\b|按季度?|每季度?|逐季|季度分布|分季度|各季度|每个季度"),
-    ("year", r"\b(?:by|per|each|every)\s+year\b|\byearly\b|\bannual(?:ly)?\b|\byear by year\b|按年|每年|逐年|年度分布|分年|各年"),
+    ("day", r"\b(?:by|per|each|every)\s+day\b|\bdaily\b|\bday by day\b|\bday-over-day\b|"
+            r"\bwhich (?:day|date)\b|哪一?天|哪个日子|"
+            r"按天|按日|每天|每日|逐日|日度|分天|每一天"),
+    ("week", r"\b(?:by|per|each|every)\s+week\b|\bweekly\b|\bweek by week\b|"
+             r"\bwhich week\b|哪一?周|哪个星期|"
+             r"按周|每周|逐周|周度|分周|每个星期|每星期"),
+    ("month", r"\b(?:by|per|each|every)\s+month\b|\bmonthly\b|\bmonth by month\b|"
+              r"\bwhich month\b|哪个月|哪一个?月|"
+              r"按月|每月|逐月|月度|分月|每个月|各月|月份分布"),
+    ("quarter", r"\b(?:by|per|each|every)\s+quarter\b|\bquarterly\b|"
+                r"\bwhich quarter\b|哪个季度|哪一季度?|"
+                r"按季度?|每季度?|逐季|季度分布|分季度|各季度|每个季度"),
+    ("year", r"\b(?:by|per|each|every)\s+year\b|\byearly\b|\bannual(?:ly)?\b|\byear by year\b|"
+             r"\bwhich year\b|哪一?年|"
+             r"按年|每年|逐年|年度分布|分年|各年"),
 ]
 _COMPILED = [(grain, re.compile(pattern, re.IGNORECASE)) for grain, pattern in _GRAIN_PATTERNS]
-_TREND = re.compile(r"\btrends?\b|\bover time\b|\btime series\b|\btrajectory\b|趋势|走势|变化情况|变化趋势", re.IGNORECASE)
+_TREND = re.compile(r"\btrends?\b|\bover time\b|\btime series\b|\btrajectory\b|"
+                    r"趋势|走势|变化情况|变化趋势", re.IGNORECASE)
 SHORT_RANGE_DAYS = 62
 
 

@@ -9,13 +9,17 @@ from router.understanding.types import Ranking
 
 DEFAULT_TOP = 10
 _NUM = r"(\d+|[一二三四五六七八九十两百]+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
-_TOP = re.compile(rf"\btop[\s-]*{_NUM}?\b|(?:排名|排行)?前\s*{_NUM}(?![\d一二三四五六七八九十两百])(?!\s*(?:天|日|周|个?月|个?星期|年|个?季度))\s*(?:名|位|个|大|款|家)?|{_NUM}\s*大", re.IGNORECASE)
+_NOT_TIME = r"(?![\d一二三四五六七八九十两百])(?!\s*(?:天|日|周|个?月|个?星期|年|个?季度))"
+_TOP = re.compile(rf"\btop[\s-]*{_NUM}?\b|(?:排名|排行)?前\s*{_NUM}{_NOT_TIME}\s*(?:名|位|个|大|款|家)?|{_NUM}\s*大",
+                  re.IGNORECASE)
 _BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", re.IGNORECASE)
-_HIGH = re.compile(r"\b(?:highest|most|largest|biggest|best|top|greatest|maximum|max)\b|最高|最多|最大|最好|最畅销|最强",
+_HIGH = re.compile(r"\b(?:highest|most|largest|biggest|best|top|greatest|maximum|max)\b|"
+                   r"最高|最多|最大|最好|最畅销|最强",
                    re.IGNORECASE)
 _LOW = re.compile(r"\b(?:lowest|least|smallest|worst|fewest|minimum|min)\b|最低|最少|最小|最差|垫底", re.IGNORECASE)
 _RANK = re.compile(r"\brank(?:ing|ed)?\b|\bsorted\b|\border(?:ed)? by\b|排名|排行|排序", re.IGNORECASE)
-_SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwhat (?:is|was) the\b|哪个|哪一|哪家|哪款|哪位|哪个?月", re.IGNORECASE)
+_SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwhat (?:is|was) the\b|"
+                       r"哪个|哪一|哪家|哪款|哪位|哪个?月", re.IGNORECASE)
 _PLURAL = re.compile(r"哪些|\bwhich\s+\w+s\b", re.IGNORECASE)
 
 

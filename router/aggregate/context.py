@@ -1,0 +1,70 @@
+"""The retrieval context the aggregate path works from, in one shape whatever the caller passes.
+
+Accepts the dict form ``{bindings: [{term_id, canonical_term, mapped_asset_type, mapped_asset_id,
+filter_value?}], assets: [{id, type, name, score}], few_shots: [{question, cube_query}], filters?:
+[{member, operator, values}], context_text?}``, fourengine's ``RetrievalResult`` (or its ``to_dict()``,
+keys ``term_bindings``/``assets``/``few_shots``/``context``), or an ``AggregateContext``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MEMBER_TYPES = ("metric", "measure", "dimension", "segment", "time_dimension")
+
+
+@dataclass(frozen=True)
+class Binding:
+    term_id: str
+    canonical_term: str
+    mapped_asset_type: str
+    mapped_asset_id: str
+    filter_value: str | None = None
+
+
+@dataclass(frozen=True)
+class ContextAsset:
+    id: str
+    type: str
+    name: str = ""
+    score: float = 0.0
+    title: str = ""
+
+
+@dataclass
+class AggregateContext:
+    bindings: list[Binding] = field(default_factory=list)
+    assets: list[ContextAsset] = field(default_factory=list)
+    few_shots: list[dict[str, Any]] = field(default_factory=list)
+    filters: list[dict[str, Any]] = field(default_factory=list)  # entity filters from the pipeline (values only)
+    context_text: str = ""
+
+    @classmethod
+    def of(cls, context: Any) -> AggregateContext:
+        if isinstance(context, AggregateContext):
+            return context
+        if context is None:
+            return cls()
+        if not isinstance(context, dict):
+            to_dict = getattr(context, "to_dict", None)
+            if to_dict is None:
+                raise TypeError(f"unsupported aggregate context {type(context).__name__}")
+            context = to_dict()
+        raw_bindings = context.get("bindings", context.get("term_bindings")) or []
+        bindings = [Binding(str(b.get("term_id", "")), str(b.get("canonical_term", "")),
+                            str(b.get("mapped_asset_type", "")), str(b.get("mapped_asset_id", "")),
+                            None if b.get("filter_value") is None else str(b["filter_value"]))
+                    for b in raw_bindings if b.get("mapped_asset_id")]
+        assets = [ContextAsset(str(a.get("id") or a.get("asset_id")), str(a.get("type") or a.get("asset_type", "")),
+                               str(a.get("name", "")), float(a.get("score") or 0.0), str(a.get("title") or ""))
+                  for a in context.get("assets") or [] if a.get("id") or a.get("asset_id")]
+        raw_context = context.get("context_text") or context.get("context") or ""
+        text = raw_context.get("text", "") if isinstance(raw_context, dict) else str(raw_context)
+        return cls(bindings, assets, list(context.get("few_shots") or []), list(context.get("filters") or []), text)
+
+
+def member_path(asset_id: str) -> str:
+    """``metric:order_items.gmv`` -> ``order_items.gmv`` (ids without a type prefix are returned as is)."""
+    kind, sep, body = asset_id.partition(":")
+    return body if sep and kind in MEMBER_TYPES else asset_id

@@ -1,0 +1,111 @@
+"""``build_cube_query`` and ``run_aggregate``: draft -> guardrails -> execute, one corrective retry.
+
+A validation or execution problem triggers exactly one correction: in LLM mode the program is re-asked
+with the problems; in fast mode (or when the LLM fails) ``correct.fix`` uses suggestions / drops the
+offending members. A second failure raises ``AggregateError`` carrying the problems.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+from typing import Any
+
+from cubesage_core.llm import two_mode
+from router.aggregate.context import AggregateContext, member_path
+from router.aggregate.correct import fix
+from router.aggregate.derive import combine
+from router.aggregate.guardrails import check
+from router.aggregate.slots import fill_slots
+from router.aggregate.types import AggregateError, AggregateResult, CubeQueryDraft, Problem
+from router.understanding.types import Understanding
+
+
+def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
+                     use_llm: bool | None = None) -> CubeQueryDraft:
+    """The Cube query (one per compared period) for an aggregate question; LLM mode falls back to fast."""
+    ctx = AggregateContext.of(context)
+
+    def llm() -> CubeQueryDraft:
+        from router.aggregate.program import write_query
+
+        return write_query(understanding, ctx, model)
+
+    result = two_mode(llm, lambda: fill_slots(understanding, ctx, model), use_llm=use_llm)
+    draft = result.value
+    draft.mode, draft.fallback_reason = result.mode, result.fallback_reason
+    return draft
+
+
+def _correct(draft: CubeQueryDraft, problems: list[Problem], understanding: Understanding, ctx: AggregateContext,
+             model: Any) -> CubeQueryDraft | None:
+    if draft.mode == "llm":
+        from router.aggregate.program import write_query
+
+        feedback = "; ".join(p.message for p in problems)
+        try:
+            fixed = write_query(understanding, ctx, model, feedback=feedback)
+            fixed.notes.insert(0, f"re-asked the LLM with: {feedback}")
+            return fixed
+        except Exception as err:
+            draft.notes.append(f"LLM correction failed ({type(err).__name__}); fixing deterministically")
+    bound = [member_path(b.mapped_asset_id) for b in ctx.bindings
+             if b.mapped_asset_type in ("metric", "measure") and b.filter_value is None]
+    queries = []
+    for query in draft.queries:
+        fixed = fix(query, problems, model, bound)
+        if fixed is None:
+            return None
+        queries.append(fixed)
+    return CubeQueryDraft(queries, draft.labels, draft.comparison, draft.post,
+                          [*draft.notes, "corrected: " + "; ".join(p.message for p in problems)], draft.mode,
+                          draft.fallback_reason)
+
+
+def _problems(draft: CubeQueryDraft, ctx: AggregateContext, model: Any) -> list[Problem]:
+    seen: dict[str, Problem] = {}
+    for query in draft.queries:
+        for problem in check(query, ctx, model):
+            seen.setdefault(problem.message, problem)
+    return list(seen.values())
+
+
+def run_aggregate(understanding: Understanding, context: Any, model: Any, backend: Any, *, today: date | None = None,
+                  use_llm: bool | None = None) -> AggregateResult:
+    """Build, check, execute (with one corrective retry) and combine the rows of an aggregate question."""
+    ctx = AggregateContext.of(context)
+    today = today or understanding.today
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    draft = build_cube_query(understanding, ctx, model, use_llm=use_llm)
+    timings["build_ms"] = (time.perf_counter() - started) * 1000
+    history: list[Problem] = []
+    retries = 0
+    while True:
+        mark = time.perf_counter()
+        problems = _problems(draft, ctx, model)
+        timings["guardrails_ms"] = timings.get("guardrails_ms", 0.0) + (time.perf_counter() - mark) * 1000
+        if not problems:
+            mark = time.perf_counter()
+            try:
+                loads = [backend.load(q, today=today) for q in draft.queries]
+            except Exception as err:
+                problems = [Problem("execution", f"{type(err).__name__}: {err}"[:500])]
+            timings["execute_ms"] = timings.get("execute_ms", 0.0) + (time.perf_counter() - mark) * 1000
+        history += problems
+        if not problems:
+            break
+        corrected = _correct(draft, problems, understanding, ctx, model) if retries == 0 else None
+        if corrected is None:
+            raise AggregateError("could not build a valid Cube query: " + "; ".join(p.message for p in problems),
+                                 history)
+        draft, retries = corrected, retries + 1
+    rows, derived = combine(draft, [load.rows for load in loads])
+    timings["total_ms"] = (time.perf_counter() - started) * 1000
+    first = loads[0]
+    return AggregateResult(
+        cube_query=draft.query, rows=rows, sql="\n;\n".join(load.sql for load in loads), backend=first.backend,
+        fallback_reason=first.fallback_reason or draft.fallback_reason, problems=history, retries=retries,
+        timings_ms={k: round(v, 3) for k, v in timings.items()}, cube_queries=draft.queries, labels=draft.labels,
+        derived=derived, mode=draft.mode, notes=draft.notes,
+    )

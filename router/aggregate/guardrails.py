@@ -1,0 +1,77 @@
+"""Guardrails on a Cube query before it runs.
+
+1. Shape and model validity: ``cube_models.query.CubeQuery.parse`` then ``cube_models.validate.validate``
+   (unknown members, measure used as dimension, bad dateRange, limit over cap; with suggestions).
+2. Term-binding consistency: every bound metric must be used as a measure; a measure that is neither
+   bound nor retrieved (nor in a cached approved example) is rejected.
+Filter values are only ever values (Cube and the built-in compiler parameterise them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.aggregate.context import AggregateContext, member_path
+from router.aggregate.types import Problem
+
+METRIC_TYPES = ("metric", "measure")
+
+
+def _validate(query: dict[str, Any], model: Any) -> list[Problem]:
+    from cube_models.errors import CubeModelsError
+    from cube_models.query import CubeQuery
+
+    try:
+        parsed = CubeQuery.parse(query)
+    except CubeModelsError as err:
+        return [Problem("invalid", str(err))]
+    try:
+        from cube_models.validate import validate
+    except ImportError:  # cube_models.validate not landed yet: member existence only
+        return [Problem("unknown_member", f"unknown member '{m}'", m)
+                for m in parsed.members() if model.find_member(m) is None]
+    return [_problem(p) for p in validate(parsed, model)]
+
+
+def _problem(raw: Any) -> Problem:
+    if isinstance(raw, Problem):
+        return raw
+    if isinstance(raw, str):
+        return Problem("invalid", raw)
+    get = raw.get if isinstance(raw, dict) else lambda k, d=None: getattr(raw, k, d)
+    suggestions = get("suggestions") or []
+    suggestion = get("suggestion") or (suggestions[0] if suggestions else None)
+    return Problem(str(get("code") or get("kind") or "invalid"), str(get("message") or raw),
+                   get("member"), suggestion)
+
+
+def allowed_measures(ctx: AggregateContext) -> set[str]:
+    allowed = {member_path(b.mapped_asset_id) for b in ctx.bindings if b.mapped_asset_type in METRIC_TYPES}
+    allowed |= {member_path(a.id) for a in ctx.assets if a.type in METRIC_TYPES}
+    for shot in ctx.few_shots:
+        allowed |= set((shot.get("cube_query") or {}).get("measures", []))
+    return allowed
+
+
+def check(query: dict[str, Any], context: Any, model: Any) -> list[Problem]:
+    """All problems of ``query`` against the model and the term bindings (empty list = passes)."""
+    ctx = AggregateContext.of(context)
+    problems = _validate(query, model)
+    measures = list(query.get("measures") or [])
+    bound = [member_path(b.mapped_asset_id) for b in ctx.bindings
+             if b.mapped_asset_type in METRIC_TYPES and b.filter_value is None]
+    for metric in dict.fromkeys(bound):
+        if model.find_member(metric) is None:
+            problems.append(Problem("unknown_binding", f"bound metric '{metric}' is not in the model", metric))
+        elif metric not in measures:
+            problems.append(Problem("unused_binding", f"bound metric '{metric}' must be used as a measure",
+                                    metric, metric))
+    allowed = allowed_measures(ctx)
+    if allowed:
+        for measure in measures:
+            if measure not in allowed:
+                problems.append(Problem("unbound_measure", f"measure '{measure}' is neither bound nor retrieved "
+                                        f"for this question (allowed: {', '.join(sorted(allowed))})", measure))
+    if not measures and not query.get("dimensions"):
+        problems.append(Problem("no_measure", "the query has no measure"))
+    return problems

@@ -1,0 +1,149 @@
+"""Fast (deterministic) slot filling: understanding + retrieval context -> Cube query draft.
+
+- measures: metric bindings in order (``metric:order_items.gmv`` -> ``order_items.gmv``); without any,
+  the best retrieved metric asset, then the measures of a cached few-shot query;
+- dimensions: group-by mentions resolved against the model (``members.resolve_dimension``) plus
+  dimension bindings without a value; two or more bound values of one member in a comparison
+  ("compare 华东 and 华北") also group by that member;
+- filters: value bindings (``华东`` -> ``regions.region_code equals east``) and entity filters from the
+  pipeline, values passed as values only;
+- time: each range -> ``timeDimensions`` with ``dateRange`` on ``model.time_dimension_for(measure)``;
+  granularity from "by month"/"按月"/"trend"; YoY/PoP/versus comparisons -> one query per range;
+- order/limit: top-N -> measure desc + limit; "lowest" -> asc; a time series is ordered by time;
+- derived: "share"/"占比" adds a post-query share of the total.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from router.aggregate.context import AggregateContext, member_path
+from router.aggregate.members import measure_cubes, resolve_dimension
+from router.aggregate.types import AggregateError, CubeQueryDraft
+from router.understanding.types import Understanding
+
+METRIC_ASSET_TYPES = ("metric", "measure")
+MIN_ASSET_SCORE = 0.5
+_SHARE = re.compile(r"\bshare\b|\bproportion\b|\bpercentage of\b|\bmix\b|占比|比重|份额|构成", re.IGNORECASE)
+
+
+def _measure(model: Any, path: str) -> bool:
+    member = model.find_member(path)
+    return member is not None and getattr(member, "kind", "") == "measure"
+
+
+def _dimension(model: Any, path: str) -> bool:
+    member = model.find_member(path)
+    return member is not None and getattr(member, "kind", "") == "dimension"
+
+
+def choose_measures(ctx: AggregateContext, model: Any, notes: list[str]) -> list[str]:
+    measures = [member_path(b.mapped_asset_id) for b in ctx.bindings
+                if b.mapped_asset_type in METRIC_ASSET_TYPES and b.filter_value is None]
+    measures = [m for m in dict.fromkeys(measures) if _measure(model, m)]
+    if measures:
+        notes.append(f"measures from metric bindings: {', '.join(measures)}")
+        return measures
+    ranked = sorted((a for a in ctx.assets if a.type in METRIC_ASSET_TYPES and a.score >= MIN_ASSET_SCORE),
+                    key=lambda a: a.score, reverse=True)
+    for asset in ranked:
+        if _measure(model, member_path(asset.id)):
+            notes.append(f"measure from the top retrieved metric {asset.id} ({asset.score:.2f})")
+            return [member_path(asset.id)]
+    for shot in ctx.few_shots:
+        shot_measures = [m for m in (shot.get("cube_query") or {}).get("measures", []) if _measure(model, m)]
+        if shot_measures:
+            notes.append(f"measures from the cached example {shot.get('question')!r}")
+            return shot_measures
+    raise AggregateError("no measure found for this question: name a metric such as GMV, order count or "
+                         "refund rate")
+
+
+def _value_filters(ctx: AggregateContext, model: Any) -> dict[str, list[str]]:
+    values: dict[str, list[str]] = {}
+    for b in ctx.bindings:
+        if b.filter_value is None:
+            continue
+        member = member_path(b.mapped_asset_id)
+        if _dimension(model, member) and b.filter_value not in values.get(member, []):
+            values.setdefault(member, []).append(b.filter_value)
+    return values
+
+
+def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
+    ctx = AggregateContext.of(context)
+    notes: list[str] = []
+    measures = choose_measures(ctx, model, notes)
+    cubes = measure_cubes(measures)
+    values = _value_filters(ctx, model)
+    measure_titles = {t for b in ctx.bindings if b.mapped_asset_type in METRIC_ASSET_TYPES
+                      for t in (b.canonical_term.lower(),)}
+    dimensions: list[str] = []
+    for mention in u.dimensions:
+        if mention.concept in measure_titles:
+            continue
+        member = resolve_dimension(model, mention.concept, cubes, u.language)
+        if member and member not in dimensions:
+            dimensions.append(member)
+            notes.append(f"dimension {member} for '{mention.phrase}'")
+    for b in ctx.bindings:
+        member = member_path(b.mapped_asset_id)
+        if b.mapped_asset_type == "dimension" and b.filter_value is None and _dimension(model, member) \
+                and member not in dimensions and model.find_member(member).type != "time":
+            dimensions.append(member)
+            notes.append(f"dimension {member} from the binding of '{b.canonical_term}'")
+    comparing_members = u.comparison is not None and u.comparison.kind == "members"
+    for member, vals in values.items():
+        if comparing_members and len(vals) > 1 and member not in dimensions:
+            dimensions.append(member)
+            notes.append(f"dimension {member}: comparing {', '.join(vals)}")
+    filters: list[dict[str, Any]] = [{"member": m, "operator": "equals", "values": v} for m, v in values.items()]
+    for f in ctx.filters:
+        filters.append({"member": f["member"], "operator": f.get("operator", "equals"),
+                        "values": [str(v) for v in f.get("values", [])]})
+
+    time_dim = model.time_dimension_for(measures[0])
+    ranges = list(u.comparison.ranges) if u.comparison and len(u.comparison.ranges) > 1 else u.time_ranges[:1]
+    granularity = u.granularity
+    if granularity and time_dim is None:
+        notes.append(f"granularity '{granularity}' ignored: {measures[0]} has no time dimension")
+    base: dict[str, Any] = {"measures": measures}
+    if dimensions:
+        base["dimensions"] = dimensions
+    if filters:
+        base["filters"] = filters
+    order: list[list[str]] = []
+    if u.ranking and (dimensions or granularity):
+        order.append([measures[0], u.ranking.direction])
+        if u.ranking.limit:
+            base["limit"] = u.ranking.limit
+        notes.append(f"order by {measures[0]} {u.ranking.direction}"
+                     + (f", limit {u.ranking.limit}" if u.ranking.limit else ""))
+    elif granularity and time_dim:
+        order.append([time_dim, "asc"])
+    elif dimensions:
+        order.append([measures[0], "desc"])
+    if order:
+        base["order"] = order
+    post = ["share"] if _SHARE.search(u.normalized) and dimensions else []
+
+    queries: list[dict[str, Any]] = []
+    labels: list[str] = []
+    for time_range in ranges or [None]:
+        query = {k: (list(v) if isinstance(v, list) else v) for k, v in base.items()}
+        if time_dim and (time_range is not None or granularity):
+            td: dict[str, Any] = {"dimension": time_dim}
+            if granularity:
+                td["granularity"] = granularity
+            if time_range is not None:
+                td["dateRange"] = time_range.date_range()
+            query["timeDimensions"] = [td]
+        elif time_range is not None:
+            notes.append(f"time range '{time_range.label}' ignored: {measures[0]} has no time dimension")
+        queries.append(query)
+        labels.append(time_range.label if time_range is not None and len(ranges) > 1 else "")
+    if time_dim and ranges:
+        notes.append(f"time on {time_dim}: " + "; ".join(f"{r.label} = {r.start}..{r.end}" for r in ranges))
+    kind = u.comparison.kind if u.comparison and len(queries) > 1 else None
+    return CubeQueryDraft(queries, labels, kind, post, notes)
