@@ -1,0 +1,154 @@
+"""The API over the real service, PostgreSQL and Cube: answers, audit log, sessions, feedback, keys."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import httpx
+import pytest
+
+from answer import keys
+from cubesage_core import db
+from tests.integration.api.conftest import LiveApi
+
+pytestmark = pytest.mark.integration
+
+
+def _events(text: str) -> list[tuple[str, dict]]:
+    out = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        lines = block.strip().splitlines()
+        if lines:
+            name = next(line[6:].strip() for line in lines if line.startswith("event:"))
+            out.append((name, json.loads("\n".join(line[5:].lstrip() for line in lines
+                                                   if line.startswith("data:")))))
+    return out
+
+
+def test_aggregate_answer_matches_the_warehouse_and_is_audited(live_api: LiveApi, pg_url: str) -> None:
+    r = httpx.post(f"{live_api.url}/v1/ask", json={"question": "What was the order count in 2024?",
+                                                   "session_id": "it-audit"}, timeout=60)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["intent"] == "aggregate"
+    with db.connection(pg_url) as conn:
+        expected = conn.execute("SELECT count(DISTINCT order_id) FROM warehouse.fact_order "
+                                "WHERE order_ts >= '2024-01-01' AND order_ts < '2025-01-01'").fetchone()[0]
+        logged = conn.execute("SELECT question, session_id, executed_sql FROM semlayer.query_log "
+                              "WHERE query_id = %s", (body["query_id"],)).fetchone()
+    numbers = [v for row in body["table"]["rows"] for v in (row if isinstance(row, list) else row.values())
+               if isinstance(v, int | float)]
+    assert expected in numbers, (expected, body["table"])
+    assert logged[0] == "What was the order count in 2024?" and logged[1] == "it-audit"
+    stored = httpx.get(f"{live_api.url}/v1/queries/{body['query_id']}", timeout=10).json()
+    assert stored["question"] == body["question"] and stored["intent"] == "aggregate"
+
+
+def test_stream_reports_stages_in_order(live_api: LiveApi) -> None:
+    r = httpx.post(f"{live_api.url}/v1/ask/stream", json={"question": "GMV by region in 2024"}, timeout=60)
+    assert r.status_code == 200
+    names = [name for name, _ in _events(r.text)]
+    assert names[-1] == "answer" and names[0] == "intent"
+    assert {"retrieval", "plan", "rows"} <= set(names)
+    answer = _events(r.text)[-1][1]
+    assert answer["table"]["rows"] and answer["intent"] == "aggregate"
+
+
+def test_follow_up_reuses_the_previous_query(live_api: LiveApi) -> None:
+    session = f"it-{uuid.uuid4().hex[:8]}"
+    first = httpx.post(f"{live_api.url}/v1/ask", json={"question": "GMV by region in 2024",
+                                                       "session_id": session}, timeout=60).json()
+    follow = httpx.post(f"{live_api.url}/v1/ask", json={"question": "只看华东", "session_id": session},
+                        timeout=60)
+    assert follow.status_code == 200, follow.text
+    body = follow.json()
+    measures_before = first["provenance"]["cube_query"]["measures"]
+    assert body["provenance"].get("cube_query", {}).get("measures") == measures_before
+    assert 0 < len(body["table"]["rows"]) < len(first["table"]["rows"])
+
+
+def test_nl2cube_does_not_execute_unless_asked(live_api: LiveApi) -> None:
+    plain = httpx.post(f"{live_api.url}/v1/nl2cube", json={"question": "GMV by month in 2024"}, timeout=60)
+    assert plain.status_code == 200, plain.text
+    assert "order_items.gmv" in plain.json()["cube_query"]["measures"] and plain.json()["rows"] is None
+    ran = httpx.post(f"{live_api.url}/v1/nl2cube", json={"question": "GMV by month in 2024", "run": True},
+                     timeout=60).json()
+    assert len(ran["rows"]) == 12
+
+
+def test_feedback_learns_validated_pairs_only(live_api: LiveApi, pg_url: str) -> None:
+    question = f"GMV by channel in 2024 ({uuid.uuid4().hex[:6]})"
+    answer = httpx.post(f"{live_api.url}/v1/ask", json={"question": question}, timeout=60).json()
+    bad = httpx.post(f"{live_api.url}/v1/feedback", json={
+        "query_id": answer["query_id"], "verdict": "down",
+        "corrected_cube_query": {"measures": ["orders.no_such_measure"]}}, timeout=30)
+    assert bad.status_code == 422 and "no_such_measure" in bad.json()["detail"]
+    evil = httpx.post(f"{live_api.url}/v1/feedback", json={
+        "query_id": answer["query_id"], "verdict": "down",
+        "corrected_sql": "DELETE FROM warehouse.fact_order"}, timeout=30)
+    assert evil.status_code == 422
+    with db.connection(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM semlayer.dynamic_few_shot_cache WHERE question = %s",
+                            (question,)).fetchone()[0] == 0
+    good = httpx.post(f"{live_api.url}/v1/feedback", json={"query_id": answer["query_id"], "verdict": "up"},
+                      timeout=30)
+    assert good.status_code == 200 and good.json()["learned"] is True, good.text
+    with db.connection(pg_url) as conn:
+        row = conn.execute("SELECT approved, cube_query FROM semlayer.dynamic_few_shot_cache WHERE question = %s",
+                           (question,)).fetchone()
+        feedback = conn.execute("SELECT feedback FROM semlayer.query_log WHERE query_id = %s",
+                                (answer["query_id"],)).fetchone()[0]
+    assert row[0] is True and row[1] == answer["provenance"]["cube_query"]
+    assert feedback["verdict"] == "up"
+
+
+def test_hostile_questions_never_500_and_leave_the_warehouse_intact(live_api: LiveApi, pg_url: str) -> None:
+    with db.connection(pg_url) as conn:
+        before = conn.execute("SELECT count(*) FROM warehouse.fact_order").fetchone()[0]
+    for question in ("list orders; drop table warehouse.fact_order", "' OR 1=1; --", "SELECT pg_sleep(10)",
+                     "x" * 5000, "what's the weather in Shanghai?", "🙂" * 20, "订单\x00"):
+        r = httpx.post(f"{live_api.url}/v1/ask", json={"question": question}, timeout=60)
+        assert r.status_code < 500, (question, r.text)
+        assert "Traceback" not in r.text
+    with db.connection(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM warehouse.fact_order").fetchone()[0] == before
+
+
+def test_catalog_and_readiness(live_api: LiveApi) -> None:
+    catalog = httpx.get(f"{live_api.url}/v1/catalog", timeout=10).json()
+    assert "order_items.gmv" in {m["name"] for m in catalog["metrics"]}
+    assert any(t["definition"] for t in catalog["terms"])
+    ready = httpx.get(f"{live_api.url}/readyz", timeout=10)
+    assert ready.status_code == 200 and ready.json()["checks"]["cube"]["ok"] is True
+
+
+def test_api_keys_hashed_required_and_revocable(pg_url: str) -> None:
+    from answer.api import create_app
+    from answer.api.store import PostgresStore
+    from tests.integration.api.conftest import api_settings
+    from tests.serve_app import serve_in_thread
+    from tests.unit.api.fakes import FakeKnowledge, FakeService
+
+    name = f"it-key-{uuid.uuid4().hex[:6]}"
+    key, token = keys.create_key(pg_url, name)
+    with db.connection(pg_url) as conn:
+        stored = conn.execute("SELECT token_sha256 FROM semlayer.api_key WHERE key_id = %s",
+                              (key.key_id,)).fetchone()[0]
+    assert stored == keys.hash_token(token) and token not in stored
+    store = PostgresStore(pg_url)
+    store.KEY_CACHE_S = 0.0
+    app = create_app(api_settings(pg_url, api_host="0.0.0.0"), FakeService(), store=store,
+                     knowledge=FakeKnowledge())
+    with serve_in_thread(app) as url:
+        assert httpx.get(f"{url}/v1/catalog", timeout=10).status_code == 401
+        auth = {"Authorization": f"Bearer {token}"}
+        ok = httpx.post(f"{url}/v1/ask", json={"question": "GMV"}, headers=auth, timeout=10)
+        assert ok.status_code == 200
+        with db.connection(pg_url) as conn:
+            logged = conn.execute("SELECT api_key_id FROM semlayer.query_log WHERE query_id = %s",
+                                  (ok.json()["query_id"],)).fetchone()[0]
+        assert logged == key.key_id
+        keys.revoke_key(pg_url, name)
+        assert httpx.get(f"{url}/v1/catalog", headers=auth, timeout=10).status_code == 401
+    assert name not in {k.name for k in keys.list_keys(pg_url)}
