@@ -20,6 +20,7 @@ from psycopg_pool import ConnectionPool
 from answer.synthesizer import Synthesis, synthesize
 from cubesage_core import db
 from cubesage_core.settings import Settings, get_settings
+from router.aggregate import AggregateError
 from router.components import Components, load_components
 from router.detail import DetailEnv, DetailPlanError, EntityDirectory, QueryExecutionError, SqlGuardError
 from router.detail.joins import JoinGraph
@@ -31,7 +32,7 @@ from router.understanding.types import QuestionError
 __all__ = ["AnswerPayload", "Cubesage", "QuestionError"]
 
 MODES = ("fast", "llm")
-ANSWER_ERRORS = (DetailPlanError, SqlGuardError, QueryExecutionError, LookupError)
+ANSWER_ERRORS = (AggregateError, DetailPlanError, SqlGuardError, QueryExecutionError, LookupError)
 
 
 @dataclass

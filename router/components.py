@@ -17,13 +17,13 @@ from router.detail.entities import EntityMatch
 
 @dataclass
 class Components:
-    understand: Callable[[str, date], Any]
+    understand: Callable[..., Any]  # (question, today, *, use_llm) -> Understanding
     decompose: Callable[[Any], list[Any]]
     retrieve: Callable[[Any, list[Any]], tuple[dict[str, Any], list[dict[str, Any]]]]
     recall_tables: Callable[[str], list[Any]]
     recall_rows: Callable[[str], list[Any]]
     signals: Callable[[Any, dict[str, Any], list[EntityMatch], list[Any]], Any]
-    classify_intent: Callable[[Any, Any], Any]
+    classify_intent: Callable[..., Any]  # (understanding, signals, *, use_llm) -> IntentDecision
     aggregate: Callable[[Any, dict[str, Any], date, bool | None], Any]
     close: Callable[[], None] = lambda: None
 
@@ -34,15 +34,12 @@ def load_components(settings: Any, url: str) -> Components:
     from cube_models.model import load_model
     from fourengine.retrieve import Retriever
     from router.aggregate import run_aggregate
-    from router.decompose import decompose, rrf_fuse
     from router.intent import classify_intent
-    from router.signals import intent_signals
     from router.understanding import understand
-    from sag_index.backends import get_store
-    from sag_index.recall import SagRecall
 
+    decompose, rrf_fuse = _decomposition()
+    recall_tables, recall_rows = _sag_recall(settings, url)
     retriever = Retriever(url)
-    sag = SagRecall(url, get_store(settings, url), settings)
     model = load_model(settings.model_dir)
     backend = get_backend(settings, url, model)
 
@@ -55,14 +52,62 @@ def load_components(settings: Any, url: str) -> Components:
         return {"result": main, "results": results}, [{"id": i, "score": round(s, 5)} for i, s in fused]
 
     def aggregate(understanding: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None) -> Any:
-        return run_aggregate(understanding, retrieval["result"], model, backend, today=today)
+        return run_aggregate(understanding, retrieval["result"], model, backend, today=today, use_llm=use_llm)
+
+    def classify(understanding: Any, signals: Any, use_llm: bool | None = None) -> Any:
+        return classify_intent(understanding, signals, use_llm=use_llm)
 
     return Components(
-        understand=understand, decompose=decompose, retrieve=retrieve,
-        recall_tables=sag.recall_tables, recall_rows=sag.recall_rows,
-        signals=intent_signals, classify_intent=classify_intent, aggregate=aggregate,
+        understand=understand, decompose=decompose, retrieve=retrieve, recall_tables=recall_tables,
+        recall_rows=recall_rows, signals=intent_signals, classify_intent=classify, aggregate=aggregate,
         close=retriever.close,
     )
+
+
+def intent_signals(understanding: Any, retrieval: dict[str, Any], entities: list[EntityMatch],
+                   table_hits: list[Any]) -> Any:
+    """Warehouse evidence for the intent classifier: bindings, entity rows, confident SAG tables, few-shots."""
+    from router.intent import IntentSignals, RowHit
+
+    main = retrieval.get("result")
+    bindings = list(getattr(main, "term_bindings", []) or [])
+    return IntentSignals(
+        metric_bindings=[b.mapped_asset_id for b in bindings if b.mapped_asset_type == "metric"],
+        dimension_bindings=[b.mapped_asset_id for b in bindings if b.mapped_asset_type == "dimension"],
+        value_bindings=[b.filter_value for b in bindings if b.filter_value],
+        row_hits=[RowHit(e.label, e.entity_type, e.score) for e in entities],
+        table_hits=[str(h.table) for h in table_hits[:3]],
+        few_shots=[{"question": f.question, "cube_query": f.cube_query, "sql": f.sql}
+                   for f in getattr(main, "few_shots", []) or []],
+    )
+
+
+def _decomposition() -> tuple[Callable[[Any], list[Any]], Callable[[list[list[str]]], list[tuple[str, float]]]]:
+    """``router.decompose`` (decompose, rrf_fuse) when present, else one sub-query and plain RRF."""
+    try:
+        from router.decompose import decompose, rrf_fuse
+    except ImportError:
+        return (lambda u: [u.normalized]), _rrf
+    return decompose, rrf_fuse
+
+
+def _rrf(rankings: list[list[str]], k: int = 60) -> list[tuple[str, float]]:
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+
+
+def _sag_recall(settings: Any, url: str) -> tuple[Callable[[str], list[Any]], Callable[[str], list[Any]]]:
+    """``sag_index.recall.SagRecall`` table and row recall (empty recall when the index is not built)."""
+    try:
+        from sag_index.backends import get_store
+        from sag_index.recall import SagRecall
+    except ImportError:
+        return (lambda q: []), (lambda q: [])
+    sag = SagRecall(url, get_store(settings, url), settings)
+    return sag.recall_tables, sag.recall_rows
 
 
 def _text(sub: Any) -> str:

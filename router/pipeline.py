@@ -74,7 +74,7 @@ class Pipeline:
         clock = _Clock(timings)
 
         asked, follow_up_of = _with_context(question, previous)
-        understanding = self.c.understand(asked, today)
+        understanding = self.c.understand(asked, today, use_llm=use_llm)
         sub_queries = self.c.decompose(understanding)
         clock.lap("understand")
 
@@ -87,8 +87,8 @@ class Pipeline:
         sag = {"tables": [_hit_dict(h) for h in table_hits], "rows": [e.to_dict() for e in entities]}
         emit("retrieval", {"fused": fused[:10], "sag_tables": sag["tables"][:5], "entities": sag["rows"]})
 
-        decision = self.c.classify_intent(understanding, self.c.signals(understanding, retrieval, entities,
-                                                                          table_hits))
+        signals = self.c.signals(understanding, retrieval, entities, table_hits)
+        decision = self.c.classify_intent(understanding, signals, use_llm=use_llm)
         clock.lap("intent")
         emit("intent", _intent_dict(decision))
 

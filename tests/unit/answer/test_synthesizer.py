@@ -1,0 +1,110 @@
+"""Synthesizer: template text in the question's language whose numbers are all numbers of the table."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import pytest
+
+from answer.formatting import fmt_number
+from answer.synthesizer import synthesize
+from router.detail import DetailResult
+from router.intent import IntentDecision
+from router.pipeline import PipelineResult
+from router.tables import ResultTable
+from router.understanding import understand
+
+TODAY = date(2025, 6, 30)
+DATE_LIKE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{4}-\d{2}|\d{4}年\d{1,2}月|\d{4}年|Q\d")
+
+
+def result(question: str, intent: str, table: ResultTable, **kw) -> PipelineResult:
+    return PipelineResult(question=question, understanding=understand(question, TODAY),
+                          intent=IntentDecision(intent, 0.9, ["test"]), sub_queries=[], retrieval={}, sag={},
+                          table=table, **kw)
+
+
+def assert_numbers_from_table(text: str, table: ResultTable, period: str = "") -> None:
+    """Every number of the text (dates and the period label aside) is a table number, formatted alike."""
+    allowed = {fmt_number(v) for row in table.rows for v in row if isinstance(v, int | float)}
+    allowed.add(fmt_number(len(table.rows)))
+    text = DATE_LIKE.sub(" ", text)
+    if period:
+        text = text.replace(period, " ")
+    for token in re.findall(r"-?\d[\d,]*(?:\.\d+)?", text):
+        assert token in allowed, f"{token!r} in {text!r} is not a table number"
+
+
+CASES = [
+    ("What was GMV in East China in March 2024?", ResultTable(["order_items.gmv"], [[1445445.94]])),
+    ("2024年各地区的GMV", ResultTable(["regions.name_zh", "order_items.gmv"],
+                                    [["华东", 14252322.15], ["华北", 9876543.21], ["华南", 8765.4321]])),
+    ("Monthly order count in 2024", ResultTable(["orders.order_ts.month", "orders.count"],
+                                                [["2024-01-01T00:00:00.000", 2752], ["2024-02-01T00:00:00.000", 3001],
+                                                 ["2024-03-01T00:00:00.000", 2999]])),
+    ("上季度的退款率", ResultTable(["orders.refund_rate"], [[0.06503571909960911]])),
+]
+
+
+@pytest.mark.parametrize(("question", "table"), CASES)
+def test_numbers_in_text_are_table_numbers(question: str, table: ResultTable) -> None:
+    res = result(question, "aggregate", table)
+    out = synthesize(res, use_llm=False)
+    assert out.text
+    period = res.understanding.time_range.label if res.understanding.time_range else ""
+    assert_numbers_from_table(out.text, table, period)
+    assert bool(re.search(r"[\u4e00-\u9fff]", out.text)) == bool(re.search(r"[\u4e00-\u9fff]", question))
+
+
+def test_chart_line_for_series_bar_for_breakdown_none_for_single_value() -> None:
+    series = synthesize(result(CASES[2][0], "aggregate", CASES[2][1]), use_llm=False)
+    assert series.chart["mark"]["type"] == "line"
+    assert series.chart["$schema"].endswith("vega-lite/v5.json")
+    bars = synthesize(result(CASES[1][0], "aggregate", CASES[1][1]), use_llm=False)
+    assert bars.chart["mark"]["type"] == "bar" and len(bars.chart["data"]["values"]) == 3
+    assert synthesize(result(CASES[0][0], "aggregate", CASES[0][1]), use_llm=False).chart is None
+
+
+def test_detail_text_counts_rows_and_names_entities() -> None:
+    from router.detail.entities import EntityMatch
+
+    table = ResultTable(["order_id", "status"], [[1, "refunded"], [2, "refunded"]])
+    detail = DetailResult(plan={"kind": "rows", "target": "fact_order", "limit": 100}, columns=table.columns,
+                          rows=table.rows, sql="SELECT 1", params={}, tables=["fact_order"],
+                          entities=[EntityMatch("dim_customer", "customer_id", 3, "王芳", "customer", "directory")])
+    out = synthesize(result("王芳最近的订单", "detail", table, detail=detail), use_llm=False)
+    assert "王芳" in out.text and "2" in out.text
+    assert out.provenance["sql"] == ["SELECT 1"] and out.provenance["tables"] == ["fact_order"]
+
+
+def test_unsupported_and_clarify_have_no_table_numbers() -> None:
+    empty = ResultTable([])
+    assert "warehouse" in synthesize(result("What's the weather tomorrow?", "unsupported", empty)).text
+    assert "具体" in synthesize(result("数据怎么样", "clarify", empty)).text
+
+
+def test_llm_text_with_foreign_number_falls_back_to_template(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cubesage_core.settings import Settings, get_settings
+    from tests.llm_stub import dspy_reply, openai_stub
+
+    table = CASES[0][1]
+    with openai_stub([dspy_reply(answer="GMV was 999 in March 2024.")]) as stub:
+        monkeypatch.setattr("cubesage_core.llm.get_settings",
+                            lambda: Settings(llm_url=stub.url, llm_model="openai/stub"))
+        out = synthesize(result(CASES[0][0], "aggregate", table))
+    get_settings.cache_clear()
+    assert out.provenance["answer_mode"] == "fast" and "999" not in out.text
+    assert "not in the table" in out.provenance["answer_fallback_reason"]
+
+
+def test_llm_text_with_table_numbers_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cubesage_core.settings import Settings
+    from tests.llm_stub import dspy_reply, openai_stub
+
+    table = CASES[0][1]
+    with openai_stub([dspy_reply(answer="East China GMV in March 2024 was 1,445,445.94.")]) as stub:
+        monkeypatch.setattr("cubesage_core.llm.get_settings",
+                            lambda: Settings(llm_url=stub.url, llm_model="openai/stub"))
+        out = synthesize(result(CASES[0][0], "aggregate", table))
+    assert out.provenance["answer_mode"] == "llm" and "1,445,445.94" in out.text

@@ -1,0 +1,84 @@
+"""Detail templates: target table, entity/value/time filters, joins, bound parameters only."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from router.detail.build import build_select
+from router.detail.entities import EntityDirectory, EntityMatch
+from router.detail.joins import JoinGraph
+from router.detail.plan import DetailPlanError, plan_detail
+from router.sqlguard import GuardPolicy, guard_sql
+
+GRAPH = JoinGraph()
+WANG = EntityMatch("dim_customer", "customer_id", 17, "王芳", "customer", "directory")
+AURORA = EntityMatch("dim_product", "product_id", 1, "Aurora X1 headphones", "product", "directory")
+EAST = EntityMatch("dim_region", "region_id", 1, "East China", "region", "directory")
+POLICY = GuardPolicy(frozenset(f"warehouse.{t}" for t in (
+    "fact_order", "fact_order_item", "fact_payment", "fact_refund", "dim_customer", "dim_product", "dim_region")))
+
+
+def plan(text: str, entities: list[EntityMatch], **kw):
+    return plan_detail(text, language=kw.pop("language", "en"), entities=entities, time_range=kw.pop("tr", None),
+                       limit=kw.pop("limit", None), recalled_tables=kw.pop("tables", []), graph=GRAPH)
+
+
+def test_refunded_orders_of_customer() -> None:
+    p = plan("list the refunded orders of customer 王芳", [WANG])
+    sql, params = build_select(p)
+    assert p.target == "fact_order"
+    assert sorted(params.values(), key=str) == [17, "refunded"]
+    assert "王芳" not in sql and "'refunded'" not in sql  # values are bound, never inlined
+    assert "JOIN warehouse.dim_customer AS c" in sql
+    assert guard_sql(sql, POLICY).limit == 100
+
+
+def test_refunds_of_product_fan_out_is_distinct() -> None:
+    p = plan("refunds for product Aurora X1 headphones", [AURORA])
+    sql, _ = build_select(p)
+    assert p.target == "fact_refund" and p.distinct
+    assert "warehouse.fact_order_item" in sql
+
+
+def test_vip_customers_of_region_chinese() -> None:
+    p = plan("列出华东地区的VIP客户", [EAST], language="zh")
+    sql, params = build_select(p)
+    assert p.target == "dim_customer"
+    assert set(params.values()) == {1, "vip"}
+    assert "r.name_zh" in sql
+
+
+def test_time_range_and_top_n() -> None:
+    p = plan("show the latest 5 orders of Li Wei in 2024", [WANG], tr=(date(2024, 1, 1), date(2024, 12, 31)),
+             limit=5)
+    sql, params = build_select(p)
+    assert p.limit == 5 and "ORDER BY o.order_ts DESC" in sql
+    assert date(2025, 1, 1) in params.values()
+
+
+def test_several_products_become_in_list() -> None:
+    nimbus = EntityMatch("dim_product", "product_id", 2, "Nimbus S2 smartwatch", "product", "directory")
+    sql, params = build_select(plan("their refund reasons", [AURORA, nimbus]))
+    assert "p.product_id IN (%(p0)s, %(p1)s)" in sql and set(params.values()) == {1, 2}
+
+
+def test_table_lookup_uses_recalled_tables() -> None:
+    p = plan("which table has refund reasons", [], tables=["fact_refund", "fact_order"])
+    assert p.kind == "table_lookup" and p.target == "fact_refund"
+
+
+def test_nothing_to_list_is_a_clear_error() -> None:
+    with pytest.raises(DetailPlanError):
+        plan("hello there", [])
+
+
+def test_directory_longest_match_and_word_bounds() -> None:
+    d = EntityDirectory({"li wei": ("dim_customer", "customer_name", 5, "Li Wei"),
+                         "王芳": ("dim_customer", "customer_name", 17, "王芳"),
+                         "王芳芳": ("dim_customer", "customer_name", 18, "王芳芳"),
+                         "华东": ("dim_region", "name_en", 1, "East China")})
+    assert [m.key_value for m in d.match("王芳芳的订单")] == [18]
+    assert d.match("orders of Eli Weiss") == []
+    assert {m.key_value for m in d.match("show orders of Li Wei in 华东")} == {5, 1}
