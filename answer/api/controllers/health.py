@@ -34,9 +34,10 @@ async def _timed(check: Any) -> dict[str, Any]:
     return result
 
 
-async def _http_ok(client: httpx.AsyncClient, url: str) -> None:
+async def _http_ok(client: httpx.AsyncClient, url: str, *, any_status: bool = False) -> None:
+    """The service answers (``any_status``: any HTTP answer counts, e.g. an LLM endpoint without GET)."""
     response = await client.get(url)
-    if response.status_code >= 500:
+    if not any_status and response.status_code >= 400:
         raise RuntimeError(f"HTTP {response.status_code} from {url}")
 
 
@@ -64,7 +65,7 @@ class HealthController(Controller):
                 fallback["elasticsearch"] = settings.es_fallback_postgres
             if settings.llm_url:
                 names.append("llm")
-                checks.append(_http_ok(client, settings.llm_url.rstrip("/") + "/models"))
+                checks.append(_http_ok(client, settings.llm_url.rstrip("/") + "/models", any_status=True))
                 fallback["llm"] = True
             results = await asyncio.gather(*(_timed(c) for c in checks))
         report = dict(zip(names, results, strict=True))

@@ -1,0 +1,115 @@
+"""Reliability: stop real services mid-run and check what the API answers.
+
+Each test starts its OWN Cube / Elasticsearch instance (never the session-wide ones) and stops it
+while the API is serving. LLM timeouts use the in-test OpenAI-compatible stub stalling its replies.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cubesage_core.settings import REPO_ROOT
+from tests.integration.api.conftest import api_settings, running_api
+
+pytestmark = pytest.mark.integration
+
+AGGREGATE = "What was the order count in 2024?"
+DETAIL = "list the orders of customer Li Wei"
+
+
+def _ask(url: str, question: str, **extra: Any) -> httpx.Response:
+    return httpx.post(f"{url}/v1/ask", json={"question": question, **extra}, timeout=120)
+
+
+def _numbers(body: dict[str, Any]) -> list[float]:
+    return [v for row in body["table"]["rows"] for v in (row if isinstance(row, list) else row.values())
+            if isinstance(v, int | float)]
+
+
+def test_cube_down_falls_back_to_the_builtin_compiler(demo_ready: Any, pg_url: str, tmp_path: Path) -> None:
+    from tests.infra.cube.cube_server import start_cube
+
+    own_cube = start_cube(pg_url, REPO_ROOT / "demo" / "model", tmp_path / "cube")
+    try:
+        settings = api_settings(pg_url, cube_url=own_cube.url, cube_secret=own_cube.secret,
+                                cube_fallback_builtin=True)
+        strict = api_settings(pg_url, cube_url=own_cube.url, cube_secret=own_cube.secret,
+                              cube_fallback_builtin=False)
+        with running_api(settings, pg_url) as api, running_api(strict, pg_url) as strict_api:
+            before = _ask(api.url, AGGREGATE)
+            assert before.status_code == 200, before.text
+            assert not before.json()["provenance"].get("fallback_reason")
+            assert httpx.get(f"{api.url}/readyz", timeout=10).json()["status"] == "ready"
+
+            own_cube.stop()  # mid-run
+
+            after = _ask(api.url, AGGREGATE)
+            assert after.status_code == 200, after.text
+            provenance = after.json()["provenance"]
+            assert "built-in" in (provenance.get("fallback_reason") or ""), provenance
+            assert _numbers(after.json()) == _numbers(before.json())
+            ready = httpx.get(f"{api.url}/readyz", timeout=10).json()
+            assert ready["status"] == "degraded" and ready["checks"]["cube"]["ok"] is False
+
+            refused = _ask(strict_api.url, AGGREGATE)
+            assert refused.status_code == 503, refused.text
+            assert "Traceback" not in refused.text
+    finally:
+        own_cube.stop()
+
+
+@pytest.fixture
+def own_es(tmp_path: Path):
+    from tests.infra.elasticsearch.es_server import start_elasticsearch
+
+    server = start_elasticsearch(tmp_path / "es")
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(tmp_path / "es", ignore_errors=True)
+
+
+def test_elasticsearch_down_uses_postgres_or_answers_503(demo_ready: Any, pg_url: str, own_es: Any) -> None:
+    prefix = f"cs_fault_{int(time.time())}_"
+    with_fallback = api_settings(pg_url, es_url=own_es.url, es_index_prefix=prefix, es_fallback_postgres=True)
+    no_fallback = api_settings(pg_url, es_url=own_es.url, es_index_prefix=prefix, es_fallback_postgres=False)
+    with running_api(with_fallback, pg_url) as api, running_api(no_fallback, pg_url) as strict_api:
+        assert _ask(api.url, DETAIL).status_code == 200
+
+        own_es.stop()  # mid-run
+
+        served = _ask(api.url, DETAIL)
+        assert served.status_code == 200, served.text
+        assert served.json()["intent"] == "detail" and served.json()["table"]["rows"], served.json()
+        assert httpx.get(f"{api.url}/readyz", timeout=10).json()["status"] == "degraded"
+
+        detail = _ask(strict_api.url, DETAIL)
+        assert detail.status_code == 503, detail.text
+        assert "unavailable" in detail.json()["detail"].lower()
+        aggregate = _ask(strict_api.url, AGGREGATE)
+        assert aggregate.status_code == 200 and aggregate.json()["intent"] == "aggregate", aggregate.text
+        assert httpx.get(f"{strict_api.url}/readyz", timeout=10).status_code == 503
+
+
+def test_llm_timeout_falls_back_to_fast_mode(demo_ready: Any, pg_url: str) -> None:
+    from tests.llm_stub import STALL, openai_stub
+
+    with openai_stub([STALL]) as stub:
+        settings = api_settings(pg_url, llm_url=stub.url, llm_model="openai/stub", llm_timeout_s=1.0)
+        with running_api(settings, pg_url) as api:
+            fast = _ask(api.url, AGGREGATE, mode="fast").json()
+            started = time.monotonic()
+            r = _ask(api.url, AGGREGATE, mode="llm")
+            elapsed = time.monotonic() - started
+        assert stub.requests, "the LLM endpoint was never called"
+    assert r.status_code == 200, r.text
+    assert _numbers(r.json()) == _numbers(fast)
+    assert elapsed < 60
+    assert "fallback" in str(r.json()["provenance"]).lower() or "fast" in str(r.json()["provenance"]).lower()
