@@ -16,6 +16,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,6 +55,20 @@ def pg_url(pg_server: EmbeddedPostgres) -> str:
     demo_warehouse.load(url, scale=float(os.environ.get("CUBESAGE_TEST_SCALE", "1.0")))
     SERVICE_TIMINGS["warehouse_load_s"] = time.monotonic() - started
     return url
+
+
+@pytest.fixture(scope="session")
+def demo_ready(pg_url: str) -> Any:
+    """The demo content on the session DB, built once: semantic assets, glossary, few-shots, SAG indices."""
+    from pydantic import SecretStr
+
+    from answer.bootstrap import prepare_demo
+    from cubesage_core.settings import Settings
+
+    started = time.monotonic()
+    report = prepare_demo(Settings(database_url=SecretStr(pg_url)), pg_url, reload_warehouse=False)
+    SERVICE_TIMINGS["demo_content_s"] = time.monotonic() - started
+    return report
 
 
 @pytest.fixture(scope="session")
