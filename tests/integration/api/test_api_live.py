@@ -10,7 +10,7 @@ import pytest
 
 from answer import keys
 from cubesage_core import db
-from tests.integration.api.conftest import LiveApi
+from tests.live_api import LiveApi
 
 pytestmark = pytest.mark.integration
 
@@ -126,7 +126,7 @@ def test_catalog_and_readiness(live_api: LiveApi) -> None:
 def test_api_keys_hashed_required_and_revocable(pg_url: str) -> None:
     from answer.api import create_app
     from answer.api.store import PostgresStore
-    from tests.integration.api.conftest import api_settings
+    from tests.live_api import api_settings
     from tests.serve_app import serve_in_thread
     from tests.unit.api.fakes import FakeKnowledge, FakeService
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from cubesage_core.settings import REPO_ROOT
-from tests.integration.api.conftest import api_settings, running_api
+from tests.live_api import api_settings, running_api
 
 pytestmark = pytest.mark.integration
 
