@@ -13,6 +13,7 @@ File format (see demo/few_shots.yaml)::
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,10 @@ def parse_few_shots(path: Path) -> list[dict[str, Any]]:
             raise FewShotError(f"{path}: examples[{i}] needs a cube_query or sql")
         if item.get("cube_query") is not None and not isinstance(item["cube_query"], dict):
             raise FewShotError(f"{path}: examples[{i}].cube_query must be a mapping")
-        out.append({"question": str(item["question"]).strip(), "cube_query": item.get("cube_query"),
+        cube_query = item.get("cube_query")
+        if cube_query is not None:  # YAML dates (2025-04-01) -> ISO strings, as Cube expects
+            cube_query = json.loads(json.dumps(cube_query, default=str))
+        out.append({"question": str(item["question"]).strip(), "cube_query": cube_query,
                     "sql": item.get("sql"), "approved": bool(item.get("approved", True))})
     return out
 

@@ -250,7 +250,8 @@ def _plan_joins(
 ) -> JoinPlan:
     """Engine G: walk from the found tables, then a join tree over the needed ones (terminals)."""
     evidence = table_evidence(ctx.candidates)
-    bound = [t for b in bindings if (t := table_of(b.mapped_asset_id, b.mapped_asset_type, None))]
+    measures_first = sorted(bindings, key=lambda b: b.mapped_asset_type != "metric")
+    bound = [t for b in measures_first if (t := table_of(b.mapped_asset_id, b.mapped_asset_type, None))]
     for ranked in ctx.candidates.values():
         if ranked.asset.asset_id in {b.mapped_asset_id for b in bindings} and ranked.asset.table_id:
             bound.append(ranked.asset.table_id)

@@ -27,11 +27,13 @@ from router.understanding.terms import extract_terms
 from router.understanding.timeexpr import extract_time
 from router.understanding.types import Understanding
 
+_FLAGS = re.IGNORECASE | re.ASCII  # ASCII: \b must see Chinese characters as boundaries
+
 SubQueryKind = Literal["aggregate", "detail", "any"]
 MAX_SUB_QUERIES = 6
-_PRONOUNS = re.compile(r"\b(?:their|its|them|those|these)\b|它们的|他们的|及其|其", re.IGNORECASE)
-_LEADING = re.compile(r"^(?:\s*(?:and|also|then|plus|as well as|along with|,|以及|并且|并|同时|和)\s*)+", re.IGNORECASE)
-_COMPARE_WORDS = re.compile(r"\b(?:compare|comparing|comparison of|versus)\b|对比一下|对比|比较|相比", re.IGNORECASE)
+_PRONOUNS = re.compile(r"\b(?:their|its|them|those|these)\b|它们的|他们的|及其|其", _FLAGS)
+_LEADING = re.compile(r"^(?:\s*(?:and|also|then|plus|as well as|along with|,|以及|并且|并|同时|和)\s*)+", _FLAGS)
+_COMPARE_WORDS = re.compile(r"\b(?:compare|comparing|comparison of|versus)\b|对比一下|对比|比较|相比", _FLAGS)
 _COORD_EN = re.compile(
     r"(?P<a>[A-Z][\w\-]*(?: [A-Z0-9][\w\-]*){0,3}|[\u4e00-\u9fff]{2,8}|[a-z][\w\-]*)"
     r"\s*(?:,\s*)?\s+(?:and|vs\.?|versus|or)\s+"

@@ -62,13 +62,17 @@ class JoinGraph:
                     queue.append(nxt)
         return hops
 
-    def _nearest(self, tree: set[str], targets: set[str], depth: int) -> tuple[str, list[str]] | None:
-        """Cheapest path (<= depth hops) from the tree to any target: (target, path from tree to target)."""
+    def _nearest(self, tree: list[str], targets: set[str], depth: int) -> tuple[str, list[str]] | None:
+        """Cheapest path (<= depth hops) from the tree to any target: (target, path from tree to target).
+
+        Ties go to paths starting nearer the root (tree nodes in insertion order): dimensions attach to
+        the table of the measure rather than through another dimension.
+        """
         best: dict[str, float] = {n: 0.0 for n in tree}
-        heap = [(0.0, 0, n, (n,)) for n in tree]
+        heap = [(0.0, 0, rank, n, (n,)) for rank, n in enumerate(tree)]
         heapq.heapify(heap)
         while heap:
-            cost, hops, node, path = heapq.heappop(heap)
+            cost, hops, rank, node, path = heapq.heappop(heap)
             if node in targets:
                 return node, list(path)
             if hops >= depth or cost > best.get(node, float("inf")):
@@ -77,15 +81,15 @@ class JoinGraph:
                 ncost = cost + self.weight(node, nxt)
                 if ncost < best.get(nxt, float("inf")):
                     best[nxt] = ncost
-                    heapq.heappush(heap, (ncost, hops + 1, nxt, (*path, nxt)))
+                    heapq.heappush(heap, (ncost, hops + 1, rank, nxt, (*path, nxt)))
         return None
 
     def plan(self, terminals: list[str], depth: int) -> JoinPlan:
-        """A join tree connecting ``terminals`` (strongest first), preferring low fan-out edges."""
+        """A join tree connecting ``terminals`` (the first is the root), preferring low fan-out edges."""
         terminals = list(dict.fromkeys(terminals))
         if not terminals:
             return JoinPlan()
-        tree = {terminals[0]}
+        tree = [terminals[0]]
         edges: list[JoinEdge] = []
         bridges: list[str] = []
         remaining = set(terminals[1:])
@@ -100,9 +104,10 @@ class JoinGraph:
                 edges.append(self.best[frozenset((a, b))])
                 if b not in tree and b not in terminals:
                     bridges.append(b)
-                tree.add(b)
+                if b not in tree:
+                    tree.append(b)
             remaining.discard(target)
-            remaining -= tree
+            remaining -= set(tree)
         connected = [t for t in terminals if t not in unreachable]
         return JoinPlan(tables=connected + bridges, edges=edges, bridge_tables=bridges, unreachable=unreachable)
 

@@ -69,14 +69,12 @@ async def match_terms(
 
 
 def _longest_matches(hits: list[TermHit]) -> list[TermHit]:
-    """Drop hits whose matched text is a strict part of another strong hit's matched text."""
+    """Longest match wins: drop hits whose matched text is a strict part of a strong (exact or contains) hit's."""
     strong = {h.matched for h in hits if h.match != "trigram"}
     kept = []
     for hit in hits:
-        inside = any(
-            other != hit.matched and _part_of(hit.matched, other) for other in strong
-        )
-        if not inside:
+        covered = any(other != hit.matched and _part_of(hit.matched, other) for other in strong)
+        if not covered:
             kept.append(hit)
     return kept
 
@@ -88,9 +86,11 @@ def _part_of(short: str, long: str) -> bool:
 
 
 def _with_ambiguity(hits: list[TermHit]) -> list[TermHit]:
-    targets: dict[str, set[str]] = defaultdict(set)
+    """Ambiguity of a hit: distinct assets that hits of the same strength on the same text map to
+    (a fuzzy alternative does not make an exact match ambiguous)."""
+    targets: dict[tuple[str, bool], set[str]] = defaultdict(set)
     for hit in hits:
-        targets[hit.matched].add(hit.mapped_asset_id or hit.term_id)
+        targets[hit.matched, hit.match == "trigram"].add(hit.mapped_asset_id or hit.term_id)
     for hit in hits:
-        hit.ambiguity = len(targets[hit.matched])
+        hit.ambiguity = len(targets[hit.matched, hit.match == "trigram"])
     return hits

@@ -25,7 +25,7 @@ from router.understanding.types import Understanding
 
 METRIC_ASSET_TYPES = ("metric", "measure")
 MIN_ASSET_SCORE = 0.5
-_SHARE = re.compile(r"\bshare\b|\bproportion\b|\bpercentage of\b|\bmix\b|占比|比重|份额|构成", re.IGNORECASE)
+_SHARE = re.compile(r"\bshare\b|\bproportion\b|\bpercentage of\b|\bmix\b|占比|比重|份额|构成", re.IGNORECASE | re.ASCII)
 
 
 def _measure(model: Any, path: str) -> bool:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+_FLAGS = re.IGNORECASE | re.ASCII  # ASCII: \b must see Chinese characters as boundaries
+
 
 def _compile(*patterns: str) -> re.Pattern[str]:
-    return re.compile("|".join(patterns), re.IGNORECASE)
+    return re.compile("|".join(patterns), _FLAGS)
 
 
 AGGREGATION = _compile(
@@ -28,7 +30,7 @@ DETAIL = _compile(
     r"contact|email|phone|address|reasons?|status of|order (?:#|no\.?|number )?\d{3,}|each order|all orders)\b",
     r"列出|列一下|明细|详情|详细|清单|哪些订单|记录|有哪些|是谁|买了|购买了|订单号|原因|哪几|具体|逐条|下过哪些",
 )
-ORDER_ID = re.compile(r"\border\s*(?:#|no\.?|number|id)?\s*\d{3,}\b|订单\s*(?:号|编号)?\s*\d{3,}", re.IGNORECASE)
+ORDER_ID = re.compile(r"\border\s*(?:#|no\.?|number|id)?\s*\d{3,}\b|订单\s*(?:号|编号)?\s*\d{3,}", _FLAGS)
 CLAUSE_JOIN = _compile(
     r"\band (?:show|list|give|tell|display|what|which|who|their|its|the reasons?)\b|,\s*(?:and\s+)?(?:show|list|"
     r"with)\b|\bas well as (?:their|the)\b|\balong with\b|\bplus (?:their|the)\b",

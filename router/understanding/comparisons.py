@@ -15,13 +15,13 @@ from router.understanding._calendar import previous_period, shift_range
 from router.understanding.types import Comparison, TimeRange
 
 _YOY = re.compile(r"同比|year[\s-]+over[\s-]+year|\byoy\b|\by/y\b|vs\.? (?:the )?same period|compared (?:to|with) "
-                  r"(?:the )?same period|去年同期|上年同期", re.IGNORECASE)
+                  r"(?:the )?same period|去年同期|上年同期", re.IGNORECASE | re.ASCII)
 _POP = re.compile(r"环比|period[\s-]+over[\s-]+period|month[\s-]+over[\s-]+month|quarter[\s-]+over[\s-]+quarter|"
                   r"week[\s-]+over[\s-]+week|\bmom\b|\bqoq\b|\bwow\b|previous period|prior period|上期|上一期",
-                  re.IGNORECASE)
+                  re.IGNORECASE | re.ASCII)
 _VERSUS = re.compile(r"\bvs\.?\b|\bversus\b|\bcompar(?:e|ed|ing|ison)\b|\bagainst\b|"
                      r"对比|比较|相比|相较|比一比|与.{1,12}比|和.{1,12}比",
-                     re.IGNORECASE)
+                     re.IGNORECASE | re.ASCII)
 
 
 def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], today: date) -> Comparison | None:

@@ -19,11 +19,11 @@ _EN_STOP = {"the", "a", "an", "of", "in", "on", "at", "for", "to", "from", "with
 _WORD = r"[A-Za-z][A-Za-z_\-]*"
 _EN_PATTERNS = [
     re.compile(rf"\b(?:by|per|for each|for every|each|across|broken down by|split by|grouped by|group by|across all)"
-               rf"\s+(?:the\s+|each\s+|every\s+)?({_WORD}(?:\s+{_WORD})?)", re.IGNORECASE),
+               rf"\s+(?:the\s+|each\s+|every\s+)?({_WORD}(?:\s+{_WORD})?)", re.IGNORECASE | re.ASCII),
     re.compile(rf"\b(?:top|bottom)[\s-]*(?:\d+|[a-z]+)?\s+({_WORD}(?:\s+{_WORD})?)\s+(?:by|with|in|for|of)\b",
-               re.IGNORECASE),
+               re.IGNORECASE | re.ASCII),
     re.compile(rf"\b(?:which|what)\s+({_WORD}(?:\s+{_WORD})?)\s+(?:has|had|have|is|was|were|are|did|does|sold|made|"
-               rf"generated|brought|drove|with|got|saw|shows?)\b", re.IGNORECASE),
+               rf"generated|brought|drove|with|got|saw|shows?)\b", re.IGNORECASE | re.ASCII),
 ]
 _ZH_TRIGGERS = {"按", "按照", "各", "每个", "每一个", "分", "不同", "哪个", "哪些", "哪一个", "哪一", "各个", "哪"}
 _ZH_AFTER = {"分布", "维度", "分组", "构成"}

@@ -26,9 +26,9 @@ _GRAIN_PATTERNS: list[tuple[Granularity, str]] = [
              r"\bwhich year\b|哪一?年|"
              r"按年|每年|逐年|年度分布|分年|各年"),
 ]
-_COMPILED = [(grain, re.compile(pattern, re.IGNORECASE)) for grain, pattern in _GRAIN_PATTERNS]
+_COMPILED = [(grain, re.compile(pattern, re.IGNORECASE | re.ASCII)) for grain, pattern in _GRAIN_PATTERNS]
 _TREND = re.compile(r"\btrends?\b|\bover time\b|\btime series\b|\btrajectory\b|"
-                    r"趋势|走势|变化情况|变化趋势", re.IGNORECASE)
+                    r"趋势|走势|变化情况|变化趋势", re.IGNORECASE | re.ASCII)
 SHORT_RANGE_DAYS = 62
 
 

@@ -7,20 +7,22 @@ import re
 from router.understanding._calendar import parse_number
 from router.understanding.types import Ranking
 
+_FLAGS = re.IGNORECASE | re.ASCII  # ASCII: \b must see Chinese characters as boundaries
+
 DEFAULT_TOP = 10
 _NUM = r"(\d+|[一二三四五六七八九十两百]+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
 _NOT_TIME = r"(?![\d一二三四五六七八九十两百])(?!\s*(?:天|日|周|个?月|个?星期|年|个?季度))"
 _TOP = re.compile(rf"\btop[\s-]*{_NUM}?\b|(?:排名|排行)?前\s*{_NUM}{_NOT_TIME}\s*(?:名|位|个|大|款|家)?|{_NUM}\s*大",
-                  re.IGNORECASE)
-_BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", re.IGNORECASE)
+                  _FLAGS)
+_BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", _FLAGS)
 _HIGH = re.compile(r"\b(?:highest|most|largest|biggest|best|top|greatest|maximum|max)\b|"
                    r"最高|最多|最大|最好|最畅销|最强",
-                   re.IGNORECASE)
-_LOW = re.compile(r"\b(?:lowest|least|smallest|worst|fewest|minimum|min)\b|最低|最少|最小|最差|垫底", re.IGNORECASE)
-_RANK = re.compile(r"\brank(?:ing|ed)?\b|\bsorted\b|\border(?:ed)? by\b|排名|排行|排序", re.IGNORECASE)
+                   _FLAGS)
+_LOW = re.compile(r"\b(?:lowest|least|smallest|worst|fewest|minimum|min)\b|最低|最少|最小|最差|垫底", _FLAGS)
+_RANK = re.compile(r"\brank(?:ing|ed)?\b|\bsorted\b|\border(?:ed)? by\b|排名|排行|排序", _FLAGS)
 _SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwhat (?:is|was) the\b|"
-                       r"哪个|哪一|哪家|哪款|哪位|哪个?月", re.IGNORECASE)
-_PLURAL = re.compile(r"哪些|\bwhich\s+\w+s\b", re.IGNORECASE)
+                       r"哪个|哪一|哪家|哪款|哪位|哪个?月", _FLAGS)
+_PLURAL = re.compile(r"哪些|\bwhich\s+\w+s\b", _FLAGS)
 
 
 def extract_ranking(text: str) -> Ranking | None:
@@ -29,7 +31,7 @@ def extract_ranking(text: str) -> Ranking | None:
         for m in pattern.finditer(text):
             number = next((g for g in m.groups() if g), None)
             limit = parse_number(number) if number else None
-            if number is None and direction == "desc" and not re.match(r"top", m.group(0), re.IGNORECASE):
+            if number is None and direction == "desc" and not re.match(r"top", m.group(0), _FLAGS):
                 continue
             if limit is None and number is not None:
                 continue

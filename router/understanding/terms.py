@@ -35,7 +35,7 @@ _ZH_STOP = frozenset(re.split(r"\s+", """
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'\-]*|\d+[A-Za-z]+[A-Za-z0-9]*")
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|'([^']{2,80})'|《([^》]{1,80})》|「([^」]{1,80})」")
-_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:\s+[A-Z0-9][A-Za-z0-9]*)*(?:\s+[a-z]+)?")
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:\s+[A-Z0-9][A-Za-z0-9]*)*(?:\s+[a-z]+)?", re.ASCII)
 _extra_words: set[str] = set()
 
 

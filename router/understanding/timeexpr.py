@@ -224,7 +224,7 @@ Rule = tuple[re.Pattern[str], Callable[[re.Match[str], date], "_Spec | None"]]
 
 
 def _rules() -> list[Rule]:
-    flags = re.IGNORECASE
+    flags = re.IGNORECASE | re.ASCII
     rel_year_zh = r"(今年|去年|前年|本年|上一?年)"
     zh_sub = rf"({_QUARTER_ZH_NC}|[Qq][1-4]|{_CN_MONTH}\s*月份?|[上下]半年)"
     en_sub = rf"(q[1-4]|h[12]|{_ALL_MONTHS}|(?:first|second|1st|2nd) half(?: of)?)"
@@ -296,10 +296,10 @@ def _half_recent(first: bool, today: date) -> _Spec:
 
 
 _RULES = _rules()
-_RANGE_JOIN = re.compile(r"^\s*(?:to|through|thru|until|till|-|~|到|至|and|和|与)\s*$", re.IGNORECASE)
-_BETWEEN_BEFORE = re.compile(r"(?:between|介于)\s*$", re.IGNORECASE)
+_RANGE_JOIN = re.compile(r"^\s*(?:to|through|thru|until|till|-|~|到|至|and|和|与)\s*$", re.IGNORECASE | re.ASCII)
+_BETWEEN_BEFORE = re.compile(r"(?:between|介于)\s*$", re.IGNORECASE | re.ASCII)
 _AND_WORDS = {"and", "和", "与"}
-_SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s*$|自\s*$", re.IGNORECASE)
+_SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s*$|自\s*$", re.IGNORECASE | re.ASCII)
 _SINCE_AFTER = re.compile(r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起|onwards|to date|until now|so far)")
 
 

@@ -1,0 +1,58 @@
+"""A dedicated database for the fourengine tests (same server as ``pg_url``): demo assets, glossary, few-shots."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from cubesage_core import db
+from cubesage_core.embeddings import get_embedder
+from cubesage_core.settings import REPO_ROOT
+from fourengine.fewshot import load_few_shots
+from fourengine.glossary import load_glossary
+from fourengine.retrieve import Retriever
+
+DB_NAME = "fourengine_it"
+
+
+def _load_semantic_assets(url: str) -> None:
+    embedder = get_embedder("use")
+    if importlib.util.find_spec("cube_models.export") is not None:
+        from cube_models.export import export_assets
+        from cube_models.model import load_model
+
+        export_assets(url, load_model(REPO_ROOT / "demo" / "model"), embedder=embedder)
+    else:
+        from tests.integration.fourengine.demo_assets import load_demo_assets
+
+        load_demo_assets(url, REPO_ROOT / "demo" / "model", embedder)
+
+
+@pytest.fixture(scope="session")
+def fe_url(pg_url: str) -> str:
+    with db.connection(pg_url) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DB_NAME}")
+    params = conninfo_to_dict(pg_url)
+    params["dbname"] = DB_NAME
+    url = make_conninfo(**params)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    db.apply_schema(url)
+    _load_semantic_assets(url)
+    embedder = get_embedder("use")
+    load_glossary(url, REPO_ROOT / "demo" / "glossary.yaml", embedder=embedder)
+    load_few_shots(url, REPO_ROOT / "demo" / "few_shots.yaml", embedder=embedder)
+    return url
+
+
+@pytest.fixture(scope="session")
+def retriever(fe_url: str) -> Iterator[Retriever]:
+    r = Retriever(fe_url, embedder=get_embedder("use"))
+    yield r
+    r.close()

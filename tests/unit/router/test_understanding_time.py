@@ -1,0 +1,105 @@
+"""Time expressions in English and Chinese, resolved against a fixed today (2025-06-30, a Monday)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from router.understanding import understand
+from router.understanding.language import normalize
+from router.understanding.timeexpr import YOY_MARKER, extract_time
+
+TODAY = date(2025, 6, 30)
+
+CASES = [
+    ("GMV last quarter", "2025-01-01", "2025-03-31", "quarter"),
+    ("GMV this month", "2025-06-01", "2025-06-30", "month"),
+    ("2024年3月华东GMV", "2024-03-01", "2024-03-31", "month"),
+    ("本月订单量", "2025-06-01", "2025-06-30", "month"),
+    ("上个月的退款率", "2025-05-01", "2025-05-31", "month"),
+    ("上月GMV", "2025-05-01", "2025-05-31", "month"),
+    ("去年销售额", "2024-01-01", "2024-12-31", "year"),
+    ("今年销售额", "2025-01-01", "2025-06-30", "year"),
+    ("前年GMV", "2023-01-01", "2023-12-31", "year"),
+    ("YTD revenue", "2025-01-01", "2025-06-30", "year"),
+    ("year to date revenue", "2025-01-01", "2025-06-30", "year"),
+    ("orders in the last 7 days", "2025-06-24", "2025-06-30", "day"),
+    ("最近30天订单", "2025-06-01", "2025-06-30", "day"),
+    ("近三个月GMV", "2025-04-01", "2025-06-30", "month"),
+    ("last 12 months GMV", "2024-07-01", "2025-06-30", "month"),
+    ("最近两周", "2025-06-17", "2025-06-30", "week"),
+    ("GMV in Q1 2024", "2024-01-01", "2024-03-31", "quarter"),
+    ("2024 Q4 GMV", "2024-10-01", "2024-12-31", "quarter"),
+    ("2024年第一季度GMV", "2024-01-01", "2024-03-31", "quarter"),
+    ("2024年Q2订单", "2024-04-01", "2024-06-30", "quarter"),
+    ("去年第四季度", "2024-10-01", "2024-12-31", "quarter"),
+    ("Q1 last year", "2024-01-01", "2024-03-31", "quarter"),
+    ("一季度GMV", "2025-01-01", "2025-03-31", "quarter"),
+    ("Q3 GMV", "2024-07-01", "2024-09-30", "quarter"),
+    ("GMV in 2024", "2024-01-01", "2024-12-31", "year"),
+    ("2023年的订单量", "2023-01-01", "2023-12-31", "year"),
+    ("March 2024 GMV", "2024-03-01", "2024-03-31", "month"),
+    ("GMV in Mar 2024", "2024-03-01", "2024-03-31", "month"),
+    ("GMV for 2024-03", "2024-03-01", "2024-03-31", "month"),
+    ("3月GMV", "2025-03-01", "2025-03-31", "month"),
+    ("9月的GMV", "2024-09-01", "2024-09-30", "month"),
+    ("三月份订单", "2025-03-01", "2025-03-31", "month"),
+    ("去年3月", "2024-03-01", "2024-03-31", "month"),
+    ("GMV in May", "2025-05-01", "2025-05-31", "month"),
+    ("between 2024-01-01 and 2024-03-31", "2024-01-01", "2024-03-31", "day"),
+    ("from Jan 2024 to March 2024", "2024-01-01", "2024-03-31", "month"),
+    ("2024年1月到3月", "2024-01-01", "2024-03-31", "month"),
+    ("2024年1月至2024年6月", "2024-01-01", "2024-06-30", "month"),
+    ("since March 2025", "2025-03-01", "2025-06-30", "month"),
+    ("2025年3月以来", "2025-03-01", "2025-06-30", "month"),
+    ("2024年上半年", "2024-01-01", "2024-06-30", "quarter"),
+    ("H2 2024", "2024-07-01", "2024-12-31", "quarter"),
+    ("yesterday", "2025-06-29", "2025-06-29", "day"),
+    ("今天", "2025-06-30", "2025-06-30", "day"),
+    ("上周", "2025-06-23", "2025-06-29", "week"),
+    ("this week", "2025-06-30", "2025-06-30", "week"),
+    ("March 15, 2024", "2024-03-15", "2024-03-15", "day"),
+    ("2024年3月15日", "2024-03-15", "2024-03-15", "day"),
+    ("２０２４年３月", "2024-03-01", "2024-03-31", "month"),  # full-width digits
+]
+
+
+@pytest.mark.parametrize(("text", "start", "end", "grain"), CASES)
+def test_time_expressions(text: str, start: str, end: str, grain: str) -> None:
+    ranges = extract_time(normalize(text), TODAY).ranges
+    assert len(ranges) == 1, ranges
+    assert (ranges[0].start.isoformat(), ranges[0].end.isoformat(), ranges[0].granularity) == (start, end, grain)
+
+
+def test_today_is_configurable() -> None:
+    ranges = extract_time("last month", date(2024, 1, 15)).ranges
+    assert (ranges[0].start, ranges[0].end) == (date(2023, 12, 1), date(2023, 12, 31))
+    ranges = extract_time("3月", date(2024, 2, 10)).ranges
+    assert ranges[0].start == date(2023, 3, 1)
+
+
+@pytest.mark.parametrize("text", ["May I see the GMV?", "前10名产品", "top 5 products", "GMV by region",
+                                  "show order 12345"])
+def test_no_false_time_expressions(text: str) -> None:
+    assert extract_time(normalize(text), TODAY).ranges == []
+
+
+def test_two_periods_and_year_inheritance() -> None:
+    ranges = extract_time("GMV March vs April 2024", TODAY).ranges
+    assert [(r.start, r.end) for r in ranges] == [(date(2024, 3, 1), date(2024, 3, 31)),
+                                                   (date(2024, 4, 1), date(2024, 4, 30))]
+    ranges = extract_time("2024 vs 2023", TODAY).ranges
+    assert [r.start.year for r in ranges] == [2024, 2023]
+
+
+def test_same_period_last_year_is_a_marker_not_a_range() -> None:
+    parsed = extract_time("今年GMV和去年同期相比", TODAY)
+    assert YOY_MARKER in parsed.markers
+    assert [(r.start, r.end) for r in parsed.ranges] == [(date(2025, 1, 1), date(2025, 6, 30))]
+
+
+def test_understanding_carries_ranges_and_labels() -> None:
+    u = understand("What was GMV in East China in March 2024?", TODAY)
+    assert u.time_range is not None and u.time_range.date_range() == ["2024-03-01", "2024-03-31"]
+    assert u.time_range.label == "March 2024"
