@@ -50,3 +50,15 @@ def fuzz(
 
     raise typer.Exit(run(url=url, max_examples=max_examples, include_ingest=include_ingest, api_key=api_key,
                          seed=seed))
+
+
+@app.command()
+def e2e(
+    suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
+                                      help="Questions (default: demo/regress/suite.yaml)."),
+    rounds: int = typer.Option(2, min=1, help="Passes over the questions after warm-up."),
+) -> None:
+    """In-process Cubesage.ask latency, warm: p50/p95 overall and per intent, plus startup time."""
+    from bench.e2e import run
+
+    run(suite, rounds)

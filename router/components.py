@@ -18,7 +18,7 @@ from router.detail.entities import EntityMatch
 @dataclass
 class Components:
     understand: Callable[..., Any]  # (question, today, *, use_llm) -> Understanding
-    decompose: Callable[[Any], list[Any]]
+    decompose: Callable[..., list[Any]]  # (understanding, *, use_llm) -> [SubQuery]
     retrieve: Callable[[Any, list[Any]], tuple[dict[str, Any], list[dict[str, Any]]]]
     recall_tables: Callable[[str], list[Any]]
     recall_rows: Callable[[str], list[Any]]
@@ -34,10 +34,10 @@ def load_components(settings: Any, url: str) -> Components:
     from cube_models.model import load_model
     from fourengine.retrieve import Retriever
     from router.aggregate import run_aggregate
+    from router.decompose import decompose, rrf_fuse
     from router.intent import classify_intent
     from router.understanding import understand
 
-    decompose, rrf_fuse = _decomposition()
     recall_tables, recall_rows = _sag_recall(settings, url)
     retriever = Retriever(url)
     model = load_model(settings.model_dir)
@@ -80,23 +80,6 @@ def intent_signals(understanding: Any, retrieval: dict[str, Any], entities: list
         few_shots=[{"question": f.question, "cube_query": f.cube_query, "sql": f.sql}
                    for f in getattr(main, "few_shots", []) or []],
     )
-
-
-def _decomposition() -> tuple[Callable[[Any], list[Any]], Callable[[list[list[str]]], list[tuple[str, float]]]]:
-    """``router.decompose`` (decompose, rrf_fuse) when present, else one sub-query and plain RRF."""
-    try:
-        from router.decompose import decompose, rrf_fuse
-    except ImportError:
-        return (lambda u: [u.normalized]), _rrf
-    return decompose, rrf_fuse
-
-
-def _rrf(rankings: list[list[str]], k: int = 60) -> list[tuple[str, float]]:
-    scores: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
-    return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
 
 
 def _sag_recall(settings: Any, url: str) -> tuple[Callable[[str], list[Any]], Callable[[str], list[Any]]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import date
 from typing import Any
 
@@ -75,7 +75,7 @@ class Pipeline:
 
         asked, follow_up_of = _with_context(question, previous)
         understanding = self.c.understand(asked, today, use_llm=use_llm)
-        sub_queries = self.c.decompose(understanding)
+        sub_queries = self.c.decompose(understanding, use_llm=use_llm)
         clock.lap("understand")
 
         retrieval, fused = self.c.retrieve(understanding, sub_queries)
@@ -185,9 +185,9 @@ def _hit_dict(hit: Any) -> dict[str, Any]:
 def _sub_dict(sub: Any) -> dict[str, Any]:
     if isinstance(sub, str):
         return {"text": sub}
-    if hasattr(sub, "to_dict"):
-        return sub.to_dict()
-    return {"text": getattr(sub, "text", str(sub)), "intent": getattr(sub, "intent", None)}
+    if is_dataclass(sub) and not isinstance(sub, type):
+        return asdict(sub)
+    return {"text": getattr(sub, "text", str(sub)), "kind": getattr(sub, "kind", None)}
 
 
 def _sub_dict_intent(sub_queries: list[Any], text: str) -> str | None:
