@@ -10,6 +10,7 @@ from rich.console import Console
 from answer import ask_cli, demo_cli, keys_cli
 from answer.serve_cli import serve
 from bench.cli import app as bench_app
+from sag_index.cli import app as sag_app
 from cubesage_core.settings import get_settings
 
 app = typer.Typer(
@@ -22,6 +23,7 @@ app.add_typer(demo_cli.app, name="demo")
 app.command()(ask_cli.ask)
 app.command()(ask_cli.regress)
 app.add_typer(bench_app, name="bench")
+app.add_typer(sag_app, name="sag")
 app.add_typer(keys_cli.app, name="keys")
 app.command("serve")(serve)
 

@@ -113,9 +113,7 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
 
         es_url = es_url or settings.es_url
         if not es_url:
-            from tests.infra.elasticsearch.es_server import start_elasticsearch
-
-            es_server = start_elasticsearch(Path(settings.data_dir) / "bench-es")
+            es_server = _es_launcher().start_elasticsearch(Path(settings.data_dir) / "bench-es")
             es_url = es_server.url
         store = ElasticsearchStore(es_url, prefix=settings.es_index_prefix + BENCH_NAMESPACE)
     elif backend == "postgres":
@@ -165,6 +163,21 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         store.close()
         if es_server is not None:
             es_server.stop()
+
+
+def _es_launcher():
+    """tests/infra/elasticsearch/es_server.py (stdlib only), loaded by path: tests/ is not installed."""
+    import importlib.util
+
+    from cubesage_core.settings import REPO_ROOT
+
+    path = REPO_ROOT / "tests" / "infra" / "elasticsearch" / "es_server.py"
+    spec = importlib.util.spec_from_file_location("cubesage_es_server", path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load the Elasticsearch launcher from {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def warm_up() -> None:

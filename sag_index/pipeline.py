@@ -94,6 +94,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
                 report.entities_new += len(index_batch.entities)
                 if bar is not None:
                     bar[0].advance(bar[1], len(batch))
+            store.flush()
         finally:
             if bar is not None:
                 bar[0].stop()

@@ -159,8 +159,11 @@ class Retriever:
         qvec = self.embedder.embed_one(question)
         entity_scores: dict[str, float] = dict.fromkeys(exact_ids, 1.0)
         if free:
-            for mention, vec in zip(free, self.name_embedder.embed(free), strict=True):
-                for hit in self.store.knn_entities(vec, p.entity_top_k, p.entity_threshold, tokenize(mention)):
+            vectors = self.name_embedder.embed(free)
+            hit_lists = self.store.knn_entities_many(list(vectors), p.entity_top_k, p.entity_threshold,
+                                                     [tokenize(m) for m in free])
+            for hits in hit_lists:
+                for hit in hits:
                     entity_scores[hit.id] = max(entity_scores.get(hit.id, 0.0), hit.score)
         done("2_entity_recall", [{"entity_id": k, "score": round(v, 4)} for k, v in entity_scores.items()])
 

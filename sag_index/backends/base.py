@@ -101,6 +101,14 @@ class VectorStore(ABC):
     def text_entities(self, tokens: Sequence[str], k: int) -> list[Hit]:
         """Top-k entities by BM25 over their name tokens."""
 
+    def knn_entities_many(self, vectors: Sequence[np.ndarray], k: int, threshold: float = 0.0,
+                          tokens: Sequence[Sequence[str]] | None = None) -> list[list[Hit]]:
+        """``knn_entities`` for several mentions (backends may batch the round trips)."""
+        return [self.knn_entities(v, k, threshold, tokens[i] if tokens else None) for i, v in enumerate(vectors)]
+
+    def flush(self) -> None:  # noqa: B027 - optional hook
+        """Make everything upserted so far searchable (called at the end of an indexing run)."""
+
     @abstractmethod
     def knn_links(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
         """Top-k (event_id, entity_id, cosine) by event-entity description vector."""

@@ -18,7 +18,10 @@ from sag_index.errors import StoreUnavailable
 from sag_index.models import Hit
 
 DIM = 512
-_VEC = {"type": "dense_vector", "dims": DIM, "index": True, "similarity": "cosine"}
+# exact (flat) kNN: our indices hold thousands to tens of thousands of vectors, where brute force is
+# fast to query and far cheaper to build than HNSW graphs
+_VEC = {"type": "dense_vector", "dims": DIM, "index": True, "similarity": "cosine",
+        "index_options": {"type": "flat"}}
 _TOKENS = {"type": "text", "analyzer": "whitespace", "similarity": "BM25"}
 _MAPPINGS: dict[str, dict[str, Any]] = {
     "event_vectors": {"event_id": {"type": "keyword"}, "chunk_id": {"type": "keyword"},
@@ -47,6 +50,7 @@ class ElasticsearchStore(VectorStore):
         self._es = Elasticsearch(url, request_timeout=timeout_s, retry_on_timeout=False, max_retries=0)
         self._url = url
         self.prefix = prefix.lower()
+        self._dirty = False
         try:
             self._es.info()
         except Exception as err:
@@ -88,7 +92,13 @@ class ElasticsearchStore(VectorStore):
                             "_source": {"event_id": ln.event_id, "entity_id": ln.entity_id,
                                         "description": ln.description, "desc_vec": ln.desc_vec.tolist()}})
         if actions:
-            bulk(self._es, actions, chunk_size=1000, refresh="wait_for")
+            bulk(self._es, actions, chunk_size=500, refresh=False)
+        self._dirty = True
+
+    def flush(self) -> None:
+        if self._dirty:
+            self._es.indices.refresh(index=",".join(self.index(n) for n in _MAPPINGS))
+            self._dirty = False
 
     # -- search ---------------------------------------------------------------------------------
     def _knn(self, index: str, field: str, vector: np.ndarray, k: int, filt: dict | None = None,
@@ -117,6 +127,20 @@ class ElasticsearchStore(VectorStore):
                      tokens: Sequence[str] | None = None) -> list[Hit]:
         hits = self._knn("entity_vectors", "name_vec", vector, k)
         return [Hit(h["_id"], s) for h in hits if (s := _cos(h["_score"])) >= threshold]
+
+    def knn_entities_many(self, vectors: Sequence[np.ndarray], k: int, threshold: float = 0.0,
+                          tokens: Sequence[Sequence[str]] | None = None) -> list[list[Hit]]:
+        """One ``msearch`` round trip for all mentions."""
+        if not len(vectors):
+            return []
+        body: list[dict[str, Any]] = []
+        for vec in vectors:
+            body.append({"index": self.index("entity_vectors")})
+            body.append({"knn": {"field": "name_vec", "query_vector": vec.tolist(), "k": k, "num_candidates": 100},
+                         "size": k, "_source": False})
+        responses = self._es.msearch(searches=body)["responses"]
+        return [[Hit(h["_id"], s) for h in r["hits"]["hits"] if (s := _cos(h["_score"])) >= threshold]
+                for r in responses]
 
     def knn_links(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
         hits = self._knn("event_entity_vectors", "desc_vec", vector, k, source=["event_id", "entity_id"])

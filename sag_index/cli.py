@@ -1,0 +1,140 @@
+"""``cubesage sag ...``: index documents or the warehouse, search with ``--explain``, status, reset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(help="SAG index: chunk -> one event + entities; 8-step multi-hop retrieval.",
+                  no_args_is_help=True)
+console = Console(stderr=True)
+
+
+def _context():  # noqa: ANN202 - (url, store, settings)
+    from cubesage_core.db import apply_schema, database_url
+    from cubesage_core.settings import get_settings
+    from sag_index.backends import get_store
+
+    settings = get_settings()
+    url = database_url(settings)
+    apply_schema(url)
+    store = get_store(settings, url)
+    if store.fallback_reason:
+        console.print(f"[yellow]using the PostgreSQL store: {store.fallback_reason}[/]")
+    return url, store, settings
+
+
+@app.command()
+def index(
+    paths: list[Path] = typer.Argument(None, help="Files or folders (.md .txt .html .json .jsonl)."),
+    warehouse: bool = typer.Option(False, "--warehouse", help="Index the demo table wikis and dimension rows."),
+    batch_size: int = typer.Option(256, min=1, help="Chunks per processor/saver batch."),
+    llm: bool = typer.Option(False, "--llm", help="Use the LLM processor (needs CUBESAGE_LLM_URL)."),
+) -> None:
+    """Index documents (idempotent: unchanged chunks are skipped; an interrupted run resumes)."""
+    from sag_index.errors import SagError
+    from sag_index.loaders import load_dir, load_path
+    from sag_index.pipeline import index_chunks
+    from sag_index.processor import FastProcessor, load_glossary
+    from sag_index.warehouse import index_warehouse
+
+    if not paths and not warehouse:
+        raise typer.BadParameter("give files/folders to index, or --warehouse")
+    url, store, settings = _context()
+    try:
+        if warehouse:
+            report = index_warehouse(url, settings.demo_dir, store, progress=True)
+            typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
+        if paths:
+            chunks = []
+            for path in paths:
+                chunks.extend(load_dir(path) if path.is_dir() else load_path(path))
+            processor = FastProcessor(load_glossary(url))
+            if llm:
+                from cubesage_core.llm import get_lm
+                from sag_index.llm_processor import LlmProcessor
+
+                lm = get_lm(settings)
+                if lm is None:
+                    raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
+                processor = LlmProcessor(lm, fallback=processor)
+            result = index_chunks(chunks, url, store, processor, batch_size=batch_size, progress=True,
+                                  relation_vectors=True)
+            typer.echo(json.dumps(result.as_dict(), ensure_ascii=False))
+    except SagError as err:
+        console.print(f"[red]{type(err).__name__}: {err}[/]")
+        raise typer.Exit(2) from err
+    finally:
+        store.close()
+
+
+@app.command()
+def search(
+    question: str = typer.Argument(..., help="The question."),
+    top_k: int = typer.Option(5, min=1, max=100, help="Events to select (step 7)."),
+    max_hops: int = typer.Option(1, min=0, max=3, help="Multi-hop expansion depth (step 5); 0 disables it."),
+    explain: bool = typer.Option(False, "--explain", help="Print every step's candidates and timings (JSON)."),
+    tables: bool = typer.Option(False, "--tables", help="Also show recall_tables and recall_rows (warehouse)."),
+) -> None:
+    """Run the 8-step retrieval for a question."""
+    from sag_index.errors import SagError
+    from sag_index.recall import SagRecall
+    from sag_index.retrieval import RetrievalParams, Retriever
+
+    url, store, settings = _context()
+    try:
+        retriever = Retriever(url, store)
+        result = retriever.retrieve(question, RetrievalParams(top_k=top_k, max_hops=max_hops))
+        if explain:
+            typer.echo(json.dumps(result.explain(), ensure_ascii=False, indent=2, default=str))
+        else:
+            table = Table("#", "score", "hop", "title", "source")
+            for i, event in enumerate(result.events, 1):
+                table.add_row(str(i), f"{event.score:.3f}", str(event.hop), event.title, event.source)
+            Console().print(table)
+            console.print(f"{result.total_ms:.1f} ms ({result.modes})")
+        if tables:
+            recall = SagRecall(url, store, settings)
+            typer.echo(json.dumps({"tables": [vars(t) for t in recall.recall_tables(question)],
+                                   "rows": [vars(r) for r in recall.recall_rows(question)]},
+                                  ensure_ascii=False, indent=2, default=str))
+            recall.close()
+        retriever.close()
+    except SagError as err:
+        console.print(f"[red]{type(err).__name__}: {err}[/]")
+        raise typer.Exit(2) from err
+    finally:
+        store.close()
+
+
+@app.command()
+def status() -> None:
+    """Counts of chunks (pending/indexed), events, entities, links and store documents."""
+    from cubesage_core.db import connection
+    from sag_index import repository
+
+    url, store, _ = _context()
+    with connection(url) as conn:
+        counts = repository.counts(conn)
+    typer.echo(json.dumps({"relational": counts, "store": {"backend": store.backend, **store.count(),
+                                                           "fallback": store.fallback_reason}}))
+    store.close()
+
+
+@app.command()
+def reset(yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation.")) -> None:
+    """Delete the whole SAG index (relational tables and the store's documents)."""
+    from cubesage_core.db import connection
+
+    if not yes:
+        typer.confirm("Delete every SAG chunk, event, entity and vector?", abort=True)
+    url, store, _ = _context()
+    with connection(url) as conn:
+        conn.execute("TRUNCATE sag.source_chunk, sag.event, sag.entity, sag.event_entity CASCADE")
+    store.reset()
+    store.close()
+    typer.echo("SAG index cleared")

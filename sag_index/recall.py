@@ -1,0 +1,158 @@
+"""Router-facing recall over the warehouse index: which tables, and which entity rows.
+
+``recall_tables`` runs the 8-step retrieval over wiki events and aggregates them by table.
+``recall_rows`` resolves names in the question to dimension rows: exact dictionary matches of row
+subjects (customer, product and region names) come first, spelling-level vector matches
+(cosine >= 0.9 on entity-name vectors) after them; a question naming no entity gets no rows.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from cubesage_core.db import connect
+from cubesage_core.settings import Settings, get_settings
+from sag_index._ner import dictionary_mentions, surface_mentions
+from sag_index._text import has_cjk, normalize_name, tokenize
+from sag_index.backends import get_store
+from sag_index.backends.base import VectorStore
+from sag_index.retrieval import RetrievalParams, RetrievalResult, Retriever
+
+ROW_TABLE_FACTOR = 0.5  # a table whose rows the question names, relative to the best wiki table
+
+
+@dataclass
+class TableHit:
+    table: str                      # e.g. "warehouse.fact_refund"
+    score: float
+    event_ids: list[str] = field(default_factory=list)
+    chunk_ids: list[str] = field(default_factory=list)
+    title: str = ""
+
+
+@dataclass
+class RowHit:
+    table: str                      # e.g. "warehouse.dim_customer"
+    key_column: str                 # e.g. "customer_id"
+    key_value: Any                  # e.g. 4833
+    label: str                      # e.g. "王芳"
+    entity_type: str                # customer | product | region
+    score: float
+    matched_text: str
+
+
+class SagRecall:
+    """Holds one connection, the store and the row-name dictionary (loaded once, thread-safe)."""
+
+    def __init__(self, url: str, store: VectorStore | None = None, settings: Settings | None = None,
+                 params: RetrievalParams | None = None) -> None:
+        self.settings = settings or get_settings()
+        self.store = store or get_store(self.settings, url)
+        self.url = url
+        self.params = params or RetrievalParams(top_k=10, kinds=("doc",))
+        self.retriever = Retriever(url, self.store, params=self.params)
+        self._conn = connect(url)
+        self._lock = threading.Lock()
+        self._rows: dict[str, list[dict[str, Any]]] | None = None   # entity_id -> row templates
+        self._names: dict[str, str] | None = None                  # normalized -> entity_id
+
+    def close(self) -> None:
+        self.retriever.close()
+        self._conn.close()
+
+    def refresh(self) -> None:
+        """Forget cached dictionaries (after re-indexing)."""
+        with self._lock:
+            self._rows = self._names = None
+        self.retriever.refresh()
+
+    # -- tables ---------------------------------------------------------------------------------
+    def search(self, question: str) -> RetrievalResult:
+        with self._lock:
+            return self.retriever.retrieve(question, self.params)
+
+    def recall_tables(self, question: str, top_k: int = 5) -> list[TableHit]:
+        result = self.search(question)
+        hits: dict[str, TableHit] = {}
+        for event in result.events:
+            for table in event.meta.get("tables", []):
+                hit = hits.get(table)
+                if hit is None:
+                    hits[table] = TableHit(table, event.score, [event.event_id], [event.chunk_id], event.title)
+                else:
+                    hit.score += 0.1 * event.score  # more supporting sections, slightly more confidence
+                    hit.event_ids.append(event.event_id)
+                    hit.chunk_ids.append(event.chunk_id)
+        best = max((h.score for h in hits.values()), default=1.0)
+        for row in self.recall_rows(question):
+            score = ROW_TABLE_FACTOR * best * row.score
+            hit = hits.get(row.table)
+            if hit is None:
+                hits[row.table] = TableHit(row.table, score, [], [], f"{row.entity_type} {row.label}")
+            else:
+                hit.score = max(hit.score, score)
+        ranked = sorted(hits.values(), key=lambda h: h.score, reverse=True)[:top_k]
+        for hit in ranked:
+            hit.score = round(hit.score, 4)
+        return ranked
+
+    # -- rows -----------------------------------------------------------------------------------
+    def _dictionaries(self) -> tuple[dict[str, str], dict[str, list[dict[str, Any]]]]:
+        with self._lock:
+            if self._names is None or self._rows is None:
+                rows = self._conn.execute(
+                    """SELECT en.entity_id, en.normalized, c.meta->>'table', c.meta->>'key_column',
+                              c.meta->'key_value', c.meta->>'label', c.meta->>'entity_type'
+                       FROM sag.event_entity ee JOIN sag.entity en USING (entity_id)
+                       JOIN sag.event e USING (event_id) JOIN sag.source_chunk c USING (chunk_id)
+                       WHERE c.kind = 'row' AND ee.role = 'subject'""").fetchall()
+                names: dict[str, str] = {}
+                by_entity: dict[str, list[dict[str, Any]]] = {}
+                for entity_id, normalized, table, key_column, key_value, label, entity_type in rows:
+                    names[normalized] = entity_id
+                    by_entity.setdefault(entity_id, []).append(
+                        {"table": table, "key_column": key_column, "key_value": key_value, "label": label,
+                         "entity_type": entity_type})
+                self._names, self._rows = names, by_entity
+            return self._names, self._rows
+
+    def recall_rows(self, question: str, top_k: int = 10) -> list[RowHit]:
+        names, rows = self._dictionaries()
+        hits: dict[tuple[str, Any], RowHit] = {}
+        exact = [m for m in dictionary_mentions(question, names) if _cjk_boundary_ok(question, m.text)]
+        for mention in sorted(exact, key=lambda m: -len(m.text)):
+            for row in rows.get(mention.entity_id or "", []):
+                key = (row["table"], row["key_value"])
+                if key not in hits:
+                    hits[key] = RowHit(**row, score=1.0, matched_text=mention.text)
+        matched = {m.text for m in exact}
+        free = [s for s in surface_mentions(question)
+                if normalize_name(s) not in matched and not any(normalize_name(s) in t for t in matched)]
+        if free:
+            from sag_index.pipeline import default_name_embedder
+
+            vectors = default_name_embedder().embed(free)
+            hit_lists = self.store.knn_entities_many(list(vectors), self.params.entity_top_k,
+                                                     self.params.entity_threshold, [tokenize(f) for f in free])
+            for mention, found in zip(free, hit_lists, strict=True):
+                for hit in found:
+                    for row in rows.get(hit.id, []):
+                        key = (row["table"], row["key_value"])
+                        if key not in hits:
+                            hits[key] = RowHit(**row, score=round(0.9 * hit.score, 4), matched_text=mention)
+        return sorted(hits.values(), key=lambda h: -h.score)[:top_k]
+
+
+def _cjk_boundary_ok(question: str, match: str) -> bool:
+    """Reject a Chinese match lying inside a longer dictionary word (高明 inside 高明度)."""
+    if not has_cjk(match):
+        return True
+    from sag_index._text import _jieba
+
+    jieba = _jieba()
+    words = list(jieba.cut(question, HMM=False))
+    if match in words:
+        return True
+    return not any(match in w and len(w) > len(match) and jieba.dt.FREQ.get(w, 0) > 0 for w in words)
