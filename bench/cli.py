@@ -62,3 +62,20 @@ def e2e(
     from bench.e2e import run
 
     run(suite, rounds)
+
+
+@app.command("compile")
+def compile_bench(
+    database_url: str | None = typer.Option(None, help="Warehouse URL (default: start an embedded PostgreSQL "
+                                                       "and load the demo warehouse)."),
+    cube_url: str | None = typer.Option(None, help="Cube server URL (default: start one over demo/model)."),
+    cube_secret: str | None = typer.Option(None, envvar="CUBESAGE_CUBE_SECRET", help="Cube HS256 JWT secret."),
+    compile_rounds: int = typer.Option(50, min=1, help="Compilations per parity query."),
+    exec_rounds: int = typer.Option(3, min=1, help="Executions per query and backend."),
+    scale: float = typer.Option(1.0, min=0.01, help="Demo warehouse scale when one is started."),
+) -> None:
+    """Built-in compiler: compile p50/p95 over the parity queries; execution builtin vs Cube side by side."""
+    from bench.compile import run
+
+    run(database_url=database_url, cube_url=cube_url, cube_secret=cube_secret, compile_rounds=compile_rounds,
+        exec_rounds=exec_rounds, scale=scale)

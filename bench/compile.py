@@ -1,0 +1,119 @@
+"""``cubesage bench compile``: built-in compiler latency, and execution latency builtin vs Cube, side by side.
+
+JSON lines: one per parity query (compile p50, builtin and Cube execution ms, rows equal?), then summary
+lines (compile p50/p95; execution p50/p95 per backend; parity count). Without ``--cube-url`` and
+``--database-url`` it starts an embedded PostgreSQL with the demo warehouse and a real Cube server.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from contextlib import ExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from cube_models.backends import BuiltinBackend, CubeBackend
+from cube_models.client import CubeClient
+from cube_models.compiler import compile_query
+from cube_models.model import load_model
+from cube_models.parity import PARITY_CASES, compare_rows, order_keys
+from cubesage_core.settings import REPO_ROOT, Settings
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3) if ordered else 0.0
+
+
+def _emit(record: dict[str, Any]) -> None:
+    print(json.dumps(record, ensure_ascii=False), flush=True)
+
+
+def _services(stack: ExitStack, database_url: str | None, cube_url: str | None, cube_secret: str | None,
+              scale: float, model_dir: Path) -> tuple[str, str, str]:
+    if database_url and cube_url:
+        return database_url, cube_url, cube_secret or ""
+    from cubesage_core import db, demo_warehouse
+    from cubesage_core.embedded_pg import EmbeddedPostgres
+    from tests.infra.cube.cube_server import start_cube
+
+    work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cubesage-bench-compile-")))
+    if not database_url:
+        pg = EmbeddedPostgres(work / "pg")
+        database_url = pg.start().url()
+        stack.callback(pg.stop)
+        db.apply_schema(database_url)
+        demo_warehouse.load(database_url, scale=scale)
+    if not cube_url:
+        server = start_cube(database_url, model_dir, work / "cube")
+        stack.callback(server.stop)
+        cube_url, cube_secret = server.url, server.secret
+    return database_url, cube_url, cube_secret or ""
+
+
+def run(database_url: str | None = None, cube_url: str | None = None, cube_secret: str | None = None,
+        compile_rounds: int = 50, exec_rounds: int = 3, scale: float = 1.0, model_dir: Path | None = None) -> None:
+    model_dir = model_dir or REPO_ROOT / "demo" / "model"
+    model = load_model(model_dir)
+    with ExitStack() as stack:
+        started = time.perf_counter()
+        url, cube, secret = _services(stack, database_url, cube_url, cube_secret, scale, model_dir)
+        setup_s = time.perf_counter() - started
+        builtin = BuiltinBackend(url, model, Settings(_env_file=None))
+        stack.callback(builtin.close)
+        client = CubeClient(cube, secret, timeout_s=120, max_wait_s=300)
+        stack.callback(client.close)
+        cube_backend = CubeBackend(client, with_sql=False)
+        compile_all: list[float] = []
+        builtin_all: list[float] = []
+        cube_all: list[float] = []
+        cube_cached_all: list[float] = []
+        matches = 0
+        with Progress(transient=True) as progress:
+            task = progress.add_task("parity queries", total=len(PARITY_CASES))
+            for case in PARITY_CASES:
+                today = datetime.now(UTC).date() if case.real_clock else None
+                times = []
+                for _ in range(compile_rounds):
+                    t0 = time.perf_counter()
+                    compile_query(case.query, model, today=today)
+                    times.append((time.perf_counter() - t0) * 1000)
+                compile_all += times
+                builtin_ms, cube_ms = [], []
+                ours = theirs = None
+                for _ in range(exec_rounds):
+                    t0 = time.perf_counter()
+                    ours = builtin.load(case.query, today=today)
+                    builtin_ms.append((time.perf_counter() - t0) * 1000)
+                    t0 = time.perf_counter()
+                    client.load({**case.query, "renewQuery": True})
+                    cube_ms.append((time.perf_counter() - t0) * 1000)
+                t0 = time.perf_counter()
+                theirs = cube_backend.load(case.query)
+                cube_cached_ms = (time.perf_counter() - t0) * 1000
+                equal = not compare_rows(ours.rows, theirs.rows, order_keys(case.query))
+                matches += equal
+                builtin_all += builtin_ms
+                cube_all += cube_ms
+                cube_cached_all.append(cube_cached_ms)
+                _emit({"bench": "compile", "case": case.name, "compile_ms_p50": _pct(times, 0.5),
+                       "builtin_exec_ms": round(statistics.median(builtin_ms), 2),
+                       "cube_exec_ms": round(statistics.median(cube_ms), 2),
+                       "cube_cached_ms": round(cube_cached_ms, 2), "rows": len(ours.rows), "rows_equal": equal})
+                progress.advance(task)
+        _emit({"bench": "compile", "summary": "compile", "queries": len(PARITY_CASES), "rounds": compile_rounds,
+               "p50_ms": _pct(compile_all, 0.5), "p95_ms": _pct(compile_all, 0.95)})
+        _emit({"bench": "compile", "summary": "execution", "rounds": exec_rounds,
+               "builtin_p50_ms": _pct(builtin_all, 0.5), "builtin_p95_ms": _pct(builtin_all, 0.95),
+               "cube_p50_ms": _pct(cube_all, 0.5), "cube_p95_ms": _pct(cube_all, 0.95),
+               "cube_cached_p50_ms": _pct(cube_cached_all, 0.5), "cube_cached_p95_ms": _pct(cube_cached_all, 0.95),
+               "note": "builtin = compile + execute on PostgreSQL (read-only txn, reader role); "
+                       "cube = /v1/load with renewQuery (no result cache); cube_cached = Cube's cache hit"})
+        _emit({"bench": "compile", "summary": "parity", "queries": len(PARITY_CASES), "rows_equal": matches,
+               "setup_s": round(setup_s, 1)})
