@@ -96,3 +96,11 @@ def resolve_dimension(model: Any, concept: str, measure_cubes: list[str], langua
 
 def measure_cubes(measures: list[str]) -> list[str]:
     return list(dict.fromkeys(m.split(".", 1)[0] for m in measures))
+
+
+def language_variant(model: Any, member: str, language: str) -> str:
+    """``regions.name_en`` -> ``regions.name_zh`` for a Chinese question when that sibling exists."""
+    stem, _, suffix = member.rpartition("_")
+    if suffix in ("en", "zh") and suffix != language and model.find_member(f"{stem}_{language}") is not None:
+        return f"{stem}_{language}"
+    return member

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from router.aggregate.context import AggregateContext, member_path
-from router.aggregate.members import measure_cubes, resolve_dimension
+from router.aggregate.members import language_variant, measure_cubes, resolve_dimension
 from router.aggregate.types import AggregateError, CubeQueryDraft
 from router.understanding.types import Understanding
 
@@ -89,8 +89,11 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
             notes.append(f"dimension {member} for '{mention.phrase}'")
     for b in ctx.bindings:
         member = member_path(b.mapped_asset_id)
-        if b.mapped_asset_type == "dimension" and b.filter_value is None and _dimension(model, member) \
-                and member not in dimensions and model.find_member(member).type != "time":
+        if b.mapped_asset_type != "dimension" or b.filter_value is not None or not _dimension(model, member) \
+                or model.find_member(member).type == "time":
+            continue
+        member = language_variant(model, member, u.language)
+        if member.split(".", 1)[0] not in {d.split(".", 1)[0] for d in dimensions}:
             dimensions.append(member)
             notes.append(f"dimension {member} from the binding of '{b.canonical_term}'")
     comparing_members = u.comparison is not None and u.comparison.kind == "members"

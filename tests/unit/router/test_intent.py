@@ -1,0 +1,94 @@
+"""Intent classification: fast rules over EN/ZH cues and warehouse signals; DSPy Literal classifier."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from router.intent import IntentSignals, RowHit, classify_intent
+from router.understanding import understand
+from tests.llm_stub import dspy_reply
+from tests.unit.router._llm_mode import llm_mode
+
+TODAY = date(2025, 6, 30)
+GMV = ["metric:order_items.gmv"]
+COUNT = ["metric:orders.count"]
+RATE = ["metric:orders.refund_rate"]
+
+CASES = [
+    ("What was GMV in East China in March 2024?", {"metric_bindings": GMV, "value_bindings": ["east"]}, "aggregate"),
+    ("华东地区本月GMV", {"metric_bindings": GMV}, "aggregate"),
+    ("GMV by region this quarter", {"metric_bindings": GMV}, "aggregate"),
+    ("top 5 products by GMV", {"metric_bindings": GMV}, "aggregate"),
+    ("Which region had the highest refund rate last quarter?", {"metric_bindings": RATE}, "aggregate"),
+    ("各渠道订单量", {"metric_bindings": COUNT}, "aggregate"),
+    ("2024年每月订单量趋势", {}, "aggregate"),
+    ("How many orders did 王芳 place in 2024?",
+     {"metric_bindings": COUNT, "row_hits": [RowHit("王芳", "customer")]}, "aggregate"),
+    ("list the refunded orders of customer Li Wei last week", {"row_hits": [RowHit("Li Wei", "customer")]}, "detail"),
+    ("王芳的订单", {"row_hits": [RowHit("王芳", "customer")]}, "detail"),
+    ("refund reasons for Aurora X1 headphones", {"row_hits": [RowHit("Aurora X1 headphones", "product")]}, "detail"),
+    ("列出上个月华东地区的退款订单", {}, "detail"),
+    ("show order 12345", {}, "detail"),
+    ("which products drove the drop in GMV in 华东, and show their refund reasons", {"metric_bindings": GMV}, "mixed"),
+    ("top products by GMV and their refund reasons", {"metric_bindings": GMV}, "mixed"),
+    ("华东GMV最高的产品以及退款原因明细", {"metric_bindings": GMV}, "mixed"),
+    ("what's the weather in Shanghai tomorrow", {}, "unsupported"),
+    ("who won the world cup", {}, "unsupported"),
+    ("AAPL stock price today", {}, "unsupported"),
+    ("明天北京天气怎么样", {}, "unsupported"),
+    ("tell me a joke", {}, "unsupported"),
+    ("what is the meaning of life", {}, "unsupported"),
+    ("how are we doing?", {}, "clarify"),
+    ("show me the data", {}, "clarify"),
+    ("销售怎么样", {}, "clarify"),
+    ("销售怎么样", {"metric_bindings": ["metric:revenue.revenue"]}, "clarify"),  # a metric but no period
+]
+
+
+@pytest.mark.parametrize(("question", "signals", "expected"), CASES)
+def test_fast_intent(question: str, signals: dict, expected: str) -> None:
+    decision = classify_intent(understand(question, TODAY), IntentSignals(**signals), use_llm=False)
+    assert decision.intent == expected, decision.reasons
+    assert decision.mode == "fast" and decision.reasons and 0.0 < decision.confidence <= 1.0
+
+
+def test_vague_question_with_metric_and_period_is_answered() -> None:
+    u = understand("本月销售额怎么样", TODAY)
+    decision = classify_intent(u, IntentSignals(metric_bindings=["metric:revenue.revenue"]), use_llm=False)
+    assert decision.intent == "aggregate"
+
+
+def test_signals_raise_confidence() -> None:
+    u = understand("GMV by region this quarter", TODAY)
+    weak = classify_intent(u, IntentSignals(), use_llm=False)
+    strong = classify_intent(u, IntentSignals(metric_bindings=GMV), use_llm=False)
+    assert weak.intent == strong.intent == "aggregate" and strong.confidence > weak.confidence
+    assert any("metric binding" in r for r in strong.reasons)
+
+
+def test_row_hits_accept_dicts_and_low_scores_are_ignored() -> None:
+    u = understand("王芳的订单", TODAY)
+    assert classify_intent(u, IntentSignals(row_hits=[{"label": "王芳", "type": "customer"}])).intent == "detail"
+    weak = IntentSignals(row_hits=[RowHit("王芳", "customer", score=0.2)])
+    assert not any("entity row" in r for r in classify_intent(u, weak, use_llm=False).reasons)
+
+
+def test_llm_mode_with_few_shot_demos(monkeypatch: pytest.MonkeyPatch) -> None:
+    shots = [{"question": "GMV by region this quarter", "cube_query": {"measures": ["order_items.gmv"]}},
+             {"question": "orders of 王芳", "sql": "SELECT 1"}]
+    reply = dspy_reply(intent="detail", confidence=0.8, reason="names one customer's rows")
+    with llm_mode(monkeypatch, [reply]) as stub:
+        decision = classify_intent(understand("王芳的订单", TODAY, use_llm=False), IntentSignals(few_shots=shots))
+    assert (decision.intent, decision.mode, decision.confidence) == ("detail", "llm", 0.8)
+    prompt = str(stub.requests[0]["messages"])
+    assert "GMV by region this quarter" in prompt and "aggregate" in prompt and "orders of 王芳" in prompt
+
+
+def test_llm_mode_invalid_label_falls_back_to_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    reply = dspy_reply(intent="banana", confidence=0.9, reason="?")
+    with llm_mode(monkeypatch, [reply]):
+        u = understand("GMV by region this quarter", TODAY, use_llm=False)
+        decision = classify_intent(u, IntentSignals(metric_bindings=GMV))
+    assert decision.mode == "fast" and decision.intent == "aggregate" and decision.fallback_reason
