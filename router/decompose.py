@@ -55,6 +55,7 @@ class SubQuery:
 def _sub(text: str, kind: SubQueryKind, focus: str = "", depends_on: int | None = None,
          source: str = "rule") -> SubQuery:
     text = re.sub(r"\s+", " ", text).strip(" ,.")
+    focus = re.sub(r"\s+", " ", focus).strip(" ,.")
     return SubQuery(text, kind, focus, depends_on, extract_terms(text), source)
 
 
