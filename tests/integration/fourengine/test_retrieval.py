@@ -7,12 +7,13 @@ import json
 import pytest
 
 from cubesage_core.db import connection
+from fourengine.models import RetrievalResult, TermBinding
 from fourengine.retrieve import RetrievalError, Retriever
 
 pytestmark = pytest.mark.integration
 
 
-def _bound(result, asset_id: str):  # noqa: ANN001, ANN202
+def _bound(result: RetrievalResult, asset_id: str) -> list[TermBinding]:
     return [b for b in result.term_bindings if b.mapped_asset_id == asset_id]
 
 
