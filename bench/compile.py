@@ -23,6 +23,7 @@ from cube_models.client import CubeClient
 from cube_models.compiler import compile_query
 from cube_models.model import load_model
 from cube_models.parity import PARITY_CASES, compare_rows, order_keys
+from cube_models.query import CubeQuery
 from cubesage_core.settings import REPO_ROOT, Settings
 
 
@@ -92,7 +93,7 @@ def run(database_url: str | None = None, cube_url: str | None = None, cube_secre
                     ours = builtin.load(case.query, today=today)
                     builtin_ms.append((time.perf_counter() - t0) * 1000)
                     t0 = time.perf_counter()
-                    client.load({**case.query, "renewQuery": True})
+                    client.load({**CubeQuery.parse(case.query).to_dict(), "renewQuery": True})
                     cube_ms.append((time.perf_counter() - t0) * 1000)
                 t0 = time.perf_counter()
                 theirs = cube_backend.load(case.query)

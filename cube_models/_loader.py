@@ -211,11 +211,10 @@ def _check_joins(model: SemanticModel) -> None:
             cube = model.cubes[side]
             multiplied = [m for m in cube.measures.values() if m.type in _MULTIPLIED_TYPES]
             if not cube.primary_keys and multiplied:
-                source = model.cubes[join.source]
                 raise ModelError(
-                    f"cube '{side}' has no primary key but is used in the {join.relationship} join "
-                    f"{join.edge_id}: a primary key is required so aggregates are not multiplied by the join",
-                    source.file, source.name)
+                    f"no primary key, but the cube is used in the {join.relationship} join {join.edge_id}: "
+                    "a primary key is required so aggregates are not multiplied by the join",
+                    cube.file, cube.name)
 
 
 def _parse_view(raw: dict[str, Any], file: str, model: SemanticModel) -> View:

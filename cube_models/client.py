@@ -80,6 +80,7 @@ class CubeClient:
     max_wait_s: float = 60.0
     retries: int = 2
     backoff_s: float = 0.2
+    transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None = field(default=None, repr=False)
     _types: dict[str, str] | None = field(default=None, repr=False)
     _sync: httpx.Client | None = field(default=None, repr=False)
 
@@ -118,7 +119,7 @@ class CubeClient:
     # ---- sync -----------------------------------------------------------------------------
     def _client(self) -> httpx.Client:
         if self._sync is None:
-            self._sync = httpx.Client(timeout=self.timeout_s)
+            self._sync = httpx.Client(timeout=self.timeout_s, transport=self.transport)  # type: ignore[arg-type]
         return self._sync
 
     def close(self) -> None:
@@ -201,7 +202,7 @@ class CubeClient:
     async def _awaiting(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         deadline = time.monotonic() + self.max_wait_s
         delay = 0.05
-        async with httpx.AsyncClient(timeout=self.timeout_s) as client:
+        async with httpx.AsyncClient(timeout=self.timeout_s, transport=self.transport) as client:  # type: ignore[arg-type]
             while True:
                 body = (await self._asend(client, method, path, **kwargs)).json()
                 if not (isinstance(body, dict) and body.get("error") == "Continue wait"):
@@ -227,7 +228,7 @@ class CubeClient:
 
     async def aready(self) -> bool:
         try:
-            async with httpx.AsyncClient(timeout=min(self.timeout_s, 5)) as client:
+            async with httpx.AsyncClient(timeout=min(self.timeout_s, 5), transport=self.transport) as client:  # type: ignore[arg-type]
                 return (await client.get(f"{self.url}/readyz")).status_code == 200
         except httpx.HTTPError:
             return False

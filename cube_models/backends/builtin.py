@@ -84,6 +84,8 @@ class BuiltinBackend(SemanticBackend):
             except psycopg.OperationalError:
                 self.close()
                 raise
+            except psycopg.DatabaseError as exc:
+                raise QueryError(f"the warehouse rejected the compiled SQL: {exc.diag.message_primary}") from exc
         return self._result(compiled, records, total, started)
 
     async def aload(self, query: QueryInput, today: date | None = None) -> LoadResult:
@@ -105,4 +107,8 @@ class BuiltinBackend(SemanticBackend):
                              "(statement_timeout)") from exc
         except psycopg.errors.DataError as exc:
             raise QueryError(f"bad value in the query: {exc.diag.message_primary}") from exc
+        except psycopg.OperationalError:
+            raise
+        except psycopg.DatabaseError as exc:
+            raise QueryError(f"the warehouse rejected the compiled SQL: {exc.diag.message_primary}") from exc
         return self._result(compiled, records, total, started)
