@@ -20,6 +20,8 @@ from router.aggregate.slots import fill_slots
 from router.aggregate.types import AggregateError, AggregateResult, CubeQueryDraft, Problem
 from router.understanding.types import Understanding
 
+WARNINGS = {"unknown_binding"}  # reported, not blocking: a glossary term mapped to a member the model lacks
+
 
 def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
                      use_llm: bool | None = None) -> CubeQueryDraft:
@@ -62,12 +64,14 @@ def _correct(draft: CubeQueryDraft, problems: list[Problem], understanding: Unde
                           draft.fallback_reason)
 
 
-def _problems(draft: CubeQueryDraft, ctx: AggregateContext, model: Any) -> list[Problem]:
+def _problems(draft: CubeQueryDraft, ctx: AggregateContext, model: Any) -> tuple[list[Problem], list[Problem]]:
+    """(blocking problems, warnings) of every query of the draft."""
     seen: dict[str, Problem] = {}
     for query in draft.queries:
         for problem in check(query, ctx, model):
             seen.setdefault(problem.message, problem)
-    return list(seen.values())
+    problems = list(seen.values())
+    return [p for p in problems if p.code not in WARNINGS], [p for p in problems if p.code in WARNINGS]
 
 
 def run_aggregate(understanding: Understanding, context: Any, model: Any, backend: Any, *, today: date | None = None,
@@ -83,7 +87,8 @@ def run_aggregate(understanding: Understanding, context: Any, model: Any, backen
     retries = 0
     while True:
         mark = time.perf_counter()
-        problems = _problems(draft, ctx, model)
+        problems, warnings = _problems(draft, ctx, model)
+        history += [w for w in warnings if w not in history]
         timings["guardrails_ms"] = timings.get("guardrails_ms", 0.0) + (time.perf_counter() - mark) * 1000
         if not problems:
             mark = time.perf_counter()

@@ -1,0 +1,199 @@
+"""Aggregate path, fast mode: slot filling over the demo model, guardrails, corrective retry (fake backend)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from cube_models.backends.base import LoadResult
+from cube_models.model import load_model
+from cubesage_core.settings import REPO_ROOT
+from router.aggregate import AggregateError, AggregateResult, CubeQueryDraft, build_cube_query, check, run_aggregate
+from router.understanding import understand
+
+TODAY = date(2025, 6, 30)
+MODEL = load_model(REPO_ROOT / "demo" / "model")
+
+
+def metric(term: str, member: str) -> dict[str, Any]:
+    return {"term_id": term, "canonical_term": term, "mapped_asset_type": "metric",
+            "mapped_asset_id": f"metric:{member}"}
+
+
+def value(term: str, member: str, filter_value: str) -> dict[str, Any]:
+    return {"term_id": term, "canonical_term": term, "mapped_asset_type": "dimension",
+            "mapped_asset_id": f"dimension:{member}", "filter_value": filter_value}
+
+
+GMV = metric("GMV", "order_items.gmv")
+COUNT = metric("order count", "orders.count")
+EAST = value("华东", "regions.region_code", "east")
+NORTH = value("华北", "regions.region_code", "north")
+
+
+def draft(question: str, *bindings: dict[str, Any], **extra: Any) -> CubeQueryDraft:
+    context = {"bindings": list(bindings), **extra}
+    return build_cube_query(understand(question, TODAY, use_llm=False), context, MODEL, use_llm=False)
+
+
+def test_measure_filter_and_date_range() -> None:
+    d = draft("What was GMV in East China in March 2024?", GMV, EAST)
+    assert d.query == {
+        "measures": ["order_items.gmv"],
+        "filters": [{"member": "regions.region_code", "operator": "equals", "values": ["east"]}],
+        "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["2024-03-01", "2024-03-31"]}],
+    }
+    assert d.mode == "fast" and d.notes
+
+
+@pytest.mark.parametrize(("question", "dimension"), [
+    ("GMV by region this quarter", "regions.name_en"), ("各地区本月GMV", "regions.name_zh"),
+    ("GMV by channel", "orders.channel"), ("GMV by category in 2024", "products.category"),
+    ("按支付方式统计GMV", "payments.method"), ("GMV by customer segment", "customers.segment"),
+])
+def test_dimensions_named_in_the_question(question: str, dimension: str) -> None:
+    d = draft(question, GMV)
+    assert d.query["dimensions"] == [dimension]
+    assert d.query["order"] == [["order_items.gmv", "desc"]]
+
+
+def test_time_dimension_follows_the_measure() -> None:
+    new = draft("new customers last month", metric("new customers", "customers.new_customers"))
+    assert new.query["timeDimensions"][0]["dimension"] == "customers.signup_date"
+    revenue = draft("revenue by channel in 2024", metric("revenue", "revenue.revenue"))
+    assert revenue.query["timeDimensions"][0]["dimension"] == "revenue.ts"
+    assert revenue.query["dimensions"] == ["revenue.channel"]
+
+
+def test_granularity_top_n_and_order() -> None:
+    trend = draft("monthly GMV trend in 2024", GMV)
+    assert trend.query["timeDimensions"] == [{"dimension": "orders.order_ts", "granularity": "month",
+                                              "dateRange": ["2024-01-01", "2024-12-31"]}]
+    assert trend.query["order"] == [["orders.order_ts", "asc"]]
+    top = draft("top 5 products by GMV", GMV)
+    assert top.query["dimensions"] == ["products.product_name"]
+    assert (top.query["order"], top.query["limit"]) == ([["order_items.gmv", "desc"]], 5)
+    low = draft("哪个渠道退款率最低", metric("退款率", "orders.refund_rate"))
+    assert (low.query["order"], low.query["limit"]) == ([["orders.refund_rate", "asc"]], 1)
+    best_month = draft("which month had the highest GMV in 2024", GMV)
+    assert best_month.query["timeDimensions"][0]["granularity"] == "month" and best_month.query["limit"] == 1
+
+
+def test_comparisons_make_one_query_per_period() -> None:
+    d = draft("今年GMV同比去年同期", GMV)
+    assert d.comparison == "yoy" and len(d.queries) == 2
+    assert [q["timeDimensions"][0]["dateRange"] for q in d.queries] == [["2025-01-01", "2025-06-30"],
+                                                                        ["2024-01-01", "2024-06-30"]]
+    assert d.labels[0] == "今年" and d.labels[1]
+
+
+def test_member_comparison_groups_by_the_compared_member() -> None:
+    d = draft("compare GMV of 华东 and 华北 by month", GMV, EAST, NORTH)
+    assert d.query["filters"] == [{"member": "regions.region_code", "operator": "equals", "values": ["east", "north"]}]
+    assert "regions.region_code" in d.query["dimensions"]
+    assert d.query["timeDimensions"][0]["granularity"] == "month"
+
+
+def test_two_measures_one_query() -> None:
+    d = draft("GMV and order count in March 2024", GMV, COUNT)
+    assert d.query["measures"] == ["order_items.gmv", "orders.count"] and len(d.queries) == 1
+
+
+def test_share_is_marked_for_post_processing() -> None:
+    assert draft("share of GMV by channel last quarter", GMV).post == ["share"]
+
+
+def test_measure_from_assets_or_few_shots_without_bindings() -> None:
+    d = draft("how much did we sell", assets=[{"id": "metric:order_items.units_sold", "type": "metric", "score": 0.9}])
+    assert d.measures == ["order_items.units_sold"]
+    shots = [{"question": "订单量", "cube_query": {"measures": ["orders.count"]}}]
+    assert draft("单量", few_shots=shots).measures == ["orders.count"]
+    with pytest.raises(AggregateError, match="no measure"):
+        draft("GMV please")
+
+
+def test_injection_stays_a_filter_value() -> None:
+    evil = value("evil", "regions.region_code", "east'; DROP TABLE warehouse.fact_order; --")
+    d = draft("GMV; drop table warehouse.fact_order", GMV, evil)
+    assert d.query["filters"][0]["values"] == ["east'; DROP TABLE warehouse.fact_order; --"]
+    assert check(d.query, {"bindings": [GMV, evil]}, MODEL) == []
+
+
+def test_guardrails() -> None:
+    context = {"bindings": [GMV], "assets": [{"id": "metric:orders.count", "type": "metric", "score": 0.7}]}
+    assert check({"measures": ["order_items.gmv"]}, context, MODEL) == []
+    codes = {p.code for p in check({"measures": ["orders.count"]}, context, MODEL)}
+    assert "unused_binding" in codes  # the bound GMV is missing
+    unbound = check({"measures": ["order_items.gmv", "payments.total_amount"]}, context, MODEL)
+    assert [p.code for p in unbound] == ["unbound_measure"] and unbound[0].member == "payments.total_amount"
+    unknown = check({"measures": ["order_items.gmv"], "dimensions": ["regions.nope"]}, context, MODEL)
+    assert any("regions.nope" in p.message for p in unknown)
+    assert check({"measures": "x"}, context, MODEL)[0].code == "invalid"
+
+
+class FakeBackend:
+    """Records queries; fails the first ``failures`` loads with ``error``."""
+
+    name = "fake"
+
+    def __init__(self, rows: list[list[dict[str, Any]]], failures: int = 0, error: Exception | None = None) -> None:
+        self.rows, self.failures, self.error = rows, failures, error
+        self.queries: list[dict[str, Any]] = []
+
+    def load(self, query: dict[str, Any], today: date | None = None) -> LoadResult:
+        self.queries.append(query)
+        if self.failures:
+            self.failures -= 1
+            raise self.error or RuntimeError("boom")
+        return LoadResult(rows=self.rows[(len(self.queries) - 1) % len(self.rows)], sql="SELECT ...", backend="fake")
+
+
+def run(question: str, backend: FakeBackend, *bindings: dict[str, Any]) -> AggregateResult:
+    u = understand(question, TODAY, use_llm=False)
+    return run_aggregate(u, {"bindings": list(bindings)}, MODEL, backend, today=TODAY, use_llm=False)
+
+
+def test_run_simple() -> None:
+    backend = FakeBackend([[{"order_items.gmv": 123.5}]])
+    result = run("GMV in March 2024", backend, GMV)
+    assert result.rows == [{"order_items.gmv": 123.5}] and result.retries == 0 and result.problems == []
+    assert result.cube_query == backend.queries[0] and result.backend == "fake" and "total_ms" in result.timings_ms
+
+
+def test_run_comparison_rows_and_growth() -> None:
+    backend = FakeBackend([[{"order_items.gmv": 150.0}], [{"order_items.gmv": 100.0}]])
+    result = run("今年GMV同比去年同期", backend, GMV)
+    assert [r["period"] for r in result.rows] == result.labels and len(result.cube_queries) == 2
+    change = result.derived["changes"][0]
+    assert (change["current"], change["previous"], change["change_pct"]) == (150.0, 100.0, 0.5)
+
+
+def test_run_share() -> None:
+    rows = [{"orders.channel": "web", "order_items.gmv": "30"}, {"orders.channel": "app", "order_items.gmv": "10"}]
+    result = run("share of GMV by channel", FakeBackend([rows]), GMV)
+    assert [r["order_items.gmv.share"] for r in result.rows] == [0.75, 0.25]
+
+
+def test_execution_error_gets_one_corrective_retry() -> None:
+    backend = FakeBackend([[{"order_items.gmv": 1.0}]], failures=1,
+                          error=RuntimeError("Can't find join path to join 'payments' for payments.method"))
+    result = run("按支付方式统计GMV", backend, GMV)
+    assert result.retries == 1 and [p.code for p in result.problems] == ["execution"]
+    assert "payments.method" in str(backend.queries[0]) and "payments.method" not in str(backend.queries[1])
+
+
+def test_second_failure_raises_with_problems() -> None:
+    backend = FakeBackend([[{}]], failures=5, error=RuntimeError("Can't find join path for payments.method"))
+    with pytest.raises(AggregateError) as info:
+        run("按支付方式统计GMV", backend, GMV)
+    assert len(backend.queries) == 2 and info.value.problems
+
+
+def test_guardrail_problem_fixed_before_execution() -> None:
+    ghost = metric("ghost", "orders.ghost_metric")  # bound to a member the model lacks
+    backend = FakeBackend([[{"order_items.gmv": 1.0}]])
+    result = run("GMV in 2024", backend, GMV, ghost)
+    assert result.problems and result.problems[0].code == "unknown_binding"
+    assert backend.queries and backend.queries[0]["measures"] == ["order_items.gmv"]
