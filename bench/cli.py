@@ -79,3 +79,23 @@ def compile_bench(
 
     run(database_url=database_url, cube_url=cube_url, cube_secret=cube_secret, compile_rounds=compile_rounds,
         exec_rounds=exec_rounds, scale=scale)
+
+
+@app.command("schema-linking")
+def schema_linking(
+    data: Path = typer.Option(..., "--data", exists=True, file_okay=False,
+                              help="Spider/BIRD-style dir: tables.json + questions (dev.json ...)."),
+    limit: int | None = typer.Option(None, min=1, help="Only the first N questions."),
+    url: str | None = typer.Option(None, help="PostgreSQL admin URL; the bench creates cubesage_bench_<dir> "
+                                              "there (default: the configured/embedded server)."),
+    demo_url: str | None = typer.Option(None, help="Database with the demo semantic layer for the latency line "
+                                                   "(default: the configured/embedded one)."),
+    rounds: int = typer.Option(5, min=1, help="Latency rounds over the demo questions."),
+    skip_latency: bool = typer.Option(False, help="Do not measure retrieval latency on the demo warehouse."),
+) -> None:
+    """Table retrieval Recall@1/3/5/10 and All@5/10, per-database and union: cubesage four-engine vs
+    BM25, dense and RRF (no LLM); then the retrieval latency of one question on the demo warehouse."""
+    from bench.schema_linking import cli_run
+
+    raise typer.Exit(cli_run(data, url=url, demo_url=demo_url, limit=limit, rounds=rounds,
+                             skip_latency=skip_latency))

@@ -332,3 +332,80 @@ def _cubesage_rankings(
         return out
 
     return asyncio.run(go())
+
+
+# -- latency on the demo warehouse --------------------------------------------------------------------------
+LATENCY_QUESTIONS = (
+    "What was GMV last month?", "华东地区本月GMV是多少", "order count by channel in 2024", "各地区的退款率",
+    "average order value of VIP customers by region", "新客数按月", "revenue trend this year",
+    "top products by units sold in 华南", "refund amount by reason last quarter", "支付宝支付金额",
+    "active customers per month", "which categories have the highest refund rate",
+)
+
+
+def latency(url: str, rounds: int = 5, settings: RetrievalSettings | None = None) -> dict[str, Any]:
+    """p50/p95 of one retrieval (R+V+D+G+rerank+budget; embedding reported apart) on a loaded demo DB."""
+    with db.connection(url) as conn:
+        tables = conn.execute("SELECT count(*) FROM semlayer.asset WHERE asset_type = 'table'").fetchone()[0]
+    line: dict[str, Any] = {"bench": "retrieval-latency", "data": "demo"}
+    if not tables:
+        return line | {"skipped": "the demo semantic layer is empty (run `cubesage demo load`)"}
+    embedder = get_embedder()
+    started = time.perf_counter()
+    vectors = embedder.embed(list(LATENCY_QUESTIONS))
+    embed_ms = (time.perf_counter() - started) * 1000 / len(LATENCY_QUESTIONS)
+
+    async def go() -> list[dict[str, float]]:
+        retriever = Retriever(url, settings)
+        out = []
+        try:
+            for q, v in zip(LATENCY_QUESTIONS, vectors, strict=True):  # warm-up
+                await retriever.retrieve(q, embedding=v)
+            for _ in range(rounds):
+                for q, v in zip(LATENCY_QUESTIONS, vectors, strict=True):
+                    out.append((await retriever.retrieve(q, embedding=v)).timings_ms)
+        finally:
+            await retriever.aclose()
+        return out
+
+    timings = asyncio.run(go())
+    ms = sorted(t["retrieval"] for t in timings)
+
+    def pct(p: float) -> float:
+        return round(ms[min(len(ms) - 1, int(p * len(ms)))], 3)
+
+    stages = {k: round(statistics.median(t.get(k, 0.0) for t in timings), 3)
+              for k in ("R", "V", "D", "R+V+D", "G", "rerank", "budget")}
+    return line | {"n": len(ms), "p50_ms": pct(0.5), "p95_ms": pct(0.95), "max_ms": round(ms[-1], 3),
+                   "stage_p50_ms": stages, "embed_ms_per_question": round(embed_ms, 3)}
+
+
+def cli_run(data: Path, *, url: str | None, demo_url: str | None, limit: int | None, rounds: int,
+            skip_latency: bool) -> int:
+    """``cubesage bench schema-linking``: JSON lines on stdout, a progress bar on stderr; the exit code."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    admin = url or db.database_url()
+
+    def emit(line: dict[str, Any]) -> None:
+        print(json.dumps(line, ensure_ascii=False), flush=True)
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console) as progress:
+        tasks: dict[str, Any] = {}
+
+        def advance(setting: str, done: int, total: int) -> None:
+            if setting not in tasks:
+                tasks[setting] = progress.add_task(f"cubesage {setting}", total=total)
+            progress.update(tasks[setting], completed=done)
+
+        try:
+            run(data, admin, limit=limit, emit=emit, progress=advance)
+        except BenchDataError as exc:
+            console.print(f"[red]{exc}[/red]")
+            return 2
+    if not skip_latency:
+        emit(latency(demo_url or admin, rounds=rounds))
+    return 0
