@@ -45,12 +45,11 @@ def _correct(draft: CubeQueryDraft, problems: list[Problem], understanding: Unde
         from router.aggregate.program import write_query
 
         feedback = "; ".join(p.message for p in problems)
-        try:
-            fixed = write_query(understanding, ctx, model, feedback=feedback)
-            fixed.notes.insert(0, f"re-asked the LLM with: {feedback}")
-            return fixed
-        except Exception as err:
-            draft.notes.append(f"LLM correction failed ({type(err).__name__}); fixing deterministically")
+        asked = two_mode(lambda: write_query(understanding, ctx, model, feedback=feedback), lambda: None)
+        if asked.value is not None:
+            asked.value.notes.insert(0, f"re-asked the LLM with: {feedback}")
+            return asked.value
+        draft.notes.append(f"LLM correction failed ({asked.fallback_reason}); fixing deterministically")
     bound = [member_path(b.mapped_asset_id) for b in ctx.bindings
              if b.mapped_asset_type in ("metric", "measure") and b.filter_value is None]
     queries = []

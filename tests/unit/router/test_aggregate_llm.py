@@ -1,0 +1,106 @@
+"""Aggregate path, LLM mode (DSPy against the in-test stub): constrained members, one re-ask, fallbacks."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+import pytest
+
+from cube_models.backends.base import LoadResult
+from cube_models.model import load_model
+from cubesage_core.settings import REPO_ROOT
+from router.aggregate import build_cube_query, run_aggregate
+from router.understanding import understand
+from tests.llm_stub import dspy_reply
+from tests.unit.router._llm_mode import llm_mode
+
+TODAY = date(2025, 6, 30)
+MODEL = load_model(REPO_ROOT / "demo" / "model")
+CONTEXT = {
+    "bindings": [
+        {"term_id": "gmv", "canonical_term": "GMV", "mapped_asset_type": "metric",
+         "mapped_asset_id": "metric:order_items.gmv"},
+        {"term_id": "region_east", "canonical_term": "华东", "mapped_asset_type": "dimension",
+         "mapped_asset_id": "dimension:regions.region_code", "filter_value": "east"},
+    ],
+    "assets": [{"id": "dimension:regions.name_en", "type": "dimension", "name": "name_en", "score": 0.8}],
+    "few_shots": [{"question": "GMV by region this quarter",
+                   "cube_query": {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"]}}],
+}
+GOOD = {"measures": ["order_items.gmv"],
+        "filters": [{"member": "regions.region_code", "operator": "equals", "values": ["east"]}],
+        "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["2024-03-01", "2024-03-31"]}]}
+QUESTION = "What was GMV in East China in March 2024?"
+
+
+def reply(query: dict[str, Any] | str) -> str:
+    return dspy_reply(cube_query=query if isinstance(query, str) else json.dumps(query))
+
+
+def question() -> Any:
+    return understand(QUESTION, TODAY, use_llm=False)
+
+
+def test_valid_reply_is_used_and_prompt_lists_only_retrieved_members(monkeypatch: pytest.MonkeyPatch) -> None:
+    with llm_mode(monkeypatch, [reply(GOOD)]) as stub:
+        draft = build_cube_query(question(), CONTEXT, MODEL)
+    assert draft.mode == "llm" and draft.query == GOOD
+    prompt = json.dumps(stub.requests[0]["messages"], ensure_ascii=False)
+    assert "order_items.gmv" in prompt and "orders.order_ts" in prompt and "regions.region_code" in prompt
+    assert "payments.method" not in prompt and "2024-03-01" in prompt and "GMV by region this quarter" in prompt
+
+
+def test_member_outside_the_retrieval_is_fed_back_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = {**GOOD, "dimensions": ["payments.method"]}
+    with llm_mode(monkeypatch, [reply(bad), reply(GOOD)]) as stub:
+        draft = build_cube_query(question(), CONTEXT, MODEL)
+    assert draft.mode == "llm" and draft.query == GOOD and len(stub.requests) == 2
+    assert "payments.method" in json.dumps(stub.requests[1]["messages"]) and "rejected" in draft.notes[0]
+
+
+def test_unused_bound_metric_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    other = {**GOOD, "measures": ["regions.count"]}
+    with llm_mode(monkeypatch, [reply(other), reply(GOOD)]) as stub:
+        draft = build_cube_query(question(), CONTEXT, MODEL)
+    assert draft.query == GOOD and "must be used" in json.dumps(stub.requests[1]["messages"])
+
+
+def test_two_invalid_replies_fall_back_to_fast_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    with llm_mode(monkeypatch, [reply("not json at all")]):
+        draft = build_cube_query(question(), CONTEXT, MODEL)
+    assert draft.mode == "fast" and "invalid twice" in (draft.fallback_reason or "")
+    assert draft.query == GOOD  # the fast slot filling gives the same query
+
+
+def test_comparison_periods_are_applied_to_the_llm_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    yoy = {"measures": ["order_items.gmv"],
+           "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["2025-01-01", "2025-06-30"]}]}
+    context = {"bindings": CONTEXT["bindings"][:1]}
+    with llm_mode(monkeypatch, [reply(yoy)]):
+        draft = build_cube_query(understand("今年GMV同比去年同期", TODAY, use_llm=False), context, MODEL)
+    assert draft.mode == "llm" and draft.comparison == "yoy"
+    assert [q["timeDimensions"][0]["dateRange"] for q in draft.queries] == [["2025-01-01", "2025-06-30"],
+                                                                            ["2024-01-01", "2024-06-30"]]
+
+
+class FlakyBackend:
+    def __init__(self) -> None:
+        self.queries: list[dict[str, Any]] = []
+
+    def load(self, query: dict[str, Any], today: date | None = None) -> LoadResult:
+        self.queries.append(query)
+        if len(self.queries) == 1:
+            raise RuntimeError("Cube 400: could not resolve a join path for regions.name_en")
+        return LoadResult(rows=[{"order_items.gmv": 42.0}], sql="SELECT ...", backend="fake")
+
+
+def test_execution_error_re_asks_the_llm_with_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = {**GOOD, "dimensions": ["regions.name_en"]}
+    backend = FlakyBackend()
+    with llm_mode(monkeypatch, [reply(first), reply(GOOD)]) as stub:
+        result = run_aggregate(question(), CONTEXT, MODEL, backend, today=TODAY)
+    assert result.mode == "llm" and result.retries == 1 and result.rows == [{"order_items.gmv": 42.0}]
+    assert backend.queries == [first, GOOD]
+    assert "could not resolve a join path" in json.dumps(stub.requests[1]["messages"])
