@@ -118,7 +118,7 @@ def test_duplicated_names(tmp_path: Path, where: str) -> None:
     (lambda d: d["cubes"][0]["measures"].append({"name": "y", "type": "sum"}), "needs 'sql'"),
     (lambda d: d["cubes"][0]["dimensions"].append({"name": "z", "type": "string", "sql": "a +* ("}), "does not parse"),
 ])
-def test_invalid_definitions(tmp_path: Path, mutate, expected: str) -> None:  # noqa: ANN001
+def test_invalid_definitions(tmp_path: Path, mutate, expected: str) -> None:
     doc = base_doc()
     mutate(doc)
     assert expected in str(_error(tmp_path, doc))

@@ -50,7 +50,7 @@ def test_parse_full_query_round_trip() -> None:
     ({}, "should contain"),
     ({"measures": ["a.b"], "ungrouped": True}, "ungrouped"),
 ])
-def test_malformed_queries(raw, expected: str) -> None:  # noqa: ANN001
+def test_malformed_queries(raw, expected: str) -> None:
     with pytest.raises(QueryError, match=expected):
         CubeQuery.parse(raw)
 
@@ -82,6 +82,6 @@ def test_absolute_ranges() -> None:
 
 @pytest.mark.parametrize("bad", ["last fortnight", ["2024-13-01", "2024-12-31"], ["2024-02-01", "2024-01-01"],
                                  ["yesterday-ish", "2024-01-01"], "from x to y"])
-def test_unparsable_ranges(bad) -> None:  # noqa: ANN001
+def test_unparsable_ranges(bad) -> None:
     with pytest.raises(QueryError):
         resolve_date_range(bad, TODAY)
