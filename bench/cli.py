@@ -11,8 +11,10 @@ app = typer.Typer(help="Benchmarks (JSON lines on stdout).", no_args_is_help=Tru
 
 @app.command()
 def multihop(
-    questions: Path = typer.Option(..., exists=True, dir_okay=False, help="HotpotQA- or MuSiQue-style questions JSON."),
-    corpus: Path = typer.Option(..., exists=True, dir_okay=False, help="Corpus: {title: [sentences]} or [{title, text}]."),
+    questions: Path = typer.Option(..., exists=True, dir_okay=False,
+                                   help="HotpotQA- or MuSiQue-style questions JSON."),
+    corpus: Path = typer.Option(..., exists=True, dir_okay=False,
+                                help="Corpus: {title: [sentences]} or [{title, text}]."),
     backend: str | None = typer.Option(None, help="postgres | elasticsearch (default: the configured store)."),
     es_url: str | None = typer.Option(None, help="Elasticsearch URL (default: settings; else one is started)."),
 ) -> None:

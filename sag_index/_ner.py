@@ -31,9 +31,9 @@ def dictionary_mentions(question: str, dictionary: dict[str, str]) -> list[Menti
     for n in range(min(MAX_NGRAM, len(tokens)), 0, -1):
         for i in range(len(tokens) - n + 1):
             key = " ".join(tokens[i : i + n])
-            if key in dictionary and not (n == 1 and (key in STOPWORDS or len(key) < 2)):
-                if not any(s <= i and i + n <= e for s, e, _ in spans):
-                    spans.append((i, i + n, key))
+            single_noise = n == 1 and (key in STOPWORDS or len(key) < 2)
+            if key in dictionary and not single_noise and not any(s <= i and i + n <= e for s, e, _ in spans):
+                spans.append((i, i + n, key))
     found = [Mention(key, dictionary[key]) for _, _, key in spans]
     seen = {m.text for m in found}
     for run in _CJK_RUN.findall(normalized):

@@ -14,7 +14,7 @@ app = typer.Typer(help="SAG index: chunk -> one event + entities; 8-step multi-h
 console = Console(stderr=True)
 
 
-def _context():  # noqa: ANN202 - (url, store, settings)
+def _context():
     from cubesage_core.db import apply_schema, database_url
     from cubesage_core.settings import get_settings
     from sag_index.backends import get_store

@@ -130,8 +130,10 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
         plan.append((r, title_slot, content_slot))
     new_entities = {e.entity_id: e for r in records for e in r.entities if e.entity_id not in known_entity_ids}
     embedded_names = [e for e in new_entities.values() if e.embed]
-    name_vectors = dict(zip([e.entity_id for e in embedded_names], name_embedder.embed([e.name for e in embedded_names]),
-                            strict=True)) if embedded_names else {}
+    name_vectors = {}
+    if embedded_names:
+        vecs = name_embedder.embed([e.name for e in embedded_names])
+        name_vectors = {e.entity_id: vecs[i] for i, e in enumerate(embedded_names)}
     link_plan = []
     if relation_vectors:
         link_plan = [(ln, slot(ln.description)) for r in records if r.chunk.kind == "doc" for ln in r.links]

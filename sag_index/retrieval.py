@@ -249,7 +249,7 @@ class Retriever:
         if self._selector is not None:
             chosen, select_mode = self._selector(question, pool, details, p.top_k)
         else:
-            chosen, select_mode = self._select_fast(pool, p), "fast"
+            chosen, select_mode = self.select_fast(pool, p.top_k, p), "fast"
         done("7_selection", [_brief(cands[e]) for e in chosen], f"mode {select_mode}")
 
         # Step 8: chunk backtrack
@@ -289,10 +289,21 @@ class Retriever:
             rel = p.w_text * c.text / max_text + (1 - p.w_text) * (c.vector - vmin) / span
             c.score = rel + p.w_entity * c.entity / max_entity
 
-    def _select_fast(self, pool: list[Candidate], p: RetrievalParams) -> list[str]:
+    def select_fast(self, pool: list[Candidate], top_k: int, p: RetrievalParams | None = None) -> list[str]:
+        """Step 7 fast: relevance (BM25 + vector + question entities) + bridge bonus - hop penalty."""
+        p = p or self.params
         for c in pool:
             c.score = c.score + p.w_bridge * c.bridge - p.w_hop * c.hop
-        return [c.event_id for c in sorted(pool, key=lambda c: c.score, reverse=True)[: p.top_k]]
+        return [c.event_id for c in sorted(pool, key=lambda c: c.score, reverse=True)[:top_k]]
+
+    @classmethod
+    def with_llm(cls, url: str, store: VectorStore, lm: Any, **kwargs: Any) -> Retriever:
+        """A retriever whose Step 1 and Step 7 run through DSPy (fast fallbacks on failure)."""
+        from sag_index.llm_steps import llm_ner, llm_selector
+
+        retriever = cls(url, store, ner=llm_ner(lm), **kwargs)
+        retriever._selector = llm_selector(lm, retriever.select_fast)
+        return retriever
 
     def _kinds_of(self, event_ids: list[str], kinds: list[str]) -> list[str]:
         rows = self._conn.execute(

@@ -41,6 +41,11 @@ def _cos(es_score: float) -> float:
     return 2.0 * float(es_score) - 1.0
 
 
+def _block(tokens: Sequence[str] | None) -> dict[str, Any] | None:
+    """Token blocking for entity kNN (same as the PostgreSQL backend): entities sharing a token."""
+    return {"terms": {"tokens": sorted(set(tokens))}} if tokens else None
+
+
 class ElasticsearchStore(VectorStore):
     backend = "elasticsearch"
 
@@ -125,7 +130,7 @@ class ElasticsearchStore(VectorStore):
 
     def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
                      tokens: Sequence[str] | None = None) -> list[Hit]:
-        hits = self._knn("entity_vectors", "name_vec", vector, k)
+        hits = self._knn("entity_vectors", "name_vec", vector, k, _block(tokens))
         return [Hit(h["_id"], s) for h in hits if (s := _cos(h["_score"])) >= threshold]
 
     def knn_entities_many(self, vectors: Sequence[np.ndarray], k: int, threshold: float = 0.0,
@@ -134,10 +139,13 @@ class ElasticsearchStore(VectorStore):
         if not len(vectors):
             return []
         body: list[dict[str, Any]] = []
-        for vec in vectors:
+        for i, vec in enumerate(vectors):
+            knn: dict[str, Any] = {"field": "name_vec", "query_vector": vec.tolist(), "k": k, "num_candidates": 100}
+            block = _block(tokens[i] if tokens else None)
+            if block:
+                knn["filter"] = block
             body.append({"index": self.index("entity_vectors")})
-            body.append({"knn": {"field": "name_vec", "query_vector": vec.tolist(), "k": k, "num_candidates": 100},
-                         "size": k, "_source": False})
+            body.append({"knn": knn, "size": k, "_source": False})
         responses = self._es.msearch(searches=body)["responses"]
         return [[Hit(h["_id"], s) for h in r["hits"]["hits"] if (s := _cos(h["_score"])) >= threshold]
                 for r in responses]
