@@ -23,8 +23,11 @@ def lexical_terms(ranked: RankedAsset) -> dict[str, float]:
     return {k[len(R_PREFIX):]: v for k, v in ranked.features.items() if k.startswith(R_PREFIX)}
 
 
-def table_evidence(candidates: dict[str, RankedAsset]) -> dict[str, float]:
-    """Evidence score per table asset id (tables known directly or through a child)."""
+def table_evidence(candidates: dict[str, RankedAsset], similarity: dict[str, float] | None = None,
+                   ) -> dict[str, float]:
+    """Evidence score per table asset id (tables known directly or through a child); ``similarity`` gives
+    the vector similarity of tables that are not candidates themselves."""
+    similarity = similarity or {}
     vector: dict[str, float] = defaultdict(float)
     lexical: dict[str, dict[str, float]] = defaultdict(dict)
     for ranked in candidates.values():
@@ -38,6 +41,8 @@ def table_evidence(candidates: dict[str, RankedAsset]) -> dict[str, float]:
         terms = lexical[owner]
         for term, weight in lexical_terms(ranked).items():
             terms[term] = max(terms.get(term, 0.0), weight)
+    for owner in list(vector):
+        vector[owner] = max(vector[owner], similarity.get(owner, 0.0))
     out: dict[str, float] = {}
     for owner in set(vector) | set(lexical):
         lex = min(sum(lexical[owner].values()), LEXICAL_CAP)

@@ -194,6 +194,7 @@ class Retriever:
             r_more, v_more, _ = await self._r_and_v(
                 timings, "_corrective", terms, question, vec, trigram, top_k, scope, with_d=False)
             r_hits = _dedupe_hits(r_hits + r_more)
+            v_all = v_all + v_more
             v_hits = [h for h in v_more if h.score >= threshold]
             bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
             crag.actions = [f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}",
@@ -205,7 +206,8 @@ class Retriever:
         tables, graph = await self.catalog.get(self.pool)
         if scope is not None:
             tables = {k: a for k, a in tables.items() if a.meta.get("namespace") == scope}
-        ctx = RerankContext(question, terms, {}, bindings, JoinPlan(), s, tables)
+        similarity = {h.asset.asset_id: h.score for h in sorted(v_all, key=lambda h: h.score)}
+        ctx = RerankContext(question, terms, {}, bindings, JoinPlan(), s, tables, similarity)
         _merge(ctx, r_hits, v_hits)
         plan = _plan_joins(ctx, graph, bindings, few_shots, s.graph_depth)
         ctx.join_plan = plan
@@ -249,7 +251,7 @@ def _plan_joins(
     ctx: RerankContext, graph: JoinGraph, bindings: list[TermBinding], few_shots: list[FewShot], depth: int,
 ) -> JoinPlan:
     """Engine G: walk from the found tables, then a join tree over the needed ones (terminals)."""
-    evidence = table_evidence(ctx.candidates)
+    evidence = table_evidence(ctx.candidates, ctx.similarity)
     measures_first = sorted(bindings, key=lambda b: b.mapped_asset_type != "metric")
     bound = [t for b in measures_first if (t := table_of(b.mapped_asset_id, b.mapped_asset_type, None))]
     for ranked in ctx.candidates.values():

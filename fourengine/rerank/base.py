@@ -20,11 +20,17 @@ class RerankContext:
     join_plan: JoinPlan
     settings: RetrievalSettings
     tables: dict[str, Asset] = field(default_factory=dict)  # catalog of table assets (for parents/bridges)
+    # cosine of every asset engine V returned, also below the admission threshold: a candidate admitted
+    # by another engine (R, G, a binding) is still scored by its similarity
+    similarity: dict[str, float] = field(default_factory=dict)
 
     def add(self, asset: Asset, source: str, score: float = 0.0) -> RankedAsset:
         ranked = self.candidates.get(asset.asset_id)
         if ranked is None:
             ranked = self.candidates[asset.asset_id] = RankedAsset(asset, score)
+            if asset.asset_id in self.similarity and source != "V":
+                ranked.features["v"] = self.similarity[asset.asset_id]
+                ranked.score = max(ranked.score, ranked.features["v"])
         ranked.sources.add(source)
         return ranked
 

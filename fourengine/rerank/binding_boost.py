@@ -1,4 +1,5 @@
-"""Stage 1, term-binding boost: bound asset -> 0.95, its table +0.25, tables without a binding -0.10."""
+"""Stage 1, term-binding boost: bound column/metric/dimension -> 0.95, its table +0.25 (a bound table
+itself: +0.25), tables without a binding -0.10."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ class BindingBoost(RerankStage):
             ranked = ctx.candidates.get(binding.mapped_asset_id)
             if ranked is not None:
                 ranked.bound = True
-                if ranked.score < s.bound_score:
+                if ranked.score < s.bound_score and ranked.asset.asset_type != "table":
                     ranked.score = s.bound_score
                 ranked.reasons.append(f"bound by term {binding.canonical_term!r} -> {s.bound_score}")
                 owner = ranked.asset.table_id

@@ -15,7 +15,7 @@ class QuSignals(RerankStage):
 
     def apply(self, ctx: RerankContext) -> None:
         s = ctx.settings
-        evidence = table_evidence(ctx.candidates)
+        evidence = table_evidence(ctx.candidates, ctx.similarity)
         for table_id in evidence:
             ctx.table(table_id, "child")
         for ranked in ctx.candidates.values():
