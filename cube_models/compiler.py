@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 import sqlglot
@@ -75,12 +76,27 @@ def to_cube_value(value: Any) -> Any:
     return value
 
 
+TIMESTAMPTZ = exp.DataType.build("timestamptz")
+TEXT = exp.DataType.build("text")
+
+
+@lru_cache(maxsize=1024)
+def _physical_table(name: str) -> exp.Table:
+    return exp.to_table(name, dialect="postgres")
+
+
+@lru_cache(maxsize=4096)
+def _parse_template(sql: str) -> exp.Expression:
+    """Model SQL parsed once per process (callers copy the tree before changing it)."""
+    return sqlglot.parse_one(to_placeholders(sql)[0], read="postgres")
+
+
 def alias_of(path: str) -> str:
     return path.replace(".", "__").lower()
 
 
 def _date_trunc(granularity: str, raw: exp.Expression) -> exp.Expression:
-    utc = exp.AtTimeZone(this=exp.Cast(this=raw, to=exp.DataType.build("timestamptz")),
+    utc = exp.AtTimeZone(this=exp.Cast(this=raw, to=TIMESTAMPTZ.copy()),
                          zone=exp.Literal.string("UTC"))
     return exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(granularity), exp.Paren(this=utc)])
 
@@ -91,7 +107,7 @@ class _Compiler:
         self.model, self.q, self.today = model, query, today
         self.default_limit, self.row_cap = default_limit, row_cap
         self.params: list[str] = []
-        self._parsed: dict[str, exp.Expression] = {}
+        self.ctes: dict[str, str] = {}
 
     # ---- members ------------------------------------------------------------------------
     def _get(self, path: str, kinds: tuple[type, ...], where: str) -> Any:
@@ -109,12 +125,7 @@ class _Compiler:
 
     # ---- SQL templates -> AST -----------------------------------------------------------
     def _template(self, sql: str) -> exp.Expression:
-        parsed = self._parsed.get(sql)
-        if parsed is None:
-            text, _ = to_placeholders(sql)
-            parsed = sqlglot.parse_one(text, read="postgres")
-            self._parsed[sql] = parsed
-        return parsed.copy()
+        return _parse_template(sql).copy()
 
     def render(self, cube: Cube, sql: str, rendered: dict[str, exp.Expression] | None = None,
                multiplied_count: bool = False) -> exp.Expression:
@@ -194,7 +205,7 @@ class _Compiler:
         elif len(cube.primary_keys) == 1:
             inner = self.raw_expr(cube.primary_keys[0])
         elif cube.primary_keys:
-            parts = [exp.Cast(this=self.raw_expr(pk), to=exp.DataType.build("text")) for pk in cube.primary_keys]
+            parts = [exp.Cast(this=self.raw_expr(pk), to=TEXT.copy()) for pk in cube.primary_keys]
             inner = parts[0]
             for part in parts[1:]:
                 inner = exp.DPipe(this=inner, expression=part)
@@ -233,7 +244,7 @@ class _Compiler:
 
             def ts(value: str) -> exp.Expression:
                 p = self.param(f"{value}Z")
-                return p if not is_time else exp.Cast(this=p, to=exp.DataType.build("timestamptz"))
+                return p if not is_time else exp.Cast(this=p, to=TIMESTAMPTZ.copy())
 
             if op in ("inDateRange", "onTheDate"):
                 return exp.and_(exp.GTE(this=col(), expression=ts(start)), exp.LTE(this=col(), expression=ts(end)))
@@ -366,7 +377,10 @@ class _Compiler:
         else:
             select = self._aggregated(where, leaves, multiplied_leaves)
         order = self._order(columns)
-        base = select.copy()
+        for cte, sql in self.ctes.items():
+            select = select.with_(exp.to_identifier(cte, quoted=True), as_=self._template(sql), materialized=False,
+                                  copy=False)
+        base = select.copy() if q.total else select
         if order:
             select = select.order_by(*order, copy=False)
         select = select.limit(exp.Literal.number(limit), copy=False)
@@ -410,10 +424,13 @@ class _Compiler:
         cube = self.model.cubes[name]
         alias = exp.TableAlias(this=exp.to_identifier(name, quoted=True))
         if cube.sql_table:
-            table = exp.to_table(cube.sql_table, dialect="postgres")
+            table = _physical_table(cube.sql_table).copy()
             table.set("alias", alias)
             return table
-        return exp.Subquery(this=self._template(cube.sql or ""), alias=alias)
+        # a SQL cube is one NOT MATERIALIZED CTE (inlined by PostgreSQL like a subquery), rendered once
+        cte = f"__cube_{name}"
+        self.ctes.setdefault(cte, cube.sql or "")
+        return exp.Table(this=exp.to_identifier(cte, quoted=True), alias=alias)
 
     def _where(self) -> list[exp.Expression]:
         conds: list[exp.Expression] = []
