@@ -42,7 +42,7 @@ def _asset_line(r: RankedAsset) -> str:
     a = r.asset
     label = a.name if not a.title or a.title == a.name else f"{a.name} ({a.title})"
     kind = f"[{a.meta['type']}] " if a.asset_type in {"column", "dimension"} and a.meta.get("type") else ""
-    desc = f": {a.description}" if a.description else ""
+    desc = f": {' '.join(a.description.split())}" if a.description else ""
     tag = " [bound]" if r.bound else (" [certified]" if a.certified else "")
     return f"- {kind}{label}{tag}{desc}"
 
@@ -58,10 +58,13 @@ def _items(
     for b in bindings:
         value = f" = {b.filter_value!r}" if b.filter_value else ""
         add("business_rules", f"- term {b.canonical_term!r} MUST use {b.mapped_asset_id}{value}", (3, 1.0))
+    planned = set(plan.tables)
     for r in assets:
         cat = CATEGORY_OF.get(r.asset.asset_type)
         if cat is None or (cat == "join_rules" and plan.edges):
             continue
+        if r.score < 0 and not r.bound and r.asset.asset_id not in planned:
+            continue  # tail filled in from the join graph only to complete the ranking
         add(cat, _asset_line(r), (2 if r.bound else 1 if r.asset.certified else 0, r.score))
     for e in plan.edges:
         add("join_rules", f"- {e.left} -> {e.right} ON {e.on_sql} ({e.relationship}, fan-out {e.fanout_risk})",

@@ -43,6 +43,7 @@ from fourengine.terms import default_search_terms, normalise
 
 T = TypeVar("T")
 MAX_TERMINALS = 4
+RULE_BELOW_BOUND = 0.05  # a rule pulled in by a binding ranks just below the bound asset it applies to
 TERMINAL_RATIO = 0.8
 
 
@@ -50,26 +51,30 @@ class RetrievalError(RuntimeError):
     """Retrieval could not run (bad input or database failure)."""
 
 
-class _TableCatalog:
-    """Table assets, cached with the join graph (both change only when models are exported)."""
+class _Catalog:
+    """Table and business-rule assets and the join graph, cached (they change only on export/glossary load)."""
 
     def __init__(self, ttl_s: float) -> None:
         self.graph = GraphCache(ttl_s)
         self.ttl_s = ttl_s
-        self._tables: dict[str, Asset] | None = None
+        self._assets: dict[str, Asset] | None = None
         self._loaded_at = 0.0
 
     def invalidate(self) -> None:
-        self._tables = None
+        self._assets = None
         self.graph.invalidate()
 
-    async def get(self, pool: AsyncConnectionPool) -> tuple[dict[str, Asset], JoinGraph]:
+    async def get(self, pool: AsyncConnectionPool) -> tuple[dict[str, Asset], list[Asset], JoinGraph]:
+        """(tables by id, business rules, join graph)."""
         async with pool.connection() as conn:
-            if self._tables is None or time.monotonic() - self._loaded_at > self.ttl_s:
-                cur = await conn.execute(f"SELECT {ASSET_COLUMNS} FROM semlayer.asset a WHERE a.asset_type = 'table'")
-                self._tables = {row[0]: asset_from(row) for row in await cur.fetchall()}
+            if self._assets is None or time.monotonic() - self._loaded_at > self.ttl_s:
+                cur = await conn.execute(
+                    f"SELECT {ASSET_COLUMNS} FROM semlayer.asset a WHERE a.asset_type IN ('table', 'business_rule')")
+                self._assets = {row[0]: asset_from(row) for row in await cur.fetchall()}
                 self._loaded_at = time.monotonic()
-            return self._tables, await self.graph.get(conn)
+            tables = {k: a for k, a in self._assets.items() if a.asset_type == "table"}
+            rules = [a for a in self._assets.values() if a.asset_type == "business_rule"]
+            return tables, rules, await self.graph.get(conn)
 
 
 async def _timed(timings: dict[str, float], name: str, work: Awaitable[T]) -> T:
@@ -93,7 +98,7 @@ class Retriever:
         self._opened = False
         self.embedder = embedder
         self.reranker = reranker or RuleReranker()
-        self.catalog = _TableCatalog(self.settings.graph_cache_s)
+        self.catalog = _Catalog(self.settings.graph_cache_s)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
@@ -117,7 +122,7 @@ class Retriever:
             self._loop = None
 
     def invalidate_cache(self) -> None:
-        """Forget the cached join graph and table catalog (after a model export)."""
+        """Forget the cached join graph, tables and business rules (after a model export or glossary load)."""
         self.catalog.invalidate()
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -203,12 +208,13 @@ class Retriever:
         timings["R+V+D"] = (time.perf_counter() - engines_started) * 1000
 
         t = time.perf_counter()
-        tables, graph = await self.catalog.get(self.pool)
+        tables, rules, graph = await self.catalog.get(self.pool)
         if scope is not None:
             tables = {k: a for k, a in tables.items() if a.meta.get("namespace") == scope}
         similarity = {h.asset.asset_id: h.score for h in sorted(v_all, key=lambda h: h.score)}
         ctx = RerankContext(question, terms, {}, bindings, JoinPlan(), s, tables, similarity)
         _merge(ctx, r_hits, v_hits)
+        _bound_rules(ctx, rules, s.bound_score - RULE_BELOW_BOUND)
         plan = _plan_joins(ctx, graph, bindings, few_shots, s.graph_depth)
         ctx.join_plan = plan
         timings["G"] = (time.perf_counter() - t) * 1000
@@ -245,6 +251,17 @@ def _merge(ctx: RerankContext, r_hits: list[TermHit], v_hits: list[VectorHit]) -
         key = R_PREFIX + hit.matched
         ranked.features[key] = max(ranked.features.get(key, 0.0), hit.score / hit.ambiguity)
         ranked.reasons.append(f"term {hit.canonical_term!r} {hit.match} match of {hit.matched!r}")
+
+
+def _bound_rules(ctx: RerankContext, rules: list[Asset], score: float) -> None:
+    """Business rules that apply to a bound asset join the candidates (binding-driven supplement)."""
+    bound = {b.mapped_asset_id for b in ctx.bindings}
+    for rule in rules:
+        applies = set(rule.meta.get("applies_to") or [])
+        if applies & bound:
+            ranked = ctx.add(rule, "binding", score)
+            ranked.bound = True
+            ranked.reasons.append(f"applies to bound {', '.join(sorted(applies & bound))}")
 
 
 def _plan_joins(

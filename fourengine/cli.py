@@ -1,0 +1,98 @@
+"""``cubesage fourengine ...``: run a retrieval, load the glossary / few-shots, approve or reject examples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(help="Four-engine schema retrieval (R/V/G/D), glossary and few-shot cache.", no_args_is_help=True)
+
+
+def _url(url: str | None) -> str:
+    from cubesage_core import db
+
+    return url or db.database_url()
+
+
+@app.command()
+def retrieve(
+    question: str = typer.Argument(..., help="The question (English or Chinese)."),
+    term: list[str] = typer.Option([], "--term", "-t", help="Search terms (default: jieba + word n-grams)."),
+    complexity: str = typer.Option("medium", help="simple | medium | complex (few-shot count 2/4/6)."),
+    budget: int = typer.Option(4000, min=100, help="Token budget of the rendered context."),
+    url: str | None = typer.Option(None, help="Database URL (default: the configured/embedded one)."),
+    context_only: bool = typer.Option(False, "--context", help="Print only the rendered context block."),
+) -> None:
+    """Retrieve the schema context of QUESTION: ranked assets, term bindings, join plan, CRAG grade, timings."""
+    from fourengine.retrieve import RetrievalError, Retriever
+    from fourengine.settings import RetrievalSettings
+
+    retriever = Retriever(_url(url), RetrievalSettings(token_budget=budget))
+    try:
+        result = retriever.retrieve_sync(question, term or None, complexity=complexity)
+    except RetrievalError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    finally:
+        retriever.close()
+    typer.echo(result.context.text if context_only else json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+
+
+@app.command("load-glossary")
+def load_glossary_cmd(
+    path: Path = typer.Argument(..., exists=True, dir_okay=False, help="Glossary YAML (see demo/glossary.yaml)."),
+    url: str | None = typer.Option(None, help="Database URL."),
+) -> None:
+    """(Re)load business terms and business rules (idempotent)."""
+    from dataclasses import asdict
+
+    from fourengine.glossary import GlossaryError, load_glossary
+
+    try:
+        typer.echo(json.dumps(asdict(load_glossary(_url(url), path)), ensure_ascii=False))
+    except GlossaryError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+@app.command("load-few-shots")
+def load_few_shots_cmd(
+    path: Path = typer.Argument(..., exists=True, dir_okay=False, help="Few-shot YAML (see demo/few_shots.yaml)."),
+    url: str | None = typer.Option(None, help="Database URL."),
+) -> None:
+    """Upsert approved question -> Cube query pairs into the dynamic few-shot cache."""
+    from dataclasses import asdict
+
+    from fourengine.fewshot import FewShotError, load_few_shots
+
+    try:
+        typer.echo(json.dumps(asdict(load_few_shots(_url(url), path)), ensure_ascii=False))
+    except FewShotError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+@app.command()
+def approve(example_id: int, url: str | None = typer.Option(None, help="Database URL.")) -> None:
+    """Approve a few-shot example (engine D may return it)."""
+    from fourengine import fewshot
+
+    try:
+        fewshot.approve(_url(url), example_id)
+    except fewshot.FewShotError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+@app.command()
+def reject(example_id: int, url: str | None = typer.Option(None, help="Database URL.")) -> None:
+    """Reject a few-shot example (engine D no longer returns it)."""
+    from fourengine import fewshot
+
+    try:
+        fewshot.reject(_url(url), example_id)
+    except fewshot.FewShotError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
