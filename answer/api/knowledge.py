@@ -10,6 +10,10 @@ Calls are synchronous (the controllers run them in a worker thread).
 from __future__ import annotations
 
 import importlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from answer.api.errors import ServiceUnavailable, Unprocessable
@@ -115,8 +119,33 @@ class PipelineKnowledge:
                 "backend": report.backend, "store_fallback": report.store_fallback}
 
     def ingest_cube_models(self, files: list[dict[str, str]]) -> dict[str, Any]:
-        export = _import("cube_models.export")
-        return dict(export.ingest_files(self.url, files, settings=self.settings))
+        """Validate the model folder with these files added/replaced, export its assets (one transaction,
+        idempotent), then write the files into ``settings.model_dir``."""
+        model_mod, export, errors = (_import("cube_models.model"), _import("cube_models.export"),
+                                     _import("cube_models.errors"))
+        target = Path(self.settings.model_dir)
+        with tempfile.TemporaryDirectory(prefix="cubesage-models-") as tmp:
+            staged = Path(tmp)
+            for path in model_mod.model_files(target) if target.exists() else []:
+                shutil.copy2(path, staged / path.name)
+            for f in files:
+                (staged / f["name"]).write_text(f["content"], encoding="utf-8")
+            try:
+                model = model_mod.load_model(staged)
+            except errors.CubeModelsError as err:
+                raise Unprocessable(f"the models do not validate: {err}") from err
+            report = export.export_assets(self.url, model, embedder=self._embedder())
+        target.mkdir(parents=True, exist_ok=True)
+        written = []
+        for f in files:
+            path = target / f["name"]
+            if path.exists() and path.read_text(encoding="utf-8") == f["content"]:
+                continue
+            partial = path.with_suffix(path.suffix + ".partial")
+            partial.write_text(f["content"], encoding="utf-8")
+            os.replace(partial, path)
+            written.append(f["name"])
+        return {**report.as_counts(), "files_written": written}
 
     def ingest_glossary(self, content: str, fmt: str) -> dict[str, Any]:
         glossary = _import("fourengine.glossary")

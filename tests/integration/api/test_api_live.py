@@ -152,3 +152,48 @@ def test_api_keys_hashed_required_and_revocable(pg_url: str) -> None:
         keys.revoke_key(pg_url, name)
         assert httpx.get(f"{url}/v1/catalog", headers=auth, timeout=10).status_code == 401
     assert name not in {k.name for k in keys.list_keys(pg_url)}
+
+
+def test_ingest_is_validated_idempotent_and_reports_changes(live_api: LiveApi, pg_url: str,
+                                                            tmp_path) -> None:
+    import shutil
+
+    from answer.api import create_app
+    from cubesage_core.settings import REPO_ROOT
+    from tests.live_api import api_settings
+    from tests.serve_app import serve_in_thread
+
+    model_dir = tmp_path / "model"
+    shutil.copytree(REPO_ROOT / "demo" / "model", model_dir)
+    app = create_app(api_settings(pg_url, model_dir=model_dir), live_api.service, database_url=pg_url)
+    tag = uuid.uuid4().hex[:6]
+    with serve_in_thread(app) as url:
+        doc = {"name": f"it-wiki-{tag}", "format": "markdown",
+               "content": f"# Loyalty program {tag}\nThe loyalty program {tag} gives vip customers points."}
+        first = httpx.post(f"{url}/v1/ingest/wiki", json={"documents": [doc]}, timeout=120)
+        assert first.status_code == 200, first.text
+        assert first.json()["added"] >= 1
+        again = httpx.post(f"{url}/v1/ingest/wiki", json={"documents": [doc]}, timeout=120).json()
+        assert again["added"] == 0 and again["unchanged"] == first.json()["added"]
+
+        same = [{"name": p.name, "content": p.read_text()} for p in sorted(model_dir.glob("*.yml"))[:1]]
+        models = httpx.post(f"{url}/v1/ingest/cube-models", json={"files": same}, timeout=120)
+        assert models.status_code == 200, models.text
+        assert (models.json()["added"], models.json()["updated"], models.json()["removed"]) == (0, 0, 0)
+        broken_yaml = ("cubes:\n  - name: broken\n    sql_table: warehouse.nope\n    measures:\n"
+                       "      - name: total\n        type: sum\n        sql: \"{CUBE}.missing + {other.x}\"\n")
+        broken = [{"name": "broken.yml", "content": broken_yaml}]
+        refused = httpx.post(f"{url}/v1/ingest/cube-models", json={"files": broken}, timeout=60)
+        assert refused.status_code == 422, refused.text
+        assert not (model_dir / "broken.yml").exists()
+
+        glossary = {"format": "yaml", "content": f"terms:\n  - id: it_term_{tag}\n    term: zebra score {tag}\n"
+                    "    maps_to: metric:order_items.gmv\n    language: en\n    definition: test term\n"}
+        g = httpx.post(f"{url}/v1/ingest/glossary", json=glossary, timeout=60)
+        assert g.status_code == 200, g.text
+        bad = httpx.post(f"{url}/v1/ingest/glossary", json={"format": "yaml", "content": "terms: [{x: 1}]"},
+                         timeout=60)
+        assert bad.status_code == 422, bad.text
+    with db.connection(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM semlayer.business_term WHERE canonical_term = %s",
+                            (f"zebra score {tag}",)).fetchone()[0] == 1
