@@ -63,7 +63,7 @@ def _member_text(model: SemanticModel, path: str) -> str:
     return " ".join(p for p in (member.title, path.replace("_", " ").replace(".", " "), member.description) if p)
 
 
-def suggest(name: str, model: SemanticModel, kind: str, embedder: Embedder | None = None, n: int = 3,
+def suggest_members(name: str, model: SemanticModel, kind: str, embedder: Embedder | None = None, n: int = 3,
             time_only: bool = False) -> list[str]:
     """Closest member names of ``kind``: edit distance first, then embedding neighbours (when an embedder is
     given), de-duplicated."""
@@ -93,27 +93,37 @@ def suggest(name: str, model: SemanticModel, kind: str, embedder: Embedder | Non
 
 def validate(query: CubeQuery | dict[str, Any] | str, model: SemanticModel, today: date | None = None,
              row_cap: int | None = None, embedder: Embedder | None = None) -> list[Problem]:
-    """Every problem of ``query`` against ``model`` (empty list = the query compiles)."""
+    """Every problem of ``query`` against ``model`` (empty list = the query compiles). Suggestions use
+    ``embedder`` (default: the configured one, loaded only when a member is wrong)."""
     try:
         q = CubeQuery.parse(query)
     except CubeModelsError as exc:
         return [Problem("malformed", str(exc))]
-    if row_cap is None:
-        from cubesage_core.settings import get_settings
+    from cubesage_core.settings import get_settings
 
-        row_cap = get_settings().query_row_cap
+    settings = get_settings()
+    if row_cap is None:
+        row_cap = settings.query_row_cap
     problems: list[Problem] = []
+    lazy: list[Embedder] = [embedder] if embedder is not None else []
+
+    def hint(path: str, kind: str, time_only: bool = False) -> list[str]:
+        if not lazy:  # the embedder is loaded only when a suggestion is needed
+            from cubesage_core.embeddings import get_embedder
+
+            lazy.append(get_embedder(settings.embedding_backend))
+        return suggest_members(path, model, kind, lazy[0], time_only=time_only)
 
     def check(path: str, kind: str, where: str, time_only: bool = False) -> Any:
         member = model.find_member(path)
         if member is None:
             problems.append(Problem("unknown_member", f"{where}: unknown member '{path}'", path,
-                                    suggest(path, model, kind, embedder, time_only=time_only)))
+                                    hint(path, kind, time_only)))
             return None
         if not isinstance(member, _KIND[kind]) and not (kind == "dimension" and where == "filters"
                                                         and isinstance(member, Measure)):
             problems.append(Problem("wrong_kind", f"{where}: '{path}' is a {member.kind}, not a {kind}", path,
-                                    suggest(path, model, kind, embedder, time_only=time_only)))
+                                    hint(path, kind, time_only)))
             return None
         return member
 
@@ -128,7 +138,7 @@ def validate(query: CubeQuery | dict[str, Any] | str, model: SemanticModel, toda
         if isinstance(dim, Dimension) and dim.type != "time":
             problems.append(Problem("not_time_dimension",
                                     f"timeDimensions: '{td.dimension}' is a {dim.type} dimension, not a time one",
-                                    td.dimension, suggest(td.dimension, model, "dimension", embedder, time_only=True)))
+                                    td.dimension, hint(td.dimension, "dimension", True)))
         if td.date_range is not None:
             try:
                 resolve_date_range(td.date_range, today)

@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql as pgsql
+from psycopg_pool import ConnectionPool
 
 from cube_models.backends.base import LoadResult, QueryInput, SemanticBackend
 from cube_models.compiler import Compiled, compile_query
@@ -20,6 +21,8 @@ from cube_models.errors import QueryError
 from cube_models.model import SemanticModel
 from cubesage_core.db import READER_ROLE
 from cubesage_core.settings import Settings, get_settings
+
+POOL_SIZE = 8
 
 
 def _prelude(timeout_ms: int) -> list[pgsql.Composable]:
@@ -36,7 +39,7 @@ class BuiltinBackend(SemanticBackend):
     def __init__(self, url: str, model: SemanticModel, settings: Settings | None = None) -> None:
         self.url, self.model = url, model
         self.settings = settings or get_settings()
-        self._conn: psycopg.Connection | None = None
+        self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
 
     def compile(self, query: QueryInput, today: date | None = None) -> Compiled:
@@ -46,15 +49,20 @@ class BuiltinBackend(SemanticBackend):
     def sql(self, query: QueryInput, today: date | None = None) -> str:
         return self.compile(query, today).sql
 
-    def _connection(self) -> psycopg.Connection:
-        if self._conn is None or self._conn.closed:
-            self._conn = psycopg.connect(self.url, cursor_factory=psycopg.RawCursor)
-        return self._conn
+    def _connections(self) -> ConnectionPool:
+        """A small pool (opened on first use): concurrent callers do not queue behind one connection."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ConnectionPool(self.url, min_size=1, max_size=POOL_SIZE, open=True,
+                                            kwargs={"autocommit": True, "cursor_factory": psycopg.RawCursor},
+                                            check=ConnectionPool.check_connection)
+            return self._pool
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
 
     def _result(self, compiled: Compiled, records: list[tuple[Any, ...]], total: int | None,
                 started: float) -> LoadResult:
@@ -65,27 +73,24 @@ class BuiltinBackend(SemanticBackend):
     def load(self, query: QueryInput, today: date | None = None) -> LoadResult:
         started = time.perf_counter()
         compiled = self.compile(query, today)
-        with self._lock:
-            conn = self._connection()
-            try:
-                with conn.transaction(), conn.cursor() as cur:
-                    cur.execute("SET TRANSACTION READ ONLY")
-                    for stmt in _prelude(self.settings.statement_timeout_ms):
-                        cur.execute(stmt.as_string(conn))
-                    records = cur.execute(compiled.sql, compiled.params).fetchall()
-                    total = None
-                    if compiled.total_sql:
-                        total = int(cur.execute(compiled.total_sql, compiled.params).fetchone()[0])
-            except psycopg.errors.QueryCanceled as exc:
-                raise QueryError(f"query cancelled after {self.settings.statement_timeout_ms} ms "
-                                 "(statement_timeout)") from exc
-            except psycopg.errors.DataError as exc:
-                raise QueryError(f"bad value in the query: {exc.diag.message_primary}") from exc
-            except psycopg.OperationalError:
-                self.close()
-                raise
-            except psycopg.DatabaseError as exc:
-                raise QueryError(f"the warehouse rejected the compiled SQL: {exc.diag.message_primary}") from exc
+        try:
+            with self._connections().connection() as conn, conn.transaction(), conn.cursor() as cur:
+                cur.execute("SET TRANSACTION READ ONLY")
+                for stmt in _prelude(self.settings.statement_timeout_ms):
+                    cur.execute(stmt.as_string(conn))
+                records = cur.execute(compiled.sql, compiled.params).fetchall()
+                total = None
+                if compiled.total_sql:
+                    total = int(cur.execute(compiled.total_sql, compiled.params).fetchone()[0])
+        except psycopg.errors.QueryCanceled as exc:
+            raise QueryError(f"query cancelled after {self.settings.statement_timeout_ms} ms "
+                             "(statement_timeout)") from exc
+        except psycopg.errors.DataError as exc:
+            raise QueryError(f"bad value in the query: {exc.diag.message_primary}") from exc
+        except psycopg.OperationalError:
+            raise
+        except psycopg.DatabaseError as exc:
+            raise QueryError(f"the warehouse rejected the compiled SQL: {exc.diag.message_primary}") from exc
         return self._result(compiled, records, total, started)
 
     async def aload(self, query: QueryInput, today: date | None = None) -> LoadResult:
