@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from datetime import date
 from typing import Any
 
 from litestar import Controller, Request, post
@@ -17,6 +18,8 @@ from answer.api.sessions import SessionMemory
 from answer.api.store import Store
 from cubesage_core.settings import Settings
 
+MIN_TODAY, MAX_TODAY = date(1970, 1, 1), date(2100, 12, 31)
+
 
 def check_question(question: str, settings: Settings) -> str:
     text = question.strip()
@@ -28,6 +31,12 @@ def check_question(question: str, settings: Settings) -> str:
     if "\x00" in text:
         raise BadRequest("the question contains a NUL character")
     return text
+
+
+def check_today(today: date | None) -> date | None:
+    if today is not None and not (MIN_TODAY <= today <= MAX_TODAY):
+        raise BadRequest(f"'today' must be between {MIN_TODAY} and {MAX_TODAY}")
+    return today
 
 
 def to_response(answer: dict[str, Any], session_id: str | None) -> AskResponse:
@@ -51,7 +60,7 @@ class AskController(Controller):
                   sessions: SessionMemory, settings: Settings) -> AskResponse:
         question = check_question(data.question, settings)
         raw, answer = await service.ask(question, session_id=data.session_id, mode=data.mode,
-                                        today=data.today, previous=sessions.get(data.session_id))
+                                        today=check_today(data.today), previous=sessions.get(data.session_id))
         sessions.put(data.session_id, raw)
         await store.log_answer(answer, session_id=data.session_id, api_key_id=request.state.api_key_id)
         return to_response(answer, data.session_id)
@@ -63,6 +72,7 @@ class AskController(Controller):
     async def ask_stream(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,
                          sessions: SessionMemory, settings: Settings) -> ServerSentEvent:
         question = check_question(data.question, settings)
+        check_today(data.today)
         api_key_id = request.state.api_key_id
 
         async def events() -> AsyncIterator[ServerSentEventMessage]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import Controller, post
 
 from answer.api._service import ServiceAdapter
-from answer.api.controllers.ask import check_question
+from answer.api.controllers.ask import check_question, check_today
 from answer.api.dto import NL2CubeRequest, NL2CubeResponse
 from answer.api.errors import error_responses
 from cubesage_core.settings import Settings
@@ -19,7 +19,7 @@ class NL2CubeController(Controller):
           responses=error_responses(400, 401, 413, 422, 429, 503))
     async def nl2cube(self, data: NL2CubeRequest, service: ServiceAdapter, settings: Settings) -> NL2CubeResponse:
         question = check_question(data.question, settings)
-        result = await service.nl2cube(question, run=data.run, today=data.today)
+        result = await service.nl2cube(question, run=data.run, today=check_today(data.today))
         rows = result.get("rows")
         if isinstance(rows, dict):  # a table {columns, rows}
             rows = rows.get("rows")

@@ -74,6 +74,7 @@ def test_question_limits_give_clear_4xx(make_api) -> None:
     assert api.client.post("/v1/ask", json={"question": "a\x00b"}).status_code == 400
     assert api.client.post("/v1/ask", json={"question": "q", "mode": "turbo"}).status_code == 400
     assert api.client.post("/v1/ask", json={"question": "q", "today": "yesterday"}).status_code == 400
+    assert api.client.post("/v1/ask", json={"question": "q", "today": "0001-01-01"}).status_code == 400
     assert api.client.post("/v1/ask", json={"question": "q", "session_id": "a b"}).status_code == 400
     assert api.client.post("/v1/ask", json={"q": "GMV"}).status_code == 400
     assert api.client.post("/v1/ask", content=b"{not json", headers={"content-type": "application/json"}
