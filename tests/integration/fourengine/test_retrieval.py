@@ -104,3 +104,10 @@ def test_empty_question_is_a_typed_error(retriever: Retriever) -> None:
         retriever.retrieve_sync("   ")
     with pytest.raises(RetrievalError):
         retriever.retrieve_sync("GMV", complexity="galactic")
+
+
+def test_business_rules_of_bound_assets_join_the_context(retriever: Retriever) -> None:
+    result = retriever.retrieve_sync("GMV by channel")
+    rules = [r for r in result.assets if r.asset.asset_type == "business_rule"]
+    assert "business_rule:gmv_completed_only" in [r.asset.asset_id for r in rules]
+    assert "GMV only counts completed orders" in result.context.text
