@@ -19,6 +19,7 @@ from psycopg_pool import ConnectionPool
 
 from answer.synthesizer import Synthesis, synthesize
 from cubesage_core import db
+from cubesage_core.embeddings import get_embedder
 from cubesage_core.settings import Settings, get_settings
 from router.aggregate import AggregateError
 from router.components import Components, load_components
@@ -69,6 +70,7 @@ class Cubesage:
                                     timeout_ms=self.settings.statement_timeout_ms,
                                     schema=self.settings.warehouse_schema)
         self.pipeline = Pipeline(self.components, self.detail_env)
+        get_embedder(self.settings.embedding_backend).embed_one("warm up")  # pay the model load now
         self.startup_ms = round((time.perf_counter() - started) * 1000, 1)
 
     def close(self) -> None:

@@ -110,7 +110,8 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     if not table.rows:
         return "没有符合条件的数据。" if lang == "zh" else "No data matches the question."
     numeric = [i for i, _ in enumerate(table.columns)
-               if all(is_number(r[i]) for r in table.rows if r[i] is not None)]
+               if all(is_number(r[i]) for r in table.rows if r[i] is not None)
+               and any(r[i] is not None for r in table.rows)]
     dims = [i for i in range(len(table.columns)) if i not in numeric]
     if not numeric:
         return _count_text(len(table.rows), lang)

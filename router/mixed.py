@@ -56,7 +56,7 @@ def join_results(aggregate: ResultTable, detail: ResultTable, *, language: str =
     count_name = "detail_rows" if language == "en" else "明细条数"
     columns = [*aggregate.columns, count_name]
     if summary_col:
-        columns.append(f"{summary_col}s" if language == "en" else f"{summary_col}分布")
+        columns.append(f"{summary_col}_counts" if language == "en" else f"{summary_col}分布")
     a_key = aggregate.columns.index(agg_col)
     rows = []
     for row in aggregate.rows:

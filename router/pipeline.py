@@ -18,6 +18,7 @@ from typing import Any
 from router.components import Components
 from router.detail import DetailEnv, DetailResult, EntityMatch, run_detail
 from router.detail.entities import from_row_hits, merge
+from router.detail.vocabulary import TABLE_LOOKUP
 from router.mixed import MixedResult, join_results
 from router.tables import ResultTable, table_from_rows
 
@@ -79,31 +80,42 @@ class Pipeline:
         clock.lap("understand")
 
         retrieval, fused = self.c.retrieve(understanding, sub_queries)
-        table_hits = self.c.recall_tables(understanding.normalized)
         row_hits = self.c.recall_rows(understanding.normalized)
         entities = merge(self.detail_env.directory.match(understanding.normalized),
                          from_row_hits(row_hits, understanding.normalized))
+        # SAG table recall is the slow part of retrieval: before intent only for "which table ..." questions
+        lookup = bool(TABLE_LOOKUP.search(understanding.normalized))
+        table_hits = self.c.recall_tables(understanding.normalized) if lookup else []
         clock.lap("retrieval")
-        sag = {"tables": [_hit_dict(h) for h in table_hits], "rows": [e.to_dict() for e in entities]}
-        emit("retrieval", {"fused": fused[:10], "sag_tables": sag["tables"][:5], "entities": sag["rows"]})
 
-        signals = self.c.signals(understanding, retrieval, entities, table_hits)
+        signals = self.c.signals(understanding, retrieval, entities, table_hits[:1])
         decision = self.c.classify_intent(understanding, signals, use_llm=use_llm)
+        if lookup and table_hits and decision.intent in ("clarify", "unsupported"):
+            decision = _catalog_decision(decision, table_hits[0])
         clock.lap("intent")
         emit("intent", _intent_dict(decision))
+        intent = decision.intent
+        if intent in ("detail", "mixed") and not lookup:
+            table_hits = self.c.recall_tables(understanding.normalized)
+            clock.lap("retrieval")
+        sag = {"tables": [_hit_dict(h) for h in table_hits], "rows": [e.to_dict() for e in entities]}
+        emit("retrieval", {"fused": fused[:10], "sag_tables": sag["tables"][:5], "entities": sag["rows"]})
 
         result = PipelineResult(
             question=question, understanding=understanding, intent=decision,
             sub_queries=[_sub_dict(s) for s in sub_queries], retrieval={"fused": fused, **retrieval},
             sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
-        intent = decision.intent
         recalled = [(h["table"], h["title"], h["score"]) for h in sag["tables"]]
         if intent in ("aggregate", "mixed"):
-            result.aggregate = self.c.aggregate(understanding, retrieval, today, use_llm)
+            agg_understanding, agg_retrieval = understanding, retrieval
+            if intent == "mixed":
+                agg_understanding, agg_retrieval = self._aggregate_part(sub_queries, understanding, retrieval,
+                                                                        today, use_llm)
+            result.aggregate = self.c.aggregate(agg_understanding, agg_retrieval, today, use_llm)
             clock.lap("aggregate")
             emit("plan", {"cube_query": getattr(result.aggregate, "cube_query", None)})
             result.table = table_from_rows(result.aggregate.rows)
-            result.problems += list(getattr(result.aggregate, "problems", []) or [])
+            result.problems += [_plain_problem(p) for p in getattr(result.aggregate, "problems", []) or []]
         if intent in ("detail", "mixed"):
             detail_question, detail_entities, limit = understanding.normalized, entities, _limit(understanding)
             if intent == "mixed":
@@ -127,6 +139,20 @@ class Pipeline:
         result.turn = Turn(question=asked, intent=intent, cube_query=cube_query, entities=sag["rows"])
         timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
         return result
+
+    def _aggregate_part(self, sub_queries: list[Any], understanding: Any, retrieval: dict[str, Any],
+                        today: date, use_llm: bool | None) -> tuple[Any, dict[str, Any]]:
+        """The aggregate sub-question of a mixed question (re-read, keeping the whole question's period)."""
+        part = next((s for s in sub_queries if _sub_dict(s).get("kind") == "aggregate"), None)
+        if part is None or len(sub_queries) < 2:
+            return understanding, retrieval
+        sub = self.c.understand(_sub_dict(part)["text"], today, use_llm=False)
+        if not sub.time_ranges and understanding.time_ranges:
+            sub.time_ranges = list(understanding.time_ranges)
+        if sub.ranking is None and understanding.ranking is not None:
+            sub.ranking = understanding.ranking
+        sub_retrieval, _ = self.c.retrieve(sub, [])
+        return sub, sub_retrieval
 
     def _detail_part(self, sub_queries: list[Any], understanding: Any, aggregate: ResultTable,
                      entities: list[EntityMatch]) -> tuple[str, list[EntityMatch]]:
@@ -196,6 +222,18 @@ def _sub_dict_intent(sub_queries: list[Any], text: str) -> str | None:
         if d.get("text") == text:
             return d.get("intent") or d.get("kind")
     return None
+
+
+def _catalog_decision(decision: Any, hit: Any) -> Any:
+    """"Which table has refund reasons?" asks the catalog: SAG table recall answers it (detail path)."""
+    decision.reasons = [*decision.reasons, f"catalog question answered by SAG table recall ({hit.table}); "
+                        f"classifier said {decision.intent}"]
+    decision.intent, decision.confidence = "detail", max(float(decision.confidence), 0.8)
+    return decision
+
+
+def _plain_problem(problem: Any) -> Any:
+    return problem.to_dict() if hasattr(problem, "to_dict") else problem
 
 
 def _intent_dict(decision: Any) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from router.detail.entities import EntityMatch
 from router.detail.joins import JoinGraph, Step
-from router.detail.vocabulary import TABLE_LOOKUP, ValueWord, target_table, value_filters
+from router.detail.vocabulary import TABLE_LOOKUP, ValueWord, row_limit, target_table, value_filters
 
 # columns each listed table shows: (table, column)
 DISPLAY_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -96,7 +96,8 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
         target = entities[0].table if entities else (recalled_tables[0] if recalled_tables else None)
     if target is None or target not in DISPLAY_COLUMNS:
         raise DetailPlanError("the question names no table, customer, product or region to list")
-    plan = DetailPlan(kind="rows", target=target, limit=limit or default_limit, entities=list(entities))
+    plan = DetailPlan(kind="rows", target=target, limit=limit or row_limit(text) or default_limit,
+                      entities=list(entities))
     plan.columns = _columns(target, entities, language)
     for entity in entities:
         plan.filters.append(Filter(entity.table, entity.key_column, "=", entity.key_value, entity.label))

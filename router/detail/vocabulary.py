@@ -89,3 +89,18 @@ def target_table(text: str) -> str | None:
         if pattern.search(text):
             return table
     return None
+
+_NUM_WORDS = {"one": 1, "two": 2, "three": 3, "five": 5, "ten": 10, "一": 1, "两": 2, "二": 2, "三": 3, "五": 5,
+              "十": 10}
+ROW_LIMIT = re.compile(
+    r"\b(?:latest|last|most recent|recent|first|newest|top)\s+(\d+|one|two|three|five|ten)\b"
+    r"|最近\s*(\d+|[一两二三五十])\s*(?:笔|条|个|单|次)|前\s*(\d+)\s*(?:笔|条|单)", re.I | re.A)
+
+
+def row_limit(text: str) -> int | None:
+    """"the latest 5 orders" / "最近5笔订单" -> 5."""
+    m = ROW_LIMIT.search(text)
+    if m is None:
+        return None
+    token = next(g for g in m.groups() if g)
+    return int(token) if token.isdigit() else _NUM_WORDS[token.lower()]
