@@ -1,0 +1,31 @@
+"""Mixed path join: detail rows summarised per shared entity and joined onto the aggregate ranking."""
+
+from __future__ import annotations
+
+from router.mixed import join_results
+from router.tables import ResultTable, table_from_rows
+
+AGG = table_from_rows([{"products.product_name": "Aurora X1 headphones", "order_items.gmv": "1000.5"},
+                       {"products.product_name": "Lotus K3 kettle", "order_items.gmv": "200"}])
+REFUNDS = ResultTable(["refund_id", "reason", "product_name"],
+                      [[1, "damaged", "Aurora X1 headphones"], [2, "damaged", "aurora x1 headphones"],
+                       [3, "late_delivery", "Aurora X1 headphones"], [4, "other", "Nimbus S2 smartwatch"]])
+
+
+def test_cube_rows_become_numbers() -> None:
+    assert AGG.rows[0] == ["Aurora X1 headphones", 1000.5] and AGG.rows[1][1] == 200
+
+
+def test_join_keeps_one_row_per_aggregate_row() -> None:
+    mixed = join_results(AGG, REFUNDS)
+    assert mixed.join == {"aggregate": "products.product_name", "detail": "product_name"}
+    assert mixed.table.columns == ["products.product_name", "order_items.gmv", "detail_rows", "reason_counts"]
+    assert mixed.table.rows[0][2:] == [3, "damaged (2), late_delivery (1)"]
+    assert mixed.table.rows[1][2:] == [0, ""]
+
+
+def test_no_shared_key_gives_linked_sections() -> None:
+    agg = table_from_rows([{"orders.channel": "web", "orders.count": "10"}])
+    mixed = join_results(agg, REFUNDS)
+    assert mixed.join is None and mixed.table is agg
+    assert [s["kind"] for s in mixed.sections] == ["aggregate", "detail"]
