@@ -1,14 +1,16 @@
-"""A dedicated database for the fourengine tests (same server as ``pg_url``): demo assets, glossary, few-shots."""
+"""A dedicated database for the fourengine tests (same server as ``pg_url``): the demo model's semantic assets
+(cube_models.export), the demo glossary and few-shots."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from cube_models.export import export_assets
+from cube_models.model import load_model
 from cubesage_core import db
 from cubesage_core.embeddings import get_embedder
 from cubesage_core.settings import REPO_ROOT
@@ -17,19 +19,6 @@ from fourengine.glossary import load_glossary
 from fourengine.retrieve import Retriever
 
 DB_NAME = "fourengine_it"
-
-
-def _load_semantic_assets(url: str) -> None:
-    embedder = get_embedder("use")
-    if importlib.util.find_spec("cube_models.export") is not None:
-        from cube_models.export import export_assets
-        from cube_models.model import load_model
-
-        export_assets(url, load_model(REPO_ROOT / "demo" / "model"), embedder=embedder)
-    else:
-        from tests.integration.fourengine.demo_assets import load_demo_assets
-
-        load_demo_assets(url, REPO_ROOT / "demo" / "model", embedder)
 
 
 @pytest.fixture(scope="session")
@@ -44,8 +33,8 @@ def fe_url(pg_url: str) -> str:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
     db.apply_schema(url)
-    _load_semantic_assets(url)
     embedder = get_embedder("use")
+    export_assets(url, load_model(REPO_ROOT / "demo" / "model"), embedder=embedder)
     load_glossary(url, REPO_ROOT / "demo" / "glossary.yaml", embedder=embedder)
     load_few_shots(url, REPO_ROOT / "demo" / "few_shots.yaml", embedder=embedder)
     return url
