@@ -14,10 +14,11 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 import numpy as np
+import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from cubesage_core.db import async_pool
-from cubesage_core.embeddings import Embedder, get_embedder
+from cubesage_core.embeddings import DIM, Embedder, get_embedder
 from fourengine.bindings import build_bindings
 from fourengine.budget import build_context
 from fourengine.crag import assess, grade
@@ -43,6 +44,7 @@ from fourengine.terms import default_search_terms, normalise
 
 T = TypeVar("T")
 MAX_TERMINALS = 4
+MAX_SEARCH_TERMS = 256
 RULE_BELOW_BOUND = 0.05  # a rule pulled in by a binding ranks just below the bound asset it applies to
 TERMINAL_RATIO = 0.8
 
@@ -168,7 +170,17 @@ class Retriever:
 
         ``search_terms`` come from query understanding (``default_search_terms`` when None);
         ``scope`` restricts retrieval to assets whose ``meta.namespace`` equals it.
+        Database failures surface as ``RetrievalError``.
         """
+        try:
+            return await self._retrieve(question, search_terms, embedding, complexity, scope)
+        except psycopg.Error as exc:
+            raise RetrievalError(f"retrieval failed in the database: {exc}") from exc
+
+    async def _retrieve(
+        self, question: str, search_terms: list[str] | None, embedding: np.ndarray | None, complexity: str,
+        scope: str | None,
+    ) -> RetrievalResult:
         if not question or not question.strip():
             raise RetrievalError("question is empty")
         s = self.settings
@@ -182,8 +194,10 @@ class Retriever:
             embedding = (self.embedder or get_embedder()).embed_one(question)
             timings["embed"] = (time.perf_counter() - t) * 1000
         vec = np.asarray(embedding, dtype=np.float32)
+        if vec.shape != (DIM,):
+            raise RetrievalError(f"embedding must have shape ({DIM},), got {vec.shape}")
         terms = [normalise(t) for t in (search_terms if search_terms is not None else default_search_terms(question))]
-        terms = [t for t in dict.fromkeys(terms) if t]
+        terms = [t for t in dict.fromkeys(terms) if t][:MAX_SEARCH_TERMS]
         engines_started = time.perf_counter()
 
         r_hits, v_all, few_shots = await self._r_and_v(

@@ -111,3 +111,10 @@ def test_business_rules_of_bound_assets_join_the_context(retriever: Retriever) -
     rules = [r for r in result.assets if r.asset.asset_type == "business_rule"]
     assert "business_rule:gmv_completed_only" in [r.asset.asset_id for r in rules]
     assert "GMV only counts completed orders" in result.context.text
+
+
+def test_wrong_embedding_shape_is_a_typed_error(retriever: Retriever) -> None:
+    import numpy as np
+
+    with pytest.raises(RetrievalError):
+        retriever.retrieve_sync("GMV", embedding=np.zeros(3))
