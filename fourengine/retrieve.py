@@ -98,6 +98,7 @@ class Retriever:
         self._own_pool = isinstance(pool_or_url, str)
         self.pool = async_pool(pool_or_url, min_size=3, max_size=8) if isinstance(pool_or_url, str) else pool_or_url
         self._opened = False
+        self._open_lock = asyncio.Lock()
         self.embedder = embedder
         self.reranker = reranker or RuleReranker()
         self.catalog = _Catalog(self.settings.graph_cache_s)
@@ -107,8 +108,10 @@ class Retriever:
     # -- lifecycle ------------------------------------------------------------------
     async def _ensure_open(self) -> None:
         if self._own_pool and not self._opened:
-            await self.pool.open(wait=True)
-            self._opened = True
+            async with self._open_lock:
+                if not self._opened:
+                    await self.pool.open(wait=True)
+                    self._opened = True
 
     async def aclose(self) -> None:
         if self._own_pool and self._opened:
@@ -135,7 +138,11 @@ class Retriever:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     def retrieve_sync(self, question: str, search_terms: list[str] | None = None, **kwargs: Any) -> RetrievalResult:
-        """``retrieve`` for synchronous callers (runs on the retriever's own event loop thread)."""
+        """``retrieve`` for synchronous callers (runs on the retriever's own event loop thread).
+
+        A retriever that owns its pool serves either sync or async callers, not both: the pool lives on
+        the event loop that first opened it.
+        """
         return self._run(self.retrieve(question, search_terms, **kwargs))
 
     # -- engines --------------------------------------------------------------------
