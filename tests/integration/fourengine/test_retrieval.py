@@ -118,3 +118,18 @@ def test_wrong_embedding_shape_is_a_typed_error(retriever: Retriever) -> None:
 
     with pytest.raises(RetrievalError):
         retriever.retrieve_sync("GMV", embedding=np.zeros(3))
+
+
+async def test_concurrent_async_retrievals_share_one_pool(fe_url: str) -> None:
+    import asyncio
+
+    from cubesage_core.embeddings import get_embedder
+
+    r = Retriever(fe_url, embedder=get_embedder("use"))
+    questions = ["GMV by region", "退款率按渠道", "new customers per month", "支付宝支付金额", "AOV of VIP customers"]
+    try:
+        results = await asyncio.gather(*(r.retrieve(q) for q in questions))
+    finally:
+        await r.aclose()
+    assert [res.question for res in results] == questions
+    assert all(res.term_bindings for res in results)
