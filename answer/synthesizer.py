@@ -131,19 +131,24 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
                     f"{fmt_number(last[m])}，峰值在 {fmt_value(peak[t])}（{fmt_number(peak[m])}）。")
         return (f"{metric} went from {fmt_number(first[m])} ({fmt_value(first[t])}) to {fmt_number(last[m])} "
                 f"({fmt_value(last[t])}); the peak was {fmt_number(peak[m])} in {fmt_value(peak[t])}.")
-    d = dims[0] if dims else None
-    if d is None:
+    if not dims:
         return _count_text(len(table.rows), lang)
     ranked = sorted((r for r in table.rows if r[m] is not None), key=lambda r: r[m], reverse=True)
-    top = ranked[:3]
+    by = "、".join(label(table.columns[d], lang) for d in dims) if lang == "zh" else \
+        " and ".join(label(table.columns[d], lang) for d in dims)
+
+    def name(row: list[Any]) -> str:
+        return " / ".join(fmt_value(row[d]) for d in dims)
+
+    n = len(table.rows)
     if lang == "zh":
-        listed = "，".join(f"{fmt_value(r[d])} {fmt_number(r[m])}" for r in top)
-        head = f"{period}" if period else ""
-        return f"{head}按{label(table.columns[d], lang)}的{metric}：{listed}（共 {fmt_number(len(table.rows))} 项）。"
-    listed = ", ".join(f"{fmt_value(r[d])} {fmt_number(r[m])}" for r in top)
+        listed = "，".join(f"{name(r)} {fmt_number(r[m])}" for r in ranked[:3])
+        total = f"（共 {fmt_number(n)} 项）" if n > 1 else ""
+        return f"{period}按{by}的{metric}：{listed}{total}。"
+    listed = ", ".join(f"{name(r)} {fmt_number(r[m])}" for r in ranked[:3])
     tail = f" ({period})" if period else ""
-    return (f"{metric} by {label(table.columns[d], lang)}{tail}: {listed} "
-            f"({fmt_number(len(table.rows))} rows in total).")
+    total = f" ({fmt_number(n)} rows in total)" if n > 1 else ""
+    return f"{metric} by {by}{tail}: {listed}{total}."
 
 
 def _count_text(n: int, lang: str) -> str:
@@ -220,6 +225,7 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "backend": getattr(agg, "backend", None),
         "fallback_reason": getattr(agg, "fallback_reason", None) or (detail.fallback_reason if detail else None),
         "detail_plan": detail.plan if detail else None,
+        "detail_mode": detail.mode if detail else None,
         "entities": result.sag.get("rows", []),
         "sag_events": sorted({e for t in result.sag.get("tables", []) for e in t.get("event_ids", [])}),
         "sag_chunks": sorted({c for t in result.sag.get("tables", []) for c in t.get("chunk_ids", [])}),
