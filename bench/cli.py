@@ -101,3 +101,15 @@ def schema_linking(
 
     raise typer.Exit(cli_run(data, url=url, demo_url=demo_url, limit=limit, rounds=rounds,
                              skip_latency=skip_latency))
+
+
+@app.command("router-fast")
+def router_fast(
+    suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
+                                      help="Questions (default: demo/regress/suite.yaml)."),
+    repeat: int = typer.Option(20, min=1, help="Runs per question."),
+) -> None:
+    """Fast-mode latency of understanding, intent, decomposition and Cube query building (no DB, no LLM)."""
+    from bench.router_fast import run
+
+    run(suite, repeat=repeat)
