@@ -68,7 +68,7 @@ def _clause_split(text: str) -> list[SubQuery] | None:
     if not first.strip() or not second.strip():
         return None
     agg_first = bool(lex.AGGREGATION.search(first) or lex.METRIC_WORDS.search(first))
-    detail_second = bool(lex.DETAIL.search(second))
+    detail_second = bool(lex.DETAIL.search(second) or lex.DOMAIN.search(second))
     if not (agg_first and detail_second):
         return None
     return [_sub(first, "aggregate", first.strip()), _sub(second, "detail", second.strip(), depends_on=0)]

@@ -7,8 +7,9 @@ Decision order (documented rule):
 2. ``clarify`` when the phrasing is vague ("how are we doing?", "show me the data", "销售怎么样") and the
    question does not name both a metric and a period, and names no entity row; also when only generic
    domain words are present with nothing to compute or list.
-3. ``mixed`` when both scores reach the threshold and the question joins an aggregate clause with a
-   detail clause ("..., and show their refund reasons", "以及明细").
+3. ``mixed`` when the aggregate score reaches the threshold and an aggregate clause is joined to a
+   clause about rows ("..., and show their refund reasons", "and their orders", "及其退款原因").
+   Without warehouse evidence, a question of one search term or less is ``clarify`` ("这个呢").
 4. otherwise the higher of the aggregate and detail scores (ties go to aggregate when a metric is bound).
 """
 
@@ -49,6 +50,13 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     if details:
         det += min(4.0, 2.0 * len(details))
         reasons.append(f"detail phrasing: {', '.join(sorted(details)[:4])}")
+    if lex.LIST_VERB.search(text) and not cues:
+        det += 1.0
+        reasons.append("listing verb without aggregation words")
+    named = [m.group(0) for m in lex.NAMED.finditer(text)]
+    if named and not s.metric_bindings and not s.value_bindings:
+        det += 1.5
+        reasons.append(f"named entity: {named[0]}")
     rows = [h for h in s.row_hits if h.score >= ROW_HIT_MIN_SCORE]
     if rows:
         det += 1.5
@@ -56,9 +64,19 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     if lex.ORDER_ID.search(text):
         det += 2.0
         reasons.append("order id named")
-    if not s.metric_bindings and not cues and (s.table_hits or lex.DOMAIN.search(text)) and not details:
-        det += 0.5
+    if not s.metric_bindings and not cues and (s.table_hits or lex.DOMAIN.search(text)):
+        det += 1.0
+        reasons.append("entity/table words without aggregation: rows asked for")
     return agg, det, reasons
+
+
+def _detail_tail(text: str) -> str | None:
+    """The joining words when an aggregate clause is followed by a clause about rows ("and their refunds")."""
+    m = lex.CLAUSE_JOIN.search(text)
+    if not m:
+        return None
+    tail = text[m.start():]
+    return m.group(0) if lex.DETAIL.search(tail) or lex.DOMAIN.search(tail) else None
 
 
 def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:
@@ -80,14 +98,17 @@ def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:
         return IntentDecision("clarify", 0.8, [*reasons, f"vague phrasing '{vague.group(0)}'; missing "
                                                + " and ".join(missing)], scores=scores)
     if not domain and agg < THRESHOLD and det < THRESHOLD:
+        if len(u.search_terms) <= 1:
+            return IntentDecision("clarify", 0.6, [*reasons, "too little to go on: no metric, entity or table"],
+                                  scores=scores)
         return IntentDecision("unsupported", 0.7, [*reasons, "no warehouse evidence: no metric, entity, table or "
                                                    "domain word"], scores=scores)
     if max(agg, det) < 1.0:
-        return IntentDecision("clarify", 0.6, [*reasons, "domain words only: nothing to compute or list"],
+        return IntentDecision("clarify", 0.6, [*reasons, "nothing to compute or list"], scores=scores)
+    if agg >= THRESHOLD and (join := _detail_tail(text)):
+        return IntentDecision("mixed", _confidence(agg, 1.0),
+                              [*reasons, f"an aggregate clause and a clause about rows joined by '{join}'"],
                               scores=scores)
-    if agg >= THRESHOLD and det >= THRESHOLD and (m := lex.CLAUSE_JOIN.search(text)):
-        return IntentDecision("mixed", _confidence(min(agg, det), 0.5),
-                              [*reasons, f"aggregate and detail clauses joined by '{m.group(0)}'"], scores=scores)
     if agg >= det:
         return IntentDecision("aggregate", _confidence(agg, det), reasons, scores=scores)
     return IntentDecision("detail", _confidence(det, agg), reasons, scores=scores)
