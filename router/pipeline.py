@@ -16,7 +16,15 @@ from datetime import date
 from typing import Any
 
 from router.components import Components
-from router.detail import DetailEnv, DetailResult, EntityMatch, run_detail
+from router.detail import (
+    DetailEnv,
+    DetailPlanError,
+    DetailResult,
+    EntityMatch,
+    QueryExecutionError,
+    SqlGuardError,
+    run_detail,
+)
 from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
 from router.mixed import MixedResult, join_results
@@ -122,18 +130,24 @@ class Pipeline:
                 detail_question, detail_entities = self._detail_part(sub_queries, understanding, result.table,
                                                                      entities)
                 limit = self.detail_env.policy.max_limit
-            result.detail = run_detail(
-                detail_question, conn=conn, env=self.detail_env, language=understanding.language,
-                entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
-                limit=limit, use_llm=use_llm)
+            try:
+                result.detail = run_detail(
+                    detail_question, conn=conn, env=self.detail_env, language=understanding.language,
+                    entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
+                    limit=limit, use_llm=use_llm)
+            except (DetailPlanError, SqlGuardError, QueryExecutionError) as err:
+                if intent != "mixed":
+                    raise
+                result.problems.append({"code": "detail_failed", "message": str(err)})  # keep the aggregate
             clock.lap("detail")
-            emit("plan", {"sql": result.detail.sql, "plan": result.detail.plan})
-            detail_table = ResultTable(result.detail.columns, result.detail.rows)
-            if intent == "mixed":
-                result.mixed = join_results(result.table, detail_table, language=understanding.language)
-                result.table = result.mixed.table
-            else:
-                result.table = detail_table
+            if result.detail is not None:
+                emit("plan", {"sql": result.detail.sql, "plan": result.detail.plan})
+                detail_table = ResultTable(result.detail.columns, result.detail.rows)
+                if intent == "mixed":
+                    result.mixed = join_results(result.table, detail_table, language=understanding.language)
+                    result.table = result.mixed.table
+                else:
+                    result.table = detail_table
         emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
         cube_query = getattr(result.aggregate, "cube_query", None)
         result.turn = Turn(question=asked, intent=intent, cube_query=cube_query, entities=sag["rows"])

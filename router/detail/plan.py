@@ -13,7 +13,14 @@ from typing import Any
 
 from router.detail.entities import EntityMatch
 from router.detail.joins import JoinGraph, Step
-from router.detail.vocabulary import TABLE_LOOKUP, ValueWord, row_limit, target_table, value_filters
+from router.detail.vocabulary import (
+    TABLE_LOOKUP,
+    ValueWord,
+    row_limit,
+    target_table,
+    unknown_table,
+    value_filters,
+)
 
 # columns each listed table shows: (table, column)
 DISPLAY_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -86,14 +93,18 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
                 limit: int | None, recalled_tables: list[str], graph: JoinGraph,
                 default_limit: int = 100) -> DetailPlan:
     """The fast (template) plan for a detail question."""
+    missing = unknown_table(text)
+    if missing:
+        raise DetailPlanError(f"the warehouse has no table named {missing!r} "
+                              f"(it has {', '.join(sorted(DISPLAY_COLUMNS))})")
     if TABLE_LOOKUP.search(text):
         if not recalled_tables:
             raise DetailPlanError("no table of the warehouse matches the question")
         return DetailPlan(kind="table_lookup", target=recalled_tables[0], limit=len(recalled_tables))
     values = value_filters(text)
     target = target_table(text)
-    if target is None:
-        target = entities[0].table if entities else (recalled_tables[0] if recalled_tables else None)
+    if target is None and entities:
+        target = entities[0].table
     if target is None or target not in DISPLAY_COLUMNS:
         raise DetailPlanError("the question names no table, customer, product or region to list")
     plan = DetailPlan(kind="rows", target=target, limit=limit or row_limit(text) or default_limit,

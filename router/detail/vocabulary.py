@@ -68,6 +68,11 @@ TABLE_LOOKUP = re.compile(
     r"\b(which|what) tables?\b|\bwhere (is|are|can i find)\b.*\b(stored|kept)\b|哪(个|张|些)表|什么表|存在哪",
     re.I | re.A)
 
+# "the employee_salaries table", "table hr.salaries", "salary_records表": a table named by identifier
+NAMED_TABLE = re.compile(r"\btable\s+([A-Za-z_][\w.]*_[\w.]*)|([A-Za-z_][\w.]*_[\w.]*)\s*(?:table\b|表)", re.I | re.A)
+KNOWN_TABLES = frozenset({"fact_order", "fact_order_item", "fact_payment", "fact_refund", "dim_customer",
+                          "dim_product", "dim_region", "order_items"})
+
 DETAILS_OF = re.compile(r"\bdetails?\b|\bprofile\b|\binfo(rmation)?\b|详情|信息|资料", re.I | re.A)
 
 
@@ -104,3 +109,12 @@ def row_limit(text: str) -> int | None:
         return None
     token = next(g for g in m.groups() if g)
     return int(token) if token.isdigit() else _NUM_WORDS[token.lower()]
+
+
+def unknown_table(text: str) -> str | None:
+    """A table the question names by identifier that the warehouse does not have."""
+    for m in NAMED_TABLE.finditer(text):
+        name = (m.group(1) or m.group(2)).lower().rsplit(".", 1)[-1]
+        if name not in KNOWN_TABLES:
+            return name
+    return None

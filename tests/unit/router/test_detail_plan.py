@@ -82,3 +82,15 @@ def test_directory_longest_match_and_word_bounds() -> None:
     assert [m.key_value for m in d.match("王芳芳的订单")] == [18]
     assert d.match("orders of Eli Weiss") == []
     assert {m.key_value for m in d.match("show orders of Li Wei in 华东")} == {5, 1}
+
+
+@pytest.mark.parametrize("text", ["show all rows of the employee_salaries table", "员工 salary_records表的内容",
+                                  "list table hr.employee_pay"])
+def test_unknown_table_is_named_in_the_error(text: str) -> None:
+    with pytest.raises(DetailPlanError, match="no table named"):
+        plan(text, [], tables=["fact_payment"])
+
+
+def test_recalled_table_alone_does_not_pick_rows_to_list() -> None:
+    with pytest.raises(DetailPlanError):
+        plan("show me the salaries", [], tables=["fact_payment"])
