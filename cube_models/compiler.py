@@ -127,8 +127,7 @@ class _Compiler:
     def _template(self, sql: str) -> exp.Expression:
         return _parse_template(sql).copy()
 
-    def render(self, cube: Cube, sql: str, rendered: dict[str, exp.Expression] | None = None,
-               multiplied_count: bool = False) -> exp.Expression:
+    def render(self, cube: Cube, sql: str, rendered: dict[str, exp.Expression] | None = None) -> exp.Expression:
         """Member SQL of ``cube`` -> AST: ``{CUBE}``/``{cube}`` become table aliases, ``{member}`` the member's
         expression; bare column names are prefixed with the cube alias (Cube's autoPrefixWithCubeName)."""
         refs = [r for _, r in classify(sql, cube.name, set(self.model.cubes),

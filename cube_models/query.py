@@ -106,7 +106,8 @@ class CubeQuery:
                 raise QueryError(f"dimensions: {d!r} is not a member name")
             match = DIMENSION_WITH_GRANULARITY_RE.match(d)
             if match and not MEMBER_RE.match(d):
-                q.time_dimensions_extra(match.group(1), _granularity(match.group(2)))
+                # "cube.time_dim.month" in dimensions is a time dimension with that granularity (as Cube)
+                q.time_dimensions.append(TimeDimension(match.group(1), _granularity(match.group(2))))
             else:
                 q.dimensions.append(_member(d, "dimensions"))
         q.time_dimensions = [_time_dimension(t) for t in _list(raw, "timeDimensions")] + q.time_dimensions
@@ -123,9 +124,6 @@ class CubeQuery:
         if not (q.measures or q.dimensions or any(t.granularity for t in q.time_dimensions)):
             raise QueryError("query should contain measures, dimensions or timeDimensions with a granularity")
         return q
-
-    def time_dimensions_extra(self, dimension: str, granularity: str) -> None:
-        self.time_dimensions.append(TimeDimension(dimension, granularity))
 
     def members(self) -> list[str]:
         """Every member named anywhere in the query (measures, dimensions, time dims, filters, segments)."""
