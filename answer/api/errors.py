@@ -1,9 +1,9 @@
 """Typed API errors and the exception handlers that turn every failure into a JSON body without internals.
 
-Errors raised by the answering pipeline are classified by type (and, for packages
-that are still evolving, by a naming convention: ``*Unavailable*`` -> 503,
-``*Invalid*``/``*Validation*``/``*Guard*``/``*Unsupported*``/``ValueError`` -> 422);
-anything else is logged with its stack trace and answered with a generic 500.
+Errors raised by the answering pipeline are classified by type: cubesage's own typed errors
+and ``ValueError`` -> 422 with their message, ``*Unavailable*``/``*Timeout*``/connection
+errors -> 503; anything else is a bug, logged with its stack trace and answered with a
+generic 500 that names nothing internal.
 """
 
 from __future__ import annotations
@@ -65,20 +65,23 @@ class ServiceUnavailable(ApiError):
 
 
 _UNAVAILABLE_MARKERS = ("Unavailable", "ConnectError", "ConnectionError", "OperationalError", "Timeout")
-_INVALID_MARKERS = ("Invalid", "Validation", "Guard", "Unsupported", "Rejected", "Parse", "Clarif")
+OWN_PACKAGES = ("answer.", "router.", "cube_models.", "sag_index.", "fourengine.", "cubesage_core.")
 
 
 def classify(err: Exception) -> ApiError | None:
-    """Map an error raised by the answering pipeline to an ApiError, or None when it is a bug."""
+    """Map an error raised by the answering pipeline to an ApiError, or None when it is a bug.
+
+    Typed errors of cubesage's own packages and ``ValueError``s are refusals with a message (422),
+    or 503 when their type says a backing service is unavailable or timed out. Anything else
+    (AttributeError, KeyError, ...) is a bug: None, answered with a generic 500.
+    """
     if isinstance(err, ApiError):
         return err
-    names = [cls.__name__ for cls in type(err).__mro__]
+    classes = type(err).__mro__
     message = str(err) or type(err).__name__
-    if any(marker in name for name in names for marker in _UNAVAILABLE_MARKERS):
+    if any(marker in cls.__name__ for cls in classes for marker in _UNAVAILABLE_MARKERS):
         return ServiceUnavailable(f"a backing service is unavailable: {message}"[:500])
-    if isinstance(err, ValueError | LookupError) or any(
-        marker in name for name in names for marker in _INVALID_MARKERS
-    ):
+    if isinstance(err, ValueError) or type(err).__module__.startswith(OWN_PACKAGES):
         return Unprocessable(message[:1000])
     return None
 

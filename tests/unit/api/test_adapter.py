@@ -85,3 +85,15 @@ def test_tokens_are_random_and_only_their_hash_is_kept() -> None:
     (id1, t1), (id2, t2) = new_token(), new_token()
     assert t1.startswith(TOKEN_PREFIX + id1 + "_") and t1 != t2 and id1 != id2
     assert hash_token(t1) == hash_token(t1) and len(hash_token(t1)) == 64 and t1 not in hash_token(t1)
+
+
+def test_error_classification() -> None:
+    from answer.api.errors import ServiceUnavailable, Unprocessable, classify
+
+    own = type("AggregateError", (Exception,), {"__module__": "router.aggregate.types"})
+    down = type("CubeUnavailableError", (Exception,), {"__module__": "cube_models.errors"})
+    assert isinstance(classify(own("no measure found")), Unprocessable)
+    assert isinstance(classify(down("refused")), ServiceUnavailable)
+    assert isinstance(classify(ValueError("bad date")), Unprocessable)
+    assert isinstance(classify(TimeoutError("slow")), ServiceUnavailable)
+    assert classify(AttributeError("x")) is None and classify(KeyError("k")) is None
