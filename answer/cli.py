@@ -10,10 +10,10 @@ from rich.console import Console
 from answer import ask_cli, demo_cli, keys_cli
 from answer.serve_cli import serve
 from bench.cli import app as bench_app
-from sag_index.cli import app as sag_app
 from cube_models.cli import app as cube_app
-from fourengine.cli import app as fourengine_app
 from cubesage_core.settings import get_settings
+from fourengine.cli import app as fourengine_app
+from sag_index.cli import app as sag_app
 
 app = typer.Typer(
     name="cubesage",

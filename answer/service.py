@@ -21,19 +21,17 @@ from answer.synthesizer import Synthesis, synthesize
 from cubesage_core import db
 from cubesage_core.embeddings import get_embedder
 from cubesage_core.settings import Settings, get_settings
-from router.aggregate import AggregateError
 from router.components import Components, load_components
-from router.detail import DetailEnv, DetailPlanError, EntityDirectory, QueryExecutionError, SqlGuardError
+from router.detail import DetailEnv, EntityDirectory
 from router.detail.joins import JoinGraph
 from router.pipeline import Pipeline, PipelineResult, StageCallback, Turn
 from router.sqlguard.assets import policy_from_assets
-from router.understanding.language import check_question, detect_language
+from router.understanding.language import check_question
 from router.understanding.types import QuestionError
 
 __all__ = ["AnswerPayload", "Cubesage", "QuestionError"]
 
 MODES = ("fast", "llm")
-ANSWER_ERRORS = (AggregateError, DetailPlanError, SqlGuardError, QueryExecutionError, LookupError)
 
 
 @dataclass
@@ -96,13 +94,8 @@ class Cubesage:
         query_id = str(uuid.uuid4())
         started = time.perf_counter()
         with self.pool.connection() as conn:
-            try:
-                result = self.pipeline.run(text, conn=conn, today=today, use_llm=use_llm,
-                                           previous=_turn(previous), on_stage=on_stage)
-            except ANSWER_ERRORS as err:
-                payload = self._refusal(query_id, question, text, err, started)
-                self._log(conn, payload, session_id, None)
-                return payload
+            result = self.pipeline.run(text, conn=conn, today=today, use_llm=use_llm,
+                                       previous=_turn(previous), on_stage=on_stage)
             t = time.perf_counter()
             synthesis = synthesize(result, use_llm=use_llm)
             result.timings_ms["answer"] = round((time.perf_counter() - t) * 1000, 3)
@@ -111,23 +104,10 @@ class Cubesage:
             payload = _payload(query_id, question, result, synthesis)
             if on_stage is not None:
                 on_stage("answer", payload.to_dict())
-            self._log(conn, payload, session_id, result)
+            self._log(conn, payload, session_id)
         return payload
 
-    def _refusal(self, query_id: str, question: str, text: str, err: Exception, started: float) -> AnswerPayload:
-        lang = detect_language(text)
-        reason = str(err)
-        message = (f"无法回答这个问题：{reason}" if lang == "zh" else f"I can't answer that: {reason}")
-        total = round((time.perf_counter() - started) * 1000, 3)
-        return AnswerPayload(
-            query_id=query_id, question=question, intent="unsupported", text=message,
-            table={"columns": [], "rows": []}, chart=None,
-            provenance={"intent": "unsupported", "error": {"type": type(err).__name__, "message": reason},
-                        "timings_ms": {"total": total}},
-            timings_ms={"total": total})
-
-    def _log(self, conn: Any, payload: AnswerPayload, session_id: str | None,
-             result: PipelineResult | None) -> None:
+    def _log(self, conn: Any, payload: AnswerPayload, session_id: str | None = None) -> None:
         prov = payload.provenance
         sql = prov.get("sql")
         plan = {k: prov.get(k) for k in ("cube_query", "detail_plan", "sub_queries", "bindings", "crag_grade",

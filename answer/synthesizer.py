@@ -62,7 +62,7 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None) -> Synthe
     intent = result.intent.intent
     table = result.table
     fast_text = template_text(result)
-    if intent in ("unsupported", "clarify") or not table.rows:
+    if intent in ("unsupported", "clarify") or not table.rows or result.error:
         text, mode, reason = fast_text, "fast", None
     else:
         outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, use_llm=use_llm)
@@ -80,6 +80,9 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None) -> Synthe
 def template_text(result: PipelineResult) -> str:
     lang = result.understanding.language
     intent = result.intent.intent
+    if result.error:
+        message = result.error["message"]
+        return f"无法回答这个问题：{message}" if lang == "zh" else f"I can't answer that: {message}"
     if intent == "unsupported":
         return UNSUPPORTED[lang]
     if intent == "clarify":
@@ -232,6 +235,7 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "tables": sorted(tables),
         "join": result.mixed.join if result.mixed else None,
         "problems": list(result.problems),
+        "error": result.error,
         "timings_ms": dict(result.timings_ms),
     }
     if result.mixed is not None and not result.mixed.join:

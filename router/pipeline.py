@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import date
 from typing import Any
 
+from router.aggregate import AggregateError
 from router.components import Components
 from router.detail import (
     DetailEnv,
@@ -31,6 +32,7 @@ from router.mixed import MixedResult, join_results
 from router.tables import ResultTable, table_from_rows
 
 StageCallback = Callable[[str, dict[str, Any]], None]
+PATH_ERRORS = (AggregateError, DetailPlanError, SqlGuardError, QueryExecutionError, LookupError)
 
 FOLLOW_UP = re.compile(
     r"^\s*(and|also|what about|how about|only|just|same|now)\b"
@@ -64,7 +66,8 @@ class PipelineResult:
     detail: DetailResult | None = None
     mixed: MixedResult | None = None
     follow_up_of: str | None = None
-    problems: list[str] = field(default_factory=list)
+    error: dict[str, str] | None = None  # the path could not answer: {"type", "message"}
+    problems: list[Any] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     turn: Turn | None = None
 
@@ -113,7 +116,23 @@ class Pipeline:
             question=question, understanding=understanding, intent=decision,
             sub_queries=[_sub_dict(s) for s in sub_queries], retrieval={"fused": fused, **retrieval},
             sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
-        recalled = [(h["table"], h["title"], h["score"]) for h in sag["tables"]]
+        try:
+            self._run_paths(result, conn, retrieval, entities, today, use_llm, clock, emit)
+        except PATH_ERRORS as err:
+            result.error = {"type": type(err).__name__, "message": str(err)}
+            result.table = ResultTable([])
+        emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
+        cube_query = getattr(result.aggregate, "cube_query", None)
+        result.turn = Turn(question=asked, intent=decision.intent, cube_query=cube_query, entities=sag["rows"])
+        timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
+        return result
+
+    def _run_paths(self, result: PipelineResult, conn: Any, retrieval: dict[str, Any],
+                   entities: list[EntityMatch], today: date, use_llm: bool | None, clock: _Clock,
+                   emit: StageCallback) -> None:
+        """The aggregate and/or detail path by intent; mixed joins them."""
+        understanding, sub_queries, intent = result.understanding, result.sub_queries, result.intent.intent
+        recalled = [(h["table"], h["title"], h["score"]) for h in result.sag["tables"]]
         if intent in ("aggregate", "mixed"):
             agg_understanding, agg_retrieval = understanding, retrieval
             if intent == "mixed":
@@ -148,11 +167,6 @@ class Pipeline:
                     result.table = result.mixed.table
                 else:
                     result.table = detail_table
-        emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
-        cube_query = getattr(result.aggregate, "cube_query", None)
-        result.turn = Turn(question=asked, intent=intent, cube_query=cube_query, entities=sag["rows"])
-        timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
-        return result
 
     def _aggregate_part(self, sub_queries: list[Any], understanding: Any, retrieval: dict[str, Any],
                         today: date, use_llm: bool | None) -> tuple[Any, dict[str, Any]]:
@@ -223,6 +237,8 @@ def _hit_dict(hit: Any) -> dict[str, Any]:
 
 
 def _sub_dict(sub: Any) -> dict[str, Any]:
+    if isinstance(sub, dict):
+        return sub
     if isinstance(sub, str):
         return {"text": sub}
     if is_dataclass(sub) and not isinstance(sub, type):
