@@ -32,11 +32,14 @@ def load(
     requests: int = typer.Option(2000, min=1, help="Number of /v1/ask requests."),
     concurrency: int = typer.Option(32, min=1, max=256, help="Concurrent clients."),
     api_key: str | None = typer.Option(None, envvar="CUBESAGE_BENCH_API_KEY", help="Bearer token if keys are on."),
+    answer_cache: bool = typer.Option(True, help="Keep the API's answer cache on (--no-answer-cache: every "
+                                                 "request runs the pipeline)."),
 ) -> None:
     """/v1/ask throughput and p50/p95/p99 under load, answers checked against serial ones; nl2cube p50; RSS."""
     from bench.load import run
 
-    run(url=url, suite=suite, requests=requests, concurrency=concurrency, api_key=api_key)
+    run(url=url, suite=suite, requests=requests, concurrency=concurrency, api_key=api_key,
+        answer_cache=answer_cache)
 
 
 @app.command()

@@ -83,6 +83,8 @@ class Settings(BaseSettings):
     cors_origins: list[str] = []
     api_session_ttl_s: float = 1800.0
     api_max_sessions: int = 10_000
+    api_answer_cache_ttl_s: float = 300.0
+    api_answer_cache_size: int = 2048
 
     @classmethod
     def settings_customise_sources(

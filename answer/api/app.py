@@ -20,6 +20,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.static_files import create_static_files_router
 
 from answer.api._service import AnswerService, ServiceAdapter
+from answer.api.cache import AnswerCache
 from answer.api.controllers.ask import AskController
 from answer.api.controllers.catalog import CatalogController
 from answer.api.controllers.feedback import FeedbackController
@@ -54,6 +55,7 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
     knowledge = knowledge or PipelineKnowledge(settings, database_url or "")
     adapter = ServiceAdapter(service if service is not None else _default_service(settings, database_url or ""))
     sessions = SessionMemory(ttl_s=settings.api_session_ttl_s, max_sessions=settings.api_max_sessions)
+    answer_cache = AnswerCache(settings.api_answer_cache_ttl_s, settings.api_answer_cache_size)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -80,6 +82,7 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
         dependencies={
             "service": constant(adapter), "store": constant(store), "knowledge": constant(knowledge),
             "sessions": constant(sessions), "settings": constant(settings),
+            "answer_cache": constant(answer_cache),
         },
         exception_handlers=EXCEPTION_HANDLERS,
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,

@@ -11,7 +11,8 @@ from typing import Any
 from litestar import Controller, Request, post
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from answer.api._service import ServiceAdapter, stages_of, threadsafe_callback
+from answer.api._service import ServiceAdapter, StageCallback, stages_of, threadsafe_callback
+from answer.api.cache import AnswerCache, cache_key
 from answer.api.dto import AskRequest, AskResponse, Table
 from answer.api.errors import ApiError, BadRequest, classify, error_responses, log
 from answer.api.sessions import SessionMemory
@@ -50,6 +51,25 @@ def to_response(answer: dict[str, Any], session_id: str | None) -> AskResponse:
     )
 
 
+async def answer_question(question: str, data: AskRequest, *, service: ServiceAdapter, sessions: SessionMemory,
+                          cache: AnswerCache, settings: Settings,
+                          on_stage: StageCallback | None = None) -> tuple[Any, dict[str, Any]]:
+    """Run (or reuse from the answer cache) one turn; remembers it as the session's previous turn."""
+    previous = sessions.get(data.session_id)
+    today = check_today(data.today)
+    key = cache_key(question, data.mode, today or settings.today or date.today())
+    hit = cache.get(key) if previous is None else None
+    if hit is not None:
+        raw, answer = hit
+    else:
+        raw, answer = await service.ask(question, session_id=data.session_id, mode=data.mode, today=today,
+                                        previous=previous, on_stage=on_stage)
+        if previous is None:
+            cache.put(key, raw, answer)
+    sessions.put(data.session_id, raw)
+    return raw, answer
+
+
 class AskController(Controller):
     path = "/v1/ask"
     tags = ("ask",)
@@ -57,11 +77,10 @@ class AskController(Controller):
     @post("/", summary="Answer a question", status_code=200, responses=error_responses(400, 401, 413, 422, 429, 503),
           description="Intent-routed answer: text, result table, Vega-Lite chart spec and provenance.")
     async def ask(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,
-                  sessions: SessionMemory, settings: Settings) -> AskResponse:
+                  sessions: SessionMemory, answer_cache: AnswerCache, settings: Settings) -> AskResponse:
         question = check_question(data.question, settings)
-        raw, answer = await service.ask(question, session_id=data.session_id, mode=data.mode,
-                                        today=check_today(data.today), previous=sessions.get(data.session_id))
-        sessions.put(data.session_id, raw)
+        _, answer = await answer_question(question, data, service=service, sessions=sessions,
+                                          cache=answer_cache, settings=settings)
         await store.log_answer(answer, session_id=data.session_id, api_key_id=request.state.api_key_id)
         return to_response(answer, data.session_id)
 
@@ -70,7 +89,7 @@ class AskController(Controller):
           description="One event per stage as it completes: intent, retrieval, plan, rows, answer "
                       "(the answer event carries the same body as /v1/ask); an 'error' event on failure.")
     async def ask_stream(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,
-                         sessions: SessionMemory, settings: Settings) -> ServerSentEvent:
+                         sessions: SessionMemory, answer_cache: AnswerCache, settings: Settings) -> ServerSentEvent:
         question = check_question(data.question, settings)
         check_today(data.today)
         api_key_id = request.state.api_key_id
@@ -78,9 +97,9 @@ class AskController(Controller):
         async def events() -> AsyncIterator[ServerSentEventMessage]:
             queue: asyncio.Queue = asyncio.Queue()
             callback = threadsafe_callback(asyncio.get_running_loop(), queue)
-            task = asyncio.create_task(service.ask(
-                question, session_id=data.session_id, mode=data.mode, today=data.today,
-                previous=sessions.get(data.session_id), on_stage=callback))
+            task = asyncio.create_task(answer_question(
+                question, data, service=service, sessions=sessions, cache=answer_cache, settings=settings,
+                on_stage=callback))
             sent: set[str] = set()
             while not task.done() or not queue.empty():
                 getter = asyncio.ensure_future(queue.get())

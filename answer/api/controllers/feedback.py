@@ -13,6 +13,7 @@ from typing import Any
 import anyio.to_thread
 from litestar import Controller, Request, post
 
+from answer.api.cache import AnswerCache
 from answer.api.dto import FeedbackRequest, FeedbackResponse
 from answer.api.errors import NotFound, Unprocessable, error_responses
 from answer.api.knowledge import Knowledge
@@ -36,7 +37,7 @@ class FeedbackController(Controller):
     @post("/", summary="Rate an answer, optionally with a corrected Cube query or SQL", status_code=200,
           responses=error_responses(400, 401, 404, 413, 422, 429, 503))
     async def feedback(self, data: FeedbackRequest, request: Request, store: Store,
-                       knowledge: Knowledge) -> FeedbackResponse:
+                       knowledge: Knowledge, answer_cache: AnswerCache) -> FeedbackResponse:
         record = await store.get_query(data.query_id)
         if record is None:
             raise NotFound(f"no query with id {data.query_id}")
@@ -52,6 +53,7 @@ class FeedbackController(Controller):
         cache_id = None
         if cube_query is not None or sql is not None:
             cache_id = await anyio.to_thread.run_sync(knowledge.learn, record.question, cube_query, sql)
+            answer_cache.clear()
         await store.set_feedback(data.query_id, {
             "verdict": data.verdict, "corrected_cube_query": data.corrected_cube_query,
             "corrected_sql": data.corrected_sql, "comment": data.comment, "learned": cache_id is not None,

@@ -15,6 +15,7 @@ import anyio.to_thread
 import yaml
 from litestar import Controller, post
 
+from answer.api.cache import AnswerCache
 from answer.api.dto import (
     IngestCubeModelsRequest,
     IngestGlossaryRequest,
@@ -83,19 +84,26 @@ class IngestController(Controller):
 
     @post("/wiki", summary="Index wiki pages (markdown, html, text, json) into SAG", status_code=200,
           responses=error_responses(400, 401, 413, 422, 429, 503))
-    async def wiki(self, data: IngestWikiRequest, knowledge: Knowledge) -> IngestResponse:
+    async def wiki(self, data: IngestWikiRequest, knowledge: Knowledge, answer_cache: AnswerCache) -> IngestResponse:
         documents = _check_wiki(data)
-        return _counts("wiki", await anyio.to_thread.run_sync(knowledge.ingest_wiki, documents))
+        result = await anyio.to_thread.run_sync(knowledge.ingest_wiki, documents)
+        answer_cache.clear()
+        return _counts("wiki", result)
 
     @post("/cube-models", summary="Validate and export Cube YAML models to the semantic assets",
           status_code=200, responses=error_responses(400, 401, 413, 422, 429, 503))
-    async def cube_models(self, data: IngestCubeModelsRequest, knowledge: Knowledge) -> IngestResponse:
+    async def cube_models(self, data: IngestCubeModelsRequest, knowledge: Knowledge,
+                          answer_cache: AnswerCache) -> IngestResponse:
         files = _check_models(data)
-        return _counts("cube-models", await anyio.to_thread.run_sync(knowledge.ingest_cube_models, files))
+        result = await anyio.to_thread.run_sync(knowledge.ingest_cube_models, files)
+        answer_cache.clear()
+        return _counts("cube-models", result)
 
     @post("/glossary", summary="Load business terms (CSV or YAML)", status_code=200,
           responses=error_responses(400, 401, 413, 422, 429, 503))
-    async def glossary(self, data: IngestGlossaryRequest, knowledge: Knowledge) -> IngestResponse:
+    async def glossary(self, data: IngestGlossaryRequest, knowledge: Knowledge,
+                       answer_cache: AnswerCache) -> IngestResponse:
         _check_glossary(data)
         result = await anyio.to_thread.run_sync(knowledge.ingest_glossary, data.content, data.format)
+        answer_cache.clear()
         return _counts("glossary", result)

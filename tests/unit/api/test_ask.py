@@ -108,3 +108,33 @@ def test_nl2cube_runs_only_when_asked(api: Harness) -> None:
     ran = api.client.post("/v1/nl2cube", json={"question": "GMV", "run": True})
     assert ran.json()["rows"] == [{"order_items.gmv": 200.75}]
 
+
+
+def test_repeated_questions_are_served_from_the_answer_cache(api: Harness) -> None:
+    first = api.client.post("/v1/ask", json={"question": "GMV by region", "today": "2025-06-30"}).json()
+    second = api.client.post("/v1/ask", json={"question": "  gmv BY region ", "today": "2025-06-30"}).json()
+    assert len(api.service.calls) == 1
+    assert second["query_id"] != first["query_id"] and second["table"] == first["table"]
+    assert second["provenance"]["answer_cache"]["of_query_id"] == first["query_id"]
+    assert {first["query_id"], second["query_id"]} <= set(api.store.log)
+    api.client.post("/v1/ask", json={"question": "GMV by region", "today": "2025-06-29"})
+    api.client.post("/v1/ask", json={"question": "GMV by region", "today": "2025-06-30", "mode": "llm"})
+    assert len(api.service.calls) == 3  # another day or mode is another question
+
+
+def test_follow_ups_bypass_the_cache_and_learning_clears_it(api: Harness) -> None:
+    api.client.post("/v1/ask", json={"question": "GMV by region", "session_id": "s"})
+    api.client.post("/v1/ask", json={"question": "GMV by region", "session_id": "s"})
+    assert len(api.service.calls) == 2 and api.service.calls[-1]["previous"] is not None
+    qid = api.client.post("/v1/ask", json={"question": "GMV by region"}).json()["query_id"]
+    assert len(api.service.calls) == 2  # cached from the first (context-free) turn
+    api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "up"})
+    api.client.post("/v1/ask", json={"question": "GMV by region"})
+    assert len(api.service.calls) == 3
+
+
+def test_answer_cache_can_be_turned_off(make_api) -> None:
+    api = make_api(api_answer_cache_ttl_s=0)
+    for _ in range(2):
+        api.client.post("/v1/ask", json={"question": "GMV by region"})
+    assert len(api.service.calls) == 2

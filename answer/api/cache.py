@@ -1,0 +1,74 @@
+"""Answer cache: the same question (same mode, same "today", no conversation context) within a TTL
+gets the stored answer under a new query_id instead of running the pipeline again.
+
+Dashboards and chat users repeat questions; the warehouse answer does not change within minutes.
+Any ingest or learned feedback clears the cache (the knowledge behind answers changed).
+``Settings.api_answer_cache_ttl_s = 0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+import unicodedata
+import uuid
+from collections import OrderedDict
+from datetime import date
+from typing import Any
+
+Key = tuple[str, str, str]
+
+
+def cache_key(question: str, mode: str | None, today: date | None) -> Key:
+    normalized = " ".join(unicodedata.normalize("NFKC", question).casefold().split())
+    return normalized, mode or "", today.isoformat() if today else ""
+
+
+class AnswerCache:
+    """LRU of (raw answer, plain answer) by question key, entries valid for ``ttl_s``."""
+
+    def __init__(self, ttl_s: float, max_entries: int) -> None:
+        self.ttl_s = ttl_s
+        self.max_entries = max_entries
+        self._entries: OrderedDict[Key, tuple[float, Any, dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.ttl_s > 0 and self.max_entries > 0
+
+    def get(self, key: Key) -> tuple[Any, dict[str, Any]] | None:
+        """A copy of the cached answer with a fresh query_id, or None."""
+        if not self.enabled:
+            return None
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or time.monotonic() - entry[0] > self.ttl_s:
+                self._entries.pop(key, None)
+                self.misses += 1
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            stored_at, raw, plain = entry
+        answer = copy.deepcopy(plain)
+        answer["provenance"] = {**(answer.get("provenance") or {}),
+                                "answer_cache": {"hit": True, "of_query_id": plain.get("query_id"),
+                                                 "age_s": round(time.monotonic() - stored_at, 1)}}
+        answer["query_id"] = str(uuid.uuid4())
+        return raw, answer
+
+    def put(self, key: Key, raw: Any, plain: dict[str, Any]) -> None:
+        if not self.enabled or (plain.get("provenance") or {}).get("error"):
+            return
+        with self._lock:
+            self._entries[key] = (time.monotonic(), raw, plain)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
