@@ -2,8 +2,10 @@
 
 - measures: metric bindings in order (``metric:order_items.gmv`` -> ``order_items.gmv``); without any,
   the best retrieved metric asset, then the measures of a cached few-shot query;
+- measures, without a bound metric: "how many orders"/"多少订单" counts the bound table (``orders.count``);
 - dimensions: group-by mentions resolved against the model (``members.resolve_dimension``) plus
-  dimension bindings without a value; two or more bound values of one member in a comparison
+  dimension bindings without a value when the question has a group-by cue (by/per/which/top/按/各/哪/最);
+  two or more bound values of one member in a comparison
   ("compare 华东 and 华北") also group by that member;
 - filters: value bindings (``华东`` -> ``regions.region_code equals east``) and entity filters from the
   pipeline, values passed as values only;
@@ -25,6 +27,9 @@ from router.understanding.types import Understanding
 
 METRIC_ASSET_TYPES = ("metric", "measure")
 MIN_ASSET_SCORE = 0.5
+_COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|多少|几个|几笔|几单|数量", re.IGNORECASE | re.ASCII)
+_GROUP_CUE = re.compile(r"\b(?:by|per|each|every|which|across|breakdown|distribution|top|bottom|rank\w*)\b|"
+                        r"按|各|每|分|哪|分布|排名|排行|前\s*\d|最", re.IGNORECASE | re.ASCII)
 _SHARE = re.compile(r"\bshare\b|\bproportion\b|\bpercentage of\b|\bmix\b|占比|比重|份额|构成", re.IGNORECASE | re.ASCII)
 
 
@@ -38,13 +43,20 @@ def _dimension(model: Any, path: str) -> bool:
     return member is not None and getattr(member, "kind", "") == "dimension"
 
 
-def choose_measures(ctx: AggregateContext, model: Any, notes: list[str]) -> list[str]:
+def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: str = "") -> list[str]:
     measures = [member_path(b.mapped_asset_id) for b in ctx.bindings
                 if b.mapped_asset_type in METRIC_ASSET_TYPES and b.filter_value is None]
     measures = [m for m in dict.fromkeys(measures) if _measure(model, m)]
     if measures:
         notes.append(f"measures from metric bindings: {', '.join(measures)}")
         return measures
+    if _COUNT.search(text):
+        for b in ctx.bindings:
+            if b.mapped_asset_type == "table":
+                count = f"{member_path(b.mapped_asset_id).removeprefix('table:')}.count"
+                if _measure(model, count):
+                    notes.append(f"measure {count}: a count asked of the bound table '{b.canonical_term}'")
+                    return [count]
     ranked = sorted((a for a in ctx.assets if a.type in METRIC_ASSET_TYPES and a.score >= MIN_ASSET_SCORE),
                     key=lambda a: a.score, reverse=True)
     for asset in ranked:
@@ -74,7 +86,7 @@ def _value_filters(ctx: AggregateContext, model: Any) -> dict[str, list[str]]:
 def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
     ctx = AggregateContext.of(context)
     notes: list[str] = []
-    measures = choose_measures(ctx, model, notes)
+    measures = choose_measures(ctx, model, notes, u.normalized)
     cubes = measure_cubes(measures)
     values = _value_filters(ctx, model)
     measure_titles = {t for b in ctx.bindings if b.mapped_asset_type in METRIC_ASSET_TYPES
@@ -87,10 +99,11 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
         if member and member not in dimensions:
             dimensions.append(member)
             notes.append(f"dimension {member} for '{mention.phrase}'")
+    group_cue = bool(_GROUP_CUE.search(u.normalized))
     for b in ctx.bindings:
         member = member_path(b.mapped_asset_id)
         if b.mapped_asset_type != "dimension" or b.filter_value is not None or not _dimension(model, member) \
-                or model.find_member(member).type == "time":
+                or model.find_member(member).type == "time" or not group_cue:
             continue
         member = language_variant(model, member, u.language)
         if member.split(".", 1)[0] not in {d.split(".", 1)[0] for d in dimensions}:

@@ -27,6 +27,9 @@ _EN_PATTERNS = [
 ]
 _ZH_TRIGGERS = {"按", "按照", "各", "每个", "每一个", "分", "不同", "哪个", "哪些", "哪一个", "哪一", "各个", "哪"}
 _ZH_AFTER = {"分布", "维度", "分组", "构成"}
+# "前10的商品", "最多的3个地区", "GMV最高的5个客户": the noun after a ranked count
+_ZH_RANKED = re.compile(r"(?:前\s*[\d一二三四五六七八九十]+\s*(?:名|位|个|大|款|家)?|"
+                        r"[\d一二三四五六七八九十两]+\s*(?:个|家|款|位|大))\s*的?\s*([\u4e00-\u9fff]{2,4}?)(?=[的,.?和及与以并]|$|\s)")
 _ZH_SUFFIX = {"方式", "方法", "类型", "原因", "状态", "分类", "类别", "渠道", "等级", "名称"}
 
 
@@ -61,6 +64,9 @@ def extract_dimensions(text: str) -> list[DimensionMention]:
             if concept:
                 found.append((m.start(), DimensionMention(concept, m.group(0))))
     if re.search(r"[\u4e00-\u9fff]", text):
+        for m in _ZH_RANKED.finditer(text):
+            if m.group(1) not in _GRAINS:
+                found.append((m.start(1), DimensionMention(m.group(1), m.group(0))))
         tokens = segment(text)
         offset = 0
         for i, token in enumerate(tokens):

@@ -14,6 +14,7 @@ _NUM = r"(\d+|[一二三四五六七八九十两百]+|one|two|three|four|five|si
 _NOT_TIME = r"(?![\d一二三四五六七八九十两百])(?!\s*(?:天|日|周|个?月|个?星期|年|个?季度))"
 _TOP = re.compile(rf"\btop[\s-]*{_NUM}?\b|(?:排名|排行)?前\s*{_NUM}{_NOT_TIME}\s*(?:名|位|个|大|款|家)?|{_NUM}\s*大",
                   _FLAGS)
+_SUPERLATIVE_N = re.compile(rf"最(高|多|大|好|低|少|小|差)的?\s*{_NUM}\s*(?:个|名|位|家|款|大)", _FLAGS)
 _BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", _FLAGS)
 _HIGH = re.compile(r"\b(?:highest|most|largest|biggest|best|top|greatest|maximum|max)\b|"
                    r"最高|最多|最大|最好|最畅销|最强",
@@ -27,6 +28,10 @@ _PLURAL = re.compile(r"哪些|\bwhich\s+\w+s\b", _FLAGS)
 
 def extract_ranking(text: str) -> Ranking | None:
     """The ranking asked for, if any (first match: explicit N beats superlatives)."""
+    if m := _SUPERLATIVE_N.search(text):
+        limit = parse_number(m.group(2))
+        if limit and 0 < limit <= 1000:
+            return Ranking("asc" if m.group(1) in "低少小差" else "desc", limit, m.group(0))
     for pattern, direction in ((_TOP, "desc"), (_BOTTOM, "asc")):
         for m in pattern.finditer(text):
             number = next((g for g in m.groups() if g), None)

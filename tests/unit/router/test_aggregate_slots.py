@@ -101,6 +101,27 @@ def test_two_measures_one_query() -> None:
     assert d.query["measures"] == ["order_items.gmv", "orders.count"] and len(d.queries) == 1
 
 
+def test_count_of_a_bound_table_without_a_metric() -> None:
+    orders = {"term_id": "orders", "canonical_term": "orders", "mapped_asset_type": "table",
+              "mapped_asset_id": "table:orders"}
+    cancelled = value("cancelled", "orders.status", "cancelled")
+    d = draft("How many orders were cancelled last year?", orders, cancelled)
+    assert d.measures == ["orders.count"]
+    assert d.query["filters"] == [{"member": "orders.status", "operator": "equals", "values": ["cancelled"]}]
+
+
+def test_dimension_binding_groups_only_with_a_group_by_cue() -> None:
+    category = {"term_id": "category", "canonical_term": "category", "mapped_asset_type": "dimension",
+                "mapped_asset_id": "dimension:products.category"}
+    assert "dimensions" not in draft("今年电子品类的GMV", GMV, category).query
+    assert draft("各品类的GMV", GMV, category).query["dimensions"] == ["products.category"]
+
+
+def test_chinese_ranked_noun_is_the_dimension() -> None:
+    d = draft("上个月GMV最多的3个地区", GMV)
+    assert (d.query["dimensions"], d.query["limit"]) == (["regions.name_zh"], 3)
+
+
 def test_share_is_marked_for_post_processing() -> None:
     assert draft("share of GMV by channel last quarter", GMV).post == ["share"]
 
