@@ -1,6 +1,8 @@
 """Stage 4, join-path simplification: keep one (lowest fan-out) join per table pair, only joins of
 the planned tree, rank the tree's bridge tables right behind the tables they connect, and append the
-tables engine G reached within its depth (FK-graph expansion) behind everything found directly."""
+tables engine G reached within its depth (FK-graph expansion) behind everything found directly, then the
+tables engine V saw below its admission threshold (by similarity). The tail completes the ranking; the
+token budget leaves it out of the prompt."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from fourengine.rerank.base import RerankContext, RerankStage
 
 BRIDGE_GAP = 0.01
 NEIGHBOUR_SCORE = -1.0  # below any evidence: neighbours only fill the tail of the ranking
+SIMILAR_SCORE = -2.0  # tables engine V saw below its threshold come last, by similarity
 
 
 class JoinSimplification(RerankStage):
@@ -47,3 +50,9 @@ class JoinSimplification(RerankStage):
                 if ranked is not None:
                     ranked.score = NEIGHBOUR_SCORE - hops / 10
                     ranked.reasons.append(f"join-graph neighbour at {hops} hop(s)")
+        for asset_id, similarity in ctx.similarity.items():
+            if asset_id.startswith("table:") and asset_id not in ctx.candidates:
+                ranked = ctx.table(asset_id, "V")
+                if ranked is not None:
+                    ranked.score = SIMILAR_SCORE + similarity / 10
+                    ranked.reasons.append(f"similar below the threshold ({similarity:.3f})")
