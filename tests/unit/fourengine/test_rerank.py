@@ -98,3 +98,12 @@ def test_model_reranker_blends_model_scores() -> None:
     with pytest.raises(ValueError):
         ModelReranker(_Model([0.5]), weight=0.5).rerank(_ctx([_ranked("table:orders", "table", 0.9),
                                                               _ranked("table:regions", "table", 0.8)]))
+
+
+def test_tail_orders_graph_neighbours_before_sub_threshold_similar_tables() -> None:
+    orders = _ranked("table:orders", "table", 0.9)
+    ctx = _ctx([orders], plan=JoinPlan(tables=["table:orders"], neighbours={"table:orders": 0, "table:regions": 1}))
+    ctx.similarity = {"table:products": 0.4}
+    ranked = RuleReranker().rerank(ctx)
+    assert [r.asset.asset_id for r in ranked] == ["table:orders", "table:regions", "table:products"]
+    assert ranked[1].score < 0 and ranked[2].score < ranked[1].score
