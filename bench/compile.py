@@ -7,9 +7,11 @@ lines (compile p50/p95; execution p50/p95 per backend; parity count). Without ``
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import secrets
 import statistics
+import sys
 import tempfile
 import time
 from contextlib import ExitStack
@@ -37,13 +39,24 @@ def _emit(record: dict[str, Any]) -> None:
     print(json.dumps(record, ensure_ascii=False), flush=True)
 
 
+def _cube_launcher() -> Any:
+    """tests/infra/cube/cube_server.py (stdlib only), loaded by path: tests/ is not installed."""
+    path = REPO_ROOT / "tests" / "infra" / "cube" / "cube_server.py"
+    spec = importlib.util.spec_from_file_location("cubesage_cube_server", path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load the Cube launcher from {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
 def _services(stack: ExitStack, database_url: str | None, cube_url: str | None, cube_secret: str | None,
               scale: float, model_dir: Path) -> tuple[str, str, str]:
     if database_url and cube_url:
         return database_url, cube_url, cube_secret or ""
     from cubesage_core import db, demo_warehouse
     from cubesage_core.embedded_pg import EmbeddedPostgres
-    from tests.infra.cube.cube_server import start_cube
 
     work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cubesage-bench-compile-")))
     if not database_url:
@@ -53,7 +66,7 @@ def _services(stack: ExitStack, database_url: str | None, cube_url: str | None, 
         db.apply_schema(database_url)
         demo_warehouse.load(database_url, scale=scale)
     if not cube_url:
-        server = start_cube(database_url, model_dir, work / "cube")
+        server = _cube_launcher().start_cube(database_url, model_dir, work / "cube")
         stack.callback(server.stop)
         cube_url, cube_secret = server.url, server.secret
     return database_url, cube_url, cube_secret or ""

@@ -296,6 +296,8 @@ class _Compiler:
         if isinstance(member, Measure) != measures:
             return None
         column = self.measure_expr(member, rendered) if measures else self.raw_expr(member)
+        if not isinstance(column, exp.Column | exp.Paren):
+            column = exp.Paren(this=column)  # "a = 'x'" as a filter column must stay one operand
         is_time = isinstance(member, Dimension) and member.type == "time"
         return exp.Paren(this=self.condition(column, f, is_time))
 

@@ -64,3 +64,17 @@ def test_get_backend_prefers_cube_and_falls_back(cube, pg_url: str, demo_model: 
     with pytest.raises(CubeUnavailableError):
         strict.load({"measures": ["orders.count"]})
     assert isinstance(get_backend(Settings(_env_file=None), pg_url, demo_model), BuiltinBackend)
+
+
+def test_boolean_dimension_filter(builtin: BuiltinBackend, cube_backend: CubeBackend, pg_url: str) -> None:
+    """A boolean dimension defined by an expression is parenthesised as a filter operand (Cube 0.33 is not)."""
+    from cube_models.errors import CubeError
+    from cubesage_core.db import connection
+
+    query = {"measures": ["customers.count"], "filters": [
+        {"member": "customers.is_vip", "operator": "equals", "values": ["true"]}]}
+    with connection(pg_url) as conn:
+        vip = conn.execute("SELECT count(*) FROM warehouse.dim_customer WHERE segment = 'vip'").fetchone()[0]
+    assert builtin.load(query).rows == [{"customers.count": vip}]
+    with pytest.raises(CubeError, match="syntax error"):
+        cube_backend.load(query)
