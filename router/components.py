@@ -45,11 +45,11 @@ def load_components(settings: Any, url: str) -> Components:
 
     def retrieve(understanding: Any, sub_queries: list[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         main = retriever.retrieve_sync(understanding.normalized, understanding.search_terms)
-        results = [main]
+        by_sub = {}
         for sub in sub_queries if len(sub_queries) > 1 else []:
-            results.append(retriever.retrieve_sync(_text(sub), getattr(sub, "search_terms", None)))
-        fused = rrf_fuse([[a.asset.asset_id for a in r.assets] for r in results])
-        return {"result": main, "results": results}, [{"id": i, "score": round(s, 5)} for i, s in fused]
+            by_sub[_text(sub)] = retriever.retrieve_sync(_text(sub), getattr(sub, "search_terms", None) or None)
+        fused = rrf_fuse([[a.asset.asset_id for a in r.assets] for r in [main, *by_sub.values()]])
+        return {"result": main, "by_sub": by_sub}, [{"id": i, "score": round(s, 5)} for i, s in fused]
 
     def aggregate(understanding: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None) -> Any:
         return run_aggregate(understanding, retrieval["result"], model, backend, today=today, use_llm=use_llm)

@@ -114,7 +114,8 @@ class Pipeline:
 
         result = PipelineResult(
             question=question, understanding=understanding, intent=decision,
-            sub_queries=[_sub_dict(s) for s in sub_queries], retrieval={"fused": fused, **retrieval},
+            sub_queries=[_sub_dict(s) for s in sub_queries],
+            retrieval={"fused": fused, "result": retrieval.get("result")},
             sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
         try:
             self._run_paths(result, conn, retrieval, entities, today, use_llm, clock, emit)
@@ -179,7 +180,8 @@ class Pipeline:
             sub.time_ranges = list(understanding.time_ranges)
         if sub.ranking is None and understanding.ranking is not None:
             sub.ranking = understanding.ranking
-        sub_retrieval, _ = self.c.retrieve(sub, [])
+        done = retrieval.get("by_sub", {}).get(_sub_dict(part)["text"])
+        sub_retrieval = {"result": done} if done is not None else self.c.retrieve(sub, [])[0]
         return sub, sub_retrieval
 
     def _detail_part(self, sub_queries: list[Any], understanding: Any, aggregate: ResultTable,
