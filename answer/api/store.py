@@ -11,11 +11,12 @@ import time
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
+import psycopg
 from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool
 
 from answer.api.dto import CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
 from answer.keys import hash_token
-from cubesage_core import db
 
 AUDIT_TABLE_ROWS = 200  # rows of the answer table kept in the audit log
 
@@ -56,6 +57,12 @@ def audit_row(answer: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+async def _configure(conn: psycopg.AsyncConnection) -> None:
+    """Audit rows are committed without waiting for the WAL flush: a crash may lose the last few log
+    rows, never corrupt anything; the answer path does not wait on fsync."""
+    await conn.execute("SET synchronous_commit TO off")
+
+
 def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
@@ -67,7 +74,8 @@ class PostgresStore:
 
     def __init__(self, url: str, max_size: int = 8) -> None:
         self.url = url
-        self.pool = db.async_pool(url, min_size=1, max_size=max_size)
+        self.pool = AsyncConnectionPool(url, min_size=2, max_size=max_size, configure=_configure, open=False,
+                                        kwargs={"autocommit": True})
         self._keys: dict[str, tuple[float, str | None]] = {}
 
     async def open(self) -> None:
