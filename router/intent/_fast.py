@@ -1,9 +1,10 @@
 """Fast (deterministic) intent rules: weighted EN/ZH cues and warehouse signals.
 
 Decision order (documented rule):
-1. ``unsupported`` when the question hits the out-of-domain list (weather, stock prices, sports, ...) and
-   has no metric binding, or when it carries no warehouse evidence at all (no metric/dimension/value
-   binding, no entity row, no table, no domain word, no aggregation cue).
+1. ``unsupported`` when the question hits the out-of-domain list (weather, stock prices, sports, HR, ...)
+   and has no metric binding (a city named in a weather question may still hit a row), or when it
+   carries no warehouse evidence at all (no metric/dimension/value binding, no entity row, no domain
+   word, no aggregation cue). Table hits are context only: fuzzy table recall always returns some.
 2. ``clarify`` when the phrasing is vague ("how are we doing?", "show me the data", "销售怎么样") and the
    question does not name both a metric and a period, and names no entity row; also when only generic
    domain words are present with nothing to compute or list.
@@ -64,7 +65,7 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     if lex.ORDER_ID.search(text):
         det += 2.0
         reasons.append("order id named")
-    if not s.metric_bindings and not cues and (s.table_hits or lex.DOMAIN.search(text)):
+    if not s.metric_bindings and not cues and lex.DOMAIN.search(text):
         det += 1.0
         reasons.append("entity/table words without aggregation: rows asked for")
     return agg, det, reasons
@@ -84,11 +85,12 @@ def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:
     agg, det, reasons = _scores(u, s)
     scores = {"aggregate": round(agg, 2), "detail": round(det, 2)}
     rows = [h for h in s.row_hits if h.score >= ROW_HIT_MIN_SCORE]
-    evidence = bool(s.metric_bindings or s.dimension_bindings or s.value_bindings or rows or s.table_hits)
+    # table hits come from fuzzy recall (some tables always come back): context only, not evidence
+    evidence = bool(s.metric_bindings or s.dimension_bindings or s.value_bindings or rows)
     domain = evidence or bool(lex.DOMAIN.search(text) or lex.METRIC_WORDS.search(text))
 
     off = lex.OFF_DOMAIN.search(text)
-    if off and not s.metric_bindings and not rows:
+    if off and not s.metric_bindings:
         return IntentDecision("unsupported", 0.9, [*reasons, f"out-of-domain topic '{off.group(0)}'"],
                               scores=scores)
     vague = lex.VAGUE.search(text)

@@ -92,3 +92,12 @@ def test_llm_mode_invalid_label_falls_back_to_fast(monkeypatch: pytest.MonkeyPat
         u = understand("GMV by region this quarter", TODAY, use_llm=False)
         decision = classify_intent(u, IntentSignals(metric_bindings=GMV))
     assert decision.mode == "fast" and decision.intent == "aggregate" and decision.fallback_reason
+
+
+def test_table_hits_are_not_evidence_and_weather_beats_a_city_row() -> None:
+    tables = ["table:orders", "table:refunds", "table:customers"]
+    vague = classify_intent(understand("这个呢", TODAY), IntentSignals(table_hits=tables), use_llm=False)
+    assert vague.intent == "clarify"
+    weather = IntentSignals(table_hits=tables, row_hits=[RowHit("上海 Shanghai", "city")])
+    u = understand("what's the weather in Shanghai tomorrow", TODAY)
+    assert classify_intent(u, weather, use_llm=False).intent == "unsupported"
