@@ -85,6 +85,7 @@ class Settings(BaseSettings):
     api_max_sessions: int = 10_000
     api_answer_cache_ttl_s: float = 300.0
     api_answer_cache_size: int = 2048
+    api_max_concurrent_answers: int = 4
 
     @classmethod
     def settings_customise_sources(

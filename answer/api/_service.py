@@ -74,17 +74,20 @@ def stages_of(answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 class ServiceAdapter:
     """Calls the service the same way whatever its flavour (sync/async, streaming or not)."""
 
-    def __init__(self, service: AnswerService) -> None:
+    def __init__(self, service: AnswerService, max_concurrent: int = 4) -> None:
         self.service = service
         self.streams = _accepts(service.ask, "on_stage")
+        # pipeline runs are CPU-bound Python: more of them at once only share the GIL with the event loop
+        self._slots = asyncio.Semaphore(max(1, max_concurrent))
 
     async def _call(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        if inspect.iscoroutinefunction(func):
-            return await func(*args, **kwargs)
-        result = await anyio.to_thread.run_sync(lambda: func(*args, **kwargs))
-        if inspect.isawaitable(result):
-            result = await result
-        return result
+        async with self._slots:
+            if inspect.iscoroutinefunction(func):
+                return await func(*args, **kwargs)
+            result = await anyio.to_thread.run_sync(lambda: func(*args, **kwargs))
+            if inspect.isawaitable(result):
+                result = await result
+            return result
 
     async def ask(self, question: str, *, session_id: str | None, mode: str | None, today: date | None,
                   previous: Any, on_stage: StageCallback | None = None) -> tuple[Any, dict[str, Any]]:

@@ -53,7 +53,8 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
         database_url = database_url or db.database_url(settings)
     store = store or PostgresStore(database_url or "")
     knowledge = knowledge or PipelineKnowledge(settings, database_url or "")
-    adapter = ServiceAdapter(service if service is not None else _default_service(settings, database_url or ""))
+    adapter = ServiceAdapter(service if service is not None else _default_service(settings, database_url or ""),
+                             max_concurrent=settings.api_max_concurrent_answers)
     sessions = SessionMemory(ttl_s=settings.api_session_ttl_s, max_sessions=settings.api_max_sessions)
     answer_cache = AnswerCache(settings.api_answer_cache_ttl_s, settings.api_answer_cache_size)
 

@@ -61,7 +61,7 @@ class AnswerCache:
         return raw, answer
 
     def put(self, key: Key, raw: Any, plain: dict[str, Any]) -> None:
-        if not self.enabled or (plain.get("provenance") or {}).get("error"):
+        if not self.enabled or _transient_failure(plain):
             return
         with self._lock:
             self._entries[key] = (time.monotonic(), raw, plain)
@@ -72,3 +72,16 @@ class AnswerCache:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+
+TRANSIENT_MARKERS = ("Execution", "Unavailable", "Timeout", "Connection", "Operational")
+
+
+def _transient_failure(answer: dict[str, Any]) -> bool:
+    """A refusal caused by a failing service (may succeed on retry: not cached); refusals of the question
+    itself (unsupported, ambiguous, no such entity) are as stable as answers."""
+    error = (answer.get("provenance") or {}).get("error")
+    if not error:
+        return False
+    kind = str(error.get("type", "")) if isinstance(error, dict) else str(error)
+    return not kind or any(marker in kind for marker in TRANSIENT_MARKERS)

@@ -97,3 +97,17 @@ def test_error_classification() -> None:
     assert isinstance(classify(ValueError("bad date")), Unprocessable)
     assert isinstance(classify(TimeoutError("slow")), ServiceUnavailable)
     assert classify(AttributeError("x")) is None and classify(KeyError("k")) is None
+
+
+def test_only_stable_answers_are_cached() -> None:
+    from answer.api.cache import AnswerCache, cache_key
+
+    cache = AnswerCache(ttl_s=60, max_entries=2)
+    key = cache_key("Q", None, None)
+    cache.put(key, None, {"query_id": "a", "provenance": {"error": {"type": "QueryExecutionError"}}})
+    assert cache.get(key) is None
+    cache.put(key, None, {"query_id": "a", "provenance": {"error": {"type": "DetailPlanError"}}})
+    assert cache.get(key)[1]["provenance"]["answer_cache"]["of_query_id"] == "a"
+    for q in ("x", "y"):
+        cache.put(cache_key(q, None, None), None, {"query_id": q})
+    assert cache.get(key) is None  # evicted: LRU of 2
