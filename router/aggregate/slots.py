@@ -7,6 +7,7 @@
   dimension bindings without a value when the question has a group-by cue (by/per/which/top/按/各/哪/最);
   two or more bound values of one member in a comparison
   ("compare 华东 and 华北") also group by that member;
+- segments: segment bindings ("online orders" -> ``orders.online``);
 - filters: value bindings (``华东`` -> ``regions.region_code equals east``) and entity filters from the
   pipeline, values passed as values only;
 - time: each range -> ``timeDimensions`` with ``dateRange`` on ``model.time_dimension_for(measure)``;
@@ -115,6 +116,11 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
             dimensions.append(member)
             notes.append(f"dimension {member}: comparing {', '.join(vals)}")
     filters: list[dict[str, Any]] = [{"member": m, "operator": "equals", "values": v} for m, v in values.items()]
+    segments = [p for p in dict.fromkeys(member_path(b.mapped_asset_id) for b in ctx.bindings
+                                         if b.mapped_asset_type == "segment")
+                if getattr(model.find_member(p), "kind", "") == "segment"]
+    if segments:
+        notes.append(f"segments from bindings: {', '.join(segments)}")
     for f in ctx.filters:
         filters.append({"member": f["member"], "operator": f.get("operator", "equals"),
                         "values": [str(v) for v in f.get("values", [])]})
@@ -129,6 +135,8 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
         base["dimensions"] = dimensions
     if filters:
         base["filters"] = filters
+    if segments:
+        base["segments"] = segments
     order: list[list[str]] = []
     if u.ranking and (dimensions or granularity):
         order.append([measures[0], u.ranking.direction])

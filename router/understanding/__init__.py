@@ -3,7 +3,7 @@ top-N/order phrases and group-by mentions, in English and Chinese.
 """
 
 from router.understanding.core import understand
-from router.understanding.terms import add_vocabulary
+from router.understanding.terms import add_vocabulary, warm_up
 from router.understanding.types import (
     Comparison,
     DimensionMention,
@@ -26,4 +26,5 @@ __all__ = [
     "Understanding",
     "add_vocabulary",
     "understand",
+    "warm_up",
 ]

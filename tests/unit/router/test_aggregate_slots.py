@@ -122,6 +122,14 @@ def test_chinese_ranked_noun_is_the_dimension() -> None:
     assert (d.query["dimensions"], d.query["limit"]) == (["regions.name_zh"], 3)
 
 
+def test_segment_bindings() -> None:
+    online = {"term_id": "seg_online", "canonical_term": "online orders", "mapped_asset_type": "segment",
+              "mapped_asset_id": "segment:orders.online"}
+    d = draft("online orders GMV last month", GMV, online)
+    assert d.query["segments"] == ["orders.online"]
+    assert check(d.query, {"bindings": [GMV, online]}, MODEL) == []
+
+
 def test_share_is_marked_for_post_processing() -> None:
     assert draft("share of GMV by channel last quarter", GMV).post == ["share"]
 
