@@ -72,6 +72,7 @@ class Cubesage:
         self.startup_ms = round((time.perf_counter() - started) * 1000, 1)
 
     def close(self) -> None:
+        self.pipeline.close()
         self.components.close()
         self.pool.close()
 

@@ -32,22 +32,28 @@ def load_components(settings: Any, url: str) -> Components:
     """The real components over the database at ``url`` (startup cost paid here, once)."""
     from cube_models.backends import get_backend
     from cube_models.model import load_model
+    from cubesage_core.embeddings import get_embedder
     from fourengine.retrieve import Retriever
     from router.aggregate import run_aggregate
     from router.decompose import decompose, rrf_fuse
     from router.intent import classify_intent
     from router.understanding import understand
+    from sag_index.backends import get_store
+    from sag_index.recall import SagRecall
 
-    recall_tables, recall_rows = _sag_recall(settings, url)
+    sag = SagRecall(url, get_store(settings, url), settings)
     retriever = Retriever(url)
+    embedder = get_embedder(settings.embedding_backend)
     model = load_model(settings.model_dir)
     backend = get_backend(settings, url, model)
 
     def retrieve(understanding: Any, sub_queries: list[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         main = retriever.retrieve_sync(understanding.normalized, understanding.search_terms)
-        by_sub = {}
-        for sub in sub_queries if len(sub_queries) > 1 else []:
-            by_sub[_text(sub)] = retriever.retrieve_sync(_text(sub), getattr(sub, "search_terms", None) or None)
+        subs = [s for s in sub_queries if _text(s) != understanding.normalized] if len(sub_queries) > 1 else []
+        vectors = embedder.embed([_text(s) for s in subs]) if subs else []  # one batch for all sub-queries
+        by_sub = {_text(sub): retriever.retrieve_sync(_text(sub), getattr(sub, "search_terms", None) or None,
+                                                      embedding=vec)
+                  for sub, vec in zip(subs, vectors, strict=True)}
         fused = rrf_fuse([[a.asset.asset_id for a in r.assets] for r in [main, *by_sub.values()]])
         return {"result": main, "by_sub": by_sub}, [{"id": i, "score": round(s, 5)} for i, s in fused]
 
@@ -57,10 +63,14 @@ def load_components(settings: Any, url: str) -> Components:
     def classify(understanding: Any, signals: Any, use_llm: bool | None = None) -> Any:
         return classify_intent(understanding, signals, use_llm=use_llm)
 
+    def close() -> None:
+        retriever.close()
+        sag.close()
+
     return Components(
-        understand=understand, decompose=decompose, retrieve=retrieve, recall_tables=recall_tables,
-        recall_rows=recall_rows, signals=intent_signals, classify_intent=classify, aggregate=aggregate,
-        close=retriever.close,
+        understand=understand, decompose=decompose, retrieve=retrieve, recall_tables=sag.recall_tables,
+        recall_rows=sag.recall_rows, signals=intent_signals, classify_intent=classify, aggregate=aggregate,
+        close=close,
     )
 
 
@@ -80,17 +90,6 @@ def intent_signals(understanding: Any, retrieval: dict[str, Any], entities: list
         few_shots=[{"question": f.question, "cube_query": f.cube_query, "sql": f.sql}
                    for f in getattr(main, "few_shots", []) or []],
     )
-
-
-def _sag_recall(settings: Any, url: str) -> tuple[Callable[[str], list[Any]], Callable[[str], list[Any]]]:
-    """``sag_index.recall.SagRecall`` table and row recall (empty recall when the index is not built)."""
-    try:
-        from sag_index.backends import get_store
-        from sag_index.recall import SagRecall
-    except ImportError:
-        return (lambda q: []), (lambda q: [])
-    sag = SagRecall(url, get_store(settings, url), settings)
-    return sag.recall_tables, sag.recall_rows
 
 
 def _text(sub: Any) -> str:

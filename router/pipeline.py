@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import date
 from typing import Any
@@ -78,6 +79,10 @@ class Pipeline:
     def __init__(self, components: Components, detail_env: DetailEnv) -> None:
         self.c = components
         self.detail_env = detail_env
+        self._workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cubesage-sag")
+
+    def close(self) -> None:
+        self._workers.shutdown(wait=True)
 
     def run(self, question: str, *, conn: Any, today: date, use_llm: bool | None = None,
             previous: Turn | None = None, on_stage: StageCallback | None = None) -> PipelineResult:
@@ -106,11 +111,10 @@ class Pipeline:
         clock.lap("intent")
         emit("intent", _intent_dict(decision))
         intent = decision.intent
-        if intent in ("detail", "mixed") and not lookup:
-            table_hits = self.c.recall_tables(understanding.normalized)
-            clock.lap("retrieval")
+        # detail/mixed: SAG table recall (provenance, catalog) runs while the path(s) run
+        pending = (self._workers.submit(self.c.recall_tables, understanding.normalized)
+                   if intent in ("detail", "mixed") and not lookup else None)
         sag = {"tables": [_hit_dict(h) for h in table_hits], "rows": [e.to_dict() for e in entities]}
-        emit("retrieval", {"fused": fused[:10], "sag_tables": sag["tables"][:5], "entities": sag["rows"]})
 
         result = PipelineResult(
             question=question, understanding=understanding, intent=decision,
@@ -122,6 +126,9 @@ class Pipeline:
         except PATH_ERRORS as err:
             result.error = {"type": type(err).__name__, "message": str(err)}
             result.table = ResultTable([])
+        if pending is not None:
+            sag["tables"] = [_hit_dict(h) for h in pending.result()]
+        emit("retrieval", {"fused": fused[:10], "sag_tables": sag["tables"][:5], "entities": sag["rows"]})
         emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
         cube_query = getattr(result.aggregate, "cube_query", None)
         result.turn = Turn(question=asked, intent=decision.intent, cube_query=cube_query, entities=sag["rows"])
