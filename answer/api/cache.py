@@ -8,7 +8,6 @@ Any ingest or learned feedback clears the cache (the knowledge behind answers ch
 
 from __future__ import annotations
 
-import copy
 import threading
 import time
 import unicodedata
@@ -53,7 +52,7 @@ class AnswerCache:
             self._entries.move_to_end(key)
             self.hits += 1
             stored_at, raw, plain = entry
-        answer = copy.deepcopy(plain)
+        answer = dict(plain)  # shallow: the stored parts are never mutated
         answer["provenance"] = {**(answer.get("provenance") or {}),
                                 "answer_cache": {"hit": True, "of_query_id": plain.get("query_id"),
                                                  "age_s": round(time.monotonic() - stored_at, 1)}}

@@ -6,11 +6,11 @@ async psycopg pool. Unit tests substitute a small in-memory fake.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
+import msgspec
 import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
@@ -63,8 +63,13 @@ async def _configure(conn: psycopg.AsyncConnection) -> None:
     await conn.execute("SET synchronous_commit TO off")
 
 
-def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
+def _jsonb(value: Any) -> Jsonb:
+    """A jsonb parameter encoded by msgspec (non-JSON values such as dates become strings)."""
+    return Jsonb(value, dumps=_dumps)
+
+
+def _dumps(value: Any) -> str:
+    return msgspec.json.encode(value, enc_hook=str).decode()
 
 
 class PostgresStore:
@@ -125,8 +130,8 @@ class PostgresStore:
                     executed_sql = COALESCE(query_log.executed_sql, EXCLUDED.executed_sql)
                 """,
                 (row["query_id"], session_id, api_key_id, row["question"], row["intent"],
-                 Jsonb(_jsonable(row["plan"])), Jsonb(_jsonable(row["timings"])), row["executed_sql"],
-                 Jsonb(_jsonable(row["answer"]))),
+                 _jsonb(row["plan"]), _jsonb(row["timings"]), row["executed_sql"],
+                 _jsonb(row["answer"])),
             )
 
     async def get_query(self, query_id: UUID) -> QueryRecord | None:
@@ -147,7 +152,7 @@ class PostgresStore:
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 "UPDATE semlayer.query_log SET feedback = %s WHERE query_id = %s RETURNING query_id",
-                (Jsonb(_jsonable(feedback)), query_id))
+                (_jsonb(feedback), query_id))
             return await cur.fetchone() is not None
 
     async def catalog(self) -> CatalogResponse:
