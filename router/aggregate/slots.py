@@ -2,7 +2,8 @@
 
 - measures: metric bindings in order (``metric:order_items.gmv`` -> ``order_items.gmv``); without any,
   the best retrieved metric asset, then the measures of a cached few-shot query;
-- measures, without a bound metric: "how many orders"/"多少订单" counts the bound table (``orders.count``);
+- measures, without a bound metric: "how many orders"/"多少订单" (or "daily orders": a grain, ranking,
+  comparison or group-by) counts the bound table (``orders.count``);
 - dimensions: group-by mentions resolved against the model (``members.resolve_dimension``) plus
   dimension bindings without a value when the question has a group-by cue (by/per/which/top/按/各/哪/最);
   two or more bound values of one member in a comparison
@@ -13,7 +14,8 @@
 - time: each range -> ``timeDimensions`` with ``dateRange`` on ``model.time_dimension_for(measure)``;
   granularity from "by month"/"按月"/"trend"; YoY/PoP/versus comparisons -> one query per range;
 - order/limit: top-N -> measure desc + limit; "lowest" -> asc; a time series is ordered by time;
-- derived: "share"/"占比" adds a post-query share of the total.
+- derived: "share"/"占比" adds a post-query share of the total; with a value filter and no group-by
+  ("share of GMV from the app channel") the filtered member becomes the group-by so every share is shown.
 """
 
 from __future__ import annotations
@@ -44,14 +46,15 @@ def _dimension(model: Any, path: str) -> bool:
     return member is not None and getattr(member, "kind", "") == "dimension"
 
 
-def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: str = "") -> list[str]:
+def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: str = "",
+                    aggregate_cue: bool = False) -> list[str]:
     measures = [member_path(b.mapped_asset_id) for b in ctx.bindings
                 if b.mapped_asset_type in METRIC_ASSET_TYPES and b.filter_value is None]
     measures = [m for m in dict.fromkeys(measures) if _measure(model, m)]
     if measures:
         notes.append(f"measures from metric bindings: {', '.join(measures)}")
         return measures
-    if _COUNT.search(text):
+    if aggregate_cue or _COUNT.search(text):
         for b in ctx.bindings:
             if b.mapped_asset_type == "table":
                 count = f"{member_path(b.mapped_asset_id).removeprefix('table:')}.count"
@@ -87,7 +90,8 @@ def _value_filters(ctx: AggregateContext, model: Any) -> dict[str, list[str]]:
 def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
     ctx = AggregateContext.of(context)
     notes: list[str] = []
-    measures = choose_measures(ctx, model, notes, u.normalized)
+    cue = bool(u.granularity or u.ranking or u.comparison or u.dimensions)
+    measures = choose_measures(ctx, model, notes, u.normalized, aggregate_cue=cue)
     cubes = measure_cubes(measures)
     values = _value_filters(ctx, model)
     measure_titles = {t for b in ctx.bindings if b.mapped_asset_type in METRIC_ASSET_TYPES
@@ -115,6 +119,12 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
         if comparing_members and len(vals) > 1 and member not in dimensions:
             dimensions.append(member)
             notes.append(f"dimension {member}: comparing {', '.join(vals)}")
+    share = bool(_SHARE.search(u.normalized))
+    if share and not dimensions and values:
+        # "share of GMV from the app channel": group by the filtered member and compute every share
+        member = next(iter(values))
+        dimensions.append(member)
+        notes.append(f"share: grouped by {member} instead of filtering {', '.join(values.pop(member))}")
     filters: list[dict[str, Any]] = [{"member": m, "operator": "equals", "values": v} for m, v in values.items()]
     segments = [p for p in dict.fromkeys(member_path(b.mapped_asset_id) for b in ctx.bindings
                                          if b.mapped_asset_type == "segment")
@@ -150,7 +160,7 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
         order.append([measures[0], "desc"])
     if order:
         base["order"] = order
-    post = ["share"] if _SHARE.search(u.normalized) and dimensions else []
+    post = ["share"] if share and dimensions else []
 
     queries: list[dict[str, Any]] = []
     labels: list[str] = []

@@ -1,4 +1,5 @@
-"""Comparisons: year over year ("同比", "YoY", "去年同期"), period over period ("环比", "MoM"),
+"""Comparisons: year over year ("同比", "YoY", "去年同期", "vs last year", "比去年"), period over period
+("环比", "MoM", "the quarter before"),
 explicit ranges ("2024 vs 2023", "3月和4月对比"; any question naming two separate ranges) and members
 ("compare 华东 and 华北": a comparison word with fewer than two ranges).
 
@@ -14,10 +15,14 @@ from datetime import date
 from router.understanding._calendar import previous_period, shift_range
 from router.understanding.types import Comparison, TimeRange
 
-_YOY = re.compile(r"同比|year[\s-]+over[\s-]+year|\byoy\b|\by/y\b|vs\.? (?:the )?same period|compared (?:to|with) "
-                  r"(?:the )?same period|去年同期|上年同期", re.IGNORECASE | re.ASCII)
+_YOY = re.compile(r"\b(?:vs\.?|versus|compared (?:to|with)|than|over|from|against) last year\b|"
+                  r"比去年|较去年|与去年相比|和去年相比|跟去年比|同比|year[\s-]+over[\s-]+year|\byoy\b|\by/y\b|"
+                  r"vs\.? (?:the )?same period|compared (?:to|with) (?:the )?same period|去年同期|上年同期",
+                  re.IGNORECASE | re.ASCII)
 _POP = re.compile(r"环比|period[\s-]+over[\s-]+period|month[\s-]+over[\s-]+month|quarter[\s-]+over[\s-]+quarter|"
-                  r"week[\s-]+over[\s-]+week|\bmom\b|\bqoq\b|\bwow\b|previous period|prior period|上期|上一期",
+                  r"week[\s-]+over[\s-]+week|\bmom\b|\bqoq\b|\bwow\b|previous period|prior period|上期|上一期|"
+                  r"\b(?:the )?(?:day|week|month|quarter|year) before\b(?! last)|"
+                  r"\bprior (?:day|week|month|quarter|year)\b",
                   re.IGNORECASE | re.ASCII)
 _VERSUS = re.compile(r"\bvs\.?\b|\bversus\b|\bcompar(?:e|ed|ing|ison)\b|\bagainst\b|"
                      r"对比|比较|相比|相较|比一比|与.{1,12}比|和.{1,12}比",
@@ -27,7 +32,9 @@ _VERSUS = re.compile(r"\bvs\.?\b|\bversus\b|\bcompar(?:e|ed|ing|ison)\b|\bagains
 def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], today: date) -> Comparison | None:
     """The comparison asked for, with its ranges (current period first)."""
     if (m := _YOY.search(text)) or "yoy" in markers:
-        current = ranges[0] if ranges else _default(today, "year")
+        # "GMV growth vs last year": "last year" names the comparison, not the current period
+        own = [r for r in ranges if not (m and r.phrase and r.phrase.lower() in m.group(0).lower())]
+        current = own[0] if own else _default(today, "year")
         start, end = shift_range(current.start, current.end, -12)
         label = f"{current.label} (last year)"
         return Comparison("yoy", (current, TimeRange(start, end, label, current.granularity)),

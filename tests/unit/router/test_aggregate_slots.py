@@ -110,6 +110,19 @@ def test_count_of_a_bound_table_without_a_metric() -> None:
     assert d.query["filters"] == [{"member": "orders.status", "operator": "equals", "values": ["cancelled"]}]
 
 
+def test_count_of_a_bound_table_with_a_grain() -> None:
+    orders = {"term_id": "orders", "canonical_term": "orders", "mapped_asset_type": "table",
+              "mapped_asset_id": "table:orders"}
+    d = draft("daily orders last 7 days", orders)
+    assert d.measures == ["orders.count"] and d.query["timeDimensions"][0]["granularity"] == "day"
+
+
+def test_share_of_a_filtered_value_groups_by_its_member() -> None:
+    app = value("app channel", "orders.channel", "app")
+    d = draft("what share of GMV came from the app channel last year", GMV, app)
+    assert d.query["dimensions"] == ["orders.channel"] and "filters" not in d.query and d.post == ["share"]
+
+
 def test_dimension_binding_groups_only_with_a_group_by_cue() -> None:
     category = {"term_id": "category", "canonical_term": "category", "mapped_asset_type": "dimension",
                 "mapped_asset_id": "dimension:products.category"}

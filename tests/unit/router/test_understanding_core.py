@@ -63,6 +63,9 @@ def test_injection_text_is_just_text() -> None:
     ("上个月GMV环比", "pop", [("2025-05-01", "2025-05-31"), ("2025-04-01", "2025-04-30")]),
     ("Q1 2025 GMV quarter over quarter", "pop", [("2025-01-01", "2025-03-31"), ("2024-10-01", "2024-12-31")]),
     ("GMV 2024 vs 2023", "versus", [("2024-01-01", "2024-12-31"), ("2023-01-01", "2023-12-31")]),
+    ("GMV growth vs last year", "yoy", [("2025-01-01", "2025-06-30"), ("2024-01-01", "2024-06-30")]),
+    ("今年GMV比去年增长了多少", "yoy", [("2025-01-01", "2025-06-30"), ("2024-01-01", "2024-06-30")]),
+    ("revenue last quarter vs the quarter before", "pop", [("2025-01-01", "2025-03-31"), ("2024-10-01", "2024-12-31")]),
     ("compare GMV of 华东 and 华北 by month", "members", []),
 ])
 def test_comparisons(question: str, kind: str, ranges: list[tuple[str, str]]) -> None:
@@ -73,6 +76,7 @@ def test_comparisons(question: str, kind: str, ranges: list[tuple[str, str]]) ->
 
 def test_no_comparison() -> None:
     assert understand("GMV by region this quarter", TODAY).comparison is None
+    assert understand("GMV the year before last", TODAY).comparison is None
 
 
 @pytest.mark.parametrize(("question", "direction", "limit"), [
