@@ -3,12 +3,14 @@
 Starts ``cubesage serve`` on loopback (rate limit off) unless ``--url`` is given and runs
 ``schemathesis run`` with the checks: no 5xx, responses match the documented schema,
 status codes and content types documented. The ingest routes change the knowledge base,
-so they are left out unless ``--include-ingest``. Prints one JSON line summary.
+so they are left out unless ``--include-ingest`` (model uploads then go to a scratch copy of
+the model folder; wiki pages and terms do land in the configured database). Prints one JSON line summary.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,12 +21,24 @@ CHECKS = "not_a_server_error,response_schema_conformance,content_type_conformanc
 
 
 def run(*, url: str | None, max_examples: int, include_ingest: bool, api_key: str | None, seed: int) -> int:
-    from bench._api_server import api_server
+    with tempfile.TemporaryDirectory() as tmp:
+        return _run(url, Path(tmp), max_examples=max_examples, include_ingest=include_ingest, api_key=api_key,
+                    seed=seed)
 
-    server = nullcontext(None) if url else api_server({"CUBESAGE_API_RATE_LIMIT_PER_MIN": "0"})
-    with server as running, tempfile.TemporaryDirectory() as tmp:
+
+def _run(url: str | None, tmp: Path, *, max_examples: int, include_ingest: bool, api_key: str | None,
+         seed: int) -> int:
+    from bench._api_server import api_server
+    from cubesage_core.settings import get_settings
+
+    # fuzzed model uploads land in a scratch copy of the model folder, never in the real one
+    scratch_models = tmp / "model"
+    shutil.copytree(get_settings().model_dir, scratch_models)
+    env = {"CUBESAGE_API_RATE_LIMIT_PER_MIN": "0", "CUBESAGE_MODEL_DIR": str(scratch_models)}
+    server = nullcontext(None) if url else api_server(env)
+    with server as running:
         base = url or running.url
-        report = Path(tmp) / "report.json"
+        report = tmp / "report.json"
         cmd = [str(Path(sys.executable).with_name("schemathesis")), "run", f"{base}/schema/openapi.json",
                "--checks", CHECKS, "--max-examples", str(max_examples), "--seed", str(seed), "--no-color",
                "--suppress-health-check", "all", "--workers", "2", "--request-timeout", "60",
