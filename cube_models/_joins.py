@@ -38,31 +38,57 @@ def _shortest_paths(model: SemanticModel, root: str) -> tuple[dict[str, list[Joi
     return paths, count
 
 
-def build_join_tree(model: SemanticModel, cubes: list[str]) -> JoinTree:
-    """The join tree Cube builds: try each cube as root, shortest paths to the others, fewest joins wins."""
-    cubes = list(dict.fromkeys(cubes))
-    best: tuple[JoinTree, dict[str, int]] | None = None
-    for root in cubes:
-        paths, count = _shortest_paths(model, root)
-        if any(c not in paths for c in cubes):
-            continue
-        joins: list[Join] = []
-        for cube in cubes:
-            for join in paths[cube]:
-                if join not in joins:
-                    joins.append(join)
-        tree = JoinTree(root, tuple(joins))
-        if best is None or len(tree.joins) < len(best[0].joins):
-            best = (tree, count)
+Hint = str | list[str]
+
+
+def build_join_tree(model: SemanticModel, hints: list[Hint]) -> JoinTree:
+    """The join tree Cube builds from join hints: each hint (a cube, or a view's join path as a chain) is tried
+    as root; the other hints are reached by shortest directed paths (a chain hop by hop); fewest joins wins."""
+    hints = [h if isinstance(h, str) else list(h) for h in hints]
+    unique: list[Hint] = []
+    for h in hints:
+        if h not in unique:
+            unique.append(h)
+    best: tuple[JoinTree, list[str]] | None = None
+    for candidate in unique:
+        chain = [candidate] if isinstance(candidate, str) else candidate
+        root, rest = chain[0], ([chain[1:]] if len(chain) > 1 else [])
+        others = rest + [h for h in unique if h is not candidate]
+        tree, ambiguous = _tree_for_root(model, root, others)
+        if tree is not None and (best is None or len(tree.joins) < len(best[0].joins)):
+            best = (tree, ambiguous)
     if best is None:
-        raise QueryError(f"can't find a join path to join {', '.join(repr(c) for c in cubes)} "
+        names = sorted({c for h in unique for c in ([h] if isinstance(h, str) else h)})
+        raise QueryError(f"can't find a join path to join {', '.join(repr(c) for c in names)} "
                          "(Cube joins go from the cube that declares them)")
-    tree, count = best
-    ambiguous = [c for c in cubes if count.get(c, 1) > 1]
+    tree, ambiguous = best
     if ambiguous:
         raise QueryError(f"ambiguous join path from '{tree.root}' to {', '.join(repr(c) for c in ambiguous)}: "
                          "several shortest paths exist; query through a view or remove a join")
     return tree
+
+
+def _tree_for_root(model: SemanticModel, root: str, others: list[Hint]) -> tuple[JoinTree | None, list[str]]:
+    joins: list[Join] = []
+    ambiguous: list[str] = []
+    searches: dict[str, tuple[dict[str, list[Join]], dict[str, int]]] = {}
+    for hint in others:
+        previous = root
+        for target in ([hint] if isinstance(hint, str) else hint):
+            if target == previous:
+                continue
+            if previous not in searches:
+                searches[previous] = _shortest_paths(model, previous)
+            paths, count = searches[previous]
+            if target not in paths:
+                return None, []
+            if count[target] > 1 and target not in ambiguous:
+                ambiguous.append(target)
+            for join in paths[target]:
+                if join not in joins:
+                    joins.append(join)
+            previous = target
+    return JoinTree(root, tuple(joins)), ambiguous
 
 
 def _multiplies(cube: str, join: Join) -> bool:

@@ -243,7 +243,7 @@ def _parse_view(raw: dict[str, Any], file: str, model: SemanticModel) -> View:
         for member, alias in items:
             if member in excludes:
                 continue
-            key = f"{cube.name}_{alias}" if entry.get("prefix") else alias
+            key = f"{entry.get('alias') or cube.name}_{alias}" if entry.get("prefix") else alias
             if key in view.members:
                 raise ModelError(f"duplicated member name '{key}' in view", file, name)
             view.members[key] = f"{cube.name}.{member}"

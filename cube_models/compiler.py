@@ -330,14 +330,13 @@ class _Compiler:
         limit = q.limit if q.limit is not None else min(self.default_limit, self.row_cap)
         if limit > self.row_cap:
             raise QueryError(f"limit {limit} is over the row cap of {self.row_cap}")
-        filter_members = [self.model.member(self.model.resolve_path(m)) for m in q.members()
-                          if isinstance(self.model.find_member(self.model.resolve_path(m)), Measure | Dimension)
-                          and m not in q.measures and m not in q.dimensions]
-        cubes: list[str] = []
-        for member in [*(m for _, m in self.measures), *(d for _, d in self.dims), *self.segs, *filter_members,
-                       *(d for _, d in self.tds)]:
-            self._collect_cubes(member, cubes, set())
-        self.tree = _joins.build_join_tree(model, cubes)
+        filter_paths = [m for m in q.members() if isinstance(model.find_member(m), Measure | Dimension)
+                        and m not in q.measures and m not in q.dimensions
+                        and m not in (t.dimension for t in q.time_dimensions)]
+        hints: list[_joins.Hint] = []
+        for path in [*q.measures, *q.dimensions, *q.segments, *filter_paths, *(t.dimension for t in q.time_dimensions)]:
+            hints += self._hints(path)
+        self.tree = _joins.build_join_tree(model, hints)
         self.multiplied = {c: _joins.multiplied(c, self.tree) for c in self.tree.cubes()}
 
         columns: list[Column] = []
@@ -395,6 +394,17 @@ class _Compiler:
         return Compiled(sql=select.sql(dialect="postgres"), params=list(self.params), columns=columns,
                         total_sql=total_sql, join_root=self.tree.root,
                         annotation=self._annotation(columns))
+
+    def _hints(self, path: str) -> list[_joins.Hint]:
+        """Join hints of a query member (Cube's collectJoinHints): a view member brings its join path as a chain,
+        then the cubes its SQL references."""
+        view_name, _, name = path.partition(".")
+        view = self.model.views.get(view_name)
+        cubes: list[str] = []
+        self._collect_cubes(self.model.member(self.model.resolve_path(path)), cubes, set())
+        if view is not None and name in view.join_paths:
+            return [list(view.join_paths[name]), *cubes]
+        return list(cubes)
 
     def _collect_cubes(self, member: Measure | Dimension | Segment, out: list[str], seen: set[str]) -> None:
         if member.path in seen:
