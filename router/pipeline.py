@@ -115,6 +115,8 @@ class Pipeline:
         pending = (self._workers.submit(self.c.recall_tables, understanding.normalized)
                    if intent in ("detail", "mixed") and not lookup else None)
         sag = {"tables": [_hit_dict(h) for h in table_hits], "rows": [e.to_dict() for e in entities]}
+        emit("retrieval", {"fused": fused[:10], "bindings": _bindings(retrieval), "entities": sag["rows"],
+                           "sag_tables": sag["tables"][:5]})
 
         result = PipelineResult(
             question=question, understanding=understanding, intent=decision,
@@ -128,7 +130,6 @@ class Pipeline:
             result.table = ResultTable([])
         if pending is not None:
             sag["tables"] = [_hit_dict(h) for h in pending.result()]
-        emit("retrieval", {"fused": fused[:10], "sag_tables": sag["tables"][:5], "entities": sag["rows"]})
         emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
         cube_query = getattr(result.aggregate, "cube_query", None)
         result.turn = Turn(question=asked, intent=decision.intent, cube_query=cube_query, entities=sag["rows"])
@@ -261,6 +262,10 @@ def _sub_dict_intent(sub_queries: list[Any], text: str) -> str | None:
         if d.get("text") == text:
             return d.get("intent") or d.get("kind")
     return None
+
+
+def _bindings(retrieval: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b.to_dict() for b in getattr(retrieval.get("result"), "term_bindings", []) or []]
 
 
 def _catalog_decision(decision: Any, hit: Any) -> Any:

@@ -1,0 +1,84 @@
+"""Pipeline orchestration with small fakes: stage order, follow-ups, timings, path errors kept as answers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from router.aggregate import AggregateError
+from router.components import Components
+from router.detail import DetailEnv, EntityDirectory
+from router.intent import IntentDecision
+from router.pipeline import Pipeline, Turn, _with_context
+from router.sqlguard import GuardPolicy
+from router.understanding import understand
+
+TODAY = date(2025, 6, 30)
+
+
+@dataclass
+class FakeAggregate:
+    cube_query: dict[str, Any]
+    rows: list[dict[str, Any]]
+    sql: str = "SELECT 1"
+    backend: str = "fake"
+    problems: list[Any] = field(default_factory=list)
+
+
+def components(seen: list[str], fail: bool = False) -> Components:
+    def aggregate(u: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None) -> FakeAggregate:
+        seen.append(u.normalized)
+        if fail:
+            raise AggregateError("no measure found for this question")
+        return FakeAggregate({"measures": ["order_items.gmv"]}, [{"regions.name_en": "East China",
+                                                                   "order_items.gmv": "12.5"}])
+
+    return Components(
+        understand=lambda q, today, use_llm=None: understand(q, today),
+        decompose=lambda u, use_llm=None: [u.normalized],
+        retrieve=lambda u, subs: ({"result": None}, [{"id": "metric:order_items.gmv", "score": 0.1}]),
+        recall_tables=lambda q: [], recall_rows=lambda q: [],
+        signals=lambda u, r, e, t: None,
+        classify_intent=lambda u, s, use_llm=None: IntentDecision("aggregate", 0.9, ["fake"]),
+        aggregate=aggregate,
+    )
+
+
+def pipeline(seen: list[str], fail: bool = False) -> Pipeline:
+    env = DetailEnv(directory=EntityDirectory({}), policy=GuardPolicy(frozenset({"warehouse.fact_order"})))
+    return Pipeline(components(seen, fail), env)
+
+
+def test_aggregate_run_emits_stages_in_order_and_times_them() -> None:
+    stages: list[str] = []
+    seen: list[str] = []
+    result = pipeline(seen).run("GMV by region this year", conn=None, today=TODAY,
+                                on_stage=lambda name, payload: stages.append(name))
+    assert stages == ["intent", "retrieval", "plan", "rows"]
+    assert result.table.rows == [["East China", 12.5]]
+    assert {"understand", "retrieval", "intent", "aggregate", "total"} <= set(result.timings_ms)
+    assert result.turn is not None and result.turn.cube_query == {"measures": ["order_items.gmv"]}
+
+
+def test_follow_up_reads_with_the_previous_question() -> None:
+    seen: list[str] = []
+    previous = Turn(question="GMV by region this year", intent="aggregate")
+    result = pipeline(seen).run("and by channel?", conn=None, today=TODAY, previous=previous)
+    assert seen == ["GMV by region this year and by channel?"]
+    assert result.follow_up_of == "GMV by region this year"
+
+
+def test_follow_up_detection() -> None:
+    prev = Turn(question="GMV by region this year", intent="aggregate")
+    assert _with_context("只看华东", prev)[1] == prev.question
+    assert _with_context("按渠道呢？", prev)[1] == prev.question
+    assert _with_context("What was the refund rate in 2024?", prev) == ("What was the refund rate in 2024?", None)
+    assert _with_context("and by channel?", None) == ("and by channel?", None)
+
+
+def test_path_error_is_kept_as_an_answer_with_the_classified_intent() -> None:
+    result = pipeline([], fail=True).run("GMV by region this year", conn=None, today=TODAY)
+    assert result.intent.intent == "aggregate"
+    assert result.error == {"type": "AggregateError", "message": "no measure found for this question"}
+    assert result.table.rows == []
