@@ -29,20 +29,27 @@ _VERSUS = re.compile(r"\bvs\.?\b|\bversus\b|\bcompar(?:e|ed|ing|ison)\b|\bagains
                      re.IGNORECASE | re.ASCII)
 
 
-def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], today: date) -> Comparison | None:
-    """The comparison asked for, with its ranges (current period first)."""
+_LABELS = {"en": {"yoy": "{} (last year)", "pop": "{} (previous period)", "year": "year to date",
+                  "month": "month to date"},
+           "zh": {"yoy": "{}(去年同期)", "pop": "{}(上期)", "year": "今年至今", "month": "本月至今"}}
+
+
+def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], today: date,
+                       language: str = "en") -> Comparison | None:
+    """The comparison asked for, with its ranges (current period first; labels in the question's language)."""
+    labels = _LABELS.get(language, _LABELS["en"])
     if (m := _YOY.search(text)) or "yoy" in markers:
         # "GMV growth vs last year": "last year" names the comparison, not the current period
         own = [r for r in ranges if not (m and r.phrase and r.phrase.lower() in m.group(0).lower())]
-        current = own[0] if own else _default(today, "year")
+        current = own[0] if own else _default(today, "year", labels)
         start, end = shift_range(current.start, current.end, -12)
-        label = f"{current.label} (last year)"
+        label = labels["yoy"].format(current.label)
         return Comparison("yoy", (current, TimeRange(start, end, label, current.granularity)),
                           m.group(0) if m else "same period last year")
     if m := _POP.search(text):
-        current = ranges[0] if ranges else _default(today, "month")
+        current = ranges[0] if ranges else _default(today, "month", labels)
         start, end = previous_period(current.start, current.end, current.granularity)
-        return Comparison("pop", (current, TimeRange(start, end, f"{current.label} (previous period)",
+        return Comparison("pop", (current, TimeRange(start, end, labels["pop"].format(current.label),
                                                      current.granularity)), m.group(0))
     m = _VERSUS.search(text)
     if len(ranges) >= 2:
@@ -52,7 +59,7 @@ def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], to
     return None
 
 
-def _default(today: date, grain: str) -> TimeRange:
+def _default(today: date, grain: str, labels: dict[str, str]) -> TimeRange:
     if grain == "year":
-        return TimeRange(date(today.year, 1, 1), today, "year to date", "year")
-    return TimeRange(today.replace(day=1), today, "month to date", "month")
+        return TimeRange(date(today.year, 1, 1), today, labels["year"], "year")
+    return TimeRange(today.replace(day=1), today, labels["month"], "month")

@@ -36,15 +36,16 @@ def understand(question: str, today: date, *, use_llm: bool | None = None,
         return terms + [t for t in fast_terms if t.lower() not in known]
 
     terms = two_mode(llm_terms, lambda: fast_terms, use_llm=use_llm)
+    language = detect_language(text)
     return Understanding(
         question=question,
         normalized=text,
-        language=detect_language(text),
+        language=language,
         today=today,
         search_terms=terms.value,
         time_ranges=time.ranges,
         granularity=granularity,
-        comparison=extract_comparison(text, time.ranges, time.markers, today),
+        comparison=extract_comparison(text, time.ranges, time.markers, today, language),
         ranking=extract_ranking(text),
         dimensions=extract_dimensions(text),
         mode=terms.mode,
