@@ -20,6 +20,7 @@ from router.aggregate.types import AggregateError, CubeQueryDraft, Problem
 from router.understanding.types import Understanding
 
 MAX_EXAMPLES = 4
+MAX_CONTEXT_CHARS = 6000  # the fourengine context block is already token-budgeted; this is a safety cap
 
 
 class WriteCubeQuery(dspy.Signature):
@@ -33,6 +34,7 @@ class WriteCubeQuery(dspy.Signature):
     bindings: str = dspy.InputField(desc="business terms bound to members, with filter values")
     time_ranges: str = dspy.InputField(desc="date ranges resolved from the question, and granularity")
     examples: str = dspy.InputField(desc="approved question -> Cube query examples")
+    context: str = dspy.InputField(desc="retrieved schema context: metrics, dimensions, join and business rules")
     feedback: str = dspy.InputField(desc="problems of the previous attempt to fix, or 'none'")
     cube_query: str = dspy.OutputField(desc="the Cube query as one JSON object")
 
@@ -116,6 +118,7 @@ def write_query(u: Understanding, context: Any, model: Any, feedback: str = "non
         "time_ranges": _time_text(u),
         "examples": "\n".join(f"{s.get('question')} -> {json.dumps(s.get('cube_query'), ensure_ascii=False)}"
                               for s in ctx.few_shots[:MAX_EXAMPLES] if s.get("cube_query")) or "none",
+        "context": ctx.context_text[:MAX_CONTEXT_CHARS] or "none",
     }
     notes: list[str] = []
     for attempt in range(2):
