@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import date
 
 from cube_models.backends.base import LoadResult, QueryInput, SemanticBackend
@@ -16,34 +17,55 @@ UNREACHABLE = (CubeUnavailableError, CubeTimeoutError, CubeServerError)
 
 
 class FallbackBackend(SemanticBackend):
-    """Runs ``primary``; on an unreachable-Cube error runs ``fallback`` and says why in ``fallback_reason``."""
+    """Runs ``primary``; on an unreachable-Cube error runs ``fallback`` and says why in ``fallback_reason``.
+    After a failure Cube is skipped for ``cooldown_s`` so a dead server does not slow every query."""
 
     name = "cube"
 
-    def __init__(self, primary: SemanticBackend, fallback: SemanticBackend) -> None:
-        self.primary, self.fallback = primary, fallback
+    def __init__(self, primary: SemanticBackend, fallback: SemanticBackend, cooldown_s: float = 30.0) -> None:
+        self.primary, self.fallback, self.cooldown_s = primary, fallback, cooldown_s
+        self._down_until = 0.0
+        self._last_error = ""
+
+    def _skip(self) -> str | None:
+        if time.monotonic() < self._down_until:
+            return f"Cube unreachable (retried after {self.cooldown_s:.0f}s), used the built-in compiler: " \
+                   f"{self._last_error}"
+        return None
+
+    def _failed(self, exc: Exception) -> str:
+        self._down_until, self._last_error = time.monotonic() + self.cooldown_s, str(exc)
+        return f"Cube unreachable, used the built-in compiler: {exc}"
 
     def load(self, query: QueryInput, today: date | None = None) -> LoadResult:
-        try:
-            return self.primary.load(query, today)
-        except UNREACHABLE as exc:
-            result = self.fallback.load(query, today)
-            result.fallback_reason = f"Cube unreachable, used the built-in compiler: {exc}"
-            return result
+        reason = self._skip()
+        if reason is None:
+            try:
+                return self.primary.load(query, today)
+            except UNREACHABLE as exc:
+                reason = self._failed(exc)
+        result = self.fallback.load(query, today)
+        result.fallback_reason = reason
+        return result
 
     async def aload(self, query: QueryInput, today: date | None = None) -> LoadResult:
-        try:
-            return await self.primary.aload(query, today)
-        except UNREACHABLE as exc:
-            result = await self.fallback.aload(query, today)
-            result.fallback_reason = f"Cube unreachable, used the built-in compiler: {exc}"
-            return result
+        reason = self._skip()
+        if reason is None:
+            try:
+                return await self.primary.aload(query, today)
+            except UNREACHABLE as exc:
+                reason = self._failed(exc)
+        result = await self.fallback.aload(query, today)
+        result.fallback_reason = reason
+        return result
 
     def sql(self, query: QueryInput, today: date | None = None) -> str:
-        try:
-            return self.primary.sql(query, today)
-        except UNREACHABLE:
-            return self.fallback.sql(query, today)
+        if self._skip() is None:
+            try:
+                return self.primary.sql(query, today)
+            except UNREACHABLE as exc:
+                self._failed(exc)
+        return self.fallback.sql(query, today)
 
 
 def get_backend(settings: Settings, url: str | None, model: SemanticModel) -> SemanticBackend:

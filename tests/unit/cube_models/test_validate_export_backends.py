@@ -47,6 +47,16 @@ def test_embedding_suggestions_find_members_by_meaning() -> None:
     assert "orders.refund_rate" in problems[0].suggestions
 
 
+def test_count_distinct_approx_compiles_to_count_distinct(tmp_path) -> None:
+    from cube_models.compiler import compile_query
+    from tests.unit.cube_models.helpers import base_doc, write_model
+
+    doc = base_doc()
+    doc["cubes"][0]["measures"].append({"name": "approx_b", "type": "count_distinct_approx", "sql": "b_id"})
+    model = load_model(write_model(tmp_path / "m", doc))
+    assert 'COUNT(DISTINCT "a".b_id)' in compile_query({"measures": ["a.approx_b"]}, model).sql
+
+
 def test_build_assets_ids_meta_and_edges() -> None:
     assets, edges = build_assets(MODEL)
     by_id = {a.asset_id: a for a in assets}
@@ -71,8 +81,10 @@ class _Fake(SemanticBackend):
     def __init__(self, error: Exception | None = None) -> None:
         self.error = error
         self.name = "builtin" if error is None else "cube"
+        self.calls = 0
 
     def load(self, query, today=None) -> LoadResult:
+        self.calls += 1
         if self.error:
             raise self.error
         return LoadResult(rows=[{"x": 1}], sql="SELECT 1", backend=self.name)
@@ -85,10 +97,15 @@ class _Fake(SemanticBackend):
 
 
 async def test_fallback_only_when_cube_is_unreachable() -> None:
-    fallback = FallbackBackend(_Fake(CubeUnavailableError("refused")), _Fake())
+    dead = _Fake(CubeUnavailableError("refused"))
+    fallback = FallbackBackend(dead, _Fake(), cooldown_s=60)
     result = fallback.load({"measures": ["orders.count"]})
     assert result.backend == "builtin" and "Cube unreachable" in result.fallback_reason
-    assert (await fallback.aload({"measures": ["orders.count"]})).fallback_reason
+    assert "refused" in (await fallback.aload({"measures": ["orders.count"]})).fallback_reason
+    assert dead.calls == 1  # cooling down: the dead server is not asked again at once
+    fallback.cooldown_s, fallback._down_until = 0, 0.0
+    fallback.load({"measures": ["orders.count"]})
+    assert dead.calls == 2
     user_error = FallbackBackend(_Fake(CubeUserError("bad member", 400)), _Fake())
     try:
         user_error.load({"measures": ["orders.count"]})
