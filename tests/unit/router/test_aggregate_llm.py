@@ -28,6 +28,7 @@ CONTEXT = {
     "assets": [{"id": "dimension:regions.name_en", "type": "dimension", "name": "name_en", "score": 0.8}],
     "few_shots": [{"question": "GMV by region this quarter",
                    "cube_query": {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"]}}],
+    "context_text": "RULE: regional metrics use the order's region",
 }
 GOOD = {"measures": ["order_items.gmv"],
         "filters": [{"member": "regions.region_code", "operator": "equals", "values": ["east"]}],
@@ -50,6 +51,7 @@ def test_valid_reply_is_used_and_prompt_lists_only_retrieved_members(monkeypatch
     prompt = json.dumps(stub.requests[0]["messages"], ensure_ascii=False)
     assert "order_items.gmv" in prompt and "orders.order_ts" in prompt and "regions.region_code" in prompt
     assert "payments.method" not in prompt and "2024-03-01" in prompt and "GMV by region this quarter" in prompt
+    assert "RULE: regional metrics use the order's region" in prompt
 
 
 def test_member_outside_the_retrieval_is_fed_back_once(monkeypatch: pytest.MonkeyPatch) -> None:

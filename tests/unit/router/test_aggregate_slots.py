@@ -10,7 +10,15 @@ import pytest
 from cube_models.backends.base import LoadResult
 from cube_models.model import load_model
 from cubesage_core.settings import REPO_ROOT
-from router.aggregate import AggregateError, AggregateResult, CubeQueryDraft, build_cube_query, check, run_aggregate
+from router.aggregate import (
+    AggregateContext,
+    AggregateError,
+    AggregateResult,
+    CubeQueryDraft,
+    build_cube_query,
+    check,
+    run_aggregate,
+)
 from router.understanding import understand
 
 TODAY = date(2025, 6, 30)
@@ -145,6 +153,22 @@ def test_segment_bindings() -> None:
 
 def test_share_is_marked_for_post_processing() -> None:
     assert draft("share of GMV by channel last quarter", GMV).post == ["share"]
+
+
+def test_context_from_a_retrieval_result_object() -> None:
+    class Retrieved:  # the shape of fourengine's RetrievalResult.to_dict()
+        def to_dict(self) -> dict[str, Any]:
+            return {"term_bindings": [GMV, EAST], "assets": [{"id": "metric:order_items.gmv", "type": "metric",
+                                                             "name": "gmv", "score": 0.95}],
+                    "few_shots": [], "context": {"text": "budgeted context"}}
+
+    ctx = AggregateContext.of(Retrieved())
+    assert [b.mapped_asset_id for b in ctx.bindings] == ["metric:order_items.gmv", "dimension:regions.region_code"]
+    assert ctx.bindings[1].filter_value == "east" and ctx.context_text == "budgeted context"
+    u = understand("GMV in East China", TODAY, use_llm=False)
+    assert build_cube_query(u, Retrieved(), MODEL, use_llm=False).query["filters"][0]["values"] == ["east"]
+    with pytest.raises(TypeError):
+        AggregateContext.of(42)
 
 
 def test_measure_from_assets_or_few_shots_without_bindings() -> None:
