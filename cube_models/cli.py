@@ -53,14 +53,21 @@ def _backend(kind: str, model: Any) -> Any:
         return CubeBackend(CubeClient(settings.cube_url, secret))
     if kind == "builtin":
         return BuiltinBackend(database_url(settings), model, settings)
-    raise CubeModelsError(f"unknown backend {kind!r} (cube or builtin)")
+    if kind == "auto":
+        from cube_models.backends import get_backend
+
+        url = database_url(settings) if not settings.cube_url or settings.cube_fallback_builtin else None
+        return get_backend(settings, url, model)
+    raise CubeModelsError(f"unknown backend {kind!r} (auto, cube or builtin)")
 
 
 @app.command()
 def query(
     cube_query: str = typer.Argument(..., metavar="QUERY",
                                      help="Cube query JSON, '@file.json', or '-' for stdin."),
-    backend: str = typer.Option("builtin", "--backend", "-b", help="cube (REST API) or builtin (compiler)."),
+    backend: str = typer.Option("auto", "--backend", "-b",
+                                help="cube (REST API), builtin (compiler) or auto (Cube when CUBESAGE_CUBE_URL "
+                                     "is set, with the built-in fallback; else builtin)."),
     as_json: bool = typer.Option(False, "--json", help="Print rows, SQL and metadata as JSON."),
     today: str | None = typer.Option(None, help="Anchor for relative date ranges, YYYY-MM-DD "
                                                 "(default: settings.today, else the clock)."),

@@ -34,13 +34,14 @@ def test_query_both_backends_print_rows_and_sql(cli_env) -> None:
         assert "SELECT" in outputs[backend]["sql"].upper()
     key = lambda r: r["orders.status"]  # noqa: E731
     assert sorted(outputs["builtin"]["rows"], key=key) == sorted(outputs["cube"]["rows"], key=key)
-    table = runner.invoke(app, ["query", QUERY])
+    table = runner.invoke(app, ["query", QUERY])  # auto: Cube is configured
     assert table.exit_code == 0 and "orders.count" in table.output and "SQL" in table.output
+    assert "from cube" in table.output
 
 
 @pytest.mark.parametrize("args,expected", [
     (["query", "{not json"], "not valid JSON"),
-    (["query", '{"measures": ["orders.nope"]}'], "unknown member"),
+    (["query", '{"measures": ["orders.nope"]}', "--backend", "builtin"], "unknown member"),
     (["query", '{"measures": ["orders.nope"]}', "--backend", "cube"], "not found"),
     (["query", QUERY, "--backend", "oracle"], "unknown backend"),
 ])
