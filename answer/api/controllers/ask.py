@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from datetime import date
 from typing import Any
 
+import msgspec
 from litestar import Controller, Request, post
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
@@ -112,11 +113,10 @@ class AskController(Controller):
                 else:
                     getter.cancel()
             try:
-                raw, answer = task.result()
-            except Exception as err:
+                _, answer = task.result()
+            except Exception as err:  # reported as an 'error' event: the HTTP status is already sent
                 yield _message("error", _error_body(err))
                 return
-            sessions.put(data.session_id, raw)
             await store.log_answer(answer, session_id=data.session_id, api_key_id=api_key_id)
             for name, payload in stages_of(answer)[:-1]:
                 if name not in sent:
@@ -127,8 +127,6 @@ class AskController(Controller):
 
 
 def _plain_response(answer: dict[str, Any], session_id: str | None) -> dict[str, Any]:
-    import msgspec
-
     return msgspec.to_builtins(to_response(answer, session_id))
 
 
