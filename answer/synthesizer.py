@@ -16,7 +16,7 @@ from answer.charts import chart_spec, time_column
 from answer.formatting import fmt_number, fmt_value, is_number, label, numbers_in
 from cubesage_core.llm import two_mode
 from router.pipeline import PipelineResult
-from router.tables import ResultTable
+from router.tables import ResultTable, table_from_rows
 
 TABLE_NOUNS = {
     "en": {"fact_order": "orders", "fact_refund": "refunds", "fact_payment": "payments",
@@ -89,7 +89,8 @@ def template_text(result: PipelineResult) -> str:
         return CLARIFY[lang]
     if intent == "detail" and result.detail is not None:
         return _detail_text(result, lang)
-    text = _aggregate_text(result.table, lang, _period(result))
+    agg_table = table_from_rows(result.aggregate.rows) if result.aggregate is not None else result.table
+    text = _aggregate_text(agg_table, lang, _scope(result))
     if intent == "mixed" and result.mixed is not None and result.detail is not None:
         n = len(result.detail.rows)
         if result.mixed.join:
@@ -100,6 +101,14 @@ def template_text(result: PipelineResult) -> str:
             text += (f" 另附 {fmt_number(n)} 条相关明细。" if lang == "zh"
                      else f" {fmt_number(n)} related detail rows are listed separately.")
     return text
+
+
+def _scope(result: PipelineResult) -> str:
+    """The period plus the filter values of the Cube query ("this month, east")."""
+    cube_query = getattr(result.aggregate, "cube_query", None) or {}
+    values = [str(v) for f in cube_query.get("filters") or [] for v in f.get("values") or []]
+    parts = [p for p in (_period(result), *values) if p]
+    return ("，" if result.understanding.language == "zh" else ", ").join(parts)
 
 
 def _period(result: PipelineResult) -> str:

@@ -154,13 +154,15 @@ class Pipeline:
             result.problems += [_plain_problem(p) for p in getattr(result.aggregate, "problems", []) or []]
         if intent in ("detail", "mixed"):
             detail_question, detail_entities, limit = understanding.normalized, entities, _limit(understanding)
+            env = self.detail_env
             if intent == "mixed":
                 detail_question, detail_entities = self._detail_part(sub_queries, understanding, result.table,
                                                                      entities)
-                limit = self.detail_env.policy.max_limit
+                env = env.for_mixed()
+                limit = env.policy.max_limit
             try:
                 result.detail = run_detail(
-                    detail_question, conn=conn, env=self.detail_env, language=understanding.language,
+                    detail_question, conn=conn, env=env, language=understanding.language,
                     entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
                     limit=limit, use_llm=use_llm)
             except (DetailPlanError, SqlGuardError, QueryExecutionError) as err:

@@ -7,7 +7,7 @@ templates), checks it with the SQL guard and runs it read-only under the reader 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -35,6 +35,10 @@ class DetailEnv:
     graph: JoinGraph = field(default_factory=JoinGraph)
     timeout_ms: int = 5000
     schema: str = "warehouse"
+    mixed_limit: int = 5000  # rows a mixed question may summarise per entity (above the listing cap)
+
+    def for_mixed(self) -> DetailEnv:
+        return replace(self, policy=replace(self.policy, max_limit=max(self.mixed_limit, self.policy.max_limit)))
 
 
 @dataclass
