@@ -116,9 +116,12 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
             notes.append(f"dimension {member} from the binding of '{b.canonical_term}'")
     comparing_members = u.comparison is not None and u.comparison.kind == "members"
     for member, vals in values.items():
-        if comparing_members and len(vals) > 1 and member not in dimensions:
-            dimensions.append(member)
-            notes.append(f"dimension {member}: comparing {', '.join(vals)}")
+        cube = member.split(".", 1)[0]
+        if comparing_members and len(vals) > 1 and cube not in {d.split(".", 1)[0] for d in dimensions}:
+            label = resolve_dimension(model, cube, cubes, u.language)  # regions.region_code -> regions.name_zh
+            shown = label if label and label.split(".", 1)[0] == cube else member
+            dimensions.append(shown)
+            notes.append(f"dimension {shown}: comparing {', '.join(vals)}")
     share = bool(_SHARE.search(u.normalized))
     if share and not dimensions and values:
         # "share of GMV from the app channel": group by the filtered member and compute every share

@@ -128,10 +128,6 @@ def _relative_year(word: str, today: date) -> int:
     return today.year
 
 
-def _to_date(start: date, today: date, grain: Granularity) -> _Spec:
-    return _Spec((start, today), grain)
-
-
 def _relative(unit: str, offset: int, today: date) -> _Spec:
     """This (offset 0, to date) or previous (offset -1, complete) day/week/month/quarter/year."""
     if unit == "day":

@@ -100,7 +100,9 @@ def test_comparisons_make_one_query_per_period() -> None:
 def test_member_comparison_groups_by_the_compared_member() -> None:
     d = draft("compare GMV of 华东 and 华北 by month", GMV, EAST, NORTH)
     assert d.query["filters"] == [{"member": "regions.region_code", "operator": "equals", "values": ["east", "north"]}]
-    assert "regions.region_code" in d.query["dimensions"]
+    assert d.query["dimensions"] == ["regions.name_en"]  # the readable name of the compared member's cube
+    zh = draft("华东和华北的GMV对比", GMV, EAST, NORTH)
+    assert zh.query["dimensions"] == ["regions.name_zh"]
     assert d.query["timeDimensions"][0]["granularity"] == "month"
 
 
