@@ -15,7 +15,9 @@ def get_store(settings: Settings, url: str, namespace: str = "") -> VectorStore:
     """Elasticsearch when ``settings.es_url`` is set, else PostgreSQL at ``url``.
 
     If Elasticsearch is unreachable and ``settings.es_fallback_postgres`` is true, the PostgreSQL
-    store is returned with ``fallback_reason`` set; otherwise ``StoreUnavailable`` is raised.
+    store is returned with ``fallback_reason`` set; otherwise ``StoreUnavailable`` is raised. With the
+    fallback allowed, the Elasticsearch store is wrapped in ``FailoverStore``: reads move to
+    PostgreSQL when Elasticsearch stops answering mid-run.
     ``namespace`` is appended to the Elasticsearch index prefix (PostgreSQL namespaces are databases).
     """
     from sag_index.backends.postgres import PostgresStore
@@ -26,6 +28,10 @@ def get_store(settings: Settings, url: str, namespace: str = "") -> VectorStore:
         try:
             store: VectorStore = ElasticsearchStore(settings.es_url, prefix=settings.es_index_prefix + namespace)
             store.ensure()
+            if settings.es_fallback_postgres:  # and if it dies mid-run: reads move to PostgreSQL
+                from sag_index.backends.failover import FailoverStore
+
+                return FailoverStore(store, lambda: _postgres(url))
             return store
         except StoreUnavailable as err:
             if not settings.es_fallback_postgres:
@@ -41,3 +47,11 @@ def get_store(settings: Settings, url: str, namespace: str = "") -> VectorStore:
 
 
 __all__ = ["StoreUnavailable", "VectorStore", "get_store"]
+
+
+def _postgres(url: str) -> VectorStore:
+    from sag_index.backends.postgres import PostgresStore
+
+    store = PostgresStore(url)
+    store.ensure()
+    return store
