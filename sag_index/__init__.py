@@ -1,1 +1,13 @@
-"""SAG: chunk -> one event + entities, dual storage, 8-step multi-hop retrieval."""
+"""SAG: chunk -> one event + entities, dual storage, 8-step multi-hop retrieval.
+
+Public entry points (import from the modules):
+- ``sag_index.loaders``: ``load_path``, ``load_dir``, ``load_markdown``, ``load_text``, ``load_html``,
+  ``load_json_records`` -> ``Chunk`` lists with content-hash ids.
+- ``sag_index.pipeline.index_chunks(chunks, url, store, processor=None, ...) -> IndexReport``.
+- ``sag_index.retrieval.Retriever(url, store).retrieve(question, RetrievalParams(...)) -> RetrievalResult``
+  (``Retriever.with_llm(url, store, lm)`` for the DSPy NER and selection).
+- ``sag_index.warehouse.index_warehouse(url, demo_dir, store=None, progress=None) -> WarehouseIndexReport``.
+- ``sag_index.recall.SagRecall(url, store, settings)``: ``recall_tables(question) -> list[TableHit]``,
+  ``recall_rows(question) -> list[RowHit]``.
+- ``sag_index.backends.get_store(settings, url) -> VectorStore`` (raises ``StoreUnavailable``).
+"""

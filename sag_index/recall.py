@@ -14,7 +14,7 @@ from typing import Any
 
 from cubesage_core.db import connect
 from cubesage_core.settings import Settings, get_settings
-from sag_index._ner import dictionary_mentions, surface_mentions
+from sag_index._ner import dictionary_mentions
 from sag_index._text import has_cjk, normalize_name, tokenize
 from sag_index.backends import get_store
 from sag_index.backends.base import VectorStore
@@ -57,6 +57,7 @@ class SagRecall:
         self._lock = threading.Lock()
         self._rows: dict[str, list[dict[str, Any]]] | None = None   # entity_id -> row templates
         self._names: dict[str, str] | None = None                  # normalized -> entity_id
+        self._ids: dict[str, str] | None = None                    # entity_id -> normalized
 
     def close(self) -> None:
         self.retriever.close()
@@ -65,7 +66,7 @@ class SagRecall:
     def refresh(self) -> None:
         """Forget cached dictionaries (after re-indexing)."""
         with self._lock:
-            self._rows = self._names = None
+            self._rows = self._names = self._ids = None
         self.retriever.refresh()
 
     # -- tables ---------------------------------------------------------------------------------
@@ -119,30 +120,69 @@ class SagRecall:
             return self._names, self._rows
 
     def recall_rows(self, question: str, top_k: int = 10) -> list[RowHit]:
+        """Rows named in the question: exact names (score 1.0) first, then near spellings (0.9 x cosine)."""
         names, rows = self._dictionaries()
         hits: dict[tuple[str, Any], RowHit] = {}
-        exact = [m for m in dictionary_mentions(question, names) if _cjk_boundary_ok(question, m.text)]
+        exact = dictionary_mentions(question, names)
         for mention in sorted(exact, key=lambda m: -len(m.text)):
-            for row in rows.get(mention.entity_id or "", []):
+            found = rows.get(mention.entity_id or "", [])
+            if all(r["entity_type"] == "customer" for r in found) and not _cjk_boundary_ok(question, mention.text):
+                continue  # a person's name inside an ordinary word (高明 in 高明度)
+            for row in found:
                 key = (row["table"], row["key_value"])
                 if key not in hits:
                     hits[key] = RowHit(**row, score=1.0, matched_text=mention.text)
-        matched = {m.text for m in exact}
-        free = [s for s in surface_mentions(question)
-                if normalize_name(s) not in matched and not any(normalize_name(s) in t for t in matched)]
-        if free:
-            from sag_index.pipeline import default_name_embedder
-
-            vectors = default_name_embedder().embed(free)
-            hit_lists = self.store.knn_entities_many(list(vectors), self.params.entity_top_k,
-                                                     self.params.entity_threshold, [tokenize(f) for f in free])
-            for mention, found in zip(free, hit_lists, strict=True):
-                for hit in found:
-                    for row in rows.get(hit.id, []):
-                        key = (row["table"], row["key_value"])
-                        if key not in hits:
-                            hits[key] = RowHit(**row, score=round(0.9 * hit.score, 4), matched_text=mention)
+        for row, cosine, window in self._near_spellings(question, {m.entity_id for m in exact}):
+            key = (row["table"], row["key_value"])
+            if key not in hits:
+                hits[key] = RowHit(**row, score=round(0.9 * cosine, 4), matched_text=window)
         return sorted(hits.values(), key=lambda h: -h.score)[:top_k]
+
+    def _near_spellings(self, question: str, skip: set[str | None]) -> list[tuple[dict[str, Any], float, str]]:
+        """BM25 over entity names proposes row subjects; a question window of similar length must reach
+        cosine >= entity_threshold with the name (character n-gram vectors: spelling, not meaning)."""
+        _, rows = self._dictionaries()
+        tokens = tokenize(question)
+        if not tokens:
+            return []
+        by_id = self._name_of()
+        candidates = [h.id for h in self.store.text_entities(tokens, 50) if h.id in rows and h.id not in skip]
+        if not candidates:
+            return []
+        from sag_index.pipeline import default_name_embedder
+
+        embedder = default_name_embedder()
+        words = normalize_name(question).split()
+        out = []
+        for entity_id in candidates:
+            name = by_id[entity_id]
+            n = len(name.split())
+            windows = sorted({" ".join(words[i : i + w]) for w in (n - 1, n, n + 1) if w > 0
+                              for i in range(len(words) - w + 1)})
+            if not windows or has_cjk(name):
+                continue
+            vectors = embedder.embed([name, *windows])
+            scores = vectors[1:] @ vectors[0]
+            best = int(scores.argmax())
+            if scores[best] >= self.params.entity_threshold:
+                out.extend((row, float(scores[best]), windows[best]) for row in rows[entity_id])
+        return out
+
+    def _name_of(self) -> dict[str, str]:
+        names, _ = self._dictionaries()
+        with self._lock:
+            if self._ids is None:
+                self._ids = {v: k for k, v in names.items()}
+            return self._ids
+
+    def warm_up(self) -> None:
+        """Load the dictionaries and tokenizers now, not inside the first question's latency budget."""
+        self._dictionaries()
+        self._name_of()
+        self.retriever.dictionary()
+        from sag_index._text import warm_up
+
+        warm_up()
 
 
 def _cjk_boundary_ok(question: str, match: str) -> bool:

@@ -67,6 +67,11 @@ def save_events(conn: psycopg.Connection, records: Sequence[EventRecord]) -> Non
                     ([r.chunk.chunk_id for r in records],))
 
 
+def analyze(conn: psycopg.Connection) -> None:
+    """Refresh planner statistics of the relational tables (after bulk loads)."""
+    conn.execute("ANALYZE sag.source_chunk, sag.event, sag.entity, sag.event_entity")
+
+
 # -- reads used by retrieval --------------------------------------------------------------------
 def entity_dictionary(conn: psycopg.Connection) -> dict[str, str]:
     """normalized name -> entity_id, for dictionary NER."""
@@ -90,6 +95,14 @@ def entities_of_events(conn: psycopg.Connection, event_ids: Sequence[str]) -> li
         return []
     return conn.execute("SELECT event_id, entity_id, role FROM sag.event_entity WHERE event_id = ANY(%s)",
                         (list(event_ids),)).fetchall()
+
+
+def event_kinds(conn: psycopg.Connection, event_ids: Sequence[str]) -> dict[str, str]:
+    if not event_ids:
+        return {}
+    rows = conn.execute("SELECT e.event_id, c.kind FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) "
+                        "WHERE e.event_id = ANY(%s)", (list(event_ids),)).fetchall()
+    return dict(rows)
 
 
 def event_details(conn: psycopg.Connection, event_ids: Sequence[str]) -> dict[str, dict[str, Any]]:

@@ -24,6 +24,8 @@ from sag_index._text import normalize_name, tokenize
 from sag_index.backends.base import VectorStore
 from sag_index.errors import NotIndexedError
 
+DENSE_KINDS = ("doc",)  # row events carry name vectors (see pipeline.build_index_batch): no dense scoring
+
 
 @dataclass
 class RetrievalParams:
@@ -180,7 +182,8 @@ class Retriever:
             c.entity += weight * (1.0 if role == "subject" else 0.5)
             c.via.append(entity_id)
         kinds = list(p.kinds) if p.kinds else None
-        for hit in self.store.knn_events(qvec, p.event_k, "content", kinds):
+        dense_kinds = [k for k in (kinds or DENSE_KINDS) if k in DENSE_KINDS]
+        for hit in self.store.knn_events(qvec, p.event_k, "content", dense_kinds) if dense_kinds else []:
             cands.setdefault(hit.id, Candidate(hit.id)).channels.add("knn")
         qtokens = tokenize(question)
         for hit in self.store.text_events(qtokens, p.event_k, kinds):
@@ -192,7 +195,8 @@ class Retriever:
              f"{sum('entity' in c.channels for c in cands.values())} by entity join, "
              f"{sum(bool(c.channels & {'knn', 'bm25'}) for c in cands.values())} by kNN/BM25")
 
-        # Step 4: event details (entities of every seed)
+        # Step 4: event details (kind, and the entities of every seed)
+        kind_of = repository.event_kinds(self._conn, list(cands))
         seed_links = repository.entities_of_events(self._conn, list(cands))
         event_entities: dict[str, dict[str, str]] = defaultdict(dict)
         for event_id, entity_id, role in seed_links:
@@ -200,7 +204,7 @@ class Retriever:
         done("4_event_details", [{"event_id": k, "entities": len(v)} for k, v in event_entities.items()])
 
         # Step 6 needs first-stage relevance of seeds to pick what to expand
-        self._score_relevance(qvec, qtokens, cands, p)
+        self._score_relevance(qvec, qtokens, cands, p, kind_of)
         # Step 5: multi-hop expansion over entity <-> event
         graph: dict[str, set[str]] = defaultdict(set)
         frontier = sorted(cands.values(), key=lambda c: c.score, reverse=True)[: p.expand_from]
@@ -236,7 +240,8 @@ class Retriever:
              f"{len(expanded)} events injected over {p.max_hops} hop(s)")
 
         # Step 6: coarse rerank by vector similarity, keep max_events
-        self._score_relevance(qvec, qtokens, cands, p, only=[c.event_id for c in expanded])
+        kind_of.update(repository.event_kinds(self._conn, [c.event_id for c in expanded]))
+        self._score_relevance(qvec, qtokens, cands, p, kind_of, only=[c.event_id for c in expanded])
         pool = sorted(cands.values(), key=lambda c: c.vector, reverse=True)[: p.max_events]
         done("6_coarse_rerank", [_brief(c) for c in pool], f"{len(pool)} of {len(cands)} kept")
 
@@ -272,21 +277,24 @@ class Retriever:
 
     # -- scoring ----------------------------------------------------------------------------------
     def _score_relevance(self, qvec: Any, qtokens: Sequence[str], cands: dict[str, Candidate],
-                         p: RetrievalParams, only: Sequence[str] | None = None) -> None:
+                         p: RetrievalParams, kind_of: dict[str, str], only: Sequence[str] | None = None) -> None:
+        """Relevance = BM25 share + vector share (documents only: row vectors embed names) + entities."""
         ids = list(only) if only is not None else list(cands)
         if ids:
-            for event_id, score in self.store.score_events(qvec, ids).items():
+            dense_ids = [i for i in ids if kind_of.get(i, "doc") in DENSE_KINDS]
+            for event_id, score in self.store.score_events(qvec, dense_ids).items():
                 cands[event_id].vector = score
             for hit in self.store.text_events(qtokens, len(ids), ids=ids):
                 cands[hit.id].text = hit.score
         values = list(cands.values())
         max_text = max((c.text for c in values), default=0.0) or 1.0
-        vmax = max((c.vector for c in values), default=0.0)
-        vmin = min((c.vector for c in values), default=0.0)
+        dense = [c.vector for c in values if kind_of.get(c.event_id, "doc") in DENSE_KINDS]
+        vmax, vmin = max(dense, default=0.0), min(dense, default=0.0)
         span = (vmax - vmin) or 1.0
         max_entity = max((c.entity for c in values), default=0.0) or 1.0
         for c in values:
-            rel = p.w_text * c.text / max_text + (1 - p.w_text) * (c.vector - vmin) / span
+            vec_share = (c.vector - vmin) / span if kind_of.get(c.event_id, "doc") in DENSE_KINDS else 0.0
+            rel = p.w_text * c.text / max_text + (1 - p.w_text) * vec_share
             c.score = rel + p.w_entity * c.entity / max_entity
 
     def select_fast(self, pool: list[Candidate], top_k: int, p: RetrievalParams | None = None) -> list[str]:

@@ -23,6 +23,7 @@ from sag_index.models import Hit
 K1, B = 1.2, 0.75
 BLOCK_CAP = 5000
 EVENT_KINDS = ("doc", "row")
+ANALYZE_AFTER = 5000  # documents written before flush() refreshes statistics
 _VEC_COLUMN = {"title": "title_vec", "content": "content_vec"}
 
 
@@ -36,6 +37,7 @@ class PostgresStore(VectorStore):
             raise StoreUnavailable(f"PostgreSQL store unreachable: {err}") from err
         self._url = url
         self._stats: dict[str, tuple[int, float, float]] = {}
+        self._written = 0
 
     def ensure(self) -> None:
         exists = self._conn.execute("SELECT to_regclass('sag.bm25_term')").fetchone()[0]
@@ -102,6 +104,13 @@ class PostgresStore(VectorStore):
                 cur.execute("INSERT INTO sag.bm25_term SELECT DISTINCT ON (idx, term, doc_id) * FROM _bt "
                             "ON CONFLICT (idx, term, doc_id) DO UPDATE SET tf = EXCLUDED.tf")
         self._stats.clear()
+        self._written += len(batch.events) + len(batch.entities)
+
+    def flush(self) -> None:
+        """Refresh planner statistics after bulk loads (fresh tables without them get ruinous plans)."""
+        if self._written >= ANALYZE_AFTER:
+            self._conn.execute("ANALYZE sag.event_vectors, sag.entity_vectors, sag.bm25_doc, sag.bm25_term")
+            self._written = 0
 
     # -- search ---------------------------------------------------------------------------------
     def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
