@@ -164,10 +164,11 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
 def _progress(enabled: bool, description: str, total: int):
     if not enabled:
         return None
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeRemainingColumn(), transient=False)
+                   TimeRemainingColumn(), transient=False, console=Console(stderr=True))
     task = bar.add_task(description, total=total)
     bar.start()
     return bar, task

@@ -183,10 +183,11 @@ class Retriever:
             c.via.append(entity_id)
         kinds = list(p.kinds) if p.kinds else None
         dense_kinds = [k for k in (kinds or DENSE_KINDS) if k in DENSE_KINDS]
-        for hit in self.store.knn_events(qvec, p.event_k, "content", dense_kinds) if dense_kinds else []:
-            cands.setdefault(hit.id, Candidate(hit.id)).channels.add("knn")
         qtokens = tokenize(question)
-        for hit in self.store.text_events(qtokens, p.event_k, kinds):
+        knn_hits, text_hits = self.store.recall_events(qvec, qtokens, p.event_k, dense_kinds, kinds)
+        for hit in knn_hits:
+            cands.setdefault(hit.id, Candidate(hit.id)).channels.add("knn")
+        for hit in text_hits:
             cands.setdefault(hit.id, Candidate(hit.id)).channels.add("bm25")
         if kinds and links:
             allowed = set(self._kinds_of(list(cands), kinds))
@@ -282,9 +283,10 @@ class Retriever:
         ids = list(only) if only is not None else list(cands)
         if ids:
             dense_ids = [i for i in ids if kind_of.get(i, "doc") in DENSE_KINDS]
-            for event_id, score in self.store.score_events(qvec, dense_ids).items():
+            vector_scores, text_hits = self.store.hybrid_scores(qvec, dense_ids, qtokens, ids)
+            for event_id, score in vector_scores.items():
                 cands[event_id].vector = score
-            for hit in self.store.text_events(qtokens, len(ids), ids=ids):
+            for hit in text_hits:
                 cands[hit.id].text = hit.score
         values = list(cands.values())
         max_text = max((c.text for c in values), default=0.0) or 1.0

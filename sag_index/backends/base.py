@@ -106,6 +106,18 @@ class VectorStore(ABC):
         """``knn_entities`` for several mentions (backends may batch the round trips)."""
         return [self.knn_entities(v, k, threshold, tokens[i] if tokens else None) for i, v in enumerate(vectors)]
 
+    def recall_events(self, vector: np.ndarray, tokens: Sequence[str], k: int,
+                      dense_kinds: Sequence[str] | None, kinds: Sequence[str] | None
+                      ) -> tuple[list[Hit], list[Hit]]:
+        """Step 3 channel 2 in one call: (kNN hits over ``dense_kinds``, BM25 hits over ``kinds``)."""
+        knn = self.knn_events(vector, k, "content", dense_kinds) if dense_kinds else []
+        return knn, self.text_events(tokens, k, kinds)
+
+    def hybrid_scores(self, vector: np.ndarray, dense_ids: Sequence[str], tokens: Sequence[str],
+                      ids: Sequence[str]) -> tuple[dict[str, float], list[Hit]]:
+        """Cosine of ``dense_ids`` and BM25 of ``ids`` (backends may answer both in one round trip)."""
+        return self.score_events(vector, dense_ids), self.text_events(tokens, len(ids), ids=ids)
+
     def flush(self) -> None:  # noqa: B027 - optional hook
         """Make everything upserted so far searchable (called at the end of an indexing run)."""
 

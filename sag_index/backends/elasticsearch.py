@@ -133,6 +133,54 @@ class ElasticsearchStore(VectorStore):
         hits = self._knn("entity_vectors", "name_vec", vector, k, _block(tokens))
         return [Hit(h["_id"], s) for h in hits if (s := _cos(h["_score"])) >= threshold]
 
+    def _knn_body(self, field: str, vector: np.ndarray, k: int, filt: dict | None) -> dict[str, Any]:
+        knn: dict[str, Any] = {"field": field, "query_vector": vector.tolist(), "k": k,
+                               "num_candidates": max(k * 5, 100)}
+        if filt:
+            knn["filter"] = filt
+        return {"knn": knn, "size": k, "_source": False}
+
+    def _bm25_body(self, tokens: Sequence[str], k: int, filters: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"query": {"bool": {"should": [{"match": {"tokens": " ".join(sorted(set(tokens)))}}],
+                                   "minimum_should_match": 1, "filter": filters}}, "size": k, "_source": False}
+
+    def _msearch(self, bodies: list[dict[str, Any] | None]) -> list[list[dict[str, Any]]]:
+        """Run the non-None searches on event_vectors in one round trip; None answers []."""
+        searches: list[dict[str, Any]] = []
+        for body in bodies:
+            if body is not None:
+                searches.extend([{"index": self.index("event_vectors")}, body])
+        responses = iter(self._es.msearch(searches=searches)["responses"] if searches else [])
+        out = []
+        for body in bodies:
+            if body is None:
+                out.append([])
+                continue
+            response = next(responses)
+            if "error" in response:
+                raise RuntimeError(f"Elasticsearch search failed: {response['error']}")
+            out.append(response["hits"]["hits"])
+        return out
+
+    def recall_events(self, vector: np.ndarray, tokens: Sequence[str], k: int,
+                      dense_kinds: Sequence[str] | None, kinds: Sequence[str] | None
+                      ) -> tuple[list[Hit], list[Hit]]:
+        knn = self._knn_body("content_vec", vector, k, {"terms": {"kind": list(dense_kinds)}}) if dense_kinds \
+            else None
+        text = self._bm25_body(tokens, k, [{"terms": {"kind": list(kinds)}}] if kinds else []) if tokens else None
+        knn_hits, text_hits = self._msearch([knn, text])
+        return ([Hit(h["_id"], _cos(h["_score"])) for h in knn_hits],
+                [Hit(h["_id"], float(h["_score"])) for h in text_hits])
+
+    def hybrid_scores(self, vector: np.ndarray, dense_ids: Sequence[str], tokens: Sequence[str],
+                      ids: Sequence[str]) -> tuple[dict[str, float], list[Hit]]:
+        knn = self._knn_body("content_vec", vector, len(dense_ids), {"ids": {"values": list(dense_ids)}}) \
+            if dense_ids else None
+        text = self._bm25_body(tokens, len(ids), [{"ids": {"values": list(ids)}}]) if tokens and ids else None
+        knn_hits, text_hits = self._msearch([knn, text])
+        return ({h["_id"]: _cos(h["_score"]) for h in knn_hits},
+                [Hit(h["_id"], float(h["_score"])) for h in text_hits])
+
     def knn_entities_many(self, vectors: Sequence[np.ndarray], k: int, threshold: float = 0.0,
                           tokens: Sequence[Sequence[str]] | None = None) -> list[list[Hit]]:
         """One ``msearch`` round trip for all mentions."""
