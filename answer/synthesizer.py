@@ -67,7 +67,8 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None) -> Synthe
     else:
         outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, use_llm=use_llm)
         text, mode, reason = outcome.value, outcome.mode, outcome.fallback_reason
-    chart = chart_spec(table, lang, title=result.question) if intent in ("aggregate", "mixed") else None
+    charted = table_from_rows(result.aggregate.rows) if intent == "mixed" and result.aggregate else table
+    chart = chart_spec(charted, lang, title=result.question) if intent in ("aggregate", "mixed") else None
     prov = provenance(result)
     prov["answer_mode"] = mode
     if reason:

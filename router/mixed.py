@@ -41,8 +41,12 @@ def entity_key(aggregate: ResultTable) -> tuple[str, str, str] | None:
     return None
 
 
-def join_results(aggregate: ResultTable, detail: ResultTable, *, language: str = "en") -> MixedResult:
-    """Summarise ``detail`` per entity key and join it onto ``aggregate`` (left join, order kept)."""
+def join_results(aggregate: ResultTable, detail: ResultTable, *, language: str = "en",
+                 covered_rows: int | None = None) -> MixedResult:
+    """Summarise ``detail`` per entity key and join it onto ``aggregate`` (left join, order kept).
+
+    Only the first ``covered_rows`` aggregate rows had their detail looked up; later rows get empty cells.
+    """
     sections = [{"kind": "aggregate", **aggregate.to_dict()}, {"kind": "detail", **detail.to_dict()}]
     key = entity_key(aggregate)
     if key is None or key[1] not in detail.columns:
@@ -59,7 +63,10 @@ def join_results(aggregate: ResultTable, detail: ResultTable, *, language: str =
         columns.append(f"{summary_col}_counts" if language == "en" else f"{summary_col}分布")
     a_key = aggregate.columns.index(agg_col)
     rows = []
-    for row in aggregate.rows:
+    for index, row in enumerate(aggregate.rows):
+        if covered_rows is not None and index >= covered_rows:
+            rows.append([*row, None] + ([None] if summary_col else []))
+            continue
         matched = groups.get(_norm(row[a_key]), [])
         out = [*row, len(matched)]
         if summary_col:

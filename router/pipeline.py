@@ -33,6 +33,7 @@ from router.mixed import MixedResult, join_results
 from router.tables import ResultTable, table_from_rows
 
 StageCallback = Callable[[str, dict[str, Any]], None]
+MIXED_ENTITIES = 20  # a mixed question looks up detail rows for the first aggregate rows only
 PATH_ERRORS = (AggregateError, DetailPlanError, SqlGuardError, QueryExecutionError, LookupError)
 
 FOLLOW_UP = re.compile(
@@ -174,7 +175,8 @@ class Pipeline:
                 emit("plan", {"sql": result.detail.sql, "plan": result.detail.plan})
                 detail_table = ResultTable(result.detail.columns, result.detail.rows)
                 if intent == "mixed":
-                    result.mixed = join_results(result.table, detail_table, language=understanding.language)
+                    result.mixed = join_results(result.table, detail_table, language=understanding.language,
+                                                covered_rows=MIXED_ENTITIES)
                     result.table = result.mixed.table
                 else:
                     result.table = detail_table
@@ -201,7 +203,7 @@ class Pipeline:
         detail_text = next((t for t in texts if _sub_dict_intent(sub_queries, t) == "detail"),
                            texts[-1] if len(texts) > 1 else understanding.normalized)
         named = list(entities)
-        for value in _first_text_column(aggregate):
+        for value in _first_text_column(aggregate)[:MIXED_ENTITIES]:
             named += self.detail_env.directory.match(str(value))
         return detail_text, merge(named, [])
 

@@ -29,3 +29,8 @@ def test_no_shared_key_gives_linked_sections() -> None:
     mixed = join_results(agg, REFUNDS)
     assert mixed.join is None and mixed.table is agg
     assert [s["kind"] for s in mixed.sections] == ["aggregate", "detail"]
+
+
+def test_rows_past_the_covered_ones_stay_empty() -> None:
+    mixed = join_results(AGG, REFUNDS, covered_rows=1)
+    assert mixed.table.rows[0][2] == 3 and mixed.table.rows[1][2:] == [None, None]
