@@ -8,6 +8,7 @@ retriever, SAG recall, entity directory, guard policy) and writes every answer t
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
@@ -32,6 +33,8 @@ from router.understanding.types import QuestionError
 __all__ = ["AnswerPayload", "Cubesage", "QuestionError"]
 
 MODES = ("fast", "llm")
+WARM_UP_QUESTION = "GMV by region last month"
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -69,7 +72,17 @@ class Cubesage:
                                     schema=self.settings.warehouse_schema)
         self.pipeline = Pipeline(self.components, self.detail_env)
         get_embedder(self.settings.embedding_backend).embed_one("warm up")  # pay the model load now
+        self._warm_up()
         self.startup_ms = round((time.perf_counter() - started) * 1000, 1)
+
+    def _warm_up(self) -> None:
+        """One unlogged question through every stage, so the first real question is not the slow one."""
+        with self.pool.connection() as conn:
+            try:
+                self.pipeline.run(WARM_UP_QUESTION, conn=conn, today=self.settings.today or date.today(),
+                                  use_llm=False)
+            except Exception as err:  # a missing demo index must not stop the service from starting
+                log.warning("warm-up question failed: %s", err)
 
     def close(self) -> None:
         self.pipeline.close()
