@@ -12,7 +12,7 @@ from typing import Any
 
 from sag_index.errors import ExtractionError
 from sag_index.models import Chunk, Extraction, RawEntity
-from sag_index.processor import FastProcessor, event_title
+from sag_index.processor import FastProcessor
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,8 @@ def _to_extraction(chunk: Chunk, pred: Any) -> Extraction:
     specs = getattr(pred, "entities", None) or []
     if not title or not content:
         raise ExtractionError("LLM returned an empty event title or content")
-    entities = [RawEntity(name=event_title(chunk), type="topic", role="subject")] if chunk.heading else []
+    subject = chunk.heading.split(" / ")[0].strip()
+    entities = [RawEntity(name=subject, type="topic", role="subject")] if subject else []
     for spec in specs:
         name = (spec.name if hasattr(spec, "name") else str(spec)).strip()
         if name:

@@ -58,7 +58,8 @@ def event_title(chunk: Chunk) -> str:
     if chunk.meta.get("title"):
         return str(chunk.meta["title"])
     if chunk.heading:
-        return chunk.heading.split(" / ")[-1].strip()
+        parts = [p.strip() for p in chunk.heading.split(" / ")]
+        return f"{parts[0]}: {parts[-1]}" if len(parts) > 1 else parts[0]
     lead = sentences(_MD_NOISE.sub(" ", chunk.text))
     return (lead[0] if lead else chunk.text)[:120].strip()
 
@@ -85,10 +86,12 @@ class FastProcessor:
         if declared:
             entities = [RawEntity(**e) for e in declared]
             return Extraction(chunk.chunk_id, title, chunk.meta.get("content") or condense(chunk.text), entities)
-        entities = self.entities(chunk.text, title)
+        subject = chunk.heading.split(" / ")[0].strip() if chunk.heading else title
+        entities = self.entities(chunk.text, title, subject)
         return Extraction(chunk.chunk_id, title, condense(chunk.text), entities)
 
-    def entities(self, text: str, title: str) -> list[RawEntity]:
+    def entities(self, text: str, title: str, subject: str | None = None) -> list[RawEntity]:
+        """Entities of ``text``; ``subject`` (the page topic, default the title) is the subject entity."""
         found: dict[str, RawEntity] = {}
         sents = sentences(text) or [text]
 
@@ -100,8 +103,8 @@ class FastProcessor:
             desc = next((s for s in sents if name in s), title)[:240]
             found[key] = RawEntity(name=name, type=type_, description=desc, role=role, embed=embed)  # type: ignore[arg-type]
 
-        if title:
-            add(title, "topic", "subject")
+        if subject or title:
+            add(subject or title, "topic", "subject")
         for match in _QUOTED.finditer(text):
             add(match.group(1), "title")
         for match in _DATE.finditer(text):

@@ -27,10 +27,10 @@ def test_fast_processor_title_subject_and_content() -> None:
     chunk = load_markdown("# fact_order\n\n## Columns\nstatus: completed, refunded. " + "More text. " * 100,
                           "fact_order.md")[-1]
     extraction = FastProcessor().extract(chunk)
-    assert extraction.title == "Columns"
+    assert extraction.title == "fact_order: Columns"
     assert len(extraction.content) <= 300
     subject = [e for e in extraction.entities if e.role == "subject"]
-    assert [e.name for e in subject] == ["Columns"]
+    assert [e.name for e in subject] == ["fact_order"]  # the page topic links all its sections
     no_heading = make_chunk("t", "The kettle boils water fast. It is made by Lotus.")
     assert FastProcessor().extract(no_heading).title == "The kettle boils water fast."
 
