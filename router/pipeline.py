@@ -97,11 +97,11 @@ class Pipeline:
         clock.lap("understand")
 
         retrieval, fused = self.c.retrieve(understanding, sub_queries)
-        row_hits = self.c.recall_rows(understanding.normalized)
+        row_hits, sag_down = _recall_rows(self.c, understanding.normalized)
         entities = merge(self.detail_env.directory.match(understanding.normalized),
                          from_row_hits(row_hits, understanding.normalized))
         # SAG table recall is the slow part of retrieval: before intent only for "which table ..." questions
-        lookup = bool(TABLE_LOOKUP.search(understanding.normalized))
+        lookup = bool(TABLE_LOOKUP.search(understanding.normalized)) and sag_down is None
         table_hits = self.c.recall_tables(understanding.normalized) if lookup else []
         clock.lap("retrieval")
 
@@ -112,6 +112,8 @@ class Pipeline:
         clock.lap("intent")
         emit("intent", _intent_dict(decision))
         intent = decision.intent
+        if sag_down is not None and intent in ("detail", "mixed"):
+            raise sag_down  # the SAG store is unreachable (no fallback): detail questions cannot be answered
         # detail/mixed: SAG table recall (provenance, catalog) runs while the path(s) run
         pending = (self._workers.submit(self.c.recall_tables, understanding.normalized)
                    if intent in ("detail", "mixed") and not lookup else None)
@@ -217,6 +219,21 @@ class _Clock:
         now = time.perf_counter()
         self.timings[name] = round((now - self.last) * 1000 + self.timings.get(name, 0.0), 3)
         self.last = now
+
+
+def _recall_rows(c: Components, question: str) -> tuple[list[Any], BaseException | None]:
+    """SAG row recall, or no rows and the error when the SAG store is unreachable: aggregate questions
+    still get answered; detail ones get the error (the API answers 503)."""
+    from sag_index.backends.failover import is_unreachable
+    from sag_index.errors import StoreUnavailable
+
+    try:
+        return c.recall_rows(question), None
+    except Exception as err:
+        if not is_unreachable(err):
+            raise
+        return [], err if isinstance(err, StoreUnavailable) else StoreUnavailable(
+            f"the SAG store is unreachable: {type(err).__name__}: {err}")
 
 
 def _with_context(question: str, previous: Turn | None) -> tuple[str, str | None]:

@@ -23,8 +23,8 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
-def _unreachable(err: Exception) -> bool:
-    """Connection-level failures of the primary (not query errors, which PostgreSQL would repeat)."""
+def is_unreachable(err: BaseException) -> bool:
+    """A connection-level failure of a store (not a query error, which another store would repeat)."""
     if isinstance(err, StoreUnavailable | ConnectionError | TimeoutError):
         return True
     names = {cls.__name__ for cls in type(err).__mro__}
@@ -54,7 +54,7 @@ class FailoverStore(VectorStore):
                 self.fallback_reason = None
                 return result
             except Exception as err:
-                if not _unreachable(err):
+                if not is_unreachable(err):
                     raise
                 self._down_until = time.monotonic() + self.cooldown_s
                 self.fallback_reason = f"Elasticsearch unreachable, using PostgreSQL: {type(err).__name__}: {err}"
