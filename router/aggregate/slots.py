@@ -13,7 +13,8 @@
   pipeline, values passed as values only;
 - time: each range -> ``timeDimensions`` with ``dateRange`` on ``model.time_dimension_for(measure)``;
   granularity from "by month"/"按月"/"trend"; YoY/PoP/versus comparisons -> one query per range;
-- order/limit: top-N -> measure desc + limit; "lowest" -> asc; a time series is ordered by time;
+- order/limit: top-N -> measure desc + limit (and a ``set`` filter on the measure, so groups without a
+  value cannot take the top places); "lowest" -> asc; a time series is ordered by time;
 - derived: "share"/"占比" adds a post-query share of the total; with a value filter and no group-by
   ("share of GMV from the app channel") the filtered member becomes the group-by so every share is shown.
 """
@@ -155,6 +156,8 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
         order.append([measures[0], u.ranking.direction])
         if u.ranking.limit:
             base["limit"] = u.ranking.limit
+            # a ranking must not be led by groups without a value (PostgreSQL sorts NULLs first in DESC)
+            base.setdefault("filters", []).append({"member": measures[0], "operator": "set"})
         notes.append(f"order by {measures[0]} {u.ranking.direction}"
                      + (f", limit {u.ranking.limit}" if u.ranking.limit else ""))
     elif granularity and time_dim:

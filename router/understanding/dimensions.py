@@ -20,7 +20,8 @@ _WORD = r"[A-Za-z][A-Za-z_\-]*"
 _EN_PATTERNS = [
     re.compile(rf"\b(?:by|per|for each|for every|each|across|broken down by|split by|grouped by|group by|across all)"
                rf"\s+(?:the\s+|each\s+|every\s+)?({_WORD}(?:\s+{_WORD})?)", re.IGNORECASE | re.ASCII),
-    re.compile(rf"\b(?:top|bottom)[\s-]*(?:\d+|[a-z]+)?\s+({_WORD}(?:\s+{_WORD})?)\s+(?:by|with|in|for|of)\b",
+    re.compile(rf"\b(?:top|bottom|best|worst|highest|lowest|largest|biggest)(?:[\s-]+(?:selling|performing|grossing))?"
+               rf"[\s-]*(?:\d+|[a-z]+)?\s+({_WORD}(?:\s+{_WORD})?)\s+(?:by|with|in|for|of)\b",
                re.IGNORECASE | re.ASCII),
     re.compile(rf"\b(?:which|what)\s+({_WORD}(?:\s+{_WORD})?)\s+(?:has|had|have|is|was|were|are|did|does|sold|made|"
                rf"generated|brought|drove|with|got|saw|shows?)\b", re.IGNORECASE | re.ASCII),

@@ -15,6 +15,10 @@ _NOT_TIME = r"(?![\d一二三四五六七八九十两百])(?!\s*(?:天|日|周|�
 _TOP = re.compile(rf"\btop[\s-]*{_NUM}?\b|(?:排名|排行)?前\s*{_NUM}{_NOT_TIME}\s*(?:名|位|个|大|款|家)?|{_NUM}\s*大",
                   _FLAGS)
 _SUPERLATIVE_N = re.compile(rf"最(高|多|大|好|低|少|小|差)的?\s*{_NUM}\s*(?:个|名|位|家|款|大)", _FLAGS)
+_SUPERLATIVES_EN = "best|top|highest|largest|biggest|most|worst|bottom|lowest|smallest|least"
+_SUPERLATIVE_EN_N = re.compile(rf"\b({_SUPERLATIVES_EN})"
+                               rf"(?:[\s-]+(?:selling|performing|grossing|rated|valued))?\s+{_NUM}\b", _FLAGS)
+_N_SUPERLATIVE_EN = re.compile(rf"\b{_NUM}\s+({_SUPERLATIVES_EN})\b", _FLAGS)
 _BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", _FLAGS)
 _HIGH = re.compile(r"\b(?:highest|most|largest|biggest|best|top|greatest|maximum|max)\b|"
                    r"最高|最多|最大|最好|最畅销|最强",
@@ -32,6 +36,14 @@ def extract_ranking(text: str) -> Ranking | None:
         limit = parse_number(m.group(2))
         if limit and 0 < limit <= 1000:
             return Ranking("asc" if m.group(1) in "低少小差" else "desc", limit, m.group(0))
+    for pattern, word, number in ((_SUPERLATIVE_EN_N, 1, 2), (_N_SUPERLATIVE_EN, 2, 1)):
+        m = pattern.search(text)
+        if not m or (pattern is _SUPERLATIVE_EN_N and m.group(word).lower() in ("top", "bottom")):
+            continue
+        limit = parse_number(m.group(number))
+        if limit and 0 < limit <= 1000 and m.group(number).lower() not in ("a", "an"):
+            low = m.group(word).lower() in ("worst", "bottom", "lowest", "smallest", "least")
+            return Ranking("asc" if low else "desc", limit, m.group(0))
     for pattern, direction in ((_TOP, "desc"), (_BOTTOM, "asc")):
         for m in pattern.finditer(text):
             number = next((g for g in m.groups() if g), None)

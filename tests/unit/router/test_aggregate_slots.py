@@ -83,6 +83,7 @@ def test_granularity_top_n_and_order() -> None:
     top = draft("top 5 products by GMV", GMV)
     assert top.query["dimensions"] == ["products.product_name"]
     assert (top.query["order"], top.query["limit"]) == ([["order_items.gmv", "desc"]], 5)
+    assert top.query["filters"] == [{"member": "order_items.gmv", "operator": "set"}]  # no NULL group on top
     low = draft("哪个渠道退款率最低", metric("退款率", "orders.refund_rate"))
     assert (low.query["order"], low.query["limit"]) == ([["orders.refund_rate", "asc"]], 1)
     best_month = draft("which month had the highest GMV in 2024", GMV)

@@ -84,6 +84,7 @@ def test_no_comparison() -> None:
     ("bottom 3 regions by GMV", "asc", 3), ("Which region has the highest GMV?", "desc", 1),
     ("哪个渠道退款率最低", "asc", 1), ("上个月订单量最多的3个地区", "desc", 3), ("退款率最低的2个渠道", "asc", 2),
     ("regions with the lowest AOV", "asc", None), ("top products by GMV", "desc", 10),
+    ("best selling 5 products by GMV in 2024", "desc", 5), ("the 3 worst performing regions by refund rate", "asc", 3),
 ])
 def test_ranking(question: str, direction: str, limit: int | None) -> None:
     ranking = understand(question, TODAY).ranking
@@ -107,7 +108,7 @@ def test_granularity(question: str, grain: str | None) -> None:
     ("GMV by region this quarter", ["region"]), ("top 5 products by GMV", ["product", "gmv"]),
     ("Which region had the highest refund rate?", ["region"]), ("按地区统计GMV", ["地区"]),
     ("各渠道订单量", ["渠道"]), ("按支付方式统计支付金额", ["支付方式"]), ("2024年GMV前10的商品", ["商品"]),
-    ("今年GMV最高的3个客户和他们的订单", ["客户"]),
+    ("今年GMV最高的3个客户和他们的订单", ["客户"]), ("best selling 5 products by GMV", ["product", "gmv"]),
     ("refund rate by channel and by product category", ["channel", "product category"]),
 ])
 def test_dimension_mentions(question: str, concepts: list[str]) -> None:
