@@ -24,6 +24,7 @@ from cubesage_core.embeddings import get_embedder
 from cubesage_core.settings import Settings, get_settings
 from router.components import Components, load_components
 from router.detail import DetailEnv, EntityDirectory
+from router.detail.catalog import table_catalog
 from router.detail.joins import JoinGraph
 from router.pipeline import Pipeline, PipelineResult, StageCallback, Turn
 from router.sqlguard.assets import policy_from_assets
@@ -65,11 +66,12 @@ class Cubesage:
         self.components = components or load_components(self.settings, self.url)
         with self.pool.connection() as conn:
             directory = EntityDirectory.load(conn, self.settings.warehouse_schema)
+            catalog = table_catalog(conn)
             policy = policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000),
                                         default_schema=self.settings.warehouse_schema)
         self.detail_env = DetailEnv(directory=directory, policy=policy, graph=JoinGraph(),
                                     timeout_ms=self.settings.statement_timeout_ms,
-                                    schema=self.settings.warehouse_schema)
+                                    schema=self.settings.warehouse_schema, catalog=catalog)
         self.pipeline = Pipeline(self.components, self.detail_env)
         get_embedder(self.settings.embedding_backend).embed_one("warm up")  # pay the model load now
         self._warm_up()

@@ -176,8 +176,9 @@ def _detail_text(result: PipelineResult, lang: str) -> str:
         if not detail.rows:
             return "没有找到相关的表。" if lang == "zh" else "No table of the warehouse matches."
         table, title = detail.rows[0][0], detail.rows[0][1]
-        return (f"相关数据在表 {table}（{title}）中。" if lang == "zh"
-                else f"That is in table {table}{' (' + title + ')' if title else ''}.")
+        if lang == "zh":
+            return f"相关数据在表 {table}{'（' + title + '）' if title else ''}中。"
+        return f"That is in table {table}{' (' + title + ')' if title else ''}."
     noun = TABLE_NOUNS[lang].get(plan.get("target", ""), "rows" if lang == "en" else "条记录")
     who = ", ".join(e.label for e in detail.entities)
     n = len(detail.rows)

@@ -36,6 +36,7 @@ class DetailEnv:
     timeout_ms: int = 5000
     schema: str = "warehouse"
     mixed_limit: int = 5000  # rows a mixed question may summarise per entity (above the listing cap)
+    catalog: dict[str, tuple[str, str]] = field(default_factory=dict)  # table -> (title, description)
 
     def for_mixed(self) -> DetailEnv:
         return replace(self, policy=replace(self.policy, max_limit=max(self.mixed_limit, self.policy.max_limit)))
@@ -66,9 +67,10 @@ def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, langu
     plan = plan_detail(question, language=language, entities=entities, time_range=time_range, limit=limit,
                        recalled_tables=tables, graph=env.graph, default_limit=env.policy.default_limit)
     if plan.kind == "table_lookup":
-        rows = [[t, title, round(score, 4)] for t, title, score in recalled_tables]
-        return DetailResult(plan.to_dict(), ["table", "title", "score"], rows, None, {}, tables, entities,
-                            timings_ms={"plan": _ms(t0)})
+        ranked = sorted(recalled_tables, key=lambda hit: hit[0] != plan.target)  # the named table first
+        rows = [[t, *env.catalog.get(t, ("", "")), evidence, round(score, 4)] for t, evidence, score in ranked]
+        return DetailResult(plan.to_dict(), ["table", "title", "description", "evidence", "score"], rows, None, {},
+                            [r[0] for r in rows], entities, timings_ms={"plan": _ms(t0)})
 
     def fast() -> tuple[str, dict[str, Any]]:
         return build_select(plan, env.schema)

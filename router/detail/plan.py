@@ -98,9 +98,12 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
         raise DetailPlanError(f"the warehouse has no table named {missing!r} "
                               f"(it has {', '.join(sorted(DISPLAY_COLUMNS))})")
     if TABLE_LOOKUP.search(text):
-        if not recalled_tables:
+        # SAG's ranking, with the table the question's noun names first ("refund reasons" -> fact_refund)
+        named = target_table(TABLE_LOOKUP.sub(" ", text))
+        target = named if named in recalled_tables else (recalled_tables[0] if recalled_tables else named)
+        if target is None:
             raise DetailPlanError("no table of the warehouse matches the question")
-        return DetailPlan(kind="table_lookup", target=recalled_tables[0], limit=len(recalled_tables))
+        return DetailPlan(kind="table_lookup", target=target, limit=len(recalled_tables))
     values = value_filters(text)
     target = target_table(text)
     if target is None and entities:

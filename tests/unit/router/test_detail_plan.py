@@ -94,3 +94,11 @@ def test_unknown_table_is_named_in_the_error(text: str) -> None:
 def test_recalled_table_alone_does_not_pick_rows_to_list() -> None:
     with pytest.raises(DetailPlanError):
         plan("show me the salaries", [], tables=["fact_payment"])
+
+
+@pytest.mark.parametrize(("text", "table"), [("哪个表有退款原因", "fact_refund"),
+                                             ("which table stores payment methods?", "fact_payment"),
+                                             ("哪张表存储客户的注册日期", "dim_customer")])
+def test_table_lookup_puts_the_named_table_first(text: str, table: str) -> None:
+    p = plan(text, [], tables=["fact_order", "dim_region", "fact_refund", "fact_payment", "dim_customer"])
+    assert p.kind == "table_lookup" and p.target == table
