@@ -72,6 +72,9 @@ class FailoverStore(VectorStore):
     def upsert(self, batch: IndexBatch) -> None:
         self.primary.upsert(batch)
 
+    def delete_events(self, event_ids: Sequence[str]) -> None:
+        self.primary.delete_events(event_ids)
+
     def flush(self) -> None:
         self.primary.flush()
 

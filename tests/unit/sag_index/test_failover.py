@@ -35,6 +35,9 @@ class Recorder(VectorStore):
     def upsert(self, batch: IndexBatch) -> None:
         self._hit("upsert")
 
+    def delete_events(self, event_ids: Sequence[str]) -> None:
+        self._hit("delete_events")
+
     def knn_events(self, vector: np.ndarray, k: int, field: str = "content",
                    kinds: Sequence[str] | None = None) -> list[Hit]:
         return self._hit("knn_events")
