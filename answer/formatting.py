@@ -15,7 +15,8 @@ LABELS_ZH = {"gmv": "GMV", "aov": "客单价", "count": "订单量", "refund_rat
              "name_en": "地区", "name_zh": "地区", "customer_name": "客户", "product_name": "商品",
              "channel": "渠道", "category": "品类", "segment": "客户分层", "reason": "原因", "method": "支付方式",
              "status": "状态"}
-NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+# a number token as written; digits inside names ("Pulse T6", "X1") are not numbers
+NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-z0-9])")
 
 
 def is_number(value: Any) -> bool:

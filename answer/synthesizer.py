@@ -92,15 +92,13 @@ def template_text(result: PipelineResult) -> str:
         return _detail_text(result, lang)
     agg_table = table_from_rows(result.aggregate.rows) if result.aggregate is not None else result.table
     text = _aggregate_text(agg_table, lang, _scope(result))
-    if intent == "mixed" and result.mixed is not None and result.detail is not None:
-        n = len(result.detail.rows)
-        if result.mixed.join:
+    if intent == "mixed" and result.mixed is not None:
+        if result.mixed.join:  # the per-entity counts are table columns, so the text names no extra number
             key = label(result.mixed.join["aggregate"], lang)
-            text += (f" 已按{key}关联 {fmt_number(n)} 条明细。" if lang == "zh"
-                     else f" Joined with {fmt_number(n)} detail rows by {key}.")
+            text += (f" 每个{key}的明细汇总见 明细条数 列。" if lang == "zh"
+                     else f" Detail rows are summarised per {key} in the detail_rows column.")
         else:
-            text += (f" 另附 {fmt_number(n)} 条相关明细。" if lang == "zh"
-                     else f" {fmt_number(n)} related detail rows are listed separately.")
+            text += (" 相关明细另列于下方。" if lang == "zh" else " The related detail rows are listed separately.")
     return text
 
 

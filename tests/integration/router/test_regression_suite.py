@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import date
 from typing import Any
@@ -14,6 +15,9 @@ from cubesage_core.settings import REPO_ROOT, Settings
 
 pytestmark = pytest.mark.integration
 SUITE = REPO_ROOT / "demo" / "regress" / "suite.yaml"
+NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-z0-9])")
+DATES = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?|\d{4}-\d{2}")
+PERIODS = re.compile(r"\d{4}年\d{1,2}月|\d{4}年|Q\d")
 
 
 def test_suite_shape() -> None:
@@ -24,14 +28,35 @@ def test_suite_shape() -> None:
     assert intents.count("unsupported") + intents.count("clarify") >= 8
 
 
+def _numbers_not_in_table(answer: dict[str, Any]) -> list[str]:
+    """Number tokens of the answer text that are no number of its table (dates and period labels aside)."""
+    from answer.formatting import fmt_number
+
+    rows = answer["table"]["rows"]
+    allowed = {fmt_number(v) for row in rows for v in row if isinstance(v, int | float) and not isinstance(v, bool)}
+    allowed.add(fmt_number(len(rows)))
+    text = DATES.sub(" ", answer["text"])
+    for tr in answer["provenance"].get("understanding", {}).get("time_ranges", []):
+        text = text.replace(tr["label"], " ")
+    text = PERIODS.sub(" ", text)
+    return [t for t in re.findall(NUMBER, text) if t not in allowed]
+
+
 def test_regression_suite_meets_targets(demo_ready: Any, pg_url: str) -> None:
     from answer.service import Cubesage
 
+    answers: list[dict[str, Any]] = []
     started = time.perf_counter()
     with Cubesage(Settings(database_url=SecretStr(pg_url)), url=pg_url) as service:
-        service.ask("warm up: GMV last month", today=date(2025, 6, 30), mode="fast")
-        results = list(run_suite(load_suite(SUITE), service.ask, pg_url))
+
+        def ask(question: str, **kwargs: Any) -> dict[str, Any]:
+            answers.append(service.ask(question, **kwargs).to_dict())
+            return answers[-1]
+
+        results = list(run_suite(load_suite(SUITE), ask, pg_url))
         summary = summarize(results, time.perf_counter() - started, service.startup_ms)
+    stray = {a["question"]: n for a in answers if not a["provenance"].get("error") and (n := _numbers_not_in_table(a))}
+    assert not stray, f"answer text numbers that are not table numbers: {stray}"
     failures = "\n".join(f"{r.id}: {r.reason}" for r in results if not r.passed)
     print(summary, failures, sep="\n")
     assert summary["intent_accuracy"] >= 0.95, failures

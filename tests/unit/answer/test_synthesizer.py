@@ -16,6 +16,7 @@ from router.tables import ResultTable
 from router.understanding import understand
 
 TODAY = date(2025, 6, 30)
+NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-z0-9])")
 DATE_LIKE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{4}-\d{2}|\d{4}年\d{1,2}月|\d{4}年|Q\d")
 
 
@@ -32,7 +33,7 @@ def assert_numbers_from_table(text: str, table: ResultTable, period: str = "") -
     text = DATE_LIKE.sub(" ", text)
     if period:
         text = text.replace(period, " ")
-    for token in re.findall(r"-?\d[\d,]*(?:\.\d+)?", text):
+    for token in re.findall(NUMBER, text):
         assert token in allowed, f"{token!r} in {text!r} is not a table number"
 
 
