@@ -114,6 +114,21 @@ def default_name_embedder() -> Embedder:
     return get_embedder(get_settings().sag_name_embedding)
 
 
+def prune_sources(chunks: Sequence[Chunk], url: str, store: VectorStore) -> int:
+    """Remove indexed chunks of the same sources that ``chunks`` no longer contains (edited documents).
+
+    Vectors are deleted first, then the relational rows: a crash in between leaves relational rows
+    that the next prune deletes again. Returns the number of chunks removed.
+    """
+    sources = sorted({c.source for c in chunks})
+    with connection(url) as conn:
+        stale = repository.stale_chunks(conn, sources, [c.chunk_id for c in chunks])
+        if stale:
+            store.delete_events([f"ev_{chunk_id}" for chunk_id in stale])
+            repository.delete_chunks(conn, stale)
+    return len(stale)
+
+
 def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str], embedder: Embedder,
                       name_embedder: Embedder, relation_vectors: bool) -> IndexBatch:
     """Embed what the store needs: event title and title+content, new entity names, link descriptions.

@@ -38,6 +38,18 @@ def pending_ids(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> set[str]:
     return {r[0] for r in rows}
 
 
+def stale_chunks(conn: psycopg.Connection, sources: Sequence[str], keep_ids: Sequence[str]) -> list[str]:
+    """Chunk ids of ``sources`` that are not in ``keep_ids`` (sections edited away or deleted)."""
+    rows = conn.execute("SELECT chunk_id FROM sag.source_chunk WHERE source = ANY(%s) AND NOT chunk_id = ANY(%s)",
+                        (list(sources), list(keep_ids))).fetchall()
+    return [r[0] for r in rows]
+
+
+def delete_chunks(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> None:
+    """Delete chunks; their events and event-entity links go with them (ON DELETE CASCADE)."""
+    conn.execute("DELETE FROM sag.source_chunk WHERE chunk_id = ANY(%s)", (list(chunk_ids),))
+
+
 def known_entities(conn: psycopg.Connection, entity_ids: Iterable[str]) -> set[str]:
     rows = conn.execute("SELECT entity_id FROM sag.entity WHERE entity_id = ANY(%s)", (list(entity_ids),))
     return {r[0] for r in rows.fetchall()}

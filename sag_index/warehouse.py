@@ -21,7 +21,7 @@ from sag_index.backends import get_store
 from sag_index.backends.base import VectorStore
 from sag_index.loaders import load_dir, make_chunk
 from sag_index.models import Chunk
-from sag_index.pipeline import IndexReport, index_chunks
+from sag_index.pipeline import IndexReport, index_chunks, prune_sources
 from sag_index.processor import FastProcessor, Processor, load_glossary
 
 WAREHOUSE_TABLES = ("dim_region", "dim_customer", "dim_product", "fact_order", "fact_order_item",
@@ -37,9 +37,11 @@ class WarehouseIndexReport:
     store_fallback: str | None
     seconds: float
     row_counts: dict[str, int] = field(default_factory=dict)
+    chunks_pruned: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {"backend": self.backend, "store_fallback": self.store_fallback, "seconds": round(self.seconds, 2),
+                "chunks_pruned": self.chunks_pruned,
                 "row_counts": self.row_counts, "wiki": self.wiki.as_dict(), "rows": self.rows.as_dict()}
 
 
@@ -115,23 +117,29 @@ def row_chunks(url: str, schema: str = "warehouse") -> list[Chunk]:
 
 def index_warehouse(url: str, demo_dir: Path, store: VectorStore | None = None,
                     progress: bool | None = None, processor: Processor | None = None) -> WarehouseIndexReport:
-    """Index the table wikis and dimension rows (idempotent and resumable: indexed chunks are skipped)."""
+    """Index the table wikis and dimension rows (idempotent and resumable: indexed chunks are skipped).
+
+    Sections edited away or rows deleted since the last run are pruned (chunk, event, vectors).
+    """
     started = time.monotonic()
     settings = get_settings()
     own_store = store is None
     store = store or get_store(settings, url)
     try:
         processor = processor or _wiki_processor(url)
-        wiki = index_chunks(wiki_chunks(demo_dir, settings.warehouse_schema), url, store, processor,
-                            progress=bool(progress), relation_vectors=True, description="table wikis")
+        pages = wiki_chunks(demo_dir, settings.warehouse_schema)
+        pruned = prune_sources(pages, url, store)
+        wiki = index_chunks(pages, url, store, processor, progress=bool(progress), relation_vectors=True,
+                            description="table wikis")
         rows = row_chunks(url, settings.warehouse_schema)
+        pruned += prune_sources(rows, url, store)
         counts: dict[str, int] = {}
         for chunk in rows:
             counts[chunk.meta["table"]] = counts.get(chunk.meta["table"], 0) + 1
         row_report = index_chunks(rows, url, store, FastProcessor(), batch_size=2000, progress=bool(progress),
                                   description="dimension rows")
         return WarehouseIndexReport(wiki, row_report, store.backend, store.fallback_reason,
-                                    time.monotonic() - started, counts)
+                                    time.monotonic() - started, counts, pruned)
     finally:
         if own_store:
             store.close()

@@ -74,6 +74,10 @@ class VectorStore(ABC):
         """Insert or replace documents by id (idempotent)."""
 
     @abstractmethod
+    def delete_events(self, event_ids: Sequence[str]) -> None:
+        """Remove events (and their event-entity link vectors); entities stay (they may be shared)."""
+
+    @abstractmethod
     def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
                    kinds: Sequence[str] | None = None) -> list[Hit]:
         """Top-k events by cosine similarity of ``field`` to ``vector``."""

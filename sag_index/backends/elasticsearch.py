@@ -105,6 +105,20 @@ class ElasticsearchStore(VectorStore):
             self._es.indices.refresh(index=",".join(self.index(n) for n in _MAPPINGS))
             self._dirty = False
 
+    def delete_events(self, event_ids: Sequence[str]) -> None:
+        ids = list(event_ids)
+        if not ids:
+            return
+        from elasticsearch.helpers import bulk
+
+        # no delete-by-query here (it lives in the reindex module): find link ids, then bulk-delete by id
+        links = self._es.search(index=self.index("event_entity_vectors"), query={"terms": {"event_id": ids}},
+                                size=10_000, source=False)["hits"]["hits"]
+        actions = [{"_op_type": "delete", "_index": self.index("event_vectors"), "_id": i} for i in ids]
+        actions += [{"_op_type": "delete", "_index": self.index("event_entity_vectors"), "_id": h["_id"]}
+                    for h in links]
+        bulk(self._es, actions, ignore_status=(404,), refresh="wait_for")
+
     # -- search ---------------------------------------------------------------------------------
     def _knn(self, index: str, field: str, vector: np.ndarray, k: int, filt: dict | None = None,
              source: list[str] | None = None) -> list[dict[str, Any]]:

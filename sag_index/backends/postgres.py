@@ -112,6 +112,17 @@ class PostgresStore(VectorStore):
             self._conn.execute("ANALYZE sag.event_vectors, sag.entity_vectors, sag.bm25_doc, sag.bm25_term")
             self._written = 0
 
+    def delete_events(self, event_ids: Sequence[str]) -> None:
+        ids = list(event_ids)
+        if not ids:
+            return
+        with self._conn.transaction():
+            self._conn.execute("DELETE FROM sag.event_vectors WHERE event_id = ANY(%s)", (ids,))
+            self._conn.execute("DELETE FROM sag.event_entity_vectors WHERE event_id = ANY(%s)", (ids,))
+            self._conn.execute("DELETE FROM sag.bm25_term WHERE idx LIKE 'event:%%' AND doc_id = ANY(%s)", (ids,))
+            self._conn.execute("DELETE FROM sag.bm25_doc WHERE idx LIKE 'event:%%' AND doc_id = ANY(%s)", (ids,))
+        self._stats.clear()
+
     # -- search ---------------------------------------------------------------------------------
     def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
                    kinds: Sequence[str] | None = None) -> list[Hit]:

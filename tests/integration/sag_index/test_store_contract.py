@@ -132,3 +132,11 @@ def test_reset_empties_the_namespace(loaded: VectorStore) -> None:
     loaded.reset()
     assert loaded.count() == {"events": 0, "entities": 0, "links": 0}
     assert loaded.knn_events(EMB.embed_one("x"), 5) == []
+
+
+def test_delete_events(loaded: VectorStore) -> None:
+    loaded.delete_events(["ev_refund", "ev_row_1"])
+    loaded.flush()
+    assert loaded.count() == {"events": 4, "entities": 5, "links": 0}
+    assert "ev_refund" not in {h.id for h in loaded.text_events(tokenize("refund reason"), 10)}
+    assert "ev_refund" not in loaded.score_events(EMB.embed_one("refund"), ["ev_refund", "ev_pay"])
