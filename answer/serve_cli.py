@@ -28,7 +28,12 @@ def serve(
     url = db.database_url(settings)
     db.apply_schema(url)
     app = create_app(settings, database_url=url)
-    keys = "required" if keys_required(settings) else "not required (loopback demo mode)"
+    from answer.keys import list_keys
+
+    required = keys_required(settings)
+    keys = "required" if required else "not required (loopback demo mode)"
     err.print(f"cubesage API on http://{settings.api_host}:{settings.api_port}/  (API keys {keys})")
+    if required and not list_keys(url):
+        err.print("[yellow]no active API key: create one with 'cubesage keys create --name NAME'[/yellow]")
     uvicorn.run(app, host=settings.api_host, port=settings.api_port, log_level=log_level,
                 timeout_graceful_shutdown=5)
