@@ -62,7 +62,7 @@ class Cubesage:
         started = time.perf_counter()
         self.settings = settings or get_settings()
         self.url = url or db.database_url(self.settings)
-        self.pool = ConnectionPool(self.url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=True)
+        self.pool = ConnectionPool(self.url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=True)
         self.components = components or load_components(self.settings, self.url)
         with self.pool.connection() as conn:
             directory = EntityDirectory.load(conn, self.settings.warehouse_schema)
@@ -79,12 +79,11 @@ class Cubesage:
 
     def _warm_up(self) -> None:
         """One unlogged question through every stage, so the first real question is not the slow one."""
-        with self.pool.connection() as conn:
-            try:
-                self.pipeline.run(WARM_UP_QUESTION, conn=conn, today=self.settings.today or date.today(),
-                                  use_llm=False)
-            except Exception as err:  # a missing demo index must not stop the service from starting
-                log.warning("warm-up question failed: %s", err)
+        try:
+            self.pipeline.run(WARM_UP_QUESTION, conn=self.pool, today=self.settings.today or date.today(),
+                              use_llm=False)
+        except Exception as err:  # a missing demo index must not stop the service from starting
+            log.warning("warm-up question failed: %s", err)
 
     def close(self) -> None:
         self.pipeline.close()
@@ -109,17 +108,17 @@ class Cubesage:
         today = today or self.settings.today or date.today()
         query_id = str(uuid.uuid4())
         started = time.perf_counter()
+        result = self.pipeline.run(text, conn=self.pool, today=today, use_llm=use_llm,
+                                   previous=_turn(previous), on_stage=on_stage)
+        t = time.perf_counter()
+        synthesis = synthesize(result, use_llm=use_llm)
+        result.timings_ms["answer"] = round((time.perf_counter() - t) * 1000, 3)
+        result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
+        synthesis.provenance["timings_ms"] = dict(result.timings_ms)
+        payload = _payload(query_id, question, result, synthesis)
+        if on_stage is not None:
+            on_stage("answer", payload.to_dict())
         with self.pool.connection() as conn:
-            result = self.pipeline.run(text, conn=conn, today=today, use_llm=use_llm,
-                                       previous=_turn(previous), on_stage=on_stage)
-            t = time.perf_counter()
-            synthesis = synthesize(result, use_llm=use_llm)
-            result.timings_ms["answer"] = round((time.perf_counter() - t) * 1000, 3)
-            result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
-            synthesis.provenance["timings_ms"] = dict(result.timings_ms)
-            payload = _payload(query_id, question, result, synthesis)
-            if on_stage is not None:
-                on_stage("answer", payload.to_dict())
             self._log(conn, payload, session_id)
         return payload
 

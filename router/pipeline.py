@@ -12,9 +12,12 @@ import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import date
 from typing import Any
+
+from psycopg_pool import ConnectionPool
 
 from router.aggregate import AggregateError
 from router.components import Components
@@ -164,10 +167,11 @@ class Pipeline:
                 env = env.for_mixed()
                 limit = env.policy.max_limit
             try:
-                result.detail = run_detail(
-                    detail_question, conn=conn, env=env, language=understanding.language,
-                    entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
-                    limit=limit, use_llm=use_llm)
+                with _connection(conn) as connection:
+                    result.detail = run_detail(
+                        detail_question, conn=connection, env=env, language=understanding.language,
+                        entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
+                        limit=limit, use_llm=use_llm)
             except (DetailPlanError, SqlGuardError, QueryExecutionError) as err:
                 if intent != "mixed":
                     raise
@@ -234,6 +238,11 @@ def _recall_rows(c: Components, question: str) -> tuple[list[Any], BaseException
             raise
         return [], err if isinstance(err, StoreUnavailable) else StoreUnavailable(
             f"the SAG store is unreachable: {type(err).__name__}: {err}")
+
+
+def _connection(conn: Any) -> AbstractContextManager[Any]:
+    """``conn`` is a connection, or a pool whose connection is borrowed only while detail SQL runs."""
+    return conn.connection() if isinstance(conn, ConnectionPool) else nullcontext(conn)
 
 
 def _with_context(question: str, previous: Turn | None) -> tuple[str, str | None]:
