@@ -1,5 +1,5 @@
-"""Post-query derivations: rows of compared periods merged (with a ``period`` column) and their change,
-and shares of the total ("share of GMV by channel")."""
+"""Post-query derivations: rows of measure groups merged on their dimension (and time) values, rows of
+compared periods stacked (with a ``period`` column) and their change, and shares of the total."""
 
 from __future__ import annotations
 
@@ -26,6 +26,34 @@ def _shares(rows: list[dict[str, Any]], measures: list[str]) -> dict[str, Any]:
     return {"totals": totals}
 
 
+def _time_key(query: dict[str, Any]) -> str | None:
+    for td in query.get("timeDimensions", []):
+        if td.get("granularity"):
+            return f"{td['dimension']}.{td['granularity']}"
+    return None
+
+
+def merge_groups(queries: list[dict[str, Any]], results: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Rows of measure-group queries of one period joined on dimension values and the time bucket.
+
+    The first query's rows lead (their order and, when it has a limit, their set of keys); rows of the
+    other groups with a new key are appended only when the first query has no limit.
+    """
+    dims = list(queries[0].get("dimensions", []))
+    lead_time = _time_key(queries[0])
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for index, (query, rows) in enumerate(zip(queries, results, strict=True)):
+        time_key = _time_key(query)
+        for row in rows:
+            key = (*(row.get(d) for d in dims), str(row.get(time_key))[:10] if time_key else None)
+            if key not in merged:
+                if index and queries[0].get("limit"):
+                    continue
+                merged[key] = {**{d: row.get(d) for d in dims}, **({lead_time: row.get(time_key)} if lead_time else {})}
+            merged[key].update({m: row.get(m) for m in query.get("measures", [])})
+    return list(merged.values())
+
+
 def _changes(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """Current vs previous (first two periods) per group (dimension values) and measure."""
     dims = list(draft.query.get("dimensions", []))
@@ -50,6 +78,11 @@ def _changes(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> list
 
 def combine(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     derived: dict[str, Any] = {}
+    if draft.groups > 1:
+        size = draft.groups
+        results = [merge_groups(draft.queries[i:i + size], results[i:i + size]) for i in range(0, len(results), size)]
+        merged_queries = [{**q, "measures": draft.measures} for q in draft.queries[::size]]
+        draft = CubeQueryDraft(merged_queries, draft.labels[::size], draft.comparison, draft.post)
     if len(results) == 1:
         rows = [dict(r) for r in results[0]]
     else:

@@ -60,14 +60,14 @@ def _correct(draft: CubeQueryDraft, problems: list[Problem], understanding: Unde
         queries.append(fixed)
     return CubeQueryDraft(queries, draft.labels, draft.comparison, draft.post,
                           [*draft.notes, "corrected: " + "; ".join(p.message for p in problems)], draft.mode,
-                          draft.fallback_reason)
+                          draft.fallback_reason, draft.groups)
 
 
 def _problems(draft: CubeQueryDraft, ctx: AggregateContext, model: Any) -> tuple[list[Problem], list[Problem]]:
     """(blocking problems, warnings) of every query of the draft."""
     seen: dict[str, Problem] = {}
     for query in draft.queries:
-        for problem in check(query, ctx, model):
+        for problem in check(query, ctx, model, draft_measures=draft.measures):
             seen.setdefault(problem.message, problem)
     problems = list(seen.values())
     return [p for p in problems if p.code not in WARNINGS], [p for p in problems if p.code in WARNINGS]

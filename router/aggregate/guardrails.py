@@ -53,8 +53,12 @@ def allowed_measures(ctx: AggregateContext) -> set[str]:
     return allowed
 
 
-def check(query: dict[str, Any], context: Any, model: Any) -> list[Problem]:
-    """All problems of ``query`` against the model and the term bindings (empty list = passes)."""
+def check(query: dict[str, Any], context: Any, model: Any, *, draft_measures: list[str] | None = None) -> list[Problem]:
+    """All problems of ``query`` against the model and the term bindings (empty list = passes).
+
+    ``draft_measures``: every measure of the draft this query belongs to (measure groups split one
+    question into several queries); a bound metric must be used by one of them.
+    """
     ctx = AggregateContext.of(context)
     problems = _validate(query, model)
     measures = list(query.get("measures") or [])
@@ -63,7 +67,7 @@ def check(query: dict[str, Any], context: Any, model: Any) -> list[Problem]:
     for metric in dict.fromkeys(bound):
         if model.find_member(metric) is None:
             problems.append(Problem("unknown_binding", f"bound metric '{metric}' is not in the model", metric))
-        elif metric not in measures:
+        elif metric not in (draft_measures if draft_measures is not None else measures):
             problems.append(Problem("unused_binding", f"bound metric '{metric}' must be used as a measure",
                                     metric, metric))
     allowed = allowed_measures(ctx)

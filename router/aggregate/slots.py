@@ -139,51 +139,73 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
         filters.append({"member": f["member"], "operator": f.get("operator", "equals"),
                         "values": [str(v) for v in f.get("values", [])]})
 
-    time_dim = model.time_dimension_for(measures[0])
     ranges = list(u.comparison.ranges) if u.comparison and len(u.comparison.ranges) > 1 else u.time_ranges[:1]
+    groups = measure_groups(measures, model)
+    if len(groups) > 1:
+        notes.append("one query per time dimension, rows merged: "
+                     + "; ".join(f"{', '.join(ms)} on {td}" for td, ms in groups))
+    group_queries = [_group_query(u, td, ms, index == 0, dimensions, filters, segments, notes)
+                     for index, (td, ms) in enumerate(groups)]
+    queries: list[dict[str, Any]] = []
+    labels: list[str] = []
+    for time_range in ranges or [None]:
+        for (time_dim, group), base in zip(groups, group_queries, strict=True):
+            query = {k: (list(v) if isinstance(v, list) else v) for k, v in base.items()}
+            if time_dim and (time_range is not None or u.granularity):
+                td: dict[str, Any] = {"dimension": time_dim}
+                if u.granularity:
+                    td["granularity"] = u.granularity
+                if time_range is not None:
+                    td["dateRange"] = time_range.date_range()
+                query["timeDimensions"] = [td]
+            elif time_range is not None:
+                notes.append(f"time range '{time_range.label}' ignored: {group[0]} has no time dimension")
+            queries.append(query)
+            labels.append(time_range.label if time_range is not None and len(ranges) > 1 else "")
+    for time_dim, _ in groups:
+        if time_dim and ranges:
+            notes.append(f"time on {time_dim}: " + "; ".join(f"{r.label} = {r.start}..{r.end}" for r in ranges))
+    kind = u.comparison.kind if u.comparison and len(ranges) > 1 else None
+    post = ["share"] if share and dimensions else []
+    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups))
+
+
+def measure_groups(measures: list[str], model: Any) -> list[tuple[str | None, list[str]]]:
+    """Measures grouped by the time dimension that dates them (GMV by order_ts, refunds by refund_ts,
+    new customers by signup_date): each group is one query, so every measure is dated by its own time."""
+    groups: dict[str | None, list[str]] = {}
+    for measure in measures:
+        groups.setdefault(model.time_dimension_for(measure), []).append(measure)
+    return list(groups.items())
+
+
+def _group_query(u: Understanding, time_dim: str | None, measures: list[str], leading: bool, dimensions: list[str],
+                 filters: list[dict[str, Any]], segments: list[str], notes: list[str]) -> dict[str, Any]:
+    """The query of one measure group (without time); the leading group carries the ranking limit."""
     granularity = u.granularity
     if granularity and time_dim is None:
         notes.append(f"granularity '{granularity}' ignored: {measures[0]} has no time dimension")
-    base: dict[str, Any] = {"measures": measures}
+    base: dict[str, Any] = {"measures": list(measures)}
     if dimensions:
-        base["dimensions"] = dimensions
+        base["dimensions"] = list(dimensions)
     if filters:
-        base["filters"] = filters
+        base["filters"] = [dict(f) for f in filters]
     if segments:
-        base["segments"] = segments
+        base["segments"] = list(segments)
     order: list[list[str]] = []
     if u.ranking and (dimensions or granularity):
         order.append([measures[0], u.ranking.direction])
-        if u.ranking.limit:
+        if u.ranking.limit and leading:
             base["limit"] = u.ranking.limit
             # a ranking must not be led by groups without a value (PostgreSQL sorts NULLs first in DESC)
             base.setdefault("filters", []).append({"member": measures[0], "operator": "set"})
-        notes.append(f"order by {measures[0]} {u.ranking.direction}"
-                     + (f", limit {u.ranking.limit}" if u.ranking.limit else ""))
+        if leading:
+            notes.append(f"order by {measures[0]} {u.ranking.direction}"
+                         + (f", limit {u.ranking.limit}" if u.ranking.limit else ""))
     elif granularity and time_dim:
         order.append([time_dim, "asc"])
     elif dimensions:
         order.append([measures[0], "desc"])
     if order:
         base["order"] = order
-    post = ["share"] if share and dimensions else []
-
-    queries: list[dict[str, Any]] = []
-    labels: list[str] = []
-    for time_range in ranges or [None]:
-        query = {k: (list(v) if isinstance(v, list) else v) for k, v in base.items()}
-        if time_dim and (time_range is not None or granularity):
-            td: dict[str, Any] = {"dimension": time_dim}
-            if granularity:
-                td["granularity"] = granularity
-            if time_range is not None:
-                td["dateRange"] = time_range.date_range()
-            query["timeDimensions"] = [td]
-        elif time_range is not None:
-            notes.append(f"time range '{time_range.label}' ignored: {measures[0]} has no time dimension")
-        queries.append(query)
-        labels.append(time_range.label if time_range is not None and len(ranges) > 1 else "")
-    if time_dim and ranges:
-        notes.append(f"time on {time_dim}: " + "; ".join(f"{r.label} = {r.start}..{r.end}" for r in ranges))
-    kind = u.comparison.kind if u.comparison and len(queries) > 1 else None
-    return CubeQueryDraft(queries, labels, kind, post, notes)
+    return base

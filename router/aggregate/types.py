@@ -38,6 +38,7 @@ class CubeQueryDraft:
     notes: list[str] = field(default_factory=list)
     mode: str = "fast"
     fallback_reason: str | None = None
+    groups: int = 1  # measure groups per period: queries are period-major, ``groups`` queries per period
 
     @property
     def query(self) -> dict[str, Any]:
@@ -45,7 +46,8 @@ class CubeQueryDraft:
 
     @property
     def measures(self) -> list[str]:
-        return list(self.query.get("measures", []))
+        """All measures, across the measure groups of the first period."""
+        return [m for q in self.queries[:self.groups] for m in q.get("measures", [])]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -39,7 +39,7 @@ CLAUSE_JOIN = _compile(
     r"\band (?:show|list|give|tell|display|what|which|who|their|its|the reasons?)\b|,\s*(?:and\s+)?(?:show|list|"
     r"with)\b|\bas well as (?:their|the)\b|\balong with\b|\bplus (?:their|the)\b",
     r"以及|并且|并列出|并给出|并显示|同时列出|同时给出|并说明|及其|和(?:他们|它们|她们)的|和其|,\s*(?:并|列出|显示|以及)|"
-    r"[和及](?=(?:其|它们的|他们的)?(?:退款|订单|支付|付款|明细|原因|记录))",
+    r"[和及](?=(?:其|它们的|他们的)?(?:退款|订单|支付|付款|明细|原因|记录)(?!率|额|金额|量|数|笔数|次数|总额))",
 )
 VAGUE = _compile(
     r"\bhow (?:are|is|were) (?:we|things|it|business|everything)\b|\bhow'?s (?:business|it going|everything)\b|"

@@ -154,6 +154,17 @@ def test_segment_bindings() -> None:
     assert check(d.query, {"bindings": [GMV, online]}, MODEL) == []
 
 
+def test_measures_dated_by_different_times_are_separate_queries() -> None:
+    refunds = metric("refund amount", "refunds.total_amount")
+    d = draft("GMV and refund amount in 2024", GMV, refunds)
+    assert d.groups == 2 and d.measures == ["order_items.gmv", "refunds.total_amount"]
+    assert [(q["measures"], q["timeDimensions"][0]["dimension"]) for q in d.queries] == [
+        (["order_items.gmv"], "orders.order_ts"), (["refunds.total_amount"], "refunds.refund_ts")]
+    assert check(d.queries[1], {"bindings": [GMV, refunds]}, MODEL, draft_measures=d.measures) == []
+    yoy = draft("今年GMV和退款金额同比", GMV, refunds)
+    assert len(yoy.queries) == 4 and yoy.labels[0] == yoy.labels[1] != yoy.labels[2]
+
+
 def test_share_is_marked_for_post_processing() -> None:
     assert draft("share of GMV by channel last quarter", GMV).post == ["share"]
 
@@ -237,6 +248,19 @@ def test_run_comparison_rows_and_growth() -> None:
     assert [r["period"] for r in result.rows] == result.labels and len(result.cube_queries) == 2
     change = result.derived["changes"][0]
     assert (change["current"], change["previous"], change["change_pct"]) == (150.0, 100.0, 0.5)
+
+
+def test_run_merges_measure_groups_on_dimension_values() -> None:
+    revenue = metric("revenue", "revenue.revenue")
+    gmv_rows = [{"regions.name_en": "East China", "order_items.gmv": 10.0},
+                {"regions.name_en": "North China", "order_items.gmv": 8.0}]
+    revenue_rows = [{"regions.name_en": "North China", "revenue.revenue": 7.0},
+                    {"regions.name_en": "East China", "revenue.revenue": 9.0}]
+    backend = FakeBackend([gmv_rows, revenue_rows])
+    result = run("GMV and revenue by region last quarter", backend, GMV, revenue)
+    assert result.rows == [{"regions.name_en": "East China", "order_items.gmv": 10.0, "revenue.revenue": 9.0},
+                           {"regions.name_en": "North China", "order_items.gmv": 8.0, "revenue.revenue": 7.0}]
+    assert len(backend.queries) == 2 and result.retries == 0
 
 
 def test_run_share() -> None:

@@ -34,6 +34,8 @@ CASES = [
     ("which products drove the drop in GMV in 华东, and show their refund reasons", {"metric_bindings": GMV}, "mixed"),
     ("top products by GMV and their refund reasons", {"metric_bindings": GMV}, "mixed"),
     ("华东GMV最高的产品以及退款原因明细", {"metric_bindings": GMV}, "mixed"),
+    ("GMV前5的商品和退款原因", {"metric_bindings": GMV}, "mixed"),
+    ("订单量和退款率 按渠道 2024年", {"metric_bindings": [*COUNT, *RATE]}, "aggregate"),
     ("what's the weather in Shanghai tomorrow", {}, "unsupported"),
     ("who won the world cup", {}, "unsupported"),
     ("AAPL stock price today", {}, "unsupported"),
