@@ -105,6 +105,17 @@ def test_ratio_measure_by_channel(retriever: Retriever, builtin: Any, pg_url: st
     assert got == pytest.approx(expected, rel=1e-9)
 
 
+def test_measures_with_their_own_time_dimensions(retriever: Retriever, builtin: Any, pg_url: str) -> None:
+    result = ask("GMV and refund amount in 2024", retriever, builtin)
+    assert len(result.cube_queries) == 2 and len(result.rows) == 1
+    gmv = scalar_rows(pg_url, """SELECT SUM(oi.amount) FROM warehouse.fact_order_item oi JOIN warehouse.fact_order o
+        USING (order_id) WHERE o.status = 'completed' AND o.order_ts >= '2024-01-01' AND o.order_ts < '2025-01-01'""")
+    refunds = scalar_rows(pg_url, """SELECT SUM(amount) FROM warehouse.fact_refund
+        WHERE refund_ts >= '2024-01-01' AND refund_ts < '2025-01-01'""")
+    assert float(result.rows[0]["order_items.gmv"]) == pytest.approx(gmv[0][0], rel=1e-9)
+    assert float(result.rows[0]["refunds.total_amount"]) == pytest.approx(refunds[0][0], rel=1e-9)
+
+
 def test_top_n_and_yoy(retriever: Retriever, builtin: Any) -> None:
     top = ask("top 5 products by GMV in 2024", retriever, builtin)
     assert len(top.rows) == 5 and top.cube_query["dimensions"] == ["products.product_name"]
