@@ -8,6 +8,7 @@ Tests pass small fakes with the same call shapes.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -44,16 +45,18 @@ def load_components(settings: Any, url: str) -> Components:
     sag = SagRecall(url, get_store(settings, url), settings)
     retriever = Retriever(url)
     embedder = get_embedder(settings.embedding_backend)
+    workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cubesage-retrieve")
     model = load_model(settings.model_dir)
     backend = get_backend(settings, url, model)
 
     def retrieve(understanding: Any, sub_queries: list[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        main = retriever.retrieve_sync(understanding.normalized, understanding.search_terms)
         subs = [s for s in sub_queries if _text(s) != understanding.normalized] if len(sub_queries) > 1 else []
         vectors = embedder.embed([_text(s) for s in subs]) if subs else []  # one batch for all sub-queries
-        by_sub = {_text(sub): retriever.retrieve_sync(_text(sub), getattr(sub, "search_terms", None) or None,
-                                                      embedding=vec)
-                  for sub, vec in zip(subs, vectors, strict=True)}
+        pending = {_text(sub): workers.submit(retriever.retrieve_sync, _text(sub),
+                                              getattr(sub, "search_terms", None) or None, embedding=vec)
+                   for sub, vec in zip(subs, vectors, strict=True)}  # sub-queries run concurrently with the main
+        main = retriever.retrieve_sync(understanding.normalized, understanding.search_terms)
+        by_sub = {text: future.result() for text, future in pending.items()}
         fused = rrf_fuse([[a.asset.asset_id for a in r.assets] for r in [main, *by_sub.values()]])
         return {"result": main, "by_sub": by_sub}, [{"id": i, "score": round(s, 5)} for i, s in fused]
 
@@ -64,6 +67,7 @@ def load_components(settings: Any, url: str) -> Components:
         return classify_intent(understanding, signals, use_llm=use_llm)
 
     def close() -> None:
+        workers.shutdown(wait=True)
         retriever.close()
         sag.close()
 
