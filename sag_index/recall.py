@@ -132,8 +132,11 @@ class SagRecall:
                 key = (row["table"], row["key_value"])
                 if key not in hits:
                     hits[key] = RowHit(**row, score=1.0, matched_text=mention.text)
+        covered = {token for m in exact for token in m.text.split()}
         for row, cosine, window in self._near_spellings(question, {m.entity_id for m in exact}):
             key = (row["table"], row["key_value"])
+            if set(window.split()) <= covered:
+                continue  # the words are an exact name already: a near spelling of them is another row
             if key not in hits:
                 hits[key] = RowHit(**row, score=round(0.9 * cosine, 4), matched_text=window)
         return sorted(hits.values(), key=lambda h: -h.score)[:top_k]

@@ -121,3 +121,12 @@ def test_store_factory_picks_elasticsearch(pg_url: str, es_url: str) -> None:
     assert store.backend == "elasticsearch" and store.fallback_reason is None
     store.reset()
     store.close()
+
+
+def test_exact_name_suppresses_near_spellings(recall: SagRecall) -> None:
+    rows = recall.recall_rows("refund reasons of Peak R5 running shoes")
+    assert [r.label for r in rows] == ["Peak R5 running shoes"]
+
+
+def test_chinese_question_recalls_refund_table(recall: SagRecall) -> None:
+    assert recall.recall_tables("哪个表有退款原因")[0].table == "warehouse.fact_refund"
