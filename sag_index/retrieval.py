@@ -167,7 +167,8 @@ class Retriever:
             for hits in hit_lists:
                 for hit in hits:
                     entity_scores[hit.id] = max(entity_scores.get(hit.id, 0.0), hit.score)
-        done("2_entity_recall", [{"entity_id": k, "score": round(v, 4)} for k, v in entity_scores.items()])
+        done("2_entity_recall", [{"entity_id": k, "score": round(v, 4)} for k, v in entity_scores.items()],
+             "timing includes embedding the question (cached per process)")
 
         # Step 3: dual-channel event recall
         cands: dict[str, Candidate] = {}

@@ -8,8 +8,9 @@ Index names carry ``prefix`` (settings.es_index_prefix plus an optional namespac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from sag_index.errors import StoreUnavailable
 from sag_index.models import Hit
 
 DIM = 512
+T = TypeVar("T")
 # exact (flat) kNN: our indices hold thousands to tens of thousands of vectors, where brute force is
 # fast to query and far cheaper to build than HNSW graphs
 _VEC = {"type": "dense_vector", "dims": DIM, "index": True, "similarity": "cosine",
@@ -46,6 +48,22 @@ def _block(tokens: Sequence[str] | None) -> dict[str, Any] | None:
     return {"terms": {"tokens": sorted(set(tokens))}} if tokens else None
 
 
+def _translate_errors(method: Callable[..., T]) -> Callable[..., T]:
+    """Connection failures during a call surface as ``StoreUnavailable`` (typed), not client internals."""
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        from elasticsearch import ConnectionError as EsConnectionError
+        from elasticsearch import ConnectionTimeout
+
+        try:
+            return method(*args, **kwargs)
+        except (EsConnectionError, ConnectionTimeout) as err:
+            raise StoreUnavailable(f"Elasticsearch unreachable during {method.__name__}: {err}") from err
+
+    return wrapper
+
+
 class ElasticsearchStore(VectorStore):
     backend = "elasticsearch"
 
@@ -64,6 +82,7 @@ class ElasticsearchStore(VectorStore):
     def index(self, name: str) -> str:
         return f"{self.prefix}{name}"
 
+    @_translate_errors
     def ensure(self) -> None:
         for name, props in _MAPPINGS.items():
             if not self._es.indices.exists(index=self.index(name)):
@@ -72,11 +91,13 @@ class ElasticsearchStore(VectorStore):
                                                       "refresh_interval": "1s"},
                     mappings={"dynamic": False, "properties": props})
 
+    @_translate_errors
     def reset(self) -> None:
         for name in _MAPPINGS:
             self._es.indices.delete(index=self.index(name), ignore_unavailable=True)
         self.ensure()
 
+    @_translate_errors
     def upsert(self, batch: IndexBatch) -> None:
         from elasticsearch.helpers import bulk
 
@@ -100,11 +121,13 @@ class ElasticsearchStore(VectorStore):
             bulk(self._es, actions, chunk_size=500, refresh=False)
         self._dirty = True
 
+    @_translate_errors
     def flush(self) -> None:
         if self._dirty:
             self._es.indices.refresh(index=",".join(self.index(n) for n in _MAPPINGS))
             self._dirty = False
 
+    @_translate_errors
     def delete_events(self, event_ids: Sequence[str]) -> None:
         ids = list(event_ids)
         if not ids:
@@ -129,12 +152,14 @@ class ElasticsearchStore(VectorStore):
         resp = self._es.search(index=self.index(index), knn=knn, size=k, source=source or False)
         return resp["hits"]["hits"]
 
+    @_translate_errors
     def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
                    kinds: Sequence[str] | None = None) -> list[Hit]:
         filt = {"terms": {"kind": list(kinds)}} if kinds else None
         return [Hit(h["_id"], _cos(h["_score"])) for h in self._knn("event_vectors", _VEC_FIELD[field], vector,
                                                                    k, filt)]
 
+    @_translate_errors
     def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content"
                      ) -> dict[str, float]:
         if not ids:
@@ -142,6 +167,7 @@ class ElasticsearchStore(VectorStore):
         hits = self._knn("event_vectors", _VEC_FIELD[field], vector, len(ids), {"ids": {"values": list(ids)}})
         return {h["_id"]: _cos(h["_score"]) for h in hits}
 
+    @_translate_errors
     def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
                      tokens: Sequence[str] | None = None) -> list[Hit]:
         hits = self._knn("entity_vectors", "name_vec", vector, k, _block(tokens))
@@ -176,6 +202,7 @@ class ElasticsearchStore(VectorStore):
             out.append(response["hits"]["hits"])
         return out
 
+    @_translate_errors
     def recall_events(self, vector: np.ndarray, tokens: Sequence[str], k: int,
                       dense_kinds: Sequence[str] | None, kinds: Sequence[str] | None
                       ) -> tuple[list[Hit], list[Hit]]:
@@ -186,6 +213,7 @@ class ElasticsearchStore(VectorStore):
         return ([Hit(h["_id"], _cos(h["_score"])) for h in knn_hits],
                 [Hit(h["_id"], float(h["_score"])) for h in text_hits])
 
+    @_translate_errors
     def hybrid_scores(self, vector: np.ndarray, dense_ids: Sequence[str], tokens: Sequence[str],
                       ids: Sequence[str]) -> tuple[dict[str, float], list[Hit]]:
         knn = self._knn_body("content_vec", vector, len(dense_ids), {"ids": {"values": list(dense_ids)}}) \
@@ -195,6 +223,7 @@ class ElasticsearchStore(VectorStore):
         return ({h["_id"]: _cos(h["_score"]) for h in knn_hits},
                 [Hit(h["_id"], float(h["_score"])) for h in text_hits])
 
+    @_translate_errors
     def knn_entities_many(self, vectors: Sequence[np.ndarray], k: int, threshold: float = 0.0,
                           tokens: Sequence[Sequence[str]] | None = None) -> list[list[Hit]]:
         """One ``msearch`` round trip for all mentions."""
@@ -212,6 +241,7 @@ class ElasticsearchStore(VectorStore):
         return [[Hit(h["_id"], s) for h in r["hits"]["hits"] if (s := _cos(h["_score"])) >= threshold]
                 for r in responses]
 
+    @_translate_errors
     def knn_links(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
         hits = self._knn("event_entity_vectors", "desc_vec", vector, k, source=["event_id", "entity_id"])
         return [(h["_source"]["event_id"], h["_source"]["entity_id"], _cos(h["_score"])) for h in hits]
@@ -225,6 +255,7 @@ class ElasticsearchStore(VectorStore):
         resp = self._es.search(index=self.index(index), query=query, size=k, source=False)
         return [Hit(h["_id"], float(h["_score"])) for h in resp["hits"]["hits"]]
 
+    @_translate_errors
     def text_events(self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None,
                     ids: Sequence[str] | None = None) -> list[Hit]:
         if ids is not None and not ids:
@@ -236,9 +267,11 @@ class ElasticsearchStore(VectorStore):
             filters.append({"ids": {"values": list(ids)}})
         return self._bm25("event_vectors", tokens, k, filters)
 
+    @_translate_errors
     def text_entities(self, tokens: Sequence[str], k: int) -> list[Hit]:
         return self._bm25("entity_vectors", tokens, k, [])
 
+    @_translate_errors
     def count(self) -> dict[str, int]:
         def n(name: str) -> int:
             if not self._es.indices.exists(index=self.index(name)):

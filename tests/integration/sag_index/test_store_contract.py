@@ -140,3 +140,16 @@ def test_delete_events(loaded: VectorStore) -> None:
     assert loaded.count() == {"events": 4, "entities": 5, "links": 0}
     assert "ev_refund" not in {h.id for h in loaded.text_events(tokenize("refund reason"), 10)}
     assert "ev_refund" not in loaded.score_events(EMB.embed_one("refund"), ["ev_refund", "ev_pay"])
+
+
+def test_elasticsearch_going_down_is_a_typed_error(es_url: str) -> None:
+    from elasticsearch import Elasticsearch
+
+    from sag_index.backends.elasticsearch import ElasticsearchStore
+    from sag_index.errors import StoreUnavailable
+
+    store = ElasticsearchStore(es_url, prefix="sagdown_")
+    # the node "goes down" after the store was built: point the client at a closed port
+    store._es = Elasticsearch("http://127.0.0.1:9", request_timeout=2, max_retries=0)  # type: ignore[attr-defined]
+    with pytest.raises(StoreUnavailable, match="during knn_events"):
+        store.knn_events(EMB.embed_one("x"), 3)
