@@ -49,12 +49,13 @@ def fuzz(
     include_ingest: bool = typer.Option(False, help="Also fuzz /v1/ingest/* (changes the knowledge base)."),
     api_key: str | None = typer.Option(None, envvar="CUBESAGE_BENCH_API_KEY", help="Bearer token if keys are on."),
     seed: int = typer.Option(7, help="schemathesis seed."),
+    mode: str = typer.Option("all", help="positive (valid inputs: reach the pipeline) | negative | all."),
 ) -> None:
     """schemathesis against /schema: no 5xx, responses match the schema (one JSON line)."""
     from bench.fuzz import run
 
     raise typer.Exit(run(url=url, max_examples=max_examples, include_ingest=include_ingest, api_key=api_key,
-                         seed=seed))
+                         seed=seed, mode=mode))
 
 
 @app.command()

@@ -20,14 +20,15 @@ from pathlib import Path
 CHECKS = "not_a_server_error,response_schema_conformance,content_type_conformance,status_code_conformance"
 
 
-def run(*, url: str | None, max_examples: int, include_ingest: bool, api_key: str | None, seed: int) -> int:
+def run(*, url: str | None, max_examples: int, include_ingest: bool, api_key: str | None, seed: int,
+        mode: str = "all") -> int:
     with tempfile.TemporaryDirectory() as tmp:
         return _run(url, Path(tmp), max_examples=max_examples, include_ingest=include_ingest, api_key=api_key,
-                    seed=seed)
+                    seed=seed, mode=mode)
 
 
 def _run(url: str | None, tmp: Path, *, max_examples: int, include_ingest: bool, api_key: str | None,
-         seed: int) -> int:
+         seed: int, mode: str) -> int:
     from bench._api_server import api_server
     from cubesage_core.settings import get_settings
 
@@ -40,8 +41,8 @@ def _run(url: str | None, tmp: Path, *, max_examples: int, include_ingest: bool,
         base = url or running.url
         report = tmp / "report.json"
         cmd = [str(Path(sys.executable).with_name("schemathesis")), "run", f"{base}/schema/openapi.json",
-               "--checks", CHECKS, "--max-examples", str(max_examples), "--seed", str(seed), "--no-color",
-               "--suppress-health-check", "all", "--workers", "2", "--request-timeout", "60",
+               "--checks", CHECKS, "--max-examples", str(max_examples), "--seed", str(seed), "--mode", mode,
+               "--no-color", "--suppress-health-check", "all", "--workers", "2", "--request-timeout", "60",
                "--report", "json", "--report-json-path", str(report), "--generation-database", "none"]
         if not include_ingest:
             cmd += ["--exclude-path-regex", "^/v1/ingest/"]
@@ -60,7 +61,7 @@ def _run(url: str | None, tmp: Path, *, max_examples: int, include_ingest: bool,
         "failures": data["test_cases"]["unique_failures"], "errors": data["test_cases"]["errored"],
         "failure_examples": [json.dumps(f, default=str)[:400] for f in failures[:5]],
         "running_time_s": round(data.get("running_time", 0.0), 1), "ingest_included": include_ingest,
-        "seed": seed,
+        "seed": seed, "mode": mode,
     }
     print(json.dumps(summary, ensure_ascii=False), flush=True)
     return 0 if summary["ok"] else 1
