@@ -15,12 +15,18 @@ import httpx
 import pytest
 
 from cubesage_core.settings import REPO_ROOT
-from tests.live_api import api_settings, running_api
+from tests.live_api import api_settings as _api_settings
+from tests.live_api import running_api
 
 pytestmark = pytest.mark.integration
 
 AGGREGATE = "What was the order count in 2024?"
 DETAIL = "list the orders of customer Li Wei"
+
+
+def api_settings(pg_url: str, **overrides: Any) -> Any:
+    """Settings for a fault test: no answer cache (every request must go to the backends)."""
+    return _api_settings(pg_url, api_answer_cache_ttl_s=0, **overrides)
 
 
 def _ask(url: str, question: str, **extra: Any) -> httpx.Response:
@@ -57,9 +63,13 @@ def test_cube_down_falls_back_to_the_builtin_compiler(demo_ready: Any, pg_url: s
             ready = httpx.get(f"{api.url}/readyz", timeout=10).json()
             assert ready["status"] == "degraded" and ready["checks"]["cube"]["ok"] is False
 
+            # without the fallback: a clear refusal naming the unreachable Cube (or a 503), never numbers
             refused = _ask(strict_api.url, AGGREGATE)
-            assert refused.status_code == 503, refused.text
+            assert refused.status_code in (200, 503), refused.text
             assert "Traceback" not in refused.text
+            if refused.status_code == 200:
+                body = refused.json()
+                assert body["table"]["rows"] == [] and "reach" in body["text"], body["text"]
     finally:
         own_cube.stop()
 
@@ -98,10 +108,16 @@ def test_elasticsearch_down_uses_postgres_or_answers_503(demo_ready: Any, pg_url
         assert httpx.get(f"{strict_api.url}/readyz", timeout=10).status_code == 503
 
 
-def test_llm_timeout_falls_back_to_fast_mode(demo_ready: Any, pg_url: str) -> None:
+def test_llm_timeout_falls_back_to_fast_mode(demo_ready: Any, pg_url: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from cubesage_core.settings import get_settings
     from tests.llm_stub import STALL, openai_stub
 
     with openai_stub([STALL]) as stub:
+        # as `cubesage serve` is configured: through the environment (the LLM wiring reads get_settings())
+        for name, value in {"LLM_URL": stub.url, "LLM_MODEL": "openai/stub", "LLM_TIMEOUT_S": "1"}.items():
+            monkeypatch.setenv(f"CUBESAGE_{name}", value)
+        get_settings.cache_clear()
         settings = api_settings(pg_url, llm_url=stub.url, llm_model="openai/stub", llm_timeout_s=1.0)
         with running_api(settings, pg_url) as api:
             fast = _ask(api.url, AGGREGATE, mode="fast").json()
@@ -109,6 +125,8 @@ def test_llm_timeout_falls_back_to_fast_mode(demo_ready: Any, pg_url: str) -> No
             r = _ask(api.url, AGGREGATE, mode="llm")
             elapsed = time.monotonic() - started
         assert stub.requests, "the LLM endpoint was never called"
+    monkeypatch.undo()
+    get_settings.cache_clear()
     assert r.status_code == 200, r.text
     assert _numbers(r.json()) == _numbers(fast)
     assert elapsed < 60
