@@ -67,7 +67,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     with connection(url) as conn:
         t = time.monotonic()
         report.chunks_new = repository.register_chunks(conn, unique)
-        pending = repository.pending_ids(conn, [c.chunk_id for c in unique])
+        pending = repository.pending_ids(conn, [c.chunk_id for c in unique], store.key)
         todo = [c for c in unique if c.chunk_id in pending]
         report.chunks_already_indexed = len(unique) - len(todo)
         timing["register"] += time.monotonic() - t
@@ -84,12 +84,12 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
                 report.fallbacks += sum(1 for x in extractions if x.fallback_reason)
                 timing["filter_parse"] += time.monotonic() - t
                 t = time.monotonic()
-                known = repository.known_entities(conn, {e.entity_id for r in records for e in r.entities})
+                known = repository.known_entities(conn, {e.entity_id for r in records for e in r.entities}, store.key)
                 index_batch = build_index_batch(records, known, embedder, name_embedder, relation_vectors)
                 timing["embed"] += time.monotonic() - t
                 t = time.monotonic()
                 store.upsert(index_batch)
-                repository.save_events(conn, records)
+                repository.save_events(conn, records, store.key)
                 timing["save"] += time.monotonic() - t
                 report.chunks_processed += len(batch)
                 report.events_written += len(records)

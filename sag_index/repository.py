@@ -32,9 +32,11 @@ def register_chunks(conn: psycopg.Connection, chunks: Sequence[Chunk]) -> int:
         return cur.rowcount
 
 
-def pending_ids(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> set[str]:
-    rows = conn.execute("SELECT chunk_id FROM sag.source_chunk WHERE chunk_id = ANY(%s) AND status = 'pending'",
-                        (list(chunk_ids),)).fetchall()
+def pending_ids(conn: psycopg.Connection, chunk_ids: Sequence[str], store_key: str) -> set[str]:
+    """Chunks not yet indexed, or indexed into another vector store than ``store_key``."""
+    rows = conn.execute("SELECT chunk_id FROM sag.source_chunk WHERE chunk_id = ANY(%s) "
+                        "AND (status = 'pending' OR indexed_in IS DISTINCT FROM %s)",
+                        (list(chunk_ids), store_key)).fetchall()
     return {r[0] for r in rows}
 
 
@@ -50,12 +52,17 @@ def delete_chunks(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> None:
     conn.execute("DELETE FROM sag.source_chunk WHERE chunk_id = ANY(%s)", (list(chunk_ids),))
 
 
-def known_entities(conn: psycopg.Connection, entity_ids: Iterable[str]) -> set[str]:
-    rows = conn.execute("SELECT entity_id FROM sag.entity WHERE entity_id = ANY(%s)", (list(entity_ids),))
+def known_entities(conn: psycopg.Connection, entity_ids: Iterable[str], store_key: str) -> set[str]:
+    """Entities already in the vector store ``store_key`` (linked from a chunk indexed into it)."""
+    rows = conn.execute(
+        """SELECT DISTINCT ee.entity_id FROM sag.event_entity ee JOIN sag.event e USING (event_id)
+           JOIN sag.source_chunk c USING (chunk_id)
+           WHERE ee.entity_id = ANY(%s) AND c.status = 'indexed' AND c.indexed_in = %s""",
+        (list(entity_ids), store_key))
     return {r[0] for r in rows.fetchall()}
 
 
-def save_events(conn: psycopg.Connection, records: Sequence[EventRecord]) -> None:
+def save_events(conn: psycopg.Connection, records: Sequence[EventRecord], store_key: str) -> None:
     """One transaction: events, entities, links; then the chunks are marked ``indexed``."""
     entities = {e.entity_id: e for r in records for e in r.entities}
     with conn.transaction(), conn.cursor() as cur:
@@ -75,8 +82,8 @@ def save_events(conn: psycopg.Connection, records: Sequence[EventRecord]) -> Non
                 for link in r.links:
                     copy.write_row((link.event_id, link.entity_id, link.role, link.description))
         cur.execute("INSERT INTO sag.event_entity SELECT * FROM _r_ee ON CONFLICT DO NOTHING")
-        cur.execute("UPDATE sag.source_chunk SET status = 'indexed' WHERE chunk_id = ANY(%s)",
-                    ([r.chunk.chunk_id for r in records],))
+        cur.execute("UPDATE sag.source_chunk SET status = 'indexed', indexed_in = %s WHERE chunk_id = ANY(%s)",
+                    (store_key, [r.chunk.chunk_id for r in records]))
 
 
 def analyze(conn: psycopg.Connection) -> None:

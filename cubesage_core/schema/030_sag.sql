@@ -14,6 +14,9 @@ CREATE TABLE IF NOT EXISTS sag.source_chunk (
     status      text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'indexed')),
     created_at  timestamptz NOT NULL DEFAULT now()
 );
+-- which vector store holds the chunk's vectors: switching stores (e.g. after an Elasticsearch outage
+-- served by the PostgreSQL fallback) re-embeds into the new store instead of silently missing vectors
+ALTER TABLE sag.source_chunk ADD COLUMN IF NOT EXISTS indexed_in text;
 CREATE INDEX IF NOT EXISTS source_chunk_pending_idx ON sag.source_chunk (status) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS source_chunk_source_idx ON sag.source_chunk (source);
 

@@ -61,6 +61,11 @@ class VectorStore(ABC):
     #: set when this store stands in for an unreachable one (e.g. "elasticsearch unreachable: ...")
     fallback_reason: str | None = None
 
+    @property
+    def key(self) -> str:
+        """Identity of the place vectors are written to (recorded per chunk as ``indexed_in``)."""
+        return self.backend
+
     @abstractmethod
     def ensure(self) -> None:
         """Create the indices/tables if absent (idempotent)."""

@@ -79,6 +79,10 @@ class ElasticsearchStore(VectorStore):
         except Exception as err:
             raise StoreUnavailable(f"Elasticsearch at {url} unreachable: {type(err).__name__}: {err}") from err
 
+    @property
+    def key(self) -> str:
+        return f"elasticsearch:{self._url}:{self.prefix}"
+
     def index(self, name: str) -> str:
         return f"{self.prefix}{name}"
 

@@ -34,3 +34,22 @@ def test_edited_document_is_pruned_and_reindexed(backend: str, pg_url: str, requ
     assert store.count()["events"] == 2
     store.reset()
     store.close()
+
+
+def test_switching_stores_reindexes_vectors(pg_url: str, request: pytest.FixtureRequest) -> None:
+    """Chunks indexed into PostgreSQL (e.g. during an ES outage) get vectors in Elasticsearch later."""
+    url = fresh_database(pg_url, "sag_switch")
+    emb = get_embedder("hash")
+    chunks = load_markdown(V1, "fact_refund.md")
+    pg_store = make_store("postgres", request, url)
+    assert index_chunks(chunks, url, pg_store, FastProcessor(), emb).chunks_processed == 3
+    es_store = make_store("elasticsearch", request, url)
+    report = index_chunks(chunks, url, es_store, FastProcessor(), emb)
+    assert report.chunks_processed == 3 and report.entities_new > 0
+    assert es_store.count()["events"] == 3 and es_store.count()["entities"] == pg_store.count()["entities"]
+    with connection(url) as conn:
+        assert conn.execute("SELECT count(*) FROM sag.event").fetchone()[0] == 3
+    assert index_chunks(chunks, url, es_store, FastProcessor(), emb).chunks_processed == 0
+    es_store.reset()
+    es_store.close()
+    pg_store.close()
