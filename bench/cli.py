@@ -14,7 +14,7 @@ def multihop(
     questions: Path = typer.Option(..., exists=True, dir_okay=False,
                                    help="HotpotQA- or MuSiQue-style questions JSON."),
     corpus: Path = typer.Option(..., exists=True, dir_okay=False,
-                                help="Corpus: {title: [sentences]} or [{title, text}]."),
+                                help="Corpus: {title: list of sentences} or a list of {title, text}."),
     backend: str | None = typer.Option(None, help="postgres | elasticsearch (default: the configured store)."),
     es_url: str | None = typer.Option(None, help="Elasticsearch URL (default: settings; else one is started)."),
 ) -> None:
