@@ -7,6 +7,7 @@ OpenAPI at /schema, and the chat page at /.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -36,6 +37,8 @@ from answer.api.store import PostgresStore, Store
 from cubesage_core.settings import Settings
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+VENDOR_MARKER = STATIC_DIR / "vendor" / "vega-embed.min.js"
+log = logging.getLogger("cubesage.api")
 
 
 def _default_service(settings: Settings, database_url: str) -> AnswerService:
@@ -47,6 +50,8 @@ def _default_service(settings: Settings, database_url: str) -> AnswerService:
 def create_app(settings: Settings, service: AnswerService | None = None, *, store: Store | None = None,
                knowledge: Knowledge | None = None, database_url: str | None = None) -> Litestar:
     """Build the API. Without arguments beyond ``settings`` everything real is wired from settings."""
+    if not VENDOR_MARKER.exists():
+        log.warning("chat page charts disabled: Vega-Lite is not vendored; run 'bash answer/api/web/vendor.sh'")
     if store is None or knowledge is None or service is None:
         from cubesage_core import db
 
