@@ -63,7 +63,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     unique = list({c.chunk_id: c for c in chunks}.values())
     report = IndexReport(chunks_total=len(unique), mode=processor.mode, backend=store.backend,
                          store_fallback=store.fallback_reason)
-    timing = {"register": 0.0, "process": 0.0, "filter_parse": 0.0, "embed": 0.0, "save": 0.0}
+    timing = {"register": 0.0, "process": 0.0, "filter_parse": 0.0, "lookup": 0.0, "embed": 0.0, "save": 0.0}
     with connection(url) as conn:
         t = time.monotonic()
         report.chunks_new = repository.register_chunks(conn, unique)
@@ -85,6 +85,8 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
                 timing["filter_parse"] += time.monotonic() - t
                 t = time.monotonic()
                 known = repository.known_entities(conn, {e.entity_id for r in records for e in r.entities}, store.key)
+                timing["lookup"] += time.monotonic() - t
+                t = time.monotonic()
                 index_batch = build_index_batch(records, known, embedder, name_embedder, relation_vectors)
                 timing["embed"] += time.monotonic() - t
                 t = time.monotonic()

@@ -53,12 +53,9 @@ def delete_chunks(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> None:
 
 
 def known_entities(conn: psycopg.Connection, entity_ids: Iterable[str], store_key: str) -> set[str]:
-    """Entities already in the vector store ``store_key`` (linked from a chunk indexed into it)."""
-    rows = conn.execute(
-        """SELECT DISTINCT ee.entity_id FROM sag.event_entity ee JOIN sag.event e USING (event_id)
-           JOIN sag.source_chunk c USING (chunk_id)
-           WHERE ee.entity_id = ANY(%s) AND c.status = 'indexed' AND c.indexed_in = %s""",
-        (list(entity_ids), store_key))
+    """Entities whose vectors the store ``store_key`` already holds."""
+    rows = conn.execute("SELECT entity_id FROM sag.entity_in_store WHERE store_key = %s AND entity_id = ANY(%s)",
+                        (store_key, list(entity_ids)))
     return {r[0] for r in rows.fetchall()}
 
 
@@ -82,6 +79,8 @@ def save_events(conn: psycopg.Connection, records: Sequence[EventRecord], store_
                 for link in r.links:
                     copy.write_row((link.event_id, link.entity_id, link.role, link.description))
         cur.execute("INSERT INTO sag.event_entity SELECT * FROM _r_ee ON CONFLICT DO NOTHING")
+        cur.execute("INSERT INTO sag.entity_in_store SELECT %s, entity_id FROM _r_en ON CONFLICT DO NOTHING",
+                    (store_key,))
         cur.execute("UPDATE sag.source_chunk SET status = 'indexed', indexed_in = %s WHERE chunk_id = ANY(%s)",
                     (store_key, [r.chunk.chunk_id for r in records]))
 

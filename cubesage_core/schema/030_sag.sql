@@ -45,6 +45,13 @@ CREATE TABLE IF NOT EXISTS sag.event_entity (
 );
 CREATE INDEX IF NOT EXISTS event_entity_entity_idx ON sag.event_entity (entity_id, role);
 
+-- entities whose name vectors a vector store already holds (so each name is embedded once per store)
+CREATE TABLE IF NOT EXISTS sag.entity_in_store (
+    store_key text NOT NULL,
+    entity_id text NOT NULL REFERENCES sag.entity(entity_id) ON DELETE CASCADE,
+    PRIMARY KEY (store_key, entity_id)
+);
+
 -- PostgreSQL backend of the vector/BM25 store (mirrors the three Elasticsearch indices)
 CREATE TABLE IF NOT EXISTS sag.event_vectors (
     event_id  text PRIMARY KEY,
