@@ -9,10 +9,11 @@ STAMP := $(VENV)/.stamp
 .PHONY: demo test bench install install-app install-test lint clean
 
 ## Python env with the app and its pinned dependencies
-$(STAMP)-app: pyproject.toml constraints.txt
+$(STAMP)-app: pyproject.toml constraints.txt answer/api/web/package-lock.json
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q -c constraints.txt -e '.[test]'
+	bash answer/api/web/vendor.sh
 	touch $@
 
 install-app: $(STAMP)-app
@@ -39,10 +40,25 @@ test: install-test lint
 lint: install-app
 	$(VENV)/bin/ruff check .
 
-## Benchmarks (JSON lines into bench/results/)
+## Benchmarks: JSON lines on the console and in bench/results/
+BENCH_DATA ?= ../shared/bench-data
+RESULTS := bench/results
 bench: install-test
-	mkdir -p bench/results
-	$(CUBESAGE) bench all --out bench/results
+	mkdir -p $(RESULTS)
+	$(CUBESAGE) demo load
+	$(CUBESAGE) bench compile | tee $(RESULTS)/compile.jsonl
+	$(CUBESAGE) bench schema-linking --data $(BENCH_DATA)/spider-dev | tee $(RESULTS)/schema-linking.jsonl
+	for backend in postgres elasticsearch; do \
+	  $(CUBESAGE) bench multihop --backend $$backend \
+	    --questions $(BENCH_DATA)/hotpotqa-100/hotpotqa_train.json \
+	    --corpus $(BENCH_DATA)/hotpotqa-100/hotpotqa_train_corpus.json; \
+	done | tee $(RESULTS)/multihop.jsonl
+	$(CUBESAGE) bench router-fast | tee $(RESULTS)/router-fast.jsonl
+	$(CUBESAGE) bench e2e | tee $(RESULTS)/e2e.jsonl
+	$(CUBESAGE) regress demo/regress/suite.yaml --json | tail -n 1 | tee $(RESULTS)/regress.jsonl
+	$(CUBESAGE) bench load | tee $(RESULTS)/load.jsonl
+	$(CUBESAGE) bench load --no-answer-cache --requests 600 | tee $(RESULTS)/load-no-cache.jsonl
+	$(CUBESAGE) bench fuzz | tee $(RESULTS)/fuzz.jsonl
 
 clean:
 	rm -rf $(VENV) tests/infra/cube/node_modules tests/infra/elasticsearch/target
