@@ -324,6 +324,7 @@ class Retriever:
 
 
 def _brief(c: Candidate) -> dict[str, Any]:
-    return {"event_id": c.event_id, "hop": c.hop, "channels": sorted(c.channels), "vector": round(c.vector, 4),
+    return {"event_id": c.event_id, "hop": c.hop, "channels": sorted(c.channels), "via": c.via[:5],
+            "vector": round(c.vector, 4),
             "text": round(c.text, 4), "entity": round(c.entity, 4), "bridge": round(c.bridge, 4),
             "score": round(c.score, 4)}
