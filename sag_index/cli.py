@@ -79,6 +79,7 @@ def search(
     max_hops: int = typer.Option(1, min=0, max=3, help="Multi-hop expansion depth (step 5); 0 disables it."),
     explain: bool = typer.Option(False, "--explain", help="Print every step's candidates and timings (JSON)."),
     tables: bool = typer.Option(False, "--tables", help="Also show recall_tables and recall_rows (warehouse)."),
+    llm: bool = typer.Option(False, "--llm", help="Step 1 NER and step 7 selection by the LLM (DSPy)."),
 ) -> None:
     """Run the 8-step retrieval for a question."""
     from sag_index.errors import SagError
@@ -87,7 +88,15 @@ def search(
 
     url, store, settings = _context()
     try:
-        retriever = Retriever(url, store)
+        if llm:
+            from cubesage_core.llm import get_lm
+
+            lm = get_lm(settings)
+            if lm is None:
+                raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
+            retriever = Retriever.with_llm(url, store, lm)
+        else:
+            retriever = Retriever(url, store)
         result = retriever.retrieve(question, RetrievalParams(top_k=top_k, max_hops=max_hops))
         if explain:
             typer.echo(json.dumps(result.explain(), ensure_ascii=False, indent=2, default=str))

@@ -55,3 +55,25 @@ def test_bad_input_is_a_clear_error(cli_env: str, tmp_path: Path) -> None:
     empty = CliRunner().invoke(app, ["search", "anything"])
     assert empty.exit_code == 2 and "NotIndexedError" in empty.output
     assert CliRunner().invoke(app, ["index"]).exit_code == 2
+
+
+def test_search_llm_mode_through_the_stub(cli_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.llm_stub import dspy_reply, openai_stub
+
+    (tmp_path / "a.md").write_text("# Lotus K3 kettle\n\nThe Lotus K3 kettle is made by Lotus.\n")
+    runner = CliRunner()
+    assert runner.invoke(app, ["index", str(tmp_path)]).exit_code == 0
+
+    def script(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        return dspy_reply(selected=[0]) if "candidates" in prompt else dspy_reply(entities=["Lotus K3 kettle"])
+
+    with openai_stub(script) as stub:
+        monkeypatch.setenv("CUBESAGE_LLM_URL", stub.url)
+        monkeypatch.setenv("CUBESAGE_LLM_MODEL", "openai/stub")
+        get_settings.cache_clear()
+        result = runner.invoke(app, ["search", "Who makes the Lotus K3 kettle?", "--llm", "--explain"])
+    assert result.exit_code == 0, result.output
+    explain = json.loads(result.stdout)
+    assert explain["modes"] == {"ner": "llm", "selection": "llm"}
+    assert explain["events"][0]["title"] == "Lotus K3 kettle"
