@@ -54,12 +54,11 @@ def schema_files() -> list[Path]:
 
 def apply_schema(url: str) -> None:
     """Create extensions, schemas, tables, indices and the read-only role (idempotent)."""
-    with connection(url) as conn:
+    with psycopg.connect(url, autocommit=True) as conn:  # no vector type yet on a brand-new database
         conn.execute("SELECT pg_advisory_lock(4242)")
         try:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-            register_vector(conn)
             for path in schema_files():
                 conn.execute(path.read_text())
         finally:

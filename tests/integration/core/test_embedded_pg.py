@@ -59,3 +59,22 @@ def test_configured_port_is_used(tmp_path: Path) -> None:
         assert server.start().port == port
     finally:
         server.stop()
+
+
+def test_apply_schema_on_a_brand_new_database(tmp_path: Path) -> None:
+    from cubesage_core import db
+
+    server = EmbeddedPostgres(tmp_path / "pg")
+    try:
+        url = server.start().url()
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE fresh")
+        fresh = url.rsplit("/", 1)[0] + "/fresh"
+        db.apply_schema(fresh)
+        db.apply_schema(fresh)  # idempotent
+        with db.connection(fresh) as conn:
+            tables = {r[0] for r in conn.execute(
+                "SELECT table_schema || '.' || table_name FROM information_schema.tables").fetchall()}
+        assert {"semlayer.asset", "semlayer.business_term", "sag.event"} <= tables
+    finally:
+        server.stop()
