@@ -21,6 +21,7 @@ from psycopg_pool import ConnectionPool
 from answer.synthesizer import Synthesis, synthesize
 from cubesage_core import db
 from cubesage_core.embeddings import get_embedder
+from cubesage_core.llm import using_settings
 from cubesage_core.settings import Settings, get_settings
 from router.components import Components, load_components
 from router.detail import DetailEnv, EntityDirectory
@@ -108,10 +109,11 @@ class Cubesage:
         today = today or self.settings.today or date.today()
         query_id = str(uuid.uuid4())
         started = time.perf_counter()
-        result = self.pipeline.run(text, conn=self.pool, today=today, use_llm=use_llm,
-                                   previous=_turn(previous), on_stage=on_stage)
-        t = time.perf_counter()
-        synthesis = synthesize(result, use_llm=use_llm)
+        with using_settings(self.settings):
+            result = self.pipeline.run(text, conn=self.pool, today=today, use_llm=use_llm,
+                                       previous=_turn(previous), on_stage=on_stage)
+            t = time.perf_counter()
+            synthesis = synthesize(result, use_llm=use_llm)
         result.timings_ms["answer"] = round((time.perf_counter() - t) * 1000, 3)
         result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
         synthesis.provenance["timings_ms"] = dict(result.timings_ms)
@@ -141,9 +143,10 @@ class Cubesage:
         text = check_question(question, max_chars=self.settings.api_max_question_chars)
         today = today or self.settings.today or date.today()
         c = self.components
-        understanding = c.understand(text, today)
-        retrieval, _ = c.retrieve(understanding, [])
-        agg = c.aggregate(understanding, retrieval, today, None)
+        with using_settings(self.settings):
+            understanding = c.understand(text, today)
+            retrieval, _ = c.retrieve(understanding, [])
+            agg = c.aggregate(understanding, retrieval, today, None)
         main = retrieval.get("result")
         out: dict[str, Any] = {
             "cube_query": agg.cube_query,

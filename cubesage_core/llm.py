@@ -8,7 +8,9 @@ on timeout, transport or parse errors, reporting which mode answered.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Generic, TypeVar
@@ -17,6 +19,17 @@ from cubesage_core.settings import Settings, get_settings
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+_ACTIVE_SETTINGS: ContextVar[Settings | None] = ContextVar("cubesage_llm_settings", default=None)
+
+
+@contextmanager
+def using_settings(settings: Settings) -> Iterator[None]:
+    """Make ``settings`` the LLM configuration of every step run inside the block (this context only)."""
+    token = _ACTIVE_SETTINGS.set(settings)
+    try:
+        yield
+    finally:
+        _ACTIVE_SETTINGS.reset(token)
 
 
 @lru_cache(maxsize=8)
@@ -30,8 +43,8 @@ def _build_lm(url: str, model: str, key: str, timeout: float):
 
 
 def get_lm(settings: Settings | None = None):
-    """The configured DSPy LM, or None in fast mode."""
-    settings = settings or get_settings()
+    """The DSPy LM of ``settings`` (else of the active ``using_settings`` block, else the process's), or None."""
+    settings = settings or _ACTIVE_SETTINGS.get() or get_settings()
     if not settings.llm_url:
         return None
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
