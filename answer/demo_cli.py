@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -9,6 +10,7 @@ import httpx
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from answer.bootstrap import STEPS, prepare_demo
 from cubesage_core import db
@@ -20,7 +22,7 @@ console = Console(stderr=True)
 SAMPLE_QUESTIONS = (
     "What was GMV by region in March 2024?",
     "华东地区2024年每月的订单量",
-    "list the refunded orders of customer 王芳",
+    "list the refunded orders of customer Li Wei",
 )
 
 
@@ -59,6 +61,7 @@ def run(
 
     from answer.api import create_app
 
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     settings = get_settings()
     if port is not None:
         settings = settings.model_copy(update={"api_port": port})
@@ -80,9 +83,7 @@ def run(
             answered += 1
             console.rule(f"[bold]{question}")
             console.print(body.get("text", ""))
-            table = body.get("table") or {}
-            for row in (table.get("rows") or [])[:5]:
-                console.print("   ", row)
+            console.print(_rich_table(body.get("table") or {}))
     console.print(f"[green]answered {answered} questions[/green]; chat page and API at {base}/ (OpenAPI {base}/schema)")
     if exit_after_answers:
         server.should_exit = True
@@ -94,6 +95,16 @@ def run(
     except KeyboardInterrupt:
         server.should_exit = True
         thread.join(10)
+
+
+def _rich_table(table: dict, max_rows: int = 8) -> Table:
+    columns = list(table.get("columns") or [])
+    shown = Table(*(table.get("labels") or columns))
+    ids = {i for i, c in enumerate(columns) if c.endswith("_id")}
+    for row in (table.get("rows") or [])[:max_rows]:
+        shown.add_row(*("" if v is None else f"{v:,}" if isinstance(v, int | float) and i not in ids else str(v)
+                        for i, v in enumerate(row)))
+    return shown
 
 
 def _wait_ready(base: str, timeout: float = 60) -> None:

@@ -73,7 +73,8 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None) -> Synthe
     prov["answer_mode"] = mode
     if reason:
         prov["answer_fallback_reason"] = reason
-    return Synthesis(text=text, table=table.to_dict(), chart=chart, provenance=prov)
+    shown = {**table.to_dict(), "labels": [label(c, lang) for c in table.columns]}
+    return Synthesis(text=text, table=shown, chart=chart, provenance=prov)
 
 
 # -- templates -------------------------------------------------------------------------------------------
@@ -187,7 +188,8 @@ def _detail_text(result: PipelineResult, lang: str) -> str:
         return f"找到 {fmt_number(n)} 条{noun}{scope}{more}。" if n else f"没有找到符合条件的{noun}{scope}。"
     scope = f" for {who}" if who else ""
     more = " (showing the first rows only)" if capped else ""
-    return f"Found {fmt_number(n)} {noun}{scope}{more}." if n else f"No {noun} found{scope}."
+    one = noun[:-1] if n == 1 and noun.endswith("s") else noun
+    return f"Found {fmt_number(n)} {one}{scope}{more}." if n else f"No {noun} found{scope}."
 
 
 # -- LLM mode --------------------------------------------------------------------------------------------

@@ -45,6 +45,16 @@ def table_from_rows(rows: Any, columns: list[str] | None = None) -> ResultTable:
     """Normalise list-of-dicts (Cube) or list-of-lists rows; numeric strings become numbers."""
     rows = list(rows or [])
     if rows and isinstance(rows[0], dict):
-        cols = columns or list(rows[0].keys())
+        cols = columns or _without_plain_time_twins(list(rows[0].keys()))
         return ResultTable(cols, [[_number(r.get(c)) for c in cols] for r in rows])
     return ResultTable(list(columns or []), [[_number(v) for v in r] for r in rows])
+
+
+GRANULARITIES = ("second", "minute", "hour", "day", "week", "month", "quarter", "year")
+
+
+def _without_plain_time_twins(keys: list[str]) -> list[str]:
+    """Cube returns a time dimension twice ("orders.order_ts.month" and "orders.order_ts"); keep the first."""
+    grained = {k.rsplit(".", 1)[0] for k in keys if k.count(".") >= 2 and k.rsplit(".", 1)[1] in GRANULARITIES}
+    return [k for k in keys if k not in grained]
+

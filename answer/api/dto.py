@@ -26,6 +26,7 @@ class AskRequest(Struct, forbid_unknown_fields=True):
 class Table(Struct):
     columns: list[Any] = msgspec.field(default_factory=list)
     rows: list[Any] = msgspec.field(default_factory=list)
+    labels: list[str] = msgspec.field(default_factory=list)  # readable column names, parallel to columns
 
 
 class AskResponse(Struct):

@@ -76,7 +76,8 @@ function renderTable(tableEl, table) {
     const head = tableEl.createTHead().insertRow();
     names.forEach((name, i) => {
       const th = document.createElement("th");
-      th.textContent = name;
+      th.textContent = (table.labels && table.labels[i]) || name;
+      th.title = name;
       th.dataset.col = String(i);
       if (sort.col === i) th.setAttribute("aria-sort", sort.dir > 0 ? "ascending" : "descending");
       th.addEventListener("click", () => {
