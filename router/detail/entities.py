@@ -43,7 +43,7 @@ class EntityDirectory:
     def __init__(self, names: dict[str, tuple[str, str, Any, str]]) -> None:
         # lower-cased surface form -> (table, name column, key_value, label)
         self._names = names
-        self._by_length = sorted(names, key=len, reverse=True)
+        self._lengths = sorted({len(name) for name in names}, reverse=True)
 
     @classmethod
     def load(cls, conn: psycopg.Connection, schema: str = "warehouse") -> EntityDirectory:
@@ -68,19 +68,23 @@ class EntityDirectory:
     def match(self, text: str) -> list[EntityMatch]:
         """Non-overlapping name occurrences in ``text``, longest first (word-bounded for Latin names)."""
         lowered = text.lower()
+        occurrences = sorted(
+            ((start, start + n) for n in self._lengths for start in range(len(lowered) - n + 1)
+             if lowered[start:start + n] in self._names),
+            key=lambda span: (span[0] - span[1], span[0]),
+        )
         taken: list[tuple[int, int]] = []
+        used: set[str] = set()
         out: list[EntityMatch] = []
-        for surface in self._by_length:
-            start = lowered.find(surface)
-            while start >= 0:
-                end = start + len(surface)
-                if _bounded(lowered, start, end) and not any(s < end and start < e for s, e in taken):
-                    taken.append((start, end))
-                    table, _, key, label = self._names[surface]
-                    etype, key_column, _ = ENTITY_TABLES[table]
-                    out.append(EntityMatch(table, key_column, key, label, etype, "directory"))
-                    break
-                start = lowered.find(surface, start + 1)
+        for start, end in occurrences:
+            surface = lowered[start:end]
+            if surface in used or not _bounded(lowered, start, end) or any(s < end and start < e for s, e in taken):
+                continue
+            used.add(surface)
+            taken.append((start, end))
+            table, _, key, label = self._names[surface]
+            etype, key_column, _ = ENTITY_TABLES[table]
+            out.append(EntityMatch(table, key_column, key, label, etype, "directory"))
         return _dedupe(out)
 
 
