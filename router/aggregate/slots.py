@@ -119,8 +119,10 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
     for member, vals in values.items():
         cube = member.split(".", 1)[0]
         if comparing_members and len(vals) > 1 and cube not in {d.split(".", 1)[0] for d in dimensions}:
-            label = resolve_dimension(model, cube, cubes, u.language)  # regions.region_code -> regions.name_zh
-            shown = label if label and label.split(".", 1)[0] == cube else member
+            shown = language_variant(model, member, u.language)  # orders.channel stays orders.channel
+            if member.endswith(("_code", "_id")):  # codes are shown by name: regions.region_code -> name_zh
+                label = resolve_dimension(model, cube, cubes, u.language)
+                shown = label if label and label.split(".", 1)[0] == cube else member
             dimensions.append(shown)
             notes.append(f"dimension {shown}: comparing {', '.join(vals)}")
     share = bool(_SHARE.search(u.normalized))

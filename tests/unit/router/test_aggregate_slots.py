@@ -290,3 +290,11 @@ def test_guardrail_problem_fixed_before_execution() -> None:
     result = run("GMV in 2024", backend, GMV, ghost)
     assert result.problems and result.problems[0].code == "unknown_binding"
     assert backend.queries and backend.queries[0]["measures"] == ["order_items.gmv"]
+
+
+
+def test_compared_values_of_a_plain_dimension_group_by_that_dimension() -> None:
+    web, store = value("web channel", "orders.channel", "web"), value("store channel", "orders.channel", "store")
+    d = draft("compare GMV of web and store channels in 2024", GMV, web, store)
+    assert d.query["dimensions"] == ["orders.channel"]
+    assert d.query["filters"] == [{"member": "orders.channel", "operator": "equals", "values": ["web", "store"]}]

@@ -1,0 +1,9 @@
+
+
+def test_which_n_with_a_superlative_keeps_n() -> None:
+    from router.understanding.ranking import extract_ranking
+
+    assert extract_ranking("Which 3 brands had the highest GMV in 2024?").limit == 3
+    assert extract_ranking("哪3个品牌的GMV最高").limit == 3
+    low = extract_ranking("which 2 regions had the lowest refund rate")
+    assert (low.direction, low.limit) == ("asc", 2)
