@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from answer.formatting import is_number, label
+from answer.formatting import grain_of, is_number, label
+from answer.vocabulary import vocabulary
 from router.tables import ResultTable, jsonable
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
 _TIME_VALUE = re.compile(r"^\d{4}-\d{2}(-\d{2})?([T ][\d:.]+)?$")
 TIME_GRAINS = ("day", "week", "month", "quarter", "year")
+TIME_UNITS = {"day": "yearmonthdate", "week": "yearweek", "month": "yearmonth", "quarter": "yearquarter",
+              "year": "year"}
 
 
 def _field(column: str) -> str:
@@ -48,8 +51,13 @@ def chart_spec(table: ResultTable, language: str, title: str = "") -> dict[str, 
     x_enc: dict[str, Any] = {"field": _field(x), "type": x_type, "title": label(x, language)}
     if mark == "bar":
         x_enc["sort"] = "-y"
+    elif (grain := grain_of(x)) is not None:
+        x_enc["timeUnit"] = TIME_UNITS[grain]
+    y_enc: dict[str, Any] = {"field": _field(y), "type": "quantitative", "title": label(y, language)}
+    if fmt := vocabulary().member_format(y):
+        y_enc["axis"] = {"format": ".2%" if fmt == "percent" else ",.2f"}
     return {
         "$schema": SCHEMA, "title": title, "mark": {"type": mark, "point": mark == "line", "tooltip": True},
         "data": {"values": values},
-        "encoding": {"x": x_enc, "y": {"field": _field(y), "type": "quantitative", "title": label(y, language)}},
+        "encoding": {"x": x_enc, "y": y_enc},
     }

@@ -7,16 +7,22 @@ import re
 from decimal import Decimal
 from typing import Any
 
-LABELS_EN = {"gmv": "GMV", "aov": "AOV", "count": "order count", "refund_rate": "refund rate",
+from answer.vocabulary import vocabulary
+
+# short names by the last part of a column; measures not named here take their glossary name (answer.vocabulary)
+LABELS_EN = {"gmv": "GMV", "aov": "AOV", "refund_rate": "refund rate",
              "active_customers": "active customers", "new_customers": "new customers", "revenue": "revenue",
              "name_en": "region", "name_zh": "region", "customer_name": "customer", "product_name": "product"}
-LABELS_ZH = {"gmv": "GMV", "aov": "客单价", "count": "订单量", "refund_rate": "退款率",
-             "active_customers": "活跃客户数", "new_customers": "新客数", "revenue": "销售额", "amount": "金额",
+LABELS_ZH = {"gmv": "GMV", "aov": "客单价", "refund_rate": "退款率",
+             "active_customers": "活跃客户数", "new_customers": "新客数", "revenue": "销售额",
              "name_en": "地区", "name_zh": "地区", "customer_name": "客户", "product_name": "商品",
              "channel": "渠道", "category": "品类", "segment": "客户分层", "reason": "原因", "method": "支付方式",
              "status": "状态"}
-# a number token as written; digits inside names ("Pulse T6", "X1") are not numbers
-NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-z0-9])")
+# a number token as written, with its percent sign; digits inside names ("Pulse T6", "X1") are not numbers
+NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![A-Za-z0-9])")
+# dates and period labels of a text ("2024-01-01", "2024-03", "2024-Q1", "2024年3月", "2024年Q1", "2024年")
+PERIOD_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?|\d{4}-\d{2}|\d{4}-Q\d|\d{4}年(?:\d{1,2}月|Q\d)?|Q\d")
+GRAINS = ("day", "week", "month", "quarter", "year")
 
 
 def is_number(value: Any) -> bool:
@@ -31,6 +37,39 @@ def fmt_number(value: Any) -> str:
     if abs(v) >= 100:
         return f"{v:,.2f}"
     return f"{v:.4g}"
+
+
+def fmt_percent(value: Any) -> str:
+    """A ratio as a percent with 2 decimals (0.06636 -> "6.64%")."""
+    return f"{float(value) * 100:,.2f}%"
+
+
+def fmt_measure(value: Any, fmt: str | None) -> str:
+    """A number in the format its Cube measure declares (``percent``), else ``fmt_number``."""
+    return fmt_percent(value) if fmt == "percent" and is_number(value) else fmt_number(value)
+
+
+def fmt_period(value: Any, grain: str | None, language: str) -> str:
+    """A time value by its granularity: month "2024-01" / "2024年1月", quarter "2024-Q1" / "2024年Q1",
+    year "2024" / "2024年", day and week the date; other values as ``fmt_value``."""
+    text = fmt_value(value)
+    m = re.match(r"(\d{4})-(\d{2})-(\d{2})", text)
+    if m is None or grain not in GRAINS:
+        return text
+    year, month = m.group(1), int(m.group(2))
+    if grain == "month":
+        return f"{year}年{month}月" if language == "zh" else f"{year}-{month:02d}"
+    if grain == "quarter":
+        return f"{year}年Q{(month - 1) // 3 + 1}" if language == "zh" else f"{year}-Q{(month - 1) // 3 + 1}"
+    if grain == "year":
+        return f"{year}年" if language == "zh" else year
+    return m.group(0)
+
+
+def grain_of(column: str) -> str | None:
+    """The granularity of a time-dimension column ("orders.order_ts.month" -> "month")."""
+    parts = column.split(".")
+    return parts[-1] if len(parts) >= 3 and parts[-1] in GRAINS else None
 
 
 def fmt_value(value: Any) -> str:
@@ -53,9 +92,35 @@ def label(column: str, language: str) -> str:
         return {"day": "日", "week": "周", "month": "月份", "quarter": "季度", "year": "年"}[key] \
             if language == "zh" else key
     table = LABELS_ZH if language == "zh" else LABELS_EN
-    return table.get(key, key.replace("_", " "))
+    if key in table:
+        return table[key]
+    return vocabulary().member_label(column, language) or key.replace("_", " ")
 
 
 def numbers_in(text: str) -> list[str]:
-    """Number tokens of ``text`` as written (with separators)."""
+    """Number tokens of ``text`` as written (with separators and a trailing percent sign)."""
     return NUMBER.findall(text)
+
+
+def table_numbers(columns: list[str], rows: list[list[Any]], formats: list[str | None] | None = None) -> set[str]:
+    """Every way the text may write a number of the table: ``fmt_number`` of each number, ``fmt_percent`` of
+    the numbers of percent columns, and the row count."""
+    formats = formats or [None] * len(columns)
+    allowed = {fmt_number(len(rows))}
+    for row in rows:
+        for v, fmt in zip(row, formats, strict=False):
+            if is_number(v):
+                allowed.add(fmt_number(v))
+                if fmt == "percent":
+                    allowed.add(fmt_percent(v))
+    return allowed
+
+
+def stray_numbers(text: str, allowed: set[str], labels: tuple[str, ...] = ()) -> list[str]:
+    """Number tokens of ``text`` that are not in ``allowed``; the given ``labels`` (e.g. the question's
+    time-range phrases, where not part of a longer date), then dates and period tokens are taken out first."""
+    for name in labels:
+        if name:
+            text = re.sub(rf"(?<![\d-]){re.escape(name)}(?![\d-])", " ", text)
+    text = PERIOD_TOKEN.sub(" ", text)
+    return [t for t in numbers_in(text) if t not in allowed]

@@ -13,7 +13,18 @@ from typing import Any
 import dspy
 
 from answer.charts import chart_spec, time_column
-from answer.formatting import fmt_number, fmt_value, is_number, label, numbers_in
+from answer.formatting import (
+    fmt_measure,
+    fmt_number,
+    fmt_period,
+    fmt_value,
+    grain_of,
+    is_number,
+    label,
+    stray_numbers,
+    table_numbers,
+)
+from answer.vocabulary import vocabulary
 from cubesage_core.llm import two_mode
 from router.pipeline import PipelineResult
 from router.tables import ResultTable, table_from_rows
@@ -73,7 +84,7 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None) -> Synthe
     prov["answer_mode"] = mode
     if reason:
         prov["answer_fallback_reason"] = reason
-    shown = {**table.to_dict(), "labels": [label(c, lang) for c in table.columns]}
+    shown = {**table.to_dict(), "labels": [label(c, lang) for c in table.columns], "formats": formats(table)}
     return Synthesis(text=text, table=shown, chart=chart, provenance=prov)
 
 
@@ -106,9 +117,26 @@ def template_text(result: PipelineResult) -> str:
 def _scope(result: PipelineResult) -> str:
     """The period plus the filter values of the Cube query ("this month, east")."""
     cube_query = getattr(result.aggregate, "cube_query", None) or {}
-    values = [str(v) for f in cube_query.get("filters") or [] for v in f.get("values") or []]
+    lang = result.understanding.language
+    values = [show_value(f.get("member", ""), v, lang)
+              for f in cube_query.get("filters") or [] for v in f.get("values") or []]
     parts = [p for p in (_period(result), *values) if p]
-    return ("，" if result.understanding.language == "zh" else ", ").join(parts)
+    return ("，" if lang == "zh" else ", ").join(parts)
+
+
+def formats(table: ResultTable) -> list[str | None]:
+    """The Cube format of each column ("percent" for orders.refund_rate), None for the others."""
+    vocab = vocabulary()
+    return [vocab.member_format(c) for c in table.columns]
+
+
+def show_value(column: str, value: Any, lang: str) -> str:
+    """A dimension value as the text shows it: its glossary name in ``lang`` when it has one ("south" -> "华南")."""
+    if isinstance(value, str):
+        named = vocabulary().value_label(column, value, lang)
+        if named:
+            return named
+    return fmt_value(value)
 
 
 def _period(result: PipelineResult) -> str:
@@ -129,8 +157,13 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
         return _count_text(len(table.rows), lang)
     m = numeric[0]
     metric = label(table.columns[m], lang)
+    fmts = formats(table)
+
+    def num(row: list[Any], i: int) -> str:
+        return fmt_measure(row[i], fmts[i])
+
     if len(table.rows) == 1 and not dims:
-        parts = [f"{label(table.columns[i], lang)} {fmt_number(table.rows[0][i])}" for i in numeric]
+        parts = [f"{label(table.columns[i], lang)} {num(table.rows[0], i)}" for i in numeric]
         if lang == "zh":
             return f"{period + '，' if period else ''}{'，'.join(parts)}。"
         return f"{'; '.join(parts)}{' (' + period + ')' if period else ''}."
@@ -138,11 +171,16 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     if t is not None:
         first, last = table.rows[0], table.rows[-1]
         peak = max((r for r in table.rows if r[m] is not None), key=lambda r: r[m])
+        grain = grain_of(table.columns[t])
+
+        def when(row: list[Any]) -> str:
+            return fmt_period(row[t], grain, lang)
+
         if lang == "zh":
-            return (f"{metric}从 {fmt_value(first[t])} 的 {fmt_number(first[m])} 变为 {fmt_value(last[t])} 的 "
-                    f"{fmt_number(last[m])}，峰值在 {fmt_value(peak[t])}（{fmt_number(peak[m])}）。")
-        return (f"{metric} went from {fmt_number(first[m])} ({fmt_value(first[t])}) to {fmt_number(last[m])} "
-                f"({fmt_value(last[t])}); the peak was {fmt_number(peak[m])} in {fmt_value(peak[t])}.")
+            return (f"{metric}从 {when(first)} 的 {num(first, m)} 变为 {when(last)} 的 "
+                    f"{num(last, m)}，峰值在 {when(peak)}（{num(peak, m)}）。")
+        return (f"{metric} went from {num(first, m)} ({when(first)}) to {num(last, m)} "
+                f"({when(last)}); the peak was {num(peak, m)} in {when(peak)}.")
     if not dims:
         return _count_text(len(table.rows), lang)
     ranked = sorted((r for r in table.rows if r[m] is not None), key=lambda r: r[m], reverse=True)
@@ -150,14 +188,14 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
         " and ".join(label(table.columns[d], lang) for d in dims)
 
     def name(row: list[Any]) -> str:
-        return " / ".join(fmt_value(row[d]) for d in dims)
+        return " / ".join(show_value(table.columns[d], row[d], lang) for d in dims)
 
     n = len(table.rows)
     if lang == "zh":
-        listed = "，".join(f"{name(r)} {fmt_number(r[m])}" for r in ranked[:3])
+        listed = "，".join(f"{name(r)} {num(r, m)}" for r in ranked[:3])
         total = f"（共 {fmt_number(n)} 项）" if n > 1 else ""
         return f"{period}按{by}的{metric}：{listed}{total}。"
-    listed = ", ".join(f"{name(r)} {fmt_number(r[m])}" for r in ranked[:3])
+    listed = ", ".join(f"{name(r)} {num(r, m)}" for r in ranked[:3])
     tail = f" ({period})" if period else ""
     total = f" ({fmt_number(n)} rows in total)" if n > 1 else ""
     return f"{metric} by {by}{tail}: {listed}{total}."
@@ -196,23 +234,25 @@ def _detail_text(result: PipelineResult, lang: str) -> str:
 
 def _llm_text(result: PipelineResult) -> str:
     table = result.table
-    lines = [" | ".join(table.columns)] + [" | ".join(fmt_value(v) for v in r) for r in table.rows[:30]]
+    lang = result.understanding.language
+    fmts, grains = formats(table), [grain_of(c) for c in table.columns]
+
+    def cell(v: Any, i: int) -> str:
+        return fmt_measure(v, fmts[i]) if is_number(v) else fmt_period(v, grains[i], lang)
+
+    lines = [" | ".join(table.columns)] + [" | ".join(cell(v, i) for i, v in enumerate(r)) for r in table.rows[:30]]
     facts = f"intent={result.intent.intent}; period={_period(result)}"
     pred = dspy.Predict(AnswerText)(question=result.question, language=result.understanding.language,
                                     table="\n".join(lines), facts=facts)
     text = str(pred.answer).strip()
-    allowed = table_numbers(table) | {fmt_number(len(table.rows))}
-    stray = [n for n in numbers_in(text) if n not in allowed and not _is_date_part(n, text)]
+    allowed = table_numbers(table.columns, table.rows, fmts)
+    stray = [n for n in stray_numbers(text, allowed) if not _is_date_part(n)]
     if not text or stray:
         raise ValueError(f"LLM answer has numbers not in the table: {stray[:5]}")
     return text
 
 
-def table_numbers(table: ResultTable) -> set[str]:
-    return {fmt_number(v) for r in table.rows for v in r if is_number(v)}
-
-
-def _is_date_part(token: str, text: str) -> bool:
+def _is_date_part(token: str) -> bool:
     return len(token) == 4 and token.isdigit() and 1990 <= int(token) <= 2100
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from datetime import date
 from typing import Any
@@ -15,9 +14,6 @@ from cubesage_core.settings import REPO_ROOT, Settings
 
 pytestmark = pytest.mark.integration
 SUITE = REPO_ROOT / "demo" / "regress" / "suite.yaml"
-NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-z0-9])")
-DATES = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?|\d{4}-\d{2}")
-PERIODS = re.compile(r"\d{4}年\d{1,2}月|\d{4}年|Q\d")
 
 
 def test_suite_shape() -> None:
@@ -29,17 +25,14 @@ def test_suite_shape() -> None:
 
 
 def _numbers_not_in_table(answer: dict[str, Any]) -> list[str]:
-    """Number tokens of the answer text that are no number of its table (dates and period labels aside)."""
-    from answer.formatting import fmt_number
+    """Number tokens of the answer text that are no number of its table (dates and period labels aside);
+    a percent in the text must be a value of a percent column times 100, written by ``fmt_percent``."""
+    from answer.formatting import stray_numbers, table_numbers
 
-    rows = answer["table"]["rows"]
-    allowed = {fmt_number(v) for row in rows for v in row if isinstance(v, int | float) and not isinstance(v, bool)}
-    allowed.add(fmt_number(len(rows)))
-    text = DATES.sub(" ", answer["text"])
-    for tr in answer["provenance"].get("understanding", {}).get("time_ranges", []):
-        text = text.replace(tr["label"], " ")
-    text = PERIODS.sub(" ", text)
-    return [t for t in re.findall(NUMBER, text) if t not in allowed]
+    table = answer["table"]
+    allowed = table_numbers(table["columns"], table["rows"], table.get("formats"))
+    labels = tuple(tr["label"] for tr in answer["provenance"].get("understanding", {}).get("time_ranges", []))
+    return stray_numbers(answer["text"], allowed, labels)
 
 
 def test_regression_suite_meets_targets(demo_ready: Any, pg_url: str) -> None:

@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from answer.formatting import fmt_number
+from answer.formatting import stray_numbers, table_numbers
 from answer.synthesizer import synthesize
 from router.detail import DetailResult
 from router.intent import IntentDecision
@@ -16,8 +16,6 @@ from router.tables import ResultTable
 from router.understanding import understand
 
 TODAY = date(2025, 6, 30)
-NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-z0-9])")
-DATE_LIKE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{4}-\d{2}|\d{4}年\d{1,2}月|\d{4}年|Q\d")
 
 
 def result(question: str, intent: str, table: ResultTable, **kw) -> PipelineResult:
@@ -26,15 +24,12 @@ def result(question: str, intent: str, table: ResultTable, **kw) -> PipelineResu
                           table=table, **kw)
 
 
-def assert_numbers_from_table(text: str, table: ResultTable, period: str = "") -> None:
-    """Every number of the text (dates and the period label aside) is a table number, formatted alike."""
-    allowed = {fmt_number(v) for row in table.rows for v in row if isinstance(v, int | float)}
-    allowed.add(fmt_number(len(table.rows)))
-    text = DATE_LIKE.sub(" ", text)
-    if period:
-        text = text.replace(period, " ")
-    for token in re.findall(NUMBER, text):
-        assert token in allowed, f"{token!r} in {text!r} is not a table number"
+def assert_numbers_from_table(text: str, shown: dict, period: str = "") -> None:
+    """Every number of the text (dates and the period label aside) is a table number, formatted alike
+    (percent columns may also be written as percents)."""
+    allowed = table_numbers(shown["columns"], shown["rows"], shown["formats"])
+    stray = stray_numbers(text, allowed, (period,))
+    assert not stray, f"{stray} in {text!r} are not table numbers"
 
 
 CASES = [
@@ -54,7 +49,7 @@ def test_numbers_in_text_are_table_numbers(question: str, table: ResultTable) ->
     out = synthesize(res, use_llm=False)
     assert out.text
     period = res.understanding.time_range.label if res.understanding.time_range else ""
-    assert_numbers_from_table(out.text, table, period)
+    assert_numbers_from_table(out.text, out.table, period)
     assert bool(re.search(r"[\u4e00-\u9fff]", out.text)) == bool(re.search(r"[\u4e00-\u9fff]", question))
 
 
