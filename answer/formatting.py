@@ -117,10 +117,16 @@ def table_numbers(columns: list[str], rows: list[list[Any]], formats: list[str |
 
 
 def stray_numbers(text: str, allowed: set[str], labels: tuple[str, ...] = ()) -> list[str]:
-    """Number tokens of ``text`` that are not in ``allowed``; the given ``labels`` (e.g. the question's
-    time-range phrases, where not part of a longer date), then dates and period tokens are taken out first."""
-    for name in labels:
-        if name:
-            text = re.sub(rf"(?<![\d-]){re.escape(name)}(?![\d-])", " ", text)
-    text = PERIOD_TOKEN.sub(" ", text)
-    return [t for t in numbers_in(text) if t not in allowed]
+    """Number tokens of ``text`` that are not in ``allowed``, after taking out dates, period tokens and the
+    given ``labels`` (e.g. the question's time-range phrases); where they overlap the longest one goes."""
+    spans = [m.span() for m in PERIOD_TOKEN.finditer(text)]
+    spans += [m.span() for name in labels if name for m in re.finditer(re.escape(name), text)]
+    kept, end = [], 0
+    for start, stop in sorted(spans, key=lambda s: (s[0], -s[1])):
+        if start >= end:
+            kept.append(text[end:start])
+            end = stop
+        elif stop > end:  # overlapping: extend the current cut
+            end = stop
+    kept.append(text[end:])
+    return [t for t in numbers_in(" ".join(kept)) if t not in allowed]
