@@ -176,6 +176,9 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
         def when(row: list[Any]) -> str:
             return fmt_period(row[t], grain, lang)
 
+        if len(table.rows) == 1:  # one period: its value, not a change
+            return f"{when(first)}，{metric} {num(first, m)}。" if lang == "zh" else \
+                f"{metric} {num(first, m)} ({when(first)})."
         if lang == "zh":
             return (f"{metric}从 {when(first)} 的 {num(first, m)} 变为 {when(last)} 的 "
                     f"{num(last, m)}，峰值在 {when(peak)}（{num(peak, m)}）。")

@@ -144,3 +144,13 @@ def test_llm_answer_with_the_table_percent_is_kept(monkeypatch: pytest.MonkeyPat
 ])
 def test_stray_numbers_takes_out_dates_and_period_labels_only(text: str, labels: tuple, stray: list) -> None:
     assert stray_numbers(text, {"2,752", "2,999"}, labels) == stray
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("revenue by year in 2024", "revenue 76,608,469.14 (2024)."),
+    ("2024年每年的销售额", "2024年，销售额 76,608,469.14。"),
+])
+def test_one_period_series_states_the_value_not_a_change(question: str, expected: str) -> None:
+    out = answer(question, ResultTable(["revenue.ts.year", "revenue.revenue"],
+                                       [["2024-01-01T00:00:00.000", 76608469.14]]))
+    assert out.text == expected
