@@ -27,6 +27,7 @@ class Table(Struct):
     columns: list[Any] = msgspec.field(default_factory=list)
     rows: list[Any] = msgspec.field(default_factory=list)
     labels: list[str] = msgspec.field(default_factory=list)  # readable column names, parallel to columns
+    formats: list[str | None] = msgspec.field(default_factory=list)  # Cube format per column ("percent")
 
 
 class AskResponse(Struct):

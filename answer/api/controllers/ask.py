@@ -47,7 +47,7 @@ def to_response(answer: dict[str, Any], session_id: str | None) -> AskResponse:
         query_id=str(answer.get("query_id", "")), question=str(answer.get("question", "")),
         intent=answer.get("intent"), text=str(answer.get("text", "")),
         table=Table(columns=list(table.get("columns") or []), rows=list(table.get("rows") or []),
-                    labels=list(table.get("labels") or [])),
+                    labels=list(table.get("labels") or []), formats=list(table.get("formats") or [])),
         chart=answer.get("chart") or None, provenance=dict(answer.get("provenance") or {}),
         timings_ms=dict(answer.get("timings_ms") or {}), session_id=session_id,
     )

@@ -55,7 +55,8 @@ class FakeService:
         return FakePayload(
             query_id=str(uuid.uuid4()), question=question, intent="aggregate",
             text="GMV is highest in East (120.5).",
-            table={"columns": ["region", "gmv"], "rows": [["East", 120.5], ["North", 80.25]]},
+            table={"columns": ["region", "gmv"], "rows": [["East", 120.5], ["North", 80.25]],
+                   "formats": [None, "currency"]},
             chart={"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "mark": "bar",
                    "data": {"values": [{"region": "East", "gmv": 120.5}, {"region": "North", "gmv": 80.25}]},
                    "encoding": {"x": {"field": "region", "type": "nominal"},

@@ -25,7 +25,7 @@ def test_ask_returns_the_answer_and_audits_it(api: Harness) -> None:
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["intent"] == "aggregate"
-    assert body["table"]["rows"][0] == ["East", 120.5]
+    assert body["table"]["rows"][0] == ["East", 120.5] and body["table"]["formats"] == [None, "currency"]
     assert body["chart"]["mark"] == "bar"
     assert body["provenance"]["cube_query"]["measures"] == ["order_items.gmv"]
     call = api.service.calls[-1]
