@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from answer.formatting import fmt_value
+from answer.formatting import fmt_measure, fmt_period, grain_of, is_number
 from answer.regress import SuiteError, load_suite, result_line, run_suite, summarize
 from router.understanding.types import QuestionError
 
@@ -53,9 +53,12 @@ def ask(
     console.print(f"[bold]{answer['text']}[/bold]")
     table = answer["table"]
     if table["columns"]:
-        view = Table(*table["columns"])
+        view = Table(*(table.get("labels") or table["columns"]))
+        fmts = table.get("formats") or [None] * len(table["columns"])
+        grains = [grain_of(c) for c in table["columns"]]
         for row in table["rows"][:50]:
-            view.add_row(*[fmt_value(v) for v in row])
+            view.add_row(*[fmt_measure(v, f) if is_number(v) else fmt_period(v, g, "en")
+                           for v, f, g in zip(row, fmts, grains, strict=False)])
         console.print(view)
         if len(table["rows"]) > 50:
             console.print(f"... {len(table['rows']) - 50} more rows")

@@ -45,8 +45,11 @@ def fmt_percent(value: Any) -> str:
 
 
 def fmt_measure(value: Any, fmt: str | None) -> str:
-    """A number in the format its Cube measure declares (``percent``), else ``fmt_number``."""
-    return fmt_percent(value) if fmt == "percent" and is_number(value) else fmt_number(value)
+    """A number in the format its Cube measure declares (``percent``), else ``fmt_number``; not a number:
+    ``fmt_value``."""
+    if not is_number(value):
+        return fmt_value(value)
+    return fmt_percent(value) if fmt == "percent" else fmt_number(value)
 
 
 def fmt_period(value: Any, grain: str | None, language: str) -> str:
