@@ -41,8 +41,8 @@ def concept_words(concept: str) -> set[str]:
     mapped = aliases().get(concept)
     if mapped is None:
         # longest alias contained in the concept ("支付方式分布" -> payment method)
-        hits = [v for k, v in aliases().items() if k in concept and not k.isascii()]
-        mapped = max(hits, key=len) if hits else None
+        hits = [k for k in aliases() if k in concept and not k.isascii()]
+        mapped = aliases()[max(hits, key=len)] if hits else None
     return _words(mapped or concept)
 
 

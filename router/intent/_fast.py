@@ -65,7 +65,13 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     if lex.ORDER_ID.search(text):
         det += 2.0
         reasons.append("order id named")
-    if not s.metric_bindings and not cues and lex.DOMAIN.search(text):
+    grouped = {d.concept for d in u.dimensions}
+    counted = lex.DOMAIN.search(text) if u.dimensions and not (s.metric_bindings or cues or details - grouped or rows) \
+        and not (lex.LIST_VERB.search(text) or lex.METRIC_WORDS.search(text)) else None
+    if counted:  # "orders by status", "customers per region": counts per group
+        agg += 2.5
+        reasons.append(f"'{counted.group(0)}' grouped by {u.dimensions[0].concept}: counts per group")
+    elif not s.metric_bindings and not cues and lex.DOMAIN.search(text):
         det += 1.0
         reasons.append("entity/table words without aggregation: rows asked for")
     return agg, det, reasons

@@ -31,14 +31,14 @@ _ZH_AFTER = {"分布", "维度", "分组", "构成"}
 # "前10的商品", "最多的3个地区", "GMV最高的5个客户": the noun after a ranked count
 _ZH_RANKED = re.compile(r"(?:前\s*[\d一二三四五六七八九十]+\s*(?:名|位|个|大|款|家)?|"
                         r"[\d一二三四五六七八九十两]+\s*(?:个|家|款|位|大))\s*的?\s*([\u4e00-\u9fff]{2,4}?)(?=[的,.?和及与以并]|$|\s)")
-_ZH_SUFFIX = {"方式", "方法", "类型", "原因", "状态", "分类", "类别", "渠道", "等级", "名称"}
+_ZH_SUFFIX = {"方式", "方法", "类型", "原因", "状态", "分类", "类别", "渠道", "等级", "名称", "分层", "分群", "层级"}
 
 
 def _singular(word: str) -> str:
     lower = word.lower()
     if lower.endswith("ies") and len(lower) > 4:
         return lower[:-3] + "y"
-    if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3:
+    if lower.endswith("s") and not lower.endswith(("ss", "us", "is")) and len(lower) > 3:
         return lower[:-1]
     return lower
 

@@ -103,3 +103,16 @@ def test_table_hits_are_not_evidence_and_weather_beats_a_city_row() -> None:
     weather = IntentSignals(table_hits=tables, row_hits=[RowHit("上海 Shanghai", "city")])
     u = understand("what's the weather in Shanghai tomorrow", TODAY)
     assert classify_intent(u, weather, use_llm=False).intent == "unsupported"
+
+
+@pytest.mark.parametrize("question", ["Orders by status in 2024", "customers per region", "refunds by reason"])
+def test_entity_rows_grouped_by_a_dimension_are_counts(question: str) -> None:
+    decision = classify_intent(understand(question, TODAY), IntentSignals(), use_llm=False)
+    assert decision.intent == "aggregate", decision.reasons
+    if "per" not in question:  # "per" is an aggregation word of its own
+        assert any("counts per group" in r for r in decision.reasons)
+
+
+def test_listing_entity_rows_by_a_dimension_stays_detail() -> None:
+    decision = classify_intent(understand("list orders by status", TODAY), IntentSignals(), use_llm=False)
+    assert decision.intent == "detail"
