@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
@@ -23,6 +25,21 @@ from cubesage_core.db import READER_ROLE
 from cubesage_core.settings import Settings, get_settings
 
 POOL_SIZE = 8
+
+
+@contextmanager
+def _warehouse_errors(timeout_ms: int) -> Iterator[None]:
+    """Database errors of a compiled query as ``QueryError``s (connection failures pass through)."""
+    try:
+        yield
+    except psycopg.errors.QueryCanceled as exc:
+        raise QueryError(f"query cancelled after {timeout_ms} ms (statement_timeout)") from exc
+    except psycopg.errors.DataError as exc:
+        raise QueryError(f"bad value in the query: {exc.diag.message_primary}") from exc
+    except psycopg.OperationalError:
+        raise
+    except psycopg.DatabaseError as exc:
+        raise QueryError(f"the warehouse rejected the compiled SQL: {exc.diag.message_primary}") from exc
 
 
 def _prelude(timeout_ms: int) -> list[pgsql.Composable]:
@@ -73,30 +90,21 @@ class BuiltinBackend(SemanticBackend):
     def load(self, query: QueryInput, today: date | None = None) -> LoadResult:
         started = time.perf_counter()
         compiled = self.compile(query, today)
-        try:
-            with self._connections().connection() as conn, conn.transaction(), conn.cursor() as cur:
-                cur.execute("SET TRANSACTION READ ONLY")
-                for stmt in _prelude(self.settings.statement_timeout_ms):
-                    cur.execute(stmt.as_string(conn))
-                records = cur.execute(compiled.sql, compiled.params).fetchall()
-                total = None
-                if compiled.total_sql:
-                    total = int(cur.execute(compiled.total_sql, compiled.params).fetchone()[0])
-        except psycopg.errors.QueryCanceled as exc:
-            raise QueryError(f"query cancelled after {self.settings.statement_timeout_ms} ms "
-                             "(statement_timeout)") from exc
-        except psycopg.errors.DataError as exc:
-            raise QueryError(f"bad value in the query: {exc.diag.message_primary}") from exc
-        except psycopg.OperationalError:
-            raise
-        except psycopg.DatabaseError as exc:
-            raise QueryError(f"the warehouse rejected the compiled SQL: {exc.diag.message_primary}") from exc
+        with (_warehouse_errors(self.settings.statement_timeout_ms), self._connections().connection() as conn,
+              conn.transaction(), conn.cursor() as cur):
+            cur.execute("SET TRANSACTION READ ONLY")
+            for stmt in _prelude(self.settings.statement_timeout_ms):
+                cur.execute(stmt.as_string(conn))
+            records = cur.execute(compiled.sql, compiled.params).fetchall()
+            total = None
+            if compiled.total_sql:
+                total = int(cur.execute(compiled.total_sql, compiled.params).fetchone()[0])
         return self._result(compiled, records, total, started)
 
     async def aload(self, query: QueryInput, today: date | None = None) -> LoadResult:
         started = time.perf_counter()
         compiled = self.compile(query, today)
-        try:
+        with _warehouse_errors(self.settings.statement_timeout_ms):
             async with await psycopg.AsyncConnection.connect(
                     self.url, cursor_factory=psycopg.AsyncRawCursor) as conn, conn.transaction(), conn.cursor() as cur:
                 await cur.execute("SET TRANSACTION READ ONLY")
@@ -107,13 +115,4 @@ class BuiltinBackend(SemanticBackend):
                 if compiled.total_sql:
                     row = await (await cur.execute(compiled.total_sql, compiled.params)).fetchone()
                     total = int(row[0])
-        except psycopg.errors.QueryCanceled as exc:
-            raise QueryError(f"query cancelled after {self.settings.statement_timeout_ms} ms "
-                             "(statement_timeout)") from exc
-        except psycopg.errors.DataError as exc:
-            raise QueryError(f"bad value in the query: {exc.diag.message_primary}") from exc
-        except psycopg.OperationalError:
-            raise
-        except psycopg.DatabaseError as exc:
-            raise QueryError(f"the warehouse rejected the compiled SQL: {exc.diag.message_primary}") from exc
         return self._result(compiled, records, total, started)
