@@ -13,7 +13,6 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections import deque
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,19 +146,6 @@ def _formula(cube: Cube, measure: Measure, model: SemanticModel) -> str:
     return f"{measure.type}({inner})"
 
 
-def _default_time_dimension(model: SemanticModel, cube: Cube) -> str | None:
-    seen, queue = {cube.name}, deque([cube.name])
-    while queue:
-        current = model.cubes[queue.popleft()]
-        if current.time_dimensions:
-            return current.time_dimensions[0].path
-        for join in current.joins:
-            if join.relationship in ("many_to_one", "one_to_one") and join.target not in seen:
-                seen.add(join.target)
-                queue.append(join.target)
-    return None
-
-
 def build_assets(model: SemanticModel) -> tuple[list[AssetRow], list[EdgeRow]]:
     """Every asset row and join edge the model defines (parents before children)."""
     assets: list[AssetRow] = []
@@ -171,7 +157,7 @@ def build_assets(model: SemanticModel) -> tuple[list[AssetRow], list[EdgeRow]]:
                                bool(cube.meta.get("certified", False)),
                                {"source": SOURCE, "sql_table": main_table(cube),
                                 "primary_key": pks[0] if len(pks) == 1 else (pks or None),
-                                "time_dimension": _default_time_dimension(model, cube),
+                                "time_dimension": model.cube_time_dimension(cube.name),
                                 "cube_sql": cube.sql, "file": Path(cube.file).name}))
     for cube in model.cubes.values():
         table_id = f"table:{cube.name}"

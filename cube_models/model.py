@@ -199,8 +199,11 @@ class SemanticModel:
         explicit = member.meta.get("time_dimension")
         if explicit:
             return str(explicit)
-        seen = {member.cube}
-        queue = deque([member.cube])
+        return self.cube_time_dimension(member.cube)
+
+    def cube_time_dimension(self, cube_name: str) -> str | None:
+        """The cube's first time dimension, else the first one reachable through many_to_one/one_to_one joins."""
+        seen, queue = {cube_name}, deque([cube_name])
         while queue:
             cube = self.cubes[queue.popleft()]
             if cube.time_dimensions:
