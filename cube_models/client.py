@@ -127,6 +127,14 @@ class CubeClient:
             self._sync.close()
             self._sync = None
 
+    def _failure(self, exc: httpx.TransportError | CubeServerError) -> CubeError:
+        """The typed error of a failed request; a timeout is raised at once (not retried)."""
+        if isinstance(exc, httpx.TimeoutException):
+            raise CubeTimeoutError(f"no answer from {self.url} in {self.timeout_s}s ({exc})") from exc
+        if isinstance(exc, httpx.TransportError):
+            return CubeUnavailableError(f"cannot reach {self.url}: {exc}")
+        return exc
+
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         attempt = 0
         while True:
@@ -134,15 +142,10 @@ class CubeClient:
                 resp = self._client().request(method, f"{self.url}{path}", headers=self._headers(), **kwargs)
                 raise_for(resp)
                 return resp
-            except httpx.TimeoutException as exc:
-                raise CubeTimeoutError(f"no answer from {self.url} in {self.timeout_s}s ({exc})") from exc
-            except httpx.TransportError as exc:
-                error: CubeError = CubeUnavailableError(f"cannot reach {self.url}: {exc}")
-                cause: Exception = exc
-            except CubeServerError as exc:
-                error, cause = exc, exc
-            if attempt >= self.retries:
-                raise error from cause
+            except (httpx.TransportError, CubeServerError) as exc:
+                error = self._failure(exc)
+                if attempt >= self.retries:
+                    raise error from exc
             time.sleep(self.backoff_s * 2 ** attempt)
             attempt += 1
 
@@ -187,15 +190,10 @@ class CubeClient:
                 resp = await client.request(method, f"{self.url}{path}", headers=self._headers(), **kwargs)
                 raise_for(resp)
                 return resp
-            except httpx.TimeoutException as exc:
-                raise CubeTimeoutError(f"no answer from {self.url} in {self.timeout_s}s ({exc})") from exc
-            except httpx.TransportError as exc:
-                error: CubeError = CubeUnavailableError(f"cannot reach {self.url}: {exc}")
-                cause: Exception = exc
-            except CubeServerError as exc:
-                error, cause = exc, exc
-            if attempt >= self.retries:
-                raise error from cause
+            except (httpx.TransportError, CubeServerError) as exc:
+                error = self._failure(exc)
+                if attempt >= self.retries:
+                    raise error from exc
             await asyncio.sleep(self.backoff_s * 2 ** attempt)
             attempt += 1
 
