@@ -57,7 +57,8 @@ bench: install-test
 	$(CUBESAGE) bench e2e | tee $(RESULTS)/e2e.jsonl
 	$(CUBESAGE) regress demo/regress/suite.yaml --json | tail -n 1 | tee $(RESULTS)/regress.jsonl
 	$(CUBESAGE) bench load | tee $(RESULTS)/load.jsonl
-	$(CUBESAGE) bench load --no-answer-cache --requests 600 | tee $(RESULTS)/load-no-cache.jsonl
+	$(CUBESAGE) bench load --no-answer-cache | tee $(RESULTS)/load-no-answer-cache.jsonl
+	$(CUBESAGE) bench load --no-answer-cache --no-memo --requests 1000 | tee $(RESULTS)/load-no-cache.jsonl
 	$(CUBESAGE) bench fuzz | tee $(RESULTS)/fuzz.jsonl
 
 clean:

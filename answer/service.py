@@ -20,6 +20,7 @@ from psycopg_pool import ConnectionPool
 
 from answer.synthesizer import Synthesis, synthesize
 from cubesage_core import db
+from cubesage_core.blas import limit_blas_threads
 from cubesage_core.embeddings import get_embedder
 from cubesage_core.llm import using_settings
 from cubesage_core.settings import Settings, get_settings
@@ -61,6 +62,7 @@ class Cubesage:
     def __init__(self, settings: Settings | None = None, *, url: str | None = None,
                  components: Components | None = None) -> None:
         started = time.perf_counter()
+        limit_blas_threads()
         self.settings = settings or get_settings()
         self.url = url or db.database_url(self.settings)
         self.pool = ConnectionPool(self.url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=True)

@@ -280,6 +280,7 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "cube_query": getattr(agg, "cube_query", None),
         "sql": [s for s in (getattr(agg, "sql", None), detail.sql if detail else None) if s] or None,
         "backend": getattr(agg, "backend", None),
+        "result_cache": None if agg is None else ("hit" if agg.cached else "miss"),
         "fallback_reason": getattr(agg, "fallback_reason", None) or (detail.fallback_reason if detail else None),
         "detail_plan": detail.plan if detail else None,
         "detail_mode": detail.mode if detail else None,

@@ -34,12 +34,15 @@ def load(
     api_key: str | None = typer.Option(None, envvar="CUBESAGE_BENCH_API_KEY", help="Bearer token if keys are on."),
     answer_cache: bool = typer.Option(True, help="Keep the API's answer cache on (--no-answer-cache: every "
                                                  "request runs the pipeline)."),
+    memo: bool = typer.Option(True, help="Keep the warehouse result cache and the SAG search memo on (both "
+                                         "follow refresh keys); --no-memo: every request queries the "
+                                         "warehouse and the SAG index."),
 ) -> None:
     """/v1/ask throughput and p50/p95/p99 under load, answers checked against serial ones; nl2cube p50; RSS."""
     from bench.load import run
 
     run(url=url, suite=suite, requests=requests, concurrency=concurrency, api_key=api_key,
-        answer_cache=answer_cache)
+        answer_cache=answer_cache, memo=memo)
 
 
 @app.command()

@@ -1,7 +1,7 @@
 """``cubesage bench load``: concurrent /v1/ask load against a loopback API, checked against serial answers.
 
-1. start ``cubesage serve`` on loopback (rate limit off; answer cache on unless ``--no-answer-cache``)
-   unless ``--url`` is given;
+1. start ``cubesage serve`` on loopback (rate limit off; answer cache on unless ``--no-answer-cache``;
+   warehouse result cache and SAG search memo on unless ``--no-memo``) unless ``--url`` is given;
 2. ask each distinct question of the mix once, serially: the reference answers;
 3. send ``--requests`` /v1/ask requests at ``--concurrency`` (httpx async), cycling the mix;
 4. report throughput, p50/p95/p99, 5xx count and answers that differ from the reference;
@@ -94,6 +94,8 @@ async def run_load(url: str, cases: list[dict[str, Any]], today: str | None, *, 
         latencies = [ms for _, _, ms, _ in results]
         cache_hits = sum(1 for _, status, _, body in results
                          if status == 200 and (body.get("provenance") or {}).get("answer_cache"))
+        result_hits = sum(1 for _, status, _, body in results
+                          if status == 200 and (body.get("provenance") or {}).get("result_cache") == "hit")
         wrong = [q for q, status, _, body in results
                  if status == 200 and reference.get(q) is not None and signature(body) != reference[q]]
         status_counts: dict[str, int] = {}
@@ -105,7 +107,7 @@ async def run_load(url: str, cases: list[dict[str, Any]], today: str | None, *, 
             "p50_ms": _pct(latencies, 50), "p95_ms": _pct(latencies, 95), "p99_ms": _pct(latencies, 99),
             "errors_5xx": sum(1 for _, s, _, _ in results if s >= 500), "status_counts": status_counts,
             "wrong_answers": len(wrong), "wrong_examples": sorted(set(wrong))[:5],
-            "answer_cache_hits": cache_hits,
+            "answer_cache_hits": cache_hits, "warehouse_result_cache_hits": result_hits,
             "serial_p50_ms": _pct(serial_ms, 50),
             "reference_failures": sum(1 for v in reference.values() if v is None),
         }]
@@ -126,7 +128,7 @@ async def run_load(url: str, cases: list[dict[str, Any]], today: str | None, *, 
 
 
 def run(*, url: str | None, suite: Path | None, requests: int, concurrency: int, api_key: str | None,
-        answer_cache: bool = True) -> None:
+        answer_cache: bool = True, memo: bool = True) -> None:
     import psutil
 
     from bench._api_server import api_server
@@ -136,6 +138,8 @@ def run(*, url: str | None, suite: Path | None, requests: int, concurrency: int,
     env = {"CUBESAGE_API_RATE_LIMIT_PER_MIN": "0"}
     if not answer_cache:
         env["CUBESAGE_API_ANSWER_CACHE_TTL_S"] = "0"
+    if not memo:
+        env["CUBESAGE_WAREHOUSE_CACHE_REFRESH_S"] = env["CUBESAGE_SAG_CACHE_REFRESH_S"] = "0"
     server = nullcontext(None) if url else api_server(env)
     with server as running:
         base = url or running.url
@@ -143,6 +147,7 @@ def run(*, url: str | None, suite: Path | None, requests: int, concurrency: int,
                                      headers=headers))
         lines[0]["mix"] = source
         lines[0]["answer_cache"] = "unknown (external server)" if url else answer_cache
+        lines[0]["memo"] = "unknown (external server)" if url else memo
         if running is not None:
             rss = psutil.Process(running.pid).memory_info().rss
             lines.append({"bench": "api-load", "metric": "api_rss_after_load_mb", "value": round(rss / 2**20, 1)})

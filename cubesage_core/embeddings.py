@@ -12,6 +12,7 @@ import hashlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -32,9 +33,13 @@ class Embedder(ABC):
 
 
 class UseEmbedder(Embedder):
-    """USE multilingual v3, loaded lazily once per process; thread-safe, with a small query cache."""
+    """USE multilingual v3, loaded lazily once per process; thread-safe, with a small query cache.
 
-    def __init__(self, threads: int = 2) -> None:
+    ``threads`` BLAS threads per encode: one, because idle OpenBLAS workers spin and steal the
+    CPU of concurrent requests (see :mod:`cubesage_core.blas`).
+    """
+
+    def __init__(self, threads: int = 1) -> None:
         self._threads = threads
         self._model = None
         self._lock = threading.Lock()
@@ -76,17 +81,29 @@ _QUERY_CACHE: dict[str, np.ndarray] = {}
 
 
 class HashEmbedder(Embedder):
-    """Deterministic character 1-3 gram hashing embedder (tests, no weights)."""
+    """Deterministic character 1-3 gram hashing embedder (SAG entity names; tests without weights).
+
+    Names and question windows repeat across requests, so vectors are memoised per text.
+    """
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        out = np.empty((len(texts), DIM), dtype=np.float32)
         for row, text in enumerate(texts):
-            lowered = (text or "").lower()
-            for n in (1, 2, 3):
-                for i in range(max(len(lowered) - n + 1, 0)):
-                    digest = hashlib.blake2b(lowered[i : i + n].encode(), digest_size=4).digest()
-                    out[row, int.from_bytes(digest, "little") % DIM] += 1.0
-        return _normalise(out)
+            out[row] = _hash_vector((text or "").lower())
+        return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _gram_bucket(gram: str) -> int:
+    return int.from_bytes(hashlib.blake2b(gram.encode(), digest_size=4).digest(), "little") % DIM
+
+
+@lru_cache(maxsize=1 << 14)
+def _hash_vector(lowered: str) -> np.ndarray:
+    buckets = [_gram_bucket(lowered[i : i + n]) for n in (1, 2, 3) for i in range(max(len(lowered) - n + 1, 0))]
+    vector = _normalise(np.bincount(buckets, minlength=DIM).astype(np.float32)[None, :])[0]
+    vector.flags.writeable = False
+    return vector
 
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:

@@ -52,6 +52,8 @@ class Settings(BaseSettings):
     model_dir: Path = REPO_ROOT / "demo" / "model"
     query_row_cap: int = 50_000
     default_limit: int = 10_000
+    # built-in backend result cache: seconds between reads of the warehouse refresh key (0 = no cache)
+    warehouse_cache_refresh_s: float = 10.0
 
     # SAG vector/BM25 store
     es_url: str | None = None
@@ -59,6 +61,8 @@ class Settings(BaseSettings):
     es_fallback_postgres: bool = True
     # SAG entity-name vectors: "hash" (character n-grams: spelling-level matches at cosine >= 0.9) or "use"
     sag_name_embedding: Literal["use", "hash"] = "hash"
+    # SAG recall memo: seconds between reads of the sag schema's refresh key (0 = no memo)
+    sag_cache_refresh_s: float = 10.0
 
     # LLM (absent endpoint = fast mode)
     llm_url: str | None = None

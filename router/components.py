@@ -21,7 +21,7 @@ class Components:
     understand: Callable[..., Any]  # (question, today, *, use_llm) -> Understanding
     decompose: Callable[..., list[Any]]  # (understanding, *, use_llm) -> [SubQuery]
     retrieve: Callable[[Any, list[Any]], tuple[dict[str, Any], list[dict[str, Any]]]]
-    recall_tables: Callable[[str], list[Any]]
+    recall_tables: Callable[..., list[Any]]  # (question, rows=row hits already recalled)
     recall_rows: Callable[[str], list[Any]]
     signals: Callable[[Any, dict[str, Any], list[EntityMatch], list[Any]], Any]
     classify_intent: Callable[..., Any]  # (understanding, signals, *, use_llm) -> IntentDecision

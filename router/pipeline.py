@@ -105,7 +105,7 @@ class Pipeline:
                          from_row_hits(row_hits, understanding.normalized))
         # SAG table recall is the slow part of retrieval: before intent only for "which table ..." questions
         lookup = bool(TABLE_LOOKUP.search(understanding.normalized)) and sag_down is None
-        table_hits = self.c.recall_tables(understanding.normalized) if lookup else []
+        table_hits = self.c.recall_tables(understanding.normalized, rows=row_hits) if lookup else []
         clock.lap("retrieval")
 
         signals = self.c.signals(understanding, retrieval, entities, table_hits[:1])
@@ -118,7 +118,7 @@ class Pipeline:
         if sag_down is not None and intent in ("detail", "mixed"):
             raise sag_down  # the SAG store is unreachable (no fallback): detail questions cannot be answered
         # detail/mixed: SAG table recall (provenance, catalog) runs while the path(s) run
-        pending = (self._workers.submit(self.c.recall_tables, understanding.normalized)
+        pending = (self._workers.submit(self.c.recall_tables, understanding.normalized, rows=row_hits)
                    if intent in ("detail", "mixed") and not lookup else None)
         sag = {"tables": [_hit_dict(h) for h in table_hits], "rows": [e.to_dict() for e in entities]}
         emit("retrieval", {"fused": fused[:10], "bindings": _bindings(retrieval), "entities": sag["rows"],

@@ -4,6 +4,10 @@
 ``recall_rows`` resolves names in the question to dimension rows: exact dictionary matches of row
 subjects (customer, product and region names) come first, spelling-level vector matches
 (cosine >= 0.9 on entity-name vectors) after them; a question naming no entity gets no rows.
+
+Table searches are memoised per question, and the row dictionaries loaded once, while the ``sag``
+schema's refresh key (:mod:`cubesage_core.refresh_key`, read at most every
+``settings.sag_cache_refresh_s``) stays the same: indexing by any process is seen within that time.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cubesage_core.db import connect
+from cubesage_core.lru import Lru
+from cubesage_core.refresh_key import RefreshKey, fingerprint
 from cubesage_core.settings import Settings, get_settings
 from sag_index._ner import dictionary_mentions
 from sag_index._text import has_cjk, normalize_name, tokenize
@@ -21,6 +27,8 @@ from sag_index.backends.base import VectorStore
 from sag_index.retrieval import RetrievalParams, RetrievalResult, Retriever
 
 ROW_TABLE_FACTOR = 0.5  # a table whose rows the question names, relative to the best wiki table
+SEARCHES_KEPT = 2048
+SAG_SCHEMA = "sag"
 
 
 @dataclass
@@ -58,23 +66,43 @@ class SagRecall:
         self._rows: dict[str, list[dict[str, Any]]] | None = None   # entity_id -> row templates
         self._names: dict[str, str] | None = None                  # normalized -> entity_id
         self._ids: dict[str, str] | None = None                    # entity_id -> normalized
+        self._searches: Lru[RetrievalResult] = Lru(SEARCHES_KEPT if self.settings.sag_cache_refresh_s > 0 else 0)
+        self._index_key = RefreshKey(SAG_SCHEMA, self.settings.sag_cache_refresh_s)
 
     def close(self) -> None:
         self.retriever.close()
         self._conn.close()
 
     def refresh(self) -> None:
-        """Forget cached dictionaries (after re-indexing)."""
+        """Forget memoised searches and dictionaries (after re-indexing in this process)."""
         with self._lock:
-            self._rows = self._names = self._ids = None
+            self._forget()
+            self._index_key.expire()
+
+    def _forget(self) -> None:
+        self._rows = self._names = self._ids = None
+        self._searches.clear()
         self.retriever.refresh()
+
+    def _check_index(self) -> None:
+        """Forget what was loaded when the SAG index changed (caller holds the lock)."""
+        if self._index_key.due() and self._index_key.update(fingerprint(self._conn, SAG_SCHEMA)):
+            self._forget()
 
     # -- tables ---------------------------------------------------------------------------------
     def search(self, question: str) -> RetrievalResult:
+        """The retrieval over wiki events (memoised while the index is unchanged)."""
         with self._lock:
-            return self.retriever.retrieve(question, self.params)
+            self._check_index()
+            result = self._searches.get(question)
+            if result is None:
+                result = self.retriever.retrieve(question, self.params)
+                self._searches.put(question, result)
+            return result
 
-    def recall_tables(self, question: str, top_k: int = 5) -> list[TableHit]:
+    def recall_tables(self, question: str, top_k: int = 5, rows: list[RowHit] | None = None) -> list[TableHit]:
+        """Tables by the wiki sections about them, plus the tables of rows the question names (``rows``:
+        the question's :meth:`recall_rows`, when the caller already has them)."""
         result = self.search(question)
         hits: dict[str, TableHit] = {}
         for event in result.events:
@@ -87,7 +115,7 @@ class SagRecall:
                     hit.event_ids.append(event.event_id)
                     hit.chunk_ids.append(event.chunk_id)
         best = max((h.score for h in hits.values()), default=1.0)
-        for row in self.recall_rows(question):
+        for row in self.recall_rows(question) if rows is None else rows:
             score = ROW_TABLE_FACTOR * best * row.score
             hit = hits.get(row.table)
             if hit is None:
@@ -102,6 +130,7 @@ class SagRecall:
     # -- rows -----------------------------------------------------------------------------------
     def _dictionaries(self) -> tuple[dict[str, str], dict[str, list[dict[str, Any]]]]:
         with self._lock:
+            self._check_index()
             if self._names is None or self._rows is None:
                 rows = self._conn.execute(
                     """SELECT en.entity_id, en.normalized, c.meta->>'table', c.meta->>'key_column',

@@ -20,11 +20,12 @@ class LoadResult:
     annotation: dict[str, Any] = field(default_factory=dict)
     elapsed_ms: float = 0.0
     params: list[Any] = field(default_factory=list)
+    cached: bool = False  # served from the built-in backend's result cache
 
     def to_dict(self) -> dict[str, Any]:
         return {"backend": self.backend, "fallback_reason": self.fallback_reason, "sql": self.sql,
                 "params": self.params, "total": self.total, "elapsed_ms": round(self.elapsed_ms, 2),
-                "rows": self.rows, "annotation": self.annotation}
+                "cached": self.cached, "rows": self.rows, "annotation": self.annotation}
 
 
 QueryInput = CubeQuery | dict[str, Any] | str

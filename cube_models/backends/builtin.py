@@ -2,13 +2,16 @@
 
 Each query runs in a READ ONLY transaction with ``SET LOCAL statement_timeout``, ``SET LOCAL ROLE
 cubesage_reader`` and UTC time zone; user values travel as bind parameters (``$n``, raw cursor).
+Results are kept in a :class:`~cube_models.result_cache.ResultCache` while the warehouse's refresh
+key is unchanged (``settings.warehouse_cache_refresh_s``; 0 turns it off).
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from datetime import date
 from typing import Any
@@ -21,10 +24,15 @@ from cube_models.backends.base import LoadResult, QueryInput, SemanticBackend
 from cube_models.compiler import Compiled, compile_query
 from cube_models.errors import QueryError
 from cube_models.model import SemanticModel
+from cube_models.query import CubeQuery
+from cube_models.result_cache import ResultCache
 from cubesage_core.db import READER_ROLE
+from cubesage_core.lru import Lru
+from cubesage_core.refresh_key import afingerprint, fingerprint
 from cubesage_core.settings import Settings, get_settings
 
 POOL_SIZE = 8
+COMPILED_ENTRIES = 1024  # compiled queries kept per backend (the model is fixed for its lifetime)
 
 
 @contextmanager
@@ -42,12 +50,27 @@ def _warehouse_errors(timeout_ms: int) -> Iterator[None]:
         raise QueryError(f"the warehouse rejected the compiled SQL: {exc.diag.message_primary}") from exc
 
 
-def _prelude(timeout_ms: int) -> list[pgsql.Composable]:
-    return [
+WORK_MEM = "32MB"  # aggregates over a few hundred thousand rows sort in memory, not on disk
+
+
+def _prelude(timeout_ms: int) -> pgsql.Composed:
+    """One round trip: read-only transaction, statement timeout, sort memory, reader role, UTC."""
+    return pgsql.SQL("; ").join([
+        pgsql.SQL("SET TRANSACTION READ ONLY"),
         pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(int(timeout_ms))),
+        pgsql.SQL("SET LOCAL work_mem = {}").format(pgsql.Literal(WORK_MEM)),
         pgsql.SQL("SET LOCAL ROLE {}").format(pgsql.Identifier(READER_ROLE)),
         pgsql.SQL("SET LOCAL TIME ZONE 'UTC'"),
-    ]
+    ])
+
+
+def _cache_key(compiled: Compiled) -> Hashable | None:
+    key = (compiled.sql, tuple(compiled.params), compiled.total_sql)
+    try:
+        hash(key)
+    except TypeError:  # a list-valued parameter: run it, do not cache it
+        return None
+    return key
 
 
 class BuiltinBackend(SemanticBackend):
@@ -58,10 +81,21 @@ class BuiltinBackend(SemanticBackend):
         self.settings = settings or get_settings()
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
+        self.cache = ResultCache(self.settings.warehouse_schema, self.settings.warehouse_cache_refresh_s)
+        self._compiled: Lru[Compiled] = Lru(COMPILED_ENTRIES)
 
     def compile(self, query: QueryInput, today: date | None = None) -> Compiled:
-        return compile_query(query, self.model, today=today or self.settings.today,
-                             default_limit=self.settings.default_limit, row_cap=self.settings.query_row_cap)
+        """The compiled query, memoised by (query, today) when ``today`` anchors the relative dates."""
+        parsed = CubeQuery.parse(query)
+        today = today or self.settings.today
+        key = (json.dumps(parsed.to_dict(), sort_keys=True), today) if today is not None else None
+        compiled = self._compiled.get(key) if key is not None else None
+        if compiled is None:
+            compiled = compile_query(parsed, self.model, today=today, default_limit=self.settings.default_limit,
+                                     row_cap=self.settings.query_row_cap)
+            if key is not None:
+                self._compiled.put(key, compiled)
+        return compiled
 
     def sql(self, query: QueryInput, today: date | None = None) -> str:
         return self.compile(query, today).sql
@@ -82,37 +116,51 @@ class BuiltinBackend(SemanticBackend):
                 self._pool = None
 
     def _result(self, compiled: Compiled, records: list[tuple[Any, ...]], total: int | None,
-                started: float) -> LoadResult:
+                started: float, *, cached: bool = False) -> LoadResult:
         return LoadResult(rows=compiled.rows(records), sql=compiled.sql, backend=self.name, total=total,
                           annotation=compiled.annotation, elapsed_ms=(time.perf_counter() - started) * 1000,
-                          params=list(compiled.params))
+                          params=list(compiled.params), cached=cached)
 
     def load(self, query: QueryInput, today: date | None = None) -> LoadResult:
         started = time.perf_counter()
         compiled = self.compile(query, today)
-        with (_warehouse_errors(self.settings.statement_timeout_ms), self._connections().connection() as conn,
-              conn.transaction(), conn.cursor() as cur):
-            cur.execute("SET TRANSACTION READ ONLY")
-            for stmt in _prelude(self.settings.statement_timeout_ms):
-                cur.execute(stmt.as_string(conn))
-            records = cur.execute(compiled.sql, compiled.params).fetchall()
-            total = None
-            if compiled.total_sql:
-                total = int(cur.execute(compiled.total_sql, compiled.params).fetchone()[0])
+        key = _cache_key(compiled)
+        with _warehouse_errors(self.settings.statement_timeout_ms), self._connections().connection() as conn:
+            if self.cache.due():
+                self.cache.refresh(fingerprint(conn, self.settings.warehouse_schema))
+            hit = self.cache.get(key) if key is not None else None
+            if hit is not None:
+                return self._result(compiled, hit.records, hit.total, started, cached=True)
+            version = self.cache.version
+            with conn.transaction(), conn.cursor() as cur:
+                cur.execute(_prelude(self.settings.statement_timeout_ms).as_string(conn))
+                records = cur.execute(compiled.sql, compiled.params).fetchall()
+                total = None
+                if compiled.total_sql:
+                    total = int(cur.execute(compiled.total_sql, compiled.params).fetchone()[0])
+        if key is not None:
+            self.cache.put(key, records, total, version)
         return self._result(compiled, records, total, started)
 
     async def aload(self, query: QueryInput, today: date | None = None) -> LoadResult:
         started = time.perf_counter()
         compiled = self.compile(query, today)
+        key = _cache_key(compiled)
         with _warehouse_errors(self.settings.statement_timeout_ms):
-            async with await psycopg.AsyncConnection.connect(
-                    self.url, cursor_factory=psycopg.AsyncRawCursor) as conn, conn.transaction(), conn.cursor() as cur:
-                await cur.execute("SET TRANSACTION READ ONLY")
-                for stmt in _prelude(self.settings.statement_timeout_ms):
-                    await cur.execute(stmt.as_string(conn))
-                records = await (await cur.execute(compiled.sql, compiled.params)).fetchall()
-                total = None
-                if compiled.total_sql:
-                    row = await (await cur.execute(compiled.total_sql, compiled.params)).fetchone()
-                    total = int(row[0])
+            async with await psycopg.AsyncConnection.connect(self.url, cursor_factory=psycopg.AsyncRawCursor) as conn:
+                if self.cache.due():
+                    self.cache.refresh(await afingerprint(conn, self.settings.warehouse_schema))
+                hit = self.cache.get(key) if key is not None else None
+                if hit is not None:
+                    return self._result(compiled, hit.records, hit.total, started, cached=True)
+                version = self.cache.version
+                async with conn.transaction(), conn.cursor() as cur:
+                    await cur.execute(_prelude(self.settings.statement_timeout_ms).as_string(conn))
+                    records = await (await cur.execute(compiled.sql, compiled.params)).fetchall()
+                    total = None
+                    if compiled.total_sql:
+                        row = await (await cur.execute(compiled.total_sql, compiled.params)).fetchone()
+                        total = int(row[0])
+        if key is not None:
+            self.cache.put(key, records, total, version)
         return self._result(compiled, records, total, started)

@@ -111,5 +111,5 @@ def run_aggregate(understanding: Understanding, context: Any, model: Any, backen
         cube_query=draft.query, rows=rows, sql="\n;\n".join(load.sql for load in loads), backend=first.backend,
         fallback_reason=first.fallback_reason or draft.fallback_reason, problems=history, retries=retries,
         timings_ms={k: round(v, 3) for k, v in timings.items()}, cube_queries=draft.queries, labels=draft.labels,
-        derived=derived, mode=draft.mode, notes=draft.notes,
+        derived=derived, mode=draft.mode, notes=draft.notes, cached=all(load.cached for load in loads),
     )

@@ -68,6 +68,7 @@ class AggregateResult:
     derived: dict[str, Any] = field(default_factory=dict)  # growth of compared periods, shares
     mode: str = "fast"
     notes: list[str] = field(default_factory=list)
+    cached: bool = False  # every row came from the backend's result cache
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

@@ -1,4 +1,7 @@
-"""Render a detail plan as a sqlglot SELECT with named bind parameters (never inlined values)."""
+"""Render a detail plan as a sqlglot SELECT with named bind parameters (never inlined values).
+
+The tree is built in place (``copy=False``): it is local to one call.
+"""
 
 from __future__ import annotations
 
@@ -28,11 +31,11 @@ def build_select(plan: DetailPlan, schema: str = "warehouse") -> tuple[str, dict
         name = column if column not in names else f"{ALIASES[table]}_{column}"
         names.append(name)
         select.append(col(table, column).as_(name) if name != column else col(table, column))
-    query = sqlglot.select(*select).from_(source(plan.target))
+    query = sqlglot.select(*select).from_(source(plan.target), copy=False)
     for step in plan.joins:
         edge = step.edge
         on = exp.EQ(this=col(edge.child, edge.column), expression=col(edge.parent, edge.parent_column))
-        query = query.join(source(step.right), on=on)
+        query = query.join(source(step.right), on=on, copy=False)
     params: dict[str, Any] = {}
     equal: dict[tuple[str, str], list[exp.Placeholder]] = {}
     for i, f in enumerate(plan.filters):
@@ -41,14 +44,15 @@ def build_select(plan: DetailPlan, schema: str = "warehouse") -> tuple[str, dict
         if f.op == "=":  # several values of one column (e.g. five products) mean any of them
             equal.setdefault((f.table, f.column), []).append(exp.Placeholder(this=key))
         else:
-            query = query.where(OPS[f.op](this=col(f.table, f.column), expression=exp.Placeholder(this=key)))
+            query = query.where(OPS[f.op](this=col(f.table, f.column), expression=exp.Placeholder(this=key)),
+                                copy=False)
     for (table, column), holders in equal.items():
         condition = (exp.EQ(this=col(table, column), expression=holders[0]) if len(holders) == 1
                      else exp.In(this=col(table, column), expressions=holders))
-        query = query.where(condition)
+        query = query.where(condition, copy=False)
     if plan.distinct:
-        query = query.distinct()
+        query = query.distinct(copy=False)
     if plan.order_by:
-        query = query.order_by(exp.Ordered(this=col(*plan.order_by), desc=True))
-    query = query.limit(plan.limit)
+        query = query.order_by(exp.Ordered(this=col(*plan.order_by), desc=True), copy=False)
+    query = query.limit(plan.limit, copy=False)
     return query.sql(dialect="postgres"), params

@@ -3,11 +3,13 @@
 Rules run in order over the AST (one rule per module in ``rules/``, like sqlglot's optimizer):
 single statement -> select only -> no writes -> allowed tables -> denied functions -> limit.
 Each rule raises :class:`SqlGuardError` naming itself; the limit rule rewrites the tree.
+The verdict is a pure function of (SQL, policy), so accepted SQL is memoised.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -31,6 +33,7 @@ class GuardedSql:
     limit: int
 
 
+@lru_cache(maxsize=4096)
 def guard_sql(sql: str, policy: GuardPolicy) -> GuardedSql:
     """Check ``sql`` against ``policy``; return the (LIMIT-enforced) SQL or raise :class:`SqlGuardError`."""
     if not sql or not sql.strip():

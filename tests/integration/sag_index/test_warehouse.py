@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -21,7 +22,7 @@ PRODUCTS = ["Aurora X1 headphones", "Nimbus S2 smartwatch", "Lotus K3 kettle", "
 @pytest.fixture(scope="module")
 def recall(pg_url: str) -> Iterator[SagRecall]:
     index_warehouse(pg_url, REPO_ROOT / "demo")
-    settings = Settings(es_url=None)
+    settings = Settings(es_url=None, sag_cache_refresh_s=0.5)
     sag = SagRecall(pg_url, get_store(settings, pg_url), settings)
     yield sag
     sag.close()
@@ -130,3 +131,19 @@ def test_exact_name_suppresses_near_spellings(recall: SagRecall) -> None:
 
 def test_chinese_question_recalls_refund_table(recall: SagRecall) -> None:
     assert recall.recall_tables("哪个表有退款原因")[0].table == "warehouse.fact_refund"
+
+
+def test_table_searches_are_memoised_until_the_index_changes(pg_url: str, recall: SagRecall) -> None:
+    question = "which table records payment methods"
+    first = recall.search(question)
+    assert recall.search(question) is first  # memoised
+    recall.refresh()  # re-indexing in this process
+    second = recall.search(question)
+    assert second is not first and [e.event_id for e in second.events] == [e.event_id for e in first.events]
+    with connection(pg_url) as conn:  # another process writes to the index: the refresh key changes
+        conn.execute("UPDATE sag.source_chunk SET meta = meta WHERE chunk_id = "
+                     "(SELECT min(chunk_id) FROM sag.source_chunk)")
+    stop = time.monotonic() + 15
+    while recall.search(question) is second and time.monotonic() < stop:
+        time.sleep(0.2)
+    assert recall.search(question) is not second

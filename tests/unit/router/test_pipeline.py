@@ -38,7 +38,7 @@ def components(seen: list[str], fail: bool = False) -> Components:
         understand=lambda q, today, use_llm=None: understand(q, today),
         decompose=lambda u, use_llm=None: [u.normalized],
         retrieve=lambda u, subs: ({"result": None}, [{"id": "metric:order_items.gmv", "score": 0.1}]),
-        recall_tables=lambda q: [], recall_rows=lambda q: [],
+        recall_tables=lambda q, rows=None: [], recall_rows=lambda q: [],
         signals=lambda u, r, e, t: None,
         classify_intent=lambda u, s, use_llm=None: IntentDecision("aggregate", 0.9, ["fake"]),
         aggregate=aggregate,

@@ -21,7 +21,7 @@ class ConnectionError_(Exception):
 ConnectionError_.__name__ = "ConnectionError"
 
 
-def _down(question: str) -> list:
+def _down(question: str, rows: list | None = None) -> list:
     raise ConnectionError_("Connection refused")
 
 
