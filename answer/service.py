@@ -11,7 +11,7 @@ import json
 import logging
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -29,6 +29,7 @@ from router.detail import DetailEnv, EntityDirectory
 from router.detail.catalog import table_catalog
 from router.detail.joins import JoinGraph
 from router.pipeline import Pipeline, PipelineResult, StageCallback, Turn
+from router.sqlguard import GuardPolicy
 from router.sqlguard.assets import policy_from_assets
 from router.understanding.language import check_question
 from router.understanding.types import QuestionError
@@ -70,8 +71,7 @@ class Cubesage:
         with self.pool.connection() as conn:
             directory = EntityDirectory.load(conn, self.settings.warehouse_schema)
             catalog = table_catalog(conn)
-            policy = policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000),
-                                        default_schema=self.settings.warehouse_schema)
+            policy = self._guard_policy(conn)
         self.detail_env = DetailEnv(directory=directory, policy=policy, graph=JoinGraph(),
                                     timeout_ms=self.settings.statement_timeout_ms,
                                     schema=self.settings.warehouse_schema, catalog=catalog)
@@ -80,6 +80,11 @@ class Cubesage:
         self._warm_up()
         self.startup_ms = round((time.perf_counter() - started) * 1000, 1)
 
+    def _guard_policy(self, conn: Any) -> GuardPolicy:
+        """The SQL guard's policy: the physical tables of the published semantic assets."""
+        return policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000),
+                                  default_schema=self.settings.warehouse_schema)
+
     def _warm_up(self) -> None:
         """One unlogged question through every stage, so the first real question is not the slow one."""
         try:
@@ -87,6 +92,15 @@ class Cubesage:
                               use_llm=False)
         except Exception as err:  # a missing demo index must not stop the service from starting
             log.warning("warm-up question failed: %s", err)
+
+    def knowledge_changed(self, kind: str) -> None:
+        """Use what an ingest just stored (``kind``: wiki | cube-models | glossary) without a restart:
+        new Cube models are loaded and their tables allowed to the SQL guard."""
+        self.components.refresh(kind)
+        if kind == "cube-models":
+            with self.pool.connection() as conn:
+                self.detail_env = replace(self.detail_env, policy=self._guard_policy(conn))
+            self.pipeline.detail_env = self.detail_env
 
     def close(self) -> None:
         self.pipeline.close()

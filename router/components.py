@@ -7,6 +7,7 @@ Tests pass small fakes with the same call shapes.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -27,6 +28,19 @@ class Components:
     classify_intent: Callable[..., Any]  # (understanding, signals, *, use_llm) -> IntentDecision
     aggregate: Callable[[Any, dict[str, Any], date, bool | None], Any]
     close: Callable[[], None] = lambda: None
+    # (kind) after an ingest: "wiki" | "cube-models" | "glossary"
+    refresh: Callable[[str], None] = lambda kind: None
+
+
+RETIRED_BACKEND_GRACE_S = 60.0  # a replaced backend is closed after in-flight queries (5 s timeout) are done
+
+
+@dataclass
+class _Semantic:
+    """The Cube model and the backend running it; replaced together when new models are ingested."""
+
+    model: Any
+    backend: Any
 
 
 def load_components(settings: Any, url: str) -> Components:
@@ -47,7 +61,7 @@ def load_components(settings: Any, url: str) -> Components:
     embedder = get_embedder(settings.embedding_backend)
     workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cubesage-retrieve")
     model = load_model(settings.model_dir)
-    backend = get_backend(settings, url, model)
+    semantic = _Semantic(model, get_backend(settings, url, model))
 
     def retrieve(understanding: Any, sub_queries: list[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         subs = [s for s in sub_queries if _text(s) != understanding.normalized] if len(sub_queries) > 1 else []
@@ -61,21 +75,42 @@ def load_components(settings: Any, url: str) -> Components:
         return {"result": main, "by_sub": by_sub}, [{"id": i, "score": round(s, 5)} for i, s in fused]
 
     def aggregate(understanding: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None) -> Any:
-        return run_aggregate(understanding, retrieval["result"], model, backend, today=today, use_llm=use_llm)
+        current = semantic  # one consistent (model, backend) pair for the whole question
+        return run_aggregate(understanding, retrieval["result"], current.model, current.backend, today=today,
+                             use_llm=use_llm)
 
     def classify(understanding: Any, signals: Any, use_llm: bool | None = None) -> Any:
         return classify_intent(understanding, signals, use_llm=use_llm)
+
+    def refresh(kind: str) -> None:
+        """Use what was just ingested: re-read the model folder, forget cached catalog and SAG searches."""
+        nonlocal semantic
+        if kind == "cube-models":
+            new_model = load_model(settings.model_dir)
+            retired, semantic = semantic, _Semantic(new_model, get_backend(settings, url, new_model))
+            _close_later(retired.backend)
+        if kind in ("cube-models", "glossary"):
+            retriever.invalidate_cache()
+        if kind == "wiki":
+            sag.refresh()
 
     def close() -> None:
         workers.shutdown(wait=True)
         retriever.close()
         sag.close()
+        semantic.backend.close()
 
     return Components(
         understand=understand, decompose=decompose, retrieve=retrieve, recall_tables=sag.recall_tables,
         recall_rows=sag.recall_rows, signals=intent_signals, classify_intent=classify, aggregate=aggregate,
-        close=close,
+        close=close, refresh=refresh,
     )
+
+
+def _close_later(backend: Any) -> None:
+    timer = threading.Timer(RETIRED_BACKEND_GRACE_S, backend.close)
+    timer.daemon = True
+    timer.start()
 
 
 def intent_signals(understanding: Any, retrieval: dict[str, Any], entities: list[EntityMatch],

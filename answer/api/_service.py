@@ -98,6 +98,12 @@ class ServiceAdapter:
         raw = await self._call(self.service.ask, question, **kwargs)
         return raw, as_plain(raw)
 
+    async def knowledge_changed(self, kind: str) -> None:
+        """Tell the service an ingest of ``kind`` stored new knowledge (services without the hook skip it)."""
+        hook = getattr(self.service, "knowledge_changed", None)
+        if hook is not None:
+            await anyio.to_thread.run_sync(hook, kind)
+
     async def nl2cube(self, question: str, *, run: bool, today: date | None) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"run": run}
         if today is not None and _accepts(self.service.nl2cube, "today"):

@@ -44,3 +44,7 @@ class SemanticBackend(ABC):
 
     @abstractmethod
     def sql(self, query: QueryInput, today: date | None = None) -> str: ...
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the backend's connections."""

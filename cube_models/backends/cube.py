@@ -34,6 +34,9 @@ class CubeBackend(SemanticBackend):
     def __init__(self, client: CubeClient, with_sql: bool = True) -> None:
         self.client, self.with_sql = client, with_sql
 
+    def close(self) -> None:
+        self.client.close()
+
     def _sql_text(self, sql: dict[str, Any]) -> tuple[str, list[Any]]:
         text, params = (sql.get("sql") or ["", []])[:2]
         return text, list(params or [])

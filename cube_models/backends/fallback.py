@@ -59,6 +59,10 @@ class FallbackBackend(SemanticBackend):
         result.fallback_reason = reason
         return result
 
+    def close(self) -> None:
+        self.primary.close()
+        self.fallback.close()
+
     def sql(self, query: QueryInput, today: date | None = None) -> str:
         if self._skip() is None:
             try:

@@ -15,6 +15,7 @@ import anyio.to_thread
 import yaml
 from litestar import Controller, post
 
+from answer.api._service import ServiceAdapter
 from answer.api.cache import AnswerCache
 from answer.api.dto import (
     IngestCubeModelsRequest,
@@ -24,6 +25,12 @@ from answer.api.dto import (
 )
 from answer.api.errors import Unprocessable, error_responses
 from answer.api.knowledge import Knowledge
+
+
+async def _changed(kind: str, service: ServiceAdapter, answer_cache: AnswerCache) -> None:
+    """New knowledge is used at once: the running service reloads what depends on it, cached answers go."""
+    await service.knowledge_changed(kind)
+    answer_cache.clear()
 
 
 def _counts(kind: str, result: dict[str, Any]) -> IngestResponse:
@@ -84,26 +91,27 @@ class IngestController(Controller):
 
     @post("/wiki", summary="Index wiki pages (markdown, html, text, json) into SAG", status_code=200,
           responses=error_responses(400, 401, 413, 422, 429, 503))
-    async def wiki(self, data: IngestWikiRequest, knowledge: Knowledge, answer_cache: AnswerCache) -> IngestResponse:
+    async def wiki(self, data: IngestWikiRequest, knowledge: Knowledge, answer_cache: AnswerCache,
+                   service: ServiceAdapter) -> IngestResponse:
         documents = _check_wiki(data)
         result = await anyio.to_thread.run_sync(knowledge.ingest_wiki, documents)
-        answer_cache.clear()
+        await _changed("wiki", service, answer_cache)
         return _counts("wiki", result)
 
     @post("/cube-models", summary="Validate and export Cube YAML models to the semantic assets",
           status_code=200, responses=error_responses(400, 401, 413, 422, 429, 503))
     async def cube_models(self, data: IngestCubeModelsRequest, knowledge: Knowledge,
-                          answer_cache: AnswerCache) -> IngestResponse:
+                          answer_cache: AnswerCache, service: ServiceAdapter) -> IngestResponse:
         files = _check_models(data)
         result = await anyio.to_thread.run_sync(knowledge.ingest_cube_models, files)
-        answer_cache.clear()
+        await _changed("cube-models", service, answer_cache)
         return _counts("cube-models", result)
 
     @post("/glossary", summary="Load business terms (CSV or YAML)", status_code=200,
           responses=error_responses(400, 401, 413, 422, 429, 503))
     async def glossary(self, data: IngestGlossaryRequest, knowledge: Knowledge,
-                       answer_cache: AnswerCache) -> IngestResponse:
+                       answer_cache: AnswerCache, service: ServiceAdapter) -> IngestResponse:
         _check_glossary(data)
         result = await anyio.to_thread.run_sync(knowledge.ingest_glossary, data.content, data.format)
-        answer_cache.clear()
+        await _changed("glossary", service, answer_cache)
         return _counts("glossary", result)

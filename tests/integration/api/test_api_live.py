@@ -197,3 +197,55 @@ def test_ingest_is_validated_idempotent_and_reports_changes(live_api: LiveApi, p
     with db.connection(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM semlayer.business_term WHERE canonical_term = %s",
                             (f"zebra score {tag}",)).fetchone()[0] == 1
+
+
+PRICE_CUBE = """cubes:
+  - name: price_points
+    sql_table: warehouse.dim_product
+    title: Price points
+    description: List prices of the catalogue.
+    joins:
+      - name: products
+        relationship: one_to_one
+        sql: "{CUBE}.product_id = {products}.product_id"
+    dimensions:
+      - {name: product_id, sql: product_id, type: number, primary_key: true}
+    measures:
+      - {name: max_list_price, type: max, sql: unit_price, title: Highest list price}
+"""
+
+
+def test_ingested_cube_models_are_used_without_a_restart(demo_ready, pg_url: str, tmp_path) -> None:
+    import shutil
+
+    from cube_models.export import export_assets
+    from cube_models.model import load_model
+    from cubesage_core.settings import REPO_ROOT
+    from tests.live_api import api_settings, running_api
+
+    model_dir = tmp_path / "model"
+    shutil.copytree(REPO_ROOT / "demo" / "model", model_dir)
+    term_id = f"it_price_ceiling_{uuid.uuid4().hex[:6]}"
+    question = {"question": "catalogue price ceiling by brand"}
+    try:
+        with running_api(api_settings(pg_url, model_dir=model_dir), pg_url) as api:
+            glossary = {"format": "yaml", "content": f"terms:\n  - id: {term_id}\n    term: catalogue price ceiling\n"
+                        "    maps_to: metric:price_points.max_list_price\n    language: en\n"}
+            assert httpx.post(f"{api.url}/v1/ingest/glossary", json=glossary, timeout=60).status_code == 200
+            before = httpx.post(f"{api.url}/v1/ask", json=question, timeout=60).json()
+            assert before["provenance"]["cube_query"] is None and not before["table"]["rows"]
+
+            files = {"files": [{"name": "price_points.yml", "content": PRICE_CUBE}]}
+            models = httpx.post(f"{api.url}/v1/ingest/cube-models", json=files, timeout=120)
+            assert models.status_code == 200 and models.json()["added"] >= 1, models.text
+            after = httpx.post(f"{api.url}/v1/ask", json=question, timeout=60).json()
+            assert after["provenance"]["cube_query"]["measures"] == ["price_points.max_list_price"]
+            with db.connection(pg_url) as conn:
+                expected = conn.execute("SELECT brand, max(unit_price)::float FROM warehouse.dim_product "
+                                        "GROUP BY brand ORDER BY 2 DESC, 1 LIMIT 3").fetchall()
+            assert [tuple(row) for row in after["table"]["rows"][:3]] == [tuple(r) for r in expected]
+    finally:  # the shared database goes back to the demo model and glossary
+        export_assets(pg_url, load_model(REPO_ROOT / "demo" / "model"))
+        with db.connection(pg_url) as conn:
+            conn.execute("DELETE FROM semlayer.business_term WHERE term_id = %s", (term_id,))
+            conn.execute("DELETE FROM semlayer.asset WHERE asset_id = %s", (f"term:{term_id}",))

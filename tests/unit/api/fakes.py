@@ -34,6 +34,10 @@ class FakeService:
 
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
+        self.changed: list[str] = []  # knowledge_changed kinds, in order
+
+    def knowledge_changed(self, kind: str) -> None:
+        self.changed.append(kind)
 
     def ask(self, question: str, *, session_id: str | None = None, mode: str | None = None,
             today: date | None = None, previous: Any = None, on_stage: Any = None) -> FakePayload:

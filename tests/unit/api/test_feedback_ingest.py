@@ -74,6 +74,8 @@ def test_ingest_validates_and_reports_changes(api: Harness) -> None:
     assert csv_ok.status_code == 200 and csv_ok.json()["kind"] == "glossary"
     csv_empty = api.client.post("/v1/ingest/glossary", json={"format": "csv", "content": "term,definition\n"})
     assert csv_empty.status_code == 422
+    # every accepted ingest (and no refused one) tells the running service to use the new knowledge
+    assert api.service.changed == ["cube-models", "cube-models", "wiki", "glossary"]
 
 
 def test_catalog_and_stored_queries(api: Harness) -> None:

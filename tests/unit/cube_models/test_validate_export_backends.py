@@ -95,6 +95,9 @@ class _Fake(SemanticBackend):
     def sql(self, query, today=None) -> str:
         return self.load(query, today).sql
 
+    def close(self) -> None:
+        self.closed = True
+
 
 async def test_fallback_only_when_cube_is_unreachable() -> None:
     dead = _Fake(CubeUnavailableError("refused"))
