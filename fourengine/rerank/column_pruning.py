@@ -1,5 +1,6 @@
 """Stage 3, column pruning: keep bound, metric/dimension/filter, PK/FK and time columns of the
-tables the query will use; drop the other columns (context compression)."""
+tables the query will use; drop the other columns (context compression). A metric or segment that
+engine V found above its threshold is kept wherever its table ranks: it may be what the question asks."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ class ColumnPruning(RerankStage):
             if ranked.bound or asset_id in filters:
                 continue
             in_used = asset.table_id in used
-            if asset.asset_type in KEEP_TYPES and in_used:
+            if asset.asset_type in KEEP_TYPES and (in_used or ranked.features.get("v", 0.0) >= ctx.settings.threshold):
                 continue
             if in_used and (ranked.score >= MIN_COLUMN_SCORE or _structural(asset.meta)):
                 continue

@@ -211,7 +211,8 @@ PRICE_CUBE = """cubes:
     dimensions:
       - {name: product_id, sql: product_id, type: number, primary_key: true}
     measures:
-      - {name: max_list_price, type: max, sql: unit_price, title: Highest list price}
+      - {name: max_list_price, type: max, sql: unit_price, title: Highest list price,
+         description: The highest list price}
 """
 
 
@@ -244,6 +245,11 @@ def test_ingested_cube_models_are_used_without_a_restart(demo_ready, pg_url: str
                 expected = conn.execute("SELECT brand, max(unit_price)::float FROM warehouse.dim_product "
                                         "GROUP BY brand ORDER BY 2 DESC, 1 LIMIT 3").fetchall()
             assert [tuple(row) for row in after["table"]["rows"][:3]] == [tuple(r) for r in expected]
+            # no glossary term: the metric's own title is found by engine V (above its threshold)
+            plain = httpx.post(f"{api.url}/v1/ask", json={"question": "highest list price per category"},
+                               timeout=60).json()
+            assert plain["provenance"]["cube_query"]["measures"] == ["price_points.max_list_price"]
+            assert plain["provenance"]["cube_query"]["dimensions"] == ["products.category"]
     finally:  # the shared database goes back to the demo model and glossary
         export_assets(pg_url, load_model(REPO_ROOT / "demo" / "model"))
         with db.connection(pg_url) as conn:

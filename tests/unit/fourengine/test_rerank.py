@@ -56,6 +56,17 @@ def test_column_pruning_keeps_structural_and_relevant_columns_of_used_tables() -
     assert set(ctx.candidates) == {"table:orders", "column:orders.order_id", "column:orders.order_ts"}
 
 
+def test_column_pruning_keeps_a_confident_metric_of_an_unused_table() -> None:
+    orders = _ranked("table:orders", "table", 0.9)
+    threshold = RetrievalSettings().threshold
+    asked = _ranked("metric:products.max_price", "metric", threshold + 0.05, "table:products")
+    weak = _ranked("metric:products.min_price", "metric", threshold - 0.05, "table:products")
+    column = _ranked("column:products.brand", "column", threshold + 0.05, "table:products")
+    ctx = _ctx([orders, asked, weak, column])
+    ColumnPruning().apply(ctx)
+    assert set(ctx.candidates) == {"table:orders", "metric:products.max_price"}
+
+
 def test_join_simplification_keeps_the_low_fanout_join_of_the_plan() -> None:
     low = _ranked("join:items->orders", "join", 0.5, None, left_table="table:items", right_table="table:orders",
                   fanout_risk="low")
