@@ -26,7 +26,7 @@ class Components:
     recall_rows: Callable[[str], list[Any]]
     signals: Callable[[Any, dict[str, Any], list[EntityMatch], list[Any]], Any]
     classify_intent: Callable[..., Any]  # (understanding, signals, *, use_llm) -> IntentDecision
-    aggregate: Callable[[Any, dict[str, Any], date, bool | None], Any]
+    aggregate: Callable[..., Any]  # (understanding, retrieval, today, use_llm, follow_up=None)
     close: Callable[[], None] = lambda: None
     # (kind) after an ingest: "wiki" | "cube-models" | "glossary"
     refresh: Callable[[str], None] = lambda kind: None
@@ -74,10 +74,11 @@ def load_components(settings: Any, url: str) -> Components:
         fused = rrf_fuse([[a.asset.asset_id for a in r.assets] for r in [main, *by_sub.values()]])
         return {"result": main, "by_sub": by_sub}, [{"id": i, "score": round(s, 5)} for i, s in fused]
 
-    def aggregate(understanding: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None) -> Any:
+    def aggregate(understanding: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None,
+                  follow_up: Any = None) -> Any:
         current = semantic  # one consistent (model, backend) pair for the whole question
         return run_aggregate(understanding, retrieval["result"], current.model, current.backend, today=today,
-                             use_llm=use_llm)
+                             use_llm=use_llm, follow_up=follow_up)
 
     def classify(understanding: Any, signals: Any, use_llm: bool | None = None) -> Any:
         return classify_intent(understanding, signals, use_llm=use_llm)

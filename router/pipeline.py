@@ -20,6 +20,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from router.aggregate import AggregateError
+from router.aggregate.follow_up import FollowUp
 from router.components import Components
 from router.detail import (
     DetailEnv,
@@ -40,7 +41,7 @@ MIXED_ENTITIES = 20  # a mixed question looks up detail rows for the first aggre
 PATH_ERRORS = (AggregateError, DetailPlanError, SqlGuardError, QueryExecutionError, LookupError)
 
 FOLLOW_UP = re.compile(
-    r"^\s*(and|also|what about|how about|only|just|same|now)\b"
+    r"^\s*(and|also|what about|how about|only|just|same|now)\b|\bonly\s*[?？.!]*\s*$"
     r"|^\s*(那|再|只看|只要|仅看|换成|按.{1,6}呢)|呢\s*[?？]?\s*$", re.IGNORECASE)
 
 
@@ -129,8 +130,13 @@ class Pipeline:
             sub_queries=[_sub_dict(s) for s in sub_queries],
             retrieval={"fused": fused, "result": retrieval.get("result")},
             sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
+        follow_up = (self._follow_up(question, previous, today)
+                     if follow_up_of and intent == "aggregate" and previous and previous.intent == "aggregate"
+                     and previous.cube_query else None)
+        if follow_up is not None:
+            understanding.time_ranges = _follow_up_period(understanding, follow_up)
         try:
-            self._run_paths(result, conn, retrieval, entities, today, use_llm, clock, emit)
+            self._run_paths(result, conn, retrieval, entities, today, use_llm, clock, emit, follow_up)
         except PATH_ERRORS as err:
             result.error = {"type": type(err).__name__, "message": str(err)}
             result.table = ResultTable([])
@@ -142,9 +148,15 @@ class Pipeline:
         timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
         return result
 
+    def _follow_up(self, question: str, previous: Turn, today: date) -> FollowUp:
+        """The follow-up read on its own, to edit the previous Cube query with (fast mode)."""
+        own = self.c.understand(question, today, use_llm=False)
+        own_retrieval, _ = self.c.retrieve(own, [])
+        return FollowUp(dict(previous.cube_query or {}), own, own_retrieval.get("result"))
+
     def _run_paths(self, result: PipelineResult, conn: Any, retrieval: dict[str, Any],
                    entities: list[EntityMatch], today: date, use_llm: bool | None, clock: _Clock,
-                   emit: StageCallback) -> None:
+                   emit: StageCallback, follow_up: FollowUp | None = None) -> None:
         """The aggregate and/or detail path by intent; mixed joins them."""
         understanding, sub_queries, intent = result.understanding, result.sub_queries, result.intent.intent
         recalled = [(h["table"], h["title"], h["score"]) for h in result.sag["tables"]]
@@ -153,7 +165,11 @@ class Pipeline:
             if intent == "mixed":
                 agg_understanding, agg_retrieval = self._aggregate_part(sub_queries, understanding, retrieval,
                                                                         today, use_llm)
-            result.aggregate = self.c.aggregate(agg_understanding, agg_retrieval, today, use_llm)
+            if follow_up is not None:
+                result.aggregate = self.c.aggregate(agg_understanding, agg_retrieval, today, use_llm,
+                                                    follow_up=follow_up)
+            else:
+                result.aggregate = self.c.aggregate(agg_understanding, agg_retrieval, today, use_llm)
             clock.lap("aggregate")
             emit("plan", {"cube_query": getattr(result.aggregate, "cube_query", None)})
             result.table = table_from_rows(result.aggregate.rows)
@@ -250,6 +266,17 @@ def _with_context(question: str, previous: Turn | None) -> tuple[str, str | None
     if previous is None or not FOLLOW_UP.search(question) or len(question) > 60:
         return question, None
     return f"{previous.question} {question}", previous.question
+
+
+def _follow_up_period(understanding: Any, follow_up: FollowUp) -> list[Any]:
+    """The periods an edited query covers, first: the follow-up's own ("and in 2024?"), else the previous
+    query's (found among the periods of the joined conversation, which keeps their labels)."""
+    if follow_up.understanding.time_ranges:
+        return list(follow_up.understanding.time_ranges)
+    previous = next((td["dateRange"] for td in follow_up.previous.get("timeDimensions", []) if td.get("dateRange")),
+                    None)
+    ranges = list(understanding.time_ranges)
+    return sorted(ranges, key=lambda r: r.date_range() != previous)
 
 
 def _limit(understanding: Any) -> int | None:

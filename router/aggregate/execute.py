@@ -15,6 +15,7 @@ from cubesage_core.llm import two_mode
 from router.aggregate.context import AggregateContext, member_path
 from router.aggregate.correct import fix
 from router.aggregate.derive import combine
+from router.aggregate.follow_up import FollowUp, edit_query
 from router.aggregate.guardrails import check
 from router.aggregate.slots import fill_slots
 from router.aggregate.types import AggregateError, AggregateResult, CubeQueryDraft, Problem
@@ -24,8 +25,9 @@ WARNINGS = {"unknown_binding"}  # reported, not blocking: a glossary term mapped
 
 
 def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
-                     use_llm: bool | None = None) -> CubeQueryDraft:
-    """The Cube query (one per compared period) for an aggregate question; LLM mode falls back to fast."""
+                     use_llm: bool | None = None, follow_up: FollowUp | None = None) -> CubeQueryDraft:
+    """The Cube query (one per compared period) for an aggregate question; LLM mode falls back to fast.
+    A follow-up is the whole conversation to the LLM and an edit of the previous query in fast mode."""
     ctx = AggregateContext.of(context)
 
     def llm() -> CubeQueryDraft:
@@ -33,7 +35,12 @@ def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
 
         return write_query(understanding, ctx, model)
 
-    result = two_mode(llm, lambda: fill_slots(understanding, ctx, model), use_llm=use_llm)
+    def fast() -> CubeQueryDraft:
+        if follow_up is not None:
+            return edit_query(follow_up.previous, follow_up.understanding, follow_up.context, model)
+        return fill_slots(understanding, ctx, model)
+
+    result = two_mode(llm, fast, use_llm=use_llm)
     draft = result.value
     draft.mode, draft.fallback_reason = result.mode, result.fallback_reason
     return draft
@@ -74,13 +81,15 @@ def _problems(draft: CubeQueryDraft, ctx: AggregateContext, model: Any) -> tuple
 
 
 def run_aggregate(understanding: Understanding, context: Any, model: Any, backend: Any, *, today: date | None = None,
-                  use_llm: bool | None = None) -> AggregateResult:
+                  use_llm: bool | None = None, follow_up: FollowUp | None = None) -> AggregateResult:
     """Build, check, execute (with one corrective retry) and combine the rows of an aggregate question."""
     ctx = AggregateContext.of(context)
     today = today or understanding.today
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    draft = build_cube_query(understanding, ctx, model, use_llm=use_llm)
+    draft = build_cube_query(understanding, ctx, model, use_llm=use_llm, follow_up=follow_up)
+    if follow_up is not None and draft.mode != "llm":
+        ctx = AggregateContext.of(follow_up.context)  # the edit is checked against what the follow-up binds
     timings["build_ms"] = (time.perf_counter() - started) * 1000
     history: list[Problem] = []
     retries = 0

@@ -55,7 +55,7 @@ def test_stream_reports_stages_in_order(live_api: LiveApi) -> None:
     assert answer["table"]["rows"] and answer["intent"] == "aggregate"
 
 
-def test_follow_up_reuses_the_previous_query(live_api: LiveApi) -> None:
+def test_follow_up_reuses_the_previous_query(live_api: LiveApi, pg_url: str) -> None:
     session = f"it-{uuid.uuid4().hex[:8]}"
     first = httpx.post(f"{live_api.url}/v1/ask", json={"question": "GMV by region in 2024",
                                                        "session_id": session}, timeout=60).json()
@@ -66,6 +66,23 @@ def test_follow_up_reuses_the_previous_query(live_api: LiveApi) -> None:
     measures_before = first["provenance"]["cube_query"]["measures"]
     assert body["provenance"].get("cube_query", {}).get("measures") == measures_before
     assert 0 < len(body["table"]["rows"]) < len(first["table"]["rows"])
+
+    def ask(question: str) -> dict:
+        return httpx.post(f"{live_api.url}/v1/ask", json={"question": question, "session_id": session},
+                          timeout=60).json()
+
+    counts = ask("what about order count?")  # swaps the measure, keeps the East China filter and 2024
+    assert counts["provenance"]["cube_query"]["measures"] == ["orders.count"]
+    earlier = ask("and in 2023?")  # replaces the period, keeps the rest
+    assert earlier["provenance"]["cube_query"]["timeDimensions"][0]["dateRange"] == ["2023-01-01", "2023-12-31"]
+    with db.connection(pg_url) as conn:
+        expected = {year: conn.execute(
+            "SELECT count(*) FROM warehouse.fact_order o JOIN warehouse.dim_region r USING (region_id) "
+            "WHERE r.region_code = 'east' AND o.order_ts >= %s AND o.order_ts < %s",
+            (f"{year}-01-01", f"{year + 1}-01-01")).fetchone()[0] for year in (2023, 2024)}
+    assert [row[-1] for row in counts["table"]["rows"]] == [expected[2024]]
+    assert [row[-1] for row in earlier["table"]["rows"]] == [expected[2023]]
+    assert "2023" in earlier["text"]
 
 
 def test_nl2cube_does_not_execute_unless_asked(live_api: LiveApi) -> None:

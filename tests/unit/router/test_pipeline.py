@@ -26,9 +26,12 @@ class FakeAggregate:
     problems: list[Any] = field(default_factory=list)
 
 
-def components(seen: list[str], fail: bool = False) -> Components:
-    def aggregate(u: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None) -> FakeAggregate:
+def components(seen: list[str], fail: bool = False, follow_ups: list[Any] | None = None) -> Components:
+    def aggregate(u: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None,
+                  follow_up: Any = None) -> FakeAggregate:
         seen.append(u.normalized)
+        if follow_ups is not None:
+            follow_ups.append(follow_up)
         if fail:
             raise AggregateError("no measure found for this question")
         return FakeAggregate({"measures": ["order_items.gmv"]}, [{"regions.name_en": "East China",
@@ -69,10 +72,27 @@ def test_follow_up_reads_with_the_previous_question() -> None:
     assert result.follow_up_of == "GMV by region this year"
 
 
+def test_an_aggregate_follow_up_edits_the_previous_cube_query() -> None:
+    follow_ups: list[Any] = []
+    env = DetailEnv(directory=EntityDirectory({}), policy=GuardPolicy(frozenset({"warehouse.fact_order"})))
+    previous = Turn(question="GMV by region this year", intent="aggregate",
+                    cube_query={"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"]})
+    Pipeline(components([], follow_ups=follow_ups), env).run("and in 2024?", conn=None, today=TODAY,
+                                                              previous=previous)
+    edit = follow_ups[0]
+    assert edit.previous == previous.cube_query and edit.understanding.normalized == "and in 2024?"
+    assert [r.label for r in edit.understanding.time_ranges] == ["2024"]
+    follow_ups.clear()  # no previous Cube query (e.g. a detail turn): nothing to edit
+    Pipeline(components([], follow_ups=follow_ups), env).run(
+        "and in 2024?", conn=None, today=TODAY, previous=Turn(question="GMV by region this year", intent="detail"))
+    assert follow_ups == [None]
+
+
 def test_follow_up_detection() -> None:
     prev = Turn(question="GMV by region this year", intent="aggregate")
     assert _with_context("只看华东", prev)[1] == prev.question
     assert _with_context("按渠道呢？", prev)[1] == prev.question
+    assert _with_context("top 3 only", prev)[1] == prev.question
     assert _with_context("What was the refund rate in 2024?", prev) == ("What was the refund rate in 2024?", None)
     assert _with_context("and by channel?", None) == ("and by channel?", None)
 
