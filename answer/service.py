@@ -27,7 +27,7 @@ from cubesage_core.settings import Settings, get_settings
 from router.components import Components, load_components
 from router.detail import DetailEnv, EntityDirectory
 from router.detail.catalog import table_catalog
-from router.detail.joins import JoinGraph
+from router.detail.schema import catalog_for
 from router.pipeline import Pipeline, PipelineResult, StageCallback, Turn
 from router.sqlguard import GuardPolicy
 from router.sqlguard.assets import policy_from_assets
@@ -69,12 +69,12 @@ class Cubesage:
         self.pool = ConnectionPool(self.url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=True)
         self.components = components or load_components(self.settings, self.url)
         with self.pool.connection() as conn:
-            directory = EntityDirectory.load(conn, self.settings.warehouse_schema)
+            warehouse = catalog_for(self.settings, conn)  # tables, joins and words from the Cube model
+            directory = EntityDirectory.load(conn, warehouse)
             catalog = table_catalog(conn)
             policy = self._guard_policy(conn)
-        self.detail_env = DetailEnv(directory=directory, policy=policy, graph=JoinGraph(),
-                                    timeout_ms=self.settings.statement_timeout_ms,
-                                    schema=self.settings.warehouse_schema, catalog=catalog)
+        self.detail_env = DetailEnv(directory=directory, policy=policy, warehouse=warehouse,
+                                    timeout_ms=self.settings.statement_timeout_ms, catalog=catalog)
         self.pipeline = Pipeline(self.components, self.detail_env)
         get_embedder(self.settings.embedding_backend).embed_one("warm up")  # pay the model load now
         self._warm_up()

@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     cube_secret: SecretStr | None = None
     cube_fallback_builtin: bool = True
     model_dir: Path = REPO_ROOT / "demo" / "model"
+    # detail path words and display choices the Cube models cannot say (YAML; a missing file = derive only;
+    # entries naming tables absent from the models are ignored)
+    detail_vocabulary: Path = REPO_ROOT / "demo" / "detail_vocabulary.yaml"
     query_row_cap: int = 50_000
     default_limit: int = 10_000
     # built-in backend result cache: seconds between reads of the warehouse refresh key (0 = no cache)

@@ -16,14 +16,14 @@ import psycopg
 from cubesage_core.llm import two_mode
 from router.detail.build import build_select
 from router.detail.entities import EntityDirectory, EntityMatch
-from router.detail.joins import JoinGraph
 from router.detail.llm import llm_detail_sql
 from router.detail.plan import DetailPlan, DetailPlanError, plan_detail
+from router.detail.schema import DetailCatalog
 from router.sqlguard import GuardPolicy, SqlGuardError, guard_sql
 from router.sqlguard.execute import QueryExecutionError, run_readonly
 
-__all__ = ["DetailEnv", "DetailPlan", "DetailPlanError", "DetailResult", "EntityDirectory", "EntityMatch",
-           "QueryExecutionError", "SqlGuardError", "run_detail"]
+__all__ = ["DetailCatalog", "DetailEnv", "DetailPlan", "DetailPlanError", "DetailResult", "EntityDirectory",
+           "EntityMatch", "QueryExecutionError", "SqlGuardError", "run_detail"]
 
 
 @dataclass
@@ -32,9 +32,8 @@ class DetailEnv:
 
     directory: EntityDirectory
     policy: GuardPolicy
-    graph: JoinGraph = field(default_factory=JoinGraph)
+    warehouse: DetailCatalog = field(default_factory=DetailCatalog)  # tables, joins, words (from the model)
     timeout_ms: int = 5000
-    schema: str = "warehouse"
     mixed_limit: int = 5000  # rows a mixed question may summarise per entity (above the listing cap)
     catalog: dict[str, tuple[str, str]] = field(default_factory=dict)  # table -> (title, description)
 
@@ -65,7 +64,7 @@ def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, langu
     t0 = time.perf_counter()
     tables = [t for t, _, _ in recalled_tables]
     plan = plan_detail(question, language=language, entities=entities, time_range=time_range, limit=limit,
-                       recalled_tables=tables, graph=env.graph, default_limit=env.policy.default_limit)
+                       recalled_tables=tables, catalog=env.warehouse, default_limit=env.policy.default_limit)
     if plan.kind == "table_lookup":
         ranked = sorted(recalled_tables, key=lambda hit: hit[0] != plan.target)  # the named table first
         rows = [[t, *env.catalog.get(t, ("", "")), evidence, round(score, 4)] for t, evidence, score in ranked]
@@ -73,9 +72,9 @@ def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, langu
                             [r[0] for r in rows], entities, timings_ms={"plan": _ms(t0)})
 
     def fast() -> tuple[str, dict[str, Any]]:
-        return build_select(plan, env.schema)
+        return build_select(plan, env.warehouse)
 
-    generated = two_mode(lambda: llm_detail_sql(question, entities, env.graph), fast, use_llm=use_llm)
+    generated = two_mode(lambda: llm_detail_sql(question, entities, env.warehouse), fast, use_llm=use_llm)
     sql, params = generated.value
     t1 = time.perf_counter()
     try:

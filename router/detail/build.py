@@ -11,24 +11,25 @@ import sqlglot
 from sqlglot import exp
 
 from router.detail.plan import DetailPlan
+from router.detail.schema import DetailCatalog
 
-ALIASES = {"fact_order": "o", "fact_order_item": "i", "fact_payment": "pay", "fact_refund": "rf",
-           "dim_customer": "c", "dim_product": "p", "dim_region": "r"}
 OPS = {"=": exp.EQ, ">=": exp.GTE, "<": exp.LT}
 
 
-def build_select(plan: DetailPlan, schema: str = "warehouse") -> tuple[str, dict[str, Any]]:
-    """``(sql, params)`` for ``plan``; params are named ``%(pN)s`` placeholders."""
+def build_select(plan: DetailPlan, catalog: DetailCatalog) -> tuple[str, dict[str, Any]]:
+    """``(sql, params)`` for ``plan``; params are named ``%(pN)s`` placeholders; tables and aliases from
+    ``catalog``."""
     def col(table: str, column: str) -> exp.Column:
-        return exp.column(column, ALIASES[table])
+        return exp.column(column, catalog.alias(table))
 
     def source(table: str) -> exp.Table:
-        return exp.to_table(f"{schema}.{table}").as_(ALIASES[table])  # type: ignore[return-value]
+        spec = catalog.tables[table]
+        return exp.table_(spec.table, db=spec.schema).as_(spec.alias)  # type: ignore[return-value]
 
     names: list[str] = []
     select = []
     for table, column in plan.columns:
-        name = column if column not in names else f"{ALIASES[table]}_{column}"
+        name = column if column not in names else f"{catalog.alias(table)}_{column}"
         names.append(name)
         select.append(col(table, column).as_(name) if name != column else col(table, column))
     query = sqlglot.select(*select).from_(source(plan.target), copy=False)

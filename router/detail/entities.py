@@ -1,15 +1,21 @@
-"""Named entities of a question resolved to warehouse rows: customers, products, regions.
+"""Named entities of a question resolved to warehouse rows (customers, products, regions in the demo).
 
 Two sources, merged: SAG row recall (``sag_index.recall.SagRecall.recall_rows``) and an exact-name
-directory of the dimension tables loaded once at startup (names appear verbatim in questions).
+directory of the catalog's entity tables (those with a label column) loaded once at startup (names
+appear verbatim in questions).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
+import sqlglot
+
+if TYPE_CHECKING:
+    from router.detail.schema import DetailCatalog
 
 
 @dataclass(frozen=True)
@@ -30,36 +36,35 @@ class EntityMatch:
                 "score": round(self.score, 4)}
 
 
-ENTITY_TABLES = {
-    "dim_customer": ("customer", "customer_id", "customer_name"),
-    "dim_product": ("product", "product_id", "product_name"),
-    "dim_region": ("region", "region_id", "name_en"),
-}
-
-
 class EntityDirectory:
-    """Exact (case-insensitive) names of customers, products and regions; longest match wins."""
+    """Exact (case-insensitive) names of the entity tables' rows; longest match wins."""
 
-    def __init__(self, names: dict[str, tuple[str, str, Any, str]]) -> None:
-        # lower-cased surface form -> (table, name column, key_value, label)
+    def __init__(self, names: dict[str, EntityMatch]) -> None:
+        # lower-cased surface form -> the row it names
         self._names = names
         self._lengths = sorted({len(name) for name in names}, reverse=True)
 
     @classmethod
-    def load(cls, conn: psycopg.Connection, schema: str = "warehouse") -> EntityDirectory:
-        names: dict[str, tuple[str, str, Any, str]] = {}
-        for cid, name in conn.execute(f"SELECT customer_id, customer_name FROM {schema}.dim_customer"):
-            names[name.lower()] = ("dim_customer", "customer_name", cid, name)
-        for pid, name in conn.execute(f"SELECT product_id, product_name FROM {schema}.dim_product"):
-            names[name.lower()] = ("dim_product", "product_name", pid, name)
-            short = " ".join(name.split()[:2]).lower()  # "Aurora X1" for "Aurora X1 headphones"
-            names.setdefault(short, ("dim_product", "product_name", pid, name))
-        for rid, code, en, zh in conn.execute(
-                f"SELECT region_id, region_code, name_en, name_zh FROM {schema}.dim_region"):
-            for surface in (en, zh):
-                names[surface.lower()] = ("dim_region", "name_en", rid, en)
-            if code != "overseas":
-                names.setdefault(zh.lower() + "地区", ("dim_region", "name_en", rid, en))
+    def load(cls, conn: psycopg.Connection, catalog: DetailCatalog) -> EntityDirectory:
+        """Every row name of every entity table: label, other name columns, word prefixes, suffixed forms."""
+        names: dict[str, EntityMatch] = {}
+        for spec in catalog.entity_tables:
+            columns = list(dict.fromkeys([spec.key, str(spec.label), *spec.name_columns]))
+            query = sqlglot.select(*columns).from_(sqlglot.exp.table_(spec.table, db=spec.schema))
+            for row in conn.execute(query.sql(dialect="postgres")):
+                values = dict(zip(columns, row, strict=True))
+                label = values[str(spec.label)]
+                if label is None:
+                    continue
+                match = EntityMatch(spec.table, spec.key, values[spec.key], str(label), spec.entity_type, "directory")
+                for column in (str(spec.label), *spec.name_columns):
+                    if values[column] is not None:
+                        names[str(values[column]).lower()] = match
+                if spec.prefix_words:
+                    names.setdefault(" ".join(str(label).split()[:spec.prefix_words]).lower(), match)
+                for column, suffix in spec.suffixes:
+                    if values.get(column) is not None:
+                        names.setdefault(f"{values[column]}{suffix}".lower(), match)
         return cls(names)
 
     def __len__(self) -> int:
@@ -82,9 +87,7 @@ class EntityDirectory:
                 continue
             used.add(surface)
             taken.append((start, end))
-            table, _, key, label = self._names[surface]
-            etype, key_column, _ = ENTITY_TABLES[table]
-            out.append(EntityMatch(table, key_column, key, label, etype, "directory"))
+            out.append(self._names[surface])
         return _dedupe(out)
 
 
@@ -108,19 +111,20 @@ def _dedupe(matches: list[EntityMatch]) -> list[EntityMatch]:
     return out
 
 
-def from_row_hits(hits: list[Any], text: str, min_score: float = 0.9) -> list[EntityMatch]:
-    """SAG ``RowHit``s whose label occurs in the question (or that score above ``min_score``)."""
+def from_row_hits(hits: list[Any], text: str, min_score: float = 0.9,
+                  tables: Collection[str] | None = None) -> list[EntityMatch]:
+    """SAG ``RowHit``s whose label occurs in the question (or that score above ``min_score``); only rows of
+    ``tables`` when given (the planner ignores rows of tables its catalog lacks either way)."""
     out = []
     lowered = text.lower()
     for hit in hits:
         table = str(hit.table).rsplit(".", 1)[-1]
-        if table not in ENTITY_TABLES:
+        if tables is not None and table not in tables:
             continue
         if str(hit.label).lower() not in lowered and float(hit.score) < min_score:
             continue
-        etype, key_column, _ = ENTITY_TABLES[table]
-        out.append(EntityMatch(table, key_column, _key(hit.key_value), str(hit.label), etype, "sag",
-                               float(hit.score)))
+        out.append(EntityMatch(table, str(hit.key_column), _key(hit.key_value), str(hit.label),
+                               str(hit.entity_type), "sag", float(hit.score)))
     return out
 
 

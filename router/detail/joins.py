@@ -1,7 +1,6 @@
 """The warehouse join graph for detail queries and shortest join paths over it.
 
-Edges come from ``semlayer.join_edge`` (engine G's graph, cube names mapped to physical tables)
-when it is loaded; the warehouse contract's foreign keys are the graph otherwise.
+Edges are the foreign keys of the Cube model's joins (``router.detail.schema.build_catalog``).
 """
 
 from __future__ import annotations
@@ -20,17 +19,6 @@ class FkEdge:
     parent_column: str
 
 
-CONTRACT_EDGES: tuple[FkEdge, ...] = (
-    FkEdge("fact_order", "customer_id", "dim_customer", "customer_id"),
-    FkEdge("fact_order", "region_id", "dim_region", "region_id"),
-    FkEdge("fact_order_item", "order_id", "fact_order", "order_id"),
-    FkEdge("fact_order_item", "product_id", "dim_product", "product_id"),
-    FkEdge("fact_payment", "order_id", "fact_order", "order_id"),
-    FkEdge("fact_refund", "order_id", "fact_order", "order_id"),
-    FkEdge("dim_customer", "region_id", "dim_region", "region_id"),
-)
-
-
 @dataclass(frozen=True)
 class Step:
     """One hop of a join path: from ``left`` to ``right`` over ``edge``; ``fans_out`` when one-to-many."""
@@ -45,7 +33,7 @@ class Step:
 
 
 class JoinGraph:
-    def __init__(self, edges: tuple[FkEdge, ...] = CONTRACT_EDGES) -> None:
+    def __init__(self, edges: tuple[FkEdge, ...] = ()) -> None:
         self.edges = edges
         self._adj: dict[str, list[tuple[str, FkEdge]]] = {}
         for e in edges:

@@ -10,15 +10,14 @@ import sqlglot
 from sqlglot import exp
 
 from router.detail.entities import EntityMatch
-from router.detail.joins import JoinGraph
-from router.detail.plan import DISPLAY_COLUMNS, TIME_COLUMNS
+from router.detail.schema import DetailCatalog
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
 
 
 class DetailSql(dspy.Signature):
     """Write ONE PostgreSQL SELECT listing the warehouse rows the question asks for.
-    Use only the tables and columns given, schema-qualified (warehouse.x). Refer to every entity value
+    Use only the tables and columns given, schema-qualified exactly as listed. Refer to every entity value
     only through its named placeholder exactly as given, e.g. %(e0)s; never write entity values as literals.
     Add ORDER BY on the time column (newest first) and a LIMIT."""
 
@@ -37,13 +36,15 @@ class DetailSqlProgram(dspy.Module):
         return self.write(question=question, tables=tables, entities=entities)
 
 
-def schema_text(graph: JoinGraph, schema: str = "warehouse") -> str:
+def schema_text(catalog: DetailCatalog) -> str:
+    """One line per table (its own display and time columns) and one per join key."""
     lines = []
-    for table, cols in DISPLAY_COLUMNS.items():
-        own = sorted({c for t, c in cols if t == table} | {c for t, c in [TIME_COLUMNS.get(table, ("", ""))]
-                                                              if t == table})
-        lines.append(f"{schema}.{table}({', '.join(own)})")
-    lines += [f"join {schema}.{e.child}.{e.column} = {schema}.{e.parent}.{e.parent_column}" for e in graph.edges]
+    for table, spec in catalog.tables.items():
+        own = sorted({c for t, c in (*spec.display, *([spec.time] if spec.time else [])) if t == table})
+        lines.append(f"{spec.qualified}({', '.join(own)})")
+    tables = catalog.tables
+    lines += [f"join {tables[e.child].qualified}.{e.column} = {tables[e.parent].qualified}.{e.parent_column}"
+              for e in catalog.graph.edges]
     return "\n".join(lines)
 
 
@@ -54,10 +55,11 @@ def entity_params(entities: list[EntityMatch]) -> tuple[str, dict[str, Any]]:
     return text, params
 
 
-def llm_detail_sql(question: str, entities: list[EntityMatch], graph: JoinGraph) -> tuple[str, dict[str, Any]]:
+def llm_detail_sql(question: str, entities: list[EntityMatch],
+                   catalog: DetailCatalog) -> tuple[str, dict[str, Any]]:
     """``(sql, params)`` from the LM; raises ValueError when the SQL inlines an entity value."""
     text, params = entity_params(entities)
-    pred = DetailSqlProgram()(question=question, tables=schema_text(graph), entities=text)
+    pred = DetailSqlProgram()(question=question, tables=schema_text(catalog), entities=text)
     sql = _FENCE.sub("", str(pred.sql).strip()).strip().rstrip(";")
     tree = sqlglot.parse_one(sql, read="postgres")
     labels = {e.label.lower() for e in entities}

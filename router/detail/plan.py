@@ -2,7 +2,8 @@
 
 The fast planner fills a template from the question: head noun -> target table (or the top SAG table
 hit), named entities and value words -> filters, the time range -> a filter on the target's time
-column, top-N -> LIMIT; joins follow the shortest path in the join graph.
+column, top-N -> LIMIT; joins follow the shortest path in the join graph. Tables, columns and words
+come from the ``DetailCatalog``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from router.detail.entities import EntityMatch
 from router.detail.joins import JoinGraph, Step
+from router.detail.schema import DetailCatalog
 from router.detail.vocabulary import (
     TABLE_LOOKUP,
     ValueWord,
@@ -21,34 +23,6 @@ from router.detail.vocabulary import (
     unknown_table,
     value_filters,
 )
-
-# columns each listed table shows: (table, column)
-DISPLAY_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
-    "fact_order": (("fact_order", "order_id"), ("fact_order", "order_ts"), ("dim_customer", "customer_name"),
-                   ("dim_region", "name_en"), ("fact_order", "channel"), ("fact_order", "status")),
-    "fact_refund": (("fact_refund", "refund_id"), ("fact_refund", "order_id"), ("fact_refund", "refund_ts"),
-                    ("fact_refund", "amount"), ("fact_refund", "reason")),
-    "fact_payment": (("fact_payment", "payment_id"), ("fact_payment", "order_id"), ("fact_payment", "paid_ts"),
-                     ("fact_payment", "method"), ("fact_payment", "amount")),
-    "fact_order_item": (("fact_order_item", "order_item_id"), ("fact_order_item", "order_id"),
-                        ("dim_product", "product_name"), ("fact_order_item", "quantity"),
-                        ("fact_order_item", "unit_price"), ("fact_order_item", "discount"),
-                        ("fact_order_item", "amount")),
-    "dim_customer": (("dim_customer", "customer_id"), ("dim_customer", "customer_name"),
-                     ("dim_customer", "segment"), ("dim_customer", "city"), ("dim_region", "name_en"),
-                     ("dim_customer", "signup_date")),
-    "dim_product": (("dim_product", "product_id"), ("dim_product", "product_name"), ("dim_product", "category"),
-                    ("dim_product", "brand"), ("dim_product", "unit_price"), ("dim_product", "launched_on")),
-    "dim_region": (("dim_region", "region_id"), ("dim_region", "region_code"), ("dim_region", "name_en"),
-                   ("dim_region", "name_zh")),
-}
-TIME_COLUMNS = {
-    "fact_order": ("fact_order", "order_ts"), "fact_refund": ("fact_refund", "refund_ts"),
-    "fact_payment": ("fact_payment", "paid_ts"), "fact_order_item": ("fact_order", "order_ts"),
-    "dim_customer": ("dim_customer", "signup_date"), "dim_product": ("dim_product", "launched_on"),
-}
-LABEL_COLUMNS = {"dim_customer": "customer_name", "dim_product": "product_name", "dim_region": "name_en"}
-ZH_REGION = ("dim_region", "name_zh")
 
 
 class DetailPlanError(ValueError):
@@ -90,33 +64,36 @@ class DetailPlan:
 
 
 def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_range: tuple[date, date] | None,
-                limit: int | None, recalled_tables: list[str], graph: JoinGraph,
+                limit: int | None, recalled_tables: list[str], catalog: DetailCatalog,
                 default_limit: int = 100) -> DetailPlan:
     """The fast (template) plan for a detail question."""
-    missing = unknown_table(text)
+    missing = unknown_table(text, catalog.known_names)
     if missing:
         raise DetailPlanError(f"the warehouse has no table named {missing!r} "
-                              f"(it has {', '.join(sorted(DISPLAY_COLUMNS))})")
+                              f"(it has {', '.join(sorted(catalog.tables))})")
     if TABLE_LOOKUP.search(text):
         # SAG's ranking, with the table the question's noun names first ("refund reasons" -> fact_refund)
-        named = target_table(TABLE_LOOKUP.sub(" ", text))
+        named = target_table(TABLE_LOOKUP.sub(" ", text), catalog.nouns, catalog.derived_nouns)
         target = named if named in recalled_tables else (recalled_tables[0] if recalled_tables else named)
         if target is None:
             raise DetailPlanError("no table of the warehouse matches the question")
         return DetailPlan(kind="table_lookup", target=target, limit=len(recalled_tables))
-    values = value_filters(text)
-    target = target_table(text)
+    entities = [e for e in entities if e.table in catalog.tables]  # rows of tables the model does not describe
+    values = value_filters(text, catalog.values)
+    target = target_table(text, catalog.nouns, catalog.derived_nouns)
     if target is None and entities:
         target = entities[0].table
-    if target is None or target not in DISPLAY_COLUMNS:
-        raise DetailPlanError("the question names no table, customer, product or region to list")
+    if target is None or target not in catalog.tables:
+        kinds = [t.entity_type for t in catalog.entity_tables]
+        named = ", ".join(kinds[:-1]) + f" or {kinds[-1]}" if len(kinds) > 1 else "".join(kinds) or "entity"
+        raise DetailPlanError(f"the question names no table, {named} to list")
     plan = DetailPlan(kind="rows", target=target, limit=limit or row_limit(text) or default_limit,
                       entities=list(entities))
-    plan.columns = _columns(target, entities, language)
+    plan.columns = _columns(target, entities, language, catalog)
     for entity in entities:
         plan.filters.append(Filter(entity.table, entity.key_column, "=", entity.key_value, entity.label))
-    plan.filters.extend(_value_filter(v) for v in values if not _implied(v, target))
-    time_column = TIME_COLUMNS.get(target)
+    plan.filters.extend(_value_filter(v) for v in values if not _implied(v, target, catalog))
+    time_column = catalog.tables[target].time
     if time_range is not None and time_column is not None:
         start, end = time_range
         plan.filters.append(Filter(*time_column, ">=", start, start.isoformat()))
@@ -125,18 +102,17 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
     if plan.order_by:
         plan.columns = _ensure(plan.columns, plan.order_by)
     needed = {t for t, _ in plan.columns} | {f.table for f in plan.filters}
-    plan.joins = _join_steps(target, needed, graph)
+    plan.joins = _join_steps(target, needed, catalog.graph)
     plan.distinct = any(s.fans_out for s in plan.joins)
     return plan
 
 
-def _columns(target: str, entities: list[EntityMatch], language: str) -> list[tuple[str, str]]:
-    cols = [ZH_REGION if (c == ("dim_region", "name_en") and language == "zh" and target != "dim_region") else c
-            for c in DISPLAY_COLUMNS[target]]
+def _columns(target: str, entities: list[EntityMatch], language: str,
+             catalog: DetailCatalog) -> list[tuple[str, str]]:
+    """The target's display columns, plus the label of each entity of another table (localised there)."""
+    cols = [c if c[0] == target else catalog.localize(c, language) for c in catalog.tables[target].display]
     for entity in entities:
-        label = (entity.table, LABEL_COLUMNS[entity.table])
-        if entity.table == "dim_region" and language == "zh":
-            label = ZH_REGION
+        label = catalog.localize((entity.table, catalog.tables[entity.table].label or entity.key_column), language)
         if entity.table != target and not any(t == entity.table for t, _ in cols):
             cols.append(label)
     return cols
@@ -150,9 +126,10 @@ def _value_filter(word: ValueWord) -> Filter:
     return Filter(word.table, word.column, "=", word.value, word.value)
 
 
-def _implied(word: ValueWord, target: str) -> bool:
-    """"refunds" listed from fact_refund already are refunded orders: no status filter needed."""
-    return target == "fact_refund" and word.column == "status" and word.value == "refunded"
+def _implied(word: ValueWord, target: str, catalog: DetailCatalog) -> bool:
+    """"refunds" listed from the refund table already are refunded orders: no status filter needed."""
+    return any(i.target == target and (i.table, i.column, i.value) == (word.table, word.column, word.value)
+               for i in catalog.implied)
 
 
 def _join_steps(target: str, needed: set[str], graph: JoinGraph) -> list[Step]:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from cube_models.model import load_model
+from cubesage_core.settings import Settings
 from router.detail.entities import EntityMatch
-from router.detail.joins import JoinGraph
 from router.detail.llm import llm_detail_sql
+from router.detail.schema import build_catalog, load_vocabulary
 from tests.llm_stub import dspy_reply, openai_stub
 
+SETTINGS = Settings()
+DEMO = build_catalog(load_model(SETTINGS.model_dir), vocabulary=load_vocabulary(SETTINGS.detail_vocabulary))
 LI = EntityMatch("dim_customer", "customer_id", 5, "Li Wei", "customer", "directory")
 
 
@@ -18,7 +22,7 @@ def run(reply: str) -> tuple[str, dict]:
     with openai_stub([dspy_reply(sql=reply)]) as stub:
         lm = dspy.LM("openai/stub", api_base=stub.url, api_key="x", cache=False, num_retries=0)
         with dspy.context(lm=lm):
-            out = llm_detail_sql("list the refunded orders of Li Wei", [LI], JoinGraph())
+            out = llm_detail_sql("list the refunded orders of Li Wei", [LI], DEMO)
         prompt = str(stub.requests[0])
     assert "%(e0)s" in prompt and "warehouse.fact_order" in prompt
     return out

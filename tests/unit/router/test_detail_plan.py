@@ -6,13 +6,16 @@ from datetime import date
 
 import pytest
 
-from router.detail.build import build_select
+from cube_models.model import load_model
+from cubesage_core.settings import Settings
+from router.detail.build import build_select as build
 from router.detail.entities import EntityDirectory, EntityMatch
-from router.detail.joins import JoinGraph
 from router.detail.plan import DetailPlanError, plan_detail
+from router.detail.schema import build_catalog, load_vocabulary
 from router.sqlguard import GuardPolicy, guard_sql
 
-GRAPH = JoinGraph()
+SETTINGS = Settings()
+DEMO = build_catalog(load_model(SETTINGS.model_dir), vocabulary=load_vocabulary(SETTINGS.detail_vocabulary))
 WANG = EntityMatch("dim_customer", "customer_id", 17, "王芳", "customer", "directory")
 AURORA = EntityMatch("dim_product", "product_id", 1, "Aurora X1 headphones", "product", "directory")
 EAST = EntityMatch("dim_region", "region_id", 1, "East China", "region", "directory")
@@ -22,7 +25,11 @@ POLICY = GuardPolicy(frozenset(f"warehouse.{t}" for t in (
 
 def plan(text: str, entities: list[EntityMatch], **kw):
     return plan_detail(text, language=kw.pop("language", "en"), entities=entities, time_range=kw.pop("tr", None),
-                       limit=kw.pop("limit", None), recalled_tables=kw.pop("tables", []), graph=GRAPH)
+                       limit=kw.pop("limit", None), recalled_tables=kw.pop("tables", []), catalog=DEMO)
+
+
+def build_select(p):
+    return build(p, DEMO)
 
 
 def test_refunded_orders_of_customer() -> None:
@@ -75,10 +82,11 @@ def test_nothing_to_list_is_a_clear_error() -> None:
 
 
 def test_directory_longest_match_and_word_bounds() -> None:
-    d = EntityDirectory({"li wei": ("dim_customer", "customer_name", 5, "Li Wei"),
-                         "王芳": ("dim_customer", "customer_name", 17, "王芳"),
-                         "王芳芳": ("dim_customer", "customer_name", 18, "王芳芳"),
-                         "华东": ("dim_region", "name_en", 1, "East China")})
+    def customer(key: int, name: str) -> EntityMatch:
+        return EntityMatch("dim_customer", "customer_id", key, name, "customer", "directory")
+
+    d = EntityDirectory({"li wei": customer(5, "Li Wei"), "王芳": customer(17, "王芳"),
+                         "王芳芳": customer(18, "王芳芳"), "华东": EAST})
     assert [m.key_value for m in d.match("王芳芳的订单")] == [18]
     assert d.match("orders of Eli Weiss") == []
     assert {m.key_value for m in d.match("show orders of Li Wei in 华东")} == {5, 1}

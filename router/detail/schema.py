@@ -1,0 +1,406 @@
+"""The warehouse as the detail path sees it: a ``DetailCatalog`` derived from the Cube model.
+
+``build_catalog(model, vocabulary=..., terms=...)`` reads every cube backed by one physical table
+(``sql_table``, or a single-table ``sql`` SELECT): its table, primary key, plain columns, display
+columns, time column, label column (entity names), head nouns and the foreign keys of its joins.
+What a model cannot say (words in other languages, hand-tuned value patterns, display overrides)
+comes from an optional vocabulary file (``load_vocabulary``); value words also come from glossary
+terms with a ``filter_value`` (``glossary_terms``). Entries naming tables the model lacks are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import sqlglot
+import yaml
+from sqlglot import exp
+
+from cube_models.export import plain_sql
+from cube_models.model import Cube, SemanticModel, load_model
+from cubesage_core.settings import Settings
+from router.detail.joins import FkEdge, JoinGraph
+from router.detail.vocabulary import ValueWord, word_pattern
+
+DISPLAY_CAP = 8
+LABEL_NAME = re.compile(r"^(name|title|label)(_\w+)?$|_(name|title)$", re.IGNORECASE)
+_FLAGS = re.IGNORECASE | re.ASCII
+_RESERVED_ALIASES = frozenset({"as", "at", "by", "do", "if", "in", "is", "no", "of", "on", "or", "to", "all", "and",
+                               "any", "asc", "end", "for", "not", "set", "top", "case", "desc", "from", "into",
+                               "join", "left", "like", "null", "only", "then", "true", "user", "when", "with"})
+
+
+class VocabularyError(ValueError):
+    """The detail vocabulary file is unreadable or malformed."""
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One listable warehouse table: ``columns`` are its plain columns the cube exposes (model order)."""
+
+    table: str
+    schema: str
+    cube: str
+    key: str
+    alias: str
+    columns: tuple[str, ...]
+    display: tuple[tuple[str, str], ...]
+    time: tuple[str, str] | None
+    label: str | None  # the column naming a row ("customer_name"): an entity table when set
+    entity_type: str
+    name_columns: tuple[str, ...] = ()  # columns whose values name a row (label first)
+    prefix_words: int = 0  # also the first N words of a label ("Aurora X1" for "Aurora X1 headphones")
+    suffixes: tuple[tuple[str, str], ...] = ()  # (column, suffix): also value + suffix ("华东" + "地区")
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.schema}.{self.table}"
+
+
+@dataclass(frozen=True)
+class Implied:
+    """Listing ``target`` already means ``table.column = value`` ("refunds" are refunded orders)."""
+
+    target: str
+    table: str
+    column: str
+    value: str
+
+
+@dataclass(frozen=True)
+class DetailCatalog:
+    """Tables, join graph and words of one warehouse, for planning and building detail SELECTs."""
+
+    tables: dict[str, TableSpec] = field(default_factory=dict)
+    graph: JoinGraph = field(default_factory=JoinGraph)
+    values: tuple[ValueWord, ...] = ()
+    nouns: tuple[tuple[str, re.Pattern[str]], ...] = ()  # ordered: the first match names the table
+    derived_nouns: tuple[tuple[str, re.Pattern[str]], ...] = ()  # the earliest match in the text wins
+    implied: tuple[Implied, ...] = ()
+    localized: dict[str, dict[tuple[str, str], tuple[str, str]]] = field(default_factory=dict)
+    known_names: frozenset[str] = frozenset()  # table and cube names a question may name by identifier
+
+    @property
+    def entity_tables(self) -> list[TableSpec]:
+        return [t for t in self.tables.values() if t.label]
+
+    def alias(self, table: str) -> str:
+        return self.tables[table].alias
+
+    def localize(self, column: tuple[str, str], language: str) -> tuple[str, str]:
+        return self.localized.get(language, {}).get(column, column)
+
+
+# ---- building ------------------------------------------------------------------------------------
+def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
+                  vocabulary: dict[str, Any] | None = None,
+                  terms: Iterable[dict[str, Any]] = ()) -> DetailCatalog:
+    """The detail catalog of ``model``; ``vocabulary`` is a loaded vocabulary file, ``terms`` glossary rows
+    (``canonical_term``, ``synonyms``, ``mapped_asset_id`` = ``dimension:cube.dim``, ``filter_value``)."""
+    vocab = vocabulary or {}
+    overrides: dict[str, dict[str, Any]] = {str(k): v or {} for k, v in (vocab.get("tables") or {}).items()}
+    physical = {name: found for name, cube in model.cubes.items() if (found := _physical(cube, default_schema))}
+    cube_table = {name: p.table for name, p in physical.items()}
+    edges = _edges(model, physical)
+    tables: dict[str, TableSpec] = {}
+    aliases: set[str] = set()
+    for name, phys in physical.items():
+        if phys.table in tables:  # two cubes over one table: the first describes it
+            continue
+        cube = model.cubes[name]
+        extra = overrides.get(phys.table, {})
+        alias = str(extra.get("alias") or _alias(name, aliases))
+        aliases.add(alias)
+        key = next((phys.columns[d.name] for d in cube.primary_keys if d.name in phys.columns), None)
+        if key is None:
+            continue  # rows without a key cannot be filtered or joined
+        label = extra.get("label") or cube.meta.get("detail_label") or _label(cube, phys)
+        time = _time(model, name, physical)
+        names = tuple(extra.get("names") or ([label] if label else []))
+        tables[phys.table] = TableSpec(
+            table=phys.table, schema=phys.schema, cube=name, key=key, alias=alias,
+            columns=tuple(dict.fromkeys(phys.columns.values())), display=(), time=time,
+            label=str(label) if label else None,
+            entity_type=str(extra.get("entity_type") or cube.meta.get("entity_type") or _singular(name)),
+            name_columns=names, prefix_words=int(extra.get("prefix_words") or 0),
+            suffixes=tuple((str(c), str(s)) for c, s in (extra.get("suffixes") or {}).items()))
+    for table, spec in list(tables.items()):
+        display = overrides.get(table, {}).get("display")
+        cols = (tuple(_qualify(table, c) for c in display) if display
+                else _display(spec, model.cubes[spec.cube], physical, tables, edges))
+        tables[table] = replace(spec, display=cols)
+    graph = JoinGraph(tuple(e for e in edges if e.child in tables and e.parent in tables))
+    values = _vocab_values(vocab, tables)
+    covered = {(w.table, w.column) for w in values}
+    if vocab.get("glossary_values", True):
+        values += tuple(w for w in _glossary_values(terms, model, physical)
+                        if w.table in tables and (w.table, w.column) not in covered)
+    nouns = tuple((str(n["table"]), re.compile(str(n["pattern"]), _FLAGS)) for n in vocab.get("nouns") or []
+                  if str(n["table"]) in tables)
+    implied = tuple(Implied(str(i["target"]), *_split(str(i["column"])), str(i["value"]))
+                    for i in vocab.get("implied") or [] if str(i["target"]) in tables)
+    localized = {str(lang): {_split(src): (_split(src)[0], str(dst)) for src, dst in (cols or {}).items()
+                             if _split(src)[0] in tables}
+                 for lang, cols in (vocab.get("localized") or {}).items()}
+    known = frozenset({*tables, *(s.cube for s in tables.values()), *cube_table})
+    return DetailCatalog(tables=tables, graph=graph, values=values, nouns=nouns,
+                         derived_nouns=_derived_nouns(model, tables), implied=implied, localized=localized,
+                         known_names=known)
+
+
+def load_vocabulary(path: Path | str | None) -> dict[str, Any]:
+    """The vocabulary file at ``path`` (YAML); a missing file (or ``None``) is an empty vocabulary."""
+    if path is None or not Path(path).is_file():
+        return {}
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as err:
+        raise VocabularyError(f"cannot read the detail vocabulary {path}: {err}") from err
+    if not isinstance(data, dict):
+        raise VocabularyError(f"the detail vocabulary {path} must be a mapping")
+    return data
+
+
+def glossary_terms(conn: psycopg.Connection) -> list[dict[str, Any]]:
+    """Glossary terms that name one value of a dimension (``filter_value`` set), oldest id first."""
+    cur = conn.execute(
+        "SELECT canonical_term, synonyms, mapped_asset_id, filter_value FROM semlayer.business_term "
+        "WHERE mapped_asset_type = 'dimension' AND filter_value IS NOT NULL ORDER BY term_id")
+    return [{"canonical_term": t, "synonyms": list(s or []), "mapped_asset_id": a, "filter_value": v}
+            for t, s, a, v in cur.fetchall()]
+
+
+# ---- physical tables and columns ----------------------------------------------------------------
+@dataclass(frozen=True)
+class _Physical:
+    schema: str
+    table: str
+    columns: dict[str, str]  # dimension name -> column of the table (plain columns only)
+    exposed: dict[str, str]  # column name the cube's SQL exposes -> column of the table
+
+
+def _physical(cube: Cube, default_schema: str) -> _Physical | None:
+    """The one physical table behind ``cube`` and its plain-column dimensions, or None (views, unions...)."""
+    if cube.sql_table:
+        table = exp.to_table(cube.sql_table, dialect="postgres")
+        exposed: dict[str, str] | None = None
+    else:
+        found = _single_table_select(cube.sql or "")
+        if found is None:
+            return None
+        table, exposed = found
+    columns: dict[str, str] = {}
+    for dim in cube.dimensions.values():
+        column = _dimension_column(cube, dim.sql)
+        if column is not None and exposed is not None:
+            column = exposed.get(column)
+        if column is not None:
+            columns[dim.name] = column
+    return _Physical(table.db or default_schema, table.name, columns,
+                     exposed if exposed is not None else {c: c for c in columns.values()})
+
+
+def _single_table_select(sql: str) -> tuple[exp.Table, dict[str, str]] | None:
+    """``SELECT a.x, a.y AS z, b.w FROM s.t a JOIN ...`` -> (s.t, {x: x, z: y}): the base table's columns."""
+    if "{" in sql:
+        return None  # templated SQL is not a plain table
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+    except sqlglot.errors.ParseError:
+        return None
+    if not isinstance(tree, exp.Select):
+        return None
+    from_ = tree.args.get("from_") or tree.args.get("from")
+    base = from_.this if from_ is not None else None
+    if not isinstance(base, exp.Table):
+        return None
+    own = {base.alias_or_name, base.name}
+    single = not tree.args.get("joins")
+    exposed: dict[str, str] = {}
+    for projection in tree.expressions:
+        source = projection.this if isinstance(projection, exp.Alias) else projection
+        if isinstance(source, exp.Column) and (source.table in own or (not source.table and single)):
+            exposed[projection.alias_or_name] = source.name
+    return base, exposed
+
+
+def _dimension_column(cube: Cube, sql: str) -> str | None:
+    """The column a dimension's SQL names (``order_id``, ``{CUBE}.order_id``), else None (an expression)."""
+    try:
+        tree = sqlglot.parse_one(sql if "{" not in sql else plain_sql(cube, sql, _solo(cube)), read="postgres")
+    except (sqlglot.errors.ParseError, KeyError, ValueError):
+        return None
+    if isinstance(tree, exp.Column) and tree.table in ("", cube.name):
+        return tree.name
+    return None
+
+
+def _solo(cube: Cube) -> SemanticModel:
+    return SemanticModel(cubes={cube.name: cube})
+
+
+def _edges(model: SemanticModel, physical: dict[str, _Physical]) -> list[FkEdge]:
+    """Foreign keys from the cubes' joins: ``{CUBE}.x = {other}.y``; the many side is the child."""
+    edges: list[FkEdge] = []
+    for join in model.joins():
+        source, target = physical.get(join.source), physical.get(join.target)
+        if source is None or target is None or source.table == target.table:
+            continue
+        pair = _equality(model, join.source, join.sql)
+        if pair is None:
+            continue
+        (left_cube, left_col), (right_cube, right_col) = pair
+        if {left_cube, right_cube} != {join.source, join.target}:
+            continue
+        cols = {left_cube: left_col, right_cube: right_col}
+        src_col = physical[join.source].exposed.get(cols[join.source])
+        dst_col = physical[join.target].exposed.get(cols[join.target])
+        if src_col is None or dst_col is None:
+            continue
+        edge = (FkEdge(target.table, dst_col, source.table, src_col) if join.relationship == "one_to_many"
+                else FkEdge(source.table, src_col, target.table, dst_col))
+        if edge not in edges and _reverse(edge) not in edges:
+            edges.append(edge)
+    return sorted(edges, key=lambda e: (e.child, e.column))
+
+
+def _reverse(edge: FkEdge) -> FkEdge:
+    return FkEdge(edge.parent, edge.parent_column, edge.child, edge.column)
+
+
+def _equality(model: SemanticModel, cube_name: str, sql: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
+    """``{CUBE}.a = {other}.b`` -> ((cube, a), (other, b)), via the AST; None for anything else."""
+    try:
+        tree = sqlglot.parse_one(plain_sql(model.cubes[cube_name], sql, model), read="postgres")
+    except (sqlglot.errors.ParseError, KeyError, ValueError):
+        return None
+    if not (isinstance(tree, exp.EQ) and isinstance(tree.this, exp.Column)
+            and isinstance(tree.expression, exp.Column)):
+        return None
+    return (tree.this.table, tree.this.name), (tree.expression.table, tree.expression.name)
+
+
+def _time(model: SemanticModel, cube_name: str, physical: dict[str, _Physical]) -> tuple[str, str] | None:
+    """The cube's time column, or the first one reached over many-to-one joins (as ``table, column``)."""
+    path = model.cube_time_dimension(cube_name)
+    if path is None:
+        return None
+    cube, _, dim = path.partition(".")
+    phys = physical.get(cube)
+    if phys is None or dim not in phys.columns:
+        return None
+    return phys.table, phys.columns[dim]
+
+
+def _label(cube: Cube, phys: _Physical) -> str | None:
+    """The first public string dimension called like a name (``*_name``, ``name``, ``title``...)."""
+    for dim in cube.dimensions.values():
+        if dim.type == "string" and dim.public and not dim.primary_key and dim.name in phys.columns \
+                and LABEL_NAME.search(dim.name):
+            return phys.columns[dim.name]
+    return None
+
+
+def _display(spec: TableSpec, cube: Cube, physical: dict[str, _Physical], tables: dict[str, TableSpec],
+             edges: list[FkEdge]) -> tuple[tuple[str, str], ...]:
+    """Primary key, then the public plain-column dimensions; a foreign key shows its parent's label."""
+    parents = {e.column: tables[e.parent] for e in edges if e.child == spec.table and e.parent in tables}
+    out = [(spec.table, spec.key)]
+    for dim in cube.dimensions.values():
+        column = physical[cube.name].columns.get(dim.name)
+        if column is None or not dim.public or column == spec.key:
+            continue
+        parent = parents.get(column)
+        shown = (parent.table, parent.label) if parent is not None and parent.label else (spec.table, column)
+        if shown not in out:
+            out.append(shown)
+    return tuple(out[:DISPLAY_CAP])
+
+
+# ---- words -------------------------------------------------------------------------------------
+def _vocab_values(vocab: dict[str, Any], tables: dict[str, TableSpec]) -> tuple[ValueWord, ...]:
+    out = []
+    for item in vocab.get("values") or []:
+        table, column = _split(str(item["column"]))
+        if table in tables:
+            out.append(ValueWord(table, column, str(item["value"]), re.compile(str(item["pattern"]), _FLAGS)))
+    return tuple(out)
+
+
+def _glossary_values(terms: Iterable[dict[str, Any]], model: SemanticModel,
+                     physical: dict[str, _Physical]) -> list[ValueWord]:
+    """One value word per glossary term mapped to a plain-column dimension: its term and synonyms."""
+    out = []
+    for term in terms:
+        member = str(term.get("mapped_asset_id") or "").removeprefix("dimension:")
+        cube, _, dim = member.partition(".")
+        phys = physical.get(cube)
+        if phys is None or dim not in phys.columns or term.get("filter_value") is None:
+            continue
+        words = [str(term["canonical_term"]), *[str(s) for s in term.get("synonyms") or []]]
+        out.append(ValueWord(phys.table, phys.columns[dim], str(term["filter_value"]), word_pattern(words)))
+    return out
+
+
+def _derived_nouns(model: SemanticModel, tables: dict[str, TableSpec]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Head nouns from the model: cube name and title, singular and plural, and ``meta.synonyms``."""
+    out = []
+    for spec in tables.values():
+        cube = model.cubes[spec.cube]
+        words = {spec.cube, cube.title, *[str(s) for s in cube.meta.get("synonyms") or []]}
+        forms = {f for w in words if w for f in (w.lower(), _singular(w.lower()), _plural(_singular(w.lower())))}
+        out.append((spec.table, word_pattern(sorted(forms, key=len, reverse=True), spaced=True)))
+    return tuple(out)
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _plural(word: str) -> str:
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    return word + "s"
+
+
+def _alias(cube_name: str, taken: set[str]) -> str:
+    """Initials of the cube name (``order_items`` -> ``oi``), made unique and never an SQL keyword."""
+    base = "".join(part[0] for part in re.split(r"[_\W]+", cube_name.lower()) if part) or "t"
+    alias, n = base, 1
+    while alias in taken or alias in _RESERVED_ALIASES or not alias[0].isalpha():
+        n += 1
+        alias = f"{base}{n}" if base[0].isalpha() else f"t{n}"
+    return alias
+
+
+# ---- small helpers -------------------------------------------------------------------------------
+def _split(column: str) -> tuple[str, str]:
+    table, _, name = column.rpartition(".")
+    if not table:
+        raise VocabularyError(f"column {column!r} must be written table.column")
+    return table, name
+
+
+def _qualify(table: str, column: str) -> tuple[str, str]:
+    return _split(column) if "." in column else (table, column)
+
+
+def catalog_for(settings: Settings, conn: psycopg.Connection) -> DetailCatalog:
+    """The catalog of the configured model folder, vocabulary file and glossary."""
+    vocabulary = load_vocabulary(settings.detail_vocabulary)
+    terms = glossary_terms(conn) if vocabulary.get("glossary_values", True) else []
+    return build_catalog(load_model(settings.model_dir), default_schema=settings.warehouse_schema,
+                         vocabulary=vocabulary, terms=terms)
