@@ -181,7 +181,11 @@ class _Physical:
     schema: str
     table: str
     columns: dict[str, str]  # dimension name -> column of the table (plain columns only)
-    exposed: dict[str, str]  # column name the cube's SQL exposes -> column of the table
+    exposed: dict[str, str] | None  # a SQL cube's output column -> column of its base table (None: sql_table)
+
+    def column(self, name: str) -> str | None:
+        """The table column behind ``name`` as the cube's own SQL (joins, members) sees it."""
+        return name if self.exposed is None else self.exposed.get(name)
 
 
 def _physical(cube: Cube, default_schema: str) -> _Physical | None:
@@ -201,8 +205,7 @@ def _physical(cube: Cube, default_schema: str) -> _Physical | None:
             column = exposed.get(column)
         if column is not None:
             columns[dim.name] = column
-    return _Physical(table.db or default_schema, table.name, columns,
-                     exposed if exposed is not None else {c: c for c in columns.values()})
+    return _Physical(table.db or default_schema, table.name, columns, exposed)
 
 
 def _single_table_select(sql: str) -> tuple[exp.Table, dict[str, str]] | None:
@@ -258,8 +261,7 @@ def _edges(model: SemanticModel, physical: dict[str, _Physical]) -> list[FkEdge]
         if {left_cube, right_cube} != {join.source, join.target}:
             continue
         cols = {left_cube: left_col, right_cube: right_col}
-        src_col = physical[join.source].exposed.get(cols[join.source])
-        dst_col = physical[join.target].exposed.get(cols[join.target])
+        src_col, dst_col = source.column(cols[join.source]), target.column(cols[join.target])
         if src_col is None or dst_col is None:
             continue
         edge = (FkEdge(target.table, dst_col, source.table, src_col) if join.relationship == "one_to_many"
