@@ -103,43 +103,49 @@ def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
     """The detail catalog of ``model``; ``vocabulary`` is a loaded vocabulary file, ``terms`` glossary rows
     (``canonical_term``, ``synonyms``, ``mapped_asset_id`` = ``dimension:cube.dim``, ``filter_value``)."""
     vocab = vocabulary or {}
+    try:
+        return _build(model, default_schema, vocab, list(terms))
+    except (KeyError, TypeError, AttributeError, ValueError, re.error) as err:
+        if isinstance(err, VocabularyError):
+            raise
+        raise VocabularyError(f"malformed detail vocabulary entry: {type(err).__name__}: {err}") from err
+
+
+def _build(model: SemanticModel, default_schema: str, vocab: dict[str, Any],
+           terms: list[dict[str, Any]]) -> DetailCatalog:
     overrides: dict[str, dict[str, Any]] = {str(k): v or {} for k, v in (vocab.get("tables") or {}).items()}
     physical = {name: found for name, cube in model.cubes.items() if (found := _physical(cube, default_schema))}
-    cube_table = {name: p.table for name, p in physical.items()}
     edges = _edges(model, physical)
     tables: dict[str, TableSpec] = {}
-    aliases: set[str] = set()
+    aliases = {str(o["alias"]) for o in overrides.values() if o.get("alias")}
     for name, phys in physical.items():
-        if phys.table in tables:  # two cubes over one table: the first describes it
-            continue
         cube = model.cubes[name]
+        key = next((phys.columns[d.name] for d in cube.primary_keys if d.name in phys.columns), None)
+        if phys.table in tables or key is None:  # a table already described, or rows that cannot be named
+            continue
         extra = overrides.get(phys.table, {})
         alias = str(extra.get("alias") or _alias(name, aliases))
         aliases.add(alias)
-        key = next((phys.columns[d.name] for d in cube.primary_keys if d.name in phys.columns), None)
-        if key is None:
-            continue  # rows without a key cannot be filtered or joined
         label = extra.get("label") or cube.meta.get("detail_label") or _label(cube, phys)
-        time = _time(model, name, physical)
-        names = tuple(extra.get("names") or ([label] if label else []))
+        names = tuple(str(n) for n in extra.get("names") or ([label] if label else []))
         tables[phys.table] = TableSpec(
             table=phys.table, schema=phys.schema, cube=name, key=key, alias=alias,
-            columns=tuple(dict.fromkeys(phys.columns.values())), display=(), time=time,
+            columns=tuple(dict.fromkeys(phys.columns.values())), display=(), time=_time(model, name, physical),
             label=str(label) if label else None,
             entity_type=str(extra.get("entity_type") or cube.meta.get("entity_type") or _singular(name)),
             name_columns=names, prefix_words=int(extra.get("prefix_words") or 0),
             suffixes=tuple((str(c), str(s)) for c, s in (extra.get("suffixes") or {}).items()))
     for table, spec in list(tables.items()):
         display = overrides.get(table, {}).get("display")
-        cols = (tuple(_qualify(table, c) for c in display) if display
+        cols = (tuple(_qualify(table, str(c)) for c in display) if display
                 else _display(spec, model.cubes[spec.cube], physical, tables, edges))
         tables[table] = replace(spec, display=cols)
-    graph = JoinGraph(tuple(e for e in edges if e.child in tables and e.parent in tables))
     values = _vocab_values(vocab, tables)
     covered = {(w.table, w.column) for w in values}
-    if vocab.get("glossary_values", True):
-        values += tuple(w for w in _glossary_values(terms, model, physical)
-                        if w.table in tables and (w.table, w.column) not in covered)
+    glossary = _glossary_values(terms, model, physical)
+    if vocab.get("glossary_values", True) is False:  # not for the tables this file describes
+        covered |= {(w.table, w.column) for w in glossary if w.table in overrides}
+    values += tuple(w for w in glossary if w.table in tables and (w.table, w.column) not in covered)
     nouns = tuple((str(n["table"]), re.compile(str(n["pattern"]), _FLAGS)) for n in vocab.get("nouns") or []
                   if str(n["table"]) in tables)
     implied = tuple(Implied(str(i["target"]), *_split(str(i["column"])), str(i["value"]))
@@ -147,10 +153,10 @@ def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
     localized = {str(lang): {_split(src): (_split(src)[0], str(dst)) for src, dst in (cols or {}).items()
                              if _split(src)[0] in tables}
                  for lang, cols in (vocab.get("localized") or {}).items()}
-    known = frozenset({*tables, *(s.cube for s in tables.values()), *cube_table})
-    return DetailCatalog(tables=tables, graph=graph, values=values, nouns=nouns,
-                         derived_nouns=_derived_nouns(model, tables), implied=implied, localized=localized,
-                         known_names=known)
+    return DetailCatalog(
+        tables=tables, graph=JoinGraph(tuple(e for e in edges if e.child in tables and e.parent in tables)),
+        values=values, nouns=nouns, derived_nouns=_derived_nouns(model, tables), implied=implied,
+        localized=localized, known_names=frozenset({*tables, *(p.table for p in physical.values()), *model.cubes}))
 
 
 def load_vocabulary(path: Path | str | None) -> dict[str, Any]:
@@ -403,6 +409,5 @@ def _qualify(table: str, column: str) -> tuple[str, str]:
 def catalog_for(settings: Settings, conn: psycopg.Connection) -> DetailCatalog:
     """The catalog of the configured model folder, vocabulary file and glossary."""
     vocabulary = load_vocabulary(settings.detail_vocabulary)
-    terms = glossary_terms(conn) if vocabulary.get("glossary_values", True) else []
     return build_catalog(load_model(settings.model_dir), default_schema=settings.warehouse_schema,
-                         vocabulary=vocabulary, terms=terms)
+                         vocabulary=vocabulary, terms=glossary_terms(conn))

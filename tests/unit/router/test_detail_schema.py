@@ -58,6 +58,11 @@ def test_missing_and_malformed_vocabulary_files(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("- just\n- a list\n")
     with pytest.raises(VocabularyError, match="mapping"):
         load_vocabulary(tmp_path / "bad.yaml")
+    for broken in ({"values": [{"column": "fact_order.status", "value": "x", "pattern": "(unclosed"}]},
+                   {"nouns": [{"pattern": "orders"}]}, {"implied": [{"target": "fact_refund", "column": "status",
+                                                                    "value": "refunded"}]}):
+        with pytest.raises(VocabularyError, match=r"malformed|must be written"):
+            build_catalog(DEMO_MODEL, vocabulary=broken)
 
 
 def test_meta_label_synonyms_glossary_and_safe_aliases(tmp_path: Path) -> None:
@@ -89,3 +94,15 @@ def test_word_pattern_bounds_latin_words_only() -> None:
     pattern = word_pattern(["late delivery", "延迟"], spaced=True)
     assert pattern.search("a late_delivery refund") and pattern.search("配送延迟了")
     assert not pattern.search("chocolate delivery")
+
+
+def test_glossary_value_words_except_for_the_tables_a_vocabulary_switches_off() -> None:
+    def term(member: str, value: str, word: str) -> dict:
+        return {"canonical_term": word, "synonyms": [], "mapped_asset_id": f"dimension:{member}", "filter_value": value}
+
+    terms = [term("orders.channel", "web", "website"), term("regions.region_code", "east", "华东")]
+    vocabulary = {"glossary_values": False, "tables": {"fact_order": {"alias": "o"}}}
+    catalog = build_catalog(DEMO_MODEL, vocabulary=vocabulary, terms=terms)
+    assert [(w.table, w.column, w.value) for w in catalog.values] == [("dim_region", "region_code", "east")]
+    everything = build_catalog(DEMO_MODEL, terms=terms)
+    assert [w.value for w in everything.values] == ["web", "east"]
