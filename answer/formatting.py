@@ -44,6 +44,11 @@ def fmt_percent(value: Any) -> str:
     return f"{float(value) * 100:,.2f}%"
 
 
+def fmt_change(ratio: Any) -> str:
+    """A relative change with its sign (2.0029 -> "+200.29%", -0.05 -> "-5.00%")."""
+    return f"{float(ratio) * 100:+,.2f}%"
+
+
 def fmt_measure(value: Any, fmt: str | None) -> str:
     """A number in the format its Cube measure declares (``percent``), else ``fmt_number``; not a number:
     ``fmt_value``."""
@@ -117,6 +122,11 @@ def table_numbers(columns: list[str], rows: list[list[Any]], formats: list[str |
                 if fmt == "percent":
                     allowed.add(fmt_percent(v))
     return allowed
+
+
+def change_numbers(changes: list[dict[str, Any]] | None) -> set[str]:
+    """How the text writes the changes of compared periods (provenance ``changes``) as number tokens."""
+    return {fmt_change(c["change_pct"]).lstrip("+") for c in changes or [] if c.get("change_pct") is not None}
 
 
 def stray_numbers(text: str, allowed: set[str], labels: tuple[str, ...] = ()) -> list[str]:

@@ -14,6 +14,7 @@ import dspy
 
 from answer.charts import chart_spec, time_column
 from answer.formatting import (
+    fmt_change,
     fmt_measure,
     fmt_number,
     fmt_period,
@@ -103,7 +104,7 @@ def template_text(result: PipelineResult) -> str:
     if intent == "detail" and result.detail is not None:
         return _detail_text(result, lang)
     agg_table = table_from_rows(result.aggregate.rows) if result.aggregate is not None else result.table
-    text = _aggregate_text(agg_table, lang, _scope(result))
+    text = _comparison_text(result.aggregate, lang) or _aggregate_text(agg_table, lang, _scope(result))
     if intent == "mixed" and result.mixed is not None:
         if result.mixed.join:  # the per-entity counts are table columns, so the text names no extra number
             key = label(result.mixed.join["aggregate"], lang)
@@ -204,6 +205,41 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     return f"{metric} by {by}{tail}: {listed}{total}."
 
 
+CHANGE_KEYS = ("measure", "current", "previous", "change", "change_pct")
+
+
+def _comparison_text(agg: Any, lang: str) -> str | None:
+    """Compared periods: both values (table numbers) and the change ("GMV: 81.0M (2024) vs 27.0M (2023),
+    +200.29%"); by group, the three largest current values."""
+    derived = getattr(agg, "derived", None) or {}
+    periods, changes = derived.get("periods") or [], derived.get("changes") or []
+    if len(periods) < 2 or not changes:
+        return None
+    measure = changes[0]["measure"]
+    rows = sorted((c for c in changes if c["measure"] == measure), key=lambda c: c["current"], reverse=True)
+    dims = [k for k in rows[0] if k not in CHANGE_KEYS]
+    fmt = vocabulary().member_format(measure)
+    now, before, metric = periods[0]["label"], periods[1]["label"], label(measure, lang)
+
+    def values(c: dict[str, Any]) -> tuple[str, str, str]:
+        change = fmt_change(c["change_pct"]) if c["change_pct"] is not None else "n/a"
+        return fmt_measure(c["current"], fmt), fmt_measure(c["previous"], fmt), change
+
+    if not dims:
+        cur, prev, change = values(rows[0])
+        return (f"{metric}：{now} {cur}，{before} {prev}，变化 {change}。" if lang == "zh"
+                else f"{metric}: {cur} ({now}) vs {prev} ({before}), {change}.")
+    by = "、".join(label(d, lang) for d in dims) if lang == "zh" else " and ".join(label(d, lang) for d in dims)
+    listed = []
+    for c in rows[:3]:
+        name = " / ".join(show_value(d, c[d], lang) for d in dims)
+        cur, prev, change = values(c)
+        listed.append(f"{name} {cur} 对比 {prev}（{change}）" if lang == "zh" else f"{name} {cur} vs {prev} ({change})")
+    if lang == "zh":
+        return f"按{by}的{metric}，{now} 对比 {before}：{'，'.join(listed)}（共 {fmt_number(len(rows))} 项）。"
+    return f"{metric} by {by}, {now} vs {before}: {', '.join(listed)} ({fmt_number(len(rows))} rows in total)."
+
+
 def _count_text(n: int, lang: str) -> str:
     return f"共 {fmt_number(n)} 行结果。" if lang == "zh" else f"{fmt_number(n)} rows."
 
@@ -289,6 +325,7 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "sag_chunks": sorted({c for t in result.sag.get("tables", []) for c in t.get("chunk_ids", [])}),
         "tables": sorted(tables),
         "join": result.mixed.join if result.mixed else None,
+        "changes": (agg.derived or {}).get("changes") if agg is not None and hasattr(agg, "derived") else None,
         "problems": list(result.problems),
         "error": result.error,
         "timings_ms": dict(result.timings_ms),

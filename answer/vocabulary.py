@@ -45,8 +45,11 @@ def _first(names: list[str], zh: bool) -> str | None:
 
 def build(model_dir: Path, glossary: Path) -> Vocabulary:
     vocab = Vocabulary()
+    titles: dict[str, str] = {}
     with contextlib.suppress(ModelError, OSError):
-        vocab.formats = {m.path: m.format for m in load_model(model_dir).measures() if m.format}
+        measures = load_model(model_dir).measures()
+        vocab.formats = {m.path: m.format for m in measures if m.format}
+        titles = {m.path: m.title for m in measures if m.title}
     try:
         terms, _ = parse_glossary(glossary)
     except GlossaryError:
@@ -66,6 +69,8 @@ def build(model_dir: Path, glossary: Path) -> Vocabulary:
                 for lang, name in (("zh", zh), ("en", en_name)):
                     if name:
                         vocab.value_labels.setdefault((cube, key, lang), name)
+    for member, title in titles.items():  # measures the glossary does not name keep their model title
+        vocab.member_labels.setdefault((member, "en"), title)
     return vocab
 
 

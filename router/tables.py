@@ -41,12 +41,16 @@ def _number(value: Any) -> Any:
     return value
 
 
+LABEL_COLUMNS = frozenset({"period"})  # labels the aggregate path adds ("2024", "this month"): text, not numbers
+
+
 def table_from_rows(rows: Any, columns: list[str] | None = None) -> ResultTable:
-    """Normalise list-of-dicts (Cube) or list-of-lists rows; numeric strings become numbers."""
+    """Normalise list-of-dicts (Cube) or list-of-lists rows; numeric strings become numbers (not labels)."""
     rows = list(rows or [])
     if rows and isinstance(rows[0], dict):
         cols = columns or _without_plain_time_twins(list(rows[0].keys()))
-        return ResultTable(cols, [[_number(r.get(c)) for c in cols] for r in rows])
+        return ResultTable(cols, [[r.get(c) if c in LABEL_COLUMNS else _number(r.get(c)) for c in cols]
+                                  for r in rows])
     return ResultTable(list(columns or []), [[_number(v) for v in r] for r in rows])
 
 

@@ -8,6 +8,7 @@ offending members. A second failure raises ``AggregateError`` carrying the probl
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -89,7 +90,10 @@ def run_aggregate(understanding: Understanding, context: Any, model: Any, backen
     started = time.perf_counter()
     draft = build_cube_query(understanding, ctx, model, use_llm=use_llm, follow_up=follow_up)
     if follow_up is not None and draft.mode != "llm":
-        ctx = AggregateContext.of(follow_up.context)  # the edit is checked against what the follow-up binds
+        # the edit is checked against what the follow-up binds; the previous turn's query counts as an example
+        own = AggregateContext.of(follow_up.context)
+        ctx = replace(own, few_shots=[{"question": "(previous turn)", "cube_query": follow_up.previous},
+                                      *own.few_shots])
     timings["build_ms"] = (time.perf_counter() - started) * 1000
     history: list[Problem] = []
     retries = 0

@@ -46,7 +46,11 @@ def _problem(raw: Any) -> Problem:
 
 
 def allowed_measures(ctx: AggregateContext) -> set[str]:
+    """Bound and retrieved metrics, measures of cached examples, and the row count (``<cube>.count``) of
+    every cube a bound table, segment or dimension belongs to: "how many VIP customers" counts customers."""
     allowed = {member_path(b.mapped_asset_id) for b in ctx.bindings if b.mapped_asset_type in METRIC_TYPES}
+    allowed |= {member_path(b.mapped_asset_id).removeprefix("table:").split(".", 1)[0] + ".count"
+                for b in ctx.bindings if b.mapped_asset_type in ("table", "segment", "dimension")}
     allowed |= {member_path(a.id) for a in ctx.assets if a.type in METRIC_TYPES}
     for shot in ctx.few_shots:
         allowed |= set((shot.get("cube_query") or {}).get("measures", []))

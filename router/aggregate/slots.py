@@ -32,8 +32,10 @@ from router.understanding.types import Understanding
 METRIC_ASSET_TYPES = ("metric", "measure")
 MIN_ASSET_SCORE = 0.5
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|多少|几个|几笔|几单|数量", re.IGNORECASE | re.ASCII)
-_GROUP_CUE = re.compile(r"\b(?:by|per|each|every|which|across|breakdown|distribution|top|bottom|rank\w*)\b|"
-                        r"按|各|每|分|哪|分布|排名|排行|前\s*\d|最", re.IGNORECASE | re.ASCII)
+_USAGE = re.compile(r"\b(?:used|use|common|popular|frequent)\b|最常用|用得最多|最受欢迎|最常见",
+                    re.IGNORECASE | re.ASCII)
+_GROUP_CUE = re.compile(r"\b(?:by|per|each|every|which|across|breakdown|distribution|top|bottom|rank\w*|best|"
+                        r"worst)\b|按|各|每|分|哪|分布|排名|排行|前\s*\d|最|畅销", re.IGNORECASE | re.ASCII)
 _SHARE = re.compile(r"\bshare\b|\bproportion\b|\bpercentage of\b|\bmix\b|占比|比重|份额|构成", re.IGNORECASE | re.ASCII)
 
 
@@ -55,12 +57,22 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
     if measures:
         notes.append(f"measures from metric bindings: {', '.join(measures)}")
         return measures
-    if aggregate_cue or _COUNT.search(text):
+    counting = bool(_COUNT.search(text))
+    if aggregate_cue or counting:
         for b in ctx.bindings:
             if b.mapped_asset_type == "table":
                 count = f"{member_path(b.mapped_asset_id).removeprefix('table:')}.count"
                 if _measure(model, count):
                     notes.append(f"measure {count}: a count asked of the bound table '{b.canonical_term}'")
+                    return [count]
+    # "how many VIP customers": count the segment's cube; "which payment method is used most": count the
+    # rows of the cube the bound dimension belongs to
+    for kinds, asked in ((("segment",), counting), (("dimension",), counting or bool(_USAGE.search(text)))):
+        for b in ctx.bindings if asked else []:
+            if b.mapped_asset_type in kinds and b.filter_value is None:
+                count = f"{member_path(b.mapped_asset_id).split('.', 1)[0]}.count"
+                if _measure(model, count):
+                    notes.append(f"measure {count}: a count of the rows '{b.canonical_term}' belongs to")
                     return [count]
     ranked = sorted((a for a in ctx.assets if a.type in METRIC_ASSET_TYPES and a.score >= MIN_ASSET_SCORE),
                     key=lambda a: a.score, reverse=True)

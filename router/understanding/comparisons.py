@@ -13,11 +13,13 @@ import re
 from datetime import date
 
 from router.understanding._calendar import previous_period, shift_range
+from router.understanding.timeexpr import CHANGE
 from router.understanding.types import Comparison, TimeRange
 
 _YOY = re.compile(r"\b(?:vs\.?|versus|compared (?:to|with)|than|over|from|against) last year\b|"
                   r"比去年|较去年|与去年相比|和去年相比|跟去年比|同比|year[\s-]+over[\s-]+year|\byoy\b|\by/y\b|"
-                  r"vs\.? (?:the )?same period|compared (?:to|with) (?:the )?same period|去年同期|上年同期",
+                  r"vs\.? (?:the )?same (?:period|day|week|month|quarter)|"
+                  r"compared (?:to|with) (?:the )?same (?:period|day|week|month|quarter)|去年同期|上年同期|去年同月",
                   re.IGNORECASE | re.ASCII)
 _POP = re.compile(r"环比|period[\s-]+over[\s-]+period|month[\s-]+over[\s-]+month|quarter[\s-]+over[\s-]+quarter|"
                   r"week[\s-]+over[\s-]+week|\bmom\b|\bqoq\b|\bwow\b|previous period|prior period|上期|上一期|"
@@ -53,6 +55,9 @@ def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], to
                                                      current.granularity)), m.group(0))
     m = _VERSUS.search(text)
     if len(ranges) >= 2:
+        if not m and (change := CHANGE.search(text)):
+            # "growth from 2023 to 2024": the later period is the current one
+            return Comparison("versus", tuple(sorted(ranges, key=lambda r: r.start, reverse=True)), change.group(0))
         return Comparison("versus", tuple(ranges), m.group(0) if m else "")
     if m:
         return Comparison("members", tuple(ranges), m.group(0))

@@ -13,8 +13,11 @@ Rules (documented choices):
 - A month/quarter without a year takes the year of the nearest other month/quarter/day that names one
   ("March vs April 2024", "2024年3月和4月"); otherwise the most recent one.
 - "between X and Y", "from X to Y", "X到Y", "X至Y" merge into one range (Y inherits X's year when it
-  has none); "since X"/"X以来"/"X至今" run to today.
-- "same period last year"/"去年同期"/"上年同期" is a marker (no range): comparisons shift the primary range.
+  has none); "since X"/"X以来"/"X至今" run to today. Not when the question asks for a change between two
+  periods of the same grain ("GMV growth from 2023 to 2024", "2023到2024年GMV增长"): those stay two
+  ranges, compared by ``comparisons``.
+- "same period last year"/"the same month last year"/"去年同期"/"上年同期"/"去年同月" is a marker (no range):
+  comparisons shift the primary range.
 """
 
 from __future__ import annotations
@@ -271,7 +274,8 @@ def _rules() -> list[Rule]:
         (r"\bQ([1-4])\b", lambda m, t: _quarter_spec(None, int(m[1]), t)),
         (r"(?<![\d年])([上下])半年", lambda m, t: _half_recent(m[1] == "上", t)),
         # same period last year (marker)
-        (r"去年同期|上年同期|同期|same (?:period|time) (?:of )?last year|same period a year (?:ago|earlier)",
+        (r"去年同期|上年同期|去年同月|去年同季度|同期|same (?:period|time|day|week|month|quarter) (?:of )?last year|"
+         r"same (?:period|day|week|month|quarter) a year (?:ago|earlier)",
          lambda m, t: _Spec(None, None, marker=YOY_MARKER)),
         # rolling windows
         (rf"(?:最近|近|过去|前|最后)\s*({_NUM})\s*(天|日|周|个?星期|个?礼拜|个?月|个?季度|年)",
@@ -295,6 +299,9 @@ _RULES = _rules()
 _RANGE_JOIN = re.compile(r"^\s*(?:to|through|thru|until|till|-|~|到|至|and|和|与)\s*$", re.IGNORECASE | re.ASCII)
 _BETWEEN_BEFORE = re.compile(r"(?:between|介于)\s*$", re.IGNORECASE | re.ASCII)
 _AND_WORDS = {"and", "和", "与"}
+CHANGE = re.compile(r"\b(?:growth|grow|grew|grown|change[ds]?|increase[ds]?|decrease[ds]?|decline[ds]?|"
+                    r"drop(?:ped)?|rise|rose|fell|fall)\b|增长|增幅|增速|变化|涨幅|跌幅|下降|下滑|上升",
+                    re.IGNORECASE | re.ASCII)
 _SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s*$|自\s*$", re.IGNORECASE | re.ASCII)
 _SINCE_AFTER = re.compile(r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起|onwards|to date|until now|so far)")
 
@@ -355,9 +362,14 @@ def extract_time(text: str, today: date) -> TimeParse:
             end, span_end, grain = joined, nxt.end, _finer(grain, nxt.spec.grain)
             result.spans.append((nxt.start, nxt.end))
             i += 1
-        if joined is None and (_SINCE_BEFORE.search(text[:atom.start]) or _SINCE_AFTER.match(text[span_end:])):
-            end = max(end, today) if start <= today else end
+        compared = nxt is not None and joined is None and CHANGE.search(text) is not None
         phrase = text[atom.start:span_end]
+        since = _SINCE_BEFORE.search(text[:atom.start]) if joined is None and not compared else None
+        until_now = _SINCE_AFTER.match(text[span_end:]) if joined is None and not compared else None
+        if since or until_now:
+            end = max(end, today) if start <= today else end
+            # the label says the range runs to today: "since 2024", "2024年以来"
+            phrase = text[since.start():span_end] if since else text[atom.start:span_end + until_now.end()]
         result.ranges.append(TimeRange(start, end, phrase, grain, phrase))
         i += 1
     return result
@@ -371,6 +383,8 @@ def _joined_end(text: str, first: _Atom, second: _Atom) -> date | None:
     if between.strip().lower() in _AND_WORDS and not (
             _BETWEEN_BEFORE.search(text[:first.start]) or text[second.end:].lstrip().startswith("之间")):
         return None
+    if first.spec.grain == second.spec.grain and CHANGE.search(text):
+        return None  # "growth from 2023 to 2024": two periods to compare, not one span
     other = second.spec
     bounds = other.bounds if other.explicit_year or other.rebase is None else other.rebase(first.spec.bounds[0].year)
     assert bounds is not None

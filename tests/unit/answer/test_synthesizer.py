@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from answer.formatting import stray_numbers, table_numbers
+from answer.formatting import change_numbers, stray_numbers, table_numbers
 from answer.synthesizer import synthesize
 from router.detail import DetailResult
 from router.intent import IntentDecision
@@ -104,3 +104,23 @@ def test_llm_text_with_table_numbers_is_kept(monkeypatch: pytest.MonkeyPatch) ->
                             lambda: Settings(llm_url=stub.url, llm_model="openai/stub"))
         out = synthesize(result(CASES[0][0], "aggregate", table))
     assert out.provenance["answer_mode"] == "llm" and "1,445,445.94" in out.text
+
+
+def test_compared_periods_name_both_values_and_the_change() -> None:
+    from router.aggregate import AggregateResult
+    from router.tables import table_from_rows
+
+    rows = [{"period": "2024", "order_items.gmv": "81025800.61"}, {"period": "2023", "order_items.gmv": "26982467.69"}]
+    derived = {"comparison": "versus", "periods": [{"label": "2024"}, {"label": "2023"}],
+               "changes": [{"measure": "order_items.gmv", "current": 81025800.61, "previous": 26982467.69,
+                            "change": 54043332.92, "change_pct": 54043332.92 / 26982467.69}]}
+    agg = AggregateResult(cube_query={"measures": ["order_items.gmv"]}, rows=rows, sql="", backend="test",
+                          derived=derived)
+    table = table_from_rows(rows)
+    assert table.rows[0][0] == "2024"  # a period label stays text
+    out = synthesize(result("GMV growth from 2023 to 2024", "aggregate", table, aggregate=agg), use_llm=False)
+    assert out.text == "GMV: 81,025,800.61 (2024) vs 26,982,467.69 (2023), +200.29%."
+    assert out.provenance["changes"] == derived["changes"]  # the change is traceable to the two numbers
+    allowed = table_numbers(out.table["columns"], out.table["rows"])
+    assert stray_numbers(out.text, allowed, ("2024", "2023")) == ["200.29%"]  # the change is no table number,
+    assert not stray_numbers(out.text, allowed | change_numbers(out.provenance["changes"]), ("2024", "2023"))

@@ -298,3 +298,28 @@ def test_compared_values_of_a_plain_dimension_group_by_that_dimension() -> None:
     d = draft("compare GMV of web and store channels in 2024", GMV, web, store)
     assert d.query["dimensions"] == ["orders.channel"]
     assert d.query["filters"] == [{"member": "orders.channel", "operator": "equals", "values": ["web", "store"]}]
+
+
+VIP = {"term_id": "vip", "canonical_term": "VIP customers", "mapped_asset_type": "segment",
+       "mapped_asset_id": "segment:customers.vip"}
+METHOD = {"term_id": "method", "canonical_term": "payment method", "mapped_asset_type": "dimension",
+          "mapped_asset_id": "dimension:payments.method"}
+
+
+def test_how_many_of_a_segment_counts_the_segments_rows() -> None:
+    d = draft("how many VIP customers do we have?", VIP)
+    assert d.query["measures"] == ["customers.count"] and d.query["segments"] == ["customers.vip"]
+    assert not check(d.query, {"bindings": [VIP]}, MODEL)
+
+
+@pytest.mark.parametrize("question", ["which payment method is used most?", "最常用的支付方式"])
+def test_the_most_used_value_counts_the_rows_of_its_cube(question: str) -> None:
+    d = draft(question, METHOD)
+    assert d.query["measures"] == ["payments.count"] and d.query["dimensions"] == ["payments.method"]
+    assert d.query["order"] == [["payments.count", "desc"]]
+    assert not check(d.query, {"bindings": [METHOD]}, MODEL)
+
+
+def test_a_dimension_alone_is_no_measure() -> None:
+    with pytest.raises(AggregateError, match="no measure"):
+        draft("payment method", METHOD)

@@ -69,3 +69,14 @@ def test_guardrails_check_the_edit_against_the_follow_ups_own_bindings() -> None
     result = run_aggregate(merged, AggregateContext.of({"bindings": [GMV, COUNT]}), MODEL, backend, today=TODAY,
                            use_llm=False, follow_up=FollowUp(PREVIOUS, own, {"bindings": [COUNT]}))
     assert backend.queries[0]["measures"] == ["orders.count"] and result.retries == 0
+
+
+def test_a_filter_only_follow_up_keeps_the_previous_measure_allowed() -> None:
+    merged = understand("GMV by region last month 只看华东", TODAY, use_llm=False)
+    own = understand("只看华东", TODAY, use_llm=False)
+    backend = FakeBackend([[{"regions.name_en": "East China", "order_items.gmv": 3}]])
+    result = run_aggregate(merged, AggregateContext.of({"bindings": [GMV, EAST]}), MODEL, backend, today=TODAY,
+                           use_llm=False, follow_up=FollowUp(PREVIOUS, own, {"bindings": [EAST]}))
+    assert backend.queries[0]["measures"] == ["order_items.gmv"] and not result.problems
+    assert backend.queries[0]["filters"] == [{"member": "regions.region_code", "operator": "equals",
+                                              "values": ["east"]}]

@@ -103,3 +103,34 @@ def test_understanding_carries_ranges_and_labels() -> None:
     u = understand("What was GMV in East China in March 2024?", TODAY)
     assert u.time_range is not None and u.time_range.date_range() == ["2024-03-01", "2024-03-31"]
     assert u.time_range.label == "March 2024"
+
+
+@pytest.mark.parametrize("question", ["GMV growth from 2023 to 2024", "2023到2024年GMV增长了多少"])
+def test_a_change_between_two_periods_compares_them(question: str) -> None:
+    u = understand(question, TODAY)
+    assert u.comparison is not None and u.comparison.kind == "versus"
+    current, before = u.comparison.ranges
+    assert (current.start, current.end) == (date(2024, 1, 1), date(2024, 12, 31))  # the later one is current
+    assert (before.start, before.end) == (date(2023, 1, 1), date(2023, 12, 31))  # not "since 2023"
+
+
+def test_a_span_without_a_change_word_stays_one_range() -> None:
+    u = understand("GMV from 2023 to 2024", TODAY)
+    assert [(r.start, r.end) for r in u.time_ranges] == [(date(2023, 1, 1), date(2024, 12, 31))]
+    assert u.comparison is None
+
+
+@pytest.mark.parametrize(("question", "label"), [("since 2024 GMV by channel", "since 2024"),
+                                                  ("2024年以来各渠道GMV", "2024年以来")])
+def test_a_range_running_to_today_says_so(question: str, label: str) -> None:
+    tr = understand(question, TODAY).time_range
+    assert tr is not None and (tr.start, tr.end, tr.label) == (date(2024, 1, 1), TODAY, label)
+
+
+@pytest.mark.parametrize("question", ["GMV this month vs the same month last year", "本月GMV和去年同月对比"])
+def test_the_same_month_last_year_is_a_yoy_comparison(question: str) -> None:
+    u = understand(question, TODAY)
+    assert u.comparison is not None and u.comparison.kind == "yoy"
+    current, before = u.comparison.ranges
+    assert (before.start, before.end) == (date(2024, 6, 1), date(2024, 6, 30))
+    assert (current.start, current.end) == (date(2025, 6, 1), TODAY)
