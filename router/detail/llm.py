@@ -37,10 +37,11 @@ class DetailSqlProgram(dspy.Module):
 
 
 def schema_text(catalog: DetailCatalog) -> str:
-    """One line per table (its own display and time columns) and one per join key."""
+    """One line per table (its plain, display and time columns) and one per join key."""
     lines = []
     for table, spec in catalog.tables.items():
-        own = sorted({c for t, c in (*spec.display, *([spec.time] if spec.time else [])) if t == table})
+        shown = {c for t, c in (*spec.display, *([spec.time] if spec.time else [])) if t == table}
+        own = sorted(shown | set(spec.columns))
         lines.append(f"{spec.qualified}({', '.join(own)})")
     tables = catalog.tables
     lines += [f"join {tables[e.child].qualified}.{e.column} = {tables[e.parent].qualified}.{e.parent_column}"

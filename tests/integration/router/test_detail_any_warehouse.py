@@ -15,9 +15,12 @@ import pytest
 
 from cube_models.model import load_model
 from cubesage_core import db
+from cubesage_core.llm import using_settings
+from cubesage_core.settings import Settings
 from router.detail import DetailEnv, DetailPlanError, EntityDirectory, run_detail
 from router.detail.schema import DetailCatalog, build_catalog, glossary_terms, load_vocabulary
 from router.sqlguard import GuardPolicy
+from tests.llm_stub import dspy_reply, openai_stub
 
 pytestmark = pytest.mark.integration
 SCHEMA = "cs_shop2"
@@ -132,7 +135,8 @@ def env(shop2: tuple[str, DetailCatalog]) -> DetailEnv:
 def ask(url: str, env: DetailEnv, question: str, **kw: Any):
     with db.connection(url) as conn:
         return run_detail(question, conn=conn, env=env, language=kw.pop("language", "en"),
-                          entities=env.directory.match(question), recalled_tables=[], use_llm=False, **kw)
+                          entities=env.directory.match(question), recalled_tables=[],
+                          use_llm=kw.pop("use_llm", False), **kw)
 
 
 def gold(url: str, sql: str) -> list[str]:
@@ -194,3 +198,15 @@ def test_unknown_tables_and_words_of_another_warehouse(shop2: tuple[str, DetailC
         ask(url, env, "show the fact_order table")
     with pytest.raises(DetailPlanError, match="no table, member to list"):
         ask(url, env, "list the refunded orders")
+
+
+def test_llm_mode_sees_this_warehouse(shop2: tuple[str, DetailCatalog], env: DetailEnv) -> None:
+    url, _ = shop2
+    sql = "SELECT t.ticket_no FROM cs_shop2.tickets t WHERE t.owner = %(e0)s ORDER BY t.opened_at DESC LIMIT 50"
+    with openai_stub([dspy_reply(sql=sql)]) as stub, using_settings(Settings(llm_url=stub.url,
+                                                                             llm_model="openai/stub")):
+        result = ask(url, env, "list the tickets of member Ann Lee", use_llm=True)
+        prompt = str(stub.requests[0])
+    assert result.mode == "llm" and result.params == {"e0": 1}
+    assert "cs_shop2.tickets(" in prompt and "cs_shop2.tickets.owner = cs_shop2.members.mid" in prompt
+    assert sorted(r[0] for r in result.rows) == gold(url, ANN)
