@@ -49,7 +49,9 @@ def load_components(settings: Any, url: str) -> Components:
     from cube_models.model import load_model
     from cubesage_core.embeddings import get_embedder
     from fourengine.retrieve import Retriever
-    from router.aggregate import run_aggregate
+    from router.aggregate import AggregateContext, run_aggregate
+    from router.aggregate.context import member_path
+    from router.aggregate.entities import entity_filters
     from router.decompose import decompose, rrf_fuse
     from router.intent import classify_intent
     from router.understanding import understand
@@ -77,7 +79,11 @@ def load_components(settings: Any, url: str) -> Components:
     def aggregate(understanding: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None,
                   follow_up: Any = None) -> Any:
         current = semantic  # one consistent (model, backend) pair for the whole question
-        return run_aggregate(understanding, retrieval["result"], current.model, current.backend, today=today,
+        context = AggregateContext.of(retrieval["result"])
+        if retrieval.get("entities"):  # rows the question names filter the aggregate ("GMV of Li Wei")
+            valued = {member_path(b.mapped_asset_id).split(".", 1)[0] for b in context.bindings if b.filter_value}
+            context.filters += entity_filters(retrieval["entities"], current.model, valued)
+        return run_aggregate(understanding, context, current.model, current.backend, today=today,
                              use_llm=use_llm, follow_up=follow_up)
 
     def classify(understanding: Any, signals: Any, use_llm: bool | None = None) -> Any:

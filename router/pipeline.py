@@ -161,7 +161,7 @@ class Pipeline:
         understanding, sub_queries, intent = result.understanding, result.sub_queries, result.intent.intent
         recalled = [(h["table"], h["title"], h["score"]) for h in result.sag["tables"]]
         if intent in ("aggregate", "mixed"):
-            agg_understanding, agg_retrieval = understanding, retrieval
+            agg_understanding, agg_retrieval = understanding, {**retrieval, "entities": entities}
             if intent == "mixed":
                 agg_understanding, agg_retrieval = self._aggregate_part(sub_queries, understanding, retrieval,
                                                                         today, use_llm)

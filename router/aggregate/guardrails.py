@@ -57,6 +57,14 @@ def allowed_measures(ctx: AggregateContext) -> set[str]:
     return allowed
 
 
+def _averages_of(path: str, model: Any) -> set[str]:
+    """The avg measures over the same column as sum measure ``path`` (its "average ..." form)."""
+    member = model.find_member(path)
+    if member is None or getattr(member, "kind", "") != "measure" or member.type != "sum":
+        return set()
+    return {m.path for m in model.cubes[member.cube].measures.values() if m.type == "avg" and m.sql == member.sql}
+
+
 def check(query: dict[str, Any], context: Any, model: Any, *, draft_measures: list[str] | None = None) -> list[Problem]:
     """All problems of ``query`` against the model and the term bindings (empty list = passes).
 
@@ -68,13 +76,15 @@ def check(query: dict[str, Any], context: Any, model: Any, *, draft_measures: li
     measures = list(query.get("measures") or [])
     bound = [member_path(b.mapped_asset_id) for b in ctx.bindings
              if b.mapped_asset_type in METRIC_TYPES and b.filter_value is None]
+    used = set(draft_measures if draft_measures is not None else measures)
     for metric in dict.fromkeys(bound):
         if model.find_member(metric) is None:
             problems.append(Problem("unknown_binding", f"bound metric '{metric}' is not in the model", metric))
-        elif metric not in (draft_measures if draft_measures is not None else measures):
+        elif metric not in used and not used & _averages_of(metric, model):
             problems.append(Problem("unused_binding", f"bound metric '{metric}' must be used as a measure",
                                     metric, metric))
     allowed = allowed_measures(ctx)
+    allowed |= {avg for m in list(allowed) for avg in _averages_of(m, model)}  # "average refund amount"
     if allowed:
         for measure in measures:
             if measure not in allowed:

@@ -32,10 +32,12 @@ from router.understanding.types import Understanding
 METRIC_ASSET_TYPES = ("metric", "measure")
 MIN_ASSET_SCORE = 0.5
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|多少|几个|几笔|几单|数量", re.IGNORECASE | re.ASCII)
+_MOST = re.compile(r"\b(?:the )?(?:most|fewest)\b|最多|最少", re.IGNORECASE | re.ASCII)
 _USAGE = re.compile(r"\b(?:used|use|common|popular|frequent)\b|最常用|用得最多|最受欢迎|最常见",
                     re.IGNORECASE | re.ASCII)
 _GROUP_CUE = re.compile(r"\b(?:by|per|each|every|which|across|breakdown|distribution|top|bottom|rank\w*|best|"
                         r"worst)\b|按|各|每|分|哪|分布|排名|排行|前\s*\d|最|畅销", re.IGNORECASE | re.ASCII)
+_AVERAGE = re.compile(r"\b(?:average|avg|mean)\b|平均|均值", re.IGNORECASE | re.ASCII)
 _SHARE = re.compile(r"\bshare\b|\bproportion\b|\bpercentage of\b|\bmix\b|占比|比重|份额|构成", re.IGNORECASE | re.ASCII)
 
 
@@ -57,9 +59,10 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
     if measures:
         notes.append(f"measures from metric bindings: {', '.join(measures)}")
         return measures
-    counting = bool(_COUNT.search(text))
+    counted = _COUNT.search(text) or _MOST.search(text)
+    counting = counted is not None
     if aggregate_cue or counting:
-        for b in ctx.bindings:
+        for b in _nearest_after(ctx.bindings, text, counted.end() if counted else 0):
             if b.mapped_asset_type == "table":
                 count = f"{member_path(b.mapped_asset_id).removeprefix('table:')}.count"
                 if _measure(model, count):
@@ -89,6 +92,39 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
                          "refund rate")
 
 
+def _nearest_after(bindings: list[Any], text: str, start: int) -> list[Any]:
+    """Bindings by where their term appears: right after ``start`` first ("top 10 customers by number of
+    orders" counts orders, not customers), then the others in question order."""
+    lowered = text.lower()
+
+    def position(b: Any) -> tuple[bool, int]:
+        at = lowered.find(b.canonical_term.lower())
+        return (at < start, at if at >= 0 else len(lowered))
+
+    return sorted(bindings, key=position)
+
+
+def averaged(measures: list[str], model: Any, text: str, notes: list[str]) -> list[str]:
+    """"average refund amount": a sum measure becomes its cube's average of the same column; without one
+    the question is refused rather than answered with the total."""
+    found = [model.find_member(m) for m in measures]
+    if not _AVERAGE.search(text) or any(m.type in ("avg", "number") for m in found):
+        return measures
+    out = []
+    for member in found:
+        if member.type != "sum":
+            out.append(member.path)
+            continue
+        twin = next((m for m in model.cubes[member.cube].measures.values() if m.type == "avg" and m.sql == member.sql),
+                    None)
+        if twin is None:
+            raise AggregateError(f"the model has no average of {member.title or member.path} ({member.path} is a "
+                                 f"sum): ask for the total, or add an avg measure to the {member.cube} cube")
+        notes.append(f"average asked: {member.path} -> {twin.path}")
+        out.append(twin.path)
+    return out
+
+
 def _value_filters(ctx: AggregateContext, model: Any) -> dict[str, list[str]]:
     values: dict[str, list[str]] = {}
     for b in ctx.bindings:
@@ -104,7 +140,8 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
     ctx = AggregateContext.of(context)
     notes: list[str] = []
     cue = bool(u.granularity or u.ranking or u.comparison or u.dimensions)
-    measures = choose_measures(ctx, model, notes, u.normalized, aggregate_cue=cue)
+    measures = averaged(choose_measures(ctx, model, notes, u.normalized, aggregate_cue=cue), model, u.normalized,
+                        notes)
     cubes = measure_cubes(measures)
     values = _value_filters(ctx, model)
     measure_titles = {t for b in ctx.bindings if b.mapped_asset_type in METRIC_ASSET_TYPES

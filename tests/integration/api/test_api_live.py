@@ -272,3 +272,21 @@ def test_ingested_cube_models_are_used_without_a_restart(demo_ready, pg_url: str
         with db.connection(pg_url) as conn:
             conn.execute("DELETE FROM semlayer.business_term WHERE term_id = %s", (term_id,))
             conn.execute("DELETE FROM semlayer.asset WHERE asset_id = %s", (f"term:{term_id}",))
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    ("Li Wei's total spend",
+     "SELECT sum(i.amount)::float FROM warehouse.fact_order_item i JOIN warehouse.fact_order o USING (order_id) "
+     "JOIN warehouse.dim_customer c USING (customer_id) WHERE c.customer_name = 'Li Wei' AND o.status = 'completed'"),
+    ("Aurora X1 headphones units sold in 2024",
+     "SELECT sum(i.quantity)::float FROM warehouse.fact_order_item i JOIN warehouse.fact_order o USING (order_id) "
+     "JOIN warehouse.dim_product p USING (product_id) WHERE p.product_name = 'Aurora X1 headphones' "
+     "AND o.status = 'completed' AND o.order_ts >= '2024-01-01' AND o.order_ts < '2025-01-01'"),
+])
+def test_a_named_customer_or_product_filters_the_aggregate(live_api: LiveApi, pg_url: str, question: str,
+                                                           sql: str) -> None:
+    body = httpx.post(f"{live_api.url}/v1/ask", json={"question": question}, timeout=60).json()
+    assert body["intent"] == "aggregate", body["text"]
+    with db.connection(pg_url) as conn:
+        expected = conn.execute(sql).fetchone()[0]
+    assert body["table"]["rows"] == [[pytest.approx(expected)]]

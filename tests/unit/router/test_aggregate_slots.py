@@ -323,3 +323,34 @@ def test_the_most_used_value_counts_the_rows_of_its_cube(question: str) -> None:
 def test_a_dimension_alone_is_no_measure() -> None:
     with pytest.raises(AggregateError, match="no measure"):
         draft("payment method", METHOD)
+
+
+def table(term: str, cube: str) -> dict[str, Any]:
+    return {"term_id": term, "canonical_term": term, "mapped_asset_type": "table", "mapped_asset_id": f"table:{cube}"}
+
+
+def test_the_count_counts_the_table_named_after_the_count_words() -> None:
+    d = draft("top 10 customers by number of orders", table("customers", "customers"), table("orders", "orders"))
+    assert d.query["measures"] == ["orders.count"] and d.query["limit"] == 10
+
+
+def test_the_most_of_a_segment_counts_its_rows() -> None:
+    d = draft("which region has the most VIP customers?", VIP)
+    assert d.query["measures"] == ["customers.count"] and d.query["segments"] == ["customers.vip"]
+    assert d.query["limit"] == 1 and d.query["order"] == [["customers.count", "desc"]]
+
+
+REFUND_AMOUNT = metric("refund amount", "refunds.total_amount")
+
+
+def test_an_average_of_a_sum_uses_the_cubes_average_of_the_same_column() -> None:
+    d = draft("average refund amount by reason", REFUND_AMOUNT)
+    assert d.query["measures"] == ["refunds.avg_amount"]
+    assert not check(d.query, {"bindings": [REFUND_AMOUNT]}, MODEL, draft_measures=d.measures)
+
+
+def test_an_average_the_model_cannot_compute_is_refused_not_answered_with_the_total() -> None:
+    with pytest.raises(AggregateError, match="no average of GMV"):
+        draft("average GMV per month in 2024", GMV)
+    mixed = draft("GMV and average discount by category", GMV, metric("average discount", "order_items.avg_discount"))
+    assert set(mixed.query["measures"]) == {"order_items.gmv", "order_items.avg_discount"}  # already an average

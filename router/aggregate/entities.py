@@ -1,0 +1,36 @@
+"""Rows an aggregate question names ("GMV of Aurora X1 headphones", "Li Wei's total spend") as filters.
+
+An entity row (``router.detail.entities.EntityMatch``: physical table, key column, key value, label) is
+mapped to the cube whose ``sql_table`` is that table: a name dimension (``name``, ``*_name``,
+``name_en``) filtered to the label when the cube has one, else the key dimension filtered to the key.
+Cubes the question already filters by a glossary value ("华东" -> regions.region_code) are left alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NAME_DIMENSIONS = ("name", "name_en")
+
+
+def entity_filters(entities: list[Any], model: Any, bound_cubes: set[str]) -> list[dict[str, Any]]:
+    """One ``equals`` filter per named cube (several rows of a cube: any of them)."""
+    values: dict[str, list[str]] = {}
+    for entity in entities:
+        cube = next((c for c in model.cubes.values()
+                     if c.sql_table and c.sql_table.rsplit(".", 1)[-1] == str(entity.table).rsplit(".", 1)[-1]),
+                    None)
+        if cube is None or cube.name in bound_cubes:
+            continue
+        member, value = _member(cube, entity)
+        if member and value not in values.setdefault(member, []):
+            values[member].append(value)
+    return [{"member": m, "operator": "equals", "values": v} for m, v in values.items() if v]
+
+
+def _member(cube: Any, entity: Any) -> tuple[str | None, str]:
+    for dim in cube.dimensions.values():
+        if dim.type == "string" and (dim.name in NAME_DIMENSIONS or dim.name.endswith("_name")):
+            return f"{cube.name}.{dim.name}", str(entity.label)
+    key = next((d for d in cube.dimensions.values() if (d.sql or "").strip() == entity.key_column), None)
+    return (f"{cube.name}.{key.name}", str(entity.key_value)) if key else (None, "")
