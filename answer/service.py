@@ -11,7 +11,7 @@ import json
 import logging
 import time
 import uuid
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
@@ -29,7 +29,6 @@ from router.detail import DetailEnv, EntityDirectory
 from router.detail.catalog import table_catalog
 from router.detail.schema import catalog_for
 from router.pipeline import Pipeline, PipelineResult, StageCallback, Turn
-from router.sqlguard import GuardPolicy
 from router.sqlguard.assets import policy_from_assets
 from router.understanding.language import check_question
 from router.understanding.types import QuestionError
@@ -68,22 +67,24 @@ class Cubesage:
         self.url = url or db.database_url(self.settings)
         self.pool = ConnectionPool(self.url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=True)
         self.components = components or load_components(self.settings, self.url)
-        with self.pool.connection() as conn:
-            warehouse = catalog_for(self.settings, conn)  # tables, joins and words from the Cube model
-            directory = EntityDirectory.load(conn, warehouse)
-            catalog = table_catalog(conn)
-            policy = self._guard_policy(conn)
-        self.detail_env = DetailEnv(directory=directory, policy=policy, warehouse=warehouse,
-                                    timeout_ms=self.settings.statement_timeout_ms, catalog=catalog)
+        self.detail_env = self._detail_env()
         self.pipeline = Pipeline(self.components, self.detail_env)
         get_embedder(self.settings.embedding_backend).embed_one("warm up")  # pay the model load now
         self._warm_up()
         self.startup_ms = round((time.perf_counter() - started) * 1000, 1)
 
-    def _guard_policy(self, conn: Any) -> GuardPolicy:
-        """The SQL guard's policy: the physical tables of the published semantic assets."""
-        return policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000),
-                                  default_schema=self.settings.warehouse_schema)
+    def _detail_env(self) -> DetailEnv:
+        """What the detail path knows of the warehouse: tables, joins and words from the Cube model
+        (``catalog_for``), the names of its rows, the wiki titles of its tables and the SQL guard's policy
+        (the physical tables of the published semantic assets)."""
+        with self.pool.connection() as conn:
+            warehouse = catalog_for(self.settings, conn)
+            directory = EntityDirectory.load(conn, warehouse)
+            catalog = table_catalog(conn)
+            policy = policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000),
+                                        default_schema=self.settings.warehouse_schema)
+        return DetailEnv(directory=directory, policy=policy, warehouse=warehouse,
+                         timeout_ms=self.settings.statement_timeout_ms, catalog=catalog)
 
     def _warm_up(self) -> None:
         """One unlogged question through every stage, so the first real question is not the slow one."""
@@ -95,11 +96,10 @@ class Cubesage:
 
     def knowledge_changed(self, kind: str) -> None:
         """Use what an ingest just stored (``kind``: wiki | cube-models | glossary) without a restart:
-        new Cube models are loaded and their tables allowed to the SQL guard."""
+        new Cube models are loaded, and the detail path re-reads its tables, words and guard policy."""
         self.components.refresh(kind)
-        if kind == "cube-models":
-            with self.pool.connection() as conn:
-                self.detail_env = replace(self.detail_env, policy=self._guard_policy(conn))
+        if kind in ("cube-models", "glossary", "wiki"):
+            self.detail_env = self._detail_env()
             self.pipeline.detail_env = self.detail_env
 
     def close(self) -> None:

@@ -103,7 +103,8 @@ class Pipeline:
         retrieval, fused = self.c.retrieve(understanding, sub_queries)
         row_hits, sag_down = _recall_rows(self.c, understanding.normalized)
         entities = merge(self.detail_env.directory.match(understanding.normalized),
-                         from_row_hits(row_hits, understanding.normalized))
+                         from_row_hits(row_hits, understanding.normalized,
+                                       tables=self.detail_env.warehouse.tables or None))
         # SAG table recall is the slow part of retrieval: before intent only for "which table ..." questions
         lookup = bool(TABLE_LOOKUP.search(understanding.normalized)) and sag_down is None
         table_hits = self.c.recall_tables(understanding.normalized, rows=row_hits) if lookup else []
