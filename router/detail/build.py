@@ -13,7 +13,7 @@ from sqlglot import exp
 from router.detail.plan import DetailPlan
 from router.detail.schema import DetailCatalog
 
-OPS = {"=": exp.EQ, ">=": exp.GTE, "<": exp.LT}
+OPS = {"=": exp.EQ, ">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE}
 
 
 def build_select(plan: DetailPlan, catalog: DetailCatalog) -> tuple[str, dict[str, Any]]:

@@ -20,6 +20,7 @@ from router.detail.vocabulary import (
     ValueWord,
     row_limit,
     target_table,
+    threshold,
     unknown_table,
     value_filters,
 )
@@ -33,7 +34,7 @@ class DetailPlanError(ValueError):
 class Filter:
     table: str
     column: str
-    op: str  # = | >= | <
+    op: str  # = | > | >= | < | <=
     value: Any
     label: str
 
@@ -93,6 +94,13 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
     for entity in entities:
         plan.filters.append(Filter(entity.table, entity.key_column, "=", entity.key_value, entity.label))
     plan.filters.extend(_value_filter(v) for v in values if not _implied(v, target, catalog))
+    bound = threshold(text)
+    if bound is not None:
+        spec = catalog.tables[target]
+        if spec.value is None:
+            raise DetailPlanError(f"{spec.entity_type} rows have no amount to compare with '{bound.phrase}'")
+        plan.filters.append(Filter(target, spec.value, bound.op, bound.value, bound.phrase))
+        plan.columns = _ensure(plan.columns, (target, spec.value))
     time_column = catalog.tables[target].time
     if time_range is not None and time_column is not None:
         start, end = time_range

@@ -56,6 +56,7 @@ class TableSpec:
     name_columns: tuple[str, ...] = ()  # columns whose values name a row (label first)
     prefix_words: int = 0  # also the first N words of a label ("Aurora X1" for "Aurora X1 headphones")
     suffixes: tuple[tuple[str, str], ...] = ()  # (column, suffix): also value + suffix ("华东" + "地区")
+    value: str | None = None  # the column its amounts are in (what its cube sums): "refunds over 1000"
 
     @property
     def qualified(self) -> str:
@@ -134,7 +135,8 @@ def _build(model: SemanticModel, default_schema: str, vocab: dict[str, Any],
             label=str(label) if label else None,
             entity_type=str(extra.get("entity_type") or cube.meta.get("entity_type") or _singular(name)),
             name_columns=names, prefix_words=int(extra.get("prefix_words") or 0),
-            suffixes=tuple((str(c), str(s)) for c, s in (extra.get("suffixes") or {}).items()))
+            suffixes=tuple((str(c), str(s)) for c, s in (extra.get("suffixes") or {}).items()),
+            value=extra.get("value") or _value_column(cube, phys))
     for table, spec in list(tables.items()):
         display = overrides.get(table, {}).get("display")
         cols = (tuple(_qualify(table, str(c)) for c in display) if display
@@ -303,6 +305,16 @@ def _time(model: SemanticModel, cube_name: str, physical: dict[str, _Physical]) 
     if phys is None or dim not in phys.columns:
         return None
     return phys.table, phys.columns[dim]
+
+
+def _value_column(cube: Cube, phys: _Physical) -> str | None:
+    """The plain column the cube's first sum (else avg, max, min) measure aggregates: the table's amount."""
+    for kind in ("sum", "avg", "max", "min"):
+        for measure in cube.measures.values():
+            sql = (measure.sql or "").strip()
+            if measure.type == kind and re.fullmatch(r"\w+", sql) and (column := phys.column(sql)):
+                return column
+    return None
 
 
 def _label(cube: Cube, phys: _Physical) -> str | None:

@@ -72,6 +72,45 @@ ROW_LIMIT = re.compile(
     r"|最近\s*(\d+|[一两二三五十])\s*(?:笔|条|个|单|次)|前\s*(\d+)\s*(?:笔|条|单)", re.I | re.A)
 
 
+_AMOUNT = r"(\d[\d,]*(?:\.\d+)?)"
+_NOT_AMOUNT_EN = (r"(?!\s*(?:%|percent|orders?|items?|units?|lines?|days?|weeks?|months?|quarters?|years?|times?|"
+                  r"customers?|products?|refunds?|payments?|rows?)\b)")
+_NOT_AMOUNT_ZH = r"(?!\s*(?:%|笔|单|个|件|次|天|日|周|月|季|年|条|位|名))"
+THRESHOLD_EN = re.compile(
+    r"\b(over|above|more than|greater than|exceeding|at least|no less than|under|below|less than|at most|"
+    rf"no more than)\s+(?:(?:rmb|cny|usd|yuan)\s*|[$¥]\s*)?{_AMOUNT}\s*(k|thousand)?\b{_NOT_AMOUNT_EN}",
+    re.IGNORECASE)
+THRESHOLD_ZH_BEFORE = re.compile(
+    rf"(超过|大于|高于|多于|不低于|不少于|至少|低于|小于|少于|不超过|不高于|至多)\s*{_AMOUNT}\s*(万|千)?{_NOT_AMOUNT_ZH}")
+THRESHOLD_ZH_AFTER = re.compile(rf"{_AMOUNT}\s*(万|千)?\s*元?\s*(以上|以下)")
+_OPS = {"over": ">", "above": ">", "more than": ">", "greater than": ">", "exceeding": ">", "at least": ">=",
+        "no less than": ">=", "under": "<", "below": "<", "less than": "<", "at most": "<=", "no more than": "<=",
+        "超过": ">", "大于": ">", "高于": ">", "多于": ">", "不低于": ">=", "不少于": ">=", "至少": ">=",
+        "低于": "<", "小于": "<", "少于": "<", "不超过": "<=", "不高于": "<=", "至多": "<=", "以上": ">=", "以下": "<="}
+_SCALE = {"k": 1e3, "thousand": 1e3, "千": 1e3, "万": 1e4}
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """An amount bound the question puts on the rows ("refunds over 1000", "5000元以上")."""
+
+    op: str  # > | >= | < | <=
+    value: float
+    phrase: str
+
+
+def threshold(text: str) -> Threshold | None:
+    """The first amount comparison of ``text``; counts ("more than 5 orders") and periods are not amounts."""
+    if m := THRESHOLD_EN.search(text) or THRESHOLD_ZH_BEFORE.search(text):
+        word, number, scale = m.group(1), m.group(2), m.group(3)
+    elif m := THRESHOLD_ZH_AFTER.search(text):
+        number, scale, word = m.group(1), m.group(2), m.group(3)
+    else:
+        return None
+    value = float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1.0)
+    return Threshold(_OPS[word.lower()], value, m.group(0).strip())
+
+
 def row_limit(text: str) -> int | None:
     """"the latest 5 orders" / "最近5笔订单" -> 5."""
     m = ROW_LIMIT.search(text)

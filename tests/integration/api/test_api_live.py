@@ -290,3 +290,14 @@ def test_a_named_customer_or_product_filters_the_aggregate(live_api: LiveApi, pg
     with db.connection(pg_url) as conn:
         expected = conn.execute(sql).fetchone()[0]
     assert body["table"]["rows"] == [[pytest.approx(expected)]]
+
+
+def test_an_amount_bound_filters_the_listed_rows(live_api: LiveApi, pg_url: str) -> None:
+    body = httpx.post(f"{live_api.url}/v1/ask", json={"question": "张敏超过500元的支付记录"}, timeout=60).json()
+    assert body["intent"] == "detail", body["text"]
+    with db.connection(pg_url) as conn:
+        expected = sorted(r[0] for r in conn.execute(
+            "SELECT p.payment_id FROM warehouse.fact_payment p JOIN warehouse.fact_order o USING (order_id) "
+            "JOIN warehouse.dim_customer c USING (customer_id) WHERE c.customer_name = '张敏' AND p.amount > 500"))
+    ids = sorted(row[body["table"]["columns"].index("payment_id")] for row in body["table"]["rows"])
+    assert ids == expected and expected

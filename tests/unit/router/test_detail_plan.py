@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -110,3 +111,27 @@ def test_recalled_table_alone_does_not_pick_rows_to_list() -> None:
 def test_table_lookup_puts_the_named_table_first(text: str, table: str) -> None:
     p = plan(text, [], tables=["fact_order", "dim_region", "fact_refund", "fact_payment", "dim_customer"])
     assert p.kind == "table_lookup" and p.target == table
+
+
+@pytest.mark.parametrize(("text", "column", "op", "value"), [
+    ("refunds above 1,000 last month", "fact_refund.amount", ">", 1000.0),
+    ("张敏超过500元的支付记录", "fact_payment.amount", ">", 500.0),
+    ("5000元以上的支付记录", "fact_payment.amount", ">=", 5000.0),
+    ("payments of at least 2k", "fact_payment.amount", ">=", 2000.0),
+    ("products under 100", "dim_product.unit_price", "<", 100.0),
+])
+def test_an_amount_bound_filters_the_column_its_cube_sums(text: str, column: str, op: str, value: float) -> None:
+    p = plan(text, [])
+    bound = next(f for f in p.filters if f"{f.table}.{f.column}" == column)
+    assert (bound.op, bound.value) == (op, value)
+    sql, params = build_select(p)
+    assert value in params.values() and re.search(r"[<>]=? %\(p\d+\)s", sql)  # bound, not inlined
+    assert guard_sql(sql, POLICY)
+    assert tuple(column.split(".")) in p.columns  # the compared amount is shown
+
+
+def test_counts_and_periods_are_no_amounts_and_tables_without_amounts_say_so() -> None:
+    assert not any(f.op in (">", "<=") for f in plan("refunds of the last 7 days", []).filters)
+    assert not plan("orders of customers with more than 5 orders", [WANG]).filters[1:]
+    with pytest.raises(DetailPlanError, match="no amount to compare with 'over 5000'"):
+        plan("orders over 5000 in June 2025", [])
