@@ -47,6 +47,7 @@ def allowed_members(ctx: AggregateContext, model: Any) -> list[str]:
     for shot in ctx.few_shots:
         query = shot.get("cube_query") or {}
         paths += [*query.get("measures", []), *query.get("dimensions", [])]
+    paths += [f["member"] for f in ctx.filters]  # the rows the question names
     members = [p for p in dict.fromkeys(paths) if model.find_member(p) is not None]
     times = [model.time_dimension_for(m) for m in members if getattr(model.find_member(m), "kind", "") == "measure"]
     return list(dict.fromkeys([*members, *(t for t in times if t)]))
@@ -112,9 +113,10 @@ def write_query(u: Understanding, context: Any, model: Any, feedback: str = "non
     inputs = {
         "question": u.normalized,
         "members": "\n".join(_describe(model, m) for m in members),
-        "bindings": "\n".join(f"{b.canonical_term} -> {member_path(b.mapped_asset_id)}"
-                              + (f" = {b.filter_value!r}" if b.filter_value is not None else "")
-                              for b in ctx.bindings) or "none",
+        "bindings": "\n".join([*(f"{b.canonical_term} -> {member_path(b.mapped_asset_id)}"
+                                  + (f" = {b.filter_value!r}" if b.filter_value is not None else "")
+                                  for b in ctx.bindings),
+                                *(f"named rows -> {f['member']} in {f['values']!r}" for f in ctx.filters)]) or "none",
         "time_ranges": _time_text(u),
         "examples": "\n".join(f"{s.get('question')} -> {json.dumps(s.get('cube_query'), ensure_ascii=False)}"
                               for s in ctx.few_shots[:MAX_EXAMPLES] if s.get("cube_query")) or "none",
@@ -129,6 +131,10 @@ def write_query(u: Understanding, context: Any, model: Any, feedback: str = "non
         except Exception as err:
             problems = [Problem("invalid", f"{type(err).__name__}: {err}")]
         if not problems:
+            named = [f for f in ctx.filters if f not in query.get("filters", [])]
+            if named:  # the rows the question names always filter the answer, whatever the LLM wrote
+                query["filters"] = [*query.get("filters", []), *named]
+                notes.append("filters of the named rows added: " + ", ".join(f["member"] for f in named))
             queries, labels = expand_periods(query, u)
             kind = u.comparison.kind if len(queries) > 1 and u.comparison else None
             return CubeQueryDraft(queries, labels, kind, notes=notes, mode="llm")

@@ -106,3 +106,12 @@ def test_execution_error_re_asks_the_llm_with_the_error(monkeypatch: pytest.Monk
     assert result.mode == "llm" and result.retries == 1 and result.rows == [{"order_items.gmv": 42.0}]
     assert backend.queries == [first, GOOD]
     assert "could not resolve a join path" in json.dumps(stub.requests[1]["messages"])
+
+
+def test_the_rows_a_question_names_filter_the_llm_query_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    named = {"member": "customers.customer_name", "operator": "equals", "values": ["Li Wei"]}
+    context = {**CONTEXT, "filters": [named]}
+    with llm_mode(monkeypatch, [reply(GOOD)]) as stub:
+        draft = build_cube_query(question(), context, MODEL)
+    assert draft.mode == "llm" and draft.query["filters"] == [*GOOD["filters"], named]
+    assert "named rows -> customers.customer_name" in json.dumps(stub.requests[0]["messages"], ensure_ascii=False)
