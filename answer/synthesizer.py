@@ -115,11 +115,15 @@ def template_text(result: PipelineResult) -> str:
     return text
 
 
+BOUNDS = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}  # a bound on a measure ("order count > 15")
+
+
 def _scope(result: PipelineResult) -> str:
     """The period plus the filter values of the Cube query ("this month, east")."""
     cube_query = getattr(result.aggregate, "cube_query", None) or {}
     lang = result.understanding.language
-    values = [show_value(f.get("member", ""), v, lang)
+    values = [show_value(f.get("member", ""), v, lang) if f.get("operator") not in BOUNDS
+              else f"{label(f['member'], lang)} {BOUNDS[f['operator']]} {v}"
               for f in cube_query.get("filters") or [] for v in f.get("values") or []]
     parts = [p for p in (_period(result), *values) if p]
     return ("，" if lang == "zh" else ", ").join(parts)

@@ -19,6 +19,7 @@ def build_bindings(
             continue
         out.setdefault(hit.term_id, TermBinding(
             hit.term_id, hit.canonical_term, hit.mapped_asset_type, hit.mapped_asset_id, hit.filter_value, "R",
+            hit.matched,
         ))
     for vhit in vector_hits:
         asset = vhit.asset

@@ -90,9 +90,11 @@ class TermBinding:
     mapped_asset_id: str
     filter_value: str | None = None
     source: str = "R"  # R (exact term match) or V (term asset above the binding threshold)
+    matched: str = ""  # the words of the question the term matched (R), e.g. "订单" for term "orders"
 
     def to_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in asdict(self).items() if k != "filter_value" or v is not None}
+        out = {k: v for k, v in asdict(self).items()
+               if not (k == "filter_value" and v is None) and not (k == "matched" and not v)}
         return out
 
 

@@ -21,6 +21,7 @@ class Binding:
     mapped_asset_type: str
     mapped_asset_id: str
     filter_value: str | None = None
+    matched: str = ""  # the question's words the term matched, when known
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ class AggregateContext:
         raw_bindings = context.get("bindings", context.get("term_bindings")) or []
         bindings = [Binding(str(b.get("term_id", "")), str(b.get("canonical_term", "")),
                             str(b.get("mapped_asset_type", "")), str(b.get("mapped_asset_id", "")),
-                            None if b.get("filter_value") is None else str(b["filter_value"]))
+                            None if b.get("filter_value") is None else str(b["filter_value"]),
+                            str(b.get("matched") or ""))
                     for b in raw_bindings if b.get("mapped_asset_id")]
         assets = [ContextAsset(str(a.get("id") or a.get("asset_id")), str(a.get("type") or a.get("asset_type", "")),
                                str(a.get("name", "")), float(a.get("score") or 0.0), str(a.get("title") or ""))

@@ -33,6 +33,13 @@ METRIC_ASSET_TYPES = ("metric", "measure")
 MIN_ASSET_SCORE = 0.5
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|多少|几个|几笔|几单|数量", re.IGNORECASE | re.ASCII)
 _MOST = re.compile(r"\b(?:the )?(?:most|fewest)\b|最多|最少", re.IGNORECASE | re.ASCII)
+# "customers with more than 5 orders", "超过5笔订单的客户": a bound on a count per group (HAVING)
+COUNT_BOUND = re.compile(
+    r"\b(more than|over|fewer than|less than|at least|at most)\s+(\d+)\s+([a-z]+s)\b"
+    r"|(超过|多于|大于|少于|低于|至少|不少于|至多|不超过)\s*(\d+)\s*(?:笔|单|次|个|件)", re.IGNORECASE | re.ASCII)
+_BOUND_OPS = {"more than": "gt", "over": "gt", "fewer than": "lt", "less than": "lt", "at least": "gte",
+              "at most": "lte", "超过": "gt", "多于": "gt", "大于": "gt", "少于": "lt", "低于": "lt", "至少": "gte",
+              "不少于": "gte", "至多": "lte", "不超过": "lte"}
 _USAGE = re.compile(r"\b(?:used|use|common|popular|frequent)\b|最常用|用得最多|最受欢迎|最常见",
                     re.IGNORECASE | re.ASCII)
 _GROUP_CUE = re.compile(r"\b(?:by|per|each|every|which|across|breakdown|distribution|top|bottom|rank\w*|best|"
@@ -59,6 +66,10 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
     if measures:
         notes.append(f"measures from metric bindings: {', '.join(measures)}")
         return measures
+    bound = COUNT_BOUND.search(text)
+    if bound is not None and (count := _bounded_count(ctx, model, text, bound)):
+        notes.append(f"measure {count}: the count the question bounds")
+        return [count]
     counted = _COUNT.search(text) or _MOST.search(text)
     counting = counted is not None
     if aggregate_cue or counting:
@@ -92,13 +103,62 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
                          "refund rate")
 
 
+def _tables_by_position(ctx: AggregateContext, text: str) -> list[tuple[int, Any]]:
+    lowered = text.lower()
+    found = [(lowered.find((b.matched or b.canonical_term).lower()), b) for b in ctx.bindings
+             if b.mapped_asset_type == "table"]
+    return sorted((at, b) for at, b in found if at >= 0)
+
+
+def _listed_table(ctx: AggregateContext, text: str, bound: re.Match[str]) -> Any | None:
+    """The rows a count bound lists: "customers with more than 5 orders" (before the bound), "超过5笔订单的
+    客户" (the noun after 的, last)."""
+    tables = _tables_by_position(ctx, text)
+    if bound.group(1):
+        before = [b for at, b in tables if at < bound.start()]
+        return before[0] if before else None
+    after = [b for at, b in tables if at >= bound.end()]
+    return after[-1] if after else (tables[0][1] if tables else None)
+
+
+def _bounded_count(ctx: AggregateContext, model: Any, text: str, bound: re.Match[str]) -> str | None:
+    """The count a bound names: the table nearest the bound that is not the listed one."""
+    listed = _listed_table(ctx, text, bound)
+    centre = bound.start(3) if bound.group(3) else bound.start()
+    others = sorted(((abs(at - centre), b) for at, b in _tables_by_position(ctx, text) if b is not listed),
+                    key=lambda pair: pair[0])
+    for _, b in others:
+        count = f"{member_path(b.mapped_asset_id).removeprefix('table:')}.count"
+        if _measure(model, count):
+            return count
+    return None
+
+
+def _count_bound(u: Understanding, ctx: AggregateContext, model: Any, measures: list[str], dimensions: list[str],
+                 notes: list[str]) -> list[dict[str, Any]]:
+    """"customers with more than 5 orders": the order count per customer, kept where it passes the bound
+    (grouped by the name of the listed rows; adds that dimension when missing)."""
+    bound = COUNT_BOUND.search(u.normalized)
+    if bound is None or not measures or not measures[0].endswith(".count"):
+        return []
+    word, number = (bound.group(1), bound.group(2)) if bound.group(1) else (bound.group(4), bound.group(5))
+    listed = _listed_table(ctx, u.normalized, bound)
+    if listed is not None and not any(d.split(".", 1)[0] == member_path(listed.mapped_asset_id).removeprefix(
+            "table:") for d in dimensions):
+        member = resolve_dimension(model, listed.canonical_term, measure_cubes(measures), u.language)
+        if member:
+            dimensions.append(member)
+    notes.append(f"{measures[0]} {_BOUND_OPS[word.lower()]} {number} per group")
+    return [{"member": measures[0], "operator": _BOUND_OPS[word.lower()], "values": [number]}]
+
+
 def _nearest_after(bindings: list[Any], text: str, start: int) -> list[Any]:
     """Bindings by where their term appears: right after ``start`` first ("top 10 customers by number of
     orders" counts orders, not customers), then the others in question order."""
     lowered = text.lower()
 
     def position(b: Any) -> tuple[bool, int]:
-        at = lowered.find(b.canonical_term.lower())
+        at = lowered.find((getattr(b, "matched", "") or b.canonical_term).lower())
         return (at < start, at if at >= 0 else len(lowered))
 
     return sorted(bindings, key=position)
@@ -189,6 +249,7 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
     for f in ctx.filters:
         filters.append({"member": f["member"], "operator": f.get("operator", "equals"),
                         "values": [str(v) for v in f.get("values", [])]})
+    filters += _count_bound(u, ctx, model, measures, dimensions, notes)
 
     ranges = list(u.comparison.ranges) if u.comparison and len(u.comparison.ranges) > 1 else u.time_ranges[:1]
     groups = measure_groups(measures, model)

@@ -16,9 +16,11 @@ AGGREGATION = _compile(
     r"share|proportion|trend|growth|grow|grew|increase[ds]?|decrease[ds]?|decline[ds]?|drop(?:ped)?|change[ds]?|"
     r"breakdown|distribution|aggregate|overall|per|top|bottom|highest|lowest|most|least|rank(?:ing)?|"
     r"best[\s-]+selling|top[\s-]+selling|worst[\s-]+selling|bestsellers?|popular|"
+    r"(?:more|fewer|less) than \d+ [a-z]+s|at (?:least|most) \d+ [a-z]+s|"
     r"yoy|mom|qoq|year over year|vs|versus|compare[ds]?|comparison|summary|statistics|kpi|metric)\b",
     r"多少|总|合计|一共|总共|平均|均值|占比|比例|比率|率|趋势|走势|排名|排行|前\s*\d+|前[一二三四五六七八九十]+|最高|最多|"
-    r"最低|最少|同比|环比|增长|增速|下降|下滑|变化|分布|统计|汇总|几个|几单|几笔|对比|比较|规模|业绩|畅销|最常用|最受欢迎",
+    r"最低|最少|同比|环比|增长|增速|下降|下滑|变化|分布|统计|汇总|几个|几单|几笔|对比|比较|规模|业绩|畅销|最常用|最受欢迎|"
+    r"(?:超过|多于|少于|至少)\s*\d+\s*(?:笔|单|次)",
 )
 METRIC_WORDS = _compile(
     r"\b(?:gmv|revenue|sales|aov|average order value|order count|orders count|refund rate|active customers|"

@@ -16,14 +16,15 @@ _TOP = re.compile(rf"\btop[\s-]*{_NUM}?\b|(?:排名|排行)?前\s*{_NUM}{_NOT_TI
                   _FLAGS)
 _SUPERLATIVE_N = re.compile(rf"最(高|多|大|好|低|少|小|差)的?\s*{_NUM}\s*(?:个|名|位|家|款|大)", _FLAGS)
 _SUPERLATIVES_EN = "best|top|highest|largest|biggest|most|worst|bottom|lowest|smallest|least"
-_SUPERLATIVE_EN_N = re.compile(rf"\b({_SUPERLATIVES_EN})"
+_SUPERLATIVE_EN_N = re.compile(rf"\b(?<!at )({_SUPERLATIVES_EN})"
                                rf"(?:[\s-]+(?:selling|performing|grossing|rated|valued))?\s+{_NUM}\b", _FLAGS)
 _N_SUPERLATIVE_EN = re.compile(rf"\b{_NUM}\s+({_SUPERLATIVES_EN})\b", _FLAGS)
 _BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", _FLAGS)
-_HIGH = re.compile(r"\b(?:highest|most|largest|biggest|best|top|greatest|maximum|max)\b|"
+# "at least 40 refunds" / "at most" bound a count; they rank nothing
+_HIGH = re.compile(r"\b(?<!at )(?:highest|most|largest|biggest|best|top|greatest|maximum|max)\b|"
                    r"最高|最多|最大|最好|最畅销|最强",
                    _FLAGS)
-_LOW = re.compile(r"\b(?:lowest|least|smallest|worst|fewest|minimum|min)\b|最低|最少|最小|最差|垫底", _FLAGS)
+_LOW = re.compile(r"\b(?<!at )(?:lowest|least|smallest|worst|fewest|minimum|min)\b|最低|最少|最小|最差|垫底", _FLAGS)
 _RANK = re.compile(r"\brank(?:ing|ed)?\b|\bsorted\b|\border(?:ed)? by\b|排名|排行|排序", _FLAGS)
 _SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwhat (?:is|was) the\b|"
                        r"哪个|哪一|哪家|哪款|哪位|哪个?月", _FLAGS)

@@ -301,3 +301,14 @@ def test_an_amount_bound_filters_the_listed_rows(live_api: LiveApi, pg_url: str)
             "JOIN warehouse.dim_customer c USING (customer_id) WHERE c.customer_name = '张敏' AND p.amount > 500"))
     ids = sorted(row[body["table"]["columns"].index("payment_id")] for row in body["table"]["rows"])
     assert ids == expected and expected
+
+
+def test_a_bound_on_a_count_is_a_having(live_api: LiveApi, pg_url: str) -> None:
+    body = httpx.post(f"{live_api.url}/v1/ask", json={"question": "customers with more than 14 orders"},
+                      timeout=60).json()
+    assert body["intent"] == "aggregate", body["text"]
+    with db.connection(pg_url) as conn:
+        expected = sorted(conn.execute(
+            "SELECT c.customer_name, count(*) FROM warehouse.fact_order o JOIN warehouse.dim_customer c "
+            "USING (customer_id) GROUP BY 1 HAVING count(*) > 14").fetchall())
+    assert sorted(tuple(r) for r in body["table"]["rows"]) == [tuple(r) for r in expected] and expected

@@ -354,3 +354,24 @@ def test_an_average_the_model_cannot_compute_is_refused_not_answered_with_the_to
         draft("average GMV per month in 2024", GMV)
     mixed = draft("GMV and average discount by category", GMV, metric("average discount", "order_items.avg_discount"))
     assert set(mixed.query["measures"]) == {"order_items.gmv", "order_items.avg_discount"}  # already an average
+
+
+def matched(binding: dict[str, Any], words: str) -> dict[str, Any]:
+    return {**binding, "matched": words}
+
+
+CUSTOMERS, ORDERS = table("customers", "customers"), table("orders", "orders")
+
+
+@pytest.mark.parametrize(("question", "bindings", "op"), [
+    ("customers with more than 15 orders", [CUSTOMERS, ORDERS], "gt"),
+    ("超过15笔订单的客户", [matched(CUSTOMERS, "客户"), matched(ORDERS, "订单")], "gt"),
+    ("下单至少15笔的客户", [matched(ORDERS, "下单"), matched(CUSTOMERS, "客户")], "gte"),
+])
+def test_a_bound_on_a_count_keeps_the_groups_that_pass_it(question: str, bindings: list[dict[str, Any]],
+                                                           op: str) -> None:
+    d = draft(question, *bindings)
+    assert d.query["measures"] == ["orders.count"]
+    assert d.query["dimensions"] == ["customers.customer_name"]
+    assert {"member": "orders.count", "operator": op, "values": ["15"]} in d.query["filters"]
+    assert "limit" not in d.query  # a bound, not a ranking

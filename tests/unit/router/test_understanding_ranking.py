@@ -7,3 +7,10 @@ def test_which_n_with_a_superlative_keeps_n() -> None:
     assert extract_ranking("哪3个品牌的GMV最高").limit == 3
     low = extract_ranking("which 2 regions had the lowest refund rate")
     assert (low.direction, low.limit) == ("asc", 2)
+
+
+def test_at_least_and_at_most_bound_a_count_and_rank_nothing() -> None:
+    from router.understanding.ranking import extract_ranking
+
+    assert extract_ranking("products with at least 40 refunds") is None
+    assert extract_ranking("customers with at most 2 orders") is None
