@@ -70,7 +70,10 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
     if bound is not None and (count := _bounded_count(ctx, model, text, bound)):
         notes.append(f"measure {count}: the count the question bounds")
         return [count]
-    counted = _COUNT.search(text) or _MOST.search(text)
+    if (most := _MOST.search(text)) and not _COUNT.search(text) and (count := _most_count(ctx, model, text, most)):
+        notes.append(f"measure {count}: the rows the question asks the most of")
+        return [count]
+    counted = _COUNT.search(text) or most
     counting = counted is not None
     if aggregate_cue or counting:
         for b in _nearest_after(ctx.bindings, text, counted.end() if counted else 0):
@@ -121,6 +124,20 @@ def _listed_table(ctx: AggregateContext, text: str, bound: re.Match[str]) -> Any
     return after[-1] if after else (tables[0][1] if tables else None)
 
 
+def _most_count(ctx: AggregateContext, model: Any, text: str, most: re.Match[str]) -> str | None:
+    """"which product has the most refunds" / "哪些商品的退款最多": with two tables named, the first one is
+    ranked and the one nearest the superlative is counted."""
+    tables = _tables_by_position(ctx, text)
+    if len(tables) < 2:
+        return None
+    listed = tables[0][1]
+    for _, b in sorted(((abs(at - most.start()), b) for at, b in tables[1:]), key=lambda pair: pair[0]):
+        count = f"{member_path(b.mapped_asset_id).removeprefix('table:')}.count"
+        if b is not listed and _measure(model, count):
+            return count
+    return None
+
+
 def _bounded_count(ctx: AggregateContext, model: Any, text: str, bound: re.Match[str]) -> str | None:
     """The count a bound names: the table nearest the bound that is not the listed one."""
     listed = _listed_table(ctx, text, bound)
@@ -150,6 +167,20 @@ def _count_bound(u: Understanding, ctx: AggregateContext, model: Any, measures: 
             dimensions.append(member)
     notes.append(f"{measures[0]} {_BOUND_OPS[word.lower()]} {number} per group")
     return [{"member": measures[0], "operator": _BOUND_OPS[word.lower()], "values": [number]}]
+
+
+def _ranked_rows(ctx: AggregateContext, model: Any, cubes: list[str], language: str, notes: list[str]) -> list[str]:
+    """"which customers spent the most": rank the rows of a bound table other than the measure's own, by
+    their name dimension."""
+    for b in ctx.bindings:
+        cube = member_path(b.mapped_asset_id).removeprefix("table:")
+        if b.mapped_asset_type != "table" or cube in cubes:
+            continue
+        member = resolve_dimension(model, b.canonical_term, cubes, language)
+        if member and member.split(".", 1)[0] == cube:
+            notes.append(f"dimension {member}: the '{b.canonical_term}' the question ranks")
+            return [member]
+    return []
 
 
 def _nearest_after(bindings: list[Any], text: str, start: int) -> list[Any]:
@@ -224,6 +255,8 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
         if member.split(".", 1)[0] not in {d.split(".", 1)[0] for d in dimensions}:
             dimensions.append(member)
             notes.append(f"dimension {member} from the binding of '{b.canonical_term}'")
+    if group_cue and not dimensions and u.ranking is not None:
+        dimensions += _ranked_rows(ctx, model, cubes, u.language, notes)
     comparing_members = u.comparison is not None and u.comparison.kind == "members"
     for member, vals in values.items():
         cube = member.split(".", 1)[0]

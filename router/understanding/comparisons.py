@@ -31,9 +31,25 @@ _VERSUS = re.compile(r"\bvs\.?\b|\bversus\b|\bcompar(?:e|ed|ing|ison)\b|\bagains
                      re.IGNORECASE | re.ASCII)
 
 
-_LABELS = {"en": {"yoy": "{} (last year)", "pop": "{} (previous period)", "year": "year to date",
+_LABELS = {"en": {"yoy": "same period last year", "pop": "previous period", "year": "year to date",
                   "month": "month to date"},
-           "zh": {"yoy": "{}(去年同期)", "pop": "{}(上期)", "year": "今年至今", "month": "本月至今"}}
+           "zh": {"yoy": "去年同期", "pop": "上期", "year": "今年至今", "month": "本月至今"}}
+# "month over month this year": a monthly series, not this year against the year before
+_POP_GRAIN = re.compile(r"\b(day|week|month|quarter)[\s-]+over[\s-]+\1\b|\b(mom|wow|qoq)\b|(环比)",
+                        re.IGNORECASE | re.ASCII)
+_GRAIN_OF = {"mom": "month", "wow": "week", "qoq": "quarter"}
+
+
+def pop_series_grain(text: str, ranges: list[TimeRange]) -> str | None:
+    """The grain of a period-over-period question over a longer range ("month over month this year" ->
+    month): the question wants that series; None when the range is one period of the grain."""
+    m = _POP_GRAIN.search(text)
+    if m is None or not ranges or m.group(3):
+        return None
+    grain = (m.group(1) or _GRAIN_OF[m.group(2).lower()]).lower()
+    days = (ranges[0].end - ranges[0].start).days + 1
+    longest = {"day": 1, "week": 7, "month": 31, "quarter": 92}[grain]
+    return grain if days > longest else None
 
 
 def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], today: date,
@@ -45,14 +61,13 @@ def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], to
         own = [r for r in ranges if not (m and r.phrase and r.phrase.lower() in m.group(0).lower())]
         current = own[0] if own else _default(today, "year", labels)
         start, end = shift_range(current.start, current.end, -12)
-        label = labels["yoy"].format(current.label)
+        label = labels["yoy"]
         return Comparison("yoy", (current, TimeRange(start, end, label, current.granularity)),
                           m.group(0) if m else "same period last year")
-    if m := _POP.search(text):
+    if (m := _POP.search(text)) and not pop_series_grain(text, ranges):
         current = ranges[0] if ranges else _default(today, "month", labels)
         start, end = previous_period(current.start, current.end, current.granularity)
-        return Comparison("pop", (current, TimeRange(start, end, labels["pop"].format(current.label),
-                                                     current.granularity)), m.group(0))
+        return Comparison("pop", (current, TimeRange(start, end, labels["pop"], current.granularity)), m.group(0))
     m = _VERSUS.search(text)
     if len(ranges) >= 2:
         if not m and (change := CHANGE.search(text)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from cubesage_core.llm import two_mode
-from router.understanding.comparisons import extract_comparison
+from router.understanding.comparisons import extract_comparison, pop_series_grain
 from router.understanding.dimensions import extract_dimensions
 from router.understanding.granularity import extract_granularity
 from router.understanding.language import MAX_CHARS, check_question, detect_language
@@ -26,6 +26,7 @@ def understand(question: str, today: date, *, use_llm: bool | None = None,
     text = check_question(question, max_chars=max_chars)
     time = extract_time(text, today)
     granularity, grain_spans = extract_granularity(text, time.ranges[0] if time.ranges else None)
+    granularity = granularity or pop_series_grain(text, time.ranges)  # type: ignore[assignment]
     fast_terms = extract_terms(text, blank_spans=time.spans + grain_spans)
 
     def llm_terms() -> list[str]:

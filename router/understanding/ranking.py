@@ -61,7 +61,9 @@ def extract_ranking(text: str) -> Ranking | None:
         limit = parse_number(next(g for g in m.groups() if g))
         if limit and 0 < limit <= 1000:
             return Ranking("asc" if _LOW.search(text) else "desc", limit, m.group(0))
-    single = 1 if _SINGULAR.search(text) and not _PLURAL.search(text) else None
+    # "which customers spent the most": the top ten, not every customer ranked
+    single = 1 if _SINGULAR.search(text) and not _PLURAL.search(text) else (
+        DEFAULT_TOP if _PLURAL.search(text) else None)
     if m := _LOW.search(text):
         return Ranking("asc", single, m.group(0))
     if m := _HIGH.search(text):

@@ -375,3 +375,23 @@ def test_a_bound_on_a_count_keeps_the_groups_that_pass_it(question: str, binding
     assert d.query["dimensions"] == ["customers.customer_name"]
     assert {"member": "orders.count", "operator": op, "values": ["15"]} in d.query["filters"]
     assert "limit" not in d.query  # a bound, not a ranking
+
+
+def test_which_rows_a_measure_ranks_groups_by_their_name() -> None:
+    spend = metric("spent", "order_items.gmv")
+    d = draft("which customers spent the most last year?", spend, CUSTOMERS)
+    assert d.query["dimensions"] == ["customers.customer_name"]
+    assert d.query["limit"] == 10 and d.query["order"] == [["order_items.gmv", "desc"]]  # the top ten, not all
+
+
+PRODUCTS, REFUNDS = table("product", "products"), table("refunds", "refunds")
+
+
+@pytest.mark.parametrize(("question", "bindings"), [
+    ("哪些商品的退款最多", [matched(PRODUCTS, "商品"), matched(REFUNDS, "退款")]),
+    ("which product has the most refunds", [PRODUCTS, REFUNDS]),
+])
+def test_the_most_of_a_second_table_counts_it_per_row_of_the_first(question: str,
+                                                                    bindings: list[dict[str, Any]]) -> None:
+    d = draft(question, *bindings)
+    assert d.query["measures"] == ["refunds.count"] and d.query["dimensions"] == ["products.product_name"]

@@ -134,3 +134,16 @@ def test_the_same_month_last_year_is_a_yoy_comparison(question: str) -> None:
     current, before = u.comparison.ranges
     assert (before.start, before.end) == (date(2024, 6, 1), date(2024, 6, 30))
     assert (current.start, current.end) == (date(2025, 6, 1), TODAY)
+
+
+def test_month_over_month_over_a_longer_range_is_a_monthly_series() -> None:
+    series = understand("how did GMV change month over month this year?", TODAY)
+    assert series.granularity == "month" and series.comparison is None
+    single = understand("GMV this month month over month", TODAY)
+    assert single.comparison is not None and single.comparison.kind == "pop"
+    assert [r.label for r in single.comparison.ranges][1] == "previous period"
+
+
+def test_the_compared_year_is_labelled_as_such() -> None:
+    u = understand("What's our refund rate this year compared to last year?", TODAY)
+    assert u.comparison is not None and [r.label for r in u.comparison.ranges] == ["this year", "same period last year"]
