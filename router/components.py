@@ -37,21 +37,25 @@ RETIRED_BACKEND_GRACE_S = 60.0  # a replaced backend is closed after in-flight q
 
 @dataclass
 class _Semantic:
-    """The Cube model and the backend running it; replaced together when new models are ingested."""
+    """The Cube model, the backend running it and its dimension values; replaced together when new
+    models are ingested."""
 
     model: Any
     backend: Any
+    values: Any
 
 
 def load_components(settings: Any, url: str) -> Components:
     """The real components over the database at ``url`` (startup cost paid here, once)."""
     from cube_models.backends import get_backend
     from cube_models.model import load_model
+    from cubesage_core.db import connect
     from cubesage_core.embeddings import get_embedder
     from fourengine.retrieve import Retriever
     from router.aggregate import AggregateContext, run_aggregate
     from router.aggregate.context import member_path
     from router.aggregate.entities import entity_filters
+    from router.aggregate.values import ValueIndex
     from router.decompose import decompose, rrf_fuse
     from router.intent import classify_intent
     from router.understanding import understand
@@ -62,8 +66,14 @@ def load_components(settings: Any, url: str) -> Components:
     retriever = Retriever(url)
     embedder = get_embedder(settings.embedding_backend)
     workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cubesage-retrieve")
-    model = load_model(settings.model_dir)
-    semantic = _Semantic(model, get_backend(settings, url, model))
+
+    def semantic_layer() -> _Semantic:
+        model = load_model(settings.model_dir)
+        with connect(url) as conn:
+            values = ValueIndex.load(conn, model)
+        return _Semantic(model, get_backend(settings, url, model), values)
+
+    semantic = semantic_layer()
 
     def retrieve(understanding: Any, sub_queries: list[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         subs = [s for s in sub_queries if _text(s) != understanding.normalized] if len(sub_queries) > 1 else []
@@ -80,9 +90,13 @@ def load_components(settings: Any, url: str) -> Components:
                   follow_up: Any = None) -> Any:
         current = semantic  # one consistent (model, backend) pair for the whole question
         context = AggregateContext.of(retrieval["result"])
+        valued = {member_path(b.mapped_asset_id) for b in context.bindings if b.filter_value}
         if retrieval.get("entities"):  # rows the question names filter the aggregate ("GMV of Li Wei")
-            valued = {member_path(b.mapped_asset_id).split(".", 1)[0] for b in context.bindings if b.filter_value}
-            context.filters += entity_filters(retrieval["entities"], current.model, valued)
+            context.filters += entity_filters(retrieval["entities"], current.model,
+                                              {m.split(".", 1)[0] for m in valued})
+        # dimension values the question names ("the Pulse brand"), unless the glossary binds that member
+        named = {f["member"] for f in context.filters}
+        context.filters += current.values.filters(understanding.normalized, valued | named)
         return run_aggregate(understanding, context, current.model, current.backend, today=today,
                              use_llm=use_llm, follow_up=follow_up)
 
@@ -93,8 +107,7 @@ def load_components(settings: Any, url: str) -> Components:
         """Use what was just ingested: re-read the model folder, forget cached catalog and SAG searches."""
         nonlocal semantic
         if kind == "cube-models":
-            new_model = load_model(settings.model_dir)
-            retired, semantic = semantic, _Semantic(new_model, get_backend(settings, url, new_model))
+            retired, semantic = semantic, semantic_layer()
             _close_later(retired.backend)
         if kind in ("cube-models", "glossary"):
             retriever.invalidate_cache()

@@ -312,3 +312,13 @@ def test_a_bound_on_a_count_is_a_having(live_api: LiveApi, pg_url: str) -> None:
             "SELECT c.customer_name, count(*) FROM warehouse.fact_order o JOIN warehouse.dim_customer c "
             "USING (customer_id) GROUP BY 1 HAVING count(*) > 14").fetchall())
     assert sorted(tuple(r) for r in body["table"]["rows"]) == [tuple(r) for r in expected] and expected
+
+
+def test_a_dimension_value_named_in_the_question_filters_the_aggregate(live_api: LiveApi, pg_url: str) -> None:
+    body = httpx.post(f"{live_api.url}/v1/ask", json={"question": "how many products does the Pulse brand have?"},
+                      timeout=60).json()
+    with db.connection(pg_url) as conn:
+        expected = conn.execute("SELECT count(*) FROM warehouse.dim_product WHERE brand = 'Pulse'").fetchone()[0]
+    assert body["provenance"]["cube_query"]["filters"] == [
+        {"member": "products.brand", "operator": "equals", "values": ["Pulse"]}]
+    assert body["table"]["rows"] == [[expected]]

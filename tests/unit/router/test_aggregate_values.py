@@ -1,0 +1,29 @@
+"""Dimension values named in a question become filters; words inside other words and ordinary words do not."""
+
+from __future__ import annotations
+
+from router.aggregate.values import ValueIndex
+
+
+def index() -> ValueIndex:
+    values = ValueIndex()
+    for member, value in [("products.brand", "Pulse"), ("products.brand", "Aurora"),
+                          ("customers.city", "杭州 Hangzhou"), ("refunds.reason", "other"), ("orders.channel", "web"),
+                          ("products.category", "home")]:
+        values.add(member, value)
+    return values
+
+
+def test_values_words_of_bilingual_values_and_word_bounds() -> None:
+    assert index().filters("how many products does the Pulse brand have?", set()) == [
+        {"member": "products.brand", "operator": "equals", "values": ["Pulse"]}]
+    assert index().filters("GMV of customers in 杭州", set()) == [
+        {"member": "customers.city", "operator": "equals", "values": ["杭州 Hangzhou"]}]
+    assert index().filters("impulse buys", set()) == []  # not inside another word
+    assert index().filters("refunds for other reasons", set()) == []  # an ordinary word
+
+
+def test_members_the_glossary_binds_keep_the_glossarys_meaning() -> None:
+    assert index().filters("GMV of web orders in home", {"orders.channel", "products.category"}) == []
+    both = index().filters("Pulse and Aurora GMV", set())
+    assert both == [{"member": "products.brand", "operator": "equals", "values": ["Aurora", "Pulse"]}]
