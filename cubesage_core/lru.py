@@ -34,6 +34,10 @@ class Lru(Generic[V]):
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
 
+    def pop(self, key: Hashable) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

@@ -12,9 +12,10 @@ import threading
 import time
 import unicodedata
 import uuid
-from collections import OrderedDict
 from datetime import date
 from typing import Any
+
+from cubesage_core.lru import Lru
 
 Key = tuple[str, str, str]
 
@@ -30,8 +31,8 @@ class AnswerCache:
     def __init__(self, ttl_s: float, max_entries: int) -> None:
         self.ttl_s = ttl_s
         self.max_entries = max_entries
-        self._entries: OrderedDict[Key, tuple[float, Any, dict[str, Any]]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: Lru[tuple[float, Any, dict[str, Any]]] = Lru(max_entries)
+        self._lock = threading.Lock()  # guards the counters
         self.hits = 0
         self.misses = 0
 
@@ -43,15 +44,17 @@ class AnswerCache:
         """A copy of the cached answer with a fresh query_id, or None."""
         if not self.enabled:
             return None
+        entry = self._entries.get(key)
+        fresh = entry is not None and time.monotonic() - entry[0] <= self.ttl_s
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or time.monotonic() - entry[0] > self.ttl_s:
-                self._entries.pop(key, None)
+            if fresh:
+                self.hits += 1
+            else:
                 self.misses += 1
-                return None
-            self._entries.move_to_end(key)
-            self.hits += 1
-            stored_at, raw, plain = entry
+        if entry is None or not fresh:
+            self._entries.pop(key)
+            return None
+        stored_at, raw, plain = entry
         answer = dict(plain)  # shallow: the stored parts are never mutated
         answer["provenance"] = {**(answer.get("provenance") or {}),
                                 "answer_cache": {"hit": True, "of_query_id": plain.get("query_id"),
@@ -60,17 +63,11 @@ class AnswerCache:
         return raw, answer
 
     def put(self, key: Key, raw: Any, plain: dict[str, Any]) -> None:
-        if not self.enabled or _transient_failure(plain):
-            return
-        with self._lock:
-            self._entries[key] = (time.monotonic(), raw, plain)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+        if self.enabled and not _transient_failure(plain):
+            self._entries.put(key, (time.monotonic(), raw, plain))
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
+        self._entries.clear()
 
 
 TRANSIENT_MARKERS = ("Execution", "Unavailable", "Timeout", "Connection", "Operational")
