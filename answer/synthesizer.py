@@ -132,7 +132,7 @@ def _scope(result: PipelineResult) -> str:
 def formats(table: ResultTable) -> list[str | None]:
     """The Cube format of each column ("percent" for orders.refund_rate), None for the others."""
     vocab = vocabulary()
-    return [vocab.member_format(c) for c in table.columns]
+    return [vocab.member_format(c) or ("percent" if c.endswith(".share") else None) for c in table.columns]
 
 
 def show_value(column: str, value: Any, lang: str) -> str:
@@ -198,12 +198,17 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     def name(row: list[Any]) -> str:
         return " / ".join(show_value(table.columns[d], row[d], lang) for d in dims)
 
+    share = table.columns.index(f"{table.columns[m]}.share") if f"{table.columns[m]}.share" in table.columns else None
+
+    def value(row: list[Any]) -> str:  # with its share of the total when the question asked for shares
+        return num(row, m) + (f" ({fmt_measure(row[share], 'percent')})" if share is not None else "")
+
     n = len(table.rows)
     if lang == "zh":
-        listed = "，".join(f"{name(r)} {num(r, m)}" for r in ranked[:3])
+        listed = "，".join(f"{name(r)} {value(r)}" for r in ranked[:3])
         total = f"（共 {fmt_number(n)} 项）" if n > 1 else ""
         return f"{period}按{by}的{metric}：{listed}{total}。"
-    listed = ", ".join(f"{name(r)} {num(r, m)}" for r in ranked[:3])
+    listed = ", ".join(f"{name(r)} {value(r)}" for r in ranked[:3])
     tail = f" ({period})" if period else ""
     total = f" ({fmt_number(n)} rows in total)" if n > 1 else ""
     return f"{metric} by {by}{tail}: {listed}{total}."

@@ -96,7 +96,8 @@ def load_components(settings: Any, url: str) -> Components:
                                               {m.split(".", 1)[0] for m in valued})
         # dimension values the question names ("the Pulse brand"), unless the glossary binds that member
         named = {f["member"] for f in context.filters}
-        context.filters += current.values.filters(understanding.normalized, valued | named)
+        context.filters += current.values.filters(understanding.normalized, valued | named,
+                                                  {b.matched for b in context.bindings if b.filter_value})
         return run_aggregate(understanding, context, current.model, current.backend, today=today,
                              use_llm=use_llm, follow_up=follow_up)
 

@@ -27,6 +27,7 @@ from typing import Any
 from router.aggregate.context import AggregateContext, member_path
 from router.aggregate.members import language_variant, measure_cubes, resolve_dimension
 from router.aggregate.types import AggregateError, CubeQueryDraft
+from router.understanding.negation import negation, refusal
 from router.understanding.types import Understanding
 
 METRIC_ASSET_TYPES = ("metric", "measure")
@@ -228,6 +229,8 @@ def _value_filters(ctx: AggregateContext, model: Any) -> dict[str, list[str]]:
 
 
 def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
+    if phrase := negation(u.normalized):
+        raise AggregateError(refusal(phrase))
     ctx = AggregateContext.of(context)
     notes: list[str] = []
     cue = bool(u.granularity or u.ranking or u.comparison or u.dimensions)

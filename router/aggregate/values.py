@@ -56,10 +56,11 @@ class ValueIndex:
             if len(key) >= 2 and not key.replace(".", "").isdigit() and key not in IGNORED:
                 self.surfaces.setdefault(key, []).append((member, value))
 
-    def filters(self, text: str, skip_members: set[str]) -> list[dict[str, Any]]:
-        """``equals`` filters for the values named in ``text`` (longest surface first, no overlaps)."""
+    def filters(self, text: str, skip_members: set[str], skip_words: set[str] = frozenset()) -> list[dict[str, Any]]:
+        """``equals`` filters for the values named in ``text`` (longest surface first, no overlaps);
+        ``skip_words``: words the glossary already read as a value ("华东" -> regions.region_code)."""
         lowered = text.lower()
-        taken: list[tuple[int, int]] = []
+        taken = [m.span() for w in skip_words if w for m in re.finditer(re.escape(w.lower()), lowered)]
         found: dict[str, list[str]] = {}
         for surface in sorted(self.surfaces, key=len, reverse=True):
             for m in re.finditer(re.escape(surface), lowered):

@@ -24,6 +24,7 @@ from router.detail.vocabulary import (
     unknown_table,
     value_filters,
 )
+from router.understanding.negation import negation, refusal
 
 
 class DetailPlanError(ValueError):
@@ -79,6 +80,8 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
         if target is None:
             raise DetailPlanError("no table of the warehouse matches the question")
         return DetailPlan(kind="table_lookup", target=target, limit=len(recalled_tables))
+    if phrase := negation(text):
+        raise DetailPlanError(refusal(phrase))
     entities = [e for e in entities if e.table in catalog.tables]  # rows of tables the model does not describe
     values = value_filters(text, catalog.values)
     target = target_table(text, catalog.nouns, catalog.derived_nouns)

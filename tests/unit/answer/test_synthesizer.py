@@ -124,3 +124,12 @@ def test_compared_periods_name_both_values_and_the_change() -> None:
     allowed = table_numbers(out.table["columns"], out.table["rows"])
     assert stray_numbers(out.text, allowed, ("2024", "2023")) == ["200.29%"]  # the change is no table number,
     assert not stray_numbers(out.text, allowed | change_numbers(out.provenance["changes"]), ("2024", "2023"))
+
+
+def test_shares_are_stated_next_to_their_values() -> None:
+    table = ResultTable(["orders.channel", "order_items.gmv", "order_items.gmv.share"],
+                        [["web", 600.0, 0.6], ["app", 400.0, 0.4]])
+    out = synthesize(result("GMV share by channel", "aggregate", table), use_llm=False)
+    assert "web 600 (60.00%)" in out.text and "app 400 (40.00%)" in out.text
+    assert out.table["formats"][2] == "percent"
+    assert_numbers_from_table(out.text, out.table)

@@ -395,3 +395,9 @@ def test_the_most_of_a_second_table_counts_it_per_row_of_the_first(question: str
                                                                     bindings: list[dict[str, Any]]) -> None:
     d = draft(question, *bindings)
     assert d.query["measures"] == ["refunds.count"] and d.query["dimensions"] == ["products.product_name"]
+
+
+@pytest.mark.parametrize("question", ["which products have never been refunded?", "从未退款的商品有多少"])
+def test_questions_about_what_did_not_happen_are_refused(question: str) -> None:
+    with pytest.raises(AggregateError, match="did not happen"):
+        draft(question, table("products", "products"))

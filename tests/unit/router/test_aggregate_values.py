@@ -27,3 +27,12 @@ def test_members_the_glossary_binds_keep_the_glossarys_meaning() -> None:
     assert index().filters("GMV of web orders in home", {"orders.channel", "products.category"}) == []
     both = index().filters("Pulse and Aurora GMV", set())
     assert both == [{"member": "products.brand", "operator": "equals", "values": ["Aurora", "Pulse"]}]
+
+
+def test_words_the_glossary_read_as_values_are_not_read_again() -> None:
+    values = ValueIndex()
+    values.add("regions.name_zh", "华东")
+    values.add("products.brand", "Pulse")
+    assert values.filters("top brands in 华东 by GMV", set(), {"华东"}) == []
+    assert values.filters("Pulse GMV in 华东", set(), {"华东"}) == [
+        {"member": "products.brand", "operator": "equals", "values": ["Pulse"]}]

@@ -135,3 +135,9 @@ def test_counts_and_periods_are_no_amounts_and_tables_without_amounts_say_so() -
     assert not plan("orders of customers with more than 5 orders", [WANG]).filters[1:]
     with pytest.raises(DetailPlanError, match="no amount to compare with 'over 5000'"):
         plan("orders over 5000 in June 2025", [])
+
+
+def test_buying_lists_order_lines_and_negations_are_refused() -> None:
+    assert plan("what did Emma Johnson buy in 2024?", [WANG]).target == "fact_order_item"
+    with pytest.raises(DetailPlanError, match="did not happen"):
+        plan("customers who have never ordered", [])
