@@ -33,6 +33,7 @@ from router.understanding.types import Understanding
 METRIC_ASSET_TYPES = ("metric", "measure")
 MIN_ASSET_SCORE = 0.5
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|多少|几个|几笔|几单|数量", re.IGNORECASE | re.ASCII)
+_CJK = re.compile(r"[\u3400-\u9fff]")
 _MOST = re.compile(r"\b(?:the )?(?:most|fewest)\b|最多|最少", re.IGNORECASE | re.ASCII)
 # "customers with more than 5 orders", "超过5笔订单的客户": a bound on a count per group (HAVING)
 COUNT_BOUND = re.compile(
@@ -131,8 +132,10 @@ def _most_count(ctx: AggregateContext, model: Any, text: str, most: re.Match[str
     tables = _tables_by_position(ctx, text)
     if len(tables) < 2:
         return None
-    listed = tables[0][1]
-    for _, b in sorted(((abs(at - most.start()), b) for at, b in tables[1:]), key=lambda pair: pair[0]):
+    after = [b for at, b in tables if at >= most.end()]
+    # "退款最多的3个商品": in Chinese the ranked rows follow the superlative; otherwise they come first
+    listed = after[-1] if after and _CJK.search(text) else tables[0][1]
+    for _, b in sorted(((abs(at - most.start()), b) for at, b in tables), key=lambda pair: pair[0]):
         count = f"{member_path(b.mapped_asset_id).removeprefix('table:')}.count"
         if b is not listed and _measure(model, count):
             return count
@@ -204,14 +207,14 @@ def averaged(measures: list[str], model: Any, text: str, notes: list[str]) -> li
         return measures
     out = []
     for member in found:
-        if member.type != "sum":
+        if member.type != "sum" and not member.type.startswith("count"):  # count, count_distinct...
             out.append(member.path)
             continue
         twin = next((m for m in model.cubes[member.cube].measures.values() if m.type == "avg" and m.sql == member.sql),
                     None)
         if twin is None:
             raise AggregateError(f"the model has no average of {member.title or member.path} ({member.path} is a "
-                                 f"sum): ask for the total, or add an avg measure to the {member.cube} cube")
+                                 f"{member.type}): ask for the total, or add an avg measure to the {member.cube} cube")
         notes.append(f"average asked: {member.path} -> {twin.path}")
         out.append(twin.path)
     return out

@@ -352,6 +352,8 @@ def test_an_average_of_a_sum_uses_the_cubes_average_of_the_same_column() -> None
 def test_an_average_the_model_cannot_compute_is_refused_not_answered_with_the_total() -> None:
     with pytest.raises(AggregateError, match="no average of GMV"):
         draft("average GMV per month in 2024", GMV)
+    with pytest.raises(AggregateError, match=r"orders\.count is a count_distinct"):
+        draft("average items per order", ORDERS)
     mixed = draft("GMV and average discount by category", GMV, metric("average discount", "order_items.avg_discount"))
     assert set(mixed.query["measures"]) == {"order_items.gmv", "order_items.avg_discount"}  # already an average
 
@@ -389,6 +391,7 @@ PRODUCTS, REFUNDS = table("product", "products"), table("refunds", "refunds")
 
 @pytest.mark.parametrize(("question", "bindings"), [
     ("哪些商品的退款最多", [matched(PRODUCTS, "商品"), matched(REFUNDS, "退款")]),
+    ("退款最多的3个商品", [matched(REFUNDS, "退款"), matched(PRODUCTS, "商品")]),
     ("which product has the most refunds", [PRODUCTS, REFUNDS]),
 ])
 def test_the_most_of_a_second_table_counts_it_per_row_of_the_first(question: str,
