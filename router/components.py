@@ -70,7 +70,7 @@ def load_components(settings: Any, url: str) -> Components:
     def semantic_layer() -> _Semantic:
         model = load_model(settings.model_dir)
         with connect(url) as conn:
-            values = ValueIndex.load(conn, model)
+            values = ValueIndex.load(conn, model, settings.warehouse_schema)
         return _Semantic(model, get_backend(settings, url, model), values)
 
     semantic = semantic_layer()

@@ -2,9 +2,11 @@
 "customers in 杭州") as filters of an aggregate query.
 
 Built once from the warehouse: every public string dimension over a plain column of a cube's table with
-at most ``MAX_VALUES`` distinct values. A bilingual value ("杭州 Hangzhou") is also found by each of its
-words. Latin values match whole words only; values shorter than two characters, numbers and a few
-words that are ordinary English ("other", "none") are not matched. Members the glossary already binds
+at most ``MAX_VALUES`` distinct values (``SELECT DISTINCT`` on tables up to ``SCAN_ROWS`` rows, bounded by
+a statement timeout; the most common values of ``pg_stats`` on larger ones). A bilingual value
+("杭州 Hangzhou") is also found by each of its words. Latin values match whole words only; values
+shorter than two characters, numbers and a few words that are ordinary English ("other", "none") are
+not matched. Members the glossary already binds
 to a value keep the glossary's meaning.
 """
 
@@ -14,9 +16,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
 from psycopg import sql as pgsql
 
 MAX_VALUES = 100
+SCAN_ROWS = 1_000_000  # larger tables are read from PostgreSQL's statistics (pg_stats), never scanned
+SCAN_TIMEOUT_MS = 2000
 IGNORED = frozenset({"other", "others", "none", "null", "unknown", "yes", "no", "true", "false", "n/a", "all"})
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -28,24 +33,25 @@ class ValueIndex:
     surfaces: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, conn: Any, model: Any) -> ValueIndex:
+    def load(cls, conn: Any, model: Any, default_schema: str = "public") -> ValueIndex:
         index = cls()
         for cube in model.cubes.values():
             if not cube.sql_table:
                 continue
             schema, _, table = cube.sql_table.rpartition(".")
+            schema = schema or default_schema
+            rows = conn.execute("SELECT c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                                "WHERE n.nspname = %s AND c.relname = %s", (schema, table)).fetchone()
+            if rows is None:
+                continue  # not a table of this database (a view, another catalog): nothing to index
             for dim in cube.dimensions.values():
                 column = (dim.sql or "").strip()
                 if dim.type != "string" or dim.primary_key or not dim.public or not re.fullmatch(r"\w+", column):
                     continue
-                query = pgsql.SQL("SELECT DISTINCT {} FROM {} WHERE {} IS NOT NULL LIMIT {}").format(
-                    pgsql.Identifier(column),
-                    pgsql.Identifier(*([schema, table] if schema else [table])),
-                    pgsql.Identifier(column), pgsql.Literal(MAX_VALUES + 1))
-                values = [str(r[0]) for r in conn.execute(query).fetchall()]
-                if len(values) <= MAX_VALUES:
-                    for value in values:
-                        index.add(dim.path, value)
+                values = (_distinct(conn, schema, table, column) if rows[0] <= SCAN_ROWS
+                          else _common(conn, schema, table, column))
+                for value in values if len(values) <= MAX_VALUES else []:
+                    index.add(dim.path, value)
         return index
 
     def add(self, member: str, value: str) -> None:
@@ -72,6 +78,27 @@ class ValueIndex:
                     if member not in skip_members and value not in found.setdefault(member, []):
                         found[member].append(value)
         return [{"member": m, "operator": "equals", "values": v} for m, v in found.items() if v]
+
+
+def _distinct(conn: Any, schema: str, table: str, column: str) -> list[str]:
+    """Up to ``MAX_VALUES + 1`` distinct values (none when the scan outlasts the timeout)."""
+    query = pgsql.SQL("SELECT DISTINCT {col} FROM {tbl} WHERE {col} IS NOT NULL LIMIT {n}").format(
+        col=pgsql.Identifier(column), tbl=pgsql.Identifier(schema, table), n=pgsql.Literal(MAX_VALUES + 1))
+    try:
+        with conn.transaction():
+            conn.execute(pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(SCAN_TIMEOUT_MS)))
+            return [str(r[0]) for r in conn.execute(query).fetchall()]
+    except psycopg.errors.QueryCanceled:
+        return []
+
+
+def _common(conn: Any, schema: str, table: str, column: str) -> list[str]:
+    """The most common values PostgreSQL's statistics know, when they are all of the column's values."""
+    row = conn.execute("SELECT n_distinct, most_common_vals::text::text[] FROM pg_stats "
+                       "WHERE schemaname = %s AND tablename = %s AND attname = %s", (schema, table, column)).fetchone()
+    if row is None or row[1] is None or not 0 < row[0] <= MAX_VALUES or len(row[1]) < row[0]:
+        return []
+    return [str(v) for v in row[1]]
 
 
 def _bounded(text: str, start: int, end: int) -> bool:
