@@ -7,6 +7,7 @@ every number in it is a number of the table (else the template text is used).
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any
 
@@ -104,7 +105,8 @@ def template_text(result: PipelineResult) -> str:
     if intent == "detail" and result.detail is not None:
         return _detail_text(result, lang)
     agg_table = table_from_rows(result.aggregate.rows) if result.aggregate is not None else result.table
-    text = _comparison_text(result.aggregate, lang) or _aggregate_text(agg_table, lang, _scope(result))
+    text = (_comparison_text(result.aggregate, lang) or _counted_groups_text(result, agg_table, lang)
+            or _aggregate_text(agg_table, lang, _scope(result)))
     if intent == "mixed" and result.mixed is not None:
         if result.mixed.join:  # the per-entity counts are table columns, so the text names no extra number
             key = label(result.mixed.join["aggregate"], lang)
@@ -212,6 +214,29 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     tail = f" ({period})" if period else ""
     total = f" ({fmt_number(n)} rows in total)" if n > 1 else ""
     return f"{metric} by {by}{tail}: {listed}{total}."
+
+
+HOW_MANY = re.compile(r"\bhow many\b|多少|几个|几位", re.IGNORECASE)
+
+
+def _counted_groups_text(result: PipelineResult, table: ResultTable, lang: str) -> str | None:
+    """"How many customers placed more than 10 orders?": the number of groups that pass a bound on a
+    measure, then the first of them ("266 customers have order count > 10: ...")."""
+    query = getattr(result.aggregate, "cube_query", None) or {}
+    bounds = [f for f in query.get("filters") or [] if f.get("operator") in BOUNDS]
+    dims = query.get("dimensions") or []
+    if not bounds or len(dims) != 1 or not HOW_MANY.search(result.understanding.normalized) or not table.rows:
+        return None
+    bound = bounds[0]
+    rule = f"{label(bound['member'], lang)} {BOUNDS[bound['operator']]} {bound['values'][0]}"
+    what, n = label(dims[0], lang), fmt_number(len(table.rows))
+    m = table.columns.index(bound["member"]) if bound["member"] in table.columns else len(table.columns) - 1
+    d = table.columns.index(dims[0])
+    top = sorted(table.rows, key=lambda r: r[m] if r[m] is not None else 0, reverse=True)[:3]
+    shown = ", ".join(f"{show_value(dims[0], r[d], lang)} {fmt_measure(r[m], None)}" for r in top)
+    if lang == "zh":
+        return f"共 {n} 个{what}满足 {rule}：{shown.replace(', ', '，')}。"
+    return f"{n} {what}{'' if what.endswith('s') else 's'} have {rule}: {shown}."
 
 
 CHANGE_KEYS = ("measure", "current", "previous", "change", "change_pct")

@@ -133,3 +133,21 @@ def test_shares_are_stated_next_to_their_values() -> None:
     assert "web 600 (60.00%)" in out.text and "app 400 (40.00%)" in out.text
     assert out.table["formats"][2] == "percent"
     assert_numbers_from_table(out.text, out.table)
+
+
+def test_how_many_groups_pass_a_bound_is_answered_with_their_number() -> None:
+    from router.aggregate import AggregateResult
+
+    query = {"measures": ["orders.count"], "dimensions": ["customers.customer_name"],
+             "filters": [{"member": "orders.count", "operator": "gt", "values": ["10"]}]}
+    rows = [{"customers.customer_name": "Owen Lee", "orders.count": "16"},
+            {"customers.customer_name": "陈娟思", "orders.count": "15"},
+            {"customers.customer_name": "潘红辉", "orders.count": "16"}]
+    agg = AggregateResult(cube_query=query, rows=rows, sql="", backend="test")
+    table = ResultTable(["customers.customer_name", "orders.count"], [[r["customers.customer_name"],
+                                                                       int(r["orders.count"])] for r in rows])
+    out = synthesize(result("How many customers placed more than 10 orders?", "aggregate", table, aggregate=agg),
+                     use_llm=False)
+    assert out.text == "3 customers have order count > 10: Owen Lee 16, 潘红辉 16, 陈娟思 15."
+    zh = synthesize(result("有多少客户下单超过10笔", "aggregate", table, aggregate=agg), use_llm=False)
+    assert zh.text.startswith("共 3 个客户满足 ")
