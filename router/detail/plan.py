@@ -18,6 +18,7 @@ from router.detail.schema import DetailCatalog
 from router.detail.vocabulary import (
     TABLE_LOOKUP,
     ValueWord,
+    id_references,
     row_limit,
     target_table,
     threshold,
@@ -96,6 +97,10 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
     plan.columns = _columns(target, entities, language, catalog)
     for entity in entities:
         plan.filters.append(Filter(entity.table, entity.key_column, "=", entity.key_value, entity.label))
+    for noun, key, phrase in id_references(text):
+        table = target_table(noun, catalog.nouns, catalog.derived_nouns)
+        if table in catalog.tables:
+            plan.filters.append(Filter(table, catalog.tables[table].key, "=", key, phrase))
     plan.filters.extend(_value_filter(v) for v in values if not _implied(v, target, catalog))
     bound = threshold(text)
     if bound is not None:

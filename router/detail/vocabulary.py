@@ -69,7 +69,21 @@ _NUM_WORDS = {"one": 1, "two": 2, "three": 3, "five": 5, "ten": 10, "一": 1, "�
               "十": 10}
 ROW_LIMIT = re.compile(
     r"\b(?:latest|last|most recent|recent|first|newest|top)\s+(\d+|one|two|three|five|ten)\b"
-    r"|最近\s*(\d+|[一两二三五十])\s*(?:笔|条|个|单|次)|前\s*(\d+)\s*(?:笔|条|单)", re.I | re.A)
+    r"|最近\s*(\d+|[一两二三五十])\s*(?:笔|条|个|单|次)|前\s*(\d+)\s*(?:笔|条|单)"
+    r"|\b(\d+|one|two|three|five|ten)\s+(?:latest|most recent|newest|last)\b", re.I | re.A)
+# "payments of order 8579", "订单8579": a row named by its key (a year or a month is no key)
+ID_REFERENCE = re.compile(
+    r"\b(order|refund|payment|customer|product)\s*(?:#|no\.?|number|id)?\s*(\d+)\b(?!\s*(?:年|月))"
+    r"|(订单|退款|支付|付款|客户|商品)\s*(?:号|编号|#)?\s*(\d{3,})(?![\d年月])", re.I)
+
+
+def id_references(text: str) -> list[tuple[str, int, str]]:
+    """(noun, key, phrase) of every row the question names by its key."""
+    out = []
+    for m in ID_REFERENCE.finditer(text):
+        noun, key = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        out.append((noun, int(key), m.group(0).strip()))
+    return out
 
 
 _AMOUNT = r"(\d[\d,]*(?:\.\d+)?)"

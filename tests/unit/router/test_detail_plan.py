@@ -141,3 +141,18 @@ def test_buying_lists_order_lines_and_negations_are_refused() -> None:
     assert plan("what did Emma Johnson buy in 2024?", [WANG]).target == "fact_order_item"
     with pytest.raises(DetailPlanError, match="did not happen"):
         plan("customers who have never ordered", [])
+
+
+@pytest.mark.parametrize(("text", "target"), [("show the payments of order 8579", "fact_payment"),
+                                              ("订单8579的支付记录", "fact_payment"), ("order #8579", "fact_order")])
+def test_a_row_named_by_its_key_filters_by_that_key(text: str, target: str) -> None:
+    p = plan(text, [])
+    assert p.target == target
+    assert [(f.table, f.column, f.value) for f in p.filters] == [("fact_order", "order_id", 8579)]
+    sql, params = build_select(p)
+    assert 8579 in params.values() and "8579" not in sql
+
+
+def test_years_are_no_keys_and_n_latest_limits() -> None:
+    assert not plan("orders 2024", []).filters and not plan("2024年的订单", []).filters
+    assert plan("show me the 5 latest orders", []).limit == 5
