@@ -8,6 +8,7 @@ come from the ``DetailCatalog``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -84,7 +85,7 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
     if phrase := negation(text):
         raise DetailPlanError(refusal(phrase))
     entities = [e for e in entities if e.table in catalog.tables]  # rows of tables the model does not describe
-    values = value_filters(text, catalog.values)
+    values = value_filters(_without_names(text, entities), catalog.values)
     target = target_table(text, catalog.nouns, catalog.derived_nouns)
     if target is None and entities:
         target = entities[0].table
@@ -121,6 +122,13 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
     plan.joins = _join_steps(target, needed, catalog.graph)
     plan.distinct = any(s.fans_out for s in plan.joins)
     return plan
+
+
+def _without_names(text: str, entities: list[EntityMatch]) -> str:
+    """The question without the names of its rows: "Aurora X1 headphones" names a product, not the brand."""
+    for entity in entities:
+        text = re.sub(re.escape(str(entity.label)), " ", text, flags=re.IGNORECASE)
+    return text
 
 
 def _columns(target: str, entities: list[EntityMatch], language: str,

@@ -100,16 +100,23 @@ class DetailCatalog:
 # ---- building ------------------------------------------------------------------------------------
 def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
                   vocabulary: dict[str, Any] | None = None,
-                  terms: Iterable[dict[str, Any]] = ()) -> DetailCatalog:
+                  terms: Iterable[dict[str, Any]] = (), observed: Iterable[dict[str, Any]] = ()) -> DetailCatalog:
     """The detail catalog of ``model``; ``vocabulary`` is a loaded vocabulary file, ``terms`` glossary rows
-    (``canonical_term``, ``synonyms``, ``mapped_asset_id`` = ``dimension:cube.dim``, ``filter_value``)."""
+    (``canonical_term``, ``synonyms``, ``mapped_asset_id`` = ``dimension:cube.dim``, ``filter_value``);
+    ``observed``: values read from the warehouse in the same shape, used for the columns no vocabulary
+    word, glossary term or row name covers ("customers in 北京")."""
     vocab = vocabulary or {}
     try:
-        return _build(model, default_schema, vocab, list(terms))
+        catalog = _build(model, default_schema, vocab, list(terms))
     except (KeyError, TypeError, AttributeError, ValueError, re.error) as err:
         if isinstance(err, VocabularyError):
             raise
         raise VocabularyError(f"malformed detail vocabulary entry: {type(err).__name__}: {err}") from err
+    physical = {name: found for name, cube in model.cubes.items() if (found := _physical(cube, default_schema))}
+    covered = {(w.table, w.column) for w in catalog.values}
+    extra = tuple(w for w in _glossary_values(observed, model, physical) if w.table in catalog.tables
+                  and (w.table, w.column) not in covered and w.column not in catalog.tables[w.table].name_columns)
+    return replace(catalog, values=catalog.values + extra) if extra else catalog
 
 
 def _build(model: SemanticModel, default_schema: str, vocab: dict[str, Any],
@@ -419,7 +426,13 @@ def _qualify(table: str, column: str) -> tuple[str, str]:
 
 
 def catalog_for(settings: Settings, conn: psycopg.Connection) -> DetailCatalog:
-    """The catalog of the configured model folder, vocabulary file and glossary."""
+    """The catalog of the configured model folder, vocabulary file, glossary and warehouse values."""
+    from router.aggregate.values import ValueIndex
+
     vocabulary = load_vocabulary(settings.detail_vocabulary)
-    return build_catalog(load_model(settings.model_dir), default_schema=settings.warehouse_schema,
-                         vocabulary=vocabulary, terms=glossary_terms(conn))
+    model = load_model(settings.model_dir)
+    index = ValueIndex.load(conn, model, settings.warehouse_schema)
+    observed = [{"canonical_term": surface, "synonyms": [], "mapped_asset_id": f"dimension:{member}",
+                 "filter_value": value} for surface, pairs in index.surfaces.items() for member, value in pairs]
+    return build_catalog(model, default_schema=settings.warehouse_schema, vocabulary=vocabulary,
+                         terms=glossary_terms(conn), observed=observed)

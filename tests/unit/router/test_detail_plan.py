@@ -156,3 +156,20 @@ def test_a_row_named_by_its_key_filters_by_that_key(text: str, target: str) -> N
 def test_years_are_no_keys_and_n_latest_limits() -> None:
     assert not plan("orders 2024", []).filters and not plan("2024年的订单", []).filters
     assert plan("show me the 5 latest orders", []).limit == 5
+
+
+def test_values_read_from_the_warehouse_fill_the_columns_nothing_else_covers() -> None:
+    observed = [{"canonical_term": c, "synonyms": [], "mapped_asset_id": f"dimension:{m}", "filter_value": v}
+                for c, m, v in [("北京", "customers.city", "北京 Beijing"), ("Pulse", "products.brand", "Pulse"),
+                                ("cancelled", "orders.status", "cancelled"),
+                                ("Aurora X1 headphones", "products.product_name", "Aurora X1 headphones")]]
+    catalog = build_catalog(load_model(SETTINGS.model_dir), vocabulary=load_vocabulary(SETTINGS.detail_vocabulary),
+                            observed=observed)
+    added = {(w.table, w.column) for w in catalog.values} - {(w.table, w.column) for w in DEMO.values}
+    assert added == {("dim_customer", "city"), ("dim_product", "brand")}  # not status (vocabulary), not names
+    p = plan_detail("customers in 北京", language="zh", entities=[], time_range=None, limit=None,
+                    recalled_tables=[], catalog=catalog)
+    assert [(f.column, f.value) for f in p.filters] == [("city", "北京 Beijing")]
+    aurora = plan_detail("refunds of Aurora X1 headphones", language="en", entities=[AURORA], time_range=None,
+                         limit=None, recalled_tables=[], catalog=catalog)
+    assert [f.column for f in aurora.filters] == ["product_id"]  # the product's name is no brand filter
