@@ -78,7 +78,7 @@ class Cubesage:
         (``catalog_for``), the names of its rows, the wiki titles of its tables and the SQL guard's policy
         (the physical tables of the published semantic assets)."""
         with self.pool.connection() as conn:
-            warehouse = catalog_for(self.settings, conn)
+            warehouse = catalog_for(self.settings, conn, self.components.value_index())
             directory = EntityDirectory.load(conn, warehouse)
             catalog = table_catalog(conn)
             policy = policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000),

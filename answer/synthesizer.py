@@ -194,8 +194,7 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     if not dims:
         return _count_text(len(table.rows), lang)
     ranked = sorted((r for r in table.rows if r[m] is not None), key=lambda r: r[m], reverse=True)
-    by = "、".join(label(table.columns[d], lang) for d in dims) if lang == "zh" else \
-        " and ".join(label(table.columns[d], lang) for d in dims)
+    by = _by([table.columns[d] for d in dims], lang)
 
     def name(row: list[Any]) -> str:
         return " / ".join(show_value(table.columns[d], row[d], lang) for d in dims)
@@ -263,7 +262,7 @@ def _comparison_text(agg: Any, lang: str) -> str | None:
         cur, prev, change = values(rows[0])
         return (f"{metric}：{now} {cur}，{before} {prev}，变化 {change}。" if lang == "zh"
                 else f"{metric}: {cur} ({now}) vs {prev} ({before}), {change}.")
-    by = "、".join(label(d, lang) for d in dims) if lang == "zh" else " and ".join(label(d, lang) for d in dims)
+    by = _by(dims, lang)
     listed = []
     for c in rows[:3]:
         name = " / ".join(show_value(d, c[d], lang) for d in dims)
@@ -272,6 +271,11 @@ def _comparison_text(agg: Any, lang: str) -> str | None:
     if lang == "zh":
         return f"按{by}的{metric}，{now} 对比 {before}：{'，'.join(listed)}（共 {fmt_number(len(rows))} 项）。"
     return f"{metric} by {by}, {now} vs {before}: {', '.join(listed)} ({fmt_number(len(rows))} rows in total)."
+
+
+def _by(columns: list[str], lang: str) -> str:
+    """The grouping columns as the text names them ("region and channel", "地区、渠道")."""
+    return ("、" if lang == "zh" else " and ").join(label(c, lang) for c in columns)
 
 
 def _count_text(n: int, lang: str) -> str:

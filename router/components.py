@@ -30,6 +30,7 @@ class Components:
     close: Callable[[], None] = lambda: None
     # (kind) after an ingest: "wiki" | "cube-models" | "glossary"
     refresh: Callable[[str], None] = lambda kind: None
+    value_index: Callable[[], Any] = lambda: None  # the current model's dimension values (None: not loaded)
 
 
 RETIRED_BACKEND_GRACE_S = 60.0  # a replaced backend is closed after in-flight queries (5 s timeout) are done
@@ -124,7 +125,7 @@ def load_components(settings: Any, url: str) -> Components:
     return Components(
         understand=understand, decompose=decompose, retrieve=retrieve, recall_tables=sag.recall_tables,
         recall_rows=sag.recall_rows, signals=intent_signals, classify_intent=classify, aggregate=aggregate,
-        close=close, refresh=refresh,
+        close=close, refresh=refresh, value_index=lambda: semantic.values,
     )
 
 

@@ -166,11 +166,8 @@ class Pipeline:
             if intent == "mixed":
                 agg_understanding, agg_retrieval = self._aggregate_part(sub_queries, understanding, retrieval,
                                                                         today, use_llm)
-            if follow_up is not None:
-                result.aggregate = self.c.aggregate(agg_understanding, agg_retrieval, today, use_llm,
-                                                    follow_up=follow_up)
-            else:
-                result.aggregate = self.c.aggregate(agg_understanding, agg_retrieval, today, use_llm)
+            result.aggregate = self.c.aggregate(agg_understanding, agg_retrieval, today, use_llm,
+                                                follow_up=follow_up)
             clock.lap("aggregate")
             emit("plan", {"cube_query": getattr(result.aggregate, "cube_query", None)})
             result.table = table_from_rows(result.aggregate.rows)

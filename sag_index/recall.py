@@ -86,7 +86,7 @@ class SagRecall:
 
     def _check_index(self) -> None:
         """Forget what was loaded when the SAG index changed (caller holds the lock)."""
-        if self._index_key.due() and self._index_key.update(fingerprint(self._conn, SAG_SCHEMA)):
+        if self._index_key.due() and self._index_key.update(fingerprint(self._conn, self._index_key.schema)):
             self._forget()
 
     # -- tables ---------------------------------------------------------------------------------

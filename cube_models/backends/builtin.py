@@ -127,7 +127,7 @@ class BuiltinBackend(SemanticBackend):
         key = _cache_key(compiled)
         with _warehouse_errors(self.settings.statement_timeout_ms), self._connections().connection() as conn:
             if self.cache.due():
-                self.cache.refresh(fingerprint(conn, self.settings.warehouse_schema))
+                self.cache.refresh(fingerprint(conn, self.cache.key.schema))
             hit = self.cache.get(key) if key is not None else None
             if hit is not None:
                 return self._result(compiled, hit.records, hit.total, started, cached=True)
@@ -149,7 +149,7 @@ class BuiltinBackend(SemanticBackend):
         with _warehouse_errors(self.settings.statement_timeout_ms):
             async with await psycopg.AsyncConnection.connect(self.url, cursor_factory=psycopg.AsyncRawCursor) as conn:
                 if self.cache.due():
-                    self.cache.refresh(await afingerprint(conn, self.settings.warehouse_schema))
+                    self.cache.refresh(await afingerprint(conn, self.cache.key.schema))
                 hit = self.cache.get(key) if key is not None else None
                 if hit is not None:
                     return self._result(compiled, hit.records, hit.total, started, cached=True)

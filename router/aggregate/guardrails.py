@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from router.aggregate.context import AggregateContext, member_path
+from router.aggregate.members import same_column_averages
 from router.aggregate.types import Problem
 
 METRIC_TYPES = ("metric", "measure")
@@ -62,7 +63,7 @@ def _averages_of(path: str, model: Any) -> set[str]:
     member = model.find_member(path)
     if member is None or getattr(member, "kind", "") != "measure" or member.type != "sum":
         return set()
-    return {m.path for m in model.cubes[member.cube].measures.values() if m.type == "avg" and m.sql == member.sql}
+    return set(same_column_averages(model, member))
 
 
 def check(query: dict[str, Any], context: Any, model: Any, *, draft_measures: list[str] | None = None) -> list[Problem]:

@@ -104,3 +104,8 @@ def language_variant(model: Any, member: str, language: str) -> str:
     if suffix in ("en", "zh") and suffix != language and model.find_member(f"{stem}_{language}") is not None:
         return f"{stem}_{language}"
     return member
+
+
+def same_column_averages(model: Any, measure: Any) -> list[str]:
+    """The avg measures of ``measure``'s cube over the same column (its "average ..." form)."""
+    return [m.path for m in model.cubes[measure.cube].measures.values() if m.type == "avg" and m.sql == measure.sql]

@@ -25,7 +25,7 @@ import re
 from typing import Any
 
 from router.aggregate.context import AggregateContext, member_path
-from router.aggregate.members import language_variant, measure_cubes, resolve_dimension
+from router.aggregate.members import language_variant, measure_cubes, resolve_dimension, same_column_averages
 from router.aggregate.types import AggregateError, CubeQueryDraft
 from router.understanding.negation import negation, refusal
 from router.understanding.types import Understanding
@@ -79,20 +79,16 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
     counting = counted is not None
     if aggregate_cue or counting:
         for b in _nearest_after(ctx.bindings, text, counted.end() if counted else 0):
-            if b.mapped_asset_type == "table":
-                count = f"{member_path(b.mapped_asset_id).removeprefix('table:')}.count"
-                if _measure(model, count):
-                    notes.append(f"measure {count}: a count asked of the bound table '{b.canonical_term}'")
-                    return [count]
+            if b.mapped_asset_type == "table" and (count := _count_of(b, model)):
+                notes.append(f"measure {count}: a count asked of the bound table '{b.canonical_term}'")
+                return [count]
     # "how many VIP customers": count the segment's cube; "which payment method is used most": count the
     # rows of the cube the bound dimension belongs to
     for kinds, asked in ((("segment",), counting), (("dimension",), counting or bool(_USAGE.search(text)))):
         for b in ctx.bindings if asked else []:
-            if b.mapped_asset_type in kinds and b.filter_value is None:
-                count = f"{member_path(b.mapped_asset_id).split('.', 1)[0]}.count"
-                if _measure(model, count):
-                    notes.append(f"measure {count}: a count of the rows '{b.canonical_term}' belongs to")
-                    return [count]
+            if b.mapped_asset_type in kinds and b.filter_value is None and (count := _count_of(b, model)):
+                notes.append(f"measure {count}: a count of the rows '{b.canonical_term}' belongs to")
+                return [count]
     ranked = sorted((a for a in ctx.assets if a.type in METRIC_ASSET_TYPES and a.score >= MIN_ASSET_SCORE),
                     key=lambda a: a.score, reverse=True)
     for asset in ranked:
@@ -108,11 +104,35 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
                          "refund rate")
 
 
+def _cube_of(binding: Any) -> str:
+    """The cube a bound table, member or segment belongs to ("table:orders", "customers.vip")."""
+    return member_path(binding.mapped_asset_id).removeprefix("table:").split(".", 1)[0]
+
+
+def _count_of(binding: Any, model: Any) -> str | None:
+    """``<cube>.count`` of the binding's cube, when the model has it."""
+    count = f"{_cube_of(binding)}.count"
+    return count if _measure(model, count) else None
+
+
+def _position(binding: Any, lowered: str) -> int:
+    """Where the binding's words are in the (lower-cased) question, -1 when they are not."""
+    return lowered.find((binding.matched or binding.canonical_term).lower())
+
+
 def _tables_by_position(ctx: AggregateContext, text: str) -> list[tuple[int, Any]]:
     lowered = text.lower()
-    found = [(lowered.find((b.matched or b.canonical_term).lower()), b) for b in ctx.bindings
-             if b.mapped_asset_type == "table"]
+    found = [(_position(b, lowered), b) for b in ctx.bindings if b.mapped_asset_type == "table"]
     return sorted((at, b) for at, b in found if at >= 0)
+
+
+def _nearest_count(ctx: AggregateContext, model: Any, text: str, centre: int, listed: Any) -> str | None:
+    """The count of the table named nearest ``centre`` other than the ``listed`` one."""
+    for _, b in sorted(((abs(at - centre), b) for at, b in _tables_by_position(ctx, text) if b is not listed),
+                       key=lambda pair: pair[0]):
+        if count := _count_of(b, model):
+            return count
+    return None
 
 
 def _listed_table(ctx: AggregateContext, text: str, bound: re.Match[str]) -> Any | None:
@@ -135,24 +155,13 @@ def _most_count(ctx: AggregateContext, model: Any, text: str, most: re.Match[str
     after = [b for at, b in tables if at >= most.end()]
     # "退款最多的3个商品": in Chinese the ranked rows follow the superlative; otherwise they come first
     listed = after[-1] if after and _CJK.search(text) else tables[0][1]
-    for _, b in sorted(((abs(at - most.start()), b) for at, b in tables), key=lambda pair: pair[0]):
-        count = f"{member_path(b.mapped_asset_id).removeprefix('table:')}.count"
-        if b is not listed and _measure(model, count):
-            return count
-    return None
+    return _nearest_count(ctx, model, text, most.start(), listed)
 
 
 def _bounded_count(ctx: AggregateContext, model: Any, text: str, bound: re.Match[str]) -> str | None:
     """The count a bound names: the table nearest the bound that is not the listed one."""
-    listed = _listed_table(ctx, text, bound)
     centre = bound.start(3) if bound.group(3) else bound.start()
-    others = sorted(((abs(at - centre), b) for at, b in _tables_by_position(ctx, text) if b is not listed),
-                    key=lambda pair: pair[0])
-    for _, b in others:
-        count = f"{member_path(b.mapped_asset_id).removeprefix('table:')}.count"
-        if _measure(model, count):
-            return count
-    return None
+    return _nearest_count(ctx, model, text, centre, _listed_table(ctx, text, bound))
 
 
 def _count_bound(u: Understanding, ctx: AggregateContext, model: Any, measures: list[str], dimensions: list[str],
@@ -164,8 +173,7 @@ def _count_bound(u: Understanding, ctx: AggregateContext, model: Any, measures: 
         return []
     word, number = (bound.group(1), bound.group(2)) if bound.group(1) else (bound.group(4), bound.group(5))
     listed = _listed_table(ctx, u.normalized, bound)
-    if listed is not None and not any(d.split(".", 1)[0] == member_path(listed.mapped_asset_id).removeprefix(
-            "table:") for d in dimensions):
+    if listed is not None and not any(d.split(".", 1)[0] == _cube_of(listed) for d in dimensions):
         member = resolve_dimension(model, listed.canonical_term, measure_cubes(measures), u.language)
         if member:
             dimensions.append(member)
@@ -177,7 +185,7 @@ def _ranked_rows(ctx: AggregateContext, model: Any, cubes: list[str], language: 
     """"which customers spent the most": rank the rows of a bound table other than the measure's own, by
     their name dimension."""
     for b in ctx.bindings:
-        cube = member_path(b.mapped_asset_id).removeprefix("table:")
+        cube = _cube_of(b)
         if b.mapped_asset_type != "table" or cube in cubes:
             continue
         member = resolve_dimension(model, b.canonical_term, cubes, language)
@@ -193,7 +201,7 @@ def _nearest_after(bindings: list[Any], text: str, start: int) -> list[Any]:
     lowered = text.lower()
 
     def position(b: Any) -> tuple[bool, int]:
-        at = lowered.find((getattr(b, "matched", "") or b.canonical_term).lower())
+        at = _position(b, lowered)
         return (at < start, at if at >= 0 else len(lowered))
 
     return sorted(bindings, key=position)
@@ -210,13 +218,12 @@ def averaged(measures: list[str], model: Any, text: str, notes: list[str]) -> li
         if member.type != "sum" and not member.type.startswith("count"):  # count, count_distinct...
             out.append(member.path)
             continue
-        twin = next((m for m in model.cubes[member.cube].measures.values() if m.type == "avg" and m.sql == member.sql),
-                    None)
+        twin = next(iter(same_column_averages(model, member)), None)
         if twin is None:
             raise AggregateError(f"the model has no average of {member.title or member.path} ({member.path} is a "
                                  f"{member.type}): ask for the total, or add an avg measure to the {member.cube} cube")
-        notes.append(f"average asked: {member.path} -> {twin.path}")
-        out.append(twin.path)
+        notes.append(f"average asked: {member.path} -> {twin}")
+        out.append(twin)
     return out
 
 

@@ -425,13 +425,14 @@ def _qualify(table: str, column: str) -> tuple[str, str]:
     return _split(column) if "." in column else (table, column)
 
 
-def catalog_for(settings: Settings, conn: psycopg.Connection) -> DetailCatalog:
-    """The catalog of the configured model folder, vocabulary file, glossary and warehouse values."""
+def catalog_for(settings: Settings, conn: psycopg.Connection, index: Any = None) -> DetailCatalog:
+    """The catalog of the configured model folder, vocabulary file, glossary and warehouse values
+    (``index``: the model's ``ValueIndex`` when the caller has it, else read here)."""
     from router.aggregate.values import ValueIndex
 
     vocabulary = load_vocabulary(settings.detail_vocabulary)
     model = load_model(settings.model_dir)
-    index = ValueIndex.load(conn, model, settings.warehouse_schema)
+    index = index or ValueIndex.load(conn, model, settings.warehouse_schema)
     observed = [{"canonical_term": surface, "synonyms": [], "mapped_asset_id": f"dimension:{member}",
                  "filter_value": value} for surface, pairs in index.surfaces.items() for member, value in pairs]
     return build_catalog(model, default_schema=settings.warehouse_schema, vocabulary=vocabulary,
