@@ -158,7 +158,7 @@ def build_assets(model: SemanticModel) -> tuple[list[AssetRow], list[EdgeRow]]:
                                {"source": SOURCE, "sql_table": main_table(cube),
                                 "primary_key": pks[0] if len(pks) == 1 else (pks or None),
                                 "time_dimension": model.cube_time_dimension(cube.name),
-                                "cube_sql": cube.sql, "file": Path(cube.file).name}))
+                                "cube_sql": cube.sql, "file": Path(cube.file).name, "user_meta": cube.meta}))
     for cube in model.cubes.values():
         table_id = f"table:{cube.name}"
         for m in cube.measures.values():
@@ -179,7 +179,8 @@ def build_assets(model: SemanticModel) -> tuple[list[AssetRow], list[EdgeRow]]:
         for s in cube.segments.values():
             assets.append(AssetRow(
                 f"segment:{s.path}", "segment", s.path, s.title or s.name, s.description, table_id, False,
-                {"source": SOURCE, "cube": cube.name, "sql": plain_sql(cube, s.sql, model)}))
+                {"source": SOURCE, "cube": cube.name, "sql": plain_sql(cube, s.sql, model),
+                 "user_meta": s.meta}))
         for j in cube.joins:
             on_sql = plain_sql(cube, j.sql, model)
             risk = FANOUT_RISK[j.relationship]

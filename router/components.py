@@ -52,6 +52,7 @@ def load_components(settings: Any, url: str) -> Components:
     from cube_models.model import load_model
     from cubesage_core.db import connect
     from cubesage_core.embeddings import get_embedder
+    from fourengine.model_terms import sync_model_terms
     from fourengine.retrieve import Retriever
     from router.aggregate import AggregateContext, run_aggregate
     from router.aggregate.context import member_path
@@ -72,6 +73,7 @@ def load_components(settings: Any, url: str) -> Components:
         model = load_model(settings.model_dir)
         with connect(url) as conn:
             values = ValueIndex.load(conn, model, settings.warehouse_schema)
+            sync_model_terms(conn)  # the model's own words bind like glossary terms
         return _Semantic(model, get_backend(settings, url, model), values)
 
     semantic = semantic_layer()

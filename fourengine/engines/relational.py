@@ -14,6 +14,7 @@ from collections import defaultdict
 from psycopg import AsyncConnection
 
 from fourengine.engines._rows import ASSET_COLUMNS, asset_from
+from fourengine.model_terms import PREFIX as MODEL_TERM_PREFIX
 from fourengine.models import TermHit
 
 _SQL = f"""
@@ -65,7 +66,14 @@ async def match_terms(
             mapped_asset_type=row[5], mapped_asset_id=row[6], filter_value=row[7], definition=row[8] or "",
             asset=asset,
         ))
-    return _with_ambiguity(_longest_matches(hits))
+    return _with_ambiguity(_glossary_first(_longest_matches(hits)))
+
+
+def _glossary_first(hits: list[TermHit]) -> list[TermHit]:
+    """Words the glossary defines are the glossary's: a model-derived term (``model:...``) matching the
+    same text as a glossary term is dropped, so the two never make each other ambiguous."""
+    curated = {h.matched for h in hits if not h.term_id.startswith(MODEL_TERM_PREFIX)}
+    return [h for h in hits if not (h.term_id.startswith(MODEL_TERM_PREFIX) and h.matched in curated)]
 
 
 def _longest_matches(hits: list[TermHit]) -> list[TermHit]:
