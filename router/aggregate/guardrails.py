@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from router.aggregate.context import AggregateContext, member_path
-from router.aggregate.members import same_column_averages
+from router.aggregate.members import row_count, same_column_averages
 from router.aggregate.types import Problem
 
 METRIC_TYPES = ("metric", "measure")
@@ -46,12 +46,13 @@ def _problem(raw: Any) -> Problem:
                    get("member"), suggestion)
 
 
-def allowed_measures(ctx: AggregateContext) -> set[str]:
-    """Bound and retrieved metrics, measures of cached examples, and the row count (``<cube>.count``) of
-    every cube a bound table, segment or dimension belongs to: "how many VIP customers" counts customers."""
+def allowed_measures(ctx: AggregateContext, model: Any) -> set[str]:
+    """Bound and retrieved metrics, measures of cached examples, and the row count of every cube a bound
+    table, segment or dimension belongs to: "how many VIP customers" counts customers."""
     allowed = {member_path(b.mapped_asset_id) for b in ctx.bindings if b.mapped_asset_type in METRIC_TYPES}
-    allowed |= {member_path(b.mapped_asset_id).removeprefix("table:").split(".", 1)[0] + ".count"
-                for b in ctx.bindings if b.mapped_asset_type in ("table", "segment", "dimension")}
+    counted = {member_path(b.mapped_asset_id).removeprefix("table:").split(".", 1)[0]
+               for b in ctx.bindings if b.mapped_asset_type in ("table", "segment", "dimension")}
+    allowed |= {count for cube in counted if (count := row_count(model, cube))}
     allowed |= {member_path(a.id) for a in ctx.assets if a.type in METRIC_TYPES}
     for shot in ctx.few_shots:
         allowed |= set((shot.get("cube_query") or {}).get("measures", []))
@@ -84,7 +85,7 @@ def check(query: dict[str, Any], context: Any, model: Any, *, draft_measures: li
         elif metric not in used and not used & _averages_of(metric, model):
             problems.append(Problem("unused_binding", f"bound metric '{metric}' must be used as a measure",
                                     metric, metric))
-    allowed = allowed_measures(ctx)
+    allowed = allowed_measures(ctx, model)
     allowed |= {avg for m in list(allowed) for avg in _averages_of(m, model)}  # "average refund amount"
     if allowed:
         for measure in measures:

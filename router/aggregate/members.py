@@ -46,6 +46,19 @@ def concept_words(concept: str) -> set[str]:
     return _words(mapped or concept)
 
 
+def row_count(model: Any, cube: str) -> str | None:
+    """The measure that counts a cube's rows: type ``count``, or a distinct count of its primary key,
+    without filters (the one named ``count`` first); None when the model defines none."""
+    found = getattr(model, "cubes", {}).get(cube)
+    if found is None:
+        return None
+    keys = {d.sql for d in found.primary_keys}
+    plain = [m for m in found.measures.values() if not m.filters and (
+        m.type == "count" or (m.type.startswith("count_distinct") and m.sql in keys))]
+    plain.sort(key=lambda m: m.name != "count")
+    return plain[0].path if plain else None
+
+
 def reachable_cubes(model: Any, start: str) -> dict[str, int]:
     """Cubes reachable from ``start`` along declared joins, with hop counts."""
     hops = {start: 0}

@@ -3,7 +3,7 @@
 - measures: metric bindings in order (``metric:order_items.gmv`` -> ``order_items.gmv``); without any,
   the best retrieved metric asset, then the measures of a cached few-shot query;
 - measures, without a bound metric: "how many orders"/"多少订单" (or "daily orders": a grain, ranking,
-  comparison or group-by) counts the bound table (``orders.count``);
+  comparison or group-by) counts the bound table (its row-count measure, ``members.row_count``);
 - dimensions: group-by mentions resolved against the model (``members.resolve_dimension``) plus
   dimension bindings without a value when the question has a group-by cue (by/per/which/top/按/各/哪/最);
   two or more bound values of one member in a comparison
@@ -25,7 +25,13 @@ import re
 from typing import Any
 
 from router.aggregate.context import AggregateContext, member_path
-from router.aggregate.members import language_variant, measure_cubes, resolve_dimension, same_column_averages
+from router.aggregate.members import (
+    language_variant,
+    measure_cubes,
+    resolve_dimension,
+    row_count,
+    same_column_averages,
+)
 from router.aggregate.types import AggregateError, CubeQueryDraft
 from router.understanding.negation import negation, refusal
 from router.understanding.types import Understanding
@@ -110,9 +116,8 @@ def _cube_of(binding: Any) -> str:
 
 
 def _count_of(binding: Any, model: Any) -> str | None:
-    """``<cube>.count`` of the binding's cube, when the model has it."""
-    count = f"{_cube_of(binding)}.count"
-    return count if _measure(model, count) else None
+    """The row count of the binding's cube, when the model has one."""
+    return row_count(model, _cube_of(binding))
 
 
 def _position(binding: Any, lowered: str) -> int:
@@ -169,7 +174,7 @@ def _count_bound(u: Understanding, ctx: AggregateContext, model: Any, measures: 
     """"customers with more than 5 orders": the order count per customer, kept where it passes the bound
     (grouped by the name of the listed rows; adds that dimension when missing)."""
     bound = COUNT_BOUND.search(u.normalized)
-    if bound is None or not measures or not measures[0].endswith(".count"):
+    if bound is None or not measures or measures[0] != row_count(model, measures[0].split(".", 1)[0]):
         return []
     word, number = (bound.group(1), bound.group(2)) if bound.group(1) else (bound.group(4), bound.group(5))
     listed = _listed_table(ctx, u.normalized, bound)
