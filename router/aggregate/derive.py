@@ -54,9 +54,17 @@ def merge_groups(queries: list[dict[str, Any]], results: list[list[dict[str, Any
     return list(merged.values())
 
 
+def _period_start(query: dict[str, Any]) -> str:
+    date_range = (query.get("timeDimensions") or [{}])[0].get("dateRange") or [""]
+    return str(date_range[0] if isinstance(date_range, list) else date_range)
+
+
 def _changes(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Current vs previous (first two periods) per group (dimension values) and measure."""
+    """The later of the first two periods vs the earlier one, per group (dimension values) and measure:
+    "Q1 vs Q2" and "this year vs last year" both state the change from the earlier period to the later."""
     dims = list(draft.query.get("dimensions", []))
+    later_first = _period_start(draft.queries[0]) >= _period_start(draft.queries[1 if len(draft.queries) > 1 else 0])
+    results = results if later_first else [results[1], results[0], *results[2:]]
 
     def key(row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(row.get(d) for d in dims)

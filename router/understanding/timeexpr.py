@@ -264,7 +264,8 @@ def _rules() -> list[Rule]:
          lambda m, t: _sub_period(_relative_year(m[1], t), m[2], t, True)),
         # years
         (r"(?<!\d)(\d{4})\s*年度?", lambda m, t: _Spec(_year(int(m[1])), "year")),
-        (r"(?<![\d\-/.])((?:19|20)\d{2})(?![\d\-/.])", lambda m, t: _Spec(_year(int(m[1])), "year")),
+        (r"(?<![\d\-/.])((?:19|20)\d{2})(?![\d\-/.])",
+         lambda m, t: None if _is_amount(m) else _Spec(_year(int(m[1])), "year")),
         # bare months/quarters/halves (most recent)
         (rf"(?<![\d年个第近前后])({_CN_MONTH})\s*月份?(?![\d日号])",
          lambda m, t: _month_spec(None, parse_number(m[1]) or 0, t)),
@@ -288,6 +289,21 @@ def _rules() -> list[Rule]:
         (rf"\b(?:{_alternation(_REL_EN)})\b", lambda m, t: _relative(*_REL_EN[m[0].lower()], t)),
     ]
     return [(re.compile(pattern, flags), handler) for pattern, handler in rules]
+
+
+_AMOUNT_BEFORE = re.compile(
+    r"(?:more|greater|higher|larger|bigger|less|fewer|lower|smaller)\s+than\s*$|(?:over|above|under|below|exceeding|"
+    r"exceeds?|at\s+least|at\s+most|min(?:imum)?|max(?:imum)?|up\s+to|>=?|<=?|=|[$€£¥￥]|rmb|usd|cny|eur)\s*$|"
+    r"(?:超过|大于|高于|多于|少于|小于|低于|不足|至少|不少于|不超过|达到|满)\s*$", re.IGNORECASE)
+_AMOUNT_AFTER = re.compile(
+    r"^\s*(?:元|块|美元|欧元|dollars?|euros?|yuan|rmb|usd|cny|eur|bucks|以上|以下|多|\+|or\s+(?:more|less|above|"
+    r"below|over|under)|and\s+(?:above|up|over|below|under)|units?|items?|pieces?|件|个|笔|单|次|%)", re.IGNORECASE)
+
+
+def _is_amount(m: re.Match[str]) -> bool:
+    """A year-like number next to comparison, currency or unit words is an amount ("refunds over 2000",
+    "2000元以上"), not a year."""
+    return bool(_AMOUNT_BEFORE.search(m.string[:m.start(1)]) or _AMOUNT_AFTER.search(m.string[m.end(1):]))
 
 
 def _half_recent(first: bool, today: date) -> _Spec:

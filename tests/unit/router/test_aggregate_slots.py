@@ -250,6 +250,13 @@ def test_run_comparison_rows_and_growth() -> None:
     assert (change["current"], change["previous"], change["change_pct"]) == (150.0, 100.0, 0.5)
 
 
+def test_compared_periods_change_from_the_earlier_to_the_later_in_any_order() -> None:
+    backend = FakeBackend([[{"orders.count": 6943}], [{"orders.count": 7921}]])
+    result = run("Compare orders in Q1 and Q2 2025", backend, COUNT)
+    change = result.derived["changes"][0]
+    assert (change["previous"], change["current"]) == (6943, 7921) and change["change_pct"] > 0
+
+
 def test_run_merges_measure_groups_on_dimension_values() -> None:
     revenue = metric("revenue", "revenue.revenue")
     gmv_rows = [{"regions.name_en": "East China", "order_items.gmv": 10.0},

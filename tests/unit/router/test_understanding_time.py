@@ -147,3 +147,10 @@ def test_month_over_month_over_a_longer_range_is_a_monthly_series() -> None:
 def test_the_compared_year_is_labelled_as_such() -> None:
     u = understand("What's our refund rate this year compared to last year?", TODAY)
     assert u.comparison is not None and [r.label for r in u.comparison.ranges] == ["this year", "same period last year"]
+
+
+@pytest.mark.parametrize("question", ["refunds over 2000 in May 2025", "payments above $2000 in May 2025",
+                                      "2000元以上的支付记录 2025年5月", "orders with more than 2000 units in May 2025"])
+def test_a_year_like_number_next_to_comparison_currency_or_unit_words_is_an_amount(question: str) -> None:
+    ranges = extract_time(normalize(question), TODAY).ranges
+    assert [(r.start, r.end) for r in ranges] == [(date(2025, 5, 1), date(2025, 5, 31))]
