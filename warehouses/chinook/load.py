@@ -21,7 +21,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from cubesage_core.db import READER_ROLE, connection
+from cubesage_core.db import READER_ROLE
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "chinook_fixture.json.gz"
 
@@ -173,7 +173,7 @@ def _grant_reader(cur: psycopg.Cursor, schema: str) -> None:
 def load(url: str, schema: str = "chinook") -> dict[str, int]:
     """(Re)create ``schema`` at ``url`` with the Chinook tables and data; returns rows per table."""
     fixture = read_fixture()
-    with connection(url) as conn, conn.transaction(), conn.cursor() as cur:
+    with psycopg.connect(url) as conn, conn.cursor() as cur:
         cur.execute(sql.SQL("DROP SCHEMA IF EXISTS {s} CASCADE; CREATE SCHEMA {s}").format(s=sql.Identifier(schema)))
         for table in TABLES:
             _create_table(cur, schema, table)
@@ -183,7 +183,7 @@ def load(url: str, schema: str = "chinook") -> dict[str, int]:
         _grant_reader(cur, schema)
         counts = {t.name: cur.execute(sql.SQL("SELECT count(*) FROM {}.{}").format(
             sql.Identifier(schema), sql.Identifier(t.name))).fetchone()[0] for t in TABLES}
-    with connection(url) as conn:
+    with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(sql.SQL("ANALYZE {}").format(sql.SQL(", ").join(
             sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(t.name)) for t in TABLES)))
     return counts
