@@ -30,6 +30,8 @@ PK = "pk"  # the fixture's primary key, which is not among its "fields"
 
 @dataclass(frozen=True)
 class Column:
+    """A column of a warehouse table and the fixture field it is read from."""
+
     name: str
     type: str
     source: str  # field name in the fixture, or PK
@@ -38,6 +40,8 @@ class Column:
 
 @dataclass(frozen=True)
 class Table:
+    """A warehouse table: its columns, keys and the fixture model (Django ``app.model``) holding its rows."""
+
     name: str
     fixture_model: str
     columns: tuple[Column, ...]
@@ -46,10 +50,12 @@ class Table:
 
 
 def _id(table: str) -> Column:
+    """The surrogate key ``<table>_id``, read from the fixture record's ``pk``."""
     return Column(f"{table}_id", "integer", PK, nullable=False)
 
 
 def _address(prefix: str = "") -> tuple[Column, ...]:
+    """Address columns; the fixture spells them without underscores (``billing_city`` <- ``billingcity``)."""
     fields = ("address", "city", "state", "country", "postalcode")
     names = ("address", "city", "state", "country", "postal_code")
     return tuple(Column(f"{prefix}{name}", "text", f"{prefix.replace('_', '')}{field}")
