@@ -1,0 +1,1 @@
+"""The Chinook digital music store pack (see ``pack.yaml``)."""
