@@ -114,3 +114,16 @@ def test_order_count_and_late_shipments_match_sql(tpch_loaded: LoadedPack, built
                                      " FROM tpch.lineitem WHERE l_shipmode = 'AIR'")[0]
     assert late.rows[0]["lineitem.late_count"] == late_air
     assert late.rows[0]["lineitem.late_rate"] == pytest.approx(late_air / lines_air)
+
+
+def test_loading_again_gives_the_same_data(tpch_loaded: LoadedPack) -> None:
+    """Runs last: the schema is dropped and recreated, with the same rows."""
+    revenue_sql = "SELECT sum(l_extendedprice * (1 - l_discount)) FROM tpch.lineitem"
+    before = _value(tpch_loaded.url, revenue_sql)
+    assert tpch_loaded.pack.loader()(tpch_loaded.url, tpch_loaded.pack.schema) == tpch_loaded.counts
+    assert _value(tpch_loaded.url, revenue_sql) == before
+
+
+def test_bad_schema_name_is_refused(tpch_loaded: LoadedPack) -> None:
+    with pytest.raises(ValueError, match="schema must be"):
+        tpch_loaded.pack.loader()(tpch_loaded.url, "tpch; DROP TABLE x")
