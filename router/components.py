@@ -150,6 +150,8 @@ def intent_signals(understanding: Any, retrieval: dict[str, Any], entities: list
         value_bindings=[b.filter_value for b in bindings if b.filter_value],
         row_hits=[RowHit(e.label, e.entity_type, e.score) for e in entities],
         table_hits=[str(h.table) for h in table_hits[:3]],
+        table_words=[b.matched or b.canonical_term for b in bindings if b.mapped_asset_type in ("table", "segment")],
+        bound_words=[b.matched or b.canonical_term for b in bindings],
         few_shots=[{"question": f.question, "cube_query": f.cube_query, "sql": f.sql}
                    for f in getattr(main, "few_shots", []) or []],
     )

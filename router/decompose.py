@@ -67,8 +67,9 @@ def _clause_split(text: str) -> list[SubQuery] | None:
     second = _LEADING.sub("", _PRONOUNS.sub(" ", second))
     if not first.strip() or not second.strip():
         return None
-    agg_first = bool(lex.AGGREGATION.search(first) or lex.METRIC_WORDS.search(first))
-    detail_second = bool(lex.DETAIL.search(second) or lex.DOMAIN.search(second))
+    agg_first = bool(lex.AGGREGATION.search(first))
+    # the second clause is about rows: detail words, or a pronoun for the first clause's rows ("their refunds")
+    detail_second = bool(lex.DETAIL.search(second) or _PRONOUNS.search(text[m.start():]))
     if not (agg_first and detail_second):
         return None
     return [_sub(first, "aggregate", first.strip()), _sub(second, "detail", second.strip(), depends_on=0)]

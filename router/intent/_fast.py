@@ -1,10 +1,11 @@
 """Fast (deterministic) intent rules: weighted EN/ZH cues and warehouse signals.
 
 Decision order (documented rule):
-1. ``unsupported`` when the question hits the out-of-domain list (weather, stock prices, sports, HR, ...)
-   and has no metric binding (a city named in a weather question may still hit a row), or when it
-   carries no warehouse evidence at all (no metric/dimension/value binding, no entity row, no domain
-   word, no aggregation cue). Table hits are context only: fuzzy table recall always returns some.
+1. ``unsupported`` when the question carries no warehouse evidence: nothing binds to the model (no
+   metric, table, dimension or value binding, no entity row, no word about the warehouse itself) and no
+   aggregation cue. Out-of-domain is the absence of a binding, never a topic list: a question about
+   employees is answered where the model has employees. Table hits are context only: fuzzy table
+   recall always returns some.
 2. ``clarify`` when the phrasing is vague ("how are we doing?", "show me the data", "销售怎么样") and the
    question does not name both a metric and a period, and names no entity row; also when only generic
    domain words are present with nothing to compute or list.
@@ -16,12 +17,43 @@ Decision order (documented rule):
 
 from __future__ import annotations
 
+import re
+
 from router.intent import _lexicon as lex
-from router.intent.types import IntentDecision, IntentSignals
+from router.intent.types import IntentDecision, IntentSignals, RowHit
+from router.understanding.timeexpr import extract_time
 from router.understanding.types import Understanding
+
+_TIME_WORD = re.compile(r"today|tomorrow|yesterday|now|tonight|daily|weekly|monthly|quarterly|yearly|annual|"
+                        r"今天|明天|昨天|现在|今晚|每天|每周|每月|每季度|每年", re.IGNORECASE)
 
 THRESHOLD = 2.0
 ROW_HIT_MIN_SCORE = 0.8
+
+
+def _word_spans(text: str, words: list[str]) -> list[tuple[int, int, str]]:
+    """Where the words that bound a table stand in the question (plurals of English words included)."""
+    spans = []
+    for word in dict.fromkeys(w.lower() for w in words if w):
+        if not word.isascii():
+            stem = re.escape(word)
+        elif word.endswith("y"):
+            stem = rf"\b{re.escape(word[:-1])}(?:y|ies)\b"
+        else:
+            stem = rf"\b{re.escape(word)}(?:e?s)?\b"
+        spans += [(m.start(), m.end(), word) for m in re.finditer(stem, text, re.IGNORECASE)]
+    return spans
+
+
+def _row_cues(text: str, s: IntentSignals) -> tuple[set[str], bool]:
+    """Rows asked of a bound table ("show me the invoices", "所有曲目") and a key named after its noun
+    ("invoice 412", "订单号8579")."""
+    asked, keyed = set(), False
+    for start, end, word in _word_spans(text, s.table_words):
+        if lex.ROWS_LEAD.search(text[:start]):
+            asked.add(f"rows of '{word}'")
+        keyed = keyed or bool(lex.KEY_AFTER.search(text[end:]))
+    return asked, keyed
 
 
 def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]]:
@@ -31,9 +63,6 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     if s.metric_bindings:
         agg += 2.0 + 0.25 * (len(s.metric_bindings) - 1)
         reasons.append(f"metric binding(s): {', '.join(s.metric_bindings[:3])}")
-    elif m := lex.METRIC_WORDS.search(text):
-        agg += 1.5
-        reasons.append(f"metric word '{m.group(0)}'")
     cues = {m.group(0).lower() for m in lex.AGGREGATION.finditer(text)}
     if cues:
         agg += min(3.0, 1.5 * len(cues))
@@ -47,7 +76,8 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     if u.dimensions and (s.metric_bindings or cues):
         agg += 1.0
         reasons.append(f"group-by: {', '.join(d.concept for d in u.dimensions[:3])}")
-    details = {m.group(0).lower() for m in lex.DETAIL.finditer(text)}
+    asked, keyed = _row_cues(text, s)
+    details = {m.group(0).lower() for m in lex.DETAIL.finditer(text)} | asked
     if details:
         det += min(4.0, 2.0 * len(details))
         reasons.append(f"detail phrasing: {', '.join(sorted(details)[:4])}")
@@ -62,28 +92,41 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     if rows:
         det += 1.5
         reasons.append(f"entity row(s): {', '.join(f'{h.type} {h.label}' for h in rows[:3])}")
-    if lex.ORDER_ID.search(text):
+    if keyed:
         det += 2.0
-        reasons.append("order id named")
+        reasons.append("a row named by its key")
     grouped = {d.concept for d in u.dimensions}
-    counted = lex.DOMAIN.search(text) if u.dimensions and not (s.metric_bindings or cues or details - grouped or rows) \
-        and not (lex.LIST_VERB.search(text) or lex.METRIC_WORDS.search(text)) else None
+    tables = s.table_words
+    counted = tables and u.dimensions and not (s.metric_bindings or cues or details - grouped or rows) \
+        and not lex.LIST_VERB.search(text)
     if counted:  # "orders by status", "customers per region": counts per group
         agg += 2.5
-        reasons.append(f"'{counted.group(0)}' grouped by {u.dimensions[0].concept}: counts per group")
-    elif not s.metric_bindings and not cues and lex.DOMAIN.search(text):
+        reasons.append(f"'{tables[0]}' grouped by {u.dimensions[0].concept}: counts per group")
+    elif not s.metric_bindings and not cues and tables:
         det += 1.0
-        reasons.append("entity/table words without aggregation: rows asked for")
+        reasons.append("table words without aggregation: rows asked for")
     return agg, det, reasons
 
 
-def _detail_tail(text: str) -> str | None:
+def _detail_tail(text: str, s: IntentSignals) -> str | None:
     """The joining words when an aggregate clause is followed by a clause about rows ("and their refunds")."""
     m = lex.CLAUSE_JOIN.search(text)
     if not m:
         return None
     tail = text[m.start():]
-    return m.group(0) if lex.DETAIL.search(tail) or lex.DOMAIN.search(tail) else None
+    about_rows = lex.DETAIL.search(tail) or any(start >= m.start() for start, _, _ in _word_spans(text, s.table_words))
+    return m.group(0) if about_rows else None
+
+
+def _unbound(u: Understanding, s: IntentSignals, rows: list[RowHit]) -> list[str]:
+    """Search terms of the question that bind to nothing: no binding, row name, time or language word."""
+    known = [w.lower() for w in [*s.bound_words, *s.value_bindings, *(h.label for h in rows)] if w]
+    known += [m.group(0).lower() for m in lex.VAGUE.finditer(u.normalized)]
+    words = [t.lower() for t in u.search_terms if " " not in t]
+    return [t for t in words if not any(k in t or t in k for k in known)
+            and not (lex.PLAIN_VERBS.fullmatch(t) or lex.AGGREGATION.fullmatch(t) or lex.DETAIL.fullmatch(t)
+                     or lex.GENERIC_DOMAIN.fullmatch(t) or extract_time(t, u.today).ranges
+                     or _TIME_WORD.fullmatch(t))]
 
 
 def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:
@@ -92,28 +135,28 @@ def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:
     scores = {"aggregate": round(agg, 2), "detail": round(det, 2)}
     rows = [h for h in s.row_hits if h.score >= ROW_HIT_MIN_SCORE]
     # table hits come from fuzzy recall (some tables always come back): context only, not evidence
-    evidence = bool(s.metric_bindings or s.dimension_bindings or s.value_bindings or rows)
-    domain = evidence or bool(lex.DOMAIN.search(text) or lex.METRIC_WORDS.search(text))
-
-    off = lex.OFF_DOMAIN.search(text)
-    if off and not s.metric_bindings:
-        return IntentDecision("unsupported", 0.9, [*reasons, f"out-of-domain topic '{off.group(0)}'"],
-                              scores=scores)
+    structural = bool(s.metric_bindings or s.dimension_bindings or s.table_words)
+    domain = structural or bool(s.value_bindings or rows or lex.GENERIC_DOMAIN.search(text))
+    unbound = _unbound(u, s, rows) if not structural else []
+    if unbound:
+        # only a value or a row name binds ("the weather in Shanghai"): what is asked of it is unknown
+        return IntentDecision("unsupported", 0.8, [*reasons, f"nothing in the model is called "
+                                                   f"{', '.join(repr(w) for w in unbound[:3])}"], scores=scores)
     vague = lex.VAGUE.search(text)
-    named_metric = bool(s.metric_bindings or lex.METRIC_WORDS.search(text))
+    named_metric = bool(s.metric_bindings)
     if vague and not rows and not (named_metric and u.time_ranges) and det < THRESHOLD:
         missing = [w for w, ok in (("a metric", named_metric), ("a period", bool(u.time_ranges))) if not ok]
         return IntentDecision("clarify", 0.8, [*reasons, f"vague phrasing '{vague.group(0)}'; missing "
                                                + " and ".join(missing)], scores=scores)
-    if not domain and agg < THRESHOLD and det < THRESHOLD:
-        if len(u.search_terms) <= 1:
+    if not domain:
+        if not u.search_terms:
             return IntentDecision("clarify", 0.6, [*reasons, "too little to go on: no metric, entity or table"],
                                   scores=scores)
-        return IntentDecision("unsupported", 0.7, [*reasons, "no warehouse evidence: no metric, entity, table or "
-                                                   "domain word"], scores=scores)
+        return IntentDecision("unsupported", 0.7, [*reasons, "nothing in the question binds to the model: no "
+                                                   "metric, table, dimension, value or row"], scores=scores)
     if max(agg, det) < 1.0:
         return IntentDecision("clarify", 0.6, [*reasons, "nothing to compute or list"], scores=scores)
-    if agg >= THRESHOLD and (join := _detail_tail(text)):
+    if agg >= THRESHOLD and (join := _detail_tail(text, s)):
         return IntentDecision("mixed", _confidence(agg, 1.0),
                               [*reasons, f"an aggregate clause and a clause about rows joined by '{join}'"],
                               scores=scores)

@@ -31,6 +31,8 @@ class IntentSignals:
     value_bindings: list[str] = field(default_factory=list)  # bound filter values ("east", "华东")
     row_hits: list[RowHit] = field(default_factory=list)
     table_hits: list[str] = field(default_factory=list)  # confident table hits (asset ids or names)
+    table_words: list[str] = field(default_factory=list)  # the question's words that bound a table or segment
+    bound_words: list[str] = field(default_factory=list)  # the question's words that bound anything in the model
     few_shots: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:

@@ -23,20 +23,29 @@ CASES = [
     ("top 5 products by GMV", {"metric_bindings": GMV}, "aggregate"),
     ("Which region had the highest refund rate last quarter?", {"metric_bindings": RATE}, "aggregate"),
     ("各渠道订单量", {"metric_bindings": COUNT}, "aggregate"),
-    ("2024年每月订单量趋势", {}, "aggregate"),
+    ("2024年每月订单量趋势", {"metric_bindings": COUNT, "bound_words": ["订单量"]}, "aggregate"),
     ("How many orders did 王芳 place in 2024?",
      {"metric_bindings": COUNT, "row_hits": [RowHit("王芳", "customer")]}, "aggregate"),
-    ("list the refunded orders of customer Li Wei last week", {"row_hits": [RowHit("Li Wei", "customer")]}, "detail"),
-    ("王芳的订单", {"row_hits": [RowHit("王芳", "customer")]}, "detail"),
-    ("refund reasons for Aurora X1 headphones", {"row_hits": [RowHit("Aurora X1 headphones", "product")]}, "detail"),
-    ("列出上个月华东地区的退款订单", {}, "detail"),
-    ("show order 12345", {}, "detail"),
+    ("list the refunded orders of customer Li Wei last week",
+     {"row_hits": [RowHit("Li Wei", "customer")], "table_words": ["refunded", "order", "customer"]}, "detail"),
+    ("王芳的订单", {"row_hits": [RowHit("王芳", "customer")], "table_words": ["订单"]}, "detail"),
+    ("refund reasons for Aurora X1 headphones", {"row_hits": [RowHit("Aurora X1 headphones", "product")],
+                                                 "dimension_bindings": ["dimension:refunds.reason"]}, "detail"),
+    ("列出上个月华东地区的退款订单", {"value_bindings": ["east"], "table_words": ["退款", "订单"]}, "detail"),
+    ("show order 12345", {"table_words": ["order"]}, "detail"),
+    ("show me the invoices of Leonie Köhler",
+     {"table_words": ["invoice"], "row_hits": [RowHit("Leonie Köhler", "customer")]}, "detail"),
+    ("invoice 98", {"table_words": ["invoice"]}, "detail"),
+    ("How many employees do we have?", {"table_words": ["employee"]}, "aggregate"),
+    ("how many songs are longer than 5 minutes", {"table_words": ["song"]}, "aggregate"),
     ("which products drove the drop in GMV in 华东, and show their refund reasons", {"metric_bindings": GMV}, "mixed"),
     ("top products by GMV and their refund reasons", {"metric_bindings": GMV}, "mixed"),
     ("华东GMV最高的产品以及退款原因明细", {"metric_bindings": GMV}, "mixed"),
     ("GMV前5的商品和退款原因", {"metric_bindings": GMV}, "mixed"),
     ("订单量和退款率 按渠道 2024年", {"metric_bindings": [*COUNT, *RATE]}, "aggregate"),
     ("what's the weather in Shanghai tomorrow", {}, "unsupported"),
+    ("what's the weather in Shanghai tomorrow", {"value_bindings": ["上海"], "bound_words": ["shanghai"]},
+     "unsupported"),  # a city value binds, the weather does not
     ("who won the world cup", {}, "unsupported"),
     ("AAPL stock price today", {}, "unsupported"),
     ("明天北京天气怎么样", {}, "unsupported"),
@@ -44,7 +53,7 @@ CASES = [
     ("what is the meaning of life", {}, "unsupported"),
     ("how are we doing?", {}, "clarify"),
     ("show me the data", {}, "clarify"),
-    ("销售怎么样", {}, "clarify"),
+    ("销售怎么样", {}, "unsupported"),  # nothing in this model is called 销售
     ("销售怎么样", {"metric_bindings": ["metric:revenue.revenue"]}, "clarify"),  # a metric but no period
 ]
 
@@ -63,17 +72,19 @@ def test_vague_question_with_metric_and_period_is_answered() -> None:
 
 
 def test_signals_raise_confidence() -> None:
-    u = understand("GMV by region this quarter", TODAY)
-    weak = classify_intent(u, IntentSignals(), use_llm=False)
-    strong = classify_intent(u, IntentSignals(metric_bindings=GMV), use_llm=False)
-    assert weak.intent == strong.intent == "aggregate" and strong.confidence > weak.confidence
-    assert any("metric binding" in r for r in strong.reasons)
+    u = understand("王芳的订单", TODAY)
+    weak = classify_intent(u, IntentSignals(table_words=["订单"], bound_words=["王芳"]), use_llm=False)
+    strong = classify_intent(u, IntentSignals(table_words=["订单"], row_hits=[RowHit("王芳", "customer")]),
+                             use_llm=False)
+    assert weak.intent == strong.intent == "detail" and strong.confidence > weak.confidence
+    assert any("entity row" in r for r in strong.reasons)
 
 
 def test_row_hits_accept_dicts_and_low_scores_are_ignored() -> None:
     u = understand("王芳的订单", TODAY)
-    assert classify_intent(u, IntentSignals(row_hits=[{"label": "王芳", "type": "customer"}])).intent == "detail"
-    weak = IntentSignals(row_hits=[RowHit("王芳", "customer", score=0.2)])
+    hit = IntentSignals(row_hits=[{"label": "王芳", "type": "customer"}], table_words=["订单"])
+    assert classify_intent(u, hit).intent == "detail"
+    weak = IntentSignals(row_hits=[RowHit("王芳", "customer", score=0.2)], table_words=["订单"])
     assert not any("entity row" in r for r in classify_intent(u, weak, use_llm=False).reasons)
 
 
@@ -107,12 +118,14 @@ def test_table_hits_are_not_evidence_and_weather_beats_a_city_row() -> None:
 
 @pytest.mark.parametrize("question", ["Orders by status in 2024", "customers per region", "refunds by reason"])
 def test_entity_rows_grouped_by_a_dimension_are_counts(question: str) -> None:
-    decision = classify_intent(understand(question, TODAY), IntentSignals(), use_llm=False)
+    signals = IntentSignals(table_words=[question.split()[0].lower()])
+    decision = classify_intent(understand(question, TODAY), signals, use_llm=False)
     assert decision.intent == "aggregate", decision.reasons
     if "per" not in question:  # "per" is an aggregation word of its own
         assert any("counts per group" in r for r in decision.reasons)
 
 
 def test_listing_entity_rows_by_a_dimension_stays_detail() -> None:
-    decision = classify_intent(understand("list orders by status", TODAY), IntentSignals(), use_llm=False)
+    decision = classify_intent(understand("list orders by status", TODAY), IntentSignals(table_words=["order"]),
+                               use_llm=False)
     assert decision.intent == "detail"
