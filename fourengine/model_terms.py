@@ -40,6 +40,14 @@ def _words_of(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", leaf).replace("_", " ").strip()
 
 
+def _titles(title: str | None) -> list[str]:
+    """A title, and the title without a parenthesised unit or note ("Longest track (ms)" -> "Longest track")."""
+    if not title:
+        return []
+    bare = re.sub(r"\s*\([^)]*\)", "", title).strip()
+    return [title, bare] if bare and bare != title else [title]
+
+
 def _synonyms(meta: dict[str, Any]) -> list[str]:
     user = meta.get("user_meta") or {}
     found = user.get("synonyms") if isinstance(user, dict) else None
@@ -69,7 +77,7 @@ def model_terms(rows: Iterable[tuple[str, str, str, str | None, dict[str, Any]]]
     A member named like its own cube ("Customers", the count of the customers cube) leaves that word to one
     of them, never both (both would make it ambiguous): to the cube when the member is a count (so "list
     the customers" stays about rows), else to the member ("revenue" of a revenue cube is the measure)."""
-    named = [(row, _lexemes([row[3] or "", _words_of(row[2]), *_synonyms(row[4])])) for row in rows
+    named = [(row, _lexemes([*_titles(row[3]), _words_of(row[2]), *_synonyms(row[4])])) for row in rows
              if not _excluded(row[1], row[2], row[4]) and row[4].get("public") is not False]
     cube_words = {row[2]: {normalise(w) for w in words} for row, words in named if row[1] == "table"}
     taken = {row[4].get("cube"): {normalise(w) for w in words} for row, words in named

@@ -48,3 +48,8 @@ def test_a_count_named_like_its_cube_leaves_the_word_to_the_cube() -> None:
     assert "model:metric:customers.count" not in terms
     assert terms["model:metric:revenue.revenue"] == ["revenue"]
     assert "model:table:revenue" not in terms
+
+
+def test_a_title_also_binds_without_its_parenthesised_unit() -> None:
+    terms = _by_id([_row("metric:tracks.longest_ms", "metric", "Longest track (ms)", cube="tracks", agg="max")])
+    assert "longest track" in terms["model:metric:tracks.longest_ms"]
