@@ -14,7 +14,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from answer.formatting import fmt_measure, fmt_period, grain_of, is_number
-from answer.regress import OUTCOMES, CaseResult, SuiteError, load_suite, result_line, run_suite, summarize
+from answer.regress import INTENTS, OUTCOMES, CaseResult, SuiteError, load_suite, result_line, run_suite, summarize
 from router.understanding.types import QuestionError
 
 console = Console()
@@ -112,11 +112,15 @@ def _print_report(results: list[CaseResult], summary: dict[str, Any]) -> None:
     console.print(view)
     counts = Table("group", "cases", *OUTCOMES, "checked", "pass rate", "intent acc",
                    title=f"{summary['suite']} ({summary['split']})")
+    for column in counts.columns:  # whole headers and group names, also on a narrow or piped console
+        column.no_wrap = True
+        column.min_width = len(str(column.header))
+    counts.columns[0].min_width = max(len(name) for name in INTENTS)
     groups = [("all", summary), *summary["by_intent"].items(), *summary["by_language"].items()]
     for name, c in groups:
         counts.add_row(name, str(c["cases"]), *(str(c[o]) for o in OUTCOMES), str(c["checked"]),
                        _rate(c["pass_rate"]), _rate(c["intent_accuracy"]))
-    console.print(counts)
+    console.print(counts, crop=False)
     console.print(f"latency p50 {summary['latency_p50_ms']} ms, p95 {summary['latency_p95_ms']} ms; "
                   f"refusal kind mismatches {summary['refusal_kind_mismatch']}; elapsed {summary['elapsed_s']} s")
 

@@ -256,7 +256,7 @@ def metrics(rankings: list[list[str]], golds: list[set[str]]) -> dict[str, float
     return out
 
 
-def _lines(data: str, setting: str, system: str, rankings: list[list[str]], golds: list[set[str]],
+def split_lines(data: str, setting: str, system: str, rankings: list[list[str]], golds: list[set[str]],
            ms: list[float]) -> list[dict[str, Any]]:
     """One line per split (``bench.splits``): the metrics over that half of the questions."""
     out = []
@@ -309,7 +309,7 @@ def run(folder: Path, admin_url: str, *, limit: int | None = None, settings: Ret
         c_ranks, c_ms = cube[setting][0], [m + e for m, e in zip(cube[setting][1], embed_ms, strict=True)]
         for system, r, m in (("cubesage", c_ranks, c_ms), ("bm25", ranks["bm25"], ms["bm25"]),
                              ("dense", ranks["dense"], ms["dense"]), ("rrf", ranks["rrf"], ms["rrf"])):
-            for line in _lines(folder.name, setting, system, r, golds, m):
+            for line in split_lines(folder.name, setting, system, r, golds, m):
                 if system == "cubesage":
                     line["skipped_questions"] = skipped
                 emit(line)

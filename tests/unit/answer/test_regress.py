@@ -196,3 +196,15 @@ def test_language_and_members() -> None:
     q = {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"],
          "timeDimensions": [{"dimension": "orders.order_ts"}], "filters": [{"member": "regions.region_code"}]}
     assert cube_members(q) == {"order_items.gmv", "regions.name_en", "orders.order_ts", "regions.region_code"}
+
+
+def test_cli_exits_2_on_a_malformed_suite_before_starting_anything(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from answer.cli import app
+
+    path = write(tmp_path, "cases:\n  - {id: x, question: q, expect: {intent: aggregate}}\n")
+    result = CliRunner().invoke(app, ["regress", str(path), "--split", "dev"])
+    assert result.exit_code == 2
+    bad_split = write(tmp_path, "cases: []\n")
+    assert CliRunner().invoke(app, ["regress", str(bad_split), "--split", "train"]).exit_code == 2
