@@ -201,6 +201,8 @@ def _key(value: Any) -> float | str | None:
 def key_column(gold: Gold, columns: Sequence[str], answer_rows: list[Row]) -> str | None:
     """None when one answer column holds exactly the gold keys (a one-column gold), in gold order if ordered."""
     wanted = [_key(row[0]) for row in gold.rows]
+    if not wanted and not answer_rows:
+        return None
     width = len(columns) if columns else max((len(r) for r in answer_rows), default=0)
     near: str | None = None
     for c in range(width):
@@ -214,7 +216,7 @@ def key_column(gold: Gold, columns: Sequence[str], answer_rows: list[Row]) -> st
     if near:
         return near
     return (f"no answer column holds the {len(set(wanted))} gold keys "
-            f"(e.g. {[v for v in wanted[:3]]}) among {len(answer_rows)} answer rows")
+            f"(e.g. {wanted[:3]}) among {len(answer_rows)} answer rows")
 
 
 def _key_order_problem(gold: Gold, wanted: list[Any], values: list[Any]) -> str | None:

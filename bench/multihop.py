@@ -65,6 +65,20 @@ def recall_at(ranked_titles: list[str], gold: set[str], k: int) -> float:
     return len(gold & set(ranked_titles[:k])) / len(gold) if gold else 0.0
 
 
+def score(system: Callable[[str], list[str]], questions: list[Question],
+          title_of: dict[str, str]) -> tuple[dict[int, list[float]], list[float]]:
+    """Per question: recall@k of the titles ``system`` ranks, and its query time in ms."""
+    recalls: dict[int, list[float]] = {k: [] for k in KS}
+    latencies = []
+    for q in questions:
+        t = time.perf_counter()
+        ranked = [title_of[e] for e in system(q.question)]
+        latencies.append((time.perf_counter() - t) * 1000)
+        for k in KS:
+            recalls[k].append(recall_at(ranked, q.gold_titles, k))
+    return recalls, latencies
+
+
 def split_metrics(recalls: dict[int, list[float]], latencies: list[float], idx: list[int]) -> dict[str, Any]:
     """n, R@k and query latency over the questions ``idx`` of one split."""
     ms = [latencies[i] for i in idx]
@@ -162,14 +176,7 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         rows = []
         halves = split_indices(len(questions))
         for name, system in systems.items():
-            recalls: dict[int, list[float]] = {k: [] for k in KS}
-            latencies = []
-            for q in questions:
-                t = time.perf_counter()
-                ranked = [title_of[e] for e in system(q.question)]
-                latencies.append((time.perf_counter() - t) * 1000)
-                for k in KS:
-                    recalls[k].append(recall_at(ranked, q.gold_titles, k))
+            recalls, latencies = score(system, questions, title_of)
             common = {"bench": "multihop", "system": name, "backend": backend,
                       "index_chunks_per_s": round(report.chunks_per_s, 1),
                       "embed_ms_p50": round(statistics.median(embed_ms), 2)}
