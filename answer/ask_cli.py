@@ -103,12 +103,12 @@ OUTCOME_STYLE = {"passed": "green", "wrong": "bold red", "refused": "yellow", "f
 
 
 def _print_report(results: list[CaseResult], summary: dict[str, Any]) -> None:
-    """Per-case table (reasons of the cases that did not pass), then the counts overall, per intent and language."""
+    """Per-case table (reasons of all but plain passes), then counts overall, per intent and per language."""
     view = Table("id", "split", "intent", "outcome", "ms", "reason")
     for r in results:
         style = OUTCOME_STYLE[r.outcome]
         view.add_row(r.id, r.split, f"{r.intent_got}" + ("" if r.intent_ok else f" (want {r.intent_expected})"),
-                     f"[{style}]{r.outcome}[/{style}]", f"{r.latency_ms:.0f}", "" if r.passed else r.reason)
+                     f"[{style}]{r.outcome}[/{style}]", f"{r.latency_ms:.0f}", "" if r.reason == "ok" else r.reason)
     console.print(view)
     counts = Table("group", "cases", *OUTCOMES, "checked", "pass rate", "intent acc",
                    title=f"{summary['suite']} ({summary['split']})")
