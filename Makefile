@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 CUBESAGE := $(VENV)/bin/cubesage
 STAMP := $(VENV)/.stamp
 
-.PHONY: demo test bench install install-app install-test lint clean
+.PHONY: demo test bench bench-regress install install-app install-test lint clean
 
 ## Python env with the app and its pinned dependencies
 $(STAMP)-app: pyproject.toml constraints.txt answer/api/web/package-lock.json
@@ -55,11 +55,32 @@ bench: install-test
 	done | tee $(RESULTS)/multihop.jsonl
 	$(CUBESAGE) bench router-fast | tee $(RESULTS)/router-fast.jsonl
 	$(CUBESAGE) bench e2e | tee $(RESULTS)/e2e.jsonl
-	$(CUBESAGE) regress demo/regress/suite.yaml --json | tail -n 1 | tee $(RESULTS)/regress.jsonl
+	$(MAKE) --no-print-directory bench-regress
 	$(CUBESAGE) bench load | tee $(RESULTS)/load.jsonl
 	$(CUBESAGE) bench load --no-answer-cache | tee $(RESULTS)/load-no-answer-cache.jsonl
 	$(CUBESAGE) bench load --no-answer-cache --no-memo --requests 1000 | tee $(RESULTS)/load-no-cache.jsonl
 	$(CUBESAGE) bench fuzz | tee $(RESULTS)/fuzz.jsonl
+
+## Regression suites, dev and test apart: the demo suite on the demo DB, then each warehouse pack's suite
+## on its own data dir (.cubesage/bench-<pack>) after `cubesage warehouse load <pack>`; packs without a
+## suite.yaml are skipped. One summary line per suite and split: bench/results/regress-<warehouse>-<split>.jsonl
+SPLITS := dev test
+bench-regress:
+	mkdir -p $(RESULTS)
+	set -e; for split in $(SPLITS); do \
+	  out=$$($(CUBESAGE) regress demo/regress/suite.yaml --split $$split --json); \
+	  printf '%s\n' "$$out" | tail -n 1 | tee $(RESULTS)/regress-demo-$$split.jsonl; \
+	done
+	set -e; for suite in warehouses/*/suite.yaml; do \
+	  [ -f "$$suite" ] || continue; \
+	  name=$$(basename $$(dirname "$$suite")); \
+	  export CUBESAGE_DATA_DIR=.cubesage/bench-$$name; \
+	  $(CUBESAGE) warehouse load $$name; \
+	  for split in $(SPLITS); do \
+	    out=$$($(CUBESAGE) regress "$$suite" --split $$split --json); \
+	    printf '%s\n' "$$out" | tail -n 1 | tee $(RESULTS)/regress-$$name-$$split.jsonl; \
+	  done; \
+	done
 
 clean:
 	rm -rf $(VENV) tests/infra/cube/node_modules tests/infra/elasticsearch/target

@@ -6,6 +6,7 @@ import json
 import time
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -13,7 +14,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from answer.formatting import fmt_measure, fmt_period, grain_of, is_number
-from answer.regress import SuiteError, load_suite, result_line, run_suite, summarize
+from answer.regress import INTENTS, OUTCOMES, CaseResult, SuiteError, load_suite, result_line, run_suite, summarize
 from router.understanding.types import QuestionError
 
 console = Console()
@@ -68,13 +69,14 @@ def ask(
 
 def regress(
     suite: Path = typer.Argument(..., exists=True, dir_okay=False, help="Suite YAML (today + cases)."),
+    split: str = typer.Option("all", "--split", help="Cases of this split: dev, test or all."),
     as_json: bool = typer.Option(False, "--json", help="One JSON line per case, then a summary line."),
 ) -> None:
-    """Run a regression suite; exit code 1 when any case fails."""
+    """Run a regression suite and report every case's outcome; exit code 2 only for a malformed suite."""
     from answer.service import Cubesage
 
     try:
-        spec = load_suite(suite)
+        spec = load_suite(suite).select(split)
     except SuiteError as err:
         err_console.print(f"[red]{err}[/red]")
         raise typer.Exit(2) from err
@@ -83,22 +85,45 @@ def regress(
         results = []
         with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn(), console=err_console, disable=as_json) as progress:
-            task = progress.add_task("cases", total=len(spec.cases))
+            task = progress.add_task(f"{spec.name} ({spec.split})", total=len(spec.cases))
             for result in run_suite(spec, service.ask, service.url):
                 results.append(result)
                 progress.advance(task)
                 if as_json:
                     typer.echo(result_line(result))
-        summary = summarize(results, time.perf_counter() - started, service.startup_ms)
+        summary = summarize(results, time.perf_counter() - started, service.startup_ms, suite=spec.name,
+                            split=spec.split)
     if as_json:
-        typer.echo(json.dumps({"summary": summary}))
+        typer.echo(json.dumps({"summary": summary}, ensure_ascii=False))
     else:
-        view = Table("id", "intent", "answer", "ms", "reason")
-        for r in results:
-            mark = "" if r.answer_ok is None else ("ok" if r.answer_ok else "FAIL")
-            view.add_row(r.id, f"{r.intent_got}" + ("" if r.intent_ok else f" (want {r.intent_expected})"), mark,
-                         f"{r.latency_ms:.0f}", "" if r.passed else r.reason)
-        console.print(view)
-        console.print_json(json.dumps(summary))
-    if summary["failed"]:
-        raise typer.Exit(1)
+        _print_report(results, summary)
+
+
+OUTCOME_STYLE = {"passed": "green", "wrong": "bold red", "refused": "yellow", "failed": "red", "unchecked": "dim"}
+
+
+def _print_report(results: list[CaseResult], summary: dict[str, Any]) -> None:
+    """Per-case table (reasons of all but plain passes), then counts overall, per intent and per language."""
+    view = Table("id", "split", "intent", "outcome", "ms", "reason")
+    for r in results:
+        style = OUTCOME_STYLE[r.outcome]
+        view.add_row(r.id, r.split, f"{r.intent_got}" + ("" if r.intent_ok else f" (want {r.intent_expected})"),
+                     f"[{style}]{r.outcome}[/{style}]", f"{r.latency_ms:.0f}", "" if r.reason == "ok" else r.reason)
+    console.print(view)
+    counts = Table("group", "cases", *OUTCOMES, "checked", "pass rate", "intent acc",
+                   title=f"{summary['suite']} ({summary['split']})")
+    for column in counts.columns:  # whole headers and group names, also on a narrow or piped console
+        column.no_wrap = True
+        column.min_width = len(str(column.header))
+    counts.columns[0].min_width = max(len(name) for name in INTENTS)
+    groups = [("all", summary), *summary["by_intent"].items(), *summary["by_language"].items()]
+    for name, c in groups:
+        counts.add_row(name, str(c["cases"]), *(str(c[o]) for o in OUTCOMES), str(c["checked"]),
+                       _rate(c["pass_rate"]), _rate(c["intent_accuracy"]))
+    console.print(counts, crop=False)
+    console.print(f"latency p50 {summary['latency_p50_ms']} ms, p95 {summary['latency_p95_ms']} ms; "
+                  f"refusal kind mismatches {summary['refusal_kind_mismatch']}; elapsed {summary['elapsed_s']} s")
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"

@@ -1,15 +1,33 @@
-"""Regression suite runner: ask every case, check intent, gold rows, Cube members and tables; summarise.
+"""Regression suite runner: ask every case, judge it against its gold, summarise honestly.
 
 Suite format (YAML)::
 
+    name: demo                      # optional; else the warehouse, else the suite's folder name
+    warehouse: retail               # optional pack name (warehouses/<name>/pack.yaml)
     today: 2025-06-30
     cases:
-      - id: agg-001
-        question: "What was GMV in East China in March 2024?"
-        expect: {intent: aggregate, answer_sql: "SELECT ...", members: [order_items.gmv], tables: [fact_refund]}
+      - id: mix-001
+        split: dev                  # required: dev or test
+        question: "top 5 products by GMV and their refund reasons"
+        expect: {intent: mixed, answer_sql: "SELECT ...", detail_sql: "SELECT r.refund_id ...",
+                 members: [order_items.gmv], tables: [fact_refund]}
 
-An answer passes when every gold row is found in the answer table (numbers within 1e-4 relative,
-dates compared as ISO text, strings case-insensitively) and both have the same number of rows.
+Gold: ``answer_sql`` (the answer's rows, see ``answer.regress_compare``), ``detail_sql`` (mixed cases
+only, required with ``answer_sql``: the keys of the detail rows), ``members`` (Cube members of the
+query), ``tables`` (tables named by the provenance). A detail case whose only gold is ``tables``
+("which table has refund reasons") is checked by its tables. Every case gets one outcome:
+
+* ``passed``: intent right and every gold check holds (mixed: the aggregate rows and the detail keys).
+* ``wrong``: the system answered with rows/numbers that contradict the gold (the worst outcome).
+* ``refused``: the system replied unsupported/clarify, or with an error message ("I can't answer
+  that: ..."), where the gold expects an answer.
+* ``failed``: anything else: a crash, no rows, the wrong intent, a missing Cube member or table.
+* ``unchecked``: the case expects an answer but has no gold; never counted as passed.
+
+For ``unsupported`` and ``clarify`` cases the gold is the kind of reply: a reply of either refusal
+kind without rows passes (an ``unsupported`` reply to a ``clarify`` case, or the reverse, passes and
+is counted in ``refusal_kind_mismatch``; intent accuracy still counts it as a miss); rows instead of a
+refusal are ``wrong``.
 """
 
 from __future__ import annotations
@@ -17,24 +35,43 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 import statistics
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
-from decimal import Decimal
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+import psycopg
 import yaml
 
+from answer.regress_compare import Gold, compare, gold_query, gold_result, key_column
 from cubesage_core import db
 
 INTENTS = ("aggregate", "detail", "mixed", "unsupported", "clarify")
-REL_TOL = 1e-4
+REFUSALS = frozenset({"unsupported", "clarify"})
+SPLITS = ("dev", "test")
+OUTCOMES = ("passed", "wrong", "refused", "failed", "unchecked")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
 
 class SuiteError(ValueError):
     """The suite file is malformed."""
+
+
+class Asker(Protocol):
+    """``Cubesage.ask``: a question in, an answer payload (``to_dict()``) or its dict out."""
+
+    def __call__(self, question: str, *, today: dt.date, mode: str) -> Any: ...
+
+
+GoldRunner = Callable[[str], Gold]  # gold SQL -> its rows (and ORDER BY keys)
+
+
+def language_of(text: str) -> str:
+    """zh when the text has any CJK character, else en."""
+    return "zh" if CJK.search(text) else "en"
 
 
 @dataclass
@@ -42,102 +79,118 @@ class Case:
     id: str
     question: str
     intent: str
+    split: str
     answer_sql: str | None = None
+    detail_sql: str | None = None
     members: list[str] = field(default_factory=list)
     tables: list[str] = field(default_factory=list)
+
+    @property
+    def language(self) -> str:
+        return language_of(self.question)
+
+    @property
+    def has_gold(self) -> bool:
+        if self.intent in REFUSALS:
+            return True
+        return bool(self.answer_sql) or (self.intent == "detail" and bool(self.tables))
 
 
 @dataclass
 class Suite:
+    name: str
     today: dt.date
     cases: list[Case]
+    warehouse: str | None = None
+    split: str = "all"
+
+    def select(self, split: str) -> Suite:
+        """The cases of one split (``dev``, ``test``) or all of them (``all``)."""
+        if split == "all":
+            return replace(self, split=split)
+        if split not in SPLITS:
+            raise SuiteError(f"unknown split {split!r}: dev, test or all")
+        return replace(self, cases=[c for c in self.cases if c.split == split], split=split)
 
 
 @dataclass
 class CaseResult:
     id: str
     question: str
+    split: str
+    language: str
     intent_expected: str
     intent_got: str | None
     intent_ok: bool
-    answer_ok: bool | None
-    passed: bool
+    outcome: str
     reason: str
     latency_ms: float
 
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
+
+
+# -- loading ---------------------------------------------------------------------------------------------
 
 def load_suite(path: Path) -> Suite:
+    path = Path(path)
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as err:
         raise SuiteError(f"cannot read suite {path}: {err}") from err
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise SuiteError(f"{path}: expected a mapping with 'today' and a list 'cases'")
     today = data.get("today")
     if isinstance(today, str):
-        today = dt.date.fromisoformat(today)
+        try:
+            today = dt.date.fromisoformat(today)
+        except ValueError as err:
+            raise SuiteError(f"{path}: 'today' must be a date (YYYY-MM-DD)") from err
     if not isinstance(today, dt.date):
         raise SuiteError(f"{path}: 'today' must be a date (YYYY-MM-DD)")
+    warehouse = data.get("warehouse")
+    if warehouse is not None and (not isinstance(warehouse, str) or not warehouse):
+        raise SuiteError(f"{path}: 'warehouse' must be a pack name")
     cases, seen = [], set()
     for i, raw in enumerate(data["cases"]):
-        expect = (raw or {}).get("expect") or {}
-        cid, question, intent = raw.get("id"), raw.get("question"), expect.get("intent")
-        if not cid or not question or intent not in INTENTS:
-            raise SuiteError(f"{path}: case #{i + 1} needs id, question and expect.intent in {INTENTS}")
-        if cid in seen:
-            raise SuiteError(f"{path}: duplicate case id {cid}")
-        seen.add(cid)
-        cases.append(Case(cid, question, intent, expect.get("answer_sql"), list(expect.get("members") or []),
-                          list(expect.get("tables") or [])))
-    return Suite(today, cases)
+        case = _case(raw, f"{path}: case #{i + 1}")
+        if case.id in seen:
+            raise SuiteError(f"{path}: duplicate case id {case.id}")
+        seen.add(case.id)
+        cases.append(case)
+    name = str(data.get("name") or warehouse or path.resolve().parent.name)
+    return Suite(name, today, cases, warehouse)
 
 
-# -- answer comparison -----------------------------------------------------------------------------------
-
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float | Decimal):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.replace(",", ""))
-        except ValueError:
-            return None
-    return None
-
-
-def _text(value: Any) -> str:
-    """Case-folded text; dates and timestamps as ISO ("2024-03-01", "2024-03-01 10:00:00")."""
-    s = value.isoformat() if isinstance(value, dt.date) else str(value)
-    s = s.strip().lower()
-    if len(s) >= 10 and s[4] == "-" and s[7] == "-" and s[:4].isdigit():
-        rest = s[10:].lstrip("t ").removesuffix("z").removesuffix(".000")
-        return s[:10] if rest in ("", "00:00:00", "00:00:00+00:00") else f"{s[:10]} {rest[:8]}"
-    return s
+def _case(raw: Any, where: str) -> Case:
+    if not isinstance(raw, dict):
+        raise SuiteError(f"{where} must be a mapping")
+    expect = raw.get("expect") or {}
+    cid, question, intent, split = raw.get("id"), raw.get("question"), expect.get("intent"), raw.get("split")
+    if not cid or not question or intent not in INTENTS:
+        raise SuiteError(f"{where} needs id, question and expect.intent in {INTENTS}")
+    if split not in SPLITS:
+        raise SuiteError(f"{where} ({cid}) needs split: dev or test (got {split!r})")
+    answer_sql, detail_sql = expect.get("answer_sql"), expect.get("detail_sql")
+    if detail_sql and intent != "mixed":
+        raise SuiteError(f"{where} ({cid}): detail_sql is the gold of a mixed case's detail half only")
+    if intent == "mixed" and bool(answer_sql) != bool(detail_sql):
+        raise SuiteError(f"{where} ({cid}): a mixed case needs both answer_sql and detail_sql, or neither")
+    if intent in REFUSALS and (answer_sql or expect.get("members") or expect.get("tables")):
+        raise SuiteError(f"{where} ({cid}): an {intent} case has no answer gold")
+    return Case(str(cid), str(question), intent, split, answer_sql, detail_sql,
+                list(expect.get("members") or []), list(expect.get("tables") or []))
 
 
-def cell_matches(gold: Any, got: Any) -> bool:
-    g, a = _num(gold), _num(got)
-    if g is not None and a is not None and not isinstance(gold, str):
-        if g == a:
-            return True
-        return math.isclose(g, a, rel_tol=REL_TOL, abs_tol=1e-9)
-    return gold is not None and got is not None and _text(gold) == _text(got)
+# -- judging ---------------------------------------------------------------------------------------------
 
+@dataclass
+class Problems:
+    """What the gold checks found: ``mismatch`` contradicts the gold, ``missing`` is absent from the answer."""
 
-def row_found(gold_row: list[Any], answer_rows: list[list[Any]]) -> bool:
-    return any(all(any(cell_matches(g, a) for a in row) for g in gold_row if g is not None) for row in answer_rows)
-
-
-def compare(gold_rows: list[list[Any]], answer_rows: list[list[Any]]) -> str | None:
-    """None when the answer matches the gold rows, else why not."""
-    if len(gold_rows) != len(answer_rows):
-        return f"row count {len(answer_rows)} != gold {len(gold_rows)}"
-    for row in gold_rows:
-        if not row_found(row, answer_rows):
-            return f"gold row {[_text(v) if _num(v) is None else _num(v) for v in row]} not in answer"
-    return None
+    mismatch: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
 
 
 def cube_members(cube_query: dict[str, Any] | None) -> set[str]:
@@ -151,83 +204,189 @@ def cube_members(cube_query: dict[str, Any] | None) -> set[str]:
     return out
 
 
-# -- running ---------------------------------------------------------------------------------------------
-
-def gold_rows(conn: Any, sql: str) -> list[list[Any]]:
-    with conn.cursor() as cur:
-        cur.execute("BEGIN TRANSACTION READ ONLY")
-        try:
-            cur.execute(sql)
-            return [list(r) for r in cur.fetchall()]
-        finally:
-            cur.execute("ROLLBACK")
+def _rows(answer: dict[str, Any]) -> list[list[Any]]:
+    return list((answer.get("table") or {}).get("rows") or [])
 
 
-def check_case(case: Case, answer: dict[str, Any] | None, error: str | None, conn: Any,
-               latency_ms: float) -> CaseResult:
-    got = (answer or {}).get("intent")
-    intent_ok = got == case.intent
-    reasons: list[str] = [] if intent_ok else [f"intent {got} != {case.intent}"]
+def _section(answer: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    sections = (answer.get("provenance") or {}).get("sections") or []
+    return next((s for s in sections if s.get("kind") == kind), None)
+
+
+def _refusal(answer: dict[str, Any]) -> str | None:
+    """Why the answer is a refusal (unsupported/clarify reply, or an error message), else None."""
+    error = (answer.get("provenance") or {}).get("error")
     if error:
-        reasons.append(error)
-    answer_ok: bool | None = None
-    if case.answer_sql:
-        if answer is None:
-            answer_ok = False
-        else:
-            why = compare(gold_rows(conn, case.answer_sql), answer["table"]["rows"])
-            answer_ok = why is None
-            if why:
-                reasons.append(why)
-    prov = (answer or {}).get("provenance") or {}
-    missing = set(case.members) - cube_members(prov.get("cube_query"))
+        return f"refused with {error.get('type')}: {error.get('message')}"
+    if answer.get("intent") in REFUSALS:
+        return f"replied {answer.get('intent')}"
+    return None
+
+
+def _check_rows(case: Case, answer: dict[str, Any], run_gold: GoldRunner, problems: Problems) -> None:
+    """The answer rows against ``answer_sql``; mixed: the aggregate section, then the detail keys."""
+    if not case.answer_sql:
+        return
+    gold = run_gold(case.answer_sql)
+    if case.intent == "mixed":
+        section = _section(answer, "aggregate")
+        rows = section["rows"] if section else _rows(answer)
+        _add(problems.mismatch, "aggregate: ", compare(gold, rows))
+        _check_detail_keys(case, answer, run_gold, problems)
+    elif case.intent == "detail" and gold.rows and len(gold.rows[0]) == 1:
+        table = answer.get("table") or {}
+        _add(problems.mismatch, "", key_column(gold, table.get("columns") or [], _rows(answer)))
+    else:
+        _add(problems.mismatch, "", compare(gold, _rows(answer)))
+
+
+def _check_detail_keys(case: Case, answer: dict[str, Any], run_gold: GoldRunner, problems: Problems) -> None:
+    section = _section(answer, "detail")
+    if section is None:
+        problems.missing.append("detail: the answer carries no detail rows")
+        return
+    gold = run_gold(str(case.detail_sql))
+    _add(problems.mismatch, "detail: ", key_column(gold, section.get("columns") or [], section.get("rows") or []))
+
+
+def _add(into: list[str], prefix: str, problem: str | None) -> None:
+    if problem:
+        into.append(prefix + problem)
+
+
+def _check_names(case: Case, answer: dict[str, Any], problems: Problems) -> None:
+    """Cube members and provenance tables; tables are the answer gold of a detail case without answer_sql."""
+    prov = answer.get("provenance") or {}
+    missing = sorted(set(case.members) - cube_members(prov.get("cube_query")))
     if missing:
-        reasons.append(f"members missing from the Cube query: {sorted(missing)}")
+        problems.missing.append(f"members missing from the Cube query: {missing}")
     sql_text = " ".join(prov.get("sql") or []).lower()
     tables = {t.lower() for t in prov.get("tables") or []}
-    missing_tables = [t for t in case.tables if t.lower() not in tables and t.lower() not in sql_text]
-    if missing_tables:
-        reasons.append(f"tables missing from the provenance: {missing_tables}")
-    passed = intent_ok and answer_ok is not False and not missing and not missing_tables and not error
-    return CaseResult(case.id, case.question, case.intent, got, intent_ok, answer_ok, passed,
-                      "; ".join(reasons) or "ok", round(latency_ms, 1))
+    absent = [t for t in case.tables if t.lower() not in tables and t.lower() not in sql_text]
+    if absent:
+        target = problems.missing if case.answer_sql else problems.mismatch
+        target.append(f"tables missing from the provenance: {absent}")
 
 
-def run_suite(suite: Suite, ask: Callable[..., Any], url: str) -> Iterator[CaseResult]:
+def _judge_refusal_case(case: Case, answer: dict[str, Any]) -> tuple[str, str]:
+    got, rows = answer.get("intent"), _rows(answer)
+    if rows:
+        return "wrong", f"answered with {len(rows)} rows (intent {got}) instead of a {case.intent} reply"
+    if got == case.intent:
+        return "passed", "ok"
+    if got in REFUSALS:
+        return "passed", f"{got} reply to a {case.intent} case (both are refusals)"
+    return "failed", f"intent {got} != {case.intent}" + (f"; {_refusal(answer)}" if _refusal(answer) else "")
+
+
+def judge(case: Case, answer: dict[str, Any] | None, error: str | None, run_gold: GoldRunner) -> tuple[str, str]:
+    """(outcome, reason) of one case."""
+    if error or answer is None:
+        return "failed", error or "no answer"
+    if case.intent in REFUSALS:
+        return _judge_refusal_case(case, answer)
+    refusal = _refusal(answer)
+    if refusal:
+        return "refused", refusal
+    intent_note = [] if answer.get("intent") == case.intent else [f"intent {answer.get('intent')} != {case.intent}"]
+    if not case.has_gold:
+        return "unchecked", "; ".join([*intent_note, "no gold"])
+    problems = Problems()
+    _check_rows(case, answer, run_gold, problems)
+    _check_names(case, answer, problems)
+    reason = "; ".join([*intent_note, *problems.mismatch, *problems.missing]) or "ok"
+    if problems.mismatch:
+        return ("wrong", reason) if _rows(answer) else ("failed", f"no answer rows; {reason}")
+    return ("failed", reason) if intent_note or problems.missing else ("passed", reason)
+
+
+def check_case(case: Case, answer: dict[str, Any] | None, error: str | None, run_gold: GoldRunner,
+               latency_ms: float) -> CaseResult:
+    got = (answer or {}).get("intent")
+    outcome, reason = judge(case, answer, error, run_gold)
+    return CaseResult(case.id, case.question, case.split, case.language, case.intent, got, got == case.intent,
+                      outcome, reason, round(latency_ms, 1))
+
+
+# -- running ---------------------------------------------------------------------------------------------
+
+def gold_runner(conn: Any) -> GoldRunner:
+    """Runs gold SQL read-only on ``conn``, with the ORDER BY keys when the gold is ordered."""
+
+    def run(sql: str) -> Gold:
+        query = gold_query(sql)
+        with conn.cursor() as cur:
+            cur.execute("BEGIN TRANSACTION READ ONLY")
+            try:
+                cur.execute(query.sql)
+                rows = [list(r) for r in cur.fetchall()]
+            finally:
+                cur.execute("ROLLBACK")
+        return gold_result(query, rows)
+
+    return run
+
+
+def _ask(ask: Asker, case: Case, today: dt.date) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        payload = ask(case.question, today=today, mode="fast")
+    except Exception as exc:  # a crashing case is a failed case; the run goes on
+        return None, f"{type(exc).__name__}: {exc}"
+    return (payload.to_dict() if hasattr(payload, "to_dict") else payload), None
+
+
+def run_suite(suite: Suite, ask: Asker, url: str) -> Iterator[CaseResult]:
     """Ask each case (``ask(question, today=..., mode="fast") -> payload``), yield its result."""
     with db.connection(url) as conn:
+        run_gold = gold_runner(conn)
         for case in suite.cases:
             started = time.perf_counter()
-            answer, error = None, None
-            try:
-                payload = ask(case.question, today=suite.today, mode="fast")
-                answer = payload.to_dict() if hasattr(payload, "to_dict") else payload
-                err = (answer.get("provenance") or {}).get("error")
-                if err and case.intent not in ("unsupported", "clarify"):
-                    error = f"{err.get('type')}: {err.get('message')}"
-            except Exception as exc:  # a crashing case is a failed case; the run goes on
-                error = f"{type(exc).__name__}: {exc}"
+            answer, error = _ask(ask, case, suite.today)
             latency = (time.perf_counter() - started) * 1000
-            yield check_case(case, answer, error, conn, latency)
-
-
-def summarize(results: list[CaseResult], elapsed_s: float, startup_ms: float) -> dict[str, Any]:
-    n = len(results)
-    checked = [r for r in results if r.answer_ok is not None]
-    lat = sorted(r.latency_ms for r in results)
-
-    def pct(p: float) -> float:
-        return round(lat[min(math.ceil(p * len(lat)) - 1, len(lat) - 1)], 1) if lat else 0.0
-
-    return {
-        "cases": n, "passed": sum(r.passed for r in results), "failed": sum(not r.passed for r in results),
-        "intent_accuracy": round(sum(r.intent_ok for r in results) / n, 4) if n else 0.0,
-        "answer_checked": len(checked),
-        "answer_accuracy": round(sum(bool(r.answer_ok) for r in checked) / len(checked), 4) if checked else None,
-        "latency_p50_ms": round(statistics.median(lat), 1) if lat else 0.0, "latency_p95_ms": pct(0.95),
-        "startup_ms": round(startup_ms, 1), "elapsed_s": round(elapsed_s, 2),
-    }
+            try:
+                yield check_case(case, answer, error, run_gold, latency)
+            except psycopg.Error as exc:  # a broken gold query is reported on its case, not fatal
+                got = (answer or {}).get("intent")
+                yield CaseResult(case.id, case.question, case.split, case.language, case.intent, got,
+                                 got == case.intent, "failed", f"gold SQL failed: {type(exc).__name__}: {exc}",
+                                 round(latency, 1))
 
 
 def result_line(result: CaseResult) -> str:
-    return json.dumps(asdict(result), ensure_ascii=False)
+    return json.dumps(asdict(result), ensure_ascii=False, default=str)
+
+
+# -- summary ---------------------------------------------------------------------------------------------
+
+def _counts(results: list[CaseResult]) -> dict[str, Any]:
+    """Outcome counts, checked count, pass rate over checked cases, intent accuracy."""
+    n = len(results)
+    counts: dict[str, Any] = {"cases": n, **{o: sum(r.outcome == o for r in results) for o in OUTCOMES}}
+    checked = n - counts["unchecked"]
+    counts["checked"] = checked
+    counts["pass_rate"] = round(counts["passed"] / checked, 4) if checked else None
+    counts["intent_accuracy"] = round(sum(r.intent_ok for r in results) / n, 4) if n else None
+    return counts
+
+
+def _p95(values: list[float]) -> float:
+    """Nearest-rank 95th percentile (0 for no values)."""
+    ordered = sorted(values)
+    return round(ordered[max(math.ceil(0.95 * len(ordered)) - 1, 0)], 1) if ordered else 0.0
+
+
+def summarize(results: list[CaseResult], elapsed_s: float, startup_ms: float, *, suite: str = "",
+              split: str = "all") -> dict[str, Any]:
+    latencies = [r.latency_ms for r in results]
+    return {
+        "suite": suite, "split": split, **_counts(results),
+        "refusal_kind_mismatch": sum(r.passed and not r.intent_ok and r.intent_expected in REFUSALS
+                                     for r in results),
+        "by_intent": {i: _counts([r for r in results if r.intent_expected == i]) for i in INTENTS
+                      if any(r.intent_expected == i for r in results)},
+        "by_language": {lang: _counts([r for r in results if r.language == lang]) for lang in ("en", "zh")
+                        if any(r.language == lang for r in results)},
+        "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else 0.0,
+        "latency_p95_ms": _p95(latencies),
+        "startup_ms": round(startup_ms, 1), "elapsed_s": round(elapsed_s, 2),
+    }

@@ -368,7 +368,7 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "error": result.error,
         "timings_ms": dict(result.timings_ms),
     }
-    if result.mixed is not None and not result.mixed.join:
+    if result.mixed is not None:  # both halves, also when joined: the table then has per-entity counts only
         prov["sections"] = result.mixed.sections
     return prov
 

@@ -5,7 +5,9 @@ corpus) or MuSiQue-style (``paragraphs[].is_supporting`` + ``[{title, text}]`` c
 whole corpus is indexed with the fast processor into a separate namespace (its own PostgreSQL
 database / its own Elasticsearch index prefix), then every question retrieves over the whole
 corpus. Recall@k is HippoRAG's: the fraction of gold supporting titles in the top k, averaged.
-Query latency excludes the question embedding (timed once, reported as ``embed_ms_p50``, then
+Every result line is for one split: the questions are halved into ``dev`` and ``test`` by a fixed
+seed (``bench.splits``); indexing and the embedding latency are shared by both. Query latency excludes
+the question embedding (timed once, reported as ``embed_ms_p50``, then
 cached for every system alike); indexing throughput excludes model loading.
 """
 
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.splits import split_indices
 from sag_index.loaders import make_chunk
 from sag_index.models import Chunk
 
@@ -60,6 +63,29 @@ def load_corpus(path: Path) -> list[Chunk]:
 
 def recall_at(ranked_titles: list[str], gold: set[str], k: int) -> float:
     return len(gold & set(ranked_titles[:k])) / len(gold) if gold else 0.0
+
+
+def score(system: Callable[[str], list[str]], questions: list[Question],
+          title_of: dict[str, str]) -> tuple[dict[int, list[float]], list[float]]:
+    """Per question: recall@k of the titles ``system`` ranks, and its query time in ms."""
+    recalls: dict[int, list[float]] = {k: [] for k in KS}
+    latencies = []
+    for q in questions:
+        t = time.perf_counter()
+        ranked = [title_of[e] for e in system(q.question)]
+        latencies.append((time.perf_counter() - t) * 1000)
+        for k in KS:
+            recalls[k].append(recall_at(ranked, q.gold_titles, k))
+    return recalls, latencies
+
+
+def split_metrics(recalls: dict[int, list[float]], latencies: list[float], idx: list[int]) -> dict[str, Any]:
+    """n, R@k and query latency over the questions ``idx`` of one split."""
+    ms = [latencies[i] for i in idx]
+    return {"n": len(idx), **{f"R@{k}": round(statistics.mean(v[i] for i in idx), 4) if idx else None
+                              for k, v in recalls.items()},
+            "query_ms_p50": round(statistics.median(ms), 2) if ms else None,
+            "query_ms_p95": round(_p95(ms), 2) if ms else None}
 
 
 def rrf(*rankings: list[str], k: int = 60) -> list[str]:
@@ -148,23 +174,16 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
             embedder.embed_one(q.question)
             embed_ms.append((time.perf_counter() - t) * 1000)
         rows = []
+        halves = split_indices(len(questions))
         for name, system in systems.items():
-            recalls = {k: [] for k in KS}
-            latencies = []
-            for q in questions:
-                t = time.perf_counter()
-                ranked = [title_of[e] for e in system(q.question)]
-                latencies.append((time.perf_counter() - t) * 1000)
-                for k in KS:
-                    recalls[k].append(recall_at(ranked, q.gold_titles, k))
-            row = {"bench": "multihop", "system": name, "backend": backend, "n": len(questions),
-                   **{f"R@{k}": round(statistics.mean(v), 4) for k, v in recalls.items()},
-                   "index_chunks_per_s": round(report.chunks_per_s, 1),
-                   "query_ms_p50": round(statistics.median(latencies), 2),
-                   "query_ms_p95": round(_p95(latencies), 2),
-                   "embed_ms_p50": round(statistics.median(embed_ms), 2)}
-            emit(row)
-            rows.append(row)
+            recalls, latencies = score(system, questions, title_of)
+            common = {"bench": "multihop", "system": name, "backend": backend,
+                      "index_chunks_per_s": round(report.chunks_per_s, 1),
+                      "embed_ms_p50": round(statistics.median(embed_ms), 2)}
+            for split, idx in halves.items():
+                row = {**common, "split": split, **split_metrics(recalls, latencies, idx)}
+                emit(row)
+                rows.append(row)
         retriever.close()
         return rows
     finally:

@@ -5,7 +5,8 @@ Each database of ``tables.json`` (those the questions use) is loaded as semantic
 table/column name) into a separate database ``cubesage_bench_<dir>`` of the same
 PostgreSQL server. Gold tables come from the gold SQL (sqlglot). Settings:
 ``per-database`` (rank the tables of the question's database) and ``union`` (rank all
-tables of all databases; gold = (db, table)). No LLM. ``query_ms_p50`` of the systems that
+tables of all databases; gold = (db, table)). Every line is for one split: the questions are halved
+into ``dev`` and ``test`` by a fixed seed (``bench.splits``). No LLM. ``query_ms_p50`` of the systems that
 embed the question (cubesage, dense, rrf) includes the question's embedding time. A second
 part measures the retrieval latency of one question on the demo warehouse.
 """
@@ -30,6 +31,7 @@ import sqlglot
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from sqlglot import exp
 
+from bench.splits import split_indices
 from cubesage_core import db
 from cubesage_core.embeddings import Embedder, get_embedder
 from fourengine.models import Asset
@@ -254,10 +256,16 @@ def metrics(rankings: list[list[str]], golds: list[set[str]]) -> dict[str, float
     return out
 
 
-def _line(data: str, setting: str, system: str, rankings: list[list[str]], golds: list[set[str]],
-          ms: list[float]) -> dict[str, Any]:
-    return {"bench": "schema-linking", "data": data, "setting": setting, "system": system, "n": len(golds),
-            **metrics(rankings, golds), "query_ms_p50": round(statistics.median(ms), 3) if ms else None}
+def split_lines(data: str, setting: str, system: str, rankings: list[list[str]], golds: list[set[str]],
+           ms: list[float]) -> list[dict[str, Any]]:
+    """One line per split (``bench.splits``): the metrics over that half of the questions."""
+    out = []
+    for split, idx in split_indices(len(golds)).items():
+        r, g, m = [rankings[i] for i in idx], [golds[i] for i in idx], [ms[i] for i in idx]
+        out.append({"bench": "schema-linking", "data": data, "split": split, "setting": setting, "system": system,
+                    "n": len(g), **(metrics(r, g) if g else {}),
+                    "query_ms_p50": round(statistics.median(m), 3) if m else None})
+    return out
 
 
 # -- runs ---------------------------------------------------------------------------------------------------
@@ -301,11 +309,11 @@ def run(folder: Path, admin_url: str, *, limit: int | None = None, settings: Ret
         c_ranks, c_ms = cube[setting][0], [m + e for m, e in zip(cube[setting][1], embed_ms, strict=True)]
         for system, r, m in (("cubesage", c_ranks, c_ms), ("bm25", ranks["bm25"], ms["bm25"]),
                              ("dense", ranks["dense"], ms["dense"]), ("rrf", ranks["rrf"], ms["rrf"])):
-            line = _line(folder.name, setting, system, r, golds, m)
-            if system == "cubesage":
-                line["skipped_questions"] = skipped
-            emit(line)
-            lines.append(line)
+            for line in split_lines(folder.name, setting, system, r, golds, m):
+                if system == "cubesage":
+                    line["skipped_questions"] = skipped
+                emit(line)
+                lines.append(line)
     return lines
 
 

@@ -38,7 +38,7 @@ def _numbers_not_in_table(answer: dict[str, Any]) -> list[str]:
 
 
 def test_regression_suite_meets_targets(demo_ready: Any, pg_url: str) -> None:
-    """Intent and answer accuracy on the whole suite, from startup; every number of an answer's text is in its
+    """Intent accuracy and pass rate on the whole suite, from startup; every number of an answer's text is in its
     table. Latency is measured by `cubesage bench e2e` and `cubesage regress`, not asserted here."""
     from answer.service import Cubesage
 
@@ -53,10 +53,10 @@ def test_regression_suite_meets_targets(demo_ready: Any, pg_url: str) -> None:
 
         results = list(run_suite(suite, ask, pg_url))
         summary = summarize(results, time.perf_counter() - started, service.startup_ms)
-    failures = "\n".join(f"{r.id}: {r.reason}" for r in results if not r.passed)
+    failures = "\n".join(f"{r.id}: {r.outcome}: {r.reason}" for r in results if not r.passed)
     print(summary, failures, sep="\n")
     stray = {a["question"]: n for a in answers if not a["provenance"].get("error") and (n := _numbers_not_in_table(a))}
     assert not stray, f"answer text numbers that are not table numbers: {stray}"
     assert summary["intent_accuracy"] >= 0.95, failures
-    assert summary["answer_accuracy"] >= 0.90, failures
+    assert summary["pass_rate"] >= 0.90, failures  # over the cases with gold; unchecked ones never pass
 

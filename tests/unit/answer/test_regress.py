@@ -1,53 +1,210 @@
-"""Regression runner pieces: suite loading, gold/answer comparison, member extraction, summary."""
+"""Regression runner: suite loading and splits, the five outcomes, mixed halves, the summary."""
 
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from answer.regress import CaseResult, SuiteError, compare, cube_members, load_suite, summarize
+from answer.regress import (
+    Case,
+    CaseResult,
+    SuiteError,
+    check_case,
+    cube_members,
+    judge,
+    language_of,
+    load_suite,
+    summarize,
+)
+from answer.regress_compare import Gold, gold_query, gold_result
 
 REPO = Path(__file__).resolve().parents[3]
+AGG_SQL = "SELECT SUM(amount) FROM t"
+TOP_SQL = "SELECT p.product_name, SUM(i.amount) AS gmv FROM t GROUP BY 1 ORDER BY gmv DESC LIMIT 2"
+KEYS_SQL = "SELECT refund_id FROM r"
+GOLD = {AGG_SQL: [[100]], TOP_SQL: [["A", 30], ["B", 20]], KEYS_SQL: [[7], [8]]}
 
 
-def test_shipped_suite_loads_and_is_balanced() -> None:
+def run_gold(sql: str) -> Gold:
+    return gold_result(gold_query(sql), [list(r) for r in GOLD[sql]])
+
+
+def payload(intent: str, rows: list[list[Any]], columns: list[str] | None = None,
+            **provenance: Any) -> dict[str, Any]:
+    columns = columns or [f"c{i}" for i in range(len(rows[0]) if rows else 0)]
+    return {"intent": intent, "text": "", "table": {"columns": columns, "rows": rows},
+            "provenance": {"tables": [], "sql": [], **provenance}}
+
+
+def case(intent: str = "aggregate", **kw: Any) -> Case:
+    return Case(kw.pop("id", "c1"), kw.pop("question", "GMV?"), intent, kw.pop("split", "dev"), **kw)
+
+
+def outcome(c: Case, answer: dict[str, Any] | None, error: str | None = None) -> str:
+    return judge(c, answer, error, run_gold)[0]
+
+
+# -- suite -----------------------------------------------------------------------------------------------
+
+def write(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "suite.yaml"
+    path.write_text("today: 2025-06-30\n" + body, encoding="utf-8")
+    return path
+
+
+def test_shipped_suite_loads_all_dev_with_mixed_gold_for_both_halves() -> None:
     suite = load_suite(REPO / "demo" / "regress" / "suite.yaml")
-    assert len(suite.cases) >= 100 and suite.today == dt.date(2025, 6, 30)
-    assert len({c.id for c in suite.cases}) == len(suite.cases)
+    assert len(suite.cases) == 106 and suite.today == dt.date(2025, 6, 30) and suite.name == "demo"
+    assert {c.split for c in suite.cases} == {"dev"}
+    assert len(suite.select("dev").cases) == 106 and suite.select("test").cases == []
+    mixed = [c for c in suite.cases if c.intent == "mixed" and c.answer_sql]
+    assert mixed and all(c.detail_sql for c in mixed)
 
 
-def test_bad_suite_is_a_clear_error(tmp_path: Path) -> None:
-    bad = tmp_path / "s.yaml"
-    bad.write_text("today: 2025-06-30\ncases:\n  - id: x\n    question: q\n    expect: {intent: maybe}\n")
-    with pytest.raises(SuiteError, match=r"expect\.intent"):
-        load_suite(bad)
+@pytest.mark.parametrize(("body", "message"), [
+    ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: maybe}}\n", r"expect\.intent"),
+    ("cases:\n  - {id: x, question: q, expect: {intent: aggregate}}\n", "needs split"),
+    ("cases:\n  - {id: x, split: train, question: q, expect: {intent: aggregate}}\n", "needs split"),
+    ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: aggregate}}\n"
+     "  - {id: x, split: dev, question: q, expect: {intent: aggregate}}\n", "duplicate"),
+    ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: mixed, answer_sql: 'SELECT 1'}}\n",
+     "both answer_sql and detail_sql"),
+    ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: detail, detail_sql: 'SELECT 1'}}\n",
+     "mixed case's detail half"),
+    ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: clarify, answer_sql: 'SELECT 1'}}\n",
+     "no answer gold"),
+    ("warehouse: [a]\ncases: []\n", "pack name"),
+    ("cases: 3\n", "list 'cases'"),
+])
+def test_malformed_suite_is_a_clear_error(tmp_path: Path, body: str, message: str) -> None:
+    with pytest.raises(SuiteError, match=message):
+        load_suite(write(tmp_path, body))
 
 
-def test_compare_numbers_dates_and_counts() -> None:
-    gold = [[dt.date(2024, 3, 1), Decimal("1445445.94")], [dt.date(2024, 4, 1), Decimal("10")]]
-    answer = [["2024-04-01T00:00:00.000", "10.0000001"], ["2024-03-01T00:00:00.000", 1445445.94]]
-    assert compare(gold, answer) is None
-    assert "row count" in compare(gold, answer[:1])
-    assert "not in answer" in compare(gold, [["2024-03-01", 1445445.94], ["2024-04-01", 11]])
+def test_splits_and_warehouse(tmp_path: Path) -> None:
+    suite = load_suite(write(tmp_path, "warehouse: retail\ncases:\n"
+                                       "  - {id: a, split: dev, question: q, expect: {intent: clarify}}\n"
+                                       "  - {id: b, split: test, question: q, expect: {intent: clarify}}\n"))
+    assert suite.warehouse == "retail" and suite.name == "retail" and suite.split == "all"
+    assert [c.id for c in suite.select("dev").cases] == ["a"]
+    assert [c.id for c in suite.select("test").cases] == ["b"] and suite.select("test").split == "test"
+    assert len(suite.select("all").cases) == 2
+    with pytest.raises(SuiteError, match="unknown split"):
+        suite.select("train")
 
 
-def test_gold_subset_of_columns_matches_wider_answer() -> None:
-    assert compare([[8579]], [[8579, "2024-05-01 10:00:00", "Li Wei", "refunded"]]) is None
-    assert compare([["王芳"]], [["Wang Fang"]]) is not None
+# -- outcomes --------------------------------------------------------------------------------------------
+
+def test_five_outcomes_for_an_aggregate_case() -> None:
+    c = case(answer_sql=AGG_SQL)
+    assert outcome(c, payload("aggregate", [[100.0]])) == "passed"
+    assert outcome(c, payload("aggregate", [[99.0]])) == "wrong"
+    assert outcome(c, payload("clarify", [])) == "refused"
+    assert outcome(c, payload("aggregate", [], error={"type": "SqlGuardError", "message": "no"})) == "refused"
+    assert outcome(c, None, "RuntimeError: boom") == "failed"
+    assert outcome(c, payload("aggregate", [])) == "failed"  # no rows: not an answer, not a refusal
+    assert outcome(case(), payload("aggregate", [[100.0]])) == "unchecked"
 
 
-def test_cube_members() -> None:
+def test_wrong_intent_with_the_right_rows_fails_and_wrong_rows_are_wrong() -> None:
+    c = case(answer_sql=AGG_SQL)
+    assert outcome(c, payload("detail", [[100.0]])) == "failed"
+    assert outcome(c, payload("detail", [[5.0]])) == "wrong"
+
+
+def test_missing_member_fails_even_with_the_right_number() -> None:
+    c = case(answer_sql=AGG_SQL, members=["order_items.gmv"])
+    ok = payload("aggregate", [[100.0]], cube_query={"measures": ["order_items.gmv"]})
+    assert outcome(c, ok) == "passed"
+    assert outcome(c, payload("aggregate", [[100.0]], cube_query={"measures": ["orders.count"]})) == "failed"
+
+
+def test_unchecked_never_passes_and_is_not_checked() -> None:
+    c = case("detail", question="列出华东地区的VIP客户")
+    result = check_case(c, payload("detail", [[1]]), None, run_gold, 5.0)
+    assert result.outcome == "unchecked" and not result.passed and result.language == "zh"
+    summary = summarize([result], 1.0, 0.0)
+    assert summary["passed"] == 0 and summary["unchecked"] == 1 and summary["checked"] == 0
+    assert summary["pass_rate"] is None
+
+
+def test_detail_keys_and_tables_gold() -> None:
+    keys = case("detail", answer_sql=KEYS_SQL)
+    assert outcome(keys, payload("detail", [[1, 8], [2, 7]], ["order_id", "refund_id"])) == "passed"
+    assert outcome(keys, payload("detail", [[1, 8]], ["order_id", "refund_id"])) == "wrong"
+    tables = case("detail", tables=["fact_refund"])
+    assert outcome(tables, payload("detail", [["fact_refund"]], tables=["fact_refund"])) == "passed"
+    assert outcome(tables, payload("detail", [["fact_order"]], tables=["fact_order"])) == "wrong"
+
+
+def test_refusal_cases() -> None:
+    clarify = case("clarify")
+    assert outcome(clarify, payload("clarify", [])) == "passed"
+    assert judge(clarify, payload("unsupported", []), None, run_gold) == (
+        "passed", "unsupported reply to a clarify case (both are refusals)")
+    assert outcome(clarify, payload("aggregate", [[42]])) == "wrong"
+    assert outcome(case("unsupported"), payload("aggregate", [], error={"type": "X", "message": "m"})) == "failed"
+    assert outcome(case("unsupported"), None, "boom") == "failed"
+
+
+def mixed_answer(agg: list[list[Any]], detail: list[list[Any]] | None) -> dict[str, Any]:
+    sections = [{"kind": "aggregate", "columns": ["product_name", "gmv"], "rows": agg}]
+    if detail is not None:
+        sections.append({"kind": "detail", "columns": ["refund_id", "product_name"], "rows": detail})
+    joined = [[*row, 1] for row in agg]
+    return payload("mixed", joined, ["product_name", "gmv", "detail_rows"], sections=sections)
+
+
+def test_mixed_checks_both_halves() -> None:
+    c = case("mixed", answer_sql=TOP_SQL, detail_sql=KEYS_SQL)
+    good_agg, good_detail = [["A", 30], ["B", 20]], [[7, "A"], [8, "B"]]
+    assert outcome(c, mixed_answer(good_agg, good_detail)) == "passed"
+    assert outcome(c, mixed_answer(good_agg, [[7, "A"]])) == "wrong"  # detail half wrong
+    assert outcome(c, mixed_answer([["B", 20], ["A", 30]], good_detail)) == "wrong"  # aggregate order wrong
+    result = check_case(c, mixed_answer(good_agg, None), None, run_gold, 1.0)
+    assert result.outcome == "failed" and "no detail rows" in result.reason
+
+
+# -- summary ---------------------------------------------------------------------------------------------
+
+def result(outcome_: str, intent: str = "aggregate", question: str = "q", got: str | None = None,
+           ms: float = 10.0) -> CaseResult:
+    got = got or intent
+    return CaseResult("x", question, "dev", language_of(question), intent, got, got == intent, outcome_, "",
+                      ms)
+
+
+def test_summary_counts_per_intent_and_language() -> None:
+    results = [result("passed", ms=10.0), result("wrong", question="上个月GMV", ms=30.0),
+               result("unchecked", "detail"), result("refused", "detail", got="clarify"),
+               result("passed", "clarify", got="unsupported")]
+    s = summarize(results, 1.0, 5.0, suite="demo", split="dev")
+    assert (s["suite"], s["split"], s["cases"], s["checked"]) == ("demo", "dev", 5, 4)
+    assert [s[o] for o in ("passed", "wrong", "refused", "failed", "unchecked")] == [2, 1, 1, 0, 1]
+    assert s["pass_rate"] == 0.5 and s["intent_accuracy"] == 0.6 and s["refusal_kind_mismatch"] == 1
+    assert s["by_intent"]["detail"]["checked"] == 1 and s["by_intent"]["detail"]["pass_rate"] == 0.0
+    assert s["by_intent"]["aggregate"]["pass_rate"] == 0.5 and "mixed" not in s["by_intent"]
+    assert s["by_language"]["zh"]["wrong"] == 1 and s["by_language"]["en"]["cases"] == 4
+    assert s["latency_p50_ms"] == 10.0 and s["latency_p95_ms"] == 30.0
+
+
+def test_language_and_members() -> None:
+    assert language_of("Aurora X1 headphones的退款记录") == "zh" and language_of("GMV by region") == "en"
     q = {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"],
          "timeDimensions": [{"dimension": "orders.order_ts"}], "filters": [{"member": "regions.region_code"}]}
     assert cube_members(q) == {"order_items.gmv", "regions.name_en", "orders.order_ts", "regions.region_code"}
 
 
-def test_summary() -> None:
-    results = [CaseResult("a", "q", "detail", "detail", True, True, True, "ok", 10.0),
-               CaseResult("b", "q", "detail", "aggregate", False, None, False, "intent", 30.0)]
-    s = summarize(results, 1.0, 5.0)
-    assert s["intent_accuracy"] == 0.5 and s["answer_accuracy"] == 1.0 and s["failed"] == 1
-    assert s["latency_p50_ms"] == 20.0 and s["latency_p95_ms"] == 30.0
+def test_cli_exits_2_on_a_malformed_suite_before_starting_anything(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from answer.cli import app
+
+    path = write(tmp_path, "cases:\n  - {id: x, question: q, expect: {intent: aggregate}}\n")
+    result = CliRunner().invoke(app, ["regress", str(path), "--split", "dev"])
+    assert result.exit_code == 2
+    bad_split = write(tmp_path, "cases: []\n")
+    assert CliRunner().invoke(app, ["regress", str(bad_split), "--split", "train"]).exit_code == 2

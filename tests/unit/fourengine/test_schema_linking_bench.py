@@ -59,3 +59,15 @@ def test_rrf_and_metrics() -> None:
     assert rrf([["a", "b", "c"], ["b", "a", "d"]])[:2] in (["a", "b"], ["b", "a"])
     m = metrics([["a", "x", "b"], ["y", "z"]], [{"a", "b"}, {"q"}])
     assert m["R@1"] == 0.25 and m["R@3"] == 0.5 and m["All@5"] == 0.5
+
+
+def test_lines_per_split() -> None:
+    from bench.schema_linking import split_lines
+    from bench.splits import split_indices
+
+    golds = [{f"db.t{i}"} for i in range(6)]
+    rankings = [[f"db.t{i}"] for i in range(6)]
+    lines = split_lines("set", "union", "bm25", rankings, golds, [1.0] * 6)
+    assert [x["split"] for x in lines] == ["dev", "test"] and [x["n"] for x in lines] == [3, 3]
+    assert all(x["R@1"] == 1.0 for x in lines)
+    assert len(split_indices(6)["dev"]) == 3

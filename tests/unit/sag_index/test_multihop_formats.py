@@ -39,3 +39,21 @@ def test_recall_and_rrf() -> None:
     assert recall_at(["a", "x", "b"], {"a", "b"}, 2) == 0.5
     assert recall_at(["a", "x", "b"], {"a", "b"}, 5) == 1.0
     assert rrf(["a", "b"], ["b", "c"]) == ["b", "a", "c"]
+
+
+def test_dev_test_halves_are_fixed_and_disjoint() -> None:
+    from bench.splits import split_indices
+
+    halves = split_indices(101)
+    assert split_indices(101) == halves  # the seed is in the code: the same halves on every run
+    assert len(halves["dev"]) == 51 and len(halves["test"]) == 50
+    assert sorted(halves["dev"] + halves["test"]) == list(range(101))
+    assert halves["dev"] != list(range(51))  # shuffled, not the first half of the file
+
+
+def test_split_metrics_average_over_the_split_only() -> None:
+    from bench.multihop import split_metrics
+
+    recalls = {2: [1.0, 0.0, 0.5], 5: [1.0, 1.0, 0.5], 10: [1.0, 1.0, 1.0]}
+    line = split_metrics(recalls, [10.0, 20.0, 30.0], [0, 2])
+    assert line["n"] == 2 and line["R@2"] == 0.75 and line["R@5"] == 0.75 and line["query_ms_p50"] == 20.0

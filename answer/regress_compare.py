@@ -1,0 +1,230 @@
+"""Gold vs answer comparison for the regression suite: cells, one-to-one rows, key sets, ORDER BY ... LIMIT.
+
+* Cells: numbers within ``REL_TOL`` relative, dates/timestamps as ISO text, other text case-insensitively.
+* Rows: a gold row matches an answer row when each of its non-NULL cells equals some cell of that answer
+  row (the answer may be wider). Gold rows and answer rows are paired one-to-one (maximum bipartite
+  matching), so one answer row never satisfies two gold rows, and the row counts must be equal.
+* Key sets: a one-column gold (order ids, refund ids) matches when one answer column holds exactly the
+  gold values, compared as a set.
+* Order: when the outermost SELECT of the gold SQL has ``ORDER BY ... LIMIT``, the answer must list its
+  rows in the gold order. Ties may come in any order: position ``i`` of the answer must carry the same
+  ORDER BY key values as position ``i`` of the gold, not the same row. ORDER BY expressions that are not
+  output columns are appended to the gold query (``__order_<n>``) so their values are known.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+REL_TOL = 1e-4
+Row = Sequence[Any]
+
+
+@dataclass(frozen=True)
+class GoldQuery:
+    """The SQL to run and, when ordered, where the ORDER BY keys are in its output rows."""
+
+    sql: str
+    width: int | None  # output columns of the original query (None: all columns, no key columns appended)
+    key_columns: tuple[int, ...] | None  # None: the gold is a set, order does not matter
+
+
+@dataclass(frozen=True)
+class Gold:
+    rows: list[list[Any]]
+    keys: list[tuple[Any, ...]] | None  # per gold row, its ORDER BY key values; None when unordered
+
+    @property
+    def ordered(self) -> bool:
+        return self.keys is not None
+
+
+# -- cells -----------------------------------------------------------------------------------------------
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float | Decimal):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.replace(",", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def _text(value: Any) -> str:
+    """Case-folded text; dates and timestamps as ISO ("2024-03-01", "2024-03-01 10:00:00")."""
+    s = value.isoformat() if isinstance(value, dt.date) else str(value)
+    s = s.strip().lower()
+    if len(s) >= 10 and s[4] == "-" and s[7] == "-" and s[:4].isdigit():
+        rest = s[10:].lstrip("t ").removesuffix("z").removesuffix(".000")
+        return s[:10] if rest in ("", "00:00:00", "00:00:00+00:00") else f"{s[:10]} {rest[:8]}"
+    return s
+
+
+def shown(value: Any) -> float | str:
+    """A cell as it is reported in a reason: a number, or its normalised text."""
+    number = _num(value)
+    return _text(value) if number is None else number
+
+
+def cell_matches(gold: Any, got: Any) -> bool:
+    g, a = _num(gold), _num(got)
+    if g is not None and a is not None and not isinstance(gold, str):
+        if g == a:
+            return True
+        return math.isclose(g, a, rel_tol=REL_TOL, abs_tol=1e-9)
+    return gold is not None and got is not None and _text(gold) == _text(got)
+
+
+def row_matches(gold_row: Row, answer_row: Row) -> bool:
+    return all(any(cell_matches(g, a) for a in answer_row) for g in gold_row if g is not None)
+
+
+def _same_keys(left: tuple[Any, ...], right: tuple[Any, ...]) -> bool:
+    return all((a is None and b is None) or cell_matches(a, b) for a, b in zip(left, right, strict=True))
+
+
+# -- gold query ------------------------------------------------------------------------------------------
+
+def gold_query(sql: str) -> GoldQuery:
+    """The gold SQL, rewritten to also return its ORDER BY keys when the outermost SELECT has ORDER BY ... LIMIT."""
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+    except sqlglot.errors.SqlglotError:
+        return GoldQuery(sql, None, None)
+    order = tree.args.get("order") if isinstance(tree, exp.Select) else None
+    if not isinstance(tree, exp.Select) or order is None or tree.args.get("limit") is None:
+        return GoldQuery(sql, None, None)
+    outputs = list(tree.expressions)
+    width, extra, keys = len(outputs), [], []
+    for ordered in order.expressions:
+        index = _output_index(ordered.this, outputs)
+        if index is None:
+            index = width + len(extra)
+            extra.append(exp.alias_(ordered.this.copy(), f"__order_{len(extra)}"))
+        keys.append(index)
+    if not extra:
+        return GoldQuery(sql, None, tuple(keys))
+    rewritten = tree.copy()
+    rewritten.set("expressions", [*outputs, *extra])
+    return GoldQuery(rewritten.sql(dialect="postgres"), width, tuple(keys))
+
+
+def _output_index(key: exp.Expression, outputs: list[exp.Expression]) -> int | None:
+    """Which output column an ORDER BY key is: a position (ORDER BY 2), an alias, or the same expression."""
+    if isinstance(key, exp.Literal) and key.is_int:
+        return int(key.this) - 1
+    for i, out in enumerate(outputs):
+        plain = out.this if isinstance(out, exp.Alias) else out
+        if isinstance(key, exp.Column) and not key.table and key.name == out.alias_or_name:
+            return i
+        if key == plain:
+            return i
+    return None
+
+
+def gold_result(query: GoldQuery, rows: list[list[Any]]) -> Gold:
+    if query.key_columns is None:
+        return Gold(rows, None)
+    keys = [tuple(row[i] for i in query.key_columns) for row in rows]
+    width = query.width
+    return Gold([row[:width] for row in rows] if width is not None else rows, keys)
+
+
+# -- rows ------------------------------------------------------------------------------------------------
+
+def assign(gold_rows: list[list[Any]], answer_rows: list[Row]) -> list[int | None]:
+    """For each answer row, the gold row it is paired with (maximum bipartite matching, Kuhn's algorithm)."""
+    options = [[j for j, a in enumerate(answer_rows) if row_matches(g, a)] for g in gold_rows]
+    owner: list[int | None] = [None] * len(answer_rows)
+
+    def augment(gi: int, seen: set[int]) -> bool:
+        for aj in options[gi]:
+            if aj in seen:
+                continue
+            seen.add(aj)
+            current = owner[aj]
+            if current is None or augment(current, seen):
+                owner[aj] = gi
+                return True
+        return False
+
+    for gi in range(len(gold_rows)):
+        augment(gi, set())
+    return owner
+
+
+def compare(gold: Gold, answer_rows: list[Row]) -> str | None:
+    """None when the answer rows match the gold rows one-to-one (and in order when the gold is ordered)."""
+    if len(gold.rows) != len(answer_rows):
+        return f"row count {len(answer_rows)} != gold {len(gold.rows)}"
+    owner = assign(gold.rows, answer_rows)
+    paired = set(owner) - {None}
+    for gi, row in enumerate(gold.rows):
+        if gi not in paired:
+            return f"gold row {[shown(v) for v in row]} has no answer row of its own"
+    return _order_problem(gold, [g for g in owner if g is not None])
+
+
+def _order_problem(gold: Gold, sequence: list[int]) -> str | None:
+    """Why the answer order (gold index at each answer position) breaks the gold ORDER BY, or None."""
+    if gold.keys is None:
+        return None
+    for position, gi in enumerate(sequence):
+        if not _same_keys(gold.keys[gi], gold.keys[position]):
+            want = [shown(v) for v in gold.keys[position]]
+            got = [shown(v) for v in gold.keys[gi]]
+            return f"row {position + 1} is out of order: ORDER BY key {got}, gold has {want}"
+    return None
+
+
+# -- key sets --------------------------------------------------------------------------------------------
+
+def _key(value: Any) -> float | str | None:
+    if value is None:
+        return None
+    number = _num(value)
+    return _text(value) if number is None else number
+
+
+def key_column(gold: Gold, columns: Sequence[str], answer_rows: list[Row]) -> str | None:
+    """None when one answer column holds exactly the gold keys (a one-column gold), in gold order if ordered."""
+    wanted = [_key(row[0]) for row in gold.rows]
+    if not wanted and not answer_rows:
+        return None
+    width = len(columns) if columns else max((len(r) for r in answer_rows), default=0)
+    near: str | None = None
+    for c in range(width):
+        values = [_key(row[c]) if c < len(row) else None for row in answer_rows]
+        if set(values) != set(wanted):
+            continue
+        problem = _key_order_problem(gold, wanted, values)
+        if problem is None:
+            return None
+        near = problem
+    if near:
+        return near
+    return (f"no answer column holds the {len(set(wanted))} gold keys "
+            f"(e.g. {wanted[:3]}) among {len(answer_rows)} answer rows")
+
+
+def _key_order_problem(gold: Gold, wanted: list[Any], values: list[Any]) -> str | None:
+    if gold.keys is None:
+        return None
+    if len(values) != len(wanted):
+        return f"row count {len(values)} != gold {len(wanted)}"
+    first = {}
+    for gi, key in enumerate(wanted):
+        first.setdefault(key, gi)
+    return _order_problem(gold, [first[v] for v in values])

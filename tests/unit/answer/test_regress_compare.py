@@ -1,0 +1,80 @@
+"""Gold vs answer comparison: cells, one-to-one rows, ORDER BY ... LIMIT order with ties, key columns."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from answer.regress_compare import Gold, assign, compare, gold_query, gold_result, key_column
+
+TOP = "SELECT p.product_name, SUM(i.amount) AS gmv FROM t GROUP BY p.product_name ORDER BY gmv DESC LIMIT 3"
+
+
+def test_numbers_dates_and_counts() -> None:
+    gold = Gold([[dt.date(2024, 3, 1), Decimal("1445445.94")], [dt.date(2024, 4, 1), Decimal("10")]], None)
+    answer = [["2024-04-01T00:00:00.000", "10.0000001"], ["2024-03-01T00:00:00.000", 1445445.94]]
+    assert compare(gold, answer) is None
+    assert "row count" in compare(gold, answer[:1])
+    assert "no answer row of its own" in compare(gold, [["2024-03-01", 1445445.94], ["2024-04-01", 11]])
+
+
+def test_gold_subset_of_columns_matches_wider_answer() -> None:
+    assert compare(Gold([[8579]], None), [[8579, "2024-05-01 10:00:00", "Li Wei", "refunded"]]) is None
+    assert compare(Gold([["王芳"]], None), [["Wang Fang"]]) is not None
+
+
+def test_one_answer_row_cannot_satisfy_two_gold_rows() -> None:
+    gold = Gold([[100], [100.00001]], None)  # both gold rows match the first answer row within tolerance
+    assert "no answer row of its own" in compare(gold, [[100, "a"], [7, "b"]])
+    assert compare(gold, [[100, "a"], [100, "b"]]) is None
+
+
+def test_assignment_finds_a_perfect_matching_when_greedy_would_not() -> None:
+    gold = [[1], [1, 2]]  # greedy gives answer row 0 to gold row 0, leaving gold row 1 without a row
+    answer = [[1, 2], [1, 3]]
+    owner = assign(gold, answer)
+    assert owner == [1, 0]
+    assert compare(Gold(gold, None), answer) is None
+
+
+def test_gold_query_finds_order_keys_of_the_outermost_select_only() -> None:
+    assert gold_query(TOP).key_columns == (1,) and gold_query(TOP).sql == TOP
+    assert gold_query("SELECT a, b FROM t ORDER BY 2 LIMIT 5").key_columns == (1,)
+    assert gold_query("SELECT a FROM t ORDER BY a").key_columns is None  # no LIMIT: a set
+    inner = "SELECT n FROM (SELECT r, COUNT(*) AS n FROM t GROUP BY r ORDER BY n DESC LIMIT 3) s"
+    assert gold_query(inner).key_columns is None
+    hidden = gold_query("SELECT o.order_id FROM o ORDER BY o.order_ts DESC LIMIT 5")
+    assert hidden.width == 1 and hidden.key_columns == (1,) and "__order_0" in hidden.sql
+
+
+def test_ordered_gold_needs_the_answer_in_order() -> None:
+    gold = gold_result(gold_query(TOP), [["A", 30], ["B", 20], ["C", 10]])
+    assert compare(gold, [["A", 30], ["B", 20], ["C", 10]]) is None
+    problem = compare(gold, [["B", 20], ["A", 30], ["C", 10]])
+    assert problem is not None and "out of order" in problem
+    assert compare(Gold(gold.rows, None), [["B", 20], ["A", 30], ["C", 10]]) is None  # unordered gold
+
+
+def test_ties_in_the_order_key_may_come_in_any_order() -> None:
+    gold = gold_result(gold_query(TOP), [["A", 30], ["B", 20], ["C", 20]])
+    assert compare(gold, [["A", 30], ["C", 20], ["B", 20]]) is None
+    assert compare(gold, [["C", 20], ["A", 30], ["B", 20]]) is not None
+
+
+def test_order_key_not_in_the_output_is_compared_by_value() -> None:
+    query = gold_query("SELECT o.order_id FROM o ORDER BY o.order_ts DESC LIMIT 3")
+    gold = gold_result(query, [[3, "2025-06-03"], [2, "2025-06-02"], [1, "2025-06-02"]])
+    assert gold.rows == [[3], [2], [1]]
+    assert key_column(gold, ["order_id"], [[3], [1], [2]]) is None  # 1 and 2 tie on order_ts
+    problem = key_column(gold, ["order_id"], [[2], [3], [1]])
+    assert problem is not None and "out of order" in problem
+
+
+def test_key_column_needs_one_column_with_exactly_the_gold_keys() -> None:
+    gold = Gold([[11], [12], [13]], None)
+    columns = ["refund_id", "order_id"]
+    assert key_column(gold, columns, [[13, 1], [11, 2], [12, 3]]) is None
+    assert key_column(gold, columns, [[13, 1], [11, 2], [12, 3], [12, 3]]) is None  # compared as a set
+    assert key_column(gold, columns, [[13, 11], [14, 12]]) is not None  # no single column has all three
+    assert key_column(gold, columns, [[11, 1], [12, 2], [13, 3], [14, 4]]) is not None  # an extra key
+    assert key_column(Gold([], None), columns, []) is None
