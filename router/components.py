@@ -69,7 +69,7 @@ def load_components(settings: Any, url: str) -> Components:
     workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cubesage-retrieve")
 
     def semantic_layer() -> _Semantic:
-        model = load_model(settings.model_dir)
+        model = load_model(settings.model_folder())
         with connect(url) as conn:
             values = ValueIndex.load(conn, model, settings.warehouse_schema)
         return _Semantic(model, get_backend(settings, url, model), values)

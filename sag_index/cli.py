@@ -15,13 +15,12 @@ console = Console(stderr=True)
 
 
 def _context():
-    from cubesage_core.db import apply_schema, database_url
+    from cubesage_core.cli import bootstrap_or_exit
     from cubesage_core.settings import get_settings
     from sag_index.backends import get_store
 
     settings = get_settings()
-    url = database_url(settings)
-    apply_schema(url)
+    url = bootstrap_or_exit(settings)
     store = get_store(settings, url)
     if store.fallback_reason:
         console.print(f"[yellow]using the PostgreSQL store: {store.fallback_reason}[/]")

@@ -26,6 +26,11 @@ from cubesage_core.settings import REPO_ROOT
 
 SERVICE_TIMINGS: dict[str, float] = {}
 
+# the suite runs on the demo warehouse: its model, detail vocabulary and glossary, as `cubesage demo` sets them
+for _var, _name in (("CUBESAGE_MODEL_DIR", "model"), ("CUBESAGE_DETAIL_VOCABULARY", "detail_vocabulary.yaml"),
+                    ("CUBESAGE_GLOSSARY", "glossary.yaml")):
+    os.environ.setdefault(_var, str(REPO_ROOT / "demo" / _name))
+
 
 @pytest.fixture(scope="session")
 def services_dir() -> Iterator[Path]:

@@ -61,7 +61,7 @@ class PipelineKnowledge:
         """Problems of a Cube query against the model (empty = valid)."""
         validation = _optional("cube_models.validation")
         if validation is not None and hasattr(validation, "validate"):
-            model = _import("cube_models.model").load_model(self.settings.model_dir)
+            model = _import("cube_models.model").load_model(self.settings.model_folder())
             return [str(getattr(p, "message", p)) for p in validation.validate(query, model)]
         # until cube_models.validation lands: structural parse + member check against the model files
         query_mod, fewshot = _import("cube_models.query"), _import("fourengine.fewshot")
@@ -69,7 +69,7 @@ class PipelineKnowledge:
             query_mod.CubeQuery.parse(query)
         except (ValueError, TypeError, KeyError, query_mod.QueryError) as err:
             return [str(err)]
-        unknown = fewshot.validate_members(query, fewshot.model_members(self.settings.model_dir))
+        unknown = fewshot.validate_members(query, fewshot.model_members(self.settings.model_folder()))
         return [f"unknown member {m}" for m in unknown]
 
     def validate_sql(self, sql: str) -> list[str]:
@@ -123,7 +123,7 @@ class PipelineKnowledge:
         idempotent), then write the files into ``settings.model_dir``."""
         model_mod, export, errors = (_import("cube_models.model"), _import("cube_models.export"),
                                      _import("cube_models.errors"))
-        target = Path(self.settings.model_dir)
+        target = Path(self.settings.model_folder())
         with tempfile.TemporaryDirectory(prefix="cubesage-models-") as tmp:
             staged = Path(tmp)
             for path in model_mod.model_files(target) if target.exists() else []:

@@ -431,7 +431,7 @@ def catalog_for(settings: Settings, conn: psycopg.Connection, index: Any = None)
     from router.aggregate.values import ValueIndex
 
     vocabulary = load_vocabulary(settings.detail_vocabulary)
-    model = load_model(settings.model_dir)
+    model = load_model(settings.model_folder())
     index = index or ValueIndex.load(conn, model, settings.warehouse_schema)
     observed = [{"canonical_term": surface, "synonyms": [], "mapped_asset_id": f"dimension:{member}",
                  "filter_value": value} for surface, pairs in index.surfaces.items() for member, value in pairs]
