@@ -11,6 +11,7 @@ from answer import ask_cli, demo_cli, keys_cli
 from answer.serve_cli import serve
 from bench.cli import app as bench_app
 from cube_models.cli import app as cube_app
+from cube_models.cli import model_app
 from cubesage_core.settings import get_settings
 from fourengine.cli import app as fourengine_app
 from sag_index.cli import app as sag_app
@@ -27,6 +28,7 @@ app.command()(ask_cli.regress)
 app.add_typer(bench_app, name="bench")
 app.add_typer(sag_app, name="sag")
 app.add_typer(cube_app, name="cube")
+app.add_typer(model_app, name="model")
 app.add_typer(fourengine_app, name="fourengine")
 app.add_typer(keys_cli.app, name="keys")
 app.command("serve")(serve)

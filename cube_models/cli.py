@@ -181,3 +181,37 @@ def export(model_dir: Path | None = typer.Option(None, help="Folder of Cube YAML
     except CubeModelsError as exc:
         raise _fail(exc) from exc
     typer.echo(json.dumps({k: v for k, v in report.__dict__.items() if k != "changed_ids"}))
+
+
+model_app = typer.Typer(help="Cube YAML models of your own warehouse: draft them from the database catalog.",
+                        no_args_is_help=True)
+
+
+@model_app.command()
+def draft(
+    schema: list[str] = typer.Option(..., "--schema", "-s", help="Warehouse schema to draft (repeatable)."),
+    out: Path | None = typer.Option(None, "--out", help="Folder for the YAML files (default: settings.model_dir, "
+                                                         "else ./model)."),
+) -> None:
+    """Draft one cube per table (keys, joins, time dimensions, measures, titles), then validate the folder."""
+    from cube_models.draft import draft_models
+    from cube_models.model import load_model
+    from cubesage_core.cli import bootstrap_or_exit
+    from cubesage_core.db import connection
+    from cubesage_core.settings import get_settings
+
+    settings = get_settings()
+    folder = out or settings.model_dir or Path("model")
+    url = bootstrap_or_exit(settings.model_copy(update={"warehouse_schemas": schema}))
+    with connection(url) as conn:
+        reports = draft_models(conn, schema, folder)
+    for report in reports:
+        if not report.cubes:
+            raise _fail(ValueError(f"schema {report.schema!r} has no tables to draft"))
+        err_console.print(f"{report.schema}: {report.cubes} cubes, {report.joins} joins "
+                          f"({report.guessed_joins} guessed from column names) -> {folder}")
+    try:
+        model = load_model(folder)
+    except CubeModelsError as exc:
+        raise _fail(exc) from exc
+    typer.echo(json.dumps({"folder": str(folder), "cubes": sorted(model.cubes)}))
