@@ -60,6 +60,8 @@ class Settings(BaseSettings):
     # detail path words and display choices the Cube models cannot say (YAML; unset or a missing file = derive
     # only; entries naming tables absent from the models are ignored)
     detail_vocabulary: Path | None = None
+    # wiki pages about the warehouse tables (``cubesage init --wiki``, ``sag index --warehouse``)
+    wiki_dir: Path | None = None
     # business terms (YAML, the format of ``fourengine load-glossary``): answer labels in both languages
     glossary: Path | None = None
     query_row_cap: int = 50_000

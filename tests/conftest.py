@@ -20,9 +20,10 @@ from typing import Any
 
 import pytest
 
-from cubesage_core import db, demo_warehouse
+from cubesage_core import db
 from cubesage_core.embedded_pg import EmbeddedPostgres
 from cubesage_core.settings import REPO_ROOT
+from demo import load as demo_warehouse
 
 SERVICE_TIMINGS: dict[str, float] = {}
 

@@ -100,16 +100,20 @@ class PipelineKnowledge:
     def ingest_wiki(self, documents: list[dict[str, str]]) -> dict[str, Any]:
         """Chunk each document with sag_index's loader for its format and index the chunks (idempotent:
         chunk ids are content hashes, so a repeat reports every chunk as already indexed)."""
-        loaders = _import("sag_index.loaders")
+        loaders, wiki = _import("sag_index.loaders"), _import("sag_index.wiki")
         pipeline = _import("sag_index.pipeline")
         backends = _import("sag_index.backends")
+        names = self._table_names()
         chunks = []
         for doc in documents:
             source = f"wiki:{doc['name']}"
+            front, body = wiki.split_front_matter(doc["content"])
             try:
-                chunks += _chunks_of(loaders, doc, source)
+                page = _chunks_of(loaders, {**doc, "content": body}, source)
             except loaders.LoaderError as err:
                 raise Unprocessable(str(err)) from err
+            chunks += page if doc["format"] == "json" else wiki.link_page(
+                page, front, wiki.page_title(doc["name"], body), body, names)
         if not chunks:
             raise Unprocessable("the documents contain no text to index")
         store = backends.get_store(self.settings, self.url)
@@ -117,6 +121,12 @@ class PipelineKnowledge:
         return {"added": report.chunks_new, "unchanged": report.chunks_already_indexed,
                 "chunks": report.chunks_total, "events_written": report.events_written,
                 "backend": report.backend, "store_fallback": report.store_fallback}
+
+    def _table_names(self) -> dict[str, str]:
+        """Every name of a model table -> its qualified table (no model configured: none)."""
+        if self.settings.model_dir is None:
+            return {}
+        return dict(_import("answer.bootstrap").warehouse_map_of(self.url, self.settings).tables)
 
     def ingest_cube_models(self, files: list[dict[str, str]]) -> dict[str, Any]:
         """Validate the model folder with these files added/replaced, export its assets (one transaction,
