@@ -10,6 +10,7 @@ import json
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ class InitConfig:
     wiki_dir: Path | None = None
     few_shots: Path | None = None
     detail_vocabulary: Path | None = None
+    today: date | None = None  # the day relative dates resolve against (a pack's fixed data)
     config_path: Path = Path("cubesage.toml")
 
 
@@ -148,7 +150,8 @@ def config_values(config: InitConfig) -> dict[str, Any]:
 
     return {"database_url": config.database_url, "warehouse_schemas": list(config.schemas),
             "model_dir": path(config.model_dir), "glossary": path(config.glossary),
-            "wiki_dir": path(config.wiki_dir), "detail_vocabulary": path(config.detail_vocabulary)}
+            "wiki_dir": path(config.wiki_dir), "detail_vocabulary": path(config.detail_vocabulary),
+            "today": config.today.isoformat() if config.today else None}
 
 
 Step = tuple[str, Callable[[InitRun], str]]
@@ -170,6 +173,8 @@ def settings_for(config: InitConfig, base: Settings) -> Settings:
     update: dict[str, Any] = {"warehouse_schemas": list(config.schemas), "model_dir": config.model_dir,
                               "glossary": config.glossary, "wiki_dir": config.wiki_dir,
                               "detail_vocabulary": config.detail_vocabulary}
+    if config.today:
+        update["today"] = config.today
     if config.database_url:
         update["database_url"] = SecretStr(config.database_url)
     return base.model_copy(update=update)

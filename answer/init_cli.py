@@ -107,4 +107,5 @@ def load(
                     schemas=(pack.schema,), model_dir=pack.model_dir,
                     glossary=pack.glossary if pack.glossary.is_file() else None,
                     wiki_dir=pack.wiki_dir if pack.wiki_dir.is_dir() else None, few_shots=pack.few_shots,
-                    detail_vocabulary=vocabulary if vocabulary.is_file() else None, config_path=config), settings)
+                    detail_vocabulary=vocabulary if vocabulary.is_file() else None, today=pack.today,
+                    config_path=config), settings)

@@ -27,13 +27,22 @@ def _context():
     return url, store, settings
 
 
-def _warehouse_map(ctx: typer.Context, url: str):
+def _warehouse_map(ctx: typer.Context, url: str, required: bool):
     """The model's table names and entity tables, from the provider the root ``cubesage`` app puts in
-    ``ctx.obj`` (it lives above this package); none when this app runs on its own."""
+    ``ctx.obj`` (it lives above this package). Without a provider or a configured model: an empty map
+    (pages are then linked by their front matter only), or a CLI error when ``required``."""
+    from cubesage_core.cli import SETUP_ERRORS, fail
     from sag_index.warehouse import WarehouseMap
 
     provider = getattr(ctx.find_root().obj, "warehouse_map", None)
-    return provider(url) if provider is not None else WarehouseMap()
+    try:
+        if provider is None:
+            raise ValueError("--warehouse needs the Cube model: run it as 'cubesage sag index --warehouse'")
+        return provider(url)
+    except (*SETUP_ERRORS, ValueError) as err:
+        if required:
+            raise fail(err) from err
+        return WarehouseMap()
 
 
 @app.command()
@@ -58,7 +67,7 @@ def index(
         raise typer.BadParameter("give files/folders to index, or --warehouse")
     url, store, settings = _context()
     try:
-        tables = _warehouse_map(ctx, url) if warehouse or paths else None
+        tables = _warehouse_map(ctx, url, required=warehouse)
         if warehouse:
             report = index_warehouse(url, tables, wiki or settings.wiki_dir, store, progress=True)
             typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
