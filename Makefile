@@ -43,6 +43,10 @@ lint: install-app
 ## Benchmarks: JSON lines on the console and in bench/results/
 BENCH_DATA ?= ../shared/bench-data
 RESULTS := bench/results
+# the demo's settings (the library leaves them unset; `cubesage demo` sets them for its own commands)
+bench: export CUBESAGE_MODEL_DIR = $(CURDIR)/demo/model
+bench: export CUBESAGE_DETAIL_VOCABULARY = $(CURDIR)/demo/detail_vocabulary.yaml
+bench: export CUBESAGE_GLOSSARY = $(CURDIR)/demo/glossary.yaml
 bench: install-test
 	mkdir -p $(RESULTS)
 	$(CUBESAGE) demo load

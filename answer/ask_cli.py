@@ -21,6 +21,18 @@ console = Console()
 err_console = Console(stderr=True)
 
 
+def _service() -> Any:
+    """The answering service on the bootstrapped database, or a CLI error line (no model, no pgvector...)."""
+    from answer.service import Cubesage
+    from cubesage_core.cli import SETUP_ERRORS, bootstrap_or_exit, fail
+
+    url = bootstrap_or_exit()
+    try:
+        return Cubesage(url=url)
+    except SETUP_ERRORS as err:
+        raise fail(err) from err
+
+
 def _today(value: str | None) -> date | None:
     if value is None:
         return None
@@ -38,10 +50,8 @@ def ask(
     mode: str | None = typer.Option(None, help="fast (templates) or llm (DSPy); default: llm when configured."),
 ) -> None:
     """Ask one question; print the answer text, the table and (with --explain) where it came from."""
-    from answer.service import Cubesage
-
     day = _today(today)
-    with Cubesage() as service:
+    with _service() as service:
         try:
             payload = service.ask(question, today=day, mode=mode)
         except QuestionError as err:
@@ -73,15 +83,13 @@ def regress(
     as_json: bool = typer.Option(False, "--json", help="One JSON line per case, then a summary line."),
 ) -> None:
     """Run a regression suite and report every case's outcome; exit code 2 only for a malformed suite."""
-    from answer.service import Cubesage
-
     try:
         spec = load_suite(suite).select(split)
     except SuiteError as err:
         err_console.print(f"[red]{err}[/red]")
         raise typer.Exit(2) from err
     started = time.perf_counter()
-    with Cubesage() as service:
+    with _service() as service:
         results = []
         with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn(), console=err_console, disable=as_json) as progress:

@@ -8,9 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cubesage_core import db, demo_warehouse
+from cubesage_core import db
 from cubesage_core.embeddings import get_embedder
-from cubesage_core.settings import Settings
+from cubesage_core.settings import Settings, get_settings
+from demo import load as demo_warehouse
+from sag_index.warehouse import WarehouseMap
 
 Step = Callable[[], Any]
 STEPS = ("warehouse", "semantic assets", "glossary", "few-shots", "SAG indices")
@@ -20,6 +22,14 @@ STEPS = ("warehouse", "semantic assets", "glossary", "few-shots", "SAG indices")
 class BootstrapReport:
     timings_s: dict[str, float] = field(default_factory=dict)
     results: dict[str, Any] = field(default_factory=dict)
+
+
+def warehouse_map_of(url: str, settings: Settings | None = None) -> WarehouseMap:
+    """The configured model's table names and entity tables (``router.detail.schema.warehouse_map``)."""
+    from router.detail.schema import warehouse_map
+
+    with db.connection(url) as conn:
+        return warehouse_map(settings or get_settings(), conn)
 
 
 def warehouse_loaded(url: str) -> bool:
@@ -49,13 +59,14 @@ def prepare_demo(
     demo = settings.demo_dir
     steps: dict[str, Step] = {
         "warehouse": lambda: (
-            demo_warehouse.load(url, scale, demo)
+            demo_warehouse.load(url, scale=scale, demo_dir=demo)
             if reload_warehouse or not warehouse_loaded(url) else "kept"
         ),
         "semantic assets": lambda: export_assets(url, load_model(settings.model_dir), embedder=embedder),
         "glossary": lambda: load_glossary(url, demo / "glossary.yaml", embedder=embedder),
         "few-shots": lambda: load_few_shots(url, demo / "few_shots.yaml", embedder=embedder),
-        "SAG indices": lambda: index_warehouse(url, demo, store=get_store(settings, url)),
+        "SAG indices": lambda: index_warehouse(url, warehouse_map_of(url, settings), demo / "wiki",
+                                               store=get_store(settings, url)),
     }
     report = BootstrapReport()
     for name in STEPS:

@@ -7,13 +7,16 @@ import json
 import typer
 from rich.console import Console
 
-from answer import ask_cli, demo_cli, keys_cli
+from answer import ask_cli, demo_cli, init_cli, keys_cli
+from answer.bootstrap import warehouse_map_of
 from answer.serve_cli import serve
 from bench.cli import app as bench_app
 from cube_models.cli import app as cube_app
+from cube_models.cli import model_app
 from cubesage_core.settings import get_settings
 from fourengine.cli import app as fourengine_app
 from sag_index.cli import app as sag_app
+from sag_index.warehouse import WarehouseMap
 
 app = typer.Typer(
     name="cubesage",
@@ -27,11 +30,26 @@ app.command()(ask_cli.regress)
 app.add_typer(bench_app, name="bench")
 app.add_typer(sag_app, name="sag")
 app.add_typer(cube_app, name="cube")
+app.add_typer(model_app, name="model")
 app.add_typer(fourengine_app, name="fourengine")
 app.add_typer(keys_cli.app, name="keys")
 app.command("serve")(serve)
+app.command("init")(init_cli.init)
+app.add_typer(init_cli.warehouse_app, name="warehouse")
 
 console = Console()
+
+
+class CliContext:
+    """What package commands need from above their package, passed as ``ctx.obj``."""
+
+    def warehouse_map(self, url: str) -> WarehouseMap:
+        return warehouse_map_of(url)
+
+
+@app.callback()
+def _root(ctx: typer.Context) -> None:
+    ctx.obj = CliContext()
 
 
 @app.command()

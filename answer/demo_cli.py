@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 
@@ -14,10 +15,25 @@ from rich.table import Table
 
 from answer.bootstrap import STEPS, prepare_demo
 from cubesage_core import db
-from cubesage_core.settings import Settings, get_settings
+from cubesage_core.settings import REPO_ROOT, Settings, get_settings
 
 app = typer.Typer(help="The demo warehouse 'shop': build it, serve it, ask it.", no_args_is_help=True)
 console = Console(stderr=True)
+# what the library leaves unset and the demo fills in (an explicit env var or cubesage.toml still wins)
+DEMO_SETTINGS = {"CUBESAGE_MODEL_DIR": "model", "CUBESAGE_DETAIL_VOCABULARY": "detail_vocabulary.yaml",
+                 "CUBESAGE_GLOSSARY": "glossary.yaml"}
+
+
+def use_demo_settings() -> None:
+    """Point the model, detail vocabulary and glossary settings at ``demo/`` unless configured."""
+    for var, name in DEMO_SETTINGS.items():
+        os.environ.setdefault(var, str(REPO_ROOT / "demo" / name))
+    get_settings.cache_clear()
+
+
+@app.callback()
+def _demo() -> None:
+    use_demo_settings()
 
 SAMPLE_QUESTIONS = (
     "What was GMV by region in March 2024?",

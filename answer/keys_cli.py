@@ -7,17 +7,14 @@ from rich.console import Console
 from rich.table import Table
 
 from answer import keys
-from cubesage_core import db
-from cubesage_core.settings import get_settings
+from cubesage_core.cli import bootstrap_or_exit
 
 app = typer.Typer(help="API keys for the HTTP API (stored as sha256 hashes).", no_args_is_help=True)
 err = Console(stderr=True)
 
 
 def _url() -> str:
-    url = db.database_url(get_settings())
-    db.apply_schema(url)
-    return url
+    return bootstrap_or_exit()
 
 
 @app.command()

@@ -20,13 +20,12 @@ def serve(
 
     from answer.api import create_app
     from answer.api.security import keys_required
-    from cubesage_core import db
+    from cubesage_core.cli import bootstrap_or_exit
 
     settings = get_settings()
     updates = {k: v for k, v in (("api_host", host), ("api_port", port)) if v is not None}
     settings = settings.model_copy(update=updates)
-    url = db.database_url(settings)
-    db.apply_schema(url)
+    url = bootstrap_or_exit(settings)
     app = create_app(settings, database_url=url)
     from answer.keys import list_keys
 

@@ -18,6 +18,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from answer.scope import Scope, model_scope
 from answer.synthesizer import Synthesis, synthesize
 from cubesage_core import db
 from cubesage_core.blas import limit_blas_threads
@@ -36,7 +37,6 @@ from router.understanding.types import QuestionError
 __all__ = ["AnswerPayload", "Cubesage", "QuestionError"]
 
 MODES = ("fast", "llm")
-WARM_UP_QUESTION = "GMV by region last month"
 log = logging.getLogger(__name__)
 
 
@@ -68,6 +68,7 @@ class Cubesage:
         self.pool = ConnectionPool(self.url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=True)
         self.components = components or load_components(self.settings, self.url)
         self.detail_env = self._detail_env()
+        self.scope = self._scope()
         self.pipeline = Pipeline(self.components, self.detail_env)
         get_embedder(self.settings.embedding_backend).embed_one("warm up")  # pay the model load now
         self._warm_up()
@@ -86,10 +87,18 @@ class Cubesage:
         return DetailEnv(directory=directory, policy=policy, warehouse=warehouse,
                          timeout_ms=self.settings.statement_timeout_ms, catalog=catalog)
 
+    def _scope(self) -> Scope:
+        """What the warehouse holds, from the model (refusal and clarification texts)."""
+        from cube_models.model import load_model
+
+        with self.pool.connection() as conn:
+            return model_scope(load_model(self.settings.model_folder()), conn, self.settings.warehouse_schema)
+
     def _warm_up(self) -> None:
         """One unlogged question through every stage, so the first real question is not the slow one."""
+        question = f"{self.scope.measures[0]} last month" if self.scope.measures else "How many rows last month?"
         try:
-            self.pipeline.run(WARM_UP_QUESTION, conn=self.pool, today=self.settings.today or date.today(),
+            self.pipeline.run(question, conn=self.pool, today=self.settings.today or date.today(),
                               use_llm=False)
         except Exception as err:  # a missing demo index must not stop the service from starting
             log.warning("warm-up question failed: %s", err)
@@ -98,6 +107,8 @@ class Cubesage:
         """Use what an ingest just stored (``kind``: wiki | cube-models | glossary) without a restart:
         new Cube models are loaded, and the detail path re-reads its tables, words and guard policy."""
         self.components.refresh(kind)
+        if kind == "cube-models":
+            self.scope = self._scope()
         if kind in ("cube-models", "glossary", "wiki"):
             self.detail_env = self._detail_env()
             self.pipeline.detail_env = self.detail_env
@@ -129,7 +140,7 @@ class Cubesage:
             result = self.pipeline.run(text, conn=self.pool, today=today, use_llm=use_llm,
                                        previous=_turn(previous), on_stage=on_stage)
             t = time.perf_counter()
-            synthesis = synthesize(result, use_llm=use_llm)
+            synthesis = synthesize(result, use_llm=use_llm, scope=self.scope)
         result.timings_ms["answer"] = round((time.perf_counter() - t) * 1000, 3)
         result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
         synthesis.provenance["timings_ms"] = dict(result.timings_ms)

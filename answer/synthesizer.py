@@ -26,29 +26,11 @@ from answer.formatting import (
     stray_numbers,
     table_numbers,
 )
+from answer.scope import Scope
 from answer.vocabulary import vocabulary
 from cubesage_core.llm import two_mode
 from router.pipeline import PipelineResult
 from router.tables import ResultTable, table_from_rows
-
-TABLE_NOUNS = {
-    "en": {"fact_order": "orders", "fact_refund": "refunds", "fact_payment": "payments",
-           "fact_order_item": "order lines", "dim_customer": "customers", "dim_product": "products",
-           "dim_region": "regions"},
-    "zh": {"fact_order": "订单", "fact_refund": "退款记录", "fact_payment": "支付记录", "fact_order_item": "订单明细",
-           "dim_customer": "客户", "dim_product": "商品", "dim_region": "地区"},
-}
-UNSUPPORTED = {
-    "en": "I can't answer that from the warehouse: it holds orders, order lines, customers, products, regions, "
-          "payments and refunds (2023-01 to 2025-06).",
-    "zh": "这个问题超出了数据仓库的范围：仓库只有订单、订单明细、客户、商品、地区、支付和退款数据"
-          "（2023-01 至 2025-06）。",
-}
-CLARIFY = {
-    "en": "Could you be more specific? Name a metric (GMV, order count, refund rate...), a period, or a "
-          "customer/product, e.g. \"GMV by region last month\".",
-    "zh": "能再具体一点吗？请说明指标（GMV、订单量、退款率……）、时间或客户/商品，例如“上个月各地区的GMV”。",
-}
 
 
 @dataclass
@@ -70,11 +52,12 @@ class AnswerText(dspy.Signature):
     answer: str = dspy.OutputField()
 
 
-def synthesize(result: PipelineResult, *, use_llm: bool | None = None) -> Synthesis:
+def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Scope | None = None) -> Synthesis:
+    """Text, table, chart and provenance of one answer; ``scope`` (from the model) words refusals and nouns."""
     lang = result.understanding.language
     intent = result.intent.intent
     table = result.table
-    fast_text = template_text(result)
+    fast_text = template_text(result, scope or Scope())
     if intent in ("unsupported", "clarify") or not table.rows or result.error:
         text, mode, reason = fast_text, "fast", None
     else:
@@ -92,18 +75,18 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None) -> Synthe
 
 # -- templates -------------------------------------------------------------------------------------------
 
-def template_text(result: PipelineResult) -> str:
+def template_text(result: PipelineResult, scope: Scope) -> str:
     lang = result.understanding.language
     intent = result.intent.intent
     if result.error:
         message = result.error["message"]
         return f"无法回答这个问题：{message}" if lang == "zh" else f"I can't answer that: {message}"
     if intent == "unsupported":
-        return UNSUPPORTED[lang]
+        return scope.unsupported(lang)
     if intent == "clarify":
-        return CLARIFY[lang]
+        return scope.clarify(lang)
     if intent == "detail" and result.detail is not None:
-        return _detail_text(result, lang)
+        return _detail_text(result, lang, scope)
     agg_table = table_from_rows(result.aggregate.rows) if result.aggregate is not None else result.table
     text = (_comparison_text(result.aggregate, lang) or _counted_groups_text(result, agg_table, lang)
             or _aggregate_text(agg_table, lang, _scope(result)))
@@ -282,7 +265,7 @@ def _count_text(n: int, lang: str) -> str:
     return f"共 {fmt_number(n)} 行结果。" if lang == "zh" else f"{fmt_number(n)} rows."
 
 
-def _detail_text(result: PipelineResult, lang: str) -> str:
+def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:
     detail = result.detail
     assert detail is not None
     plan = detail.plan
@@ -293,7 +276,7 @@ def _detail_text(result: PipelineResult, lang: str) -> str:
         if lang == "zh":
             return f"相关数据在表 {table}{'（' + title + '）' if title else ''}中。"
         return f"That is in table {table}{' (' + title + ')' if title else ''}."
-    noun = TABLE_NOUNS[lang].get(plan.get("target", ""), "rows" if lang == "en" else "条记录")
+    noun = scope.noun(plan.get("target", ""), lang)
     who = ", ".join(e.label for e in detail.entities)
     n = len(detail.rows)
     capped = n >= int(plan.get("limit") or 0) > 0

@@ -1,6 +1,6 @@
 """Display vocabulary of answers: measure formats from the Cube model, labels and value names from the glossary.
 
-The glossary (``<demo_dir>/glossary.yaml``, the file the semlayer ``business_term`` rows are loaded from)
+The glossary (``settings.glossary``, the file the semlayer ``business_term`` rows are loaded from)
 names metrics and filter values in both languages; the Cube model says which measures are percents.
 Both are read once per path; a missing or broken file gives an empty vocabulary (raw names are shown).
 """
@@ -43,15 +43,15 @@ def _first(names: list[str], zh: bool) -> str | None:
     return next((n for n in names if bool(_CJK.search(n)) == zh), None)
 
 
-def build(model_dir: Path, glossary: Path) -> Vocabulary:
+def build(model_dir: Path | None, glossary: Path | None) -> Vocabulary:
     vocab = Vocabulary()
     titles: dict[str, str] = {}
     with contextlib.suppress(ModelError, OSError):
-        measures = load_model(model_dir).measures()
+        measures = load_model(model_dir).measures() if model_dir else []
         vocab.formats = {m.path: m.format for m in measures if m.format}
         titles = {m.path: m.title for m in measures if m.title}
     try:
-        terms, _ = parse_glossary(glossary)
+        terms, _ = parse_glossary(glossary) if glossary else ([], [])
     except GlossaryError:
         terms = []
     for t in terms:
@@ -75,10 +75,10 @@ def build(model_dir: Path, glossary: Path) -> Vocabulary:
 
 
 @lru_cache(maxsize=4)
-def _cached(model_dir: Path, glossary: Path) -> Vocabulary:
+def _cached(model_dir: Path | None, glossary: Path | None) -> Vocabulary:
     return build(model_dir, glossary)
 
 
 def vocabulary() -> Vocabulary:
     settings = get_settings()
-    return _cached(Path(settings.model_dir), Path(settings.demo_dir) / "glossary.yaml")
+    return _cached(settings.model_dir, settings.glossary)

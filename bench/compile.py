@@ -55,8 +55,9 @@ def _services(stack: ExitStack, database_url: str | None, cube_url: str | None, 
               scale: float, model_dir: Path) -> tuple[str, str, str]:
     if database_url and cube_url:
         return database_url, cube_url, cube_secret or ""
-    from cubesage_core import db, demo_warehouse
+    from cubesage_core import db
     from cubesage_core.embedded_pg import EmbeddedPostgres
+    from demo import load as demo_warehouse
 
     work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="cubesage-bench-compile-")))
     if not database_url:

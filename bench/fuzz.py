@@ -34,7 +34,7 @@ def _run(url: str | None, tmp: Path, *, max_examples: int, include_ingest: bool,
 
     # fuzzed model uploads land in a scratch copy of the model folder, never in the real one
     scratch_models = tmp / "model"
-    shutil.copytree(get_settings().model_dir, scratch_models)
+    shutil.copytree(get_settings().model_folder(), scratch_models)
     env = {"CUBESAGE_API_RATE_LIMIT_PER_MIN": "0", "CUBESAGE_MODEL_DIR": str(scratch_models)}
     server = nullcontext(None) if url else api_server(env)
     with server as running:

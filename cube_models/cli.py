@@ -20,15 +20,16 @@ err_console = Console(stderr=True)
 
 
 def _fail(exc: Exception) -> typer.Exit:
-    err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
-    return typer.Exit(2)
+    from cubesage_core.cli import fail
+
+    return fail(exc)
 
 
 def _model(model_dir: Path | None) -> Any:
     from cube_models.model import load_model
     from cubesage_core.settings import get_settings
 
-    return load_model(model_dir or get_settings().model_dir)
+    return load_model(model_dir or get_settings().model_folder())
 
 
 def _read_query(query: str) -> str:
@@ -42,7 +43,7 @@ def _read_query(query: str) -> str:
 def _backend(kind: str, model: Any) -> Any:
     from cube_models.backends import BuiltinBackend, CubeBackend
     from cube_models.client import CubeClient
-    from cubesage_core.db import database_url
+    from cubesage_core.db import bootstrap
     from cubesage_core.settings import get_settings
 
     settings = get_settings()
@@ -52,11 +53,11 @@ def _backend(kind: str, model: Any) -> Any:
         secret = settings.cube_secret.get_secret_value() if settings.cube_secret else ""
         return CubeBackend(CubeClient(settings.cube_url, secret))
     if kind == "builtin":
-        return BuiltinBackend(database_url(settings), model, settings)
+        return BuiltinBackend(bootstrap(settings), model, settings)
     if kind == "auto":
         from cube_models.backends import get_backend
 
-        url = database_url(settings) if not settings.cube_url or settings.cube_fallback_builtin else None
+        url = bootstrap(settings) if not settings.cube_url or settings.cube_fallback_builtin else None
         return get_backend(settings, url, model)
     raise CubeModelsError(f"unknown backend {kind!r} (auto, cube or builtin)")
 
@@ -75,13 +76,14 @@ def query(
 ) -> None:
     """Run a Cube query and print its rows and the SQL that produced them."""
     from cube_models.query import CubeQuery
+    from cubesage_core.cli import SETUP_ERRORS
     from cubesage_core.settings import get_settings
 
     try:
         parsed = CubeQuery.parse(_read_query(cube_query))
         anchor = date.fromisoformat(today) if today else get_settings().today
         result = _backend(backend, _model(model_dir)).load(parsed, today=anchor)
-    except (CubeModelsError, ValueError, OSError) as exc:
+    except (CubeModelsError, ValueError, OSError, *SETUP_ERRORS) as exc:
         raise _fail(exc) from exc
     if as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str))
@@ -150,7 +152,7 @@ def check(model_dir: Path | None = typer.Option(None, help="Folder of Cube YAML 
     """Load and validate the models; print a summary of cubes, members and joins."""
     try:
         model = _model(model_dir)
-    except CubeModelsError as exc:
+    except (CubeModelsError, ValueError) as exc:
         raise _fail(exc) from exc
     table = Table("cube", "measures", "dimensions", "segments", "joins")
     for cube in model.cubes.values():
@@ -164,14 +166,52 @@ def check(model_dir: Path | None = typer.Option(None, help="Folder of Cube YAML 
 def export(model_dir: Path | None = typer.Option(None, help="Folder of Cube YAML models.")) -> None:
     """Write the models' semantic assets, embeddings and join edges to the configured database."""
     from cube_models.export import export_assets
-    from cubesage_core.db import database_url
+    from cubesage_core.cli import bootstrap_or_exit
     from cubesage_core.embeddings import get_embedder
     from cubesage_core.settings import get_settings
 
     settings = get_settings()
     try:
-        report = export_assets(database_url(settings), _model(model_dir),
-                               embedder=get_embedder(settings.embedding_backend))
+        model = _model(model_dir)
+    except (CubeModelsError, ValueError) as exc:
+        raise _fail(exc) from exc
+    url = bootstrap_or_exit(settings)
+    try:
+        report = export_assets(url, model, embedder=get_embedder(settings.embedding_backend))
     except CubeModelsError as exc:
         raise _fail(exc) from exc
     typer.echo(json.dumps({k: v for k, v in report.__dict__.items() if k != "changed_ids"}))
+
+
+model_app = typer.Typer(help="Cube YAML models of your own warehouse: draft them from the database catalog.",
+                        no_args_is_help=True)
+
+
+@model_app.command()
+def draft(
+    schema: list[str] = typer.Option(..., "--schema", "-s", help="Warehouse schema to draft (repeatable)."),
+    out: Path | None = typer.Option(None, "--out", help="Folder for the YAML files (default: settings.model_dir, "
+                                                         "else ./model)."),
+) -> None:
+    """Draft one cube per table (keys, joins, time dimensions, measures, titles), then validate the folder."""
+    from cube_models.draft import draft_models
+    from cube_models.model import load_model
+    from cubesage_core.cli import bootstrap_or_exit
+    from cubesage_core.db import connection
+    from cubesage_core.settings import get_settings
+
+    settings = get_settings()
+    folder = out or settings.model_dir or Path("model")
+    url = bootstrap_or_exit(settings.model_copy(update={"warehouse_schemas": schema}))
+    with connection(url) as conn:
+        reports = draft_models(conn, schema, folder)
+    for report in reports:
+        if not report.cubes:
+            raise _fail(ValueError(f"schema {report.schema!r} has no tables to draft"))
+        err_console.print(f"{report.schema}: {report.cubes} cubes, {report.joins} joins "
+                          f"({report.guessed_joins} guessed from column names) -> {folder}")
+    try:
+        model = load_model(folder)
+    except CubeModelsError as exc:
+        raise _fail(exc) from exc
+    typer.echo(json.dumps({"folder": str(folder), "cubes": sorted(model.cubes)}))

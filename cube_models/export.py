@@ -293,7 +293,7 @@ def ingest_files(url: str, files: list[dict[str, str]], settings: Settings | Non
     model is validated first (``ModelError`` on any problem, nothing written), then the files are saved into
     the model folder and the assets exported. Returns the export counts."""
     settings = settings or get_settings()
-    model_dir = Path(settings.model_dir)
+    model_dir = Path(settings.model_folder())
     for f in files:
         name = f.get("name", "")
         if Path(name).name != name or not name.endswith((".yml", ".yaml")):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cubesage_core.lru import Lru
-from cubesage_core.refresh_key import RefreshKey
+from cubesage_core.refresh_key import RefreshKey, Schemas
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class CachedResult:
 class ResultCache:
     """Query results by compiled SQL + parameters, valid while the warehouse refresh key stays the same."""
 
-    def __init__(self, schema: str, refresh_s: float, max_entries: int = 512, max_rows: int = 10_000,
+    def __init__(self, schema: Schemas, refresh_s: float, max_entries: int = 512, max_rows: int = 10_000,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.max_rows = max_rows
         self.key = RefreshKey(schema, refresh_s, clock)

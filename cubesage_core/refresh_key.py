@@ -17,25 +17,32 @@ import psycopg
 FINGERPRINT_SQL = (
     "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint,"
     " coalesce(sum(pg_relation_filenode(relid)::bigint), 0)::bigint, count(*)"
-    " FROM pg_stat_user_tables WHERE schemaname = %s"
+    " FROM pg_stat_user_tables WHERE schemaname = ANY(%s)"
 )
 
 
-def fingerprint(conn: psycopg.Connection, schema: str) -> tuple[Any, ...]:
-    """The current fingerprint of ``schema`` (works whatever cursor factory ``conn`` uses)."""
+Schemas = str | tuple[str, ...]
+
+
+def _names(schema: Schemas) -> list[str]:
+    return [schema] if isinstance(schema, str) else list(schema)
+
+
+def fingerprint(conn: psycopg.Connection, schema: Schemas) -> tuple[Any, ...]:
+    """The current fingerprint of ``schema`` (one name or several; works whatever cursor factory ``conn`` uses)."""
     with psycopg.Cursor(conn) as cur:
-        return tuple(cur.execute(FINGERPRINT_SQL, (schema,)).fetchone() or ())
+        return tuple(cur.execute(FINGERPRINT_SQL, (_names(schema),)).fetchone() or ())
 
 
-async def afingerprint(conn: psycopg.AsyncConnection, schema: str) -> tuple[Any, ...]:
+async def afingerprint(conn: psycopg.AsyncConnection, schema: Schemas) -> tuple[Any, ...]:
     async with psycopg.AsyncCursor(conn) as cur:
-        return tuple(await (await cur.execute(FINGERPRINT_SQL, (schema,))).fetchone() or ())
+        return tuple(await (await cur.execute(FINGERPRINT_SQL, (_names(schema),))).fetchone() or ())
 
 
 class RefreshKey:
     """The last fingerprint of ``schema`` and when it was read. Not thread-safe: callers hold a lock."""
 
-    def __init__(self, schema: str, every_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, schema: Schemas, every_s: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.schema, self.every_s = schema, every_s
         self._clock = clock
         self.value: tuple[Any, ...] | None = None

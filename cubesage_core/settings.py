@@ -11,11 +11,12 @@ import os
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import SecretStr
+from pydantic import SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -33,6 +34,10 @@ def _toml_path() -> Path | None:
     return local if local.exists() else None
 
 
+class ConfigError(ValueError):
+    """A setting the command needs is missing or wrong."""
+
+
 class Settings(BaseSettings):
     """Effective configuration of one cubesage process."""
 
@@ -42,17 +47,23 @@ class Settings(BaseSettings):
     data_dir: Path = DEFAULT_DATA_DIR
     database_url: SecretStr | None = None
     pg_port: int | None = None
-    warehouse_schema: str = "warehouse"
+    # the PostgreSQL schemas the warehouse lives in (env ``a,b``); the first is the default for unqualified tables
+    warehouse_schemas: Annotated[list[str], NoDecode] = ["warehouse"]
     statement_timeout_ms: int = 5000
 
     # semantic layer
     cube_url: str | None = None
     cube_secret: SecretStr | None = None
     cube_fallback_builtin: bool = True
-    model_dir: Path = REPO_ROOT / "demo" / "model"
-    # detail path words and display choices the Cube models cannot say (YAML; a missing file = derive only;
-    # entries naming tables absent from the models are ignored)
-    detail_vocabulary: Path = REPO_ROOT / "demo" / "detail_vocabulary.yaml"
+    # Cube YAML models (``cubesage init`` writes it to cubesage.toml; ``cubesage demo`` uses demo/model)
+    model_dir: Path | None = None
+    # detail path words and display choices the Cube models cannot say (YAML; unset or a missing file = derive
+    # only; entries naming tables absent from the models are ignored)
+    detail_vocabulary: Path | None = None
+    # wiki pages about the warehouse tables (``cubesage init --wiki``, ``sag index --warehouse``)
+    wiki_dir: Path | None = None
+    # business terms (YAML, the format of ``fourengine load-glossary``): answer labels in both languages
+    glossary: Path | None = None
     query_row_cap: int = 50_000
     default_limit: int = 10_000
     # built-in backend result cache: seconds between reads of the warehouse refresh key (0 = no cache)
@@ -108,6 +119,37 @@ class Settings(BaseSettings):
         if toml is not None:
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml))
         return tuple(sources)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_schema(cls, data: Any) -> Any:
+        """Accept the former single ``warehouse_schema`` (argument, TOML key or env var)."""
+        if isinstance(data, dict) and "warehouse_schemas" not in data:
+            old = data.pop("warehouse_schema", None) or os.environ.get("CUBESAGE_WAREHOUSE_SCHEMA")
+            if old:
+                data["warehouse_schemas"] = old
+        return data
+
+    @field_validator("warehouse_schemas", mode="before")
+    @classmethod
+    def _schema_list(cls, value: Any) -> list[str]:
+        items = value.split(",") if isinstance(value, str) else list(value or [])
+        schemas = [str(item).strip() for item in items if str(item).strip()]
+        if not schemas:
+            raise ValueError("at least one warehouse schema is required")
+        return schemas
+
+    @property
+    def warehouse_schema(self) -> str:
+        """The default schema of unqualified table names: the first configured one."""
+        return self.warehouse_schemas[0]
+
+    def model_folder(self) -> Path:
+        """``model_dir``, or a :class:`ConfigError` naming how to set it."""
+        if self.model_dir is None:
+            raise ConfigError("no Cube model folder configured: run 'cubesage init' (writes cubesage.toml) "
+                              "or set CUBESAGE_MODEL_DIR")
+        return self.model_dir
 
     @property
     def pg_data_dir(self) -> Path:

@@ -11,9 +11,9 @@ app = typer.Typer(help="Four-engine schema retrieval (R/V/G/D), glossary and few
 
 
 def _url(url: str | None) -> str:
-    from cubesage_core import db
+    from cubesage_core.cli import bootstrap_or_exit
 
-    return url or db.database_url()
+    return bootstrap_or_exit(url=url)
 
 
 @app.command()

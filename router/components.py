@@ -70,7 +70,7 @@ def load_components(settings: Any, url: str) -> Components:
     workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cubesage-retrieve")
 
     def semantic_layer() -> _Semantic:
-        model = load_model(settings.model_dir)
+        model = load_model(settings.model_folder())
         with connect(url) as conn:
             values = ValueIndex.load(conn, model, settings.warehouse_schema)
             sync_model_terms(conn)  # the model's own words bind like glossary terms

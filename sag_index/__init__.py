@@ -6,7 +6,7 @@ Public entry points (import from the modules):
 - ``sag_index.pipeline.index_chunks(chunks, url, store, processor=None, ...) -> IndexReport``.
 - ``sag_index.retrieval.Retriever(url, store).retrieve(question, RetrievalParams(...)) -> RetrievalResult``
   (``Retriever.with_llm(url, store, lm)`` for the DSPy NER and selection).
-- ``sag_index.warehouse.index_warehouse(url, demo_dir, store=None, progress=None) -> WarehouseIndexReport``.
+- ``sag_index.warehouse.index_warehouse(url, warehouse_map, wiki_dir=None, store=None, progress=None)``.
 - ``sag_index.recall.SagRecall(url, store, settings)``: ``recall_tables(question) -> list[TableHit]``,
   ``recall_rows(question) -> list[RowHit]``.
 - ``sag_index.backends.get_store(settings, url) -> VectorStore`` (raises ``StoreUnavailable``).

@@ -15,44 +15,66 @@ console = Console(stderr=True)
 
 
 def _context():
-    from cubesage_core.db import apply_schema, database_url
+    from cubesage_core.cli import bootstrap_or_exit
     from cubesage_core.settings import get_settings
     from sag_index.backends import get_store
 
     settings = get_settings()
-    url = database_url(settings)
-    apply_schema(url)
+    url = bootstrap_or_exit(settings)
     store = get_store(settings, url)
     if store.fallback_reason:
         console.print(f"[yellow]using the PostgreSQL store: {store.fallback_reason}[/]")
     return url, store, settings
 
 
+def _warehouse_map(ctx: typer.Context, url: str, required: bool):
+    """The model's table names and entity tables, from the provider the root ``cubesage`` app puts in
+    ``ctx.obj`` (it lives above this package). Without a provider or a configured model: an empty map
+    (pages are then linked by their front matter only), or a CLI error when ``required``."""
+    from cubesage_core.cli import SETUP_ERRORS, fail
+    from sag_index.warehouse import WarehouseMap
+
+    provider = getattr(ctx.find_root().obj, "warehouse_map", None)
+    try:
+        if provider is None:
+            raise ValueError("--warehouse needs the Cube model: run it as 'cubesage sag index --warehouse'")
+        return provider(url)
+    except (*SETUP_ERRORS, ValueError) as err:
+        if required:
+            raise fail(err) from err
+        return WarehouseMap()
+
+
 @app.command()
 def index(
-    paths: list[Path] = typer.Argument(None, help="Files or folders (.md .txt .html .json .jsonl)."),
-    warehouse: bool = typer.Option(False, "--warehouse", help="Index the demo table wikis and dimension rows."),
+    ctx: typer.Context,
+    paths: list[Path] = typer.Argument(None, help="Files or folders (.md .txt .html .json .jsonl); pages are "
+                                                  "linked to the tables they name (front matter 'tables:')."),
+    warehouse: bool = typer.Option(False, "--warehouse",
+                                   help="Index the entity rows of the model's tables and the wiki (--wiki)."),
+    wiki: Path | None = typer.Option(None, "--wiki", help="Wiki folder for --warehouse (default: settings.wiki_dir)."),
     batch_size: int = typer.Option(256, min=1, help="Chunks per processor/saver batch."),
     llm: bool = typer.Option(False, "--llm", help="Use the LLM processor (needs CUBESAGE_LLM_URL)."),
 ) -> None:
     """Index documents (idempotent: unchanged chunks are skipped; an interrupted run resumes)."""
     from sag_index.errors import SagError
-    from sag_index.loaders import load_dir, load_path
     from sag_index.pipeline import index_chunks
     from sag_index.processor import FastProcessor, load_glossary
     from sag_index.warehouse import index_warehouse
+    from sag_index.wiki import load_page, load_wiki
 
     if not paths and not warehouse:
         raise typer.BadParameter("give files/folders to index, or --warehouse")
     url, store, settings = _context()
     try:
+        tables = _warehouse_map(ctx, url, required=warehouse)
         if warehouse:
-            report = index_warehouse(url, settings.demo_dir, store, progress=True)
+            report = index_warehouse(url, tables, wiki or settings.wiki_dir, store, progress=True)
             typer.echo(json.dumps(report.as_dict(), ensure_ascii=False))
         if paths:
             chunks = []
             for path in paths:
-                chunks.extend(load_dir(path) if path.is_dir() else load_path(path))
+                chunks.extend(load_wiki(path, tables.tables) if path.is_dir() else load_page(path, tables.tables))
             processor = FastProcessor(load_glossary(url))
             if llm:
                 from cubesage_core.llm import get_lm

@@ -1,32 +1,64 @@
-"""Index the warehouse for detail questions: one chunk per table-wiki section, one per dimension row.
+"""Index the warehouse for detail questions: one chunk per wiki section, one per entity row.
 
-Wiki pages (``demo_dir/wiki``: markdown, plain text, HTML) go through the normal pipeline; a page
-named after a table (``fact_refund.md``, ``dim_region.zh.md``) is attributed to that table, other
-pages to the tables they name. Rows of dim_customer, dim_product and dim_region become JSON-record
-chunks whose entities are declared from the columns (name, key, city, segment, region...), so no
-extraction runs per row and a name in a question resolves to its row (王芳 -> customer_id).
+Wiki pages (markdown, plain text, HTML) go through the normal pipeline, each linked to the tables it
+describes (``sag_index.wiki``). Rows of every *entity table* (a table whose cube has a label column,
+as the detail catalog derives it from the Cube model) become JSON-record chunks whose entities are
+declared from their name columns, so no extraction runs per row and a name in a question resolves
+to its row (a customer's name -> its key).
+
+Cap: at most ``ROW_CAP`` rows per table are indexed. A bigger table indexes the rows whose label is
+among PostgreSQL's most common values of that column (``pg_stats.most_common_vals``), then the first
+rows by key up to the cap; its names beyond the cap are not resolvable through SAG.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from psycopg import sql
 
 from cubesage_core.db import connection
 from cubesage_core.settings import get_settings
 from sag_index.backends import get_store
 from sag_index.backends.base import VectorStore
-from sag_index.loaders import load_dir, make_chunk
+from sag_index.loaders import make_chunk
 from sag_index.models import Chunk
 from sag_index.pipeline import IndexReport, index_chunks, prune_sources
 from sag_index.processor import FastProcessor, Processor, load_glossary
+from sag_index.wiki import load_wiki
 
-WAREHOUSE_TABLES = ("dim_region", "dim_customer", "dim_product", "fact_order", "fact_order_item",
-                    "fact_payment", "fact_refund")
-_TABLE_STEM = re.compile(r"^((?:dim|fact)_[a-z_]+?)(?:\.[a-z]{2})?$")
+ROW_CAP = 20_000
+_CJK_LATIN = re.compile(r"^([\u4e00-\u9fff]+) (\S.*)$")
+
+
+class RowSource(Protocol):
+    """One entity table (``router.detail.schema.TableSpec`` is one): where its rows and names are."""
+
+    @property
+    def qualified(self) -> str: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def label(self) -> str | None: ...
+    @property
+    def name_columns(self) -> tuple[str, ...]: ...
+    @property
+    def columns(self) -> tuple[str, ...]: ...
+    @property
+    def entity_type(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class WarehouseMap:
+    """What indexing needs from the model: names pages may use -> qualified table, and the entity tables."""
+
+    tables: Mapping[str, str] = field(default_factory=dict)
+    rows: Sequence[RowSource] = ()
 
 
 @dataclass
@@ -45,93 +77,76 @@ class WarehouseIndexReport:
                 "row_counts": self.row_counts, "wiki": self.wiki.as_dict(), "rows": self.rows.as_dict()}
 
 
-def wiki_chunks(demo_dir: Path, schema: str = "warehouse") -> list[Chunk]:
-    """Chunks of every wiki page, each with ``meta["tables"]`` (qualified table names)."""
-    chunks = load_dir(demo_dir / "wiki")
-    for chunk in chunks:
-        stem = Path(chunk.source).name.split(".")[0]
-        match = _TABLE_STEM.match(stem)
-        if match and match.group(1) in WAREHOUSE_TABLES:
-            tables = [match.group(1)]
-        else:
-            tables = [t for t in WAREHOUSE_TABLES if re.search(rf"\b{t}\b", chunk.text)]
-        chunk.meta["tables"] = [f"{schema}.{t}" for t in tables]
-    return chunks
+def _names(value: str) -> list[str]:
+    """'兰州 Lanzhou' -> ['兰州', 'Lanzhou'] (a bilingual value names the row both ways); else [value]."""
+    match = _CJK_LATIN.match(value)
+    return [match.group(1), match.group(2)] if match else [value]
 
 
-def _city_names(city: str) -> list[str]:
-    """'兰州 Lanzhou' -> ['兰州', 'Lanzhou']; 'San Francisco' -> ['San Francisco']."""
-    parts = city.split(" ", 1)
-    if len(parts) == 2 and re.fullmatch(r"[\u4e00-\u9fff]+", parts[0]):
-        return parts
-    return [city]
-
-
-def _row_chunk(table: str, key_column: str, key_value: int, label: str, entity_type: str, text: str,
-               entities: list[dict[str, Any]], schema: str) -> Chunk:
-    qualified = f"{schema}.{table}"
-    meta = {"table": qualified, "key_column": key_column, "key_value": key_value, "label": label,
-            "entity_type": entity_type, "title": f"{entity_type} {label} ({key_column} {key_value})",
+def _row_chunk(source: RowSource, record: dict[str, Any]) -> Chunk | None:
+    key_value, label = record[source.key], record.get(source.label or "")
+    if key_value is None or label in (None, ""):
+        return None
+    shown = ", ".join(f"{column} {value}" for column, value in record.items()
+                      if column not in (source.key, source.label) and value not in (None, ""))
+    text = f"{source.entity_type} {label} ({source.key} {key_value})" + (f", {shown}" if shown else "")
+    entities: list[dict[str, Any]] = [{"name": f"{source.key} {key_value}", "type": "key", "embed": False}]
+    for column in source.name_columns:
+        for name in _names(str(record.get(column) or "")):
+            if name:
+                entities.insert(0, {"name": name, "type": source.entity_type, "role": "subject"})
+    meta = {"table": source.qualified, "key_column": source.key, "key_value": key_value, "label": str(label),
+            "entity_type": source.entity_type, "title": f"{source.entity_type} {label} ({source.key} {key_value})",
             "content": text, "entities": entities}
-    return make_chunk(qualified, text, heading="", position=key_value, source_type="row", kind="row", meta=meta)
+    position = key_value if isinstance(key_value, int) else 0
+    return make_chunk(source.qualified, text, heading=str(key_value), position=position, source_type="row",
+                      kind="row", meta=meta)
 
 
-def row_chunks(url: str, schema: str = "warehouse") -> list[Chunk]:
-    """One chunk per row of dim_region, dim_customer and dim_product."""
+def _select(conn: Any, source: RowSource, cap: int) -> list[dict[str, Any]]:
+    """The rows to index (see the module docstring for the cap)."""
+    schema, _, table = source.qualified.rpartition(".")
+    columns = list(dict.fromkeys([source.key, *source.name_columns, *source.columns]))
+    base = sql.SQL("SELECT {cols} FROM {table}").format(
+        cols=sql.SQL(", ").join(map(sql.Identifier, columns)), table=sql.Identifier(schema, table))
+    order = sql.SQL(" ORDER BY {key} LIMIT {cap}").format(key=sql.Identifier(source.key), cap=sql.Literal(cap))
+    count = conn.execute(sql.SQL("SELECT count(*) FROM (SELECT 1 FROM {t} LIMIT {n}) s").format(
+        t=sql.Identifier(schema, table), n=sql.Literal(cap + 1))).fetchone()[0]
+    if count > cap and source.label:
+        common = sql.SQL(" WHERE {label}::text = ANY(SELECT unnest(most_common_vals::text::text[]) FROM pg_stats "
+                         "WHERE schemaname = {s} AND tablename = {t} AND attname = {c})").format(
+            label=sql.Identifier(source.label), s=sql.Literal(schema), t=sql.Literal(table),
+            c=sql.Literal(source.label))
+        frequent = conn.execute(base + common + order).fetchall()
+        if frequent:
+            return [dict(zip(columns, row, strict=True)) for row in frequent]
+    return [dict(zip(columns, row, strict=True)) for row in conn.execute(base + order).fetchall()]
+
+
+def row_chunks(url: str, sources: Sequence[RowSource], cap: int = ROW_CAP) -> list[Chunk]:
+    """One chunk per row (at most ``cap`` per table) of every entity table in ``sources``."""
     chunks: list[Chunk] = []
     with connection(url) as conn:
-        regions = conn.execute(f"SELECT region_id, region_code, name_en, name_zh FROM {schema}.dim_region "
-                               "ORDER BY region_id").fetchall()
-        region_names = {r[0]: (r[2], r[3]) for r in regions}
-        for region_id, code, name_en, name_zh in regions:
-            text = f"region {name_en} {name_zh} (region_id {region_id}), region code {code}"
-            entities = [{"name": name_en, "type": "region", "role": "subject"},
-                        {"name": name_zh, "type": "region", "role": "subject"},
-                        {"name": code, "type": "region", "role": "subject"},
-                        {"name": f"region_id {region_id}", "type": "key", "embed": False}]
-            chunks.append(_row_chunk("dim_region", "region_id", region_id, name_en, "region", text, entities, schema))
-        for cid, name, segment, region_id, city, signup in conn.execute(
-                f"SELECT customer_id, customer_name, segment, region_id, city, signup_date FROM {schema}.dim_customer "
-                "ORDER BY customer_id"):
-            en, zh = region_names.get(region_id, ("", ""))
-            text = (f"customer {name} (customer_id {cid}), {segment} segment, city {city}, "
-                    f"region {region_id} {en} {zh}, signed up {signup}")
-            entities = [{"name": name, "type": "customer", "role": "subject"},
-                        {"name": f"customer_id {cid}", "type": "key", "embed": False},
-                        {"name": segment, "type": "segment", "embed": False},
-                        *({"name": c, "type": "city"} for c in _city_names(city)),
-                        {"name": en, "type": "region"}]
-            chunks.append(_row_chunk("dim_customer", "customer_id", cid, name, "customer", text, entities, schema))
-        for pid, name, category, brand, price, launched in conn.execute(
-                f"SELECT product_id, product_name, category, brand, unit_price, launched_on FROM {schema}.dim_product "
-                "ORDER BY product_id"):
-            text = (f"product {name} (product_id {pid}), category {category}, brand {brand}, "
-                    f"unit price {price}, launched {launched}")
-            entities = [{"name": name, "type": "product", "role": "subject"},
-                        {"name": f"product_id {pid}", "type": "key", "embed": False},
-                        {"name": category, "type": "category", "embed": False},
-                        {"name": brand, "type": "brand"}]
-            chunks.append(_row_chunk("dim_product", "product_id", pid, name, "product", text, entities, schema))
+        for source in sources:
+            if source.label:
+                chunks.extend(c for r in _select(conn, source, cap) if (c := _row_chunk(source, r)) is not None)
     return chunks
 
 
-def index_warehouse(url: str, demo_dir: Path, store: VectorStore | None = None,
-                    progress: bool | None = None, processor: Processor | None = None) -> WarehouseIndexReport:
-    """Index the table wikis and dimension rows (idempotent and resumable: indexed chunks are skipped).
-
-    Sections edited away or rows deleted since the last run are pruned (chunk, event, vectors).
-    """
+def index_warehouse(url: str, warehouse: WarehouseMap, wiki_dir: Path | None = None,
+                    store: VectorStore | None = None, progress: bool | None = None,
+                    processor: Processor | None = None) -> WarehouseIndexReport:
+    """Index the wiki pages of ``wiki_dir`` and the entity rows (idempotent and resumable: indexed chunks are
+    skipped). Sections edited away or rows deleted since the last run are pruned (chunk, event, vectors)."""
     started = time.monotonic()
-    settings = get_settings()
     own_store = store is None
-    store = store or get_store(settings, url)
+    store = store or get_store(get_settings(), url)
     try:
-        processor = processor or _wiki_processor(url)
-        pages = wiki_chunks(demo_dir, settings.warehouse_schema)
+        pages = load_wiki(wiki_dir, warehouse.tables) if wiki_dir is not None else []
         pruned = prune_sources(pages, url, store)
-        wiki = index_chunks(pages, url, store, processor, progress=bool(progress), relation_vectors=True,
-                            description="table wikis")
-        rows = row_chunks(url, settings.warehouse_schema)
+        wiki = index_chunks(pages, url, store, processor or _wiki_processor(url), progress=bool(progress),
+                            relation_vectors=True, description="table wikis")
+        rows = row_chunks(url, warehouse.rows)
         pruned += prune_sources(rows, url, store)
         counts: dict[str, int] = {}
         for chunk in rows:

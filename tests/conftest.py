@@ -20,11 +20,17 @@ from typing import Any
 
 import pytest
 
-from cubesage_core import db, demo_warehouse
+from cubesage_core import db
 from cubesage_core.embedded_pg import EmbeddedPostgres
 from cubesage_core.settings import REPO_ROOT
+from demo import load as demo_warehouse
 
 SERVICE_TIMINGS: dict[str, float] = {}
+
+# the suite runs on the demo warehouse: its model, detail vocabulary and glossary, as `cubesage demo` sets them
+for _var, _name in (("CUBESAGE_MODEL_DIR", "model"), ("CUBESAGE_DETAIL_VOCABULARY", "detail_vocabulary.yaml"),
+                    ("CUBESAGE_GLOSSARY", "glossary.yaml")):
+    os.environ.setdefault(_var, str(REPO_ROOT / "demo" / _name))
 
 
 @pytest.fixture(scope="session")

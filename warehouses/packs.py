@@ -11,6 +11,7 @@ from typing import Protocol
 import yaml
 
 ROOT = Path(__file__).resolve().parent
+DEMO_ROOT = ROOT.parent / "demo"  # the demo is a pack too, beside the package (its loader: ``demo.load``)
 
 
 class PackError(ValueError):
@@ -51,16 +52,17 @@ class Pack:
         return self.root / "suite.yaml"
 
     def loader(self) -> DataLoader:
-        module = importlib.import_module(f"warehouses.{self.name}.load")
+        package = "demo" if self.root == DEMO_ROOT else f"warehouses.{self.name}"
+        module = importlib.import_module(f"{package}.load")
         return module.load
 
 
 def pack_names() -> list[str]:
-    return sorted(p.parent.name for p in ROOT.glob("*/pack.yaml"))
+    return sorted({*(p.parent.name for p in ROOT.glob("*/pack.yaml")), "demo"})
 
 
 def get_pack(name: str) -> Pack:
-    path = ROOT / name / "pack.yaml"
+    path = DEMO_ROOT / "pack.yaml" if name == "demo" else ROOT / name / "pack.yaml"
     if not path.is_file():
         raise PackError(f"no warehouse pack {name!r}; known: {', '.join(pack_names()) or 'none'}")
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}

@@ -61,7 +61,7 @@ class PipelineKnowledge:
         """Problems of a Cube query against the model (empty = valid)."""
         validation = _optional("cube_models.validation")
         if validation is not None and hasattr(validation, "validate"):
-            model = _import("cube_models.model").load_model(self.settings.model_dir)
+            model = _import("cube_models.model").load_model(self.settings.model_folder())
             return [str(getattr(p, "message", p)) for p in validation.validate(query, model)]
         # until cube_models.validation lands: structural parse + member check against the model files
         query_mod, fewshot = _import("cube_models.query"), _import("fourengine.fewshot")
@@ -69,7 +69,7 @@ class PipelineKnowledge:
             query_mod.CubeQuery.parse(query)
         except (ValueError, TypeError, KeyError, query_mod.QueryError) as err:
             return [str(err)]
-        unknown = fewshot.validate_members(query, fewshot.model_members(self.settings.model_dir))
+        unknown = fewshot.validate_members(query, fewshot.model_members(self.settings.model_folder()))
         return [f"unknown member {m}" for m in unknown]
 
     def validate_sql(self, sql: str) -> list[str]:
@@ -100,16 +100,20 @@ class PipelineKnowledge:
     def ingest_wiki(self, documents: list[dict[str, str]]) -> dict[str, Any]:
         """Chunk each document with sag_index's loader for its format and index the chunks (idempotent:
         chunk ids are content hashes, so a repeat reports every chunk as already indexed)."""
-        loaders = _import("sag_index.loaders")
+        loaders, wiki = _import("sag_index.loaders"), _import("sag_index.wiki")
         pipeline = _import("sag_index.pipeline")
         backends = _import("sag_index.backends")
+        names = self._table_names()
         chunks = []
         for doc in documents:
             source = f"wiki:{doc['name']}"
+            front, body = wiki.split_front_matter(doc["content"])
             try:
-                chunks += _chunks_of(loaders, doc, source)
+                page = _chunks_of(loaders, {**doc, "content": body}, source)
             except loaders.LoaderError as err:
                 raise Unprocessable(str(err)) from err
+            chunks += page if doc["format"] == "json" else wiki.link_page(
+                page, front, wiki.page_title(doc["name"], body), body, names)
         if not chunks:
             raise Unprocessable("the documents contain no text to index")
         store = backends.get_store(self.settings, self.url)
@@ -118,12 +122,18 @@ class PipelineKnowledge:
                 "chunks": report.chunks_total, "events_written": report.events_written,
                 "backend": report.backend, "store_fallback": report.store_fallback}
 
+    def _table_names(self) -> dict[str, str]:
+        """Every name of a model table -> its qualified table (no model configured: none)."""
+        if self.settings.model_dir is None:
+            return {}
+        return dict(_import("answer.bootstrap").warehouse_map_of(self.url, self.settings).tables)
+
     def ingest_cube_models(self, files: list[dict[str, str]]) -> dict[str, Any]:
         """Validate the model folder with these files added/replaced, export its assets (one transaction,
         idempotent), then write the files into ``settings.model_dir``."""
         model_mod, export, errors = (_import("cube_models.model"), _import("cube_models.export"),
                                      _import("cube_models.errors"))
-        target = Path(self.settings.model_dir)
+        target = Path(self.settings.model_folder())
         with tempfile.TemporaryDirectory(prefix="cubesage-models-") as tmp:
             staged = Path(tmp)
             for path in model_mod.model_files(target) if target.exists() else []:

@@ -81,7 +81,7 @@ class BuiltinBackend(SemanticBackend):
         self.settings = settings or get_settings()
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
-        self.cache = ResultCache(self.settings.warehouse_schema, self.settings.warehouse_cache_refresh_s)
+        self.cache = ResultCache(tuple(self.settings.warehouse_schemas), self.settings.warehouse_cache_refresh_s)
         self._compiled: Lru[Compiled] = Lru(COMPILED_ENTRIES)
 
     def compile(self, query: QueryInput, today: date | None = None) -> Compiled:

@@ -106,8 +106,7 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
         if shot_measures:
             notes.append(f"measures from the cached example {shot.get('question')!r}")
             return shot_measures
-    raise AggregateError("no measure found for this question: name a metric such as GMV, order count or "
-                         "refund rate")
+    raise AggregateError("no measure found for this question: name one of the model's metrics")
 
 
 def _cube_of(binding: Any) -> str:

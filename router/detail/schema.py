@@ -26,6 +26,7 @@ from cube_models.model import Cube, SemanticModel, load_model
 from cubesage_core.settings import Settings
 from router.detail.joins import FkEdge, JoinGraph
 from router.detail.vocabulary import ValueWord, word_pattern
+from sag_index.warehouse import WarehouseMap
 
 DISPLAY_CAP = 8
 LABEL_NAME = re.compile(r"^(name|title|label)(_\w+)?$|_(name|title)$", re.IGNORECASE)
@@ -431,9 +432,20 @@ def catalog_for(settings: Settings, conn: psycopg.Connection, index: Any = None)
     from router.aggregate.values import ValueIndex
 
     vocabulary = load_vocabulary(settings.detail_vocabulary)
-    model = load_model(settings.model_dir)
+    model = load_model(settings.model_folder())
     index = index or ValueIndex.load(conn, model, settings.warehouse_schema)
     observed = [{"canonical_term": surface, "synonyms": [], "mapped_asset_id": f"dimension:{member}",
                  "filter_value": value} for surface, pairs in index.surfaces.items() for member, value in pairs]
     return build_catalog(model, default_schema=settings.warehouse_schema, vocabulary=vocabulary,
                          terms=glossary_terms(conn), observed=observed)
+
+
+def warehouse_map(settings: Settings, conn: psycopg.Connection) -> WarehouseMap:
+    """What SAG indexing needs from the model: every name of a table (table, ``schema.table``, cube) -> its
+    qualified table, and the entity tables whose rows are indexed (the catalog's label and key columns)."""
+    catalog = catalog_for(settings, conn)
+    names: dict[str, str] = {}
+    for spec in catalog.tables.values():
+        for name in (spec.qualified, spec.table, spec.cube):
+            names.setdefault(name, spec.qualified)
+    return WarehouseMap(tables=names, rows=tuple(catalog.entity_tables))

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from answer.bootstrap import warehouse_map_of
 from cubesage_core.db import connection
 from cubesage_core.settings import REPO_ROOT, Settings
 from sag_index.backends import get_store
@@ -21,7 +22,7 @@ PRODUCTS = ["Aurora X1 headphones", "Nimbus S2 smartwatch", "Lotus K3 kettle", "
 
 @pytest.fixture(scope="module")
 def recall(pg_url: str) -> Iterator[SagRecall]:
-    index_warehouse(pg_url, REPO_ROOT / "demo")
+    index_warehouse(pg_url, warehouse_map_of(pg_url), REPO_ROOT / "demo" / "wiki")
     settings = Settings(es_url=None, sag_cache_refresh_s=0.5)
     sag = SagRecall(pg_url, get_store(settings, pg_url), settings)
     yield sag
@@ -34,7 +35,7 @@ def _key(pg_url: str, table: str, key: str, name_col: str, name: str) -> int:
 
 
 def test_index_warehouse_is_idempotent(pg_url: str, recall: SagRecall) -> None:
-    report = index_warehouse(pg_url, REPO_ROOT / "demo")
+    report = index_warehouse(pg_url, warehouse_map_of(pg_url), REPO_ROOT / "demo" / "wiki")
     assert report.wiki.chunks_processed == 0 and report.rows.chunks_processed == 0
     assert report.rows.chunks_already_indexed == sum(report.row_counts.values())
     with connection(pg_url) as conn:

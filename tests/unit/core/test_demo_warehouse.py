@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from cubesage_core import demo_warehouse
+from demo import load as demo_warehouse
 
 
 def _tables(scale: float) -> dict[str, demo_warehouse.Table]:

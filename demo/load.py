@@ -20,6 +20,8 @@ import yaml
 from cubesage_core.db import connection
 
 SEED = 20240301
+SCHEMA = "warehouse"
+DEMO_DIR = Path(__file__).resolve().parent
 TABLE_ORDER = (
     "dim_region", "dim_customer", "dim_product", "fact_order", "fact_order_item", "fact_payment", "fact_refund",
 )
@@ -59,9 +61,7 @@ def generate(scale: float = 1.0, vocab_path: Path | None = None, seed: int = SEE
     """All seven tables, deterministic for (scale, vocab, seed)."""
     if scale <= 0 or scale > 20:
         raise ValueError(f"scale must be in (0, 20], got {scale}")
-    from cubesage_core.settings import get_settings
-
-    vocab = yaml.safe_load((vocab_path or get_settings().demo_dir / "vocab.yaml").read_text())
+    vocab = yaml.safe_load((vocab_path or DEMO_DIR / "vocab.yaml").read_text())
     rng = np.random.default_rng(seed)
     start = datetime.fromisoformat(vocab["start"])
     end = datetime.fromisoformat(vocab["end"]) + timedelta(days=1) - timedelta(seconds=1)
@@ -198,12 +198,13 @@ def _copy_text(rows: Iterable[tuple[Any, ...]]) -> str:
     return buf.getvalue()
 
 
-def load(url: str, scale: float = 1.0, demo_dir: Path | None = None,
+def load(url: str, schema: str = SCHEMA, scale: float = 1.0, demo_dir: Path | None = None,
          progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
-    """(Re)create the warehouse tables and load generated rows; returns row counts per table."""
-    from cubesage_core.settings import get_settings
-
-    demo_dir = demo_dir or get_settings().demo_dir
+    """The pack loader: (re)create the warehouse tables and load generated rows; returns row counts per table.
+    The demo's SQL names its schema, so ``schema`` must be ``warehouse``."""
+    if schema != SCHEMA:
+        raise ValueError(f"the demo warehouse lives in schema {SCHEMA!r}, not {schema!r}")
+    demo_dir = demo_dir or DEMO_DIR
     tables = generate(scale, demo_dir / "vocab.yaml")
     counts: dict[str, int] = {}
     with connection(url) as conn, conn.transaction():

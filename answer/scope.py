@@ -1,0 +1,78 @@
+"""What the warehouse holds, in words built from the Cube model: refusal and clarification texts, nouns.
+
+``model_scope(model, conn)`` reads the cubes' titles, a few example measure titles and the data's time
+range (min and max of each cube's first time dimension); ``Scope()`` (no model) gives generic texts.
+The service builds it once at startup; the time range is read then and cached with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from psycopg import sql
+
+SUBJECTS_SHOWN = 8
+MEASURES_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class Scope:
+    subjects: tuple[str, ...] = ()  # cube titles, in model order
+    measures: tuple[str, ...] = ()  # example measure titles
+    period: tuple[str, str] | None = None  # first and last month with data ("2023-01", "2025-06")
+    nouns: dict[str, str] = field(default_factory=dict)  # physical table -> plural noun (cube title, lower)
+
+    def unsupported(self, lang: str) -> str:
+        span = (f" ({self.period[0]} to {self.period[1]})" if lang == "en" else
+                f"（{self.period[0]} 至 {self.period[1]}）") if self.period else ""
+        if lang == "zh":
+            held = f"：仓库只有{'、'.join(self.subjects)}数据{span}。" if self.subjects else "。"
+            return "这个问题超出了数据仓库的范围" + held
+        held = f": it holds {', '.join(s.lower() for s in self.subjects)}{span}." if self.subjects else "."
+        return "I can't answer that from the warehouse" + held
+
+    def clarify(self, lang: str) -> str:
+        examples = ", ".join(self.measures)
+        if lang == "zh":
+            return f"能再具体一点吗？请说明指标（{examples}……）、时间或具体对象。" if examples else \
+                "能再具体一点吗？请说明指标、时间或具体对象。"
+        named = f"Name a metric ({examples}...)" if examples else "Name a metric"
+        return f"Could you be more specific? {named}, a period, or a row of the data by its name."
+
+    def noun(self, table: str, lang: str) -> str:
+        return self.nouns.get(table) or ("rows" if lang == "en" else "条记录")
+
+
+def _physical(cube: Any) -> str | None:
+    return cube.sql_table.rpartition(".")[2] if cube.sql_table else None
+
+
+def _period(conn: Any, model: Any, default_schema: str) -> tuple[str, str] | None:
+    lows, highs = [], []
+    for cube in model.cubes.values():
+        if not cube.sql_table or not cube.time_dimensions:
+            continue
+        schema, _, table = cube.sql_table.rpartition(".")
+        column = cube.time_dimensions[0].sql.replace("{CUBE}.", "")
+        if not column.isidentifier():
+            continue
+        query = sql.SQL("SELECT to_char(min({c}), 'YYYY-MM'), to_char(max({c}), 'YYYY-MM') FROM {t}").format(
+            c=sql.Identifier(column), t=sql.Identifier(schema or default_schema, table))
+        low, high = conn.execute(query).fetchone()
+        if low:
+            lows.append(low)
+            highs.append(high)
+    return (min(lows), max(highs)) if lows else None
+
+
+def model_scope(model: Any, conn: Any = None, default_schema: str = "public") -> Scope:
+    """The scope of ``model``; the time range is read through ``conn`` when given."""
+    cubes = [c for c in model.cubes.values() if c.title]
+    measures = [m.title for c in cubes for m in c.measures.values() if m.title and m.type != "count" and m.public]
+    nouns = {table: c.title.lower() for c in cubes if (table := _physical(c))}
+    try:
+        period = _period(conn, model, default_schema) if conn is not None else None
+    except Exception:  # a table the model names but the database lacks: no range, not a failed start
+        period = None
+    return Scope(tuple(c.title for c in cubes[:SUBJECTS_SHOWN]), tuple(measures[:MEASURES_SHOWN]), period, nouns)
