@@ -55,11 +55,10 @@ def write(tmp_path: Path, body: str) -> Path:
     return path
 
 
-def test_shipped_suite_loads_all_dev_with_mixed_gold_for_both_halves() -> None:
+def test_shipped_suite_has_dev_and_blind_test_parts_with_mixed_gold_for_both_halves() -> None:
     suite = load_suite(REPO / "demo" / "regress" / "suite.yaml")
-    assert len(suite.cases) == 106 and suite.today == dt.date(2025, 6, 30) and suite.name == "demo"
-    assert {c.split for c in suite.cases} == {"dev"}
-    assert len(suite.select("dev").cases) == 106 and suite.select("test").cases == []
+    assert suite.today == dt.date(2025, 6, 30) and suite.name == "demo"
+    assert len(suite.select("dev").cases) == 106 and len(suite.select("test").cases) == 70
     mixed = [c for c in suite.cases if c.intent == "mixed" and c.answer_sql]
     assert mixed and all(c.detail_sql for c in mixed)
 
