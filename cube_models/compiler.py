@@ -17,6 +17,7 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.optimizer.scope import walk_in_scope
 
 from cube_models import _joins
 from cube_models._refs import PLACEHOLDER_PREFIX, Ref, classify, to_placeholders
@@ -129,10 +130,13 @@ class _Compiler:
 
     def render(self, cube: Cube, sql: str, rendered: dict[str, exp.Expression] | None = None) -> exp.Expression:
         """Member SQL of ``cube`` -> AST: ``{CUBE}``/``{cube}`` become table aliases, ``{member}`` the member's
-        expression; bare column names are prefixed with the cube alias (Cube's autoPrefixWithCubeName)."""
+        expression; bare column names of the outermost scope are prefixed with the cube alias (Cube's
+        autoPrefixWithCubeName). Columns of subqueries (``x IN (SELECT id FROM t WHERE amount > 0)``) belong
+        to the subquery's tables and are left as written."""
         refs = [r for _, r in classify(sql, cube.name, set(self.model.cubes),
                                        {*cube.measures, *cube.dimensions, *cube.segments})]
         tree = self._template(sql)
+        outer = {id(node) for node in walk_in_scope(tree) if isinstance(node, exp.Column)}
 
         def ref_at(name: str) -> Ref | None:
             if name.startswith(PLACEHOLDER_PREFIX):
@@ -153,7 +157,7 @@ class _Compiler:
                 if name_ref.kind == "cube":
                     return exp.column("*", table=name_ref.cube)
                 return exp.Paren(this=self.member_expr(name_ref.path, rendered))
-            if not node.table:
+            if not node.table and id(node) in outer:
                 return exp.Column(this=node.this, table=exp.to_identifier(cube.name, quoted=True))
             return node
 

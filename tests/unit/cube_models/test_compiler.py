@@ -174,3 +174,29 @@ def test_view_members_compile_to_cube_members(tmp_path: Path) -> None:
     c = compile_query({"measures": ["v.amount"], "dimensions": ["v.label"]}, model)
     assert [col.key for col in c.columns] == ["v.label", "v.amount"]
     assert 'SUM("a".amount)' in c.sql and "LEFT JOIN s.b" in c.sql
+
+
+
+
+def test_subquery_columns_in_member_sql_stay_unqualified(tmp_path: Path) -> None:
+    """Only the outermost scope of member SQL gets the cube alias: a subquery's columns are its own tables'
+    (qualifying them with the outer alias turned `id IN (SELECT a_id ... WHERE amount > 100)` into always true)."""
+    doc = base_doc()
+    cube_a = doc["cubes"][0]
+    cube_a["measures"] += [
+        {"name": "big_refunded", "type": "count",
+         "filters": [{"sql": "{CUBE}.id IN (SELECT a_id FROM s.refund WHERE amount > 100)"}]},
+        {"name": "refunded_amount", "type": "sum",
+         "sql": "CASE WHEN EXISTS (SELECT 1 FROM s.refund r WHERE r.a_id = {CUBE}.id AND reason = 'x') "
+                "THEN amount END"}]
+    cube_a["dimensions"].append({"name": "above_avg", "type": "boolean",
+                                 "sql": "amount > (SELECT avg(price) FROM s.p WHERE flag)"})
+    cube_a["segments"] = [{"name": "big", "sql": "id IN (SELECT a_id FROM s.refund WHERE refund_amount > 100)"}]
+    model = load_model(write_model(tmp_path / "m", doc))
+    c = compile_query({"measures": ["a.big_refunded", "a.refunded_amount"], "dimensions": ["a.above_avg"],
+                       "segments": ["a.big"]}, model)
+    tree = _tree(c.sql)
+    inner = {col.sql() for sub in tree.find_all(exp.Select) if sub is not tree for col in sub.find_all(exp.Column)}
+    assert inner == {"a_id", "amount", "r.a_id", '"a"."id"', "reason", "price", "flag", "refund_amount"}
+    outer = {col.sql() for col in tree.find_all(exp.Column)} - inner
+    assert {'"a".id', '"a".amount'} <= outer  # bare columns of the outermost scope still get the cube alias
