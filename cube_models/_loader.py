@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +20,17 @@ from cube_models.model import (
     Dimension,
     Join,
     Measure,
+    RollingWindow,
     Segment,
     SemanticModel,
     View,
 )
 
 _CAMEL = {"sqlTable": "sql_table", "primaryKey": "primary_key", "joinPath": "join_path",
-          "countDistinct": "count_distinct", "countDistinctApprox": "count_distinct_approx"}
+          "countDistinct": "count_distinct", "countDistinctApprox": "count_distinct_approx",
+          "rollingWindow": "rolling_window"}
+_INTERVAL = re.compile(r"^(unbounded|[1-9][0-9]* (second|minute|hour|day|week|month|year)s?)$")
+_ROLLING_TYPES = ("count", "count_distinct", "sum", "avg", "min", "max")
 _MULTIPLIED_TYPES = ("sum", "avg", "count", "number")
 
 
@@ -50,6 +55,28 @@ def _check_sql(sql: str, file: str, cube: str, member: str | None) -> None:
         sqlglot.parse_one(text, read="postgres")
     except ParseError as exc:
         raise ModelError(f"SQL does not parse: {str(exc).splitlines()[0]}", file, cube, member) from exc
+
+
+def _rolling_window(raw: Any, mtype: str, file: str, cube: str, member: str) -> RollingWindow | None:
+    """A measure's ``rolling_window`` (Cube's trailing/leading/offset); ``type`` must be rollable."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ModelError("'rolling_window' must be a mapping", file, cube, member)
+    if mtype not in _ROLLING_TYPES:
+        raise ModelError(f"a {mtype} measure cannot have a rolling_window (one of {', '.join(_ROLLING_TYPES)})",
+                         file, cube, member)
+    window = RollingWindow(trailing=raw.get("trailing"), leading=raw.get("leading"), offset=raw.get("offset", "end"))
+    for key in ("trailing", "leading"):
+        value = getattr(window, key)
+        if value is not None and not (isinstance(value, str) and _INTERVAL.match(value)):
+            raise ModelError(f"rolling_window {key} {value!r} is not 'unbounded' or '<n> <unit>'", file, cube, member)
+    if window.offset not in ("start", "end"):
+        raise ModelError(f"rolling_window offset {window.offset!r} is not 'start' or 'end'", file, cube, member)
+    unknown = set(raw) - {"trailing", "leading", "offset"}
+    if unknown:
+        raise ModelError(f"rolling_window: unsupported keys {sorted(unknown)}", file, cube, member)
+    return window
 
 
 def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
@@ -84,7 +111,8 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
         cube.measures[m["name"]] = Measure(
             cube=name, name=m["name"], type=mtype, sql=str(m["sql"]) if m.get("sql") is not None else None,
             filters=filters, title=m.get("title") or "", description=(m.get("description") or "").strip(),
-            format=m.get("format"), meta=m.get("meta") or {}, public=bool(m.get("public", m.get("shown", True))))
+            format=m.get("format"), meta=m.get("meta") or {}, public=bool(m.get("public", m.get("shown", True))),
+            rolling_window=_rolling_window(_get(m, "rolling_window"), mtype, file, name, m["name"]))
     for d in _as_list(raw.get("dimensions"), file, name, "dimensions"):
         claim(d.get("name"))
         if d.get("type") not in DIMENSION_TYPES:

@@ -103,6 +103,23 @@ CASES: list[ParityCase] = [
                                                        "values": ["an"]},
                                                       {"member": "customers.customer_name",
                                                        "operator": "startsWith", "values": ["W", "王"]}])),
+    # rolling windows (Cube's date series: one row per bucket of the dateRange)
+    ParityCase("rolling_trailing_7d_month", _q(measures=["orders.count_trailing_7d"],
+                                               timeDimensions=[_MONTHS_2024H1])),
+    ParityCase("rolling_unbounded_with_filter", _q(measures=["order_items.gmv_cumulative"], timeDimensions=[
+        {"dimension": "orders.order_ts", "granularity": "quarter", "dateRange": ["2023-04-01", "2024-12-31"]}])),
+    ParityCase("rolling_count_distinct_30d_by_dim", _q(measures=["orders.customers_trailing_30d",
+                                                                 "orders.count_trailing_7d"],
+                                                       dimensions=["orders.channel"], timeDimensions=[_MONTHS_2024H1])),
+    ParityCase("rolling_week_filtered", _q(measures=["orders.completed_trailing_1_month", "orders.count_cumulative"],
+                                           timeDimensions=[{"dimension": "orders.order_ts", "granularity": "week",
+                                                            "dateRange": ["2024-03-01", "2024-04-15"]}],
+                                           filters=[{"member": "orders.channel", "operator": "equals",
+                                                     "values": ["app"]}])),
+    ParityCase("rolling_leading_offset_start", _q(measures=["orders.last_order_leading_3d"], timeDimensions=[
+        {"dimension": "orders.order_ts", "granularity": "day", "dateRange": ["2024-05-01", "2024-05-20"]}])),
+    ParityCase("rolling_avg_7d_day", _q(measures=["order_items.avg_amount_trailing_7d"], timeDimensions=[
+        {"dimension": "orders.order_ts", "granularity": "day", "dateRange": ["2024-06-01", "2024-06-10"]}])),
     # order + limit
     ParityCase("order_limit_min_time", _q(measures=["orders.last_order_ts"], dimensions=["customers.customer_name"],
                                           order=[["orders.last_order_ts", "desc"],
