@@ -31,6 +31,15 @@ _CAMEL = {"sqlTable": "sql_table", "primaryKey": "primary_key", "joinPath": "joi
           "rollingWindow": "rolling_window"}
 _INTERVAL = re.compile(r"^(unbounded|[1-9][0-9]* (second|minute|hour|day|week|month|year)s?)$")
 _ROLLING_TYPES = ("count", "count_distinct", "sum", "avg", "min", "max")
+# member keys that change numbers and that the built-in compiler does not implement: refused, never ignored
+_UNSUPPORTED = {"measure": ("cumulative", "multi_stage", "time_shift", "reduce_by", "group_by", "add_group_by"),
+                "dimension": ("case", "sub_query", "subQuery", "multi_stage")}
+
+
+def _refuse_unsupported(raw: dict[str, Any], kind: str, file: str, cube: str) -> None:
+    found = [k for k in _UNSUPPORTED[kind] if raw.get(k)]
+    if found:
+        raise ModelError(f"{kind} option {', '.join(found)} is not supported", file, cube, raw.get("name"))
 _MULTIPLIED_TYPES = ("sum", "avg", "count", "number")
 
 
@@ -107,14 +116,19 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
                              file, name, m["name"])
         if mtype != "count" and not m.get("sql"):
             raise ModelError(f"a measure of type {mtype} needs 'sql'", file, name, m["name"])
-        filters = tuple(str(f["sql"]) for f in _as_list(m.get("filters"), file, name, "filters") if "sql" in f)
+        _refuse_unsupported(m, "measure", file, name)
+        filters = _as_list(m.get("filters"), file, name, "filters")
+        if any("sql" not in f for f in filters):
+            raise ModelError("each measure filter needs 'sql'", file, name, m["name"])
         cube.measures[m["name"]] = Measure(
             cube=name, name=m["name"], type=mtype, sql=str(m["sql"]) if m.get("sql") is not None else None,
-            filters=filters, title=m.get("title") or "", description=(m.get("description") or "").strip(),
+            filters=tuple(str(f["sql"]) for f in filters), title=m.get("title") or "",
+            description=(m.get("description") or "").strip(),
             format=m.get("format"), meta=m.get("meta") or {}, public=bool(m.get("public", m.get("shown", True))),
             rolling_window=_rolling_window(_get(m, "rolling_window"), mtype, file, name, m["name"]))
     for d in _as_list(raw.get("dimensions"), file, name, "dimensions"):
         claim(d.get("name"))
+        _refuse_unsupported(d, "dimension", file, name)
         if d.get("type") not in DIMENSION_TYPES:
             raise ModelError(f"unknown dimension type {d.get('type')!r} (one of {', '.join(DIMENSION_TYPES)})",
                              file, name, d["name"])
