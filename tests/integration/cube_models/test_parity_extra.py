@@ -181,3 +181,34 @@ def test_extra_parity(case: ParityCase, extra_builtin: BuiltinBackend, extra_cub
     assert ours.rows, "a parity query with no rows proves little"
     problems = compare_rows(ours.rows, theirs.rows, order_keys(case.query))
     assert not problems, f"{case.name}: {problems}\nSQL: {ours.sql}\nparams: {ours.params}"
+
+
+def test_count_distinct_approx(extra_builtin: BuiltinBackend, extra_cube: CubeBackend) -> None:
+    """The built-in compiler counts countDistinctApprox exactly; Cube 0.33 on PostgreSQL needs postgresql-hll."""
+    from cube_models.errors import CubeUserError
+
+    query = {"measures": ["orders.approx_customers", "orders.distinct_customers"], "dimensions": ["orders.channel"]}
+    ours = extra_builtin.load(query).rows
+    assert all(r["orders.approx_customers"] == r["orders.distinct_customers"] for r in ours)
+    try:
+        theirs = extra_cube.load(query).rows
+    except CubeUserError as exc:
+        if "hll" not in str(exc):
+            raise
+        pytest.skip(f"Cube 0.33 renders countDistinctApprox with the postgresql-hll extension, absent here: {exc}")
+    by_channel = {r["orders.channel"]: r["orders.approx_customers"] for r in theirs}
+    for row in ours:
+        assert by_channel[row["orders.channel"]] == pytest.approx(row["orders.approx_customers"], rel=0.05)
+
+
+def test_multiplied_measure_filtered_on_another_cube_is_refused(extra_builtin: BuiltinBackend,
+                                                                 extra_cube: CubeBackend) -> None:
+    """customers.vip_flags_web (a sum on customers filtered by {orders.channel}) is multiplied by the
+    orders -> customers join: both the built-in compiler and Cube 0.33 refuse it rather than give a number."""
+    from cube_models.errors import CubeUserError, QueryError
+
+    query = {"measures": ["customers.vip_flags_web"]}
+    with pytest.raises(QueryError, match="references other cubes and would be multiplied"):
+        extra_builtin.load(query)
+    with pytest.raises(CubeUserError, match="lead to row multiplication"):
+        extra_cube.load(query)
