@@ -47,6 +47,8 @@ CASES: list[ParityCase] = [
     ParityCase("filter_on_joined_cube_boolean_dim", _q(measures=["orders.vip_distinct_customers"],
                                                        timeDimensions=[{"dimension": "orders.order_ts",
                                                                         "granularity": "year"}])),
+    ParityCase("filter_on_joined_cube_fan_out", _q(measures=["orders.vip_orders", "order_items.gmv"],
+                                                   dimensions=["products.category"])),
     ParityCase("count_filter_on_joined_many_side", _q(measures=["customers.customers_with_web_orders"],
                                                       dimensions=["customers.segment"])),
     # count distinct
@@ -120,6 +122,15 @@ CASES: list[ParityCase] = [
         {"dimension": "orders.order_ts", "granularity": "day", "dateRange": ["2024-05-01", "2024-05-20"]}])),
     ParityCase("rolling_avg_7d_day", _q(measures=["order_items.avg_amount_trailing_7d"], timeDimensions=[
         {"dimension": "orders.order_ts", "granularity": "day", "dateRange": ["2024-06-01", "2024-06-10"]}])),
+    ParityCase("rolling_with_segment_and_having", _q(measures=["orders.count_trailing_7d"],
+                                                     dimensions=["orders.status"], segments=["orders.online"],
+                                                     timeDimensions=[_MONTHS_2024H1],
+                                                     filters=[{"member": "orders.count_trailing_7d",
+                                                               "operator": "gt", "values": ["100"]}])),
+    ParityCase("rolling_with_joined_dim_order_limit", _q(measures=["orders.count_cumulative"],
+                                                         dimensions=["customers.segment"],
+                                                         timeDimensions=[_MONTHS_2024H1],
+                                                         order={"orders.count_cumulative": "desc"}, limit=4)),
     # order + limit
     ParityCase("order_limit_min_time", _q(measures=["orders.last_order_ts"], dimensions=["customers.customer_name"],
                                           order=[["orders.last_order_ts", "desc"],
