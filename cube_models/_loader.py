@@ -88,6 +88,25 @@ def _rolling_window(raw: Any, mtype: str, file: str, cube: str, member: str) -> 
     return window
 
 
+def _parse_measure(m: dict[str, Any], file: str, cube: str) -> Measure:
+    mtype = _CAMEL.get(m.get("type"), m.get("type"))
+    if mtype not in MEASURE_TYPES:
+        raise ModelError(f"unknown measure type {m.get('type')!r} (one of {', '.join(MEASURE_TYPES)})",
+                         file, cube, m["name"])
+    if mtype != "count" and not m.get("sql"):
+        raise ModelError(f"a measure of type {mtype} needs 'sql'", file, cube, m["name"])
+    _refuse_unsupported(m, "measure", file, cube)
+    filters = _as_list(m.get("filters"), file, cube, "filters")
+    if any("sql" not in f for f in filters):
+        raise ModelError("each measure filter needs 'sql'", file, cube, m["name"])
+    return Measure(
+        cube=cube, name=m["name"], type=mtype, sql=str(m["sql"]) if m.get("sql") is not None else None,
+        filters=tuple(str(f["sql"]) for f in filters), title=m.get("title") or "",
+        description=(m.get("description") or "").strip(),
+        format=m.get("format"), meta=m.get("meta") or {}, public=bool(m.get("public", m.get("shown", True))),
+        rolling_window=_rolling_window(_get(m, "rolling_window"), mtype, file, cube, m["name"]))
+
+
 def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
     name = raw.get("name")
     if not isinstance(name, str) or not name.isidentifier():
@@ -110,22 +129,7 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
 
     for m in _as_list(raw.get("measures"), file, name, "measures"):
         claim(m.get("name"))
-        mtype = _CAMEL.get(m.get("type"), m.get("type"))
-        if mtype not in MEASURE_TYPES:
-            raise ModelError(f"unknown measure type {m.get('type')!r} (one of {', '.join(MEASURE_TYPES)})",
-                             file, name, m["name"])
-        if mtype != "count" and not m.get("sql"):
-            raise ModelError(f"a measure of type {mtype} needs 'sql'", file, name, m["name"])
-        _refuse_unsupported(m, "measure", file, name)
-        filters = _as_list(m.get("filters"), file, name, "filters")
-        if any("sql" not in f for f in filters):
-            raise ModelError("each measure filter needs 'sql'", file, name, m["name"])
-        cube.measures[m["name"]] = Measure(
-            cube=name, name=m["name"], type=mtype, sql=str(m["sql"]) if m.get("sql") is not None else None,
-            filters=tuple(str(f["sql"]) for f in filters), title=m.get("title") or "",
-            description=(m.get("description") or "").strip(),
-            format=m.get("format"), meta=m.get("meta") or {}, public=bool(m.get("public", m.get("shown", True))),
-            rolling_window=_rolling_window(_get(m, "rolling_window"), mtype, file, name, m["name"]))
+        cube.measures[m["name"]] = _parse_measure(m, file, name)
     for d in _as_list(raw.get("dimensions"), file, name, "dimensions"):
         claim(d.get("name"))
         _refuse_unsupported(d, "dimension", file, name)

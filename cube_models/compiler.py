@@ -348,7 +348,20 @@ class _Compiler:
             hints += self._hints(path)
         self.tree = _joins.build_join_tree(model, hints)
         self.multiplied = {c: _joins.multiplied(c, self.tree) for c in self.tree.cubes()}
+        columns = self._columns()
+        leaves = self._needed_leaves(True in kinds)
+        multiplied_leaves = [leaf for leaf in leaves if self.is_multiplied_leaf(leaf)]
+        if any(leaf.rolling_window for leaf in leaves):
+            select = self._rolling(leaves)
+        elif not multiplied_leaves:
+            select = self._simple(self._where())
+        else:
+            select = self._aggregated(self._where(), leaves, multiplied_leaves)
+        return self._finish(select, columns, limit)
 
+    def _columns(self) -> list[Column]:
+        """Result columns (dimensions, time dimensions with granularity, measures); fills ``dim_selects``."""
+        q = self.q
         columns: list[Column] = []
         self.dim_selects: list[tuple[exp.Expression, str]] = []
         for path, dim in self.dims:
@@ -369,24 +382,24 @@ class _Compiler:
             self.dim_selects.append((_date_trunc(td.granularity, self.raw_expr(dim)), alias))
         for path, measure in self.measures:
             columns.append(Column(path, alias_of(path), measure.path, "measure", measure.type))
+        return columns
 
-        having_needed = True in kinds
+    def _needed_leaves(self, having_needed: bool) -> list[Measure]:
+        """Aggregating measures the query needs: leaves of its measures, and of measure filters (HAVING)."""
         leaves: list[Measure] = []
         for _, m in self.measures:
             leaves += [leaf for leaf in self.leaves(m) if leaf not in leaves]
         if having_needed:
-            for f in q.filters:
+            for f in self.q.filters:
                 for path in CubeQuery(filters=[f]).members():
                     m = self.model.find_member(self.model.resolve_path(path))
                     if isinstance(m, Measure):
                         leaves += [leaf for leaf in self.leaves(m) if leaf not in leaves]
-        multiplied_leaves = [leaf for leaf in leaves if self.is_multiplied_leaf(leaf)]
-        if any(leaf.rolling_window for leaf in leaves):
-            select = self._rolling(leaves)
-        elif not multiplied_leaves:
-            select = self._simple(self._where())
-        else:
-            select = self._aggregated(self._where(), leaves, multiplied_leaves)
+        return leaves
+
+    def _finish(self, select: exp.Select, columns: list[Column], limit: int) -> Compiled:
+        """CTEs of SQL cubes, order, limit/offset and the total query around the main SELECT."""
+        q = self.q
         order = self._order(columns)
         for cte, sql in self.ctes.items():
             select = select.with_(exp.to_identifier(cte, quoted=True), as_=self._template(sql), materialized=False,
