@@ -7,6 +7,8 @@ truncated time) is LEFT JOINed to it on the window condition and re-aggregated p
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlglot import exp
 
 from cube_models.model import RollingWindow
@@ -61,22 +63,24 @@ def series(granularity: str, start: exp.Expression, end: exp.Expression) -> exp.
                       exp.alias_(_bucket_end(granularity, exp.column("d")), "date_to")).from_(source)
 
 
-def window_condition(window: RollingWindow, date_from: exp.Expression, date_to: exp.Expression,
-                     field: exp.Expression, whole_range: bool = False) -> exp.Expression:
+def window_condition(window: RollingWindow, date_from: Callable[[], exp.Expression],
+                     date_to: Callable[[], exp.Expression], field: exp.Expression,
+                     whole_range: bool = False) -> exp.Expression:
     """Cube's rollingWindowDateJoinCondition: ``field`` inside the window of the bucket [date_from, date_to]
-    (``whole_range``: of the whole series, the base query's filter)."""
+    (``whole_range``: of the whole series, the base query's filter). The bounds are built only when used
+    (an unused bind parameter has no type in PostgreSQL)."""
     conditions: list[exp.Expression] = []
     if window.trailing != "unbounded":
-        start = date_from if whole_range or window.offset == "start" else date_to
+        start = (date_from if whole_range or window.offset == "start" else date_to)()
         if window.trailing:
-            start = exp.Sub(this=start.copy(), expression=exp.Interval(this=exp.Literal.string(window.trailing)))
+            start = exp.Sub(this=start, expression=exp.Interval(this=exp.Literal.string(window.trailing)))
         cls = exp.GTE if window.offset == "start" else exp.GT
-        conditions.append(cls(this=field.copy(), expression=start.copy()))
+        conditions.append(cls(this=field.copy(), expression=start))
     if window.leading != "unbounded":
-        end = date_to if whole_range or window.offset == "end" else date_from
+        end = (date_to if whole_range or window.offset == "end" else date_from)()
         if window.leading:
-            end = exp.Add(this=end.copy(), expression=exp.Interval(this=exp.Literal.string(window.leading)))
+            end = exp.Add(this=end, expression=exp.Interval(this=exp.Literal.string(window.leading)))
         cls = exp.LTE if window.offset == "end" else exp.LT
-        conditions.append(cls(this=field.copy(), expression=end.copy()))
+        conditions.append(cls(this=field.copy(), expression=end))
     return exp.and_(*conditions) if conditions else exp.EQ(this=exp.Literal.number(1),
                                                             expression=exp.Literal.number(1))

@@ -96,10 +96,13 @@ def alias_of(path: str) -> str:
     return path.replace(".", "__").lower()
 
 
+def _utc(raw: exp.Expression) -> exp.Expression:
+    """A time column as a UTC timestamp (Cube's convertedToTz): ``raw::timestamptz AT TIME ZONE 'UTC'``."""
+    return exp.AtTimeZone(this=exp.Cast(this=raw, to=TIMESTAMPTZ.copy()), zone=exp.Literal.string("UTC"))
+
+
 def _date_trunc(granularity: str, raw: exp.Expression) -> exp.Expression:
-    utc = exp.AtTimeZone(this=exp.Cast(this=raw, to=TIMESTAMPTZ.copy()),
-                         zone=exp.Literal.string("UTC"))
-    return exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(granularity), exp.Paren(this=utc)])
+    return exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(granularity), exp.Paren(this=_utc(raw))])
 
 
 class _Compiler:
@@ -583,15 +586,18 @@ class _Compiler:
         if plain:
             raise QueryError(f"rolling-window measures cannot be queried with other measures ({', '.join(plain)}) "
                              "by the built-in compiler; query them separately")
-        if len(self.tds) != 1 or not self.tds[0][0].granularity or self.tds[0][0].date_range is None:
-            raise QueryError("a rolling-window measure needs exactly one time dimension with a granularity and a "
-                             "dateRange")
+        if len(self.tds) != 1 or self.tds[0][0].date_range is None:
+            raise QueryError("a rolling-window measure needs exactly one time dimension with a dateRange")
         for leaf in leaves:
             if self.multiplied.get(leaf.cube):
                 raise QueryError(f"rolling-window measure '{leaf.path}' would be multiplied by a one_to_many join; "
                                  "query it without the joined cube")
         td, dim = self.tds[0]
         start, end = resolve_date_range(td.date_range, self.today)
+        if not td.granularity:
+            return self._combine([self._rolling_total(leaf, leaf.rolling_window, dim, start, end)
+                                  for leaf in leaves if leaf.rolling_window],
+                                 {leaf.path: i for i, leaf in enumerate(leaves)})
         start_p, end_p = self.param(f"{start}Z"), self.param(f"{end}Z")
         series = _rolling.series(td.granularity, start_p, end_p)
         span = _rolling.bounds(td.granularity, start_p.copy(), end_p.copy())
@@ -599,21 +605,32 @@ class _Compiler:
                       if leaf.rolling_window]
         return self._combine(subqueries, {leaf.path: i for i, leaf in enumerate(leaves)})
 
+    def _rolling_total(self, measure: Measure, window: RollingWindow, dim: Dimension, start: str,
+                       end: str) -> exp.Select:
+        """Without a granularity Cube aggregates the one window that ends (offset start: starts) at the
+        dateRange, instead of the dateRange itself."""
+        in_window = _rolling.window_condition(
+            window, lambda: exp.Cast(this=self.param(f"{start}Z"), to=_rolling.TIMESTAMP.copy()),
+            lambda: exp.Cast(this=self.param(f"{end}Z"), to=_rolling.TIMESTAMP.copy()), _utc(self.raw_expr(dim)))
+        select = exp.select(*(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
+                            exp.alias_(self.measure_expr(measure, {}), alias_of(measure.path)))
+        select = self._from(select, self.tree).where(*(w.copy() for w in self._where(False)), in_window, copy=False)
+        return self._group(select, len(self.dim_selects))
+
     def _rolling_measure(self, measure: Measure, window: RollingWindow, dim: Dimension,
                          series: exp.Select, span: tuple[exp.Expression, exp.Expression]) -> exp.Select:
         """One rolling measure: base rows (grouped per dimensions and truncated time for count/sum/min/max,
         raw values for count_distinct/avg) LEFT JOINed to the series on the window, aggregated per bucket."""
         granularity = self.tds[0][0].granularity or ""
         dims, (_, td_alias) = self.dim_selects[:-1], self.dim_selects[-1]
-        raw = exp.AtTimeZone(this=exp.Cast(this=self.raw_expr(dim), to=TIMESTAMPTZ.copy()),
-                             zone=exp.Literal.string("UTC"))
+        raw = _utc(self.raw_expr(dim))
         grouped = measure.type in ("count", "sum", "min", "max")
         value = self.measure_expr(measure, {}) if grouped else self.measure_value(measure)
         base = exp.select(*(exp.alias_(e.copy(), a) for e, a in dims),
                           exp.alias_(_date_trunc(_rolling.base_granularity(window, granularity), self.raw_expr(dim)),
                                      "ts"),
                           exp.alias_(value, "value"))
-        in_span = _rolling.window_condition(window, span[0], span[1], raw, whole_range=True)
+        in_span = _rolling.window_condition(window, span[0].copy, span[1].copy, raw, whole_range=True)
         base = self._from(base, self.tree).where(*(w.copy() for w in self._where(False)), in_span, copy=False)
         if grouped:
             base = self._group(base, len(dims) + 1)
@@ -621,8 +638,8 @@ class _Compiler:
         outer_agg = {"count": exp.Sum, "sum": exp.Sum, "min": exp.Min, "max": exp.Max, "avg": exp.Avg}.get(
             measure.type)
         agg = outer_agg(this=column) if outer_agg else exp.Count(this=exp.Distinct(expressions=[column]))
-        on = _rolling.window_condition(window, exp.column("date_from", table="series"),
-                                       exp.column("date_to", table="series"), exp.column("ts", table="base"))
+        on = _rolling.window_condition(window, lambda: exp.column("date_from", table="series"),
+                                       lambda: exp.column("date_to", table="series"), exp.column("ts", table="base"))
         sub = exp.select(*(exp.column(a, table="base").as_(a) for _, a in dims),
                          exp.column("date_from", table="series").as_(td_alias),
                          exp.alias_(agg, alias_of(measure.path)))

@@ -131,6 +131,12 @@ CASES: list[ParityCase] = [
                                                          dimensions=["customers.segment"],
                                                          timeDimensions=[_MONTHS_2024H1],
                                                          order={"orders.count_cumulative": "desc"}, limit=4)),
+    ParityCase("rolling_no_granularity", _q(measures=["orders.count_trailing_7d", "orders.count_cumulative"],
+                                            dimensions=["orders.channel"], timeDimensions=[
+                                                {"dimension": "orders.order_ts", "dateRange": ["2024-03-01",
+                                                                                               "2024-03-31"]}])),
+    ParityCase("rolling_no_granularity_offset_start", _q(measures=["orders.last_order_leading_3d"], timeDimensions=[
+        {"dimension": "orders.order_ts", "dateRange": ["2024-05-01", "2024-05-20"]}])),
     # order + limit
     ParityCase("order_limit_min_time", _q(measures=["orders.last_order_ts"], dimensions=["customers.customer_name"],
                                           order=[["orders.last_order_ts", "desc"],

@@ -231,7 +231,7 @@ def test_rolling_window_joins_a_date_series(tmp_path: Path) -> None:
         {"dimension": "a.ts", "granularity": "day", "dateRange": ["2024-01-01", "2024-01-31"]}]},
      "with other measures"),
     ({"measures": ["a.total_7d"], "timeDimensions": [{"dimension": "a.ts", "granularity": "day"}]}, "dateRange"),
-    ({"measures": ["a.total_7d"]}, "exactly one time dimension"),
+    ({"measures": ["a.total_7d"]}, "exactly one time dimension with a dateRange"),
     ({"measures": ["b.count_7d"], "dimensions": ["a.id"], "timeDimensions": [
         {"dimension": "b.ts", "granularity": "day", "dateRange": ["2024-01-01", "2024-01-31"]}]}, "multiplied"),
 ])
