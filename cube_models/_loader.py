@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +20,26 @@ from cube_models.model import (
     Dimension,
     Join,
     Measure,
+    RollingWindow,
     Segment,
     SemanticModel,
     View,
 )
 
 _CAMEL = {"sqlTable": "sql_table", "primaryKey": "primary_key", "joinPath": "join_path",
-          "countDistinct": "count_distinct", "countDistinctApprox": "count_distinct_approx"}
+          "countDistinct": "count_distinct", "countDistinctApprox": "count_distinct_approx",
+          "rollingWindow": "rolling_window"}
+_INTERVAL = re.compile(r"^(unbounded|[1-9][0-9]* (second|minute|hour|day|week|month|year)s?)$")
+_ROLLING_TYPES = ("count", "count_distinct", "sum", "avg", "min", "max")
+# member keys that change numbers and that the built-in compiler does not implement: refused, never ignored
+_UNSUPPORTED = {"measure": ("cumulative", "multi_stage", "time_shift", "reduce_by", "group_by", "add_group_by"),
+                "dimension": ("case", "sub_query", "subQuery", "multi_stage")}
+
+
+def _refuse_unsupported(raw: dict[str, Any], kind: str, file: str, cube: str) -> None:
+    found = [k for k in _UNSUPPORTED[kind] if raw.get(k)]
+    if found:
+        raise ModelError(f"{kind} option {', '.join(found)} is not supported", file, cube, raw.get("name"))
 _MULTIPLIED_TYPES = ("sum", "avg", "count", "number")
 
 
@@ -52,6 +66,47 @@ def _check_sql(sql: str, file: str, cube: str, member: str | None) -> None:
         raise ModelError(f"SQL does not parse: {str(exc).splitlines()[0]}", file, cube, member) from exc
 
 
+def _rolling_window(raw: Any, mtype: str, file: str, cube: str, member: str) -> RollingWindow | None:
+    """A measure's ``rolling_window`` (Cube's trailing/leading/offset); ``type`` must be rollable."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ModelError("'rolling_window' must be a mapping", file, cube, member)
+    if mtype not in _ROLLING_TYPES:
+        raise ModelError(f"a {mtype} measure cannot have a rolling_window (one of {', '.join(_ROLLING_TYPES)})",
+                         file, cube, member)
+    window = RollingWindow(trailing=raw.get("trailing"), leading=raw.get("leading"), offset=raw.get("offset", "end"))
+    for key in ("trailing", "leading"):
+        value = getattr(window, key)
+        if value is not None and not (isinstance(value, str) and _INTERVAL.match(value)):
+            raise ModelError(f"rolling_window {key} {value!r} is not 'unbounded' or '<n> <unit>'", file, cube, member)
+    if window.offset not in ("start", "end"):
+        raise ModelError(f"rolling_window offset {window.offset!r} is not 'start' or 'end'", file, cube, member)
+    unknown = set(raw) - {"trailing", "leading", "offset"}
+    if unknown:
+        raise ModelError(f"rolling_window: unsupported keys {sorted(unknown)}", file, cube, member)
+    return window
+
+
+def _parse_measure(m: dict[str, Any], file: str, cube: str) -> Measure:
+    mtype = _CAMEL.get(m.get("type"), m.get("type"))
+    if mtype not in MEASURE_TYPES:
+        raise ModelError(f"unknown measure type {m.get('type')!r} (one of {', '.join(MEASURE_TYPES)})",
+                         file, cube, m["name"])
+    if mtype != "count" and not m.get("sql"):
+        raise ModelError(f"a measure of type {mtype} needs 'sql'", file, cube, m["name"])
+    _refuse_unsupported(m, "measure", file, cube)
+    filters = _as_list(m.get("filters"), file, cube, "filters")
+    if any("sql" not in f for f in filters):
+        raise ModelError("each measure filter needs 'sql'", file, cube, m["name"])
+    return Measure(
+        cube=cube, name=m["name"], type=mtype, sql=str(m["sql"]) if m.get("sql") is not None else None,
+        filters=tuple(str(f["sql"]) for f in filters), title=m.get("title") or "",
+        description=(m.get("description") or "").strip(),
+        format=m.get("format"), meta=m.get("meta") or {}, public=bool(m.get("public", m.get("shown", True))),
+        rolling_window=_rolling_window(_get(m, "rolling_window"), mtype, file, cube, m["name"]))
+
+
 def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
     name = raw.get("name")
     if not isinstance(name, str) or not name.isidentifier():
@@ -74,19 +129,10 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
 
     for m in _as_list(raw.get("measures"), file, name, "measures"):
         claim(m.get("name"))
-        mtype = _CAMEL.get(m.get("type"), m.get("type"))
-        if mtype not in MEASURE_TYPES:
-            raise ModelError(f"unknown measure type {m.get('type')!r} (one of {', '.join(MEASURE_TYPES)})",
-                             file, name, m["name"])
-        if mtype != "count" and not m.get("sql"):
-            raise ModelError(f"a measure of type {mtype} needs 'sql'", file, name, m["name"])
-        filters = tuple(str(f["sql"]) for f in _as_list(m.get("filters"), file, name, "filters") if "sql" in f)
-        cube.measures[m["name"]] = Measure(
-            cube=name, name=m["name"], type=mtype, sql=str(m["sql"]) if m.get("sql") is not None else None,
-            filters=filters, title=m.get("title") or "", description=(m.get("description") or "").strip(),
-            format=m.get("format"), meta=m.get("meta") or {}, public=bool(m.get("public", m.get("shown", True))))
+        cube.measures[m["name"]] = _parse_measure(m, file, name)
     for d in _as_list(raw.get("dimensions"), file, name, "dimensions"):
         claim(d.get("name"))
+        _refuse_unsupported(d, "dimension", file, name)
         if d.get("type") not in DIMENSION_TYPES:
             raise ModelError(f"unknown dimension type {d.get('type')!r} (one of {', '.join(DIMENSION_TYPES)})",
                              file, name, d["name"])

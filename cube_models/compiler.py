@@ -17,12 +17,13 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.optimizer.scope import walk_in_scope
 
-from cube_models import _joins
+from cube_models import _joins, _rolling
 from cube_models._refs import PLACEHOLDER_PREFIX, Ref, classify, to_placeholders
 from cube_models.dates import filter_bound, fmt, resolve_date_range
 from cube_models.errors import QueryError
-from cube_models.model import Cube, Dimension, Measure, Segment, SemanticModel
+from cube_models.model import Cube, Dimension, Measure, RollingWindow, Segment, SemanticModel
 from cube_models.query import DATE_OPERATORS, CubeQuery, Filter, FilterGroup, TimeDimension
 
 DEFAULT_LIMIT = 10_000
@@ -95,10 +96,13 @@ def alias_of(path: str) -> str:
     return path.replace(".", "__").lower()
 
 
+def _utc(raw: exp.Expression) -> exp.Expression:
+    """A time column as a UTC timestamp (Cube's convertedToTz): ``raw::timestamptz AT TIME ZONE 'UTC'``."""
+    return exp.AtTimeZone(this=exp.Cast(this=raw, to=TIMESTAMPTZ.copy()), zone=exp.Literal.string("UTC"))
+
+
 def _date_trunc(granularity: str, raw: exp.Expression) -> exp.Expression:
-    utc = exp.AtTimeZone(this=exp.Cast(this=raw, to=TIMESTAMPTZ.copy()),
-                         zone=exp.Literal.string("UTC"))
-    return exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(granularity), exp.Paren(this=utc)])
+    return exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(granularity), exp.Paren(this=_utc(raw))])
 
 
 class _Compiler:
@@ -129,10 +133,13 @@ class _Compiler:
 
     def render(self, cube: Cube, sql: str, rendered: dict[str, exp.Expression] | None = None) -> exp.Expression:
         """Member SQL of ``cube`` -> AST: ``{CUBE}``/``{cube}`` become table aliases, ``{member}`` the member's
-        expression; bare column names are prefixed with the cube alias (Cube's autoPrefixWithCubeName)."""
+        expression; bare column names of the outermost scope are prefixed with the cube alias (Cube's
+        autoPrefixWithCubeName). Columns of subqueries (``x IN (SELECT id FROM t WHERE amount > 0)``) belong
+        to the subquery's tables and are left as written."""
         refs = [r for _, r in classify(sql, cube.name, set(self.model.cubes),
                                        {*cube.measures, *cube.dimensions, *cube.segments})]
         tree = self._template(sql)
+        outer = {id(node) for node in walk_in_scope(tree) if isinstance(node, exp.Column)}
 
         def ref_at(name: str) -> Ref | None:
             if name.startswith(PLACEHOLDER_PREFIX):
@@ -153,7 +160,7 @@ class _Compiler:
                 if name_ref.kind == "cube":
                     return exp.column("*", table=name_ref.cube)
                 return exp.Paren(this=self.member_expr(name_ref.path, rendered))
-            if not node.table:
+            if not node.table and id(node) in outer:
                 return exp.Column(this=node.this, table=exp.to_identifier(cube.name, quoted=True))
             return node
 
@@ -199,6 +206,21 @@ class _Compiler:
         cube = self.model.cubes[measure.cube]
         if measure.type == "number" and self.leaves(measure) != [measure]:
             return self.render(cube, measure.sql or "", rendered)
+        inner = self.measure_value(measure)
+        multiplied = bool(self.multiplied.get(measure.cube))
+        if measure.type in ("count_distinct", "count_distinct_approx") or \
+                (measure.type == "count" and not measure.sql and multiplied):
+            return exp.Count(this=exp.Distinct(expressions=[inner]))
+        if measure.type == "count":
+            return exp.Count(this=inner)
+        if measure.type == "number":
+            return inner
+        func = {"sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[measure.type]
+        return func(this=inner)
+
+    def measure_value(self, measure: Measure) -> exp.Expression:
+        """The per-row value a measure aggregates: its SQL (or primary key, or ``*``) under its ``filters``."""
+        cube = self.model.cubes[measure.cube]
         if measure.sql:
             inner: exp.Expression = self.render(cube, measure.sql)
         elif len(cube.primary_keys) == 1:
@@ -214,16 +236,7 @@ class _Compiler:
             conds = [exp.Paren(this=self.render(cube, f)) for f in measure.filters]
             value = exp.Literal.number(1) if isinstance(inner, exp.Star) else inner
             inner = exp.Case(ifs=[exp.If(this=exp.and_(*conds), true=value)])
-        multiplied = bool(self.multiplied.get(measure.cube))
-        if measure.type in ("count_distinct", "count_distinct_approx") or \
-                (measure.type == "count" and not measure.sql and multiplied):
-            return exp.Count(this=exp.Distinct(expressions=[inner]))
-        if measure.type == "count":
-            return exp.Count(this=inner)
-        if measure.type == "number":
-            return inner
-        func = {"sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[measure.type]
-        return func(this=inner)
+        return inner
 
     # ---- filters ----------------------------------------------------------------------------
     def condition(self, column: exp.Expression, f: Filter, is_time: bool) -> exp.Expression:
@@ -338,7 +351,20 @@ class _Compiler:
             hints += self._hints(path)
         self.tree = _joins.build_join_tree(model, hints)
         self.multiplied = {c: _joins.multiplied(c, self.tree) for c in self.tree.cubes()}
+        columns = self._columns()
+        leaves = self._needed_leaves(True in kinds)
+        multiplied_leaves = [leaf for leaf in leaves if self.is_multiplied_leaf(leaf)]
+        if any(leaf.rolling_window for leaf in leaves):
+            select = self._rolling(leaves)
+        elif not multiplied_leaves:
+            select = self._simple(self._where())
+        else:
+            select = self._aggregated(self._where(), leaves, multiplied_leaves)
+        return self._finish(select, columns, limit)
 
+    def _columns(self) -> list[Column]:
+        """Result columns (dimensions, time dimensions with granularity, measures); fills ``dim_selects``."""
+        q = self.q
         columns: list[Column] = []
         self.dim_selects: list[tuple[exp.Expression, str]] = []
         for path, dim in self.dims:
@@ -359,23 +385,24 @@ class _Compiler:
             self.dim_selects.append((_date_trunc(td.granularity, self.raw_expr(dim)), alias))
         for path, measure in self.measures:
             columns.append(Column(path, alias_of(path), measure.path, "measure", measure.type))
+        return columns
 
-        where = self._where()
-        having_needed = True in kinds
+    def _needed_leaves(self, having_needed: bool) -> list[Measure]:
+        """Aggregating measures the query needs: leaves of its measures, and of measure filters (HAVING)."""
         leaves: list[Measure] = []
         for _, m in self.measures:
             leaves += [leaf for leaf in self.leaves(m) if leaf not in leaves]
         if having_needed:
-            for f in q.filters:
+            for f in self.q.filters:
                 for path in CubeQuery(filters=[f]).members():
                     m = self.model.find_member(self.model.resolve_path(path))
                     if isinstance(m, Measure):
                         leaves += [leaf for leaf in self.leaves(m) if leaf not in leaves]
-        multiplied_leaves = [leaf for leaf in leaves if self.is_multiplied_leaf(leaf)]
-        if not multiplied_leaves:
-            select = self._simple(where)
-        else:
-            select = self._aggregated(where, leaves, multiplied_leaves)
+        return leaves
+
+    def _finish(self, select: exp.Select, columns: list[Column], limit: int) -> Compiled:
+        """CTEs of SQL cubes, order, limit/offset and the total query around the main SELECT."""
+        q = self.q
         order = self._order(columns)
         for cte, sql in self.ctes.items():
             select = select.with_(exp.to_identifier(cte, quoted=True), as_=self._template(sql), materialized=False,
@@ -443,10 +470,11 @@ class _Compiler:
         self.ctes.setdefault(cte, cube.sql or "")
         return exp.Table(this=exp.to_identifier(cte, quoted=True), alias=alias)
 
-    def _where(self) -> list[exp.Expression]:
+    def _where(self, date_ranges: bool = True) -> list[exp.Expression]:
+        """WHERE conditions: time dimension date ranges (unless ``date_ranges`` is false), segments, filters."""
         conds: list[exp.Expression] = []
         for td, dim in self.tds:
-            if td.date_range is None:
+            if td.date_range is None or not date_ranges:
                 continue
             start, end = resolve_date_range(td.date_range, self.today)
             f = Filter(td.dimension, "inDateRange", (start, end))
@@ -524,6 +552,12 @@ class _Compiler:
             agg = agg.join(self._table(cube_name), on=on, join_type="left", copy=False)
             location.update({m.path: len(subqueries) for m in measures})
             subqueries.append(self._group(agg, len(dim_aliases)))
+        return self._combine(subqueries, location)
+
+    def _combine(self, subqueries: list[exp.Select], location: dict[str, int]) -> exp.Select:
+        """Subqueries ``q_i`` of the same dimension columns joined on them (NULL matches NULL); the query's
+        measures computed from the leaf measure columns (``location``: leaf path -> subquery index)."""
+        dim_aliases = [a for _, a in self.dim_selects]
         rendered = {path: exp.column(alias_of(path), table=f"q_{i}") for path, i in location.items()}
         outer = exp.select(*(exp.column(a, table="q_0") for a in dim_aliases),
                            *(exp.alias_(self.measure_expr(m, rendered), alias_of(p)) for p, m in self.measures))
@@ -544,6 +578,75 @@ class _Compiler:
         if having:
             outer = outer.where(*having, copy=False)
         return outer
+
+    def _rolling(self, leaves: list[Measure]) -> exp.Select:
+        """Cube's overTimeSeriesQuery: each rolling measure over the date series of the one time dimension,
+        the subqueries joined on the dimensions and the series date."""
+        plain = [leaf.path for leaf in leaves if not leaf.rolling_window]
+        if plain:
+            raise QueryError(f"rolling-window measures cannot be queried with other measures ({', '.join(plain)}) "
+                             "by the built-in compiler; query them separately")
+        if len(self.tds) != 1 or self.tds[0][0].date_range is None:
+            raise QueryError("a rolling-window measure needs exactly one time dimension with a dateRange")
+        for leaf in leaves:
+            if self.multiplied.get(leaf.cube):
+                raise QueryError(f"rolling-window measure '{leaf.path}' would be multiplied by a one_to_many join; "
+                                 "query it without the joined cube")
+        td, dim = self.tds[0]
+        start, end = resolve_date_range(td.date_range, self.today)
+        if not td.granularity:
+            return self._combine([self._rolling_total(leaf, leaf.rolling_window, dim, start, end)
+                                  for leaf in leaves if leaf.rolling_window],
+                                 {leaf.path: i for i, leaf in enumerate(leaves)})
+        start_p, end_p = self.param(f"{start}Z"), self.param(f"{end}Z")
+        series = _rolling.series(td.granularity, start_p, end_p)
+        span = _rolling.bounds(td.granularity, start_p.copy(), end_p.copy())
+        subqueries = [self._rolling_measure(leaf, leaf.rolling_window, dim, series, span) for leaf in leaves
+                      if leaf.rolling_window]
+        return self._combine(subqueries, {leaf.path: i for i, leaf in enumerate(leaves)})
+
+    def _rolling_total(self, measure: Measure, window: RollingWindow, dim: Dimension, start: str,
+                       end: str) -> exp.Select:
+        """Without a granularity Cube aggregates the one window that ends (offset start: starts) at the
+        dateRange, instead of the dateRange itself."""
+        in_window = _rolling.window_condition(
+            window, lambda: exp.Cast(this=self.param(f"{start}Z"), to=_rolling.TIMESTAMP.copy()),
+            lambda: exp.Cast(this=self.param(f"{end}Z"), to=_rolling.TIMESTAMP.copy()), _utc(self.raw_expr(dim)))
+        select = exp.select(*(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
+                            exp.alias_(self.measure_expr(measure, {}), alias_of(measure.path)))
+        select = self._from(select, self.tree).where(*(w.copy() for w in self._where(False)), in_window, copy=False)
+        return self._group(select, len(self.dim_selects))
+
+    def _rolling_measure(self, measure: Measure, window: RollingWindow, dim: Dimension,
+                         series: exp.Select, span: tuple[exp.Expression, exp.Expression]) -> exp.Select:
+        """One rolling measure: base rows (grouped per dimensions and truncated time for count/sum/min/max,
+        raw values for count_distinct/avg) LEFT JOINed to the series on the window, aggregated per bucket."""
+        granularity = self.tds[0][0].granularity or ""
+        dims, (_, td_alias) = self.dim_selects[:-1], self.dim_selects[-1]
+        raw = _utc(self.raw_expr(dim))
+        grouped = measure.type in ("count", "sum", "min", "max")
+        value = self.measure_expr(measure, {}) if grouped else self.measure_value(measure)
+        base = exp.select(*(exp.alias_(e.copy(), a) for e, a in dims),
+                          exp.alias_(_date_trunc(_rolling.base_granularity(window, granularity), self.raw_expr(dim)),
+                                     "ts"),
+                          exp.alias_(value, "value"))
+        in_span = _rolling.window_condition(window, span[0].copy, span[1].copy, raw, whole_range=True)
+        base = self._from(base, self.tree).where(*(w.copy() for w in self._where(False)), in_span, copy=False)
+        if grouped:
+            base = self._group(base, len(dims) + 1)
+        column = exp.column("value", table="base")
+        outer_agg = {"count": exp.Sum, "sum": exp.Sum, "min": exp.Min, "max": exp.Max, "avg": exp.Avg}.get(
+            measure.type)
+        agg = outer_agg(this=column) if outer_agg else exp.Count(this=exp.Distinct(expressions=[column]))
+        on = _rolling.window_condition(window, lambda: exp.column("date_from", table="series"),
+                                       lambda: exp.column("date_to", table="series"), exp.column("ts", table="base"))
+        sub = exp.select(*(exp.column(a, table="base").as_(a) for _, a in dims),
+                         exp.column("date_from", table="series").as_(td_alias),
+                         exp.alias_(agg, alias_of(measure.path)))
+        sub = sub.from_(exp.Subquery(this=series.copy(), alias=exp.TableAlias(this=exp.to_identifier("series"))))
+        sub = sub.join(exp.Subquery(this=base, alias=exp.TableAlias(this=exp.to_identifier("base"))), on=on,
+                       join_type="left", copy=False)
+        return self._group(sub, len(dims) + 1)
 
     def _order(self, columns: list[Column]) -> list[exp.Expression]:
         q = self.q

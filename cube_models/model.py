@@ -25,6 +25,15 @@ GRANULARITIES = ("second", "minute", "hour", "day", "week", "month", "quarter", 
 
 
 @dataclass(frozen=True)
+class RollingWindow:
+    """A measure's ``rolling_window``: ``trailing``/``leading`` are ``"<n> <unit>"``, ``"unbounded"`` or None."""
+
+    trailing: str | None = None
+    leading: str | None = None
+    offset: str = "end"  # end | start
+
+
+@dataclass(frozen=True)
 class Measure:
     cube: str
     name: str
@@ -36,6 +45,7 @@ class Measure:
     format: str | None = None
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     public: bool = True
+    rolling_window: RollingWindow | None = None
     kind = "measure"
 
     @property

@@ -174,3 +174,67 @@ def test_view_members_compile_to_cube_members(tmp_path: Path) -> None:
     c = compile_query({"measures": ["v.amount"], "dimensions": ["v.label"]}, model)
     assert [col.key for col in c.columns] == ["v.label", "v.amount"]
     assert 'SUM("a".amount)' in c.sql and "LEFT JOIN s.b" in c.sql
+
+
+
+
+def test_subquery_columns_in_member_sql_stay_unqualified(tmp_path: Path) -> None:
+    """Only the outermost scope of member SQL gets the cube alias: a subquery's columns are its own tables'
+    (qualifying them with the outer alias turned `id IN (SELECT a_id ... WHERE amount > 100)` into always true)."""
+    doc = base_doc()
+    cube_a = doc["cubes"][0]
+    cube_a["measures"] += [
+        {"name": "big_refunded", "type": "count",
+         "filters": [{"sql": "{CUBE}.id IN (SELECT a_id FROM s.refund WHERE amount > 100)"}]},
+        {"name": "refunded_amount", "type": "sum",
+         "sql": "CASE WHEN EXISTS (SELECT 1 FROM s.refund r WHERE r.a_id = {CUBE}.id AND reason = 'x') "
+                "THEN amount END"}]
+    cube_a["dimensions"].append({"name": "above_avg", "type": "boolean",
+                                 "sql": "amount > (SELECT avg(price) FROM s.p WHERE flag)"})
+    cube_a["segments"] = [{"name": "big", "sql": "id IN (SELECT a_id FROM s.refund WHERE refund_amount > 100)"}]
+    model = load_model(write_model(tmp_path / "m", doc))
+    c = compile_query({"measures": ["a.big_refunded", "a.refunded_amount"], "dimensions": ["a.above_avg"],
+                       "segments": ["a.big"]}, model)
+    tree = _tree(c.sql)
+    inner = {col.sql() for sub in tree.find_all(exp.Select) if sub is not tree for col in sub.find_all(exp.Column)}
+    assert inner == {"a_id", "amount", "r.a_id", '"a"."id"', "reason", "price", "flag", "refund_amount"}
+    outer = {col.sql() for col in tree.find_all(exp.Column)} - inner
+    assert {'"a".id', '"a".amount'} <= outer  # bare columns of the outermost scope still get the cube alias
+
+
+def _rolling_model(tmp_path: Path):
+    doc = base_doc()
+    doc["cubes"][0]["measures"] += [
+        {"name": "total_7d", "type": "sum", "sql": "amount", "rolling_window": {"trailing": "7 day"}},
+        {"name": "count_all", "type": "count", "rolling_window": {"trailing": "unbounded"}}]
+    doc["cubes"][0]["joins"] = []  # b -> a only: a's measures are multiplied when b is joined
+    doc["cubes"][1]["joins"] = [{"name": "a", "relationship": "one_to_many", "sql": "{CUBE}.id = {a}.b_id"}]
+    doc["cubes"][1]["dimensions"].append({"name": "ts", "sql": "ts", "type": "time"})
+    doc["cubes"][1]["measures"].append({"name": "count_7d", "type": "count", "rolling_window": {"trailing": "7 day"}})
+    return load_model(write_model(tmp_path / "m", doc))
+
+
+def test_rolling_window_joins_a_date_series(tmp_path: Path) -> None:
+    td = {"dimension": "a.ts", "granularity": "month", "dateRange": ["2024-01-01", "2024-03-31"]}
+    c = compile_query({"measures": ["a.total_7d", "a.count_all"], "timeDimensions": [td]}, _rolling_model(tmp_path))
+    tree = _tree(c.sql)
+    assert c.params == ["2024-01-01T00:00:00.000Z", "2024-03-31T23:59:59.999Z"]
+    assert c.sql.count("GENERATE_SERIES(") == 2  # one date series per rolling measure
+    assert {j.this.alias for j in tree.find_all(exp.Join) if j.args.get("side") == "LEFT"} == {"base"}
+    assert "base.ts > series.date_to - INTERVAL '7 day' AND base.ts <= series.date_to" in c.sql
+    assert "base.ts <= series.date_to" in c.sql  # unbounded: no lower bound
+    assert [col.key for col in c.columns] == ["a.ts.month", "a.total_7d", "a.count_all"]
+
+
+@pytest.mark.parametrize("query,expected", [
+    ({"measures": ["a.total_7d", "a.total"], "timeDimensions": [
+        {"dimension": "a.ts", "granularity": "day", "dateRange": ["2024-01-01", "2024-01-31"]}]},
+     "with other measures"),
+    ({"measures": ["a.total_7d"], "timeDimensions": [{"dimension": "a.ts", "granularity": "day"}]}, "dateRange"),
+    ({"measures": ["a.total_7d"]}, "exactly one time dimension with a dateRange"),
+    ({"measures": ["b.count_7d"], "dimensions": ["a.id"], "timeDimensions": [
+        {"dimension": "b.ts", "granularity": "day", "dateRange": ["2024-01-01", "2024-01-31"]}]}, "multiplied"),
+])
+def test_rolling_window_unsupported_shapes_are_refused(tmp_path: Path, query: dict, expected: str) -> None:
+    with pytest.raises(QueryError, match=expected):
+        compile_query(query, _rolling_model(tmp_path))

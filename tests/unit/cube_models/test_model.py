@@ -117,6 +117,23 @@ def test_duplicated_names(tmp_path: Path, where: str) -> None:
     (lambda d: d["cubes"][0].pop("sql_table"), "exactly one of"),
     (lambda d: d["cubes"][0]["measures"].append({"name": "y", "type": "sum"}), "needs 'sql'"),
     (lambda d: d["cubes"][0]["dimensions"].append({"name": "z", "type": "string", "sql": "a +* ("}), "does not parse"),
+    # options that change numbers are refused, never silently ignored
+    (lambda d: d["cubes"][0]["measures"].append({"name": "f", "type": "count", "filters": [{"member": "a.x"}]}),
+     "each measure filter needs 'sql'"),
+    (lambda d: d["cubes"][0]["measures"].append({"name": "t", "type": "sum", "sql": "a", "multi_stage": True}),
+     "measure option multi_stage is not supported"),
+    (lambda d: d["cubes"][0]["dimensions"].append({"name": "c", "type": "string", "sql": "a",
+                                                   "case": {"when": [{"sql": "a > 1", "label": "x"}]}}),
+     "dimension option case is not supported"),
+    (lambda d: d["cubes"][0]["measures"].append({"name": "r", "type": "number", "sql": "{count}",
+                                                 "rolling_window": {"trailing": "7 day"}}),
+     "a number measure cannot have a rolling_window"),
+    (lambda d: d["cubes"][0]["measures"].append({"name": "r", "type": "sum", "sql": "a",
+                                                 "rolling_window": {"trailing": "a week"}}),
+     "is not 'unbounded' or '<n> <unit>'"),
+    (lambda d: d["cubes"][0]["measures"].append({"name": "r", "type": "sum", "sql": "a",
+                                                 "rolling_window": {"trailing": "7 day", "granularity": "day"}}),
+     "unsupported keys ['granularity']"),
 ])
 def test_invalid_definitions(tmp_path: Path, mutate, expected: str) -> None:
     doc = base_doc()
