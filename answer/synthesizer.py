@@ -221,7 +221,7 @@ def _counted_groups_text(result: PipelineResult, table: ResultTable, lang: str) 
     return f"{n} {what}{'' if what.endswith('s') else 's'} have {rule}: {shown}."
 
 
-CHANGE_KEYS = ("measure", "current", "previous", "change", "change_pct")
+CHANGE_KEYS = ("measure", "current", "previous", "change", "change_pct", "current_period", "previous_period")
 
 
 def _comparison_text(agg: Any, lang: str) -> str | None:
@@ -235,7 +235,9 @@ def _comparison_text(agg: Any, lang: str) -> str | None:
     rows = sorted((c for c in changes if c["measure"] == measure), key=lambda c: c["current"], reverse=True)
     dims = [k for k in rows[0] if k not in CHANGE_KEYS]
     fmt = vocabulary().member_format(measure)
-    now, before, metric = periods[0]["label"], periods[1]["label"], label(measure, lang)
+    now = rows[0].get("current_period") or periods[0]["label"]
+    before = rows[0].get("previous_period") or periods[1]["label"]
+    metric = label(measure, lang)
 
     def values(c: dict[str, Any]) -> tuple[str, str, str]:
         change = fmt_change(c["change_pct"]) if c["change_pct"] is not None else "n/a"

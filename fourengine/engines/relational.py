@@ -66,7 +66,26 @@ async def match_terms(
             mapped_asset_type=row[5], mapped_asset_id=row[6], filter_value=row[7], definition=row[8] or "",
             asset=asset,
         ))
-    return _with_ambiguity(_glossary_first(_longest_matches(hits)))
+    return _with_ambiguity(_one_cube_one_table(_glossary_first(_longest_matches(hits))))
+
+
+def _cube(asset_id: str | None) -> str:
+    """``table:albums``, ``dimension:albums.title`` and ``metric:albums.count`` all belong to ``albums``."""
+    return (asset_id or "").split(":", 1)[-1].split(".", 1)[0]
+
+
+def _one_cube_one_table(hits: list[TermHit]) -> list[TermHit]:
+    """A word mapped to a table and to members of that same table ("album": the albums table and its title
+    dimension) names the table: the members' hits on that word are dropped instead of making it ambiguous."""
+    by_text: dict[str, list[TermHit]] = defaultdict(list)
+    for hit in hits:
+        by_text[hit.matched].append(hit)
+    kept = []
+    for same in by_text.values():
+        tables = {_cube(h.mapped_asset_id) for h in same if h.mapped_asset_type == "table"}
+        one_cube = len(tables) == 1 and {_cube(h.mapped_asset_id) for h in same} == tables
+        kept += [h for h in same if not one_cube or h.mapped_asset_type == "table" or h.filter_value is not None]
+    return kept
 
 
 def _glossary_first(hits: list[TermHit]) -> list[TermHit]:

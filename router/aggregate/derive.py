@@ -61,17 +61,17 @@ def _period_start(query: dict[str, Any]) -> str:
 
 def _changes(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """The later of the first two periods vs the earlier one, per group (dimension values) and measure:
-    "Q1 vs Q2" and "this year vs last year" both state the change from the earlier period to the later."""
+    "Q1 vs Q2" and "this year vs last year" both state the change from the earlier period to the later
+    (``current_period``/``previous_period`` name them)."""
     dims = list(draft.query.get("dimensions", []))
-    later_first = _period_start(draft.queries[0]) >= _period_start(draft.queries[1 if len(draft.queries) > 1 else 0])
-    results = results if later_first else [results[1], results[0], *results[2:]]
+    later, earlier = (0, 1) if _period_start(draft.queries[0]) >= _period_start(draft.queries[1]) else (1, 0)
 
     def key(row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(row.get(d) for d in dims)
 
-    previous = {key(r): r for r in results[1]}
+    previous = {key(r): r for r in results[earlier]}
     changes = []
-    for row in results[0]:
+    for row in results[later]:
         other = previous.get(key(row))
         if other is None:
             continue
@@ -80,7 +80,8 @@ def _changes(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> list
             if cur is None or prev is None:
                 continue
             changes.append({**{d: row.get(d) for d in dims}, "measure": measure, "current": cur, "previous": prev,
-                            "change": cur - prev, "change_pct": (cur - prev) / prev if prev else None})
+                            "change": cur - prev, "change_pct": (cur - prev) / prev if prev else None,
+                            "current_period": draft.labels[later], "previous_period": draft.labels[earlier]})
     return changes
 
 
