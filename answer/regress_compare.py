@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -78,12 +79,30 @@ def shown(value: Any) -> float | str:
     return _text(value) if number is None else number
 
 
+_PERIOD_LABELS = (  # a compared period's label -> the ISO date its period starts on
+    (re.compile(r"^(\d{4})\s*年?$"), lambda m: f"{m[1]}-01-01"),
+    (re.compile(r"^(\d{4})\s*[-年/]\s*(\d{1,2})\s*月?$"), lambda m: f"{m[1]}-{int(m[2]):02d}-01"),
+    (re.compile(r"^q([1-4])\s*(\d{4})$|^(\d{4})\s*[- ]?\s*q([1-4])$|^(\d{4})\s*年?\s*第?([1-4])\s*季度$"),
+     lambda m: f"{m[2] or m[3] or m[5]}-{3 * int(m[1] or m[4] or m[6]) - 2:02d}-01"),
+)
+
+
+def _period_start(label: str) -> str | None:
+    """"1995", "1995年", "2024-03", "Q1 2024", "2024年1季度" -> the start date; None for other text."""
+    for pattern, start in _PERIOD_LABELS:
+        if m := pattern.match(label.strip().lower()):
+            return start(m)
+    return None
+
+
 def cell_matches(gold: Any, got: Any) -> bool:
     g, a = _num(gold), _num(got)
     if g is not None and a is not None and not isinstance(gold, str):
         if g == a:
             return True
         return math.isclose(g, a, rel_tol=REL_TOL, abs_tol=1e-9)
+    if isinstance(gold, dt.date) and isinstance(got, str) and _period_start(got) == _text(gold):
+        return True  # a compared period shown by its label ("1995年") is the gold's period start (1995-01-01)
     return gold is not None and got is not None and _text(gold) == _text(got)
 
 

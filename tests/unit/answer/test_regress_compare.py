@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from answer.regress_compare import Gold, assign, compare, gold_query, gold_result, key_column
+import pytest
+
+from answer.regress_compare import Gold, assign, cell_matches, compare, gold_query, gold_result, key_column
 
 TOP = "SELECT p.product_name, SUM(i.amount) AS gmv FROM t GROUP BY p.product_name ORDER BY gmv DESC LIMIT 3"
 
@@ -78,3 +80,10 @@ def test_key_column_needs_one_column_with_exactly_the_gold_keys() -> None:
     assert key_column(gold, columns, [[13, 11], [14, 12]]) is not None  # no single column has all three
     assert key_column(gold, columns, [[11, 1], [12, 2], [13, 3], [14, 4]]) is not None  # an extra key
     assert key_column(Gold([], None), columns, []) is None
+
+
+@pytest.mark.parametrize(("label", "start"), [("1995", dt.date(1995, 1, 1)), ("1995年", dt.date(1995, 1, 1)),
+                                              ("2024-03", dt.date(2024, 3, 1)), ("Q2 2024", dt.date(2024, 4, 1)),
+                                              ("2024年3季度", dt.date(2024, 7, 1))])
+def test_a_compared_periods_label_matches_its_start_date(label: str, start: dt.date) -> None:
+    assert cell_matches(start, label) and not cell_matches(start + dt.timedelta(days=1), label)
