@@ -126,7 +126,9 @@ def load_components(settings: Any, url: str) -> Components:
 
     return Components(
         understand=understand, decompose=decompose, retrieve=retrieve, recall_tables=sag.recall_tables,
-        recall_rows=sag.recall_rows, signals=intent_signals, classify_intent=classify, aggregate=aggregate,
+        recall_rows=sag.recall_rows, classify_intent=classify, aggregate=aggregate,
+        signals=lambda u, retrieval, entities, tables: intent_signals(u, retrieval, entities, tables,
+                                                                      semantic.model),
         close=close, refresh=refresh, value_index=lambda: semantic.values,
     )
 
@@ -138,14 +140,20 @@ def _close_later(backend: Any) -> None:
 
 
 def intent_signals(understanding: Any, retrieval: dict[str, Any], entities: list[EntityMatch],
-                   table_hits: list[Any]) -> Any:
-    """Warehouse evidence for the intent classifier: bindings, entity rows, confident SAG tables, few-shots."""
+                   table_hits: list[Any], model: Any = None) -> Any:
+    """Warehouse evidence for the intent classifier: bindings, entity rows, confident SAG tables, few-shots,
+    and a measure the question names in other words (``measure_match``, strong matches only)."""
+    from router.aggregate.measure_match import match_measure
     from router.intent import IntentSignals, RowHit
 
     main = retrieval.get("result")
     bindings = list(getattr(main, "term_bindings", []) or [])
+    metrics = [b.mapped_asset_id for b in bindings if b.mapped_asset_type == "metric"]
+    named = match_measure(model, understanding.normalized) if model is not None and not metrics else None
+    if named is not None and named.strong:
+        metrics.append(f"metric:{named.path}")
     return IntentSignals(
-        metric_bindings=[b.mapped_asset_id for b in bindings if b.mapped_asset_type == "metric"],
+        metric_bindings=metrics,
         dimension_bindings=[b.mapped_asset_id for b in bindings if b.mapped_asset_type == "dimension"],
         value_bindings=[b.filter_value for b in bindings if b.filter_value],
         row_hits=[RowHit(e.label, e.entity_type, e.score) for e in entities],

@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from router.aggregate.context import AggregateContext, member_path
+from router.aggregate.measure_match import match_measure, unit_twin
 from router.aggregate.members import (
     language_variant,
     measure_cubes,
@@ -33,6 +34,7 @@ from router.aggregate.members import (
     same_column_averages,
 )
 from router.aggregate.types import AggregateError, CubeQueryDraft
+from router.intent.coverage import unbound_terms
 from router.understanding.negation import negation, refusal
 from router.understanding.types import Understanding
 
@@ -51,7 +53,7 @@ _BOUND_OPS = {"more than": "gt", "over": "gt", "fewer than": "lt", "less than": 
 _USAGE = re.compile(r"\b(?:used|use|common|popular|frequent)\b|最常用|用得最多|最受欢迎|最常见",
                     re.IGNORECASE | re.ASCII)
 _GROUP_CUE = re.compile(r"\b(?:by|per|each|every|which|across|breakdown|distribution|top|bottom|rank\w*|best|"
-                        r"worst)\b|按|各|每|分|哪|分布|排名|排行|前\s*\d|最|畅销", re.IGNORECASE | re.ASCII)
+                        r"worst)\b|按|各|每|分(?!钟)|哪|分布|排名|排行|前\s*\d|最|畅销", re.IGNORECASE | re.ASCII)
 _AVERAGE = re.compile(r"\b(?:average|avg|mean)\b|平均|均值", re.IGNORECASE | re.ASCII)
 _SHARE = re.compile(r"\bshare\b|\bproportion\b|\bpercentage of\b|\bmix\b|占比|比重|份额|构成", re.IGNORECASE | re.ASCII)
 
@@ -70,10 +72,14 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
                     aggregate_cue: bool = False) -> list[str]:
     measures = [member_path(b.mapped_asset_id) for b in ctx.bindings
                 if b.mapped_asset_type in METRIC_ASSET_TYPES and b.filter_value is None]
-    measures = [m for m in dict.fromkeys(measures) if _measure(model, m)]
+    measures = [unit_twin(model, m, text) for m in dict.fromkeys(measures) if _measure(model, m)]
     if measures:
         notes.append(f"measures from metric bindings: {', '.join(measures)}")
         return measures
+    named = match_measure(model, text)
+    if named is not None and named.strong:
+        notes.append(f"measure {named.path}: its name's words {' '.join(named.words)!r} are in the question")
+        return [unit_twin(model, named.path, text)]
     bound = COUNT_BOUND.search(text)
     if bound is not None and (count := _bounded_count(ctx, model, text, bound)):
         notes.append(f"measure {count}: the count the question bounds")
@@ -95,6 +101,9 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
             if b.mapped_asset_type in kinds and b.filter_value is None and (count := _count_of(b, model)):
                 notes.append(f"measure {count}: a count of the rows '{b.canonical_term}' belongs to")
                 return [count]
+    if named is not None:
+        notes.append(f"measure {named.path}: the question names {' '.join(named.words)!r}")
+        return [unit_twin(model, named.path, text)]
     ranked = sorted((a for a in ctx.assets if a.type in METRIC_ASSET_TYPES and a.score >= MIN_ASSET_SCORE),
                     key=lambda a: a.score, reverse=True)
     for asset in ranked:
@@ -107,6 +116,20 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
             notes.append(f"measures from the cached example {shot.get('question')!r}")
             return shot_measures
     raise AggregateError("no measure found for this question: name one of the model's metrics")
+
+
+def _refuse_guessed_measure(u: Understanding, ctx: AggregateContext, model: Any) -> None:
+    """A measure the question does not name (a count of a bound table, a retrieved asset) answers only a
+    question whose every word binds: "NPS by region" must not become the number of regions."""
+    named = any(b.mapped_asset_type in METRIC_ASSET_TYPES for b in ctx.bindings) or ctx.few_shots or (
+        (match := match_measure(model, u.normalized)) is not None and match.strong)
+    if named:
+        return
+    known = [b.matched or b.canonical_term for b in ctx.bindings] + [d.phrase for d in u.dimensions]
+    known += [str(v) for f in ctx.filters for v in f.get("values", [])]
+    if unknown := unbound_terms(u, known):
+        raise AggregateError(f"nothing in the model is called {', '.join(repr(w) for w in unknown[:3])}: "
+                             "name one of its measures")
 
 
 def _cube_of(binding: Any) -> str:
@@ -250,6 +273,7 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
     cue = bool(u.granularity or u.ranking or u.comparison or u.dimensions)
     measures = averaged(choose_measures(ctx, model, notes, u.normalized, aggregate_cue=cue), model, u.normalized,
                         notes)
+    _refuse_guessed_measure(u, ctx, model)
     cubes = measure_cubes(measures)
     values = _value_filters(ctx, model)
     measure_titles = {t for b in ctx.bindings if b.mapped_asset_type in METRIC_ASSET_TYPES

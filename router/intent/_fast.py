@@ -20,12 +20,9 @@ from __future__ import annotations
 import re
 
 from router.intent import _lexicon as lex
-from router.intent.types import IntentDecision, IntentSignals, RowHit
-from router.understanding.timeexpr import extract_time
+from router.intent.coverage import unbound_terms
+from router.intent.types import IntentDecision, IntentSignals
 from router.understanding.types import Understanding
-
-_TIME_WORD = re.compile(r"today|tomorrow|yesterday|now|tonight|daily|weekly|monthly|quarterly|yearly|annual|"
-                        r"今天|明天|昨天|现在|今晚|每天|每周|每月|每季度|每年", re.IGNORECASE)
 
 THRESHOLD = 2.0
 ROW_HIT_MIN_SCORE = 0.8
@@ -118,17 +115,6 @@ def _detail_tail(text: str, s: IntentSignals) -> str | None:
     return m.group(0) if about_rows else None
 
 
-def _unbound(u: Understanding, s: IntentSignals, rows: list[RowHit]) -> list[str]:
-    """Search terms of the question that bind to nothing: no binding, row name, time or language word."""
-    known = [w.lower() for w in [*s.bound_words, *s.value_bindings, *(h.label for h in rows)] if w]
-    known += [m.group(0).lower() for m in lex.VAGUE.finditer(u.normalized)]
-    words = [t.lower() for t in u.search_terms if " " not in t]
-    return [t for t in words if not any(k in t or t in k for k in known)
-            and not (lex.PLAIN_VERBS.fullmatch(t) or lex.AGGREGATION.fullmatch(t) or lex.DETAIL.fullmatch(t)
-                     or lex.GENERIC_DOMAIN.fullmatch(t) or extract_time(t, u.today).ranges
-                     or _TIME_WORD.fullmatch(t))]
-
-
 def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:
     text = u.normalized
     agg, det, reasons = _scores(u, s)
@@ -137,7 +123,8 @@ def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:
     # table hits come from fuzzy recall (some tables always come back): context only, not evidence
     structural = bool(s.metric_bindings or s.dimension_bindings or s.table_words)
     domain = structural or bool(s.value_bindings or rows or lex.GENERIC_DOMAIN.search(text))
-    unbound = _unbound(u, s, rows) if not structural else []
+    known = [*s.bound_words, *s.value_bindings, *(h.label for h in rows)]
+    unbound = unbound_terms(u, known) if not structural else []
     if unbound:
         # only a value or a row name binds ("the weather in Shanghai"): what is asked of it is unknown
         return IntentDecision("unsupported", 0.8, [*reasons, f"nothing in the model is called "

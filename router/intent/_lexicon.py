@@ -20,6 +20,7 @@ AGGREGATION = _compile(
     r"\b(?:total|sum|how many|how much|number of|count|average|avg|mean|median|rate|ratio|percentage|percent|"
     r"share|proportion|trend|growth|grow|grew|increase[ds]?|decrease[ds]?|decline[ds]?|drop(?:ped)?|change[ds]?|"
     r"breakdown|distribution|aggregate|overall|per|top|bottom|highest|lowest|most|least|rank(?:ing)?|"
+    r"biggest|largest|longest|shortest|smallest|greatest|maximum|minimum|max|min|"
     r"best[\s-]+selling|top[\s-]+selling|worst[\s-]+selling|bestsellers?|popular|"
     r"(?:more|fewer|less) than \d+ [a-z]+s|at (?:least|most) \d+ [a-z]+s|"
     r"yoy|mom|qoq|year over year|vs|versus|compare[ds]?|comparison|summary|statistics|kpi|metric)\b",
@@ -63,6 +64,8 @@ GENERIC_DOMAIN = _compile(r"\b(?:tables?|data(?:base)?|warehouse|records?|rows?)
 PLAIN_VERBS = _compile(
     r"\b(?:buy|buys|bought|purchase[ds]?|spend|spends|spent|pay|pays|paid|sell|sells|sold|make|made|place[ds]?|"
     r"get|got|have|has|had|do|does|did|tell|give|show|see|want|need|know|look|find|much|many|each|per|total|"
-    r"going|doing|happening|up|new|numbers?|figures?|stats?|report)\b",
-    r"买|购买|花|花了|消费|支付|付|卖|卖了|下单|是|有|多少|一共|总共|请|帮我|看|查|告诉",
+    r"going|doing|happening|up|new|numbers?|figures?|stats?|report|used?|common|popular|frequent|usual|"
+    r"more|less|fewer|over|under|above|below|least|most|than|exceed(?:s|ing)?|currently|ever|overall)\b",
+    r"买|购买|花|花了|消费|支付|付|卖|卖了|下单|是|有|多少|一共|总共|请|帮我|看|查|告诉|常用|常见|最常|"
+    r"超过|至少|多于|少于|大于|小于|以上|以下|不少于|不超过|目前|现在|一下",
 )

@@ -117,7 +117,7 @@ def test_count_of_a_bound_table_without_a_metric() -> None:
               "mapped_asset_id": "table:orders"}
     cancelled = value("cancelled", "orders.status", "cancelled")
     d = draft("How many orders were cancelled last year?", orders, cancelled)
-    assert d.measures == ["orders.count"]
+    assert d.measures == ["orders.cancelled_count"]  # the model's own "Cancelled orders" measure
     assert d.query["filters"] == [{"member": "orders.status", "operator": "equals", "values": ["cancelled"]}]
 
 
@@ -191,7 +191,7 @@ def test_measure_from_assets_or_few_shots_without_bindings() -> None:
     shots = [{"question": "订单量", "cube_query": {"measures": ["orders.count"]}}]
     assert draft("单量", few_shots=shots).measures == ["orders.count"]
     with pytest.raises(AggregateError, match="no measure"):
-        draft("GMV please")
+        draft("sparkle please")
 
 
 def test_injection_stays_a_filter_value() -> None:
@@ -321,7 +321,8 @@ def test_how_many_of_a_segment_counts_the_segments_rows() -> None:
 
 @pytest.mark.parametrize("question", ["which payment method is used most?", "最常用的支付方式"])
 def test_the_most_used_value_counts_the_rows_of_its_cube(question: str) -> None:
-    d = draft(question, METHOD)
+    matched = "支付方式" if "支付" in question else "payment method"
+    d = draft(question, {**METHOD, "matched": matched})
     assert d.query["measures"] == ["payments.count"] and d.query["dimensions"] == ["payments.method"]
     assert d.query["order"] == [["payments.count", "desc"]]
     assert not check(d.query, {"bindings": [METHOD]}, MODEL)
