@@ -82,7 +82,7 @@ class Cubesage:
             warehouse = catalog_for(self.settings, conn, self.components.value_index())
             directory = EntityDirectory.load(conn, warehouse)
             catalog = table_catalog(conn)
-            policy = policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000),
+            policy = policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000), default_limit=1000,
                                         default_schema=self.settings.warehouse_schema)
         return DetailEnv(directory=directory, policy=policy, warehouse=warehouse,
                          timeout_ms=self.settings.statement_timeout_ms, catalog=catalog)

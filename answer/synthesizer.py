@@ -284,10 +284,10 @@ def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:
     capped = n >= int(plan.get("limit") or 0) > 0
     if lang == "zh":
         scope = f"（{who}）" if who else ""
-        more = f"，仅显示前 {fmt_number(n)} 条" if capped else ""
+        more = f"，已达上限，仅显示前 {fmt_number(n)} 条，可能还有更多" if capped else ""
         return f"找到 {fmt_number(n)} 条{noun}{scope}{more}。" if n else f"没有找到符合条件的{noun}{scope}。"
     scope = f" for {who}" if who else ""
-    more = " (showing the first rows only)" if capped else ""
+    more = f" (the limit: only the first {fmt_number(n)} are shown, there may be more)" if capped else ""
     one = noun[:-1] if n == 1 and noun.endswith("s") else noun
     return f"Found {fmt_number(n)} {one}{scope}{more}." if n else f"No {noun} found{scope}."
 

@@ -57,6 +57,7 @@ def load_components(settings: Any, url: str) -> Components:
     from router.aggregate import AggregateContext, run_aggregate
     from router.aggregate.context import member_path
     from router.aggregate.entities import entity_filters
+    from router.aggregate.measure_match import name_binding
     from router.aggregate.values import ValueIndex
     from router.decompose import decompose, rrf_fuse
     from router.intent import classify_intent
@@ -93,6 +94,9 @@ def load_components(settings: Any, url: str) -> Components:
                   follow_up: Any = None) -> Any:
         current = semantic  # one consistent (model, backend) pair for the whole question
         context = AggregateContext.of(retrieval["result"])
+        if not any(b.mapped_asset_type == "metric" for b in context.bindings) and (
+                named := name_binding(current.model, understanding.normalized)):
+            context.bindings.append(named)  # a measure the question names in other words
         valued = {member_path(b.mapped_asset_id) for b in context.bindings if b.filter_value}
         if retrieval.get("entities"):  # rows the question names filter the aggregate ("GMV of Li Wei")
             context.filters += entity_filters(retrieval["entities"], current.model,

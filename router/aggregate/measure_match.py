@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fourengine.terms import STOPWORDS, has_cjk, words
+from router.aggregate.context import Binding
 
 _FLAGS = re.IGNORECASE
 _KINDS = {  # aggregation words -> the token they fold to, and the measure types that token fits
@@ -128,3 +129,15 @@ def unit_twin(model: Any, path: str, question: str) -> str:
         if other.path != path and bare and other_bare == bare and _unit_fit(other, question.lower()):
             return other.path
     return path
+
+
+def name_binding(model: Any, question: str) -> Binding | None:
+    """A strong name match as a metric binding (term ``name:<measure>``), so every later step (slot
+    filling, guardrails, the LLM prompt) treats it as the metric the question names."""
+    found = match_measure(model, question)
+    if found is None or not found.strong:
+        return None
+    path = unit_twin(model, found.path, question)
+    member = model.find_member(path)
+    return Binding(f"name:{path}", member.title or member.name, "metric", f"metric:{path}", None,
+                   " ".join(found.words))
