@@ -91,7 +91,7 @@ def combine(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple
         size = draft.groups
         results = [merge_groups(draft.queries[i:i + size], results[i:i + size]) for i in range(0, len(results), size)]
         merged_queries = [{**q, "measures": draft.measures} for q in draft.queries[::size]]
-        draft = CubeQueryDraft(merged_queries, draft.labels[::size], draft.comparison, draft.post)
+        draft = CubeQueryDraft(merged_queries, draft.labels[::size], draft.comparison, draft.post, keep=draft.keep)
     if len(results) == 1:
         rows = [dict(r) for r in results[0]]
     else:
@@ -103,4 +103,11 @@ def combine(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple
             derived["changes"] = _changes(draft, results)
     if "share" in draft.post and len(results) == 1:
         derived["share"] = _shares(rows, draft.measures)
+        rows = _kept(rows, draft.keep)
     return rows, derived
+
+
+def _kept(rows: list[dict[str, Any]], keep: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """"share of revenue from the USA": every share is computed, the rows of the named values are shown."""
+    wanted = {member: {str(v).lower() for v in values} for member, values in keep.items()}
+    return [r for r in rows if all(str(r.get(m)).lower() in vs for m, vs in wanted.items())] if wanted else rows

@@ -68,7 +68,7 @@ def _correct(draft: CubeQueryDraft, problems: list[Problem], understanding: Unde
         queries.append(fixed)
     return CubeQueryDraft(queries, draft.labels, draft.comparison, draft.post,
                           [*draft.notes, "corrected: " + "; ".join(p.message for p in problems)], draft.mode,
-                          draft.fallback_reason, draft.groups)
+                          draft.fallback_reason, draft.groups, draft.keep)
 
 
 def _problems(draft: CubeQueryDraft, ctx: AggregateContext, model: Any) -> tuple[list[Problem], list[Problem]]:

@@ -309,11 +309,13 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
             dimensions.append(shown)
             notes.append(f"dimension {shown}: comparing {', '.join(vals)}")
     share = bool(_SHARE.search(u.normalized))
+    keep: dict[str, list[str]] = {}
     if share and not dimensions and values:
-        # "share of GMV from the app channel": group by the filtered member and compute every share
+        # "share of GMV from the app channel": group by the filtered member, compute every share, show its own
         member = next(iter(values))
         dimensions.append(member)
-        notes.append(f"share: grouped by {member} instead of filtering {', '.join(values.pop(member))}")
+        keep[member] = values.pop(member)
+        notes.append(f"share: grouped by {member} instead of filtering {', '.join(keep[member])}")
     filters: list[dict[str, Any]] = [{"member": m, "operator": "equals", "values": v} for m, v in values.items()]
     segments = [p for p in dict.fromkeys(member_path(b.mapped_asset_id) for b in ctx.bindings
                                          if b.mapped_asset_type == "segment")
@@ -353,7 +355,7 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
             notes.append(f"time on {time_dim}: " + "; ".join(f"{r.label} = {r.start}..{r.end}" for r in ranges))
     kind = u.comparison.kind if u.comparison and len(ranges) > 1 else None
     post = ["share"] if share and dimensions else []
-    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups))
+    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups), keep=keep)
 
 
 def measure_groups(measures: list[str], model: Any) -> list[tuple[str | None, list[str]]]:

@@ -39,6 +39,7 @@ class CubeQueryDraft:
     mode: str = "fast"
     fallback_reason: str | None = None
     groups: int = 1  # measure groups per period: queries are period-major, ``groups`` queries per period
+    keep: dict[str, list[str]] = field(default_factory=dict)  # after the shares: only rows with these values
 
     @property
     def query(self) -> dict[str, Any]:

@@ -101,14 +101,16 @@ class DetailCatalog:
 # ---- building ------------------------------------------------------------------------------------
 def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
                   vocabulary: dict[str, Any] | None = None,
-                  terms: Iterable[dict[str, Any]] = (), observed: Iterable[dict[str, Any]] = ()) -> DetailCatalog:
+                  terms: Iterable[dict[str, Any]] = (), observed: Iterable[dict[str, Any]] = (),
+                  table_words: dict[str, list[str]] | None = None) -> DetailCatalog:
     """The detail catalog of ``model``; ``vocabulary`` is a loaded vocabulary file, ``terms`` glossary rows
     (``canonical_term``, ``synonyms``, ``mapped_asset_id`` = ``dimension:cube.dim``, ``filter_value``);
     ``observed``: values read from the warehouse in the same shape, used for the columns no vocabulary
-    word, glossary term or row name covers ("customers in 北京")."""
+    word, glossary term or row name covers ("customers in 北京"); ``table_words``: cube -> the glossary's
+    words for its table ("客户", "songs"), head nouns beside the model's own."""
     vocab = vocabulary or {}
     try:
-        catalog = _build(model, default_schema, vocab, list(terms))
+        catalog = _build(model, default_schema, vocab, list(terms), table_words or {})
     except (KeyError, TypeError, AttributeError, ValueError, re.error) as err:
         if isinstance(err, VocabularyError):
             raise
@@ -121,7 +123,7 @@ def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
 
 
 def _build(model: SemanticModel, default_schema: str, vocab: dict[str, Any],
-           terms: list[dict[str, Any]]) -> DetailCatalog:
+           terms: list[dict[str, Any]], table_words: dict[str, list[str]]) -> DetailCatalog:
     overrides: dict[str, dict[str, Any]] = {str(k): v or {} for k, v in (vocab.get("tables") or {}).items()}
     physical = {name: found for name, cube in model.cubes.items() if (found := _physical(cube, default_schema))}
     edges = _edges(model, physical)
@@ -165,7 +167,7 @@ def _build(model: SemanticModel, default_schema: str, vocab: dict[str, Any],
                  for lang, cols in (vocab.get("localized") or {}).items()}
     return DetailCatalog(
         tables=tables, graph=JoinGraph(tuple(e for e in edges if e.child in tables and e.parent in tables)),
-        values=values, nouns=nouns, derived_nouns=_derived_nouns(model, tables), implied=implied,
+        values=values, nouns=nouns, derived_nouns=_derived_nouns(model, tables, table_words), implied=implied,
         localized=localized, known_names=frozenset({*tables, *(p.table for p in physical.values()), *model.cubes}))
 
 
@@ -180,6 +182,16 @@ def load_vocabulary(path: Path | str | None) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise VocabularyError(f"the detail vocabulary {path} must be a mapping")
     return data
+
+
+def table_terms(conn: psycopg.Connection) -> dict[str, list[str]]:
+    """cube -> the words business terms give its table (``maps_to: table:<cube>``)."""
+    out: dict[str, list[str]] = {}
+    for term, synonyms, asset in conn.execute(
+            "SELECT canonical_term, synonyms, mapped_asset_id FROM semlayer.business_term "
+            "WHERE mapped_asset_type = 'table' ORDER BY term_id").fetchall():
+        out.setdefault(str(asset).removeprefix("table:"), []).extend([term, *(synonyms or [])])
+    return out
 
 
 def glossary_terms(conn: psycopg.Connection) -> list[dict[str, Any]]:
@@ -375,12 +387,15 @@ def _glossary_values(terms: Iterable[dict[str, Any]], model: SemanticModel,
     return out
 
 
-def _derived_nouns(model: SemanticModel, tables: dict[str, TableSpec]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """Head nouns from the model: cube name and title, singular and plural, and ``meta.synonyms``."""
+def _derived_nouns(model: SemanticModel, tables: dict[str, TableSpec],
+                   table_words: dict[str, list[str]]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Head nouns from the model: cube name and title, singular and plural, ``meta.synonyms`` and the
+    glossary's words for the table."""
     out = []
     for spec in tables.values():
         cube = model.cubes[spec.cube]
-        words = {spec.cube, cube.title, *[str(s) for s in cube.meta.get("synonyms") or []]}
+        words = {spec.cube, cube.title, *[str(s) for s in cube.meta.get("synonyms") or []],
+                 *table_words.get(spec.cube, [])}
         forms = {f for w in words if w for f in (w.lower(), _singular(w.lower()), _plural(_singular(w.lower())))}
         out.append((spec.table, word_pattern(sorted(forms, key=len, reverse=True), spaced=True)))
     return tuple(out)
@@ -437,7 +452,7 @@ def catalog_for(settings: Settings, conn: psycopg.Connection, index: Any = None)
     observed = [{"canonical_term": surface, "synonyms": [], "mapped_asset_id": f"dimension:{member}",
                  "filter_value": value} for surface, pairs in index.surfaces.items() for member, value in pairs]
     return build_catalog(model, default_schema=settings.warehouse_schema, vocabulary=vocabulary,
-                         terms=glossary_terms(conn), observed=observed)
+                         terms=glossary_terms(conn), observed=observed, table_words=table_terms(conn))
 
 
 def warehouse_map(settings: Settings, conn: psycopg.Connection) -> WarehouseMap:
