@@ -10,11 +10,13 @@ scores every public measure of the model by the share of its name's words the qu
   "different" and "unique" say DISTINCT;
 - Chinese names (titles or ``meta.synonyms``) match as substrings of the question;
 - a name matches when the question holds all its words; a match of two or more words (an aggregation
-  word that fits the measure's type counts as one) is *strong* (it wins over counting a bound table); a
-  one-word match is *weak*: used only when nothing else names a measure, and never for a count (one word
-  naming a table is the count path's to decide);
+  word that fits the measure's type counts as one) is *strong* (it wins over counting a bound table), unless
+  every matched word only names a table ("artists with albums" is no measure of "which artists have the most
+  albums": that is albums counted per artist); a one-word match is *weak*: used only when nothing else names
+  a measure, and never for a count (one word naming a table is the count path's to decide);
 - among equal matches the measure whose type fits the question's aggregation words wins ("how many
-  different ..." a distinct count), then the unit the question names ("in minutes"), then the shorter name.
+  different ..." a distinct count), then the unit the question names ("in minutes"), then the name whose
+  words the question holds literally ("highest list price" over "max list price"), then the shorter name.
 """
 
 from __future__ import annotations
@@ -59,6 +61,17 @@ def _tokens(text: str) -> list[str]:
     return [_KIND_WORD.get(w, w) for w in words(text.lower()) if w not in STOPWORDS]
 
 
+def _table_words(model: Any) -> set[str]:
+    """The words of the cubes' names and titles: words that name a table, not a measure."""
+    return {w for cube in model.cubes.values() for name in (cube.name.replace("_", " "), cube.title or "")
+            for w in _tokens(name)}
+
+
+def _literal(measure: Any, question_words: set[str]) -> int:
+    """How many words of the measure's best name the question holds as written (not only folded)."""
+    return max((len(set(words(name.lower())) & question_words) for name in _names(measure)), default=0)
+
+
 def _names(measure: Any) -> list[str]:
     title = measure.title or ""
     bare = re.sub(r"\s*\([^)]*\)", "", title).strip()
@@ -97,7 +110,9 @@ def match_measure(model: Any, question: str) -> MeasureMatch | None:
     tokens = set(_tokens(question))
     kinds = question_kinds(question)
     lowered = question.lower()
-    best: tuple[tuple[int, bool, bool, int], MeasureMatch] | None = None
+    as_written = set(words(lowered)) - STOPWORDS
+    tables = _table_words(model)
+    best: tuple[tuple[int, bool, bool, int, int], MeasureMatch] | None = None
     for cube in model.cubes.values():
         for measure in cube.measures.values():
             if not measure.public:
@@ -107,9 +122,13 @@ def match_measure(model: Any, question: str) -> MeasureMatch | None:
                 continue
             matched = max(found, key=len)
             fits = _fits(measure, kinds)
-            strength = len([w for w in matched if w not in _GENERIC]) + (2 if has_cjk(matched[0]) else 0) + (
-                1 if fits and set(matched) & set(_KINDS) else 0)
-            rank = (min(strength, 4), fits, _unit_fit(measure, lowered), -len(measure.title or ""))
+            kind_fit = fits and bool(set(matched) & set(_KINDS))
+            content = [w for w in matched if w not in _GENERIC]
+            strength = len(content) + (2 if has_cjk(matched[0]) else 0) + (1 if kind_fit else 0)
+            if content and set(content) <= tables and not kind_fit and not has_cjk(matched[0]):
+                strength = min(strength, 1)  # only table words: which table to count, not which measure
+            rank = (min(strength, 4), fits, _unit_fit(measure, lowered), _literal(measure, as_written),
+                    -len(measure.title or ""))
             if best is None or rank > best[0]:
                 best = (rank, MeasureMatch(measure.path, matched, strength >= 2))
     if best and not best[1].strong and model.find_member(best[1].path).type in _COUNT_TYPES:
