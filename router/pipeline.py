@@ -13,13 +13,13 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from datetime import date
 from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from router.aggregate import AggregateError
+from router.aggregate import AggregateError, OutOfModelError
 from router.aggregate.follow_up import FollowUp
 from router.components import Components
 from router.detail import (
@@ -141,6 +141,8 @@ class Pipeline:
         except PATH_ERRORS as err:
             result.error = {"type": type(err).__name__, "message": str(err)}
             result.table = ResultTable([])
+            if isinstance(err, OutOfModelError) and decision.intent == "aggregate":
+                result.intent = replace(decision, intent="unsupported", reasons=[*decision.reasons, str(err)])
         if pending is not None:
             sag["tables"] = [_hit_dict(h) for h in pending.result()]
         emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
@@ -166,6 +168,7 @@ class Pipeline:
             if intent == "mixed":
                 agg_understanding, agg_retrieval = self._aggregate_part(sub_queries, understanding, retrieval,
                                                                         today, use_llm)
+                agg_retrieval["entities"] = _named_in(entities, agg_understanding.normalized)
             result.aggregate = self.c.aggregate(agg_understanding, agg_retrieval, today, use_llm,
                                                 follow_up=follow_up)
             clock.lap("aggregate")
@@ -206,7 +209,7 @@ class Pipeline:
         """The aggregate sub-question of a mixed question (re-read, keeping the whole question's period)."""
         part = next((s for s in sub_queries if _sub_dict(s).get("kind") == "aggregate"), None)
         if part is None or len(sub_queries) < 2:
-            return understanding, retrieval
+            return understanding, dict(retrieval)
         sub = self.c.understand(_sub_dict(part)["text"], today, use_llm=False)
         if not sub.time_ranges and understanding.time_ranges:
             sub.time_ranges = list(understanding.time_ranges)
@@ -226,6 +229,12 @@ class Pipeline:
         for value in _first_text_column(aggregate)[:MIXED_ENTITIES]:
             named += self.detail_env.directory.match(str(value))
         return detail_text, merge(named, [])
+
+
+def _named_in(entities: list[EntityMatch], text: str) -> list[EntityMatch]:
+    """The entity rows whose label the (sub-)question names: they filter its aggregate."""
+    lowered = text.lower()
+    return [e for e in entities if str(e.label).lower() in lowered]
 
 
 class _Clock:

@@ -5,7 +5,7 @@ to the retrieved members) -> guardrails -> Cube or the built-in compiler, with o
 from router.aggregate.context import AggregateContext, Binding, ContextAsset
 from router.aggregate.execute import build_cube_query, run_aggregate
 from router.aggregate.guardrails import check
-from router.aggregate.types import AggregateError, AggregateResult, CubeQueryDraft, Problem
+from router.aggregate.types import AggregateError, AggregateResult, CubeQueryDraft, OutOfModelError, Problem
 
 __all__ = [
     "AggregateContext",
@@ -14,6 +14,7 @@ __all__ = [
     "Binding",
     "ContextAsset",
     "CubeQueryDraft",
+    "OutOfModelError",
     "Problem",
     "build_cube_query",
     "check",

@@ -1,14 +1,17 @@
 """Rows an aggregate question names ("GMV of Aurora X1 headphones", "Li Wei's total spend") as filters.
 
 An entity row (``router.detail.entities.EntityMatch``: physical table, key column, key value, label) is
-mapped to the cube whose ``sql_table`` is that table: a name dimension (``name``, ``*_name``,
-``name_en``) filtered to the label when the cube has one, else the key dimension filtered to the key.
+mapped to the cube whose physical table (``sql_table``, or the base table of its single-table ``sql``) is
+that table: a name dimension (``name``, ``*_name``, ``name_en``) filtered to the label when the cube has
+one, else the key dimension filtered to the key.
 Cubes the question already filters by a glossary value ("华东" -> regions.region_code) are left alone.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from cube_models.physical import Physical, physical_table
 
 NAME_DIMENSIONS = ("name", "name_en")
 
@@ -17,20 +20,20 @@ def entity_filters(entities: list[Any], model: Any, bound_cubes: set[str]) -> li
     """One ``equals`` filter per named cube (several rows of a cube: any of them)."""
     values: dict[str, list[str]] = {}
     for entity in entities:
-        cube = next((c for c in model.cubes.values()
-                     if c.sql_table and c.sql_table.rsplit(".", 1)[-1] == str(entity.table).rsplit(".", 1)[-1]),
-                    None)
-        if cube is None or cube.name in bound_cubes:
+        table = str(entity.table).rsplit(".", 1)[-1]
+        found = next(((c, p) for c in model.cubes.values() if (p := physical_table(c, "")) and p.table == table),
+                     None)
+        if found is None or found[0].name in bound_cubes:
             continue
-        member, value = _member(cube, entity)
+        member, value = _member(*found, entity)
         if member and value not in values.setdefault(member, []):
             values[member].append(value)
     return [{"member": m, "operator": "equals", "values": v} for m, v in values.items() if v]
 
 
-def _member(cube: Any, entity: Any) -> tuple[str | None, str]:
+def _member(cube: Any, phys: Physical, entity: Any) -> tuple[str | None, str]:
     for dim in cube.dimensions.values():
         if dim.type == "string" and (dim.name in NAME_DIMENSIONS or dim.name.endswith("_name")):
             return f"{cube.name}.{dim.name}", str(entity.label)
-    key = next((d for d in cube.dimensions.values() if (d.sql or "").strip() == entity.key_column), None)
-    return (f"{cube.name}.{key.name}", str(entity.key_value)) if key else (None, "")
+    key = next((name for name, column in phys.columns.items() if column == entity.key_column), None)
+    return (f"{cube.name}.{key}", str(entity.key_value)) if key else (None, "")

@@ -33,7 +33,7 @@ from router.aggregate.members import (
     row_count,
     same_column_averages,
 )
-from router.aggregate.types import AggregateError, CubeQueryDraft
+from router.aggregate.types import AggregateError, CubeQueryDraft, OutOfModelError
 from router.intent.coverage import unbound_terms
 from router.understanding.negation import negation, refusal
 from router.understanding.types import Understanding
@@ -115,7 +115,7 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
         if shot_measures:
             notes.append(f"measures from the cached example {shot.get('question')!r}")
             return shot_measures
-    raise AggregateError("no measure found for this question: name one of the model's metrics")
+    raise OutOfModelError("no measure found for this question: name one of the model's metrics")
 
 
 def _refuse_guessed_measure(u: Understanding, ctx: AggregateContext, model: Any) -> None:
@@ -128,7 +128,7 @@ def _refuse_guessed_measure(u: Understanding, ctx: AggregateContext, model: Any)
     known = [b.matched or b.canonical_term for b in ctx.bindings] + [d.phrase for d in u.dimensions]
     known += [str(v) for f in ctx.filters for v in f.get("values", [])]
     if unknown := unbound_terms(u, known):
-        raise AggregateError(f"nothing in the model is called {', '.join(repr(w) for w in unknown[:3])}: "
+        raise OutOfModelError(f"nothing in the model is called {', '.join(repr(w) for w in unknown[:3])}: "
                              "name one of its measures")
 
 

@@ -14,6 +14,11 @@ class AggregateError(Exception):
         self.problems = problems or []
 
 
+class OutOfModelError(AggregateError):
+    """The question names no measure of the model: what it asks about is not in the warehouse (the reply is
+    ``unsupported``, with the words nothing in the model is called)."""
+
+
 @dataclass
 class Problem:
     """One guardrail or execution problem, with the offending member and a suggested replacement."""

@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from cube_models.export import plain_sql
 from cube_models.model import Cube, SemanticModel, load_model
+from cube_models.physical import Physical, physical_table
 from cubesage_core.settings import Settings
 from router.detail.joins import FkEdge, JoinGraph
 from router.detail.vocabulary import ValueWord, word_pattern
@@ -115,7 +116,7 @@ def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
         if isinstance(err, VocabularyError):
             raise
         raise VocabularyError(f"malformed detail vocabulary entry: {type(err).__name__}: {err}") from err
-    physical = {name: found for name, cube in model.cubes.items() if (found := _physical(cube, default_schema))}
+    physical = {name: found for name, cube in model.cubes.items() if (found := physical_table(cube, default_schema))}
     covered = {(w.table, w.column) for w in catalog.values}
     extra = tuple(w for w in _glossary_values(observed, model, physical) if w.table in catalog.tables
                   and (w.table, w.column) not in covered and w.column not in catalog.tables[w.table].name_columns)
@@ -125,7 +126,7 @@ def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
 def _build(model: SemanticModel, default_schema: str, vocab: dict[str, Any],
            terms: list[dict[str, Any]], table_words: dict[str, list[str]]) -> DetailCatalog:
     overrides: dict[str, dict[str, Any]] = {str(k): v or {} for k, v in (vocab.get("tables") or {}).items()}
-    physical = {name: found for name, cube in model.cubes.items() if (found := _physical(cube, default_schema))}
+    physical = {name: found for name, cube in model.cubes.items() if (found := physical_table(cube, default_schema))}
     edges = _edges(model, physical)
     tables: dict[str, TableSpec] = {}
     aliases = {str(o["alias"]) for o in overrides.values() if o.get("alias")}
@@ -203,79 +204,7 @@ def glossary_terms(conn: psycopg.Connection) -> list[dict[str, Any]]:
             for t, s, a, v in cur.fetchall()]
 
 
-# ---- physical tables and columns ----------------------------------------------------------------
-@dataclass(frozen=True)
-class _Physical:
-    schema: str
-    table: str
-    columns: dict[str, str]  # dimension name -> column of the table (plain columns only)
-    exposed: dict[str, str] | None  # a SQL cube's output column -> column of its base table (None: sql_table)
-
-    def column(self, name: str) -> str | None:
-        """The table column behind ``name`` as the cube's own SQL (joins, members) sees it."""
-        return name if self.exposed is None else self.exposed.get(name)
-
-
-def _physical(cube: Cube, default_schema: str) -> _Physical | None:
-    """The one physical table behind ``cube`` and its plain-column dimensions, or None (views, unions...)."""
-    if cube.sql_table:
-        table = exp.to_table(cube.sql_table, dialect="postgres")
-        exposed: dict[str, str] | None = None
-    else:
-        found = _single_table_select(cube.sql or "")
-        if found is None:
-            return None
-        table, exposed = found
-    columns: dict[str, str] = {}
-    for dim in cube.dimensions.values():
-        column = _dimension_column(cube, dim.sql)
-        if column is not None and exposed is not None:
-            column = exposed.get(column)
-        if column is not None:
-            columns[dim.name] = column
-    return _Physical(table.db or default_schema, table.name, columns, exposed)
-
-
-def _single_table_select(sql: str) -> tuple[exp.Table, dict[str, str]] | None:
-    """``SELECT a.x, a.y AS z, b.w FROM s.t a JOIN ...`` -> (s.t, {x: x, z: y}): the base table's columns."""
-    if "{" in sql:
-        return None  # templated SQL is not a plain table
-    try:
-        tree = sqlglot.parse_one(sql, read="postgres")
-    except sqlglot.errors.ParseError:
-        return None
-    if not isinstance(tree, exp.Select):
-        return None
-    from_ = tree.args.get("from_") or tree.args.get("from")
-    base = from_.this if from_ is not None else None
-    if not isinstance(base, exp.Table):
-        return None
-    own = {base.alias_or_name, base.name}
-    single = not tree.args.get("joins")
-    exposed: dict[str, str] = {}
-    for projection in tree.expressions:
-        source = projection.this if isinstance(projection, exp.Alias) else projection
-        if isinstance(source, exp.Column) and (source.table in own or (not source.table and single)):
-            exposed[projection.alias_or_name] = source.name
-    return base, exposed
-
-
-def _dimension_column(cube: Cube, sql: str) -> str | None:
-    """The column a dimension's SQL names (``order_id``, ``{CUBE}.order_id``), else None (an expression)."""
-    try:
-        tree = sqlglot.parse_one(sql if "{" not in sql else plain_sql(cube, sql, _solo(cube)), read="postgres")
-    except (sqlglot.errors.ParseError, KeyError, ValueError):
-        return None
-    if isinstance(tree, exp.Column) and tree.table in ("", cube.name):
-        return tree.name
-    return None
-
-
-def _solo(cube: Cube) -> SemanticModel:
-    return SemanticModel(cubes={cube.name: cube})
-
-
-def _edges(model: SemanticModel, physical: dict[str, _Physical]) -> list[FkEdge]:
+def _edges(model: SemanticModel, physical: dict[str, Physical]) -> list[FkEdge]:
     """Foreign keys from the cubes' joins: ``{CUBE}.x = {other}.y``; the many side is the child."""
     edges: list[FkEdge] = []
     for join in model.joins():
@@ -315,7 +244,7 @@ def _equality(model: SemanticModel, cube_name: str, sql: str) -> tuple[tuple[str
     return (tree.this.table, tree.this.name), (tree.expression.table, tree.expression.name)
 
 
-def _time(model: SemanticModel, cube_name: str, physical: dict[str, _Physical]) -> tuple[str, str] | None:
+def _time(model: SemanticModel, cube_name: str, physical: dict[str, Physical]) -> tuple[str, str] | None:
     """The cube's time column, or the first one reached over many-to-one joins (as ``table, column``)."""
     path = model.cube_time_dimension(cube_name)
     if path is None:
@@ -327,7 +256,7 @@ def _time(model: SemanticModel, cube_name: str, physical: dict[str, _Physical]) 
     return phys.table, phys.columns[dim]
 
 
-def _value_column(cube: Cube, phys: _Physical) -> str | None:
+def _value_column(cube: Cube, phys: Physical) -> str | None:
     """The plain column the cube's first sum (else avg, max, min) measure aggregates: the table's amount."""
     for kind in ("sum", "avg", "max", "min"):
         for measure in cube.measures.values():
@@ -337,7 +266,7 @@ def _value_column(cube: Cube, phys: _Physical) -> str | None:
     return None
 
 
-def _label(cube: Cube, phys: _Physical) -> str | None:
+def _label(cube: Cube, phys: Physical) -> str | None:
     """The first public string dimension called like a name (``*_name``, ``name``, ``title``...)."""
     for dim in cube.dimensions.values():
         if dim.type == "string" and dim.public and not dim.primary_key and dim.name in phys.columns \
@@ -346,7 +275,7 @@ def _label(cube: Cube, phys: _Physical) -> str | None:
     return None
 
 
-def _display(spec: TableSpec, cube: Cube, physical: dict[str, _Physical], tables: dict[str, TableSpec],
+def _display(spec: TableSpec, cube: Cube, physical: dict[str, Physical], tables: dict[str, TableSpec],
              edges: list[FkEdge]) -> tuple[tuple[str, str], ...]:
     """Primary key, then the public plain-column dimensions; a foreign key shows its parent's label."""
     parents = {e.column: tables[e.parent] for e in edges if e.child == spec.table and e.parent in tables}
@@ -373,7 +302,7 @@ def _vocab_values(vocab: dict[str, Any], tables: dict[str, TableSpec]) -> tuple[
 
 
 def _glossary_values(terms: Iterable[dict[str, Any]], model: SemanticModel,
-                     physical: dict[str, _Physical]) -> list[ValueWord]:
+                     physical: dict[str, Physical]) -> list[ValueWord]:
     """One value word per glossary term mapped to a plain-column dimension: its term and synonyms."""
     out = []
     for term in terms:

@@ -111,7 +111,9 @@ def _detail_tail(text: str, s: IntentSignals) -> str | None:
     if not m:
         return None
     tail = text[m.start():]
-    about_rows = lex.DETAIL.search(tail) or any(start >= m.start() for start, _, _ in _word_spans(text, s.table_words))
+    asks_which = lex.ROW_QUESTION.search(tail) and not lex.AGGREGATION.search(tail)
+    about_rows = lex.DETAIL.search(tail) or lex.TAIL_ROWS.search(tail) or asks_which or any(
+        start >= m.start() for start, _, _ in _word_spans(text, s.table_words))
     return m.group(0) if about_rows else None
 
 

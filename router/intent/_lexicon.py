@@ -48,8 +48,16 @@ CLAUSE_JOIN = _compile(
     r"\band (?:show|list|give|tell|display|what|which|who|their|its|the reasons?)\b|,\s*(?:and\s+)?(?:show|list|"
     r"with)\b|\bas well as (?:their|the)\b|\balong with\b|\bplus (?:their|the)\b",
     r"以及|并且|并列出|并给出|并显示|同时列出|同时给出|并说明|及其|和(?:他们|它们|她们)的|和其|,\s*(?:并|列出|显示|以及)|"
-    r"[和及](?=(?:其|它们的|他们的)|\S{0,8}(?:明细|原因|记录|清单|列表))",
+    r"[和及](?=(?:其|它们的|他们的)|\S{0,8}(?:明细|原因|记录|清单|列表))|顺便|[?？。；;](?=\s*\S)",
 )
+# a clause after an aggregate one that asks for the rows behind it ("which ones were they", "which orders
+# make it up", "把名单列一下"): a which/who question with no aggregation word, or these phrases
+TAIL_ROWS = _compile(
+    r"\b(?:which|what|who) (?:ones|are they|were they|are those|were those)\b|\bmake (?:it|them|that) up\b|"
+    r"\b(?:show|list|give)(?: me)? (?:them|those|these|each)\b",
+    r"列出|列一下|名单|是哪些|有哪些|哪几",
+)
+ROW_QUESTION = _compile(r"^\W*(?:and\s+)?(?:which|who)\b", r"^\W*(?:是)?哪些")
 VAGUE = _compile(
     r"\bhow (?:are|is|were) (?:we|things|it|business|everything)\b|\bhow'?s (?:business|it going|everything)\b|"
     r"\bshow me (?:the |some |all )?(?:data|numbers|stats|figures|report)\b|"
