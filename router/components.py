@@ -31,6 +31,8 @@ class Components:
     # (kind) after an ingest: "wiki" | "cube-models" | "glossary"
     refresh: Callable[[str], None] = lambda kind: None
     value_index: Callable[[], Any] = lambda: None  # the current model's dimension values (None: not loaded)
+    # (cube_query, rows, named cubes, limit, shown, today) -> (drill-down query, LoadResult) | None
+    drill: Callable[..., Any] = lambda *args: None
 
 
 RETIRED_BACKEND_GRACE_S = 60.0  # a replaced backend is closed after in-flight queries (5 s timeout) are done
@@ -56,6 +58,7 @@ def load_components(settings: Any, url: str) -> Components:
     from fourengine.retrieve import Retriever
     from router.aggregate import AggregateContext, run_aggregate
     from router.aggregate.context import member_path
+    from router.aggregate.drill import drill_query
     from router.aggregate.entities import entity_filters
     from router.aggregate.measure_match import name_binding
     from router.aggregate.values import ValueIndex
@@ -108,6 +111,18 @@ def load_components(settings: Any, url: str) -> Components:
         return run_aggregate(understanding, context, current.model, current.backend, today=today,
                              use_llm=use_llm, follow_up=follow_up)
 
+    def drill(cube_query: dict[str, Any], rows: list[dict[str, Any]], named: list[str], limit: int, shown: int,
+              today: date) -> Any:
+        """The rows behind an aggregate (``router.aggregate.drill``) when the clause asking for them names
+        the measure's own cube or no cube; None when the aggregate cannot be drilled."""
+        current = semantic
+        measures = cube_query.get("measures") or []
+        own = measures[0].split(".", 1)[0] if measures else None
+        if own is None or any(cube != own for cube in named):
+            return None
+        query = drill_query(cube_query, rows, current.model, own, limit, shown)
+        return None if query is None else (query, current.backend.load(query, today=today))
+
     def classify(understanding: Any, signals: Any, use_llm: bool | None = None) -> Any:
         return classify_intent(understanding, signals, use_llm=use_llm)
 
@@ -133,7 +148,7 @@ def load_components(settings: Any, url: str) -> Components:
         recall_rows=sag.recall_rows, classify_intent=classify, aggregate=aggregate,
         signals=lambda u, retrieval, entities, tables: intent_signals(u, retrieval, entities, tables,
                                                                       semantic.model),
-        close=close, refresh=refresh, value_index=lambda: semantic.values,
+        close=close, refresh=refresh, value_index=lambda: semantic.values, drill=drill,
     )
 
 

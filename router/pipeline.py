@@ -19,6 +19,7 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
+from cube_models.errors import CubeModelsError
 from router.aggregate import AggregateError, OutOfModelError
 from router.aggregate.follow_up import FollowUp
 from router.components import Components
@@ -33,6 +34,7 @@ from router.detail import (
 )
 from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
+from router.intent import rows_clause
 from router.mixed import MixedResult, join_results
 from router.tables import ResultTable, table_from_rows
 
@@ -176,23 +178,9 @@ class Pipeline:
             result.table = table_from_rows(result.aggregate.rows)
             result.problems += [_plain_problem(p) for p in getattr(result.aggregate, "problems", []) or []]
         if intent in ("detail", "mixed"):
-            detail_question, detail_entities, limit = understanding.normalized, entities, _limit(understanding)
-            env = self.detail_env
-            if intent == "mixed":
-                detail_question, detail_entities = self._detail_part(sub_queries, understanding, result.table,
-                                                                     entities)
-                env = env.for_mixed()
-                limit = env.policy.max_limit
-            try:
-                with _connection(conn) as connection:
-                    result.detail = run_detail(
-                        detail_question, conn=connection, env=env, language=understanding.language,
-                        entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
-                        limit=limit, use_llm=use_llm)
-            except (DetailPlanError, SqlGuardError, QueryExecutionError) as err:
-                if intent != "mixed":
-                    raise
-                result.problems.append({"code": "detail_failed", "message": str(err)})  # keep the aggregate
+            result.detail = self._drill(result, retrieval, today) if intent == "mixed" else None
+            if result.detail is None:
+                self._detail_path(result, conn, entities, recalled, use_llm)
             clock.lap("detail")
             if result.detail is not None:
                 emit("plan", {"sql": result.detail.sql, "plan": result.detail.plan})
@@ -203,6 +191,55 @@ class Pipeline:
                     result.table = result.mixed.table
                 else:
                     result.table = detail_table
+
+    def _detail_path(self, result: PipelineResult, conn: Any, entities: list[EntityMatch],
+                     recalled: list[tuple[str, str, float]], use_llm: bool | None) -> None:
+        """The detail path: the rows of a detail question, or those a mixed question's row clause asks for."""
+        understanding, intent = result.understanding, result.intent.intent
+        detail_question, detail_entities, limit = understanding.normalized, entities, _limit(understanding)
+        env = self.detail_env
+        if intent == "mixed":
+            detail_question, detail_entities = self._detail_part(result.sub_queries, understanding, result.table,
+                                                                 entities)
+            env = env.for_mixed()
+            limit = env.policy.max_limit
+        try:
+            with _connection(conn) as connection:
+                result.detail = run_detail(
+                    detail_question, conn=connection, env=env, language=understanding.language,
+                    entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
+                    limit=limit, use_llm=use_llm)
+        except (DetailPlanError, SqlGuardError, QueryExecutionError) as err:
+            if intent != "mixed":
+                raise
+            result.problems.append({"code": "detail_failed", "message": str(err)})  # keep the aggregate
+
+    def _drill(self, result: PipelineResult, retrieval: dict[str, Any], today: date) -> DetailResult | None:
+        """A mixed question's rows as the drill-down of its aggregate (``router.aggregate.drill``), when the
+        row clause names no other table than the measure's; None sends the question to the detail path."""
+        agg = result.aggregate
+        cube_query = getattr(agg, "cube_query", None)
+        if agg is None or not cube_query or (cube_query.get("dimensions") and not agg.rows):
+            return None
+        bindings = getattr(retrieval.get("result"), "term_bindings", None) or []
+        words = {(b.matched or b.canonical_term): b.mapped_asset_id.removeprefix("table:")
+                 for b in bindings if b.mapped_asset_type == "table"}
+        clause = rows_clause(result.understanding.normalized, list(words))
+        tail = clause[1].lower() if clause else ""
+        named = [cube for word, cube in words.items() if word and word.lower() in tail]
+        try:
+            drilled = self.c.drill(cube_query, agg.rows, named, self.detail_env.policy.max_limit, MIXED_ENTITIES,
+                                   today)
+        except (CubeModelsError, LookupError) as err:
+            result.problems.append({"code": "drill_failed", "message": str(err)})
+            return None
+        if drilled is None:
+            return None
+        query, load = drilled
+        columns = list(query["dimensions"])
+        return DetailResult(plan={"kind": "drill-down", "cube_query": query}, columns=columns,
+                            rows=[[row.get(c) for c in columns] for row in load.rows], sql=load.sql,
+                            params={}, tables=[columns[0].split(".", 1)[0]], entities=[])
 
     def _aggregate_part(self, sub_queries: list[Any], understanding: Any, retrieval: dict[str, Any],
                         today: date, use_llm: bool | None) -> tuple[Any, dict[str, Any]]:

@@ -9,8 +9,8 @@ Decision order (documented rule):
 2. ``clarify`` when the phrasing is vague ("how are we doing?", "show me the data", "销售怎么样") and the
    question does not name both a metric and a period, and names no entity row; also when only generic
    domain words are present with nothing to compute or list.
-3. ``mixed`` when the aggregate score reaches the threshold and an aggregate clause is joined to a
-   clause about rows ("..., and show their refund reasons", "and their orders", "及其退款原因").
+3. ``mixed`` when an aggregate clause (the aggregate score reaches the threshold, or the clause holds an
+   aggregation word) is joined to a clause about rows ("..., and show their refund reasons", "and their orders", "及其退款原因").
    Without warehouse evidence, a question of one search term or less is ``clarify`` ("这个呢").
 4. otherwise the higher of the aggregate and detail scores (ties go to aggregate when a metric is bound).
 """
@@ -105,16 +105,17 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     return agg, det, reasons
 
 
-def _detail_tail(text: str, s: IntentSignals) -> str | None:
-    """The joining words when an aggregate clause is followed by a clause about rows ("and their refunds")."""
+def rows_clause(text: str, table_words: list[str]) -> tuple[str, str] | None:
+    """The joining words and the clause about rows when an aggregate clause is followed by one ("and their
+    refunds", "..., and which ones were they?", "？把名单列一下"); None otherwise."""
     m = lex.CLAUSE_JOIN.search(text)
     if not m:
         return None
     tail = text[m.start():]
     asks_which = lex.ROW_QUESTION.search(tail) and not lex.AGGREGATION.search(tail)
     about_rows = lex.DETAIL.search(tail) or lex.TAIL_ROWS.search(tail) or asks_which or any(
-        start >= m.start() for start, _, _ in _word_spans(text, s.table_words))
-    return m.group(0) if about_rows else None
+        start >= m.start() for start, _, _ in _word_spans(text, table_words))
+    return (m.group(0), tail) if about_rows else None
 
 
 def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:
@@ -145,9 +146,10 @@ def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:
                                                    "metric, table, dimension, value or row"], scores=scores)
     if max(agg, det) < 1.0:
         return IntentDecision("clarify", 0.6, [*reasons, "nothing to compute or list"], scores=scores)
-    if agg >= THRESHOLD and (join := _detail_tail(text, s)):
+    clause = rows_clause(text, s.table_words)
+    if clause and (agg >= THRESHOLD or lex.AGGREGATION.search(text[:text.find(clause[1])])):
         return IntentDecision("mixed", _confidence(agg, 1.0),
-                              [*reasons, f"an aggregate clause and a clause about rows joined by '{join}'"],
+                              [*reasons, f"an aggregate clause and a clause about rows joined by '{clause[0]}'"],
                               scores=scores)
     if agg >= det:
         return IntentDecision("aggregate", _confidence(agg, det), reasons, scores=scores)

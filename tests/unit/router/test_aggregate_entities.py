@@ -44,3 +44,19 @@ cubes:
     ticket = EntityMatch("ticket", "ticket_no", 42, "#42", "ticket", "sag")
     assert entity_filters([ticket], load_model(tmp_path), set()) == [
         {"member": "tickets.ticket_no", "operator": "equals", "values": ["42"]}]
+
+
+def test_a_cube_defined_by_a_single_table_select_maps_its_base_table(tmp_path: Path) -> None:
+    (tmp_path / "vendors.yml").write_text("""
+cubes:
+  - name: vendors
+    sql: SELECT v.v_id, v.v_name, c.c_name AS country FROM shop.vendor v JOIN shop.country c ON c.c_id = v.c_id
+    dimensions:
+      - {name: vendor_key, sql: v_id, type: number, primary_key: true}
+      - {name: name, sql: v_name, type: string}
+      - {name: country, sql: country, type: string}
+""")
+    model = load_model(tmp_path)
+    acme = EntityMatch("vendor", "v_id", 5, "Acme", "vendor", "directory")
+    assert entity_filters([acme], model, set()) == [
+        {"member": "vendors.name", "operator": "equals", "values": ["Acme"]}]

@@ -1,0 +1,58 @@
+"""The rows behind an aggregate: the Cube query a mixed question's second clause asks for.
+
+"How many invoices came in above $15, and which ones were they?", "total order value for customer 10, and
+which orders make it up?", "top 3 customers by spend, and show me their invoices": the rows are those of
+a cube (the one the clause names, else the cube of the measure) under the same filters, segments and date
+ranges as the aggregate, with each group-by dimension filtered to the values of the aggregate rows shown
+(the top 3 customers). The query asks for dimensions only (Cube returns distinct rows): the cube's key
+first, then its other public dimensions. A filter on a measure ("customers who spent more than $40")
+bounds groups, not rows: no drill-down then (the detail path answers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DRILL_DIMENSIONS = 8
+
+
+def drill_query(cube_query: dict[str, Any], rows: list[dict[str, Any]], model: Any, target: str,
+                limit: int, shown: int) -> dict[str, Any] | None:
+    """The dimensions-only query for the rows of cube ``target`` behind the first ``shown`` aggregate rows;
+    None when the aggregate bounds a measure or ``target`` has no dimension to show."""
+    cube = model.cubes.get(target)
+    if cube is None or any(_is_measure(model, f) for f in cube_query.get("filters") or []):
+        return None
+    dimensions = _row_dimensions(cube)
+    if not dimensions:
+        return None
+    filters = [dict(f) for f in cube_query.get("filters") or []]
+    for member in cube_query.get("dimensions") or []:
+        values = [str(v) for v in dict.fromkeys(r.get(member) for r in rows[:shown]) if v is not None]
+        if values:
+            filters.append({"member": member, "operator": "equals", "values": values})
+    query: dict[str, Any] = {"dimensions": dimensions, "limit": limit, "order": [[dimensions[0], "asc"]]}
+    if filters:
+        query["filters"] = filters
+    if cube_query.get("segments"):
+        query["segments"] = list(cube_query["segments"])
+    ranges = [{"dimension": td["dimension"], "dateRange": td["dateRange"]}
+              for td in cube_query.get("timeDimensions") or [] if td.get("dateRange")]
+    if ranges:
+        query["timeDimensions"] = ranges
+    return query
+
+
+def _is_measure(model: Any, f: dict[str, Any]) -> bool:
+    member = model.find_member(f.get("member") or "")
+    nested = [*f.get("or", []), *f.get("and", [])]
+    return getattr(member, "kind", "") == "measure" or any(_is_measure(model, g) for g in nested)
+
+
+def _row_dimensions(cube: Any) -> list[str]:
+    """The key (when public) and the other public non-time dimensions, then one time dimension."""
+    public = [d for d in cube.dimensions.values() if d.public]
+    keys = [d for d in public if d.primary_key]
+    plain = [d for d in public if not d.primary_key and d.type != "time"]
+    times = [d for d in public if d.type == "time"][:1]
+    return [f"{cube.name}.{d.name}" for d in [*keys, *plain][:DRILL_DIMENSIONS - len(times)] + times]
