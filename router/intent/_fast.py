@@ -10,7 +10,8 @@ Decision order (documented rule):
    question does not name both a metric and a period, and names no entity row; also when only generic
    domain words are present with nothing to compute or list.
 3. ``mixed`` when an aggregate clause (the aggregate score reaches the threshold, or the clause holds an
-   aggregation word) is joined to a clause about rows ("..., and show their refund reasons", "and their orders", "及其退款原因").
+   aggregation word) is joined to a clause about rows ("..., and show their refund reasons", "and which ones
+   were they?", "及其退款原因", "？把名单列一下").
    Without warehouse evidence, a question of one search term or less is ``clarify`` ("这个呢").
 4. otherwise the higher of the aggregate and detail scores (ties go to aggregate when a metric is bound).
 """

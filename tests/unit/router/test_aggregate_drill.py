@@ -10,7 +10,8 @@ MODEL = load_model(REPO_ROOT / "demo" / "model")
 
 
 def test_the_drill_down_keeps_filters_segments_and_ranges_and_asks_for_the_cubes_rows() -> None:
-    aggregate = {"measures": ["orders.count"], "segments": ["orders.completed"], "filters": [{"member": "regions.name_en", "operator": "equals", "values": ["East China"]}],
+    aggregate = {"measures": ["orders.count"], "segments": ["orders.completed"],
+                 "filters": [{"member": "regions.name_en", "operator": "equals", "values": ["East China"]}],
                  "timeDimensions": [{"dimension": "orders.order_date", "granularity": "month",
                                      "dateRange": ["2025-01-01", "2025-03-31"]}]}
     query = drill_query(aggregate, [{"orders.count": 12}], MODEL, "orders", limit=500, shown=20)
