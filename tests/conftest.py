@@ -31,6 +31,8 @@ SERVICE_TIMINGS: dict[str, float] = {}
 for _var, _name in (("CUBESAGE_MODEL_DIR", "model"), ("CUBESAGE_DETAIL_VOCABULARY", "detail_vocabulary.yaml"),
                     ("CUBESAGE_GLOSSARY", "glossary.yaml")):
     os.environ.setdefault(_var, str(REPO_ROOT / "demo" / _name))
+# a cubesage.toml left in the working directory (by `cubesage init` or `warehouse load`) must not reach the tests
+os.environ.setdefault("CUBESAGE_CONFIG", os.devnull)
 
 
 @pytest.fixture(scope="session")
