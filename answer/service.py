@@ -1,6 +1,7 @@
 """``Cubesage``: the facade the CLI and the API call — ask a question, get an answer payload.
 
-Holds the settings, the database URL and a small connection pool, the loaded components (model,
+Holds the settings, the database URL and a small checked connection pool (``cubesage_core.db.pool``), the
+loaded components (model,
 retriever, SAG recall, entity directory, guard policy) and writes every answer to
 ``semlayer.query_log``. Startup cost (embedder warm-up, model load) is paid once in the constructor.
 """
@@ -16,7 +17,6 @@ from datetime import date
 from typing import Any
 
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool
 
 from answer.scope import Scope, model_scope
 from answer.synthesizer import Synthesis, synthesize
@@ -33,6 +33,7 @@ from router.pipeline import Pipeline, PipelineResult, StageCallback, Turn
 from router.sqlguard.assets import policy_from_assets
 from router.understanding.language import check_question
 from router.understanding.types import QuestionError
+from router.write_requests import write_request
 
 __all__ = ["AnswerPayload", "Cubesage", "QuestionError"]
 
@@ -65,7 +66,7 @@ class Cubesage:
         limit_blas_threads()
         self.settings = settings or get_settings()
         self.url = url or db.database_url(self.settings)
-        self.pool = ConnectionPool(self.url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=True)
+        self.pool = db.pool(self.url, min_size=1, max_size=8, name="cubesage-service")
         self.components = components or load_components(self.settings, self.url)
         self.detail_env = self._detail_env()
         self.scope = self._scope()
@@ -83,7 +84,8 @@ class Cubesage:
             directory = EntityDirectory.load(conn, warehouse)
             catalog = table_catalog(conn)
             policy = policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000), default_limit=1000,
-                                        default_schema=self.settings.warehouse_schema)
+                                        default_schema=self.settings.warehouse_schema,
+                                        schemas=self.settings.warehouse_schemas)
         return DetailEnv(directory=directory, policy=policy, warehouse=warehouse,
                          timeout_ms=self.settings.statement_timeout_ms, catalog=catalog)
 
@@ -112,6 +114,10 @@ class Cubesage:
         if kind in ("cube-models", "glossary", "wiki"):
             self.detail_env = self._detail_env()
             self.pipeline.detail_env = self.detail_env
+
+    def ping(self) -> None:
+        """A round trip through the answering path's own pool (what ``/readyz`` reports as the database)."""
+        db.read(self.pool, lambda conn: conn.execute("SELECT 1").fetchone())
 
     def close(self) -> None:
         self.pipeline.close()
@@ -166,8 +172,11 @@ class Cubesage:
 
     # -- nl2cube ------------------------------------------------------------------------------------
     def nl2cube(self, question: str, run: bool = False, today: date | None = None) -> dict[str, Any]:
-        """The Cube query for an aggregate question (and its rows when ``run``)."""
+        """The Cube query for an aggregate question (and its rows when ``run``); a request to change data is a
+        :class:`QuestionError`."""
         text = check_question(question, max_chars=self.settings.api_max_question_chars)
+        if (change := write_request(text)) is not None:
+            raise QuestionError("write_request", change.message("en"))
         today = today or self.settings.today or date.today()
         c = self.components
         with using_settings(self.settings):

@@ -37,6 +37,7 @@ from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
 from router.mixed import MixedResult, join_results
 from router.tables import ResultTable, table_from_rows
+from router.write_requests import refused_result, write_request
 
 StageCallback = Callable[[str, dict[str, Any]], None]
 MIXED_ENTITIES = 20  # a mixed question looks up detail rows for the first aggregate rows only
@@ -101,6 +102,8 @@ class Pipeline:
         understanding = self.c.understand(asked, today, use_llm=use_llm)
         sub_queries = self.c.decompose(understanding, use_llm=use_llm)
         clock.lap("understand")
+        if (change := write_request(question)) is not None:  # cubesage never changes data: refused as such
+            return refused_result(question, understanding, change, timings)
 
         retrieval, fused = self.c.retrieve(understanding, sub_queries)
         row_hits, sag_down = _recall_rows(self.c, understanding.normalized)

@@ -8,6 +8,8 @@ subjects (customer, product and region names) come first, spelling-level vector 
 Table searches are memoised per question, and the row dictionaries loaded once, while the ``sag``
 schema's refresh key (:mod:`cubesage_core.refresh_key`, read at most every
 ``settings.sag_cache_refresh_s``) stays the same: indexing by any process is seen within that time.
+Reads borrow from one checked pool shared with the retriever (``cubesage_core.db.pool``): a connection the
+server dropped is replaced, never kept.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from cubesage_core.db import connect
+from cubesage_core import db
 from cubesage_core.lru import Lru
 from cubesage_core.refresh_key import RefreshKey, fingerprint
 from cubesage_core.settings import Settings, get_settings
@@ -29,6 +31,11 @@ from sag_index.retrieval import RetrievalParams, RetrievalResult, Retriever
 ROW_TABLE_FACTOR = 0.5  # a table whose rows the question names, relative to the best wiki table
 SEARCHES_KEPT = 2048
 SAG_SCHEMA = "sag"
+ROW_SUBJECTS_SQL = """SELECT en.entity_id, en.normalized, c.meta->>'table', c.meta->>'key_column',
+       c.meta->'key_value', c.meta->>'label', c.meta->>'entity_type'
+FROM sag.event_entity ee JOIN sag.entity en USING (entity_id)
+JOIN sag.event e USING (event_id) JOIN sag.source_chunk c USING (chunk_id)
+WHERE c.kind = 'row' AND ee.role = 'subject'"""
 
 
 @dataclass
@@ -52,7 +59,7 @@ class RowHit:
 
 
 class SagRecall:
-    """Holds one connection, the store and the row-name dictionary (loaded once, thread-safe)."""
+    """Holds a small connection pool, the store and the row-name dictionary (loaded once, thread-safe)."""
 
     def __init__(self, url: str, store: VectorStore | None = None, settings: Settings | None = None,
                  params: RetrievalParams | None = None) -> None:
@@ -60,8 +67,8 @@ class SagRecall:
         self.store = store or get_store(self.settings, url)
         self.url = url
         self.params = params or RetrievalParams(top_k=10, kinds=("doc",))
-        self.retriever = Retriever(url, self.store, params=self.params)
-        self._conn = connect(url)
+        self._pool = db.pool(url, max_size=2, name="sag-recall")
+        self.retriever = Retriever(url, self.store, params=self.params, connections=self._pool)
         self._lock = threading.Lock()
         self._rows: dict[str, list[dict[str, Any]]] | None = None   # entity_id -> row templates
         self._names: dict[str, str] | None = None                  # normalized -> entity_id
@@ -71,7 +78,7 @@ class SagRecall:
 
     def close(self) -> None:
         self.retriever.close()
-        self._conn.close()
+        self._pool.close()
 
     def refresh(self) -> None:
         """Forget memoised searches and dictionaries (after re-indexing in this process)."""
@@ -86,7 +93,9 @@ class SagRecall:
 
     def _check_index(self) -> None:
         """Forget what was loaded when the SAG index changed (caller holds the lock)."""
-        if self._index_key.due() and self._index_key.update(fingerprint(self._conn, self._index_key.schema)):
+        if not self._index_key.due():
+            return
+        if self._index_key.update(db.read(self._pool, lambda conn: fingerprint(conn, self._index_key.schema))):
             self._forget()
 
     # -- tables ---------------------------------------------------------------------------------
@@ -132,12 +141,7 @@ class SagRecall:
         with self._lock:
             self._check_index()
             if self._names is None or self._rows is None:
-                rows = self._conn.execute(
-                    """SELECT en.entity_id, en.normalized, c.meta->>'table', c.meta->>'key_column',
-                              c.meta->'key_value', c.meta->>'label', c.meta->>'entity_type'
-                       FROM sag.event_entity ee JOIN sag.entity en USING (entity_id)
-                       JOIN sag.event e USING (event_id) JOIN sag.source_chunk c USING (chunk_id)
-                       WHERE c.kind = 'row' AND ee.role = 'subject'""").fetchall()
+                rows = db.read(self._pool, lambda conn: conn.execute(ROW_SUBJECTS_SQL).fetchall())
                 names: dict[str, str] = {}
                 by_entity: dict[str, list[dict[str, Any]]] = {}
                 for entity_id, normalized, table, key_column, key_value, label, entity_type in rows:

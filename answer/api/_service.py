@@ -98,6 +98,13 @@ class ServiceAdapter:
         raw = await self._call(self.service.ask, question, **kwargs)
         return raw, as_plain(raw)
 
+    async def ping(self) -> None:
+        """The service's own database round trip (services without ``ping`` have nothing to check); not
+        queued behind running answers."""
+        hook = getattr(self.service, "ping", None)
+        if hook is not None:
+            await anyio.to_thread.run_sync(hook)
+
     async def knowledge_changed(self, kind: str) -> None:
         """Tell the service an ingest of ``kind`` stored new knowledge (services without the hook skip it)."""
         hook = getattr(self.service, "knowledge_changed", None)

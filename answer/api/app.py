@@ -31,7 +31,8 @@ from answer.api.controllers.nl2cube import NL2CubeController
 from answer.api.controllers.queries import QueriesController
 from answer.api.errors import EXCEPTION_HANDLERS
 from answer.api.knowledge import Knowledge, PipelineKnowledge
-from answer.api.security import TokenBuckets, api_guard, keys_required
+from answer.api.origin import HostPolicy
+from answer.api.security import TokenBuckets, api_guard, keys_required, trusted_networks
 from answer.api.sessions import SessionMemory
 from answer.api.store import PostgresStore, Store
 from cubesage_core.settings import Settings
@@ -103,6 +104,10 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
         debug=False,
     )
     app.state.store = store
+    app.state.settings = settings
     app.state.require_keys = keys_required(settings)
     app.state.buckets = TokenBuckets(settings.api_rate_limit_per_min)
+    app.state.auth_failures = TokenBuckets(settings.api_auth_failures_per_min)
+    app.state.trusted_proxies = trusted_networks(settings)
+    app.state.host_policy = HostPolicy(settings.api_host, settings.api_allowed_hosts, settings.cors_origins)
     return app

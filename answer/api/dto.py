@@ -61,7 +61,8 @@ class NL2CubeResponse(Struct):
 
 
 class FeedbackRequest(Struct, forbid_unknown_fields=True):
-    """A verdict on an answer; a correction (Cube query or SQL) is validated before it is learned."""
+    """A verdict on an answer; a correction (Cube query or SQL), or the answer's own query on a thumbs up, is
+    validated and stored as a proposal that an admin must approve before engine D uses it."""
 
     query_id: UUID
     verdict: Literal["up", "down"]
@@ -71,11 +72,37 @@ class FeedbackRequest(Struct, forbid_unknown_fields=True):
 
 
 class FeedbackResponse(Struct):
+    """``learned`` is true only once an approved pair is in engine D's cache: never on submission."""
+
     query_id: str
     verdict: str
     learned: bool
+    status: Literal["recorded", "pending"] = "recorded"
+    proposal_id: int | None = None
     cache_id: int | None = None
     message: str = ""
+
+
+class ProposalBody(Struct):
+    """A feedback proposal: what was proposed, how it validated, and its review."""
+
+    proposal_id: int
+    query_id: str
+    question: str
+    verdict: str
+    status: Literal["pending", "approved", "rejected"]
+    cube_query: dict[str, Any] | None
+    sql: str | None
+    comment: str | None
+    validation: dict[str, Any]
+    created_at: str
+    reviewed_at: str | None = None
+    reviewed_by: str | None = None
+    cache_id: int | None = None
+
+
+class ProposalList(Struct):
+    proposals: list[ProposalBody]
 
 
 class WikiDocument(Struct, forbid_unknown_fields=True):

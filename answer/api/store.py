@@ -16,7 +16,8 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from answer.api.dto import CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
-from answer.keys import hash_token
+from answer.keys import KeyGrant, hash_token
+from cubesage_core.db import POOL_TIMEOUT_S
 
 AUDIT_TABLE_ROWS = 200  # rows of the answer table kept in the audit log
 
@@ -26,7 +27,7 @@ class Store(Protocol):
     async def open(self) -> None: ...
     async def close(self) -> None: ...
     async def ping(self) -> None: ...
-    async def key_id_for(self, token: str) -> str | None: ...
+    async def key_for(self, token: str) -> KeyGrant | None: ...
     async def has_active_keys(self) -> bool: ...
     async def log_answer(self, answer: dict[str, Any], *, session_id: str | None,
                          api_key_id: str | None) -> None: ...
@@ -80,8 +81,9 @@ class PostgresStore:
     def __init__(self, url: str, max_size: int = 8) -> None:
         self.url = url
         self.pool = AsyncConnectionPool(url, min_size=2, max_size=max_size, configure=_configure, open=False,
-                                        kwargs={"autocommit": True})
-        self._keys: dict[str, tuple[float, str | None]] = {}
+                                        check=AsyncConnectionPool.check_connection, timeout=POOL_TIMEOUT_S,
+                                        reconnect_timeout=60, kwargs={"autocommit": True})
+        self._keys: dict[str, tuple[float, KeyGrant | None]] = {}
 
     async def open(self) -> None:
         await self.pool.open(wait=True, timeout=30)
@@ -93,21 +95,25 @@ class PostgresStore:
         async with self.pool.connection(timeout=5) as conn:
             await conn.execute("SELECT 1")
 
-    async def key_id_for(self, token: str) -> str | None:
+    async def key_for(self, token: str) -> KeyGrant | None:
+        """The active key of ``token`` (cached a few seconds, valid or not); a read, plus an update of
+        ``last_used_at`` at most once a minute per key: a flood of bad tokens writes nothing."""
         digest = hash_token(token)
         cached = self._keys.get(digest)
         if cached and time.monotonic() - cached[0] < self.KEY_CACHE_S:
             return cached[1]
         async with self.pool.connection() as conn:
             cur = await conn.execute(
-                "UPDATE semlayer.api_key SET last_used_at = now() "
-                "WHERE token_sha256 = %s AND revoked_at IS NULL RETURNING key_id", (digest,))
+                "SELECT key_id, scopes, last_used_at IS NULL OR last_used_at < now() - interval '1 minute' "
+                "FROM semlayer.api_key WHERE token_sha256 = %s AND revoked_at IS NULL", (digest,))
             row = await cur.fetchone()
-        key_id = row[0] if row else None
+            if row is not None and row[2]:
+                await conn.execute("UPDATE semlayer.api_key SET last_used_at = now() WHERE key_id = %s", (row[0],))
+        grant = KeyGrant(row[0], frozenset(row[1])) if row else None
         if len(self._keys) > 10_000:
             self._keys.clear()
-        self._keys[digest] = (time.monotonic(), key_id)
-        return key_id
+        self._keys[digest] = (time.monotonic(), grant)
+        return grant
 
     async def has_active_keys(self) -> bool:
         async with self.pool.connection() as conn:

@@ -76,7 +76,8 @@ class AskController(Controller):
     path = "/v1/ask"
     tags = ("ask",)
 
-    @post("/", summary="Answer a question", status_code=200, responses=error_responses(400, 401, 413, 422, 429, 503),
+    @post("/", summary="Answer a question", status_code=200,
+          responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503),
           description="Intent-routed answer: text, result table, Vega-Lite chart spec and provenance.")
     async def ask(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,
                   sessions: SessionMemory, answer_cache: AnswerCache, settings: Settings) -> AskResponse:

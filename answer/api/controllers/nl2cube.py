@@ -16,7 +16,7 @@ class NL2CubeController(Controller):
     tags = ("nl2cube",)
 
     @post("/", summary="Translate a question into a Cube query", status_code=200,
-          responses=error_responses(400, 401, 413, 422, 429, 503))
+          responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503))
     async def nl2cube(self, data: NL2CubeRequest, service: ServiceAdapter, settings: Settings) -> NL2CubeResponse:
         question = check_question(data.question, settings)
         result = await service.nl2cube(question, run=data.run, today=check_today(data.today))
