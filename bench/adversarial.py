@@ -58,23 +58,41 @@ def _cube(cube_keys: str = "", dimensions: str = "", measures: str = "") -> str:
             "    measures:\n      - {name: count, type: count}\n" + measures)
 
 
-def body_cases(query_id: str) -> list[Case]:
-    """Malformed bodies: JSON shape, types, NUL, sizes, content types."""
+def body_cases(query_id: str, ingest_token: str) -> list[Case]:
+    """Malformed bodies: JSON shape, types, NUL, sizes, content types (ingest ones with a valid ingest key)."""
     deep = b'{"question": "GMV", "today": ' + b"[" * 20_000 + b"]" * 20_000 + b"}"
     ask = "/v1/ask"
+    return [*_shared_body_cases(query_id, deep, ask), *_ingest_body_cases({"Authorization": f"Bearer {ingest_token}"})]
+
+
+def _ingest_body_cases(h: dict[str, str]) -> list[Case]:
+    return [
+        Case("deep JSON nesting (wiki)", "POST", "/v1/ingest/wiki", json={"documents": [_nest(300)]}, headers=h),
+        Case("NUL in wiki name", "POST", "/v1/ingest/wiki", json={"documents": [{"name": "a\x00b", "content": "# x"}]},
+             headers=h),
+        Case("NUL in wiki content", "POST", "/v1/ingest/wiki",
+             json={"documents": [{"name": "nul", "content": "# x\x00y"}]}, headers=h),
+        Case("NUL in glossary", "POST", "/v1/ingest/glossary", json={"format": "csv", "content": "term\nG\x00MV\n"},
+             headers=h),
+        Case("NUL in model file", "POST", "/v1/ingest/cube-models", json=_model("cubes: []\n# \x00"), headers=h),
+        Case("oversized body", "POST", "/v1/ingest/wiki",
+             json={"documents": [{"name": "big", "content": "x" * 3_000_000}]}, headers=h),
+        Case("text/plain wiki ingest", "POST", "/v1/ingest/wiki",
+             content=b'{"documents": [{"name": "csrf", "content": "# owned"}]}',
+             headers={**h, "Content-Type": "text/plain"}),
+        Case("documents as text", "POST", "/v1/ingest/wiki", json={"documents": "all of them"}, headers=h),
+    ]
+
+
+def _shared_body_cases(query_id: str, deep: bytes, ask: str) -> list[Case]:
     return [
         Case("deep JSON nesting (ask)", "POST", ask, content=deep, headers={"Content-Type": "application/json"}),
         Case("deep JSON nesting (feedback)", "POST", "/v1/feedback",
              json={"query_id": query_id, "verdict": "down", "corrected_cube_query": _nest(500)}),
-        Case("deep JSON nesting (wiki)", "POST", "/v1/ingest/wiki", json={"documents": [_nest(300)]}),
         Case("NUL in question", "POST", ask, json={"question": "GMV\x00by region"}),
         Case("NUL in session id", "POST", ask, json={"question": "GMV", "session_id": "a\x00b"}),
         Case("NUL in feedback comment", "POST", "/v1/feedback",
              json={"query_id": query_id, "verdict": "down", "comment": "bad\x00answer"}),
-        Case("NUL in wiki name", "POST", "/v1/ingest/wiki", json={"documents": [{"name": "a\x00b", "content": "# x"}]}),
-        Case("NUL in wiki content", "POST", "/v1/ingest/wiki",
-             json={"documents": [{"name": "nul", "content": "# x\x00y"}]}),
-        Case("NUL in glossary", "POST", "/v1/ingest/glossary", json={"format": "csv", "content": "term\nG\x00MV\n"}),
         Case("invalid JSON", "POST", ask, content=b"{oops", headers={"Content-Type": "application/json"}),
         Case("empty body", "POST", ask, content=b"", headers={"Content-Type": "application/json"}),
         Case("list body", "POST", ask, json=["GMV"]),
@@ -90,15 +108,10 @@ def body_cases(query_id: str) -> list[Case]:
         Case("unknown query id", "POST", "/v1/feedback", json={"query_id": str(uuid.uuid4()), "verdict": "up"}),
         Case("bad verdict", "POST", "/v1/feedback", json={"query_id": query_id, "verdict": "meh"}),
         Case("nl2cube run as text", "POST", "/v1/nl2cube", json={"question": "GMV", "run": "yes"}),
-        Case("oversized body", "POST", "/v1/ingest/wiki",
-             json={"documents": [{"name": "big", "content": "x" * 3_000_000}]}),
         Case("text/plain post (cross-site form)", "POST", ask, content=b'{"question": "GMV"}',
              headers={"Content-Type": "text/plain"}),
         Case("form-encoded post", "POST", ask, content=b"question=GMV",
              headers={"Content-Type": "application/x-www-form-urlencoded"}),
-        Case("text/plain wiki ingest", "POST", "/v1/ingest/wiki",
-             content=b'{"documents": [{"name": "csrf", "content": "# owned"}]}',
-             headers={"Content-Type": "text/plain"}),
         Case("wrong method", "GET", ask),
         Case("unknown route", "POST", "/v1/nope", json={}),
         Case("bad path id", "GET", "/v1/queries/not-a-uuid"),
@@ -115,6 +128,9 @@ def origin_cases() -> list[Case]:
         Case("cross-site Origin", "POST", "/v1/ask", json=ask, headers={"Origin": "https://evil.example"}),
         Case("null Origin", "POST", "/v1/ask", json=ask, headers={"Origin": "null"}),
         Case("Sec-Fetch-Site cross-site", "POST", "/v1/ask", json=ask, headers={"Sec-Fetch-Site": "cross-site"}),
+        Case("cross-site text/plain wiki post", "POST", "/v1/ingest/wiki",
+             content=b'{"documents": [{"name": "csrf", "content": "# owned"}]}',
+             headers={"Origin": "https://evil.example", "Content-Type": "text/plain"}),
     ]
 
 

@@ -135,7 +135,7 @@ def _adversarial(base: str, admin_url: str, model_dir: Path, schemas: list[str],
     before = fingerprint(admin_url, model_dir, schemas)
     with httpx.Client(base_url=base, timeout=120) as client:
         query_id = client.post("/v1/ask", json={"question": _probes()[0]}).json()["query_id"]
-        cases = [*adv.body_cases(query_id), *adv.origin_cases(), *adv.ingest_cases(ingest_token),
+        cases = [*adv.body_cases(query_id, ingest_token), *adv.origin_cases(), *adv.ingest_cases(ingest_token),
                  *adv.correction_cases(query_id)]
         counts = adv.run_cases(client, cases)
         writes = adv.refused_writes(client)

@@ -50,7 +50,7 @@ async def check_body(request: Request, *, expects_data: bool, max_depth: int) ->
         raise UnsupportedMediaType("the request body must be JSON, sent with 'Content-Type: application/json' "
                                    f"(got {content_type.split(';', 1)[0].strip() or 'no content type'})")
     if not body:
-        return
+        raise BadRequest("the request needs a JSON body")
     try:
         value = msgspec.json.decode(body)
     except RecursionError as err:

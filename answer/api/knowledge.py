@@ -107,7 +107,8 @@ class PipelineKnowledge:
         return dict(_import("answer.bootstrap").warehouse_map_of(self.url, self.settings).tables)
 
     def ingest_cube_models(self, files: list[dict[str, str]]) -> dict[str, Any]:
-        """Validate the model folder with these files added/replaced, export its assets (one transaction,
+        """Validate the model folder with these files added/replaced, refuse cubes of these files that read
+        outside the warehouse schemas (``cube_models.trust``), export its assets (one transaction,
         idempotent), then write the files into ``settings.model_dir``."""
         model_mod, export, errors = (_import("cube_models.model"), _import("cube_models.export"),
                                      _import("cube_models.errors"))
@@ -120,8 +121,8 @@ class PipelineKnowledge:
                 (staged / f["name"]).write_text(f["content"], encoding="utf-8")
             try:
                 model = model_mod.load_model(staged)
-            except errors.CubeModelsError as err:
-                raise Unprocessable(f"the models do not validate: {err}") from err
+            except errors.CubeModelsError as err:  # named by file name: the staging folder is no one's business
+                raise Unprocessable(f"the models do not validate: {str(err).replace(f'{staged}/', '')}") from err
             foreign = _import("cube_models.trust").model_problems(model, self.settings.warehouse_schemas,
                                                                   [f["name"] for f in files])
             if foreign:
