@@ -87,9 +87,11 @@ def _har_counts(path: Path) -> dict[str, int]:
 def _schemathesis(base: str, tmp: Path, *, max_examples: int, include_ingest: bool, token: str | None, seed: int,
                   mode: str) -> dict[str, Any]:
     report, har = tmp / "report.json", tmp / "report.har"
+    # one worker: CPython 3.11's ast.parse is not thread-safe ("AST constructor recursion depth mismatch" inside
+    # schemathesis' coverage phase with two workers)
     cmd = [str(Path(sys.executable).with_name("schemathesis")), "run", f"{base}/schema/openapi.json",
            "--checks", CHECKS, "--max-examples", str(max_examples), "--seed", str(seed), "--mode", mode,
-           "--no-color", "--suppress-health-check", "all", "--workers", "2", "--request-timeout", "60",
+           "--no-color", "--suppress-health-check", "all", "--workers", "1", "--request-timeout", "60",
            "--report", "json,har", "--report-json-path", str(report), "--report-har-path", str(har),
            "--generation-database", "none"]
     if not include_ingest:
@@ -107,6 +109,7 @@ def _schemathesis(base: str, tmp: Path, *, max_examples: int, include_ingest: bo
         **counts, "schemathesis": data.get("schemathesis_version"), "checks": CHECKS.split(","),
         "operations_tested": data["operations"]["tested"], "test_cases": data["test_cases"]["generated"],
         "failures": data["test_cases"]["unique_failures"], "errors": data["test_cases"]["errored"],
+        "exit_code": data.get("exit_code"), "runtime_errors": data.get("errors") or [],
         "failure_examples": [json.dumps(f, default=str)[:400] for f in (data.get("failures") or [])[:5]],
         "running_time_s": round(data.get("running_time", 0.0), 1), "ingest_included": include_ingest,
         "seed": seed, "mode": mode,
