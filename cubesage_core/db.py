@@ -10,7 +10,7 @@ The API connects as :data:`API_ROLE` (no superuser rights, see :func:`grant_api`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -125,37 +125,74 @@ def bootstrap(settings: Settings | None = None) -> str:
     return url
 
 
-def _configure_sync(conn: psycopg.Connection) -> None:
-    register_vector(conn)
-
-
 async def _configure(conn: psycopg.AsyncConnection) -> None:
     await register_vector_async(conn)
 
 
+class _Sweep:
+    """A pool's ``check``: the usual round trip on the borrowed connection; when it fails, every idle
+    connection is checked at once (``pool.check()``). After a server restart or terminated backends a
+    borrower then meets one dead connection, not each in turn with psycopg_pool's growing back-off
+    (1 s, 2 s, 4 s ...) between them."""
+
+    def __init__(self) -> None:
+        self.pool: ConnectionPool | None = None
+
+    def __call__(self, conn: psycopg.Connection) -> None:
+        try:
+            ConnectionPool.check_connection(conn)
+        except Exception:
+            if self.pool is not None:
+                self.pool.check()
+            raise
+
+
+class _AsyncSweep:
+    """:class:`_Sweep` for async pools."""
+
+    def __init__(self) -> None:
+        self.pool: AsyncConnectionPool | None = None
+
+    async def __call__(self, conn: psycopg.AsyncConnection) -> None:
+        try:
+            await AsyncConnectionPool.check_connection(conn)
+        except Exception:
+            if self.pool is not None:
+                await self.pool.check()
+            raise
+
+
 def pool(url: str, *, min_size: int = 1, max_size: int = 4, name: str = "cubesage",
-         kwargs: dict[str, Any] | None = None,
-         configure: Callable[[psycopg.Connection], None] | None = None) -> ConnectionPool:
-    """An open sync pool of autocommit connections with pgvector registered (plus ``configure``), each
-    checked when borrowed; lost connections are replaced in the background."""
+         kwargs: dict[str, Any] | None = None, vector: bool = True) -> ConnectionPool:
+    """An open sync pool of autocommit connections (pgvector registered unless ``vector`` is false), each
+    checked when borrowed (:class:`_Sweep`); lost connections are replaced in the background."""
+    sweep = _Sweep()
+    connections = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, name=name,
+                                 configure=register_vector if vector else None, check=sweep,
+                                 timeout=POOL_TIMEOUT_S, reconnect_timeout=60,
+                                 kwargs={"autocommit": True, **(kwargs or {})})
+    sweep.pool = connections
+    return connections
 
-    def setup(conn: psycopg.Connection) -> None:
-        register_vector(conn)
+
+def async_pool(url: str, min_size: int = 1, max_size: int = 16, *, name: str = "cubesage-async",
+               configure: Callable[[psycopg.AsyncConnection], Awaitable[None]] | None = None
+               ) -> AsyncConnectionPool:
+    """An (unopened) async pool, connections checked when borrowed (:class:`_AsyncSweep`), pgvector
+    registered, then ``configure``; open it with ``await pool.open()``."""
+
+    async def setup(conn: psycopg.AsyncConnection) -> None:
+        await _configure(conn)
         if configure is not None:
-            configure(conn)
+            await configure(conn)
 
-    return ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, name=name, configure=setup,
-                          check=ConnectionPool.check_connection, timeout=POOL_TIMEOUT_S, reconnect_timeout=60,
-                          kwargs={"autocommit": True, **(kwargs or {})})
-
-
-def async_pool(url: str, min_size: int = 1, max_size: int = 16) -> AsyncConnectionPool:
-    """An (unopened) async pool, connections checked when borrowed; open it with ``await pool.open()``."""
-    return AsyncConnectionPool(
-        url, min_size=min_size, max_size=max_size, configure=_configure, open=False,
-        check=AsyncConnectionPool.check_connection, timeout=POOL_TIMEOUT_S, reconnect_timeout=60,
-        kwargs={"autocommit": True},
+    sweep = _AsyncSweep()
+    connections = AsyncConnectionPool(
+        url, min_size=min_size, max_size=max_size, configure=setup, open=False, name=name, check=sweep,
+        timeout=POOL_TIMEOUT_S, reconnect_timeout=60, kwargs={"autocommit": True},
     )
+    sweep.pool = connections
+    return connections
 
 
 def read(connections: ConnectionPool, work: Callable[[psycopg.Connection], T]) -> T:
@@ -167,6 +204,22 @@ def read(connections: ConnectionPool, work: Callable[[psycopg.Connection], T]) -
             with connections.connection() as conn:
                 borrowed = conn
                 return work(conn)
+        except PoolTimeout:
+            raise
+        except psycopg.OperationalError:
+            if attempt == 2 or borrowed is None or not borrowed.broken:
+                raise
+    raise AssertionError("unreachable")
+
+
+async def aread(connections: AsyncConnectionPool, work: Callable[[psycopg.AsyncConnection], Awaitable[T]]) -> T:
+    """:func:`read` for async pools."""
+    for attempt in (1, 2):
+        borrowed: psycopg.AsyncConnection | None = None
+        try:
+            async with connections.connection() as conn:
+                borrowed = conn
+                return await work(conn)
         except PoolTimeout:
             raise
         except psycopg.OperationalError:

@@ -1,7 +1,7 @@
 """What the API keeps in PostgreSQL: API key lookups, the audit log (semlayer.query_log), feedback, catalog.
 
-``Store`` is the interface the controllers use; ``PostgresStore`` implements it on an
-async psycopg pool. Unit tests substitute a small in-memory fake.
+``Store`` is the interface the controllers use; ``PostgresStore`` implements it on a checked
+async psycopg pool (``cubesage_core.db.async_pool``). Unit tests substitute a small in-memory fake.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from answer.api.dto import CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
 from answer.keys import KeyGrant, hash_token
-from cubesage_core.db import POOL_TIMEOUT_S
+from cubesage_core.db import aread, async_pool
 
 AUDIT_TABLE_ROWS = 200  # rows of the answer table kept in the audit log
 
@@ -80,9 +80,8 @@ class PostgresStore:
 
     def __init__(self, url: str, max_size: int = 8) -> None:
         self.url = url
-        self.pool = AsyncConnectionPool(url, min_size=2, max_size=max_size, configure=_configure, open=False,
-                                        check=AsyncConnectionPool.check_connection, timeout=POOL_TIMEOUT_S,
-                                        reconnect_timeout=60, kwargs={"autocommit": True})
+        self.pool: AsyncConnectionPool = async_pool(url, min_size=2, max_size=max_size, name="api-store",
+                                                    configure=_configure)
         self._keys: dict[str, tuple[float, KeyGrant | None]] = {}
 
     async def open(self) -> None:
@@ -102,29 +101,44 @@ class PostgresStore:
         cached = self._keys.get(digest)
         if cached and time.monotonic() - cached[0] < self.KEY_CACHE_S:
             return cached[1]
-        async with self.pool.connection() as conn:
+        async def lookup(conn: psycopg.AsyncConnection) -> tuple | None:
             cur = await conn.execute(
                 "SELECT key_id, scopes, last_used_at IS NULL OR last_used_at < now() - interval '1 minute' "
                 "FROM semlayer.api_key WHERE token_sha256 = %s AND revoked_at IS NULL", (digest,))
             row = await cur.fetchone()
             if row is not None and row[2]:
                 await conn.execute("UPDATE semlayer.api_key SET last_used_at = now() WHERE key_id = %s", (row[0],))
+            return row
+
+        row = await aread(self.pool, lookup)
         grant = KeyGrant(row[0], frozenset(row[1])) if row else None
         if len(self._keys) > 10_000:
             self._keys.clear()
         self._keys[digest] = (time.monotonic(), grant)
         return grant
 
+    async def _one(self, query: str, params: tuple[Any, ...] = ()) -> tuple | None:
+        """The first row of an idempotent statement (retried once when the server dropped the connection)."""
+        async def fetch(conn: psycopg.AsyncConnection) -> tuple | None:
+            return await (await conn.execute(query, params)).fetchone()
+
+        return await aread(self.pool, fetch)
+
+    async def _all(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple]:
+        async def fetch(conn: psycopg.AsyncConnection) -> list[tuple]:
+            return await (await conn.execute(query, params)).fetchall()
+
+        return await aread(self.pool, fetch)
+
     async def has_active_keys(self) -> bool:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute("SELECT EXISTS (SELECT 1 FROM semlayer.api_key WHERE revoked_at IS NULL)")
-            row = await cur.fetchone()
+        row = await self._one("SELECT EXISTS (SELECT 1 FROM semlayer.api_key WHERE revoked_at IS NULL)")
         return bool(row and row[0])
 
     async def log_answer(self, answer: dict[str, Any], *, session_id: str | None,
                          api_key_id: str | None) -> None:
         row = audit_row(answer)
-        async with self.pool.connection() as conn:
+
+        async def upsert(conn: psycopg.AsyncConnection) -> None:  # idempotent: safe to retry
             await conn.execute(
                 """
                 INSERT INTO semlayer.query_log
@@ -140,12 +154,12 @@ class PostgresStore:
                  _jsonb(row["answer"])),
             )
 
+        await aread(self.pool, upsert)
+
     async def get_query(self, query_id: UUID) -> QueryRecord | None:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT query_id, created_at, question, session_id, intent, plan, timings, executed_sql, "
-                "answer, feedback FROM semlayer.query_log WHERE query_id = %s", (query_id,))
-            row = await cur.fetchone()
+        row = await self._one(
+            "SELECT query_id, created_at, question, session_id, intent, plan, timings, executed_sql, "
+            "answer, feedback FROM semlayer.query_log WHERE query_id = %s", (query_id,))
         if row is None:
             return None
         return QueryRecord(
@@ -155,23 +169,16 @@ class PostgresStore:
         )
 
     async def set_feedback(self, query_id: UUID, feedback: dict[str, Any]) -> bool:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "UPDATE semlayer.query_log SET feedback = %s WHERE query_id = %s RETURNING query_id",
-                (_jsonb(feedback), query_id))
-            return await cur.fetchone() is not None
+        return await self._one("UPDATE semlayer.query_log SET feedback = %s WHERE query_id = %s RETURNING query_id",
+                               (_jsonb(feedback), query_id)) is not None
 
     async def catalog(self) -> CatalogResponse:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT a.asset_type, a.name, a.title, a.description, p.name, a.meta->>'type' "
-                "FROM semlayer.asset a LEFT JOIN semlayer.asset p ON p.asset_id = a.parent_id "
-                "WHERE a.asset_type IN ('metric', 'dimension') ORDER BY a.asset_type, a.name")
-            members = await cur.fetchall()
-            cur = await conn.execute(
-                "SELECT canonical_term, synonyms, language, definition, mapped_asset_id "
-                "FROM semlayer.business_term ORDER BY canonical_term")
-            terms = await cur.fetchall()
+        members = await self._all(
+            "SELECT a.asset_type, a.name, a.title, a.description, p.name, a.meta->>'type' "
+            "FROM semlayer.asset a LEFT JOIN semlayer.asset p ON p.asset_id = a.parent_id "
+            "WHERE a.asset_type IN ('metric', 'dimension') ORDER BY a.asset_type, a.name")
+        terms = await self._all("SELECT canonical_term, synonyms, language, definition, mapped_asset_id "
+                                "FROM semlayer.business_term ORDER BY canonical_term")
         metrics, dimensions = [], []
         for kind, name, title, description, cube, typ in members:
             member = CatalogMember(name=name, title=title or "", description=description or "", cube=cube,
