@@ -7,7 +7,8 @@ reports the backends terminated, the 5xx that followed and how long until answer
 (:func:`recovery`; the first success includes queueing behind the load, so the latency before the reset
 is reported beside it). The summary line has the counts attempted / 2xx / 4xx / 5xx / leaked / modified /
 recovered (after every reset the last 5xx came within ``--within-s``, requests succeeded again, and
-``/readyz`` was ready at the end) and the first non-2xx answers.
+``/readyz`` was ready at the end), ``wrong`` (200 answers that differ from the same question asked serially
+before the load) and the first non-2xx answers.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class Sample:
     leaked: bool
     question: str = ""
     detail: str = ""
+    signature: str | None = None
 
 
 def terminate_api_backends(admin_url: str) -> int:
@@ -56,9 +58,21 @@ def recovery(samples: list[Sample], reset_at: float, until: float) -> dict[str, 
             "recovery_s": None if first_success is None else max(first_success, round(last_failure - reset_at, 3))}
 
 
+async def _references(client: httpx.AsyncClient, questions: list[str]) -> dict[str, str | None]:
+    """Each question's answer asked once, serially, before any fault: what a right answer is."""
+    from bench.load import signature
+
+    out: dict[str, str | None] = {}
+    for question in dict.fromkeys(questions):
+        response = await client.post("/v1/ask", json={"question": question})
+        out[question] = signature(response.json()) if response.status_code == 200 else None
+    return out
+
+
 async def _load(url: str, questions: list[str], *, requests: int, concurrency: int, resets: int,
-                admin_url: str) -> tuple[list[Sample], list[tuple[float, int]]]:
+                admin_url: str) -> tuple[list[Sample], list[tuple[float, int]], dict[str, str | None]]:
     from bench.adversarial import leaked
+    from bench.load import signature
 
     samples: list[Sample] = []
     reset_log: list[tuple[float, int]] = []
@@ -66,6 +80,8 @@ async def _load(url: str, questions: list[str], *, requests: int, concurrency: i
     next_index = 0
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+        references = await _references(client, questions)
+
         async def worker() -> None:
             nonlocal next_index
             while next_index < requests:
@@ -82,10 +98,11 @@ async def _load(url: str, questions: list[str], *, requests: int, concurrency: i
                 except httpx.HTTPError as err:
                     status, text = 599, str(err)
                 samples.append(Sample(sent, time.monotonic(), status, leaked(text), question,
-                                      "" if status < 300 else text[:200]))
+                                      "" if status < 300 else text[:200],
+                                      signature(response.json()) if status == 200 else None))
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return samples, reset_log
+    return samples, reset_log, references
 
 
 def _max_recovery(lines: list[dict[str, Any]]) -> float | None:
@@ -109,8 +126,9 @@ def run(*, requests: int, concurrency: int, resets: int, within_s: float) -> int
     model_dir = Path(settings.model_folder())
     before = fingerprint(admin_url, model_dir, settings.warehouse_schemas)
     with api_server(env) as running:
-        samples, reset_log = asyncio.run(_load(running.url, questions, requests=requests, concurrency=concurrency,
-                                               resets=resets, admin_url=admin_url))
+        samples, reset_log, references = asyncio.run(_load(running.url, questions, requests=requests,
+                                                           concurrency=concurrency, resets=resets,
+                                                           admin_url=admin_url))
         ready = httpx.get(f"{running.url}/readyz", timeout=10).status_code == 200
     modified = changed(before, fingerprint(admin_url, model_dir, settings.warehouse_schemas))
     ends = [at for at, _ in reset_log[1:]] + [float("inf")]
@@ -123,7 +141,9 @@ def run(*, requests: int, concurrency: int, resets: int, within_s: float) -> int
         for line in lines)
     counts = {"attempted": len(samples), "2xx": sum(200 <= s.status < 300 for s in samples),
               "4xx": sum(400 <= s.status < 500 for s in samples), "5xx": sum(s.status >= 500 for s in samples),
-              "leaked": sum(s.leaked for s in samples)}
+              "leaked": sum(s.leaked for s in samples),
+              "wrong": sum(1 for s in samples if s.signature is not None and references.get(s.question) is not None
+                           and s.signature != references[s.question])}
     lines.append({"bench": "api-faults", "summary": True, **counts, "modified": len(modified),
                   "modified_parts": modified, "recovered": recovered, "resets": len(reset_log),
                   "concurrency": concurrency, "within_s": within_s, "ready_after": ready,
@@ -132,4 +152,4 @@ def run(*, requests: int, concurrency: int, resets: int, within_s: float) -> int
                   "mix": source})
     for line in lines:
         print(json.dumps(line, ensure_ascii=False), flush=True)
-    return 0 if recovered and not modified and counts["leaked"] == 0 else 1
+    return 0 if recovered and not modified and counts["leaked"] == counts["wrong"] == 0 else 1
