@@ -122,7 +122,21 @@ def bootstrap(settings: Settings | None = None) -> str:
     settings = settings or get_settings()
     url = database_url(settings)
     apply_schema(url, settings.warehouse_schemas)
+    set_api_password(url, settings)
     return url
+
+
+def set_api_password(admin_url: str, settings: Settings) -> None:
+    """When ``api_database_url`` names :data:`API_ROLE` with a password, give the role that password (so a
+    deployment configures it in one place, e.g. compose.yaml)."""
+    if settings.api_database_url is None:
+        return
+    params = conninfo_to_dict(settings.api_database_url.get_secret_value())
+    if params.get("user") != API_ROLE or not params.get("password"):
+        return
+    with connection(admin_url) as conn:
+        conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(API_ROLE),
+                                                               sql.Literal(str(params["password"]))))
 
 
 async def _configure(conn: psycopg.AsyncConnection) -> None:

@@ -168,3 +168,19 @@ def test_engine_d_sees_a_proposal_only_after_approval(demo_ready: Any, live_api:
         retriever.close()
         with db.connection(pg_url) as conn:
             conn.execute("DELETE FROM semlayer.dynamic_few_shot_cache WHERE question = %s", (question,))
+
+
+def test_setup_gives_the_api_role_the_configured_password(pg_url: str) -> None:
+    from pydantic import SecretStr
+
+    settings = api_settings(pg_url, api_database_url=SecretStr(make_conninfo(db.with_user(pg_url, db.API_ROLE),
+                                                                            password="s3cret-pass")))
+    try:
+        db.set_api_password(pg_url, settings)
+        with db.connection(pg_url) as conn:
+            hashed = conn.execute("SELECT rolpassword FROM pg_authid WHERE rolname = %s", (db.API_ROLE,)).fetchone()[0]
+        assert hashed and "s3cret-pass" not in hashed
+        assert db.api_url(settings, pg_url)  # and the API connects with it
+    finally:
+        with db.connection(pg_url) as conn:
+            conn.execute(sql.SQL("ALTER ROLE {} PASSWORD NULL").format(sql.Identifier(db.API_ROLE)))
