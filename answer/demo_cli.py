@@ -15,6 +15,7 @@ from rich.table import Table
 
 from answer.bootstrap import STEPS, prepare_demo
 from cubesage_core import db
+from cubesage_core.cli import fail
 from cubesage_core.settings import REPO_ROOT, Settings, get_settings
 
 app = typer.Typer(help="The demo warehouse 'shop': build it, serve it, ask it.", no_args_is_help=True)
@@ -82,8 +83,12 @@ def run(
     if port is not None:
         settings = settings.model_copy(update={"api_port": port})
     url = _build(settings, scale, reload_warehouse=False)
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, database_url=url), host=settings.api_host,
-                                           port=settings.api_port, log_level="warning"))
+    try:
+        api_url = db.api_url(settings, url)  # the API's own role, as `cubesage serve`
+    except db.DatabaseSetupError as e:
+        raise fail(e) from e
+    server = uvicorn.Server(uvicorn.Config(create_app(settings, database_url=api_url), host=settings.api_host,
+                                           port=settings.api_port, log_level="warning", proxy_headers=False))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     base = f"http://{settings.api_host}:{settings.api_port}"

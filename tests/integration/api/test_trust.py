@@ -184,3 +184,30 @@ def test_setup_gives_the_api_role_the_configured_password(pg_url: str) -> None:
     finally:
         with db.connection(pg_url) as conn:
             conn.execute(sql.SQL("ALTER ROLE {} PASSWORD NULL").format(sql.Identifier(db.API_ROLE)))
+
+
+async def test_key_lookups_write_at_most_once_a_minute_and_never_for_bad_tokens(pg_url: str) -> None:
+    from answer.api.store import PostgresStore
+
+    key, token = keys.create_key(pg_url, f"it-lookup-{uuid.uuid4().hex[:6]}", ["ask", "ingest"])
+    store = PostgresStore(db.api_url(api_settings(pg_url), pg_url))
+    store.KEY_CACHE_S = 0.0
+    await store.open()
+
+    def row_version() -> tuple:
+        with db.connection(pg_url) as conn:
+            return conn.execute("SELECT xmin::text, last_used_at FROM semlayer.api_key WHERE key_id = %s",
+                                (key.key_id,)).fetchone()
+
+    try:
+        grant = await store.key_for(token)
+        assert grant is not None and grant.key_id == key.key_id and grant.scopes == {"ask", "ingest"}
+        first = row_version()
+        assert first[1] is not None  # the first use is recorded
+        for i in range(5):
+            assert await store.key_for(token) is not None
+            assert await store.key_for(f"cs_bad_{i}_{uuid.uuid4().hex}") is None
+        assert row_version() == first  # no write: same row version
+    finally:
+        await store.close()
+        keys.revoke_key(pg_url, key.key_id)
