@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from answer import feedback
 from answer.api.errors import ServiceUnavailable, Unprocessable
 from answer.feedback import ModelValidator, Proposal, Validation
 from cubesage_core.settings import Settings
@@ -61,18 +62,18 @@ class PipelineKnowledge:
         return self.validator.validate(cube_query, sql)
 
     def propose(self, **proposal: Any) -> Proposal:
-        return _import("answer.feedback").propose(self.url, **proposal)
+        return feedback.propose(self.url, **proposal)
 
     def proposals(self, status: str | None, limit: int) -> list[Proposal]:
-        return _import("answer.feedback").list_proposals(self.url, status, limit)
+        return feedback.list_proposals(self.url, status, limit)
 
     def approve(self, proposal_id: int, reviewer: str) -> Proposal:
         """Validate again, then add to engine D's cache as approved."""
-        return _import("answer.feedback").approve(self.url, proposal_id, reviewer=reviewer,
-                                                  validator=self.validator, embedder=self._embedder())
+        return feedback.approve(self.url, proposal_id, reviewer=reviewer, validator=self.validator,
+                                embedder=self._embedder())
 
     def reject(self, proposal_id: int, reviewer: str) -> Proposal:
-        return _import("answer.feedback").reject(self.url, proposal_id, reviewer=reviewer)
+        return feedback.reject(self.url, proposal_id, reviewer=reviewer)
 
     # -- ingest -----------------------------------------------------------------------------
     def ingest_wiki(self, documents: list[dict[str, str]]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ loopback names, the bound host, ``api_allowed_hosts`` and ``cors_origins`` are a
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
@@ -15,8 +16,6 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def _is_loopback_name(name: str) -> bool:
-    import ipaddress
-
     if name in LOOPBACK_NAMES:
         return True
     try:
