@@ -36,6 +36,7 @@ from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
 from router.mixed import MixedResult, join_results
+from router.parse.verdict import judge
 from router.tables import ResultTable, table_from_rows
 
 StageCallback = Callable[[str, dict[str, Any]], None]
@@ -113,7 +114,8 @@ class Pipeline:
         clock.lap("retrieval")
 
         signals = self.c.signals(understanding, retrieval, entities, table_hits[:1])
-        decision = self.c.classify_intent(understanding, signals, use_llm=use_llm)
+        decision = _with_reading(self.c.classify_intent(understanding, signals, use_llm=use_llm),
+                                 self.c.parse(understanding, entities))
         if lookup and table_hits and decision.intent in ("clarify", "unsupported"):
             decision = _catalog_decision(decision, table_hits[0])
         clock.lap("intent")
@@ -203,6 +205,8 @@ class Pipeline:
                                                                  entities)
             env = env.for_mixed()
             limit = env.policy.max_limit
+        if self._listing(result, detail_question, detail_entities):
+            return
         try:
             with _connection(conn) as connection:
                 result.detail = run_detail(
@@ -213,6 +217,29 @@ class Pipeline:
             if intent != "mixed":
                 raise
             result.problems.append({"code": "detail_failed", "message": str(err)})  # keep the aggregate
+
+    def _listing(self, result: PipelineResult, question: str, entities: list[EntityMatch]) -> bool:
+        """The rows of a detail (sub-)question the parser reads as a listing, through the semantic layer;
+        False when it does not (the template planner answers); raises the reading's refusal."""
+        understanding = result.understanding
+        if question != understanding.normalized:
+            understanding = self.c.understand(question, understanding.today, use_llm=False)
+        reading = self.c.parse(understanding, entities)
+        if reading is None or reading.intent != "detail":
+            return False
+        verdict = judge(reading)
+        if not verdict.answers:
+            if result.intent.intent == "mixed":
+                result.problems.append({"code": "detail_failed", "message": verdict.refusal or "no listing"})
+                return True
+            raise DetailPlanError(verdict.refusal or "the question could not be read against the model")
+        query, load = self.c.listing(reading, understanding, understanding.today)
+        columns = list(query["dimensions"])
+        result.detail = DetailResult(
+            plan={"kind": "listing", "cube_query": query, "reading": reading.to_dict()}, columns=columns,
+            rows=[[row.get(c) for c in columns] for row in load.rows], sql=load.sql, params={},
+            tables=[reading.listing], entities=entities)
+        return True
 
     def _drill(self, result: PipelineResult, retrieval: dict[str, Any], today: date) -> DetailResult | None:
         """A mixed question's rows as the drill-down of its aggregate (``router.aggregate.drill``), when the
@@ -246,7 +273,11 @@ class Pipeline:
         """The aggregate sub-question of a mixed question (re-read, keeping the whole question's period)."""
         part = next((s for s in sub_queries if _sub_dict(s).get("kind") == "aggregate"), None)
         if part is None or len(sub_queries) < 2:
-            return understanding, dict(retrieval)
+            clause = rows_clause(understanding.normalized, [])
+            head = understanding.normalized[:understanding.normalized.find(clause[1])] if clause else ""
+            if not head.strip():
+                return understanding, dict(retrieval)
+            part = {"text": head.strip()}
         sub = self.c.understand(_sub_dict(part)["text"], today, use_llm=False)
         if not sub.time_ranges and understanding.time_ranges:
             sub.time_ranges = list(understanding.time_ranges)
@@ -266,6 +297,20 @@ class Pipeline:
         for value in _first_text_column(aggregate)[:MIXED_ENTITIES]:
             named += self.detail_env.directory.match(str(value))
         return detail_text, merge(named, [])
+
+
+def _with_reading(decision: Any, reading: Any) -> Any:
+    """The parser's intent where it read the question (a mixed decision keeps both paths): a listing
+    whose words the model does not all explain is unsupported."""
+    if reading is None or decision.intent == "mixed" or reading.intent is None:
+        return decision
+    verdict = judge(reading)
+    if reading.intent == "detail" and not verdict.answers and not reading.refusal:
+        return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
+    if reading.intent == decision.intent:
+        return decision
+    return replace(decision, intent=reading.intent,
+                   reasons=[*decision.reasons, f"parser reads {reading.intent} (classifier said {decision.intent})"])
 
 
 def _named_in(entities: list[EntityMatch], text: str) -> list[EntityMatch]:

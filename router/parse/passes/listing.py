@@ -1,0 +1,75 @@
+"""Passes for detail questions (no measure asked): which cube's rows are listed, and which of its
+columns the listing shows.
+
+- The listed cube is the head of the names after a listing or question word ("list *the line items* on
+  order 7", "which *customers* ..."), else the first cube named that is not only a key's owner ("show
+  order 7" lists orders), else the cube of a named value or row.
+- The columns: the cube's key and label, then every dimension the question filters, orders by or names
+  ("with their phone and address"), and the time dimension a period is on.
+"""
+
+from __future__ import annotations
+
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.nearby import free, phrase_after
+from router.parse.reading import Mention, Reading
+
+
+def _run_head(r: Reading) -> Mention | None:
+    for mark in r.marks_of("list", "which"):
+        run = phrase_after(r, mark.span)
+        for m in reversed(run):
+            if m.of("cube") or m.of("segment"):
+                return m
+    return None
+
+
+def _cube_of(m: Mention) -> str | None:
+    for kind in ("cube", "segment", "dimension", "value", "measure"):
+        found = m.of(kind)
+        if found:
+            return found[0].cube
+    return None
+
+
+def head(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    if r.intent == "aggregate" or r.refusal:
+        return
+    chosen = _run_head(r)
+    if chosen is None:
+        cubes = [m for m in r.mentions if m.of("cube")]
+        unkeyed = [m for m in cubes if m.of("cube")[0].path not in r.keyed]
+        chosen = (unkeyed or cubes or [m for m in r.mentions if _cube_of(m)] or [None])[0]
+    if chosen is None:
+        return
+    cube = chosen.of("cube")[0].path if chosen.of("cube") else _cube_of(chosen)
+    if cube is None:
+        return
+    r.listing, r.intent = cube, "detail"
+    if chosen.of("cube") or (chosen.of("segment") and not chosen.of("value")):
+        r.use(chosen.span)
+        r.segments += [t.path for t in chosen.of("segment") if not chosen.of("cube") and t.path not in r.segments]
+    r.notes.append(f"rows of {cube} ({chosen.text!r})")
+
+
+def columns(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    if r.intent != "detail" or r.listing is None or r.refusal:
+        return
+    cube = r.listing
+    shown = [facts.primary_key(k.model, cube), facts.label(k.model, cube, r.language)]
+    shown += [f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"]
+    shown += [member for member, _ in r.order]
+    for m in r.mentions:
+        if not free(r, m):
+            continue
+        dims = [t.path for t in m.of("dimension") if facts.joined(k.model, cube, t.cube)]
+        own = [p for p in dims if p.split(".", 1)[0] == cube]
+        if own or dims:
+            shown.append((own or dims)[0])
+            r.use(m.span)
+    if q.understanding.time_ranges and (time_dim := r.time_dimension or k.model.cube_time_dimension(cube)):
+        shown.append(time_dim)
+    r.columns = [c for c in dict.fromkeys(shown) if c]

@@ -1,0 +1,175 @@
+"""Pass: the measures a question asks for, read from the names it uses and the aggregation words
+beside them.
+
+- A span naming a measure ("revenue", "average order value", "late shipments") is that measure; among
+  several, the glossary's first, then the one whose type fits the aggregation word before it ("highest
+  retail price" -> a max measure, "how many different ..." -> a distinct count), then the shorter title.
+  A span that names a cube and only that cube's counts ("customers") is the cube, unless a count word asks.
+- "average <sum measure or numeric column>" is the avg measure over the same column; "total / highest /
+  lowest <column>" the sum / max / min measure over it; "how many (different) <column>" its distinct count.
+  When the model has no such measure the question is refused, naming what is missing.
+- "how many / number of <cube>" counts the cube's rows; asked with another cube ("customers who placed an
+  order", "distinct customers ... orders") it is that cube's distinct count of its key to the first.
+- "the most <cube>" / "<cube>最多" counts that cube (the rows it ranks are grouped by the group pass).
+- "median", "percentile": only a measure that says so in its title answers them; else a refusal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.nearby import mark_after, mark_before, phrase_after
+from router.parse.reading import Mark, Mention, Reading
+
+AGGREGATION = ("count", "distinct", "avg", "sum", "max", "min", "median", "most")
+_TYPE_FIT = {"avg": ("avg", "number"), "sum": ("sum", "number"), "max": ("max",), "min": ("min",),
+             "distinct": ("count_distinct", "count_distinct_approx"), "count": ("count", "count_distinct"),
+             "median": ()}
+_COUNTS = ("count", "count_distinct", "count_distinct_approx")
+
+
+def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
+    """The aggregation asked of ``m``: the nearest aggregation word before it (Chinese also after it), with
+    a count word before a distinct word ("how many different")."""
+    if r.language == "zh":  # "平均供货成本", "订单数量", "下单最多的客户"; "最多的客户" ranks customers
+        mark = mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median")) or mark_after(
+            r, m.span, ("count", "avg", "sum", "median", "most"))
+    else:
+        mark = mark_before(r, m.span, AGGREGATION)
+    if mark is None:
+        return None, []
+    used = [mark]
+    if mark.kind == "distinct" and (count := mark_before(r, mark.span, ("count",))):
+        used.append(count)
+    if mark.kind == "count" and (distinct := mark_after(r, mark.span, ("distinct",))) and distinct.end <= m.start:
+        return "distinct", [mark, distinct]
+    return mark.kind, used
+
+
+def _fit_rank(member: Any, kind: str | None, weight: int) -> tuple[int, int, int]:
+    fits = kind is not None and member.type in _TYPE_FIT.get(kind, ())
+    return (-weight, 0 if fits else 1, len(member.title or member.name))
+
+
+def _named_measure(m: Mention, kind: str | None, k: Knowledge) -> Any | None:
+    found = [(k.model.find_member(t.path), m.weights.get(t, 1)) for t in m.of("measure")]
+    found = [(member, w) for member, w in found if member is not None]
+    if not found:
+        return None
+    return min(found, key=lambda pair: _fit_rank(pair[0], kind, pair[1]))[0]
+
+
+def _noun_only(r: Reading, m: Mention, k: Knowledge, kind: str | None) -> bool:
+    """"customers", "urgent orders": rows (a cube, a segment), not their count, unless a count word asks for
+    it; a cube's own row count is asked through the cube ("how many customers placed an order")."""
+    counts = all(k.model.find_member(t.path).type in _COUNTS for t in m.of("measure"))
+    if not counts or not (m.of("cube") or m.of("segment")):
+        return False
+    if kind in ("count", "distinct", "most"):
+        return bool(m.of("cube"))
+    return True
+
+
+def _over_column(k: Knowledge, dim: Any, kind: str) -> tuple[Any | None, str]:
+    """The measure of ``kind`` over the dimension's column, and how to name what is missing."""
+    types = {"avg": ("avg",), "sum": ("sum",), "max": ("max",), "min": ("min",),
+             "distinct": ("count_distinct", "count_distinct_approx"),
+             "count": ("count_distinct", "count_distinct_approx"), "median": ()}[kind]
+    found = facts.measures_over(k.model, dim.cube, facts.column(dim), types)
+    word = {"avg": "an average", "sum": "a total", "max": "a maximum", "min": "a minimum", "median": "a median",
+            "distinct": "a distinct count", "count": "a distinct count"}[kind]
+    return (found[0] if found else None), f"{word} of {dim.title or dim.path}"
+
+
+def _twin(k: Knowledge, measure: Any, kind: str) -> tuple[Any | None, str]:
+    """"average <sum measure>": the avg measure over the same column."""
+    found = facts.measures_over(k.model, measure.cube, facts.column(measure), _TYPE_FIT[kind][:1])
+    word = {"avg": "an average", "median": "a median"}.get(kind, kind)
+    return (found[0] if found else None), f"{word} of {measure.title or measure.path}"
+
+
+def _count_of_cube(q: Question, k: Knowledge, cube: str, kind: str) -> str | None:
+    """Rows of ``cube`` counted; with another cube named ("customers who ordered"), that cube's distinct
+    count of its key to ``cube``."""
+    for other in _other_cubes(q.reading, cube):
+        column = facts.fk_column(k.model, other, cube)
+        found = facts.measures_over(k.model, other, column or "", ("count_distinct", "count_distinct_approx"))
+        if column and found:
+            return found[0].path
+    return facts.row_count(k.model, cube) if kind in ("count", "distinct", "most") else None
+
+
+def _other_cubes(r: Reading, cube: str) -> list[str]:
+    return list(dict.fromkeys(t.path for m in r.mentions for t in m.of("cube") if t.path != cube))
+
+
+def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list[Mark], str | None]:
+    """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
+    r = q.reading
+    kind, marks = _kind(r, m)
+    named = None if _noun_only(r, m, k, kind) else _named_measure(m, kind, k)
+    if named is not None:
+        if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
+            twin, missing = _twin(k, named, kind)
+            return (twin.path if twin else None), marks, None if twin else f"the model has no {missing}"
+        return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
+    cubes = m.of("cube")
+    if cubes and kind in ("count", "distinct", "most"):
+        counted = _count_of_cube(q, k, cubes[0].path, kind)
+        if counted:
+            return counted, marks if kind != "most" else [], None
+    named_elsewhere = any(x.of("measure") and not x.of("cube") for x in r.mentions if x is not m)
+    if cubes and kind in ("avg", "sum", "max", "min") and not named_elsewhere and (
+            amount := facts.amount_column(k.model, cubes[0].path)):
+        found, missing = _over_column(k, amount, kind)  # "the biggest invoice", "average order"
+        return (found.path if found else None), marks, None if found else f"the model has no {missing}"
+    dims = [k.model.find_member(t.path) for t in m.of("dimension")]
+    dims = [d for d in dims if d is not None and d.type != "time"]
+    if kind in ("avg", "sum", "max", "min", "median", "distinct", "count") and dims and not cubes:
+        numeric = [d for d in dims if d.type == "number"] if kind not in ("distinct", "count") else dims
+        for dim in numeric or dims:
+            found, missing = _over_column(k, dim, kind)
+            if found is not None:
+                return found.path, marks, None
+        if numeric or kind == "distinct":
+            return None, marks, f"the model has no {missing}"
+    return None, [], None
+
+
+def _rows_counted(q: Question, k: Knowledge) -> None:
+    """"orders per year", "customers by nation", "orders 2024 vs 2023": a cube asked by a grain, a group-by
+    or a comparison (and no listing word) counts its rows."""
+    r, u = q.reading, q.understanding
+    cued = u.granularity or u.comparison or r.marks_of("dim_grain") or any(
+        phrase_after(r, g.span) for g in r.marks_of("group"))
+    if r.measures or r.marks_of("list") or not cued:
+        return
+    for m in r.mentions:
+        cubes = [t.path for t in m.of("cube") if t.path not in r.keyed]
+        counted = facts.row_count(k.model, cubes[0]) if cubes else None
+        if counted:
+            r.measures.append(counted)
+            r.use(m.span)
+            r.notes.append(f"measure {counted}: rows of {m.text!r} counted by the grain or group asked")
+            return
+
+
+def choose(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    for m in r.mentions:
+        path, marks, refusal = _measure_of(q, k, m)
+        if refusal:
+            r.refuse(refusal + ": ask for what it has, or add that measure to the model")
+            return
+        if path and path not in r.measures:
+            r.measures.append(path)
+            r.use(m.span, *(mark.span for mark in marks))
+            r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
+    _rows_counted(q, k)
+    if r.measures:
+        r.intent = "aggregate"
+    elif r.marks_of("median"):
+        r.refuse(f"the model has no measure for '{r.marks_of('median')[0].text}'")
+

@@ -1,0 +1,116 @@
+"""Pass: the order and the limit of the answer.
+
+- An order phrase ("highest balance first", "cheapest first", "sorted by total price", "按总价从高到低")
+  orders by the numeric name in or before it; an adjective names its column ("cheapest" -> a price or
+  cost column, "longest" -> a length or duration, "latest" -> the listed cube's time dimension).
+- A ranking ("top 5", "the 3 most expensive", "highest", "最多的3个") orders an aggregate by its first
+  measure (grouped or over time), a listing by the column its superlative names; "best"/"worst" follow
+  the measure's ``meta.better``. A singular question ("which region has the highest ...") keeps one row.
+- Without either, a grouped aggregate is ordered by its measure, largest first; a series by time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.nearby import before
+from router.parse.reading import Reading
+from router.parse.text import name_key
+
+# adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
+ADJECTIVES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"expensive|cheap|pricey|costly|贵|便宜", re.IGNORECASE), ("price", "cost", "total", "amount")),
+    (re.compile(r"longest|shortest|\blong\b|\bshort\b|最长|最短", re.IGNORECASE),
+     ("length", "duration", "millisecond", "minute", "second", "time", "day")),
+    (re.compile(r"biggest|largest|smallest|\bbig\b|\blarge\b|\bsmall\b|最大|最小", re.IGNORECASE),
+     ("size", "total", "amount", "quantity", "value", "balance")),
+    (re.compile(r"heaviest|lightest|heavy|light", re.IGNORECASE), ("weight",)),
+)
+_TIME_ADJECTIVE = re.compile(r"latest|newest|most recent|recent|oldest|earliest|最新|最近|最早", re.IGNORECASE)
+_DESC_ADJ = re.compile(r"most|expensive|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"
+                       r"最大|最新|最近|最高", re.IGNORECASE)
+_WORST = re.compile(r"\bworst\b|\bbottom\b|最差|垫底", re.IGNORECASE)
+_BEST = re.compile(r"\bbest\b|最好", re.IGNORECASE)
+_SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwho\b|\bwhat (?:is|was) the\b|哪(?:个|一|家|位|款|种|国)|是谁",
+                       re.IGNORECASE)
+
+
+def _adjective_member(text: str, r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
+    if _TIME_ADJECTIVE.search(text) and cubes:
+        path = r.time_dimension or k.model.cube_time_dimension(cubes[0])
+        return k.model.find_member(path) if path else None
+    for pattern, nouns in ADJECTIVES:
+        if not pattern.search(text):
+            continue
+        for cube in cubes:
+            for member in [*k.model.cubes[cube].dimensions.values(), *k.model.cubes[cube].measures.values()]:
+                if facts.is_numeric(member) and not getattr(member, "primary_key", False) and \
+                        set(name_key(member.title or member.name)) & set(nouns) and member.public:
+                    return member
+    return None
+
+
+def _named(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) -> Any | None:
+    inside = [m for m in r.mentions if span[0] <= m.start and m.end <= span[1]]
+    prior = before(r, span, extra=r"by|按|sorted|ordered|order|sort|排序|排|from")
+    for m in [*inside, *([prior] if prior else [])]:
+        for t in [*m.of("dimension"), *(m.of("measure") if r.intent == "aggregate" else [])]:
+            member = k.model.find_member(t.path)
+            if member is not None and (facts.is_numeric(member) or member.type == "time"):
+                r.use(m.span)
+                return member
+    return None
+
+
+def _explicit(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
+    for mark in r.marks_of("order"):
+        member = (_adjective_member(mark.text, r, k, cubes) if _TIME_ADJECTIVE.search(mark.text) else None) or \
+            _named(r, mark.span, k, cubes) or _adjective_member(mark.text, r, k, cubes)
+        if member is None and r.measures:
+            member = k.model.find_member(r.measures[0])
+        if member is not None:
+            r.order = [(member.path, mark.data)]
+            r.use(mark.span)
+            return True
+    return False
+
+
+def _direction(q: Question, k: Knowledge, member: Any) -> str:
+    ranking = q.understanding.ranking
+    direction = ranking.direction if ranking else "desc"
+    if ranking and (_WORST.search(ranking.phrase) or _BEST.search(ranking.phrase)):
+        good_is_high = facts.better(member) == "higher"
+        best = bool(_BEST.search(ranking.phrase))
+        direction = "desc" if best == good_is_high else "asc"
+    return direction
+
+
+def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
+    r, ranking = q.reading, q.understanding.ranking
+    if ranking is None:
+        return
+    if r.intent == "aggregate" and r.measures:
+        member = k.model.find_member(r.measures[0])
+    else:
+        member = _adjective_member(ranking.phrase + " " + r.text, r, k, cubes)
+    if member is None:
+        return
+    if not r.order:
+        r.order = [(member.path, _direction(q, k, member))]
+    r.limit = ranking.limit or (1 if _SINGULAR.search(r.text) else r.limit)
+
+
+def choose(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    if r.refusal or r.intent is None:
+        return
+    cubes = r.scope()
+    explicit = _explicit(r, k, cubes)
+    _ranked(q, k, cubes)
+    if explicit or r.order or r.intent != "aggregate" or not r.measures:
+        return
+    if r.dimensions and not q.understanding.granularity:
+        r.order = [(r.measures[0], "desc")]

@@ -1,0 +1,55 @@
+"""Words of a question with their places: English words normalised (lower case, singular, possessive
+dropped), runs of Chinese characters kept whole, every word with its character span in the text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from fourengine.terms import singular
+
+# words of any Latin script ("Holý", "Åsa"), numbers, runs of Chinese; "'s" stays on its word ("Holý's")
+_WORD = re.compile(r"[^\W_\u3400-\u9fff]+(?:['’](?:s|ve|re|ll|d|t|m)\b)?|[\u3400-\u9fff]+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+# function words dropped on both sides before a name is matched ("number of customers" = "number customers")
+GLUE = frozenset({"the", "a", "an", "of"})
+
+
+@dataclass(frozen=True)
+class Word:
+    start: int
+    end: int
+    raw: str
+    norm: str
+
+    @property
+    def cjk(self) -> bool:
+        return bool(_CJK.match(self.raw))
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+@lru_cache(maxsize=65536)
+def norm_word(raw: str) -> str:
+    """"Customers'", "customer's" and "customers" all read "customer"."""
+    word = re.sub(r"['’](?:s|ve|re|ll|d|t|m)$", "", raw.lower())
+    return singular(word) if word.isascii() else word
+
+
+def words(text: str) -> list[Word]:
+    return [Word(m.start(), m.end(), m.group(0), norm_word(m.group(0))) for m in _WORD.finditer(text)]
+
+
+@lru_cache(maxsize=65536)
+def name_key(name: str) -> tuple[str, ...]:
+    """The words a name is matched by ("Number of Customers" -> ("number", "customer")); camelCase and
+    snake_case split."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ")
+    return tuple(w.norm for w in words(spaced) if not w.cjk and w.norm not in GLUE)
+
+
+def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
