@@ -35,8 +35,8 @@ class Components:
     drill: Callable[..., Any] = lambda *args: None
     # (understanding, entity rows) -> router.parse.Reading | None (None: no parser for this warehouse)
     parse: Callable[..., Any] = lambda understanding, entities: None
-    # (listing reading, understanding, today) -> (dimensions-only Cube query, LoadResult)
-    listing: Callable[..., Any] = lambda reading, understanding, today: None
+    # (listing reading, understanding, today, row limit) -> (dimensions-only Cube query, LoadResult)
+    listing: Callable[..., Any] = lambda reading, understanding, today, limit: None
 
 
 RETIRED_BACKEND_GRACE_S = 60.0  # a replaced backend is closed after in-flight queries (5 s timeout) are done
@@ -159,10 +159,10 @@ def load_components(settings: Any, url: str) -> Components:
         query = drill_query(cube_query, rows, current.model, own, limit, shown)
         return None if query is None else (query, current.backend.load(query, today=today))
 
-    def listing(reading: Any, understanding: Any, today: date) -> Any:
-        """The rows a listing reading asks for, as a dimensions-only Cube query."""
+    def listing(reading: Any, understanding: Any, today: date, limit: int) -> Any:
+        """The rows a listing reading asks for (at most ``limit``), as a dimensions-only Cube query."""
         current = semantic
-        query = listing_query(reading, understanding, current.model)
+        query = listing_query(reading, understanding, current.model, limit)
         return query, current.backend.load(query, today=today)
 
     def classify(understanding: Any, signals: Any, use_llm: bool | None = None) -> Any:

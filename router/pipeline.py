@@ -115,7 +115,7 @@ class Pipeline:
 
         signals = self.c.signals(understanding, retrieval, entities, table_hits[:1])
         decision = _with_reading(self.c.classify_intent(understanding, signals, use_llm=use_llm),
-                                 self.c.parse(understanding, entities))
+                                 self.c.parse(understanding, entities), self.detail_env)
         if lookup and table_hits and decision.intent in ("clarify", "unsupported"):
             decision = _catalog_decision(decision, table_hits[0])
         clock.lap("intent")
@@ -225,15 +225,21 @@ class Pipeline:
         if question != understanding.normalized:
             understanding = self.c.understand(question, understanding.today, use_llm=False)
         reading = self.c.parse(understanding, entities)
-        if reading is None or reading.intent != "detail":
+        if reading is None or reading.intent != "detail" or _deferred(reading, self.detail_env):
             return False
+        if result.intent.intent == "mixed":
+            _behind_aggregate(reading, result.table)
         verdict = judge(reading)
         if not verdict.answers:
             if result.intent.intent == "mixed":
                 result.problems.append({"code": "detail_failed", "message": verdict.refusal or "no listing"})
                 return True
             raise DetailPlanError(verdict.refusal or "the question could not be read against the model")
-        query, load = self.c.listing(reading, understanding, understanding.today)
+        mixed = result.intent.intent == "mixed"
+        if mixed and not understanding.time_ranges:  # "top 5 customers this year and their orders"
+            understanding.time_ranges = list(result.understanding.time_ranges[:1])
+        limit = self.detail_env.for_mixed().policy.max_limit if mixed else self.detail_env.policy.max_limit
+        query, load = self.c.listing(reading, understanding, understanding.today, limit)
         columns = list(query["dimensions"])
         result.detail = DetailResult(
             plan={"kind": "listing", "cube_query": query, "reading": reading.to_dict()}, columns=columns,
@@ -299,10 +305,43 @@ class Pipeline:
         return detail_text, merge(named, [])
 
 
-def _with_reading(decision: Any, reading: Any) -> Any:
+def _deferred(reading: Any, env: DetailEnv) -> bool:
+    """The detail vocabulary (``detail_vocabulary``: table nouns and value words the model cannot say)
+    knows better: every word the model does not know is one of its words, or its first table noun names
+    another table than the listed one; and questions about the catalog ("which table ..."). The template
+    planner, which reads the vocabulary, answers them."""
+    catalog = env.warehouse
+    if TABLE_LOOKUP.search(reading.text):
+        return True
+    if reading.intent == "detail" and reading.listing:
+        named = next((table for table, pattern in catalog.nouns if pattern.search(reading.text)), None)
+        spec = catalog.tables.get(named) if named else None
+        if spec is not None and spec.cube != reading.listing:
+            return True
+    if not reading.unknown_spans:
+        return False
+    patterns = [p for _, p in catalog.nouns] + [v.pattern for v in catalog.values]
+    spans = [m.span() for p in patterns for m in p.finditer(reading.text)]
+    return all(any(s <= a and b <= e for s, e in spans) for a, b in reading.unknown_spans)
+
+
+def _behind_aggregate(reading: Any, table: ResultTable) -> None:
+    """A mixed question's rows are those of the aggregate's groups: its first grouped column's values (the
+    first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column."""
+    from router.parse.reading import Filter
+
+    for i, column in enumerate(table.columns):
+        values = [str(row[i]) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None]
+        if values and all(isinstance(row[i], str) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None):
+            reading.filters.append(Filter(column, "equals", list(dict.fromkeys(values)), "the aggregate's rows"))
+            reading.columns = list(dict.fromkeys([*reading.columns, column]))
+            return
+
+
+def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:
     """The parser's intent where it read the question (a mixed decision keeps both paths): a listing
     whose words the model does not all explain is unsupported."""
-    if reading is None or decision.intent == "mixed" or reading.intent is None:
+    if reading is None or decision.intent == "mixed" or reading.intent is None or _deferred(reading, env):
         return decision
     verdict = judge(reading)
     if reading.intent == "detail" and not verdict.answers and not reading.refusal:

@@ -19,8 +19,11 @@ LABEL_WORDS = ("name", "title", "label")
 
 def column(member: Any) -> str:
     """A member's SQL without cube references, lower case, spaces squeezed (its identity as a column)."""
-    sql = getattr(member, "sql", None) or ""
-    return re.sub(r"\s+", "", _CUBE_REF.sub("", sql)).lower()
+    return column_sql(getattr(member, "sql", None) or "")
+
+
+def column_sql(sql: str) -> str:
+    return re.sub(r"\s+", "", _CUBE_REF.sub("", str(sql))).lower()
 
 
 def measures_over(model: Any, cube: str, sql: str, types: tuple[str, ...]) -> list[Any]:

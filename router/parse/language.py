@@ -15,6 +15,7 @@ bounding. No warehouse nouns live here: every noun comes from the model (``route
 | bound | more than 9,000, at least 5, 超过38万, 5000以上, between 1 and 5 | (operator, [numbers]) |
 | sign | negative, positive, 为负, 负数 | (operator, "0") |
 | order | highest first, cheapest first, descending, 从高到低, 降序 | "desc" / "asc" |
+| recent | the latest 5, 3 most recent, 最近5笔 | (direction, N) on the listed cube's time |
 | negation | never, not, without, don't, 从未, 没有 | |
 | string_op | starting with X, containing X, 以X开头, 包含X | (operator, value) |
 | write | delete, update, insert, drop, 删除, 修改 | |
@@ -71,7 +72,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("negation", r"\bnever\b|\bnot\b|\bwithout\b|\bno\b(?!\.)|\bnone\b|\bdon'?t\b|\bdoesn'?t\b|\bdidn'?t\b|"
                  r"\bhaven'?t\b|\bhasn'?t\b|\bwasn'?t\b|\bweren'?t\b|\baren'?t\b|\bisn'?t\b|\bnor\b|"
                  r"从未|从没|从来没|没有|未曾|不曾|没|未(?!来)|无(?!论)"),
-    ("compare", r"\bvs\.?|\bversus\b|\bcompared?\b|\bcomparison\b|\bagainst\b|对比|比较|相比|比一比|和.{0,12}比"),
+    ("compare", r"\bvs\.?|\bversus\b|\bcompared?\b|\bcomparison\b|\bagainst\b|\byoy\b|\bmom\b|\bqoq\b|"
+                r"\byear over year\b|\bmonth over month\b|对比|比较|相比|比一比|[和跟与].{0,12}比|环比|同比"),
     ("write", r"\bdelete\b|\bremove\b|\bupdate\b|\binsert\b|\bdrop\b|\btruncate\b|\balter\b|\bmodify\b|"
               r"\bset the\b|\bchange the\b|删除|删掉|修改|更新|插入|清空"),
 )
@@ -83,6 +85,9 @@ _ORDER = re.compile(
     r"(?:\s+[a-z]+){0,3}?\s+first\b|"
     r"\b(desc(?:ending)?)(?:\s+order)?\b|\b(asc(?:ending)?)(?:\s+order)?\b|"
     r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少)|(从低到高|从小到大|由低到高|由小到大|升序|从少到多)", _F)
+# "the latest 5 orders", "5 most recent", "最近5笔": the newest or oldest N rows
+_RECENT = re.compile(r"\b(latest|newest|most recent|last|recent|oldest|earliest|first)\s+(\d+)\b|"
+                     r"\b(\d+)\s+(latest|newest|most recent|oldest|earliest)\b|(最近|最新|最早)的?\s*(\d+)", re.IGNORECASE)
 _BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}", _F)
 _BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间", _F)
 _BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
@@ -146,6 +151,11 @@ def _marks(text: str) -> tuple[Mark, ...]:
         direction = "desc" if (m.group(1) or m.group(3) or m.group(5)) else "asc"
         out.append(Mark("order", m.start(), m.end(), m.group(0), direction))
     out += _bounds(text)
+    for m in _RECENT.finditer(text):
+        word = (m.group(1) or m.group(4) or m.group(5)).lower()
+        number = int(m.group(2) or m.group(3) or m.group(6))
+        newest = word not in ("oldest", "earliest", "first", "最早")
+        out.append(Mark("recent", m.start(), m.end(), m.group(0), ("desc" if newest else "asc", number)))
     for m in _SIGN.finditer(text):
         op = "lt" if (m.group(1) or m.group(3)) else "gt"
         out.append(Mark("sign", m.start(), m.end(), m.group(0), (op, "0")))
@@ -210,4 +220,4 @@ STOPWORDS_ZH = ("的", "了", "是", "在", "有", "和", "与", "及", "或", "
                 "吗", "么", "下", "里面", "当中", "其中", "分别", "以", "及", "跟", "同", "比", "算", "计算",
                 "带来", "贡献", "产生", "发生", "出现", "属于", "包括", "涉及", "关于", "对于", "通过", "经过", "根据",
                 "按照", "来自", "给出", "接", "做", "用", "让", "使", "能", "会", "要", "想", "需要", "可以", "一些",
-                "哪一个", "多大", "几", "怎么样", "是否", "有没有", "还是", "或者", "以来", "至今", "为止", "期间")
+                "哪一个", "多大", "几", "数", "怎么样", "信息", "资料", "详情", "详细", "情况", "是否", "有没有", "还是", "或者", "以来", "至今", "为止", "期间")

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from router.aggregate.members import aliases
 from router.parse.language import STOPWORDS_EN
 from router.parse.reading import Mention, Target
 from router.parse.text import GLUE, Word, has_cjk, name_key, overlaps, words
@@ -180,7 +181,19 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
     for surface, found in (values.surfaces.items() if values is not None else []):
         for member, value in found:
             lex.add(surface, Target("value", member, value, "values"), TITLE)
+    _add_translations(lex)
     return lex
+
+
+def _add_translations(lex: Lexicon) -> None:
+    """Chinese words of common analytics concepts ("地区" = region, "渠道" = channel; a bilingual word list,
+    ``router/aggregate/dimension_aliases.yaml``) name what the same English words name in this model."""
+    for zh, en in aliases().items():
+        if not has_cjk(zh) or zh in lex.by_text:
+            continue
+        for entry in lex.by_words.get(name_key(en), []):
+            if entry.target.kind != "value":
+                lex.add(zh, entry.target, NAME_WORDS)
 
 
 def _add_term(lex: Lexicon, model: Any, term: Term) -> None:

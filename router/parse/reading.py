@@ -103,6 +103,7 @@ class Reading:
     keyed: list[str] = field(default_factory=list)  # cubes a row of which is named by its key
     used: list[Span] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
+    unknown_spans: list[Span] = field(default_factory=list)
     unhonoured: list[str] = field(default_factory=list)  # language words no pass used (average, share, ...)
     refusal: str | None = None
     notes: list[str] = field(default_factory=list)

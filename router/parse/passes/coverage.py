@@ -28,12 +28,17 @@ def _inside(r_used: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(s <= start and end <= e for s, e in r_used)
 
 
-def _cjk_leftover(text: str, start: int, end: int, used: list[tuple[int, int]]) -> list[str]:
-    """The Chinese of ``text[start:end]`` outside the used spans, segmented, function words dropped."""
+def _cjk_leftover(text: str, start: int, end: int, used: list[tuple[int, int]]) -> list[tuple[str, int]]:
+    """The Chinese of ``text[start:end]`` outside the used spans, segmented, function words dropped, with
+    where each word starts."""
     chars = "".join(text[i] if not _inside(used, i, i + 1) else " " for i in range(start, end))
     out = []
-    for piece in chars.split():
-        out += [w for w in segment(piece) if w.strip() and w not in _ZH_STOP and not all(c in _ZH_STOP for c in w)]
+    for piece in re.finditer(r"\S+", chars):
+        at = start + piece.start()
+        for w in segment(piece.group(0)):
+            if w.strip() and w not in _ZH_STOP and not all(c in _ZH_STOP for c in w):
+                out.append((w, at))
+            at += len(w)
     return out
 
 
@@ -60,16 +65,18 @@ def check(q: Question, k: Knowledge) -> None:
     is used like any other words, but the rest of them is not unknown."""
     r = q.reading
     _restated(r)
-    unknown: list[str] = []
+    unknown: list[tuple[str, int]] = []
     asides = [m.span() for m in _ASIDE.finditer(r.text)]
     known = [*r.used, *(m.span for m in r.marks), *(m.span() for m in FILLER_PHRASES.finditer(r.text))]
     for w in words(r.text):
-        if _inside(known, w.start, w.end) or _inside(asides, w.start, w.end):
+        core = w.end - (len(w.raw) - len(re.sub(r"['’]\w+$", "", w.raw)))  # "Smith's": "Smith"
+        if _inside(known, w.start, core) or _inside(asides, w.start, w.end):
             continue
         if w.cjk:
             unknown += _cjk_leftover(r.text, w.start, w.end, known)
         elif w.norm not in STOPWORDS_EN and w.raw.lower() not in STOPWORDS_EN and not _NUMBER.match(w.raw) \
                 and not _inflects_a_name(w.raw.lower(), k):
-            unknown.append(w.raw)
-    r.unknown = list(dict.fromkeys(unknown))
+            unknown.append((w.raw, w.start))
+    r.unknown = list(dict.fromkeys(w for w, _ in unknown))
+    r.unknown_spans = [(at, at + len(w)) for w, at in unknown]
     r.unhonoured = [m.text for m in r.marks if m.kind in HONOURED and free(r, m)]

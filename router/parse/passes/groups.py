@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from router.parse import facts
@@ -22,6 +23,7 @@ from router.parse.reading import Mention, Reading
 from router.parse.text import name_key, words
 
 _GENERIC = {"name", "key", "id", "number", "code", "date", "type"}
+_GROUP_START = re.compile(r"^(?:各|每个|每|按|分)")
 
 
 def _candidates(m: Mention, k: Knowledge, language: str) -> list[tuple[Any, int]]:
@@ -57,6 +59,9 @@ def _score(member: Any, weight: int, qualifiers: list[Mention], r: Reading, k: K
                 score += 1.0
     score += 0.5 if member.type == "string" else 0.0
     score -= 2.0 if member.primary_key else 0.0
+    suffix = member.name.rsplit("_", 1)[-1]
+    if suffix in ("en", "zh"):  # name_en / name_zh: the question's language
+        score += 0.8 if suffix == r.language else -0.8
     return score
 
 
@@ -86,6 +91,15 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if member is not None:
             _add(r, member, run, mark.text)
             r.use(mark.span)
+
+
+def _grouped_names(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """A name that begins with a group-by word ("各地区", "每个渠道"): grouped by what it names."""
+    for m in r.mentions:
+        if free(r, m) and _GROUP_START.match(m.text) and (m.of("dimension") or m.of("cube")):
+            member = resolve([m], r, k, cubes)
+            if member is not None:
+                _add(r, member, [m], "grouped")
 
 
 def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
@@ -118,5 +132,6 @@ def choose(q: Question, k: Knowledge) -> None:
         return
     cubes = list(dict.fromkeys(m.split(".", 1)[0] for m in r.measures))
     _cue_groups(r, k, cubes)
+    _grouped_names(r, k, cubes)
     _ranked(q, k, cubes)
     _compared_values(r)

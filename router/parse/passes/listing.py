@@ -5,7 +5,8 @@ columns the listing shows.
   order 7", "which *customers* ..."), else the first cube named that is not only a key's owner ("show
   order 7" lists orders), else the cube of a named value or row.
 - The columns: the cube's key and label, then every dimension the question filters, orders by or names
-  ("with their phone and address"), and the time dimension a period is on.
+  ("with their phone and address"), and the time dimension a period is on; when it names none, the
+  cube's first public dimensions (``DISPLAY_CAP``), as a "show me the orders" expects.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.nearby import free, phrase_after
 from router.parse.reading import Mention, Reading
+
+DISPLAY_CAP = 8  # columns a listing shows of its cube when the question names none
 
 
 def _run_head(r: Reading) -> Mention | None:
@@ -72,4 +75,6 @@ def columns(q: Question, k: Knowledge) -> None:
             r.use(m.span)
     if q.understanding.time_ranges and (time_dim := r.time_dimension or k.model.cube_time_dimension(cube)):
         shown.append(time_dim)
+    if len(set(shown) - {None}) <= 2 + len(r.filters):  # nothing asked beyond key, label and filters
+        shown += [d.path for d in k.model.cubes[cube].dimensions.values() if d.public][:DISPLAY_CAP]
     r.columns = [c for c in dict.fromkeys(shown) if c]

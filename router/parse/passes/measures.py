@@ -21,7 +21,7 @@ from typing import Any
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.nearby import mark_after, mark_before, phrase_after
-from router.parse.reading import Mark, Mention, Reading
+from router.parse.reading import Mark, Mention, Reading, Target
 
 AGGREGATION = ("count", "distinct", "avg", "sum", "max", "min", "median", "most")
 _TYPE_FIT = {"avg": ("avg", "number"), "sum": ("sum", "number"), "max": ("max",), "min": ("min",),
@@ -105,10 +105,29 @@ def _other_cubes(r: Reading, cube: str) -> list[str]:
     return list(dict.fromkeys(t.path for m in r.mentions for t in m.of("cube") if t.path != cube))
 
 
+def _as_rows(r: Reading, m: Mention, k: Knowledge, kind: str | None) -> bool:
+    """"list the refunded orders": a count measure named after a listing word names the rows it counts —
+    its cube, and the segment whose SQL is the measure's filter. The mention is rewritten to name them."""
+    if kind is not None or not any(x.start < m.start for x in r.marks_of("list", "which")):
+        return False
+    counts = [k.model.find_member(t.path) for t in m.of("measure")]
+    if not counts or any(c is None or c.type not in _COUNTS for c in counts):
+        return False
+    measure = counts[0]
+    wanted = {facts.column_sql(f) for f in measure.filters}
+    segments = [s for s in k.model.cubes[measure.cube].segments.values() if facts.column_sql(s.sql) in wanted]
+    if measure.filters and len(segments) != len(measure.filters):
+        return False
+    m.targets = [Target("cube", measure.cube), *(Target("segment", s.path) for s in segments)]
+    return True
+
+
 def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list[Mark], str | None]:
     """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
     r = q.reading
     kind, marks = _kind(r, m)
+    if _as_rows(r, m, k, kind):
+        return None, [], None
     named = None if _noun_only(r, m, k, kind) else _named_measure(m, kind, k)
     if named is not None:
         if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:

@@ -103,11 +103,26 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     r.limit = ranking.limit or (1 if _SINGULAR.search(r.text) else r.limit)
 
 
+def _recent(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
+    """"the latest 5 orders": the N newest rows by the listed cube's time."""
+    for mark in r.marks_of("recent"):
+        direction, number = mark.data
+        path = r.time_dimension or (k.model.cube_time_dimension(cubes[0]) if cubes else None)
+        if path is None:
+            continue
+        r.order, r.limit = [(path, direction)], number
+        r.use(mark.span)
+        return True
+    return False
+
+
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.refusal or r.intent is None:
         return
     cubes = r.scope()
+    if r.intent == "detail" and _recent(r, k, cubes):
+        return
     explicit = _explicit(r, k, cubes)
     _ranked(q, k, cubes)
     if explicit or r.order or r.intent != "aggregate" or not r.measures:

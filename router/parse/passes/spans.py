@@ -67,5 +67,8 @@ def collect(q: Question, k: Knowledge) -> None:
     rows = _row_mentions(q, names)
     names = [m for m in names if not any(overlaps(m.span, row.span) for row in rows)]
     r.mentions = sorted(names + rows, key=lambda m: m.start)
+    # a language word inside a name is part of the name ("Average order value", "Order count")
+    r.marks = [k_ for k_ in r.marks if not any(m.start <= k_.start and k_.end <= m.end and (k_.start, k_.end) !=
+                                              (m.start, m.end) for m in r.mentions)]
     if grains:
         r.notes.append("; ".join(f"{g.text!r}: {g.data[0]} of {g.data[1]}" for g in grains))
