@@ -10,7 +10,7 @@ from router.parse.reading import Mark, Mention, Reading, Span
 # words that may stand between the parts of one phrase ("average *customer* account balance", "the
 # number *of the* orders", "revenue *for each* region")
 _FILLER = re.compile(r"(?:[\s,'’\-]|\b(?:the|a|an|of|our|their|its|all|each|per|for|in|on|with|that|"
-                     r"which|who|have|has|had|is|are|was|were|do|does|did|by|to|from|any|every|"
+                     r"which|who|have|has|had|is|are|was|were|do|does|did|by|to|from|any|every|single|individual|"
                      r"的|了|是|有|个|位|家|笔|单|条|名|种|款|张|首)\b|[的了个])*", re.IGNORECASE)
 
 

@@ -100,6 +100,7 @@ class Reading:
     listing: str | None = None  # the cube whose rows a detail question lists
     columns: list[str] = field(default_factory=list)  # members a listing shows beyond key and label
     share: bool = False
+    asks_one: bool | None = None  # "which region has ...": one row (None: the question does not say)
     keyed: list[str] = field(default_factory=list)  # cubes a row of which is named by its key
     used: list[Span] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)

@@ -20,10 +20,10 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.nearby import free, phrase_after
 from router.parse.reading import Mention, Reading
-from router.parse.text import name_key, words
+from router.parse.text import has_cjk, name_key, norm_word, words
 
 _GENERIC = {"name", "key", "id", "number", "code", "date", "type"}
-_GROUP_START = re.compile(r"^(?:各|每个|每|按|分)")
+_GROUP_START = re.compile(r"^(?:各|每个|每|按|分(?!钟))")
 
 
 def _candidates(m: Mention, k: Knowledge, language: str) -> list[tuple[Any, int]]:
@@ -65,9 +65,18 @@ def _score(member: Any, weight: int, qualifiers: list[Mention], r: Reading, k: K
     return score
 
 
+def head_of(run: list[Mention], r: Reading) -> int:
+    """The head of a run of names: the last, or the owner in "X's Y" ("which agent's customers": agents)."""
+    for i, m in enumerate(run[:-1]):
+        if re.match(r"['’]s\b", r.text[m.end:m.end + 2]):
+            return i
+    return len(run) - 1
+
+
 def resolve(run: list[Mention], r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
     """The dimension the head of ``run`` names (qualified by the mentions before it)."""
-    head, qualifiers = run[-1], run[:-1]
+    at = head_of(run, r)
+    head, qualifiers = run[at], run[:at]
     scored = [(s, member) for member, weight in _candidates(head, k, r.language)
               if (s := _score(member, weight, qualifiers, r, k, cubes)) is not None]
     return max(scored, key=lambda pair: pair[0])[1] if scored else None
@@ -91,6 +100,16 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if member is not None:
             _add(r, member, run, mark.text)
             r.use(mark.span)
+            if mark.kind == "which" and r.asks_one is None:
+                r.asks_one = _singular(mark, run[head_of(run, r)], r)
+
+
+def _singular(mark: Any, head: Mention, r: Reading) -> bool:
+    """"which region", "哪个国家", "who": one answer; "which regions", "哪些": several."""
+    if has_cjk(mark.text):
+        return "些" not in mark.text
+    last = head.text.split()[-1] if head.text.split() else head.text
+    return not (last.lower().endswith("s") and norm_word(last) != last.lower())
 
 
 def _grouped_names(r: Reading, k: Knowledge, cubes: list[str]) -> None:

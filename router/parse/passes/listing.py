@@ -53,7 +53,7 @@ def head(q: Question, k: Knowledge) -> None:
     r.listing, r.intent = cube, "detail"
     if chosen.of("cube") or (chosen.of("segment") and not chosen.of("value")):
         r.use(chosen.span)
-        r.segments += [t.path for t in chosen.of("segment") if not chosen.of("cube") and t.path not in r.segments]
+        r.segments += [t.path for t in chosen.of("segment") if t.cube == cube and t.path not in r.segments]
     r.notes.append(f"rows of {cube} ({chosen.text!r})")
 
 

@@ -16,13 +16,17 @@ beside them.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.nearby import mark_after, mark_before, phrase_after
+from router.aggregate.measure_match import unit_twin
+from router.parse.nearby import free, mark_after, mark_before, phrase_after
 from router.parse.reading import Mark, Mention, Reading, Target
 
+UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
+                        r"分钟|小时|秒|天|毫秒|兆|字节", re.IGNORECASE)
 AGGREGATION = ("count", "distinct", "avg", "sum", "max", "min", "median", "most")
 _TYPE_FIT = {"avg": ("avg", "number"), "sum": ("sum", "number"), "max": ("max",), "min": ("min",),
              "distinct": ("count_distinct", "count_distinct_approx"), "count": ("count", "count_distinct"),
@@ -162,10 +166,12 @@ def _rows_counted(q: Question, k: Knowledge) -> None:
     or a comparison (and no listing word) counts its rows."""
     r, u = q.reading, q.understanding
     cued = u.granularity or u.comparison or r.marks_of("dim_grain") or any(
-        phrase_after(r, g.span) for g in r.marks_of("group"))
+        any(m.of("dimension") or m.of("cube") for m in phrase_after(r, g.span)) for g in r.marks_of("group"))
     if r.measures or r.marks_of("list") or not cued:
         return
     for m in r.mentions:
+        if mark_before(r, m.span, ("which", "list")):
+            continue  # "what albums ... by Led Zeppelin": rows asked for, not counted
         cubes = [t.path for t in m.of("cube") if t.path not in r.keyed]
         counted = facts.row_count(k.model, cubes[0]) if cubes else None
         if counted:
@@ -173,6 +179,19 @@ def _rows_counted(q: Question, k: Knowledge) -> None:
             r.use(m.span)
             r.notes.append(f"measure {counted}: rows of {m.text!r} counted by the grain or group asked")
             return
+
+
+def _units(r: Reading, k: Knowledge) -> None:
+    """"average track length in minutes", "几分钟": the measure's twin in the unit the question names; the
+    unit's words are then used."""
+    twins = [unit_twin(k.model, m, r.text) for m in r.measures]
+    if twins == r.measures:
+        return
+    r.notes.append("unit asked: " + ", ".join(f"{a} -> {b}" for a, b in zip(r.measures, twins, strict=True) if a != b))
+    r.measures = twins
+    for m in r.mentions:
+        if UNIT_WORDS.search(m.text) and not m.of("measure") and free(r, m):
+            r.use(m.span)
 
 
 def choose(q: Question, k: Knowledge) -> None:
@@ -187,6 +206,7 @@ def choose(q: Question, k: Knowledge) -> None:
             r.use(m.span, *(mark.span for mark in marks))
             r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
     _rows_counted(q, k)
+    _units(r, k)
     if r.measures:
         r.intent = "aggregate"
     elif r.marks_of("median"):

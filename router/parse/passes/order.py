@@ -100,7 +100,8 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
         return
     if not r.order:
         r.order = [(member.path, _direction(q, k, member))]
-    r.limit = ranking.limit or (1 if _SINGULAR.search(r.text) else r.limit)
+    one = r.asks_one if r.asks_one is not None else bool(_SINGULAR.search(r.text))
+    r.limit = ranking.limit or (1 if one else r.limit)
 
 
 def _recent(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
