@@ -74,8 +74,27 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
             queries.append(query)
             labels.append(time_range.label if time_range is not None and len(ranges) > 1 else "")
     kind = u.comparison.kind if u.comparison and len(ranges) > 1 else None
+    if r.compared_segments and len(queries) == 1:
+        titles = [getattr(model.find_member(s), "title", "") or s.split(".", 1)[1] for s in r.compared_segments]
+        per_segment = [{**queries[0], "segments": [*queries[0].get("segments", []), s]} for s in r.compared_segments]
+        return CubeQueryDraft(per_segment, titles, "members", [], notes)
+    if r.share and (r.part or r.part_segments) and len(queries) == 1:
+        return CubeQueryDraft([queries[0], _whole(queries[0], r)], ["", ""], None, ["part"], notes)
     post = ["share"] if r.share and r.dimensions else []
-    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups))
+    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups), keep=dict(r.keep))
+
+
+def _whole(part: dict[str, Any], r: Reading) -> dict[str, Any]:
+    """A share's whole: the part's query without the restrictions that make it the part."""
+    whole = {k: v for k, v in part.items() if k not in ("filters", "segments")}
+    dropped = [f.cube_filter() for f in r.part]
+    filters = [f for f in part.get("filters", []) if f not in dropped]
+    segments = [s for s in part.get("segments", []) if s not in r.part_segments]
+    if filters:
+        whole["filters"] = filters
+    if segments:
+        whole["segments"] = segments
+    return whole
 
 
 def listing_query(r: Reading, u: Understanding, model: Any, max_rows: int = LISTING_LIMIT) -> dict[str, Any]:

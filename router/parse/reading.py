@@ -100,6 +100,10 @@ class Reading:
     listing: str | None = None  # the cube whose rows a detail question lists
     columns: list[str] = field(default_factory=list)  # members a listing shows beyond key and label
     share: bool = False
+    keep: dict[str, list[str]] = field(default_factory=dict)  # a share of named values: the rows shown
+    part: list[Filter] = field(default_factory=list)  # a share's part: filters the whole does not have
+    part_segments: list[str] = field(default_factory=list)
+    compared_segments: list[str] = field(default_factory=list)  # one query per segment, side by side
     asks_one: bool | None = None  # "which region has ...": one row (None: the question does not say)
     keyed: list[str] = field(default_factory=list)  # cubes a row of which is named by its key
     used: list[Span] = field(default_factory=list)
