@@ -120,6 +120,8 @@ def load_components(settings: Any, url: str) -> Components:
         verdict = judge(reading)
         if reading.refusal:
             raise AggregateError(reading.refusal)
+        if reading.intent is None and (reading.mentions or reading.unhonoured):
+            raise OutOfModelError(verdict.refusal or "no measure of the model is named: " + _measures_hint(current.model))
         if reading.intent != "aggregate":
             return None
         if not verdict.answers:
@@ -198,6 +200,12 @@ def load_components(settings: Any, url: str) -> Components:
         close=close, refresh=refresh, value_index=lambda: semantic.values, drill=drill, parse=read,
         listing=listing,
     )
+
+
+def _measures_hint(model: Any) -> str:
+    """"name one of its measures, e.g. Revenue, Number of orders, Average order value"."""
+    titles = [m.title for m in model.measures() if m.public and m.title][:3]
+    return "name one of its measures" + (f", e.g. {', '.join(titles)}" if titles else "")
 
 
 def _close_later(backend: Any) -> None:

@@ -58,12 +58,17 @@ def label(model: Any, cube: str, language: str = "en") -> str | None:
     dims = [d for d in model.cubes[cube].dimensions.values()
             if d.public and d.type == "string" and not d.primary_key]
 
-    def rank(d: Any) -> tuple[int, int, int]:
+    own = set(name_key(cube)) | set(name_key(model.cubes[cube].title or ""))
+
+    def rank(d: Any) -> tuple[int, int, int, int]:
         words = set(name_key(d.name)) | set(name_key(d.title or ""))
         named = any(w in words for w in LABEL_WORDS)
+        # "name", "customer_name", "full name" before "first name" / "last name"
+        whole = 0 if set(name_key(d.name)) == {"name"} or words & own or "full" in words else \
+            2 if words & {"first", "last", "middle", "given", "family", "sur"} else 1
         suffix = d.name.rsplit("_", 1)[-1]
         lang = 0 if suffix == language else 1 if suffix not in ("en", "zh") else 2
-        return (0 if named else 1, lang, len(d.name))
+        return (0 if named else 1, whole, lang, len(d.name))
 
     ranked = sorted(dims, key=rank)
     return ranked[0].path if ranked and rank(ranked[0])[0] == 0 else None

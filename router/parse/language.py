@@ -58,7 +58,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("min", r"\bmin(?:imum)?\b|\blowest\b|\bsmallest\b|\bshortest\b|\bcheapest\b|\bleast expensive\b|"
             r"\blightest\b|\bearliest\b|\boldest\b|\bfirst\b(?= (?:ever|one))|"
             r"最低|最小|最短|最便宜|最轻|最早|最旧"),
-    ("most", r"(?<!at )\bmost\b|\bfewest\b|(?<!at )\bleast\b|\btop\b|\bbest\b|\bworst\b|\bbottom\b|最多|最少|最好|最差|最"),
+    ("most", r"(?<!at )\bmost\b|\bfewest\b|(?<!at )\bleast\b|最多|最少"),
+    ("top", r"\btop\b|\bbest\b|\bworst\b|\bbottom\b|最好|最差|最"),
     ("median", r"\bmedian\b|\bpercentile\b|\bp\d{2}\b|\bquartile\b|中位数|分位"),
     ("share", r"\bshare\b|\bpercentage\b|\bpercent\b|\bproportion\b|\bfraction\b|%\s*of\b|\bratio\b|"
               r"占比|比例|比重|份额|百分比|占多少"),
@@ -172,35 +173,7 @@ def marks(text: str) -> list[Mark]:
 
 
 # words that carry no meaning of their own in a question about data: they are neither used nor unknown
-STOPWORDS_EN = frozenset("""
-a an the of in on at to for from with and or but is are was were be been being do does did done have has had
-having we our ours us i me my you your they them their it its this that these those there here what which who
-whom whose how much many please can could would should will shall may might must tell give show let see
-know want need like all any some each every also too very really just only ever currently overall now then
-so such as than about into onto out up down off again further once per by via vs versus between among
-within during before after since until while whether if when where why yes one ones both either neither
-other others same own more most less least else thing things stuff way kind sort lot lots bit
-get got getting make made making take took put set look looking find found use used using
-anything something everything someone anyone everyone nobody
-please thanks thank hi hello hey ok okay quick quickly roughly approximately about around
-exactly actually really basically generally typically usually
-data database warehouse table tables record records row rows entry entries information info figure
-figures number numbers stat stats statistic statistics metric metrics value values report amount result
-results list listing detail details breakdown split grouped order ordered sort sorted rank ranked ranking
-first last next previous top bottom best worst biggest largest highest lowest smallest longest shortest
-through thru throughout along toward towards upon onto across around
-come came comes coming go went goes going gone bring brought brings bringing
-generate generated generates generating produce produced produces contribute contributed contributes
-earn earned earns make makes took take takes taken place placed places placing happen happened happens
-occur occurred occurs appear appears appeared exist exists existed belong belongs belonged
-include includes included including related associated linked based according given
-sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends spending charged
-ship shipped ships deliver delivered delivers receive received receives arrive arrived arrives
-handle handled handles offer offered offers available ever always often usually recently lately yet still
-already far whole entire full complete individual respective various specific particular certain
-possible actual total overall altogether separately respectively broken currently break breaking
-carry carries carried stock stocked issue issued issues record recorded file filed single ve re ll
-""".split())
+STOPWORDS_EN = frozenset(["a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "with", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "done", "have", "has", "had", "having", "we", "our", "ours", "us", "i", "me", "my", "you", "your", "they", "them", "their", "it", "its", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "how", "much", "many", "please", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "tell", "give", "show", "let", "see", "know", "want", "need", "like", "all", "any", "some", "each", "every", "also", "too", "very", "really", "just", "only", "ever", "currently", "overall", "now", "then", "so", "such", "as", "than", "about", "into", "onto", "out", "up", "down", "off", "again", "further", "once", "per", "by", "via", "vs", "versus", "between", "among", "within", "during", "before", "after", "since", "until", "while", "whether", "if", "when", "where", "why", "yes", "one", "ones", "both", "either", "neither", "other", "others", "same", "own", "more", "most", "less", "least", "else", "thing", "things", "stuff", "way", "kind", "sort", "lot", "lots", "bit", "get", "got", "getting", "make", "made", "making", "take", "took", "put", "set", "look", "looking", "find", "found", "use", "used", "using", "anything", "something", "everything", "someone", "anyone", "everyone", "nobody", "please", "thanks", "thank", "hi", "hello", "hey", "ok", "okay", "quick", "quickly", "roughly", "approximately", "about", "around", "exactly", "actually", "really", "basically", "generally", "typically", "usually", "data", "database", "warehouse", "table", "tables", "record", "records", "row", "rows", "entry", "entries", "information", "info", "figure", "figures", "number", "numbers", "stat", "stats", "statistic", "statistics", "metric", "metrics", "value", "values", "report", "amount", "result", "results", "list", "listing", "detail", "details", "breakdown", "split", "grouped", "order", "ordered", "sort", "sorted", "rank", "ranked", "ranking", "first", "last", "next", "previous", "top", "bottom", "best", "worst", "biggest", "largest", "highest", "lowest", "smallest", "longest", "shortest", "through", "thru", "throughout", "along", "toward", "towards", "upon", "onto", "across", "around", "come", "came", "comes", "coming", "go", "went", "goes", "going", "gone", "bring", "brought", "brings", "bringing", "generate", "generated", "generates", "generating", "produce", "produced", "produces", "contribute", "contributed", "contributes", "earn", "earned", "earns", "make", "makes", "took", "take", "takes", "taken", "place", "placed", "places", "placing", "happen", "happened", "happens", "occur", "occurred", "occurs", "appear", "appears", "appeared", "exist", "exists", "existed", "belong", "belongs", "belonged", "include", "includes", "included", "including", "related", "associated", "linked", "based", "according", "given", "sell", "sold", "sells", "selling", "buy", "bought", "buys", "buying", "purchased", "pay", "paid", "pays", "spend", "spent", "spends", "spending", "charged", "ship", "shipped", "ships", "deliver", "delivered", "delivers", "receive", "received", "receives", "arrive", "arrived", "arrives", "handle", "handled", "handles", "offer", "offered", "offers", "available", "ever", "always", "often", "usually", "recently", "lately", "yet", "still", "already", "far", "whole", "entire", "full", "complete", "individual", "respective", "various", "specific", "particular", "certain", "possible", "actual", "total", "overall", "altogether", "separately", "respectively", "broken", "currently", "break", "breaking", "carry", "carries", "carried", "stock", "stocked", "issue", "issued", "issues", "record", "recorded", "file", "filed", "single", "ve", "re", "ll"])
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
 FILLER_PHRASES = re.compile(
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:store|shop|catalog(?:ue)?|company|business|"

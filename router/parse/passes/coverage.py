@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from router.parse.context import Knowledge, Question
+from router.parse.language import FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH
 from router.parse.nearby import free
 from router.parse.reading import Reading
-from router.parse.language import FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH
 from router.parse.text import words
 from router.understanding.terms import segment
 

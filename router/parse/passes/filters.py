@@ -60,6 +60,9 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if best.value not in chosen.setdefault(best.path, []):
             chosen[best.path].append(str(best.value))
         r.use(m.span)
+        qualifier = before(r, m.span)  # "the album Let There Be Rock", "customer Li Wei"
+        if qualifier is not None and any(t.path == best.cube for t in qualifier.of("cube")):
+            r.use(qualifier.span)
     for member, values in chosen.items():
         r.filters.append(Filter(member, "equals", values, "named values"))
 

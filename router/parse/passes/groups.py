@@ -68,7 +68,7 @@ def _score(member: Any, weight: int, qualifiers: list[Mention], r: Reading, k: K
 def head_of(run: list[Mention], r: Reading) -> int:
     """The head of a run of names: the last, or the owner in "X's Y" ("which agent's customers": agents)."""
     for i, m in enumerate(run[:-1]):
-        if re.match(r"['’]s\b", r.text[m.end:m.end + 2]):
+        if re.match(r"['’]s\b", r.text[m.end:m.end + 2]) or re.search(r"['’]s$", m.text):
             return i
     return len(run) - 1
 
@@ -108,8 +108,8 @@ def _singular(mark: Any, head: Mention, r: Reading) -> bool:
     """"which region", "哪个国家", "who": one answer; "which regions", "哪些": several."""
     if has_cjk(mark.text):
         return "些" not in mark.text
-    last = head.text.split()[-1] if head.text.split() else head.text
-    return not (last.lower().endswith("s") and norm_word(last) != last.lower())
+    last = re.sub(r"['’]s$", "", head.text.split()[-1] if head.text.split() else head.text).lower()
+    return not (last.endswith("s") and norm_word(last) != last)
 
 
 def _grouped_names(r: Reading, k: Knowledge, cubes: list[str]) -> None:
@@ -123,7 +123,7 @@ def _grouped_names(r: Reading, k: Knowledge, cubes: list[str]) -> None:
 
 def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     r = q.reading
-    if r.dimensions or (q.understanding.ranking is None and not r.marks_of("most")):
+    if r.dimensions or (q.understanding.ranking is None and not r.marks_of("most", "top")):
         return
     for m in r.mentions:
         if free(r, m) and (m.of("cube") or m.of("dimension")) and not m.of("value"):

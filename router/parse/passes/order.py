@@ -101,7 +101,9 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     if not r.order:
         r.order = [(member.path, _direction(q, k, member))]
     one = r.asks_one if r.asks_one is not None else bool(_SINGULAR.search(r.text))
-    r.limit = ranking.limit or (1 if one else r.limit)
+    explicit = bool(re.search(r"\d|[一二三四五六七八九十两]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                              r"twenty|fifty|hundred)\b", ranking.phrase, re.IGNORECASE))
+    r.limit = ranking.limit if explicit else 1 if one else ranking.limit or r.limit
 
 
 def _recent(r: Reading, k: Knowledge, cubes: list[str]) -> bool:

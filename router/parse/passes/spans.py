@@ -50,6 +50,11 @@ def _row_mentions(q: Question, taken: list[Mention]) -> list[Mention]:
         if at < 0 or not label.strip():
             continue
         span = (at, at + len(label))
+        same = next((m for m in out if m.span == span), None)
+        if same is not None:  # one name, several rows ("Let There Be Rock": an album and a track)
+            same.targets.append(target)
+            same.weights[target] = 3
+            continue
         if any(overlaps(span, m.span) and (m.end - m.start) > len(label) for m in taken + out):
             continue
         out.append(Mention(span[0], span[1], q.reading.text[span[0]:span[1]], [target], {target: 3}))
