@@ -205,7 +205,7 @@ class Pipeline:
                                                                  entities)
             env = env.for_mixed()
             limit = env.policy.max_limit
-        if self._listing(result, detail_question, detail_entities):
+        if not _llm_active(use_llm) and self._listing(result, detail_question, detail_entities):
             return
         try:
             with _connection(conn) as connection:
@@ -303,6 +303,13 @@ class Pipeline:
         for value in _first_text_column(aggregate)[:MIXED_ENTITIES]:
             named += self.detail_env.directory.match(str(value))
         return detail_text, merge(named, [])
+
+
+def _llm_active(use_llm: bool | None) -> bool:
+    """LLM mode writes the detail SQL itself (the template planner is its fallback)."""
+    from cubesage_core.llm import get_lm
+
+    return use_llm is not False and get_lm() is not None
 
 
 def _deferred(reading: Any, env: DetailEnv) -> bool:

@@ -27,6 +27,7 @@ from router.parse.reading import Mark, Mention, Reading, Target
 
 UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
                         r"分钟|小时|秒|天|毫秒|兆|字节", re.IGNORECASE)
+COUNT_WORDS = re.compile(r"\bcount\b|\bnumber\b|\bhow many\b|数|量", re.IGNORECASE)
 AGGREGATION = ("count", "distinct", "avg", "sum", "max", "min", "median", "most")
 _TYPE_FIT = {"avg": ("avg", "number"), "sum": ("sum", "number"), "max": ("max",), "min": ("min",),
              "distinct": ("count_distinct", "count_distinct_approx"), "count": ("count", "count_distinct"),
@@ -112,7 +113,8 @@ def _other_cubes(r: Reading, cube: str) -> list[str]:
 def _as_rows(r: Reading, m: Mention, k: Knowledge, kind: str | None) -> bool:
     """"list the refunded orders": a count measure named after a listing word names the rows it counts —
     its cube, and the segment whose SQL is the measure's filter. The mention is rewritten to name them."""
-    if kind is not None or not any(x.start < m.start for x in r.marks_of("list", "which")):
+    listed = any(x.start < m.start for x in r.marks_of("list")) or mark_before(r, m.span, ("which",))
+    if kind is not None or not listed or COUNT_WORDS.search(m.text):  # "the order count" asks the count
         return False
     counts = [k.model.find_member(t.path) for t in m.of("measure")]
     if not counts or any(c is None or c.type not in _COUNTS for c in counts):

@@ -18,7 +18,7 @@ from router.parse.nearby import free
 from router.parse.reading import Reading
 from router.parse.text import name_key, words
 
-_VERB = re.compile(r"^([a-z]{4,}?)(?:ed|d|ing|s)$")
+_VERB = re.compile(r"^([a-z]{4,}?)(?:ed|ing)$")
 
 
 def _joined(r: Reading, k: Knowledge, cube: str) -> bool:
@@ -29,7 +29,8 @@ def _by_verb(r: Reading, k: Knowledge) -> str | None:
     times = [d for d in k.model.dimensions() if d.type == "time" and d.public and _joined(r, k, d.cube)]
     for w in words(r.text):
         m = _VERB.match(w.raw.lower())
-        if m is None or any(s <= w.start < e for s, e in r.used):
+        if m is None or any(s <= w.start < e for s, e in r.used) or any(x.start <= w.start < x.end
+                                                                         for x in r.mentions):
             continue
         stem = m.group(1)[:4]
         found = [d for d in times if any(t.startswith(stem) for t in set(name_key(d.title or d.name)) - {"date", "time"})]
