@@ -27,6 +27,7 @@ import re
 from functools import lru_cache
 
 from router.parse.reading import Mark
+from router.understanding._calendar import parse_number
 
 _F = re.IGNORECASE
 # an amount: "9,000", "$15", "1.5k", "38万", "2 million", "5000元"
@@ -87,8 +88,9 @@ _ORDER = re.compile(
     r"\b(desc(?:ending)?)(?:\s+order)?\b|\b(asc(?:ending)?)(?:\s+order)?\b|"
     r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少)|(从低到高|从小到大|由低到高|由小到大|升序|从少到多)", _F)
 # "the latest 5 orders", "5 most recent", "最近5笔": the newest or oldest N rows
-_RECENT = re.compile(r"\b(latest|newest|most recent|last|recent|oldest|earliest|first)\s+(\d+)\b|"
-                     r"\b(\d+)\s+(latest|newest|most recent|oldest|earliest)\b|(最近|最新|最早)的?\s*(\d+)", re.IGNORECASE)
+_N = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
+_RECENT = re.compile(rf"\b(latest|newest|most recent|last|recent|oldest|earliest|first)\s+{_N}\b|"
+                     rf"\b{_N}\s+(latest|newest|most recent|oldest|earliest)\b|(最近|最新|最早)的?\s*(\d+)", re.IGNORECASE)
 _BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}", _F)
 _BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间", _F)
 _BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
@@ -154,7 +156,7 @@ def _marks(text: str) -> tuple[Mark, ...]:
     out += _bounds(text)
     for m in _RECENT.finditer(text):
         word = (m.group(1) or m.group(4) or m.group(5)).lower()
-        number = int(m.group(2) or m.group(3) or m.group(6))
+        number = parse_number(m.group(2) or m.group(3) or m.group(6)) or 1
         newest = word not in ("oldest", "earliest", "first", "最早")
         out.append(Mark("recent", m.start(), m.end(), m.group(0), ("desc" if newest else "asc", number)))
     for m in _SIGN.finditer(text):
@@ -193,4 +195,5 @@ STOPWORDS_ZH = ("的", "了", "是", "在", "有", "和", "与", "及", "或", "
                 "吗", "么", "下", "里面", "当中", "其中", "分别", "以", "及", "跟", "同", "比", "算", "计算",
                 "带来", "贡献", "产生", "发生", "出现", "属于", "包括", "涉及", "关于", "对于", "通过", "经过", "根据",
                 "按照", "来自", "给出", "接", "做", "用", "让", "使", "能", "会", "要", "想", "需要", "可以", "一些",
-                "哪一个", "多大", "几", "数", "怎么样", "信息", "资料", "详情", "详细", "情况", "是否", "有没有", "还是", "或者", "以来", "至今", "为止", "期间")
+                "哪一个", "多大", "几", "数", "怎么样", "信息", "资料", "详情", "详细", "情况", "因为", "由于", "负责",
+                "开", "开出", "开了", "各自", "买", "买过", "卖", "卖出", "带上", "包括", "还是", "一共有", "是否", "有没有", "还是", "或者", "以来", "至今", "为止", "期间")

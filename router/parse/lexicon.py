@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from router.aggregate.members import aliases
+from router.parse.facts import row_count
 from router.parse.language import STOPWORDS_EN
 from router.parse.reading import Mention, Target
 from router.parse.text import GLUE, Word, has_cjk, name_key, overlaps, words
@@ -182,7 +183,36 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
         for member, value in found:
             lex.add(surface, Target("value", member, value, "values"), TITLE)
     _add_translations(lex)
+    _add_count_stems(lex, model)
     return lex
+
+
+_COUNT_SUFFIX = re.compile(r"(?:数量|总数|个数|数|量)$")
+
+
+def _add_count_stems(lex: Lexicon, model: Any) -> None:
+    """"订单量" names the order count, so "订单" names orders: the stem of a Chinese name of a cube's row
+    count (before 数量/总数/个数/数/量) names the cube, unless it already names something."""
+    for surface, entries in list(lex.by_text.items()):
+        stem = _COUNT_SUFFIX.sub("", surface)
+        if stem == surface or len(stem) < 2 or not has_cjk(stem) or stem in lex.by_text:
+            continue
+        for entry in entries:
+            member = model.find_member(entry.target.path) if entry.target.kind == "measure" else None
+            if member is not None and row_count(model, member.cube) == member.path:
+                lex.add(stem, Target("cube", member.cube), NAME_WORDS)
+
+
+def value_stems(lex: Lexicon, word: str) -> list[Target]:
+    """Values a word derives from ("Brazilian" -> BRAZIL, "German" -> GERMANY, "Canadian" -> CANADA): its
+    first letters (all but three, at least four) begin the value, or the value (four letters or more)
+    begins it; only when exactly one value does."""
+    lowered = word.lower()
+    head = lowered[:max(4, len(lowered) - 3)]
+    found = {entry.target for key, entries in lex.by_words.items() if len(key) == 1
+             for entry in entries if entry.target.kind == "value"
+             and (key[0].startswith(head) or (len(key[0]) >= 4 and lowered.startswith(key[0])))}
+    return list(found) if len({(t.path, t.value) for t in found}) == 1 else []
 
 
 def _add_translations(lex: Lexicon) -> None:

@@ -26,6 +26,9 @@ LITERAL = re.compile(r"(?<![A-Za-z0-9_#])(?=[A-Za-z0-9_#./-]*[A-Za-z])(?=[A-Za-z
                      r"[A-Za-z0-9][A-Za-z0-9_#./-]*[A-Za-z0-9]")
 
 
+CAPS_PHRASE = re.compile(r"\b[A-Z][A-Z0-9]+(?:[ -][A-Z][A-Z0-9]+)+\b")  # "ECONOMY ANODIZED STEEL"
+
+
 def shape(value: str) -> str:
     head = re.match(r"[A-Za-z]*", value).group(0).lower()  # type: ignore[union-attr]
     body = re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+", "9", value[len(head):]))
@@ -77,7 +80,7 @@ def _sample_shapes(conn: psycopg.Connection, schema: str, table: str, column: st
     row = conn.execute("SELECT most_common_vals::text::text[], histogram_bounds::text::text[] FROM pg_stats "
                        "WHERE schemaname = %s AND tablename = %s AND attname = %s", (schema, table, column)).fetchone()
     samples = [v for part in (row or ()) for v in (part or [])][:50]
-    return {shape(v) for v in samples if LITERAL.fullmatch(v)}
+    return {shape(v) for v in samples if LITERAL.fullmatch(v) or CAPS_PHRASE.fullmatch(v)}
 
 
 def _holds(conn: psycopg.Connection, col: _Column, literal: str) -> bool:

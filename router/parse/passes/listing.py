@@ -41,6 +41,8 @@ def head(q: Question, k: Knowledge) -> None:
     if r.intent == "aggregate" or r.refusal:
         return
     chosen = _run_head(r)
+    if chosen is None and not (r.marks_of("list") or r.keyed or any(m.of("value") for m in r.mentions)):
+        return  # "what about the other region?": nothing asks for rows
     if chosen is None:
         cubes = [m for m in r.mentions if m.of("cube")]
         unkeyed = [m for m in cubes if m.of("cube")[0].path not in r.keyed]

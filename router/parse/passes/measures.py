@@ -97,8 +97,13 @@ def _twin(k: Knowledge, measure: Any, kind: str) -> tuple[Any | None, str]:
 
 def _count_of_cube(q: Question, k: Knowledge, cube: str, kind: str) -> str | None:
     """Rows of ``cube`` counted; with another cube named ("customers who ordered"), that cube's distinct
-    count of its key to ``cube``."""
-    for other in _other_cubes(q.reading, cube):
+    count of its key to ``cube``; asked for a period ``cube`` has no date for ("different tracks sold
+    each year"), the distinct count of a dated cube over its key to ``cube``."""
+    others = _other_cubes(q.reading, cube)
+    timed = q.understanding.time_ranges or q.understanding.granularity
+    if timed and not k.model.cube_time_dimension(cube):
+        others += [c for c in k.model.cubes if c not in others and c != cube and k.model.cube_time_dimension(c)]
+    for other in others:
         column = facts.fk_column(k.model, other, cube)
         found = facts.measures_over(k.model, other, column or "", ("count_distinct", "count_distinct_approx"))
         if column and found:
@@ -110,12 +115,22 @@ def _other_cubes(r: Reading, cube: str) -> list[str]:
     return list(dict.fromkeys(t.path for m in r.mentions for t in m.of("cube") if t.path != cube))
 
 
-def _as_rows(r: Reading, m: Mention, k: Knowledge, kind: str | None) -> bool:
-    """"list the refunded orders": a count measure named after a listing word names the rows it counts —
+def _cued(q: Question) -> bool:
+    """A grain, a comparison, a ranking or a group-by word: what a count is asked for."""
+    r, u = q.reading, q.understanding
+    return bool(u.granularity or u.comparison or u.ranking or r.marks_of("dim_grain") or any(
+        any(m.of("dimension") or m.of("cube") for m in phrase_after(r, g.span)) for g in r.marks_of("group")))
+
+
+def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
+    """"list the refunded orders", "Sophia Brown's completed orders", "lines of order 1024": a count measure
+    named after a listing word, or beside a named row with nothing to count by, names the rows it counts —
     its cube, and the segment whose SQL is the measure's filter. The mention is rewritten to name them."""
+    r = q.reading
     listed = any(x.start < m.start for x in r.marks_of("list")) or mark_before(r, m.span, ("which",))
-    if kind is not None or not listed or COUNT_WORDS.search(m.text):  # "the order count" asks the count
-        return False
+    named_rows = (r.keyed or any(x.of("value") for x in r.mentions)) and not _cued(q)
+    if kind is not None or not (listed or named_rows) or COUNT_WORDS.search(m.text):
+        return False  # "the order count" asks the count
     counts = [k.model.find_member(t.path) for t in m.of("measure")]
     if not counts or any(c is None or c.type not in _COUNTS for c in counts):
         return False
@@ -132,7 +147,7 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
     """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
     r = q.reading
     kind, marks = _kind(r, m)
-    if _as_rows(r, m, k, kind):
+    if _as_rows(q, m, k, kind):
         return None, [], None
     named = None if _noun_only(r, m, k, kind) else _named_measure(m, kind, k)
     if named is not None:
@@ -166,10 +181,8 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
 def _rows_counted(q: Question, k: Knowledge) -> None:
     """"orders per year", "customers by nation", "orders 2024 vs 2023": a cube asked by a grain, a group-by
     or a comparison (and no listing word) counts its rows."""
-    r, u = q.reading, q.understanding
-    cued = u.granularity or u.comparison or r.marks_of("dim_grain") or any(
-        any(m.of("dimension") or m.of("cube") for m in phrase_after(r, g.span)) for g in r.marks_of("group"))
-    if r.measures or r.marks_of("list") or not cued:
+    r = q.reading
+    if r.measures or r.marks_of("list") or not _cued(q):
         return
     for m in r.mentions:
         if mark_before(r, m.span, ("which", "list")):

@@ -53,7 +53,26 @@ def choose(q: Question, k: Knowledge) -> None:
         if times and free(r, m):
             r.time_dimension = r.time_dimension or times[0]
             r.use(m.span)
-    if r.time_dimension is None and (q.understanding.time_ranges or q.understanding.granularity):
+    timed = bool(q.understanding.time_ranges or q.understanding.granularity or r.granularity)
+    if r.time_dimension is None and timed:
         r.time_dimension = _by_verb(r, k)
     if r.time_dimension:
         r.notes.append(f"periods on {r.time_dimension}")
+    if timed:
+        _dated(q, k)
+
+
+def _dated(q: Question, k: Knowledge) -> None:
+    """A period or grain asked of something the model does not date is refused, not ignored."""
+    r = q.reading
+    phrase = ", ".join(t.label for t in q.understanding.time_ranges[:2]) or r.granularity or q.understanding.granularity
+    if r.intent == "aggregate":
+        undated = [m for m in r.measures if not (r.time_dimension or k.model.time_dimension_for(m))]
+    elif r.intent == "detail" and r.listing:
+        undated = [] if r.time_dimension or k.model.cube_time_dimension(r.listing) else [r.listing]
+    else:
+        undated = []
+    if undated:
+        names = ", ".join(getattr(k.model.find_member(p), "title", "") or (k.model.cubes[p].title if p in
+                          k.model.cubes else p) or p for p in undated)
+        r.refuse(f"the model has no date for {names}, so '{phrase}' cannot be applied")
