@@ -118,6 +118,8 @@ def load_components(settings: Any, url: str) -> Components:
         reading = parse(understanding, current.knowledge, row_targets(retrieval.get("entities") or [],
                                                                       current.model))
         verdict = judge(reading)
+        if reading.unknown and reading.intent != "detail":  # what the question is about is not in the model
+            raise OutOfModelError(verdict.refusal or "the question names what the model does not have")
         if reading.refusal:
             raise AggregateError(reading.refusal)
         if reading.intent is None and (reading.mentions or reading.unhonoured):

@@ -174,8 +174,37 @@ def marks(text: str) -> list[Mark]:
     return list(_marks(text))
 
 
+def _word_list(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # words that carry no meaning of their own in a question about data: they are neither used nor unknown
-STOPWORDS_EN = frozenset(["a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "with", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "done", "have", "has", "had", "having", "we", "our", "ours", "us", "i", "me", "my", "you", "your", "they", "them", "their", "it", "its", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "how", "much", "many", "please", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "tell", "give", "show", "let", "see", "know", "want", "need", "like", "all", "any", "some", "each", "every", "also", "too", "very", "really", "just", "only", "ever", "currently", "overall", "now", "then", "so", "such", "as", "than", "about", "into", "onto", "out", "up", "down", "off", "again", "further", "once", "per", "by", "via", "vs", "versus", "between", "among", "within", "during", "before", "after", "since", "until", "while", "whether", "if", "when", "where", "why", "yes", "one", "ones", "both", "either", "neither", "other", "others", "same", "own", "more", "most", "less", "least", "else", "thing", "things", "stuff", "way", "kind", "sort", "lot", "lots", "bit", "get", "got", "getting", "make", "made", "making", "take", "took", "put", "set", "look", "looking", "find", "found", "use", "used", "using", "anything", "something", "everything", "someone", "anyone", "everyone", "nobody", "please", "thanks", "thank", "hi", "hello", "hey", "ok", "okay", "quick", "quickly", "roughly", "approximately", "about", "around", "exactly", "actually", "really", "basically", "generally", "typically", "usually", "data", "database", "warehouse", "table", "tables", "record", "records", "row", "rows", "entry", "entries", "information", "info", "figure", "figures", "number", "numbers", "stat", "stats", "statistic", "statistics", "metric", "metrics", "value", "values", "report", "amount", "result", "results", "list", "listing", "detail", "details", "breakdown", "split", "grouped", "order", "ordered", "sort", "sorted", "rank", "ranked", "ranking", "first", "last", "next", "previous", "top", "bottom", "best", "worst", "biggest", "largest", "highest", "lowest", "smallest", "longest", "shortest", "through", "thru", "throughout", "along", "toward", "towards", "upon", "onto", "across", "around", "come", "came", "comes", "coming", "go", "went", "goes", "going", "gone", "bring", "brought", "brings", "bringing", "generate", "generated", "generates", "generating", "produce", "produced", "produces", "contribute", "contributed", "contributes", "earn", "earned", "earns", "make", "makes", "took", "take", "takes", "taken", "place", "placed", "places", "placing", "happen", "happened", "happens", "occur", "occurred", "occurs", "appear", "appears", "appeared", "exist", "exists", "existed", "belong", "belongs", "belonged", "include", "includes", "included", "including", "related", "associated", "linked", "based", "according", "given", "sell", "sold", "sells", "selling", "buy", "bought", "buys", "buying", "purchased", "pay", "paid", "pays", "spend", "spent", "spends", "spending", "charged", "ship", "shipped", "ships", "deliver", "delivered", "delivers", "receive", "received", "receives", "arrive", "arrived", "arrives", "handle", "handled", "handles", "offer", "offered", "offers", "available", "ever", "always", "often", "usually", "recently", "lately", "yet", "still", "already", "far", "whole", "entire", "full", "complete", "individual", "respective", "various", "specific", "particular", "certain", "possible", "actual", "total", "overall", "altogether", "separately", "respectively", "broken", "currently", "break", "breaking", "carry", "carries", "carried", "stock", "stocked", "issue", "issued", "issues", "record", "recorded", "file", "filed", "single", "ve", "re", "ll"])
+STOPWORDS_EN = _word_list("""
+a an the of in on at to for from with and or but is are was were be been being do does did done have has had
+having we our ours us i me my you your they them their it its this that these those there here what which who
+whom whose how much many please can could would should will shall may might must tell give show let see know
+want need like all any some each every also too very really just only ever currently overall now then so such
+as than about into onto out up down off again further once per by via vs versus between among within during
+before after since until while whether if when where why yes one ones both either neither other others same
+own more most less least else thing things stuff way kind sort lot lots bit get got getting make made making
+take took put set look looking find found use used using anything something everything someone anyone everyone
+nobody thanks thank hi hello hey ok okay quick quickly roughly approximately around exactly actually basically
+generally typically usually data database warehouse table tables record records row rows entry entries
+information info figure figures number numbers stat stats statistic statistics metric metrics value values
+report amount result results list listing detail details breakdown split grouped order ordered sorted rank
+ranked ranking first last next previous top bottom best worst biggest largest highest lowest smallest longest
+shortest through thru throughout along toward towards upon across come came comes coming go went goes going
+gone bring brought brings bringing generate generated generates generating produce produced produces
+contribute contributed contributes earn earned earns makes takes taken place placed places placing happen
+happened happens occur occurred occurs appear appears appeared exist exists existed belong belongs belonged
+include includes included including related associated linked based according given sell sold sells selling
+buy bought buys buying purchased pay paid pays spend spent spends spending charged ship shipped ships deliver
+delivered delivers receive received receives arrive arrived arrives handle handled handles offer offered
+offers available always often recently lately yet still already far whole entire full complete individual
+respective various specific particular certain possible actual total altogether separately respectively broken
+break breaking carry carries carried stock stocked issue issued issues recorded file filed single ve re ll
+higher lower bigger smaller better worse greater larger fewer level levels tier tiers bucket band
+""")
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
 FILLER_PHRASES = re.compile(
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:store|shop|catalog(?:ue)?|company|business|"

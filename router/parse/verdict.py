@@ -20,16 +20,19 @@ class Verdict:
 
 
 def judge(r: Reading) -> Verdict:
+    if r.unknown and r.intent is not None:
+        return Verdict(False, _unknown(r))
     if r.refusal:
         return Verdict(False, r.refusal)
     if r.intent is None:
-        return Verdict(False)
+        return Verdict(False, _unknown(r) if r.unknown else None)
     if r.unhonoured:
         words = ", ".join(repr(w) for w in r.unhonoured[:3])
         return Verdict(False, f"I could not apply {words} to anything the model has: name the measure or "
                               "column it is about")
-    if r.unknown:
-        words = ", ".join(repr(w) for w in r.unknown[:4])
-        return Verdict(False, f"nothing in the model is called {words}: rephrase with the names of its "
-                              "measures, dimensions or values")
     return Verdict(True)
+
+
+def _unknown(r: Reading) -> str:
+    words = ", ".join(repr(w) for w in r.unknown[:4])
+    return f"nothing in the model is called {words}: rephrase with the names of its measures, dimensions or values"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH
 from router.parse.nearby import free
@@ -68,6 +69,8 @@ def check(q: Question, k: Knowledge) -> None:
     unknown: list[tuple[str, int]] = []
     asides = [m.span() for m in _ASIDE.finditer(r.text)]
     known = [*r.used, *(m.span for m in r.marks), *(m.span() for m in FILLER_PHRASES.finditer(r.text))]
+    # "average quantity per line *item*": a word of the title of a cube the answer is about restates it
+    scope_words = {w for cube in r.scope() for w in facts.title_words(k.model.cubes[cube])}
     for w in words(r.text):
         core = w.end - (len(w.raw) - len(re.sub(r"['’]\w+$", "", w.raw)))  # "Smith's": "Smith"
         if _inside(known, w.start, core) or _inside(asides, w.start, w.end):
@@ -75,7 +78,7 @@ def check(q: Question, k: Knowledge) -> None:
         if w.cjk:
             unknown += _cjk_leftover(r.text, w.start, w.end, known)
         elif w.norm not in STOPWORDS_EN and w.raw.lower() not in STOPWORDS_EN and not _NUMBER.match(w.raw) \
-                and not _inflects_a_name(w.raw.lower(), k):
+                and not _inflects_a_name(w.raw.lower(), k) and w.norm not in scope_words:
             unknown.append((w.raw, w.start))
     r.unknown = list(dict.fromkeys(w for w, _ in unknown))
     r.unknown_spans = [(at, at + len(w)) for w, at in unknown]

@@ -115,11 +115,18 @@ def _other_cubes(r: Reading, cube: str) -> list[str]:
     return list(dict.fromkeys(t.path for m in r.mentions for t in m.of("cube") if t.path != cube))
 
 
-def _cued(q: Question) -> bool:
-    """A grain, a comparison, a ranking or a group-by word: what a count is asked for."""
+def _cued(q: Question, k: Knowledge) -> bool:
+    """A grain, a comparison, a ranking or a group-by word before something to group by (not a number:
+    "top 5 customers by account balance" orders customers): what a count is asked for."""
     r, u = q.reading, q.understanding
-    return bool(u.granularity or u.comparison or u.ranking or r.marks_of("dim_grain") or any(
-        any(m.of("dimension") or m.of("cube") for m in phrase_after(r, g.span)) for g in r.marks_of("group")))
+
+    def groupable(m: Mention) -> bool:
+        dims = [k.model.find_member(t.path) for t in m.of("dimension")]
+        return bool(m.of("cube")) or any(d is not None and d.type != "number" for d in dims)
+
+    grouped = any(any(groupable(m) for m in phrase_after(r, g.span)) for g in r.marks_of("group"))
+    return bool(u.granularity or u.comparison or r.marks_of("dim_grain") or grouped
+                or (u.ranking and not r.marks_of("which", "list")))
 
 
 def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
@@ -128,7 +135,7 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     its cube, and the segment whose SQL is the measure's filter. The mention is rewritten to name them."""
     r = q.reading
     listed = any(x.start < m.start for x in r.marks_of("list")) or mark_before(r, m.span, ("which",))
-    named_rows = (r.keyed or any(x.of("value") for x in r.mentions)) and not _cued(q)
+    named_rows = (r.keyed or any(x.of("value") for x in r.mentions)) and not _cued(q, k)
     if kind is not None or not (listed or named_rows) or COUNT_WORDS.search(m.text):
         return False  # "the order count" asks the count
     counts = [k.model.find_member(t.path) for t in m.of("measure")]
@@ -182,11 +189,12 @@ def _rows_counted(q: Question, k: Knowledge) -> None:
     """"orders per year", "customers by nation", "orders 2024 vs 2023": a cube asked by a grain, a group-by
     or a comparison (and no listing word) counts its rows."""
     r = q.reading
-    if r.measures or r.marks_of("list") or not _cued(q):
+    if r.measures or r.marks_of("list") or not _cued(q, k):
         return
+    asked = {m.start for mark in r.marks_of("which", "list") for m in phrase_after(r, mark.span)}
     for m in r.mentions:
-        if mark_before(r, m.span, ("which", "list")):
-            continue  # "what albums ... by Led Zeppelin": rows asked for, not counted
+        if m.start in asked:
+            continue  # "what albums ... by Led Zeppelin", "which German suppliers": rows asked for
         cubes = [t.path for t in m.of("cube") if t.path not in r.keyed]
         counted = facts.row_count(k.model, cubes[0]) if cubes else None
         if counted:

@@ -16,7 +16,7 @@ from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.nearby import before
+from router.parse.nearby import after, before
 from router.parse.reading import Reading
 from router.parse.text import name_key
 
@@ -65,6 +65,19 @@ def _named(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) ->
     return None
 
 
+def _by_member(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
+    """The numeric column after "by" in a ranked listing."""
+    for mark in r.marks_of("group"):
+        m = after(r, mark.span)
+        for t in m.of("dimension") if m else []:
+            member = k.model.find_member(t.path)
+            if member is not None and member.type == "number" and any(facts.joined(k.model, c, member.cube)
+                                                                       for c in cubes):
+                r.use(mark.span, m.span)
+                return member
+    return None
+
+
 def _explicit(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
     for mark in r.marks_of("order"):
         member = (_adjective_member(mark.text, r, k, cubes) if _TIME_ADJECTIVE.search(mark.text) else None) or \
@@ -94,8 +107,8 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
         return
     if r.intent == "aggregate" and r.measures:
         member = k.model.find_member(r.measures[0])
-    else:
-        member = _adjective_member(ranking.phrase + " " + r.text, r, k, cubes)
+    else:  # "top 5 customers by account balance", "the 3 most expensive products"
+        member = _by_member(r, k, cubes) or _adjective_member(ranking.phrase + " " + r.text, r, k, cubes)
     if member is None:
         return
     if not r.order:
