@@ -348,9 +348,13 @@ def _behind_aggregate(reading: Any, table: ResultTable) -> None:
 def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:
     """The parser's intent where it read the question (a mixed decision keeps both paths): a listing
     whose words the model does not all explain is unsupported."""
-    if reading is None or decision.intent == "mixed" or reading.intent is None or _deferred(reading, env):
+    if reading is None or decision.intent == "mixed" or _deferred(reading, env):
         return decision
     verdict = judge(reading)
+    if reading.intent is None:  # "customers based in California": an unknown name is no unfiltered answer
+        if reading.unknown and reading.mentions and decision.intent in ("aggregate", "detail"):
+            return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
+        return decision
     if reading.intent == "detail" and not verdict.answers and not reading.refusal:
         return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
     if reading.intent == decision.intent:

@@ -116,6 +116,15 @@ def amount(text: str) -> float | None:
     return value * _SCALE.get((m.group(2) or "").lower(), 1)
 
 
+_NUMBER_WORD = re.compile(r"\d|[一二三四五六七八九十两]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                          r"twenty|fifty|hundred)\b", re.IGNORECASE)
+
+
+def names_a_number(phrase: str) -> bool:
+    """"top 5", "the three longest", "前十": the phrase says how many."""
+    return bool(_NUMBER_WORD.search(phrase))
+
+
 def number_text(value: float) -> str:
     return str(int(value)) if value == int(value) else repr(value)
 
@@ -204,12 +213,13 @@ offers available always often recently lately yet still already far whole entire
 respective various specific particular certain possible actual total altogether separately respectively broken
 break breaking carry carries carried stock stocked issue issued issues recorded file filed single ve re ll
 higher lower bigger smaller better worse greater larger fewer level levels tier tiers bucket band
+he him his she her hers theirs itself themselves wrote write writes written run runs ran running
 """)
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
 FILLER_PHRASES = re.compile(
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:store|shop|catalog(?:ue)?|company|business|"
     r"inventory|collection|library|database|warehouse|system|data|records?)\b|\bon file\b|\bso far\b|"
-    r"\bto date\b|\bup to now\b|\bat all\b|\bif any\b|\bplease\b|"
+    r"\bto date\b|\bup to now\b|\bat all\b|\bif any\b|\bplease\b|\b(?:the\s+)?(?:start|beginning|end)\s+of\b|"
     r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|大概|大约|左右|差不多", re.IGNORECASE)
 STOPWORDS_ZH = ("的", "了", "是", "在", "有", "和", "与", "及", "或", "吗", "呢", "吧", "啊", "呀", "请", "帮",
                 "我", "我们", "你", "您", "给", "把", "被", "对", "从", "到", "上", "下", "中", "里", "个", "这",

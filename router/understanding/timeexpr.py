@@ -239,6 +239,9 @@ def _rules() -> list[Rule]:
          lambda m, t: _day_spec(int(m[3]), MONTHS[m[2].lower()], int(m[1]), t)),
         (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]",
          lambda m, t: _day_spec(None, int(m[1]), int(m[2]), t)),
+        # a day without its year ("from June 23 to June 29, 2025": the year of the nearest one that has it)
+        (rf"\b({_ALL_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d{{4}})(?!\s*(?:st|nd|rd|th))",
+         lambda m, t: _day_spec(None, MONTHS[m[1].lower()], int(m[2]), t)),
         # months
         (rf"(?<!\d)(\d{{4}})\s*年\s*({_CN_MONTH})\s*月份?",
          lambda m, t: _month_spec(int(m[1]), parse_number(m[2]) or 0, t)),
@@ -338,6 +341,25 @@ def _atoms(text: str, today: date) -> list[_Atom]:
     return sorted(chosen, key=lambda a: a.start)
 
 
+_YEAR_WORDS = re.compile(r"^(?:this|last|previous|next)\s+year$|^(?:今年|去年|前年|本年|上一?年)$", re.IGNORECASE)
+_GAP_WORDS = re.compile(r"^(?:\s*\b(?!vs\b|versus\b|compared\b|than\b|and\b|or\b|against\b)[a-z]+\b)"
+                        r"{1,3}\s*$", re.IGNORECASE)
+
+
+def _anchored(atoms: list[_Atom], text: str) -> list[_Atom]:
+    """"Q4 sales this year": a year-less quarter/month/half a few words before "this/last year" is in that
+    year; the year's words only date it (a marker, not a range of its own)."""
+    for atom, nxt in zip(atoms, atoms[1:], strict=False):
+        spec, year = atom.spec, nxt.spec
+        if spec.explicit_year or spec.rebase is None or year.bounds is None or year.marker:
+            continue
+        if not _YEAR_WORDS.match(text[nxt.start:nxt.end].strip()) or not _GAP_WORDS.match(text[atom.end:nxt.start]):
+            continue
+        atom.spec = _Spec(spec.rebase(year.bounds[0].year), spec.grain, True)
+        nxt.spec = _Spec(None, None, marker="year-of-period")
+    return atoms
+
+
 def _with_years(atoms: list[_Atom]) -> list[_Atom]:
     """Year-less months/quarters take the year of the nearest atom naming one ("March vs April 2024")."""
     dated = [a for a in atoms if a.spec.bounds is not None and a.spec.explicit_year and a.spec.grain != "year"]
@@ -358,7 +380,7 @@ def _finer(a: Granularity | None, b: Granularity | None) -> Granularity | None:
 
 def extract_time(text: str, today: date) -> TimeParse:
     """All time expressions of ``text`` (normalised) as inclusive ranges, plus markers."""
-    atoms = _with_years(_atoms(text, today))
+    atoms = _with_years(_anchored(_atoms(text, today), text))
     result = TimeParse()
     i = 0
     while i < len(atoms):

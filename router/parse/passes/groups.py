@@ -97,11 +97,22 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if run[-1].of("value") and not (run[-1].of("dimension") or run[-1].of("cube")):
             continue
         member = resolve(run, r, k, cubes)
+        if member is not None and _grain_of_average(r, k, mark.text, member):
+            r.use(mark.span, *(m.span for m in run))  # "average price per invoice line": the average's rows
+            continue
         if member is not None:
             _add(r, member, run, mark.text)
             r.use(mark.span)
             if mark.kind == "which" and r.asks_one is None:
                 r.asks_one = _singular(mark, run[head_of(run, r)], r)
+
+
+def _grain_of_average(r: Reading, k: Knowledge, word: str, member: Any) -> bool:
+    """"per <cube>" naming the rows an average measure is over (its own cube's label or key)."""
+    if word.lower() not in ("per", "each", "every", "每", "每个") or member.path not in (
+            facts.label(k.model, member.cube, r.language), facts.primary_key(k.model, member.cube)):
+        return False
+    return any(k.model.find_member(m).type == "avg" and m.split(".", 1)[0] == member.cube for m in r.measures)
 
 
 def _singular(mark: Any, head: Mention, r: Reading) -> bool:

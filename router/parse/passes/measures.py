@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from router.aggregate.measure_match import unit_twin
+from router.parse.language import names_a_number
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.nearby import free, mark_after, mark_before, phrase_after
@@ -168,7 +169,9 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
         if counted:
             return counted, marks if kind != "most" else [], None
     named_elsewhere = any(x.of("measure") and not x.of("cube") for x in r.mentions if x is not m)
-    if cubes and kind in ("avg", "sum", "max", "min") and not named_elsewhere and (
+    ranking = q.understanding.ranking
+    rows_ranked = kind in ("max", "min") and ranking is not None and names_a_number(ranking.phrase)
+    if cubes and kind in ("avg", "sum", "max", "min") and not named_elsewhere and not rows_ranked and (
             amount := facts.amount_column(k.model, cubes[0].path)):
         found, missing = _over_column(k, amount, kind)  # "the biggest invoice", "average order"
         return (found.path if found else None), marks, None if found else f"the model has no {missing}"
@@ -217,6 +220,15 @@ def _units(r: Reading, k: Knowledge) -> None:
             r.use(m.span)
 
 
+def _unit_words(r: Reading, k: Knowledge) -> None:
+    """"in MB", "几分钟": a unit the chosen measure's title names is said, not unknown."""
+    titles = " ".join((getattr(k.model.find_member(m), "title", "") or "").lower() for m in r.measures)
+    for found in UNIT_WORDS.finditer(r.text):
+        word = found.group(0).lower()
+        if word.rstrip("s") in titles or word in titles:
+            r.use(found.span())
+
+
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     for m in r.mentions:
@@ -230,6 +242,7 @@ def choose(q: Question, k: Knowledge) -> None:
             r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
     _rows_counted(q, k)
     _units(r, k)
+    _unit_words(r, k)
     if r.measures:
         r.intent = "aggregate"
     elif r.marks_of("median"):

@@ -16,6 +16,7 @@ from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
+from router.parse.language import names_a_number
 from router.parse.nearby import after, before
 from router.parse.reading import Reading
 from router.parse.text import name_key
@@ -114,8 +115,7 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     if not r.order:
         r.order = [(member.path, _direction(q, k, member))]
     one = r.asks_one if r.asks_one is not None else bool(_SINGULAR.search(r.text))
-    explicit = bool(re.search(r"\d|[一二三四五六七八九十两]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
-                              r"twenty|fifty|hundred)\b", ranking.phrase, re.IGNORECASE))
+    explicit = names_a_number(ranking.phrase)
     r.limit = ranking.limit if explicit else 1 if one else ranking.limit or r.limit
 
 

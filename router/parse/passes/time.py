@@ -29,11 +29,14 @@ def _by_verb(r: Reading, k: Knowledge) -> str | None:
     times = [d for d in k.model.dimensions() if d.type == "time" and d.public and _joined(r, k, d.cube)]
     for w in words(r.text):
         m = _VERB.match(w.raw.lower())
-        if m is None or any(s <= w.start < e for s, e in r.used) or any(x.start <= w.start < x.end
-                                                                         for x in r.mentions):
+        if any(s <= w.start < e for s, e in r.used) or any(x.start <= w.start < x.end for x in r.mentions):
             continue
-        stem = m.group(1)[:4]
-        found = [d for d in times if any(t.startswith(stem) for t in set(name_key(d.title or d.name)) - {"date", "time"})]
+        if m is None:  # "did we hire": the word itself is a word of one time dimension's title
+            found = [d for d in times if w.norm in set(name_key(d.title or d.name)) - {"date", "time"}]
+        else:
+            stem = m.group(1)[:4]
+            found = [d for d in times
+                     if any(t.startswith(stem) for t in set(name_key(d.title or d.name)) - {"date", "time"})]
         if len({d.path for d in found}) == 1:
             r.use((w.start, w.end))
             return found[0].path
