@@ -30,6 +30,9 @@ from router.parse.text import GLUE, Word, has_cjk, name_key, overlaps, words
 GENERIC_NAMES = frozenset({"name", "key", "id", "type", "count", "date", "time", "status", "code", "number",
                            "total", "value", "amount", "flag", "comment", "description", "note", "size", "sum"})
 LANGUAGE_WORDS = STOPWORDS_EN | {"on", "in", "or", "me", "us", "it", "am", "pm", "no", "go", "do", "hi", "id"}
+# words that cannot make a name on their own: superlatives, aggregation words, units
+LANGUAGE_ONLY = STOPWORDS_EN | GENERIC_NAMES | {"avg", "average", "mean", "max", "maximum", "min", "minimum", "m",
+                                                "ms", "sec", "min", "minute", "hour", "day", "mb", "kb", "pct"}
 TITLE, NAME_WORDS = 2, 1  # how a target was found: by a title/synonym/term, or only by the member's name
 _KIND_OF_ASSET = {"table": "cube", "metric": "measure", "measure": "measure", "dimension": "dimension",
                   "segment": "segment", "time_dimension": "dimension"}
@@ -159,7 +162,8 @@ def _names(title: str, name: str, meta: dict[str, Any]) -> list[tuple[str, int]]
     synonyms = [str(s) for s in (meta or {}).get("synonyms") or [] if isinstance(s, str | int)]
     named = [(n, TITLE) for n in (title, bare, *synonyms) if n]
     leaf = name.replace("_", " ").strip()
-    if leaf and not set(name_key(leaf)) <= GENERIC_NAMES:
+    key = set(name_key(leaf))
+    if leaf and not key <= GENERIC_NAMES and not key <= LANGUAGE_ONLY:  # "shortest_ms" names no concept
         named.append((leaf, NAME_WORDS))
     return named
 

@@ -116,18 +116,19 @@ def _other_cubes(r: Reading, cube: str) -> list[str]:
     return list(dict.fromkeys(t.path for m in r.mentions for t in m.of("cube") if t.path != cube))
 
 
-def _cued(q: Question, k: Knowledge) -> bool:
+def _cued(q: Question, k: Knowledge | None) -> bool:
     """A grain, a comparison, a ranking or a group-by word before something to group by (not a number:
     "top 5 customers by account balance" orders customers): what a count is asked for."""
     r, u = q.reading, q.understanding
 
     def groupable(m: Mention) -> bool:
+        if k is None:
+            return bool(m.of("cube") or m.of("dimension"))
         dims = [k.model.find_member(t.path) for t in m.of("dimension")]
         return bool(m.of("cube")) or any(d is not None and d.type != "number" for d in dims)
 
     grouped = any(any(groupable(m) for m in phrase_after(r, g.span)) for g in r.marks_of("group"))
-    return bool(u.granularity or u.comparison or r.marks_of("dim_grain") or grouped
-                or (u.ranking and not r.marks_of("which", "list")))
+    return bool(u.granularity or u.comparison or r.marks_of("dim_grain") or grouped)
 
 
 def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
@@ -151,11 +152,20 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     return True
 
 
+def _column_of_rows(q: Question, m: Mention, kind: str | None) -> bool:
+    """"lines of order 1024 ... quantity and extended price": a name of both a measure and a column, asked
+    with no aggregation word beside rows named by key, value or a listing word, is the column."""
+    r = q.reading
+    if kind is not None or not m.of("dimension") or not m.of("measure"):
+        return False
+    return bool(r.marks_of("list") or r.keyed or any(x.of("value") for x in r.mentions)) and not _cued(q, None)
+
+
 def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list[Mark], str | None]:
     """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
     r = q.reading
     kind, marks = _kind(r, m)
-    if _as_rows(q, m, k, kind):
+    if _as_rows(q, m, k, kind) or _column_of_rows(q, m, kind):
         return None, [], None
     named = None if _noun_only(r, m, k, kind) else _named_measure(m, kind, k)
     if named is not None:
