@@ -160,7 +160,7 @@ def _bounded(text: str, start: int, end: int) -> bool:
 def _names(title: str, name: str, meta: dict[str, Any]) -> list[tuple[str, int]]:
     bare = re.sub(r"\s*\([^)]*\)", "", title or "").strip()
     synonyms = [str(s) for s in (meta or {}).get("synonyms") or [] if isinstance(s, str | int)]
-    named = [(n, TITLE) for n in (title, bare, *synonyms) if n]
+    named = [(n, TITLE) for n in (title, bare, *synonyms) if n and (has_cjk(n) or not set(name_key(n)) <= LANGUAGE_ONLY)]
     leaf = name.replace("_", " ").strip()
     key = set(name_key(leaf))
     if leaf and not key <= GENERIC_NAMES and not key <= LANGUAGE_ONLY:  # "shortest_ms" names no concept

@@ -36,11 +36,21 @@ def _cube_of(m: Mention) -> str | None:
     return None
 
 
+def _last_noun(r: Reading) -> Mention | None:
+    """Chinese puts the head noun last ("播放列表 X 里的所有曲目": tracks): the last cube named, not a key's owner."""
+    cubes = [m for m in r.mentions if (m.of("cube") or m.of("segment")) and not m.of("value")
+             and not any(t.path in r.keyed for t in m.of("cube"))]
+    return cubes[-1] if cubes else None
+
+
 def head(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.intent == "aggregate" or r.refusal:
         return
-    chosen = _run_head(r)
+    if q.understanding.granularity and not r.marks_of("list"):
+        return  # "what has Canada brought in each year": a grain asks for a total, not rows
+    chosen = _last_noun(r) if r.language == "zh" else None
+    chosen = chosen or _run_head(r)
     if chosen is None and not (r.marks_of("list") or r.keyed or any(m.of("value") for m in r.mentions)):
         return  # "what about the other region?": nothing asks for rows
     if chosen is None:

@@ -49,6 +49,8 @@ def _row_mentions(q: Question, taken: list[Mention]) -> list[Mention]:
         at = lowered.find(label.lower())
         if at < 0 or not label.strip():
             continue
+        if " " not in label.strip() and q.reading.text[at:at + len(label)] != label and label.isascii():
+            continue  # a one-word name ("Money", "Help") is a row only where it is written as the name
         span = (at, at + len(label))
         same = next((m for m in out if m.span == span), None)
         if same is not None:  # one name, several rows ("Let There Be Rock": an album and a track)
