@@ -123,7 +123,8 @@ def load_components(settings: Any, url: str) -> Components:
         if reading.refusal:
             raise AggregateError(reading.refusal)
         if reading.intent is None and (reading.mentions or reading.unhonoured):
-            raise OutOfModelError(verdict.refusal or "no measure of the model is named: " + _measures_hint(current.model))
+            raise OutOfModelError(verdict.refusal or "no measure of the model is named: "
+                                  + _measures_hint(current.model))
         if reading.intent != "aggregate":
             return None
         if not verdict.answers:

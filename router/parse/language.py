@@ -90,13 +90,14 @@ _ORDER = re.compile(
 # "the latest 5 orders", "5 most recent", "最近5笔": the newest or oldest N rows
 _N = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
 _RECENT = re.compile(rf"\b(latest|newest|most recent|last|recent|oldest|earliest|first)\s+{_N}\b|"
-                     rf"\b{_N}\s+(latest|newest|most recent|oldest|earliest)\b|(最近|最新|最早)的?\s*(\d+)", re.IGNORECASE)
+                     rf"\b{_N}\s+(latest|newest|most recent|oldest|earliest)\b|(最近|最新|最早)的?\s*(\d+)",
+                     re.IGNORECASE)
 _BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}", _F)
 _BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间", _F)
 _BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
 _BOUND_ZH_AFTER = re.compile(rf"{NUMBER}\s*({'|'.join(sorted(_ZH_AFTER, key=len, reverse=True))})", _F)
-_SIGN = re.compile(r"\b(negative|in debt|in the red|overdrawn)\b|\b(positive)\b|(为负|负数|负值|小于零|欠款)|(为正|正数|大于零)",
-                   _F)
+_SIGN = re.compile(r"\b(negative|in debt|in the red|overdrawn)\b|\b(positive)\b|"
+                   r"(为负|负数|负值|小于零|欠款)|(为正|正数|大于零)", _F)
 _STRING_OP = re.compile(
     r"\b(?:(?:start|begin)(?:s|ing)?|that (?:start|begin)s?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
     r"\b(?:contain(?:s|ing)?|including the word|with the word)\s+['\"“]?([\w#&./-]+)['\"”]?|"
@@ -220,19 +221,17 @@ FILLER_PHRASES = re.compile(
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:store|shop|catalog(?:ue)?|company|business|"
     r"inventory|collection|library|database|warehouse|system|data|records?)\b|\bon file\b|\bso far\b|"
     r"\bto date\b|\bup to now\b|\bat all\b|\bif any\b|\bplease\b|\b(?:the\s+)?(?:start|beginning|end)\s+of\b|"
-    r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|大概|大约|左右|差不多", re.IGNORECASE)
-STOPWORDS_ZH = ("的", "了", "是", "在", "有", "和", "与", "及", "或", "吗", "呢", "吧", "啊", "呀", "请", "帮",
-                "我", "我们", "你", "您", "给", "把", "被", "对", "从", "到", "上", "下", "中", "里", "个", "这",
-                "那", "都", "也", "还", "就", "按", "各", "哪", "什么", "怎么", "多少", "一共", "总共", "一下",
-                "看看", "看", "查", "查询", "统计", "一", "共", "们", "所", "其", "之", "该", "以及", "还有",
-                "分别", "数据", "情况", "为", "由", "时", "后", "前", "内", "年", "月", "日", "多", "少", "最",
-                "排", "排名", "排序", "列", "列出", "出来", "显示", "哪些", "名单", "清单", "明细", "一览",
-                "每", "各个", "所有", "全部", "目前", "现在", "当前", "相关", "对应", "具体", "分别是",
-                "怎样", "如何", "呢", "么", "个数", "数量", "次", "笔", "单", "条", "位", "家", "名", "款", "种",
-                "张", "首", "谁", "哪个", "哪里", "一起", "同时", "并", "并且", "而且", "以及", "及其", "它们",
-                "他们", "她们", "它", "他", "她", "自己", "大", "小", "高", "低", "长", "短", "来", "出", "出来", "过", "着",
-                "吗", "么", "下", "里面", "当中", "其中", "分别", "以", "及", "跟", "同", "比", "算", "计算",
-                "带来", "贡献", "产生", "发生", "出现", "属于", "包括", "涉及", "关于", "对于", "通过", "经过", "根据",
-                "按照", "来自", "给出", "接", "做", "用", "让", "使", "能", "会", "要", "想", "需要", "可以", "一些",
-                "哪一个", "多大", "几", "数", "怎么样", "信息", "资料", "详情", "详细", "情况", "因为", "由于", "负责",
-                "开", "开出", "开了", "各自", "买", "买过", "卖", "卖出", "带上", "包括", "还是", "一共有", "是否", "有没有", "还是", "或者", "以来", "至今", "为止", "期间")
+    r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
+    r"大概|大约|左右|差不多", re.IGNORECASE)
+STOPWORDS_ZH = _word_list("""
+的 了 是 在 有 和 与 及 或 吗 呢 吧 啊 呀 请 帮 我 我们 你 您 给 把 被 对 从 到 上 下
+中 里 个 这 那 都 也 还 就 按 各 哪 什么 怎么 多少 一共 总共 一下 看看 看 查 查询 统计 一
+共 们 所 其 之 该 以及 还有 分别 数据 情况 为 由 时 后 前 内 年 月 日 多 少 最 排 排名
+排序 列 列出 出来 显示 哪些 名单 清单 明细 一览 每 各个 所有 全部 目前 现在 当前 相关 对应
+具体 分别是 怎样 如何 么 个数 数量 次 笔 单 条 位 家 名 款 种 张 首 谁 哪个 哪里 一起 同时
+并 并且 而且 及其 它们 他们 她们 它 他 她 自己 大 小 高 低 长 短 来 出 过 着 里面 当中
+其中 以 跟 同 比 算 计算 带来 贡献 产生 发生 出现 属于 包括 涉及 关于 对于 通过 经过 根据
+按照 来自 给出 接 做 用 让 使 能 会 要 想 需要 可以 一些 哪一个 多大 几 数 怎么样 信息 资料
+详情 详细 因为 由于 负责 开 开出 开了 各自 买 买过 卖 卖出 带上 还是 一共有 是否 有没有 或者
+以来 至今 为止 期间
+""")

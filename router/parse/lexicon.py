@@ -16,6 +16,7 @@ substrings. Overlapping finds are resolved longest first; one span keeps every t
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ GENERIC_NAMES = frozenset({"name", "key", "id", "type", "count", "date", "time",
 LANGUAGE_WORDS = STOPWORDS_EN | {"on", "in", "or", "me", "us", "it", "am", "pm", "no", "go", "do", "hi", "id"}
 # words that cannot make a name on their own: superlatives, aggregation words, units
 LANGUAGE_ONLY = STOPWORDS_EN | GENERIC_NAMES | {"avg", "average", "mean", "max", "maximum", "min", "minimum", "m",
-                                                "ms", "sec", "min", "minute", "hour", "day", "mb", "kb", "pct"}
+                                                "ms", "sec", "minute", "hour", "day", "mb", "kb", "pct"}
 TITLE, NAME_WORDS = 2, 1  # how a target was found: by a title/synonym/term, or only by the member's name
 _KIND_OF_ASSET = {"table": "cube", "metric": "measure", "measure": "measure", "dimension": "dimension",
                   "segment": "segment", "time_dimension": "dimension"}
@@ -142,7 +143,7 @@ def _merge(mention: Mention, entries: list[Entry]) -> None:
 
 def _adjacent(text: str, run: list[Word]) -> bool:
     """The words of a name stand together: only spaces, hyphens, glue words or a possessive between them."""
-    for a, b in zip(run, run[1:], strict=False):
+    for a, b in itertools.pairwise(run):
         gap = text[a.end:b.start]
         if not re.fullmatch(r"(?:[\s\-/_'’]|\b(?:the|a|an|of)\b)*", gap, re.IGNORECASE):
             return False
@@ -160,7 +161,8 @@ def _bounded(text: str, start: int, end: int) -> bool:
 def _names(title: str, name: str, meta: dict[str, Any]) -> list[tuple[str, int]]:
     bare = re.sub(r"\s*\([^)]*\)", "", title or "").strip()
     synonyms = [str(s) for s in (meta or {}).get("synonyms") or [] if isinstance(s, str | int)]
-    named = [(n, TITLE) for n in (title, bare, *synonyms) if n and (has_cjk(n) or not set(name_key(n)) <= LANGUAGE_ONLY)]
+    named = [(n, TITLE) for n in (title, bare, *synonyms)
+             if n and (has_cjk(n) or not set(name_key(n)) <= LANGUAGE_ONLY)]
     leaf = name.replace("_", " ").strip()
     key = set(name_key(leaf))
     if leaf and not key <= GENERIC_NAMES and not key <= LANGUAGE_ONLY:  # "shortest_ms" names no concept

@@ -22,6 +22,7 @@ Rules (documented choices):
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -350,7 +351,7 @@ _GAP_WORDS = re.compile(r"^(?:\s*\b(?!vs\b|versus\b|compared\b|than\b|and\b|or\b
 def _anchored(atoms: list[_Atom], text: str) -> list[_Atom]:
     """"Q4 sales this year": a year-less quarter/month/half a few words before "this/last year" is in that
     year; the year's words only date it (a marker, not a range of its own)."""
-    for atom, nxt in zip(atoms, atoms[1:], strict=False):
+    for atom, nxt in itertools.pairwise(atoms):
         spec, year = atom.spec, nxt.spec
         if spec.explicit_year or spec.rebase is None or year.bounds is None or year.marker:
             continue

@@ -28,7 +28,6 @@ def _derived(q: Question, k: Knowledge) -> None:
 
 
 def choose(q: Question, k: Knowledge) -> None:
-    r = q.reading
     if k.probe is not None:
         _probed(q, k)
     _derived(q, k)

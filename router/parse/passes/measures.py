@@ -20,9 +20,9 @@ import re
 from typing import Any
 
 from router.aggregate.measure_match import unit_twin
-from router.parse.language import names_a_number
 from router.parse import facts
 from router.parse.context import Knowledge, Question
+from router.parse.language import names_a_number
 from router.parse.nearby import free, mark_after, mark_before, phrase_after
 from router.parse.reading import Mark, Mention, Reading, Target
 
