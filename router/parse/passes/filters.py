@@ -115,14 +115,22 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
     return member, "row"
 
 
-def _count_rows_of_listing(r: Reading, k: Knowledge, counted: str) -> None:
-    """"customers with more than 10 orders": the listed customers become groups whose order count passes."""
+def _count_rows_of_listing(r: Reading, k: Knowledge, counted: str, mark: Mark) -> None:
+    """"customers with more than 10 orders", "超过5笔订单的客户": the rows asked for (the listed cube, else
+    the cube named before the bound, or after it in Chinese) become groups whose count passes."""
     r.measures.append(counted)
-    if r.listing and r.intent == "detail":
-        label = facts.label(k.model, r.listing, r.language) or facts.primary_key(k.model, r.listing)
+    listed = r.listing if r.intent == "detail" else None
+    if listed is None:
+        cubes = [m for m in r.mentions if m.of("cube") and m.of("cube")[0].cube != counted.split(".", 1)[0]]
+        side = [m for m in cubes if (m.start > mark.end if r.language == "zh" else m.end <= mark.start)]
+        if side:
+            listed = side[-1].of("cube")[0].path
+            r.use(side[-1].span)
+    if listed:
+        label = facts.label(k.model, listed, r.language) or facts.primary_key(k.model, listed)
         if label and label not in r.dimensions:
             r.dimensions.append(label)
-        r.listing = None
+    r.listing = None
     r.intent = "aggregate"
 
 
@@ -136,7 +144,7 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
             r.refuse(f"nothing in the model is bounded by '{mark.text}': name the column it applies to")
             return
         if how == "count" and member.path not in r.measures:
-            _count_rows_of_listing(r, k, member.path)
+            _count_rows_of_listing(r, k, member.path, mark)
         numbers = [values] if isinstance(values, str) else [number_text(v) for v in values]
         if op == "between":
             r.filters += [Filter(member.path, "gte", numbers[:1], mark.text),
