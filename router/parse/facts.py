@@ -11,10 +11,11 @@ import re
 from collections import deque
 from typing import Any
 
-from router.parse.text import name_key
+from router.parse.text import name_key, stems
 
 _CUBE_REF = re.compile(r"\{CUBE\}\.|\{[a-z_]+\}\.", re.IGNORECASE)
-LABEL_WORDS = ("name", "title", "label")
+LABEL_WORDS = stems("name title label")
+_PART_NAMES = stems("first last middle given family sur")
 
 
 def column(member: Any) -> str:
@@ -65,7 +66,7 @@ def label(model: Any, cube: str, language: str = "en") -> str | None:
         named = any(w in words for w in LABEL_WORDS)
         # "name", "customer_name", "full name" before "first name" / "last name"
         whole = 0 if set(name_key(d.name)) == {"name"} or words & own or "full" in words else \
-            2 if words & {"first", "last", "middle", "given", "family", "sur"} else 1
+            2 if words & _PART_NAMES else 1
         suffix = d.name.rsplit("_", 1)[-1]
         lang = 0 if suffix == language else 1 if suffix not in ("en", "zh") else 2
         return (0 if named else 1, whole, lang, len(d.name))

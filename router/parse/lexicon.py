@@ -26,14 +26,14 @@ from router.aggregate.members import aliases
 from router.parse.facts import row_count
 from router.parse.language import STOPWORDS_EN
 from router.parse.reading import Mention, Target
-from router.parse.text import GLUE, Word, has_cjk, name_key, overlaps, words
+from router.parse.text import GLUE, Word, has_cjk, name_key, overlaps, stems, words
 
-GENERIC_NAMES = frozenset({"name", "key", "id", "type", "count", "date", "time", "status", "code", "number",
-                           "total", "value", "amount", "flag", "comment", "description", "note", "size", "sum"})
+GENERIC_NAMES = stems(" ".join({"name", "key", "id", "type", "count", "date", "time", "status", "code", "number",
+                           "total", "value", "amount", "flag", "comment", "description", "note", "size", "sum"}))
 LANGUAGE_WORDS = STOPWORDS_EN | {"on", "in", "or", "me", "us", "it", "am", "pm", "no", "go", "do", "hi", "id"}
 # words that cannot make a name on their own: superlatives, aggregation words, units
-LANGUAGE_ONLY = STOPWORDS_EN | GENERIC_NAMES | {"avg", "average", "mean", "max", "maximum", "min", "minimum", "m",
-                                                "ms", "sec", "minute", "hour", "day", "mb", "kb", "pct"}
+LANGUAGE_ONLY = stems(" ".join(STOPWORDS_EN)) | GENERIC_NAMES | stems(
+    "avg average mean max maximum min minimum m ms sec minute hour day mb kb pct")
 TITLE, NAME_WORDS = 2, 1  # how a target was found: by a title/synonym/term, or only by the member's name
 _KIND_OF_ASSET = {"table": "cube", "metric": "measure", "measure": "measure", "dimension": "dimension",
                   "segment": "segment", "time_dimension": "dimension"}

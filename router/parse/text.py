@@ -1,5 +1,7 @@
-"""Words of a question with their places: English words normalised (lower case, singular, possessive
-dropped), runs of Chinese characters kept whole, every word with its character span in the text."""
+"""Words of a question with their places: English words normalised to their stem (lower case, possessive
+dropped, common irregular verbs to their base, then the Snowball English stemmer: "cancellations",
+"cancelled" -> "cancel"; "flew", "flown" -> "fli"), runs of Chinese characters kept whole, every word
+with its character span in the text. Names of the model are normalised the same way, so they meet."""
 
 from __future__ import annotations
 
@@ -7,13 +9,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from fourengine.terms import singular
+import snowballstemmer
 
 # words of any Latin script ("Holý", "Åsa"), numbers, runs of Chinese; "'s" stays on its word ("Holý's")
 _WORD = re.compile(r"[^\W_\u3400-\u9fff]+(?:['’](?:s|ve|re|ll|d|t|m)\b)?|[\u3400-\u9fff]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # function words dropped on both sides before a name is matched ("number of customers" = "number customers")
-GLUE = frozenset({"the", "a", "an", "of"})
+GLUE = frozenset({"the", "a", "an", "of"})  # their own stems
 
 
 @dataclass(frozen=True)
@@ -32,11 +34,28 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK.search(text))
 
 
+_STEMMER = snowballstemmer.stemmer("english")
+_IRREGULAR = {"flew": "fly", "flown": "fly", "took": "take", "taken": "take", "sold": "sell", "bought": "buy",
+              "paid": "pay", "spent": "spend", "made": "make", "ran": "run", "went": "go", "gone": "go",
+              "came": "come", "wrote": "write", "written": "write", "brought": "bring", "built": "build",
+              "grew": "grow", "grown": "grow", "began": "begin", "begun": "begin", "held": "hold", "kept": "keep",
+              "sent": "send", "won": "win", "lost": "lose", "left": "leave", "chose": "choose", "chosen": "choose",
+              "gave": "give", "given": "give", "got": "get", "gotten": "get", "saw": "see", "seen": "see",
+              "children": "child", "people": "person", "men": "man", "women": "woman", "data": "data"}
+
+
 @lru_cache(maxsize=65536)
 def norm_word(raw: str) -> str:
-    """"Customers'", "customer's" and "customers" all read "customer"."""
+    """"Customers'", "customer's" and "customers" all read "custom"; "flew" reads "fli" like "flights"."""
     word = re.sub(r"['’](?:s|ve|re|ll|d|t|m)$", "", raw.lower())
-    return singular(word) if word.isascii() else word
+    if not word.isascii() or not word.isalpha():
+        return word
+    return str(_STEMMER.stemWord(_IRREGULAR.get(word, word)))
+
+
+def stems(words_: str) -> frozenset[str]:
+    """The stems of whitespace-separated words (sets of language words compared with normalised words)."""
+    return frozenset(norm_word(w) for w in words_.split())
 
 
 def words(text: str) -> list[Word]:

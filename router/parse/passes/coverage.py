@@ -15,13 +15,14 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH
 from router.parse.nearby import free
 from router.parse.reading import Reading
-from router.parse.text import words
+from router.parse.text import stems, words
 from router.understanding.terms import segment
 
 # language words whose meaning changes the numbers: when no pass used them, the reading does not answer
 HONOURED = ("avg", "median", "share", "distinct", "bound", "sign", "string_op", "negation", "write")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _ZH_STOP = frozenset(STOPWORDS_ZH)
+_STOP_STEMS = stems(" ".join(STOPWORDS_EN))
 _ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）")
 
 
@@ -77,7 +78,7 @@ def check(q: Question, k: Knowledge) -> None:
             continue
         if w.cjk:
             unknown += _cjk_leftover(r.text, w.start, w.end, known)
-        elif w.norm not in STOPWORDS_EN and w.raw.lower() not in STOPWORDS_EN and not _NUMBER.match(w.raw) \
+        elif w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN and not _NUMBER.match(w.raw) \
                 and not _inflects_a_name(w.raw.lower(), k) and w.norm not in scope_words:
             unknown.append((w.raw, w.start))
     r.unknown = list(dict.fromkeys(w for w, _ in unknown))

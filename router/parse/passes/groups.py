@@ -16,13 +16,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from fourengine.terms import singular
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.nearby import free, phrase_after
 from router.parse.reading import Mention, Reading
-from router.parse.text import has_cjk, name_key, norm_word, words
+from router.parse.text import has_cjk, name_key, stems, words
 
-_GENERIC = {"name", "key", "id", "number", "code", "date", "type"}
+_GENERIC = stems("name key id number code date type")
 _GROUP_START = re.compile(r"^(?:各|每个|每|按|分(?!钟))")
 
 
@@ -120,7 +121,7 @@ def _singular(mark: Any, head: Mention, r: Reading) -> bool:
     if has_cjk(mark.text):
         return "些" not in mark.text
     last = re.sub(r"['’]s$", "", head.text.split()[-1] if head.text.split() else head.text).lower()
-    return not (last.endswith("s") and norm_word(last) != last)
+    return not (last.endswith("s") and singular(last) != last)
 
 
 def _grouped_names(r: Reading, k: Knowledge, cubes: list[str]) -> None:

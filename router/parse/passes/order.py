@@ -19,16 +19,16 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import names_a_number
 from router.parse.nearby import after, before
 from router.parse.reading import Reading
-from router.parse.text import name_key
+from router.parse.text import name_key, stems
 
 # adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
-ADJECTIVES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
-    (re.compile(r"expensive|cheap|pricey|costly|贵|便宜", re.IGNORECASE), ("price", "cost", "total", "amount")),
+ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"expensive|cheap|pricey|costly|贵|便宜", re.IGNORECASE), stems("price cost total amount")),
     (re.compile(r"longest|shortest|\blong\b|\bshort\b|最长|最短", re.IGNORECASE),
-     ("length", "duration", "millisecond", "minute", "second", "time", "day")),
+     stems("length duration millisecond minute second time day")),
     (re.compile(r"biggest|largest|smallest|\bbig\b|\blarge\b|\bsmall\b|最大|最小", re.IGNORECASE),
-     ("size", "total", "amount", "quantity", "value", "balance")),
-    (re.compile(r"heaviest|lightest|heavy|light", re.IGNORECASE), ("weight",)),
+     stems("size total amount quantity value balance")),
+    (re.compile(r"heaviest|lightest|heavy|light", re.IGNORECASE), stems("weight")),
 )
 _TIME_ADJECTIVE = re.compile(r"latest|newest|most recent|recent|oldest|earliest|最新|最近|最早", re.IGNORECASE)
 _DESC_ADJ = re.compile(r"most|expensive|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"

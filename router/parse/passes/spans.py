@@ -9,12 +9,13 @@ import re
 from router.parse import language
 from router.parse.context import Knowledge, Question
 from router.parse.reading import Mark, Mention, Reading
-from router.parse.text import name_key, overlaps
+from router.parse.text import name_key, overlaps, stems
 from router.understanding.granularity import extract_granularity
 from router.understanding.timeexpr import extract_time
 
 _GRAIN_WORDS = {"year": "year", "month": "month", "quarter": "quarter", "week": "week", "day": "day",
                 "yearly": "year", "monthly": "month", "quarterly": "quarter", "weekly": "week", "daily": "day"}
+_NOT_A_DIMENSION = stems("per by each every the this last next same")
 _DIM_GRAIN = re.compile(r"\b([a-z]+)\s+(years?|months?|quarters?|weeks?|days?)\b|"
                         r"\b(years?|months?|quarters?|weeks?|days?)\s+of\s+(?:the\s+)?([a-z]+)\b", re.IGNORECASE)
 
@@ -31,7 +32,7 @@ def _dimension_grains(r: Reading, k: Knowledge) -> list[Mark]:
     for m in _DIM_GRAIN.finditer(r.text):
         word, grain = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         key = name_key(word)
-        if not key or key[0] in ("per", "by", "each", "every", "the", "this", "last", "next", "same"):
+        if not key or key[0] in _NOT_A_DIMENSION:
             continue
         dims = [d.path for d in k.model.dimensions() if d.type == "time" and d.public
                 and key[0] in set(name_key(d.title or "")) | set(name_key(d.name)) - {"date", "time"}]
