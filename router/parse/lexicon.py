@@ -32,8 +32,11 @@ GENERIC_NAMES = stems(" ".join({"name", "key", "id", "type", "count", "date", "t
                            "total", "value", "amount", "flag", "comment", "description", "note", "size", "sum"}))
 LANGUAGE_WORDS = STOPWORDS_EN | {"on", "in", "or", "me", "us", "it", "am", "pm", "no", "go", "do", "hi", "id"}
 # words that cannot make a name on their own: superlatives, aggregation words, units
-LANGUAGE_ONLY = stems(" ".join(STOPWORDS_EN)) | GENERIC_NAMES | stems(
-    "avg average mean max maximum min minimum m ms sec minute hour day mb kb pct")
+LANGUAGE_ONLY = GENERIC_NAMES | stems(
+    "the a an of in on at to for from by with and or per each every all any this that these those is are was "
+    "were be it its their our we you i me my avg average mean max maximum min minimum total sum count highest "
+    "lowest largest smallest biggest longest shortest top bottom best worst most least latest earliest newest "
+    "oldest m ms sec minute hour day mb kb pct")
 TITLE, NAME_WORDS = 2, 1  # how a target was found: by a title/synonym/term, or only by the member's name
 _KIND_OF_ASSET = {"table": "cube", "metric": "measure", "measure": "measure", "dimension": "dimension",
                   "segment": "segment", "time_dimension": "dimension"}
@@ -246,4 +249,5 @@ def _add_term(lex: Lexicon, model: Any, term: Term) -> None:
     else:
         target = Target(kind, body, None, "glossary")  # type: ignore[arg-type]
     for surface in [term.canonical_term, *(term.synonyms or [])]:
-        lex.add(surface, target, TITLE + 1)
+        if has_cjk(surface) or not set(name_key(surface)) <= LANGUAGE_ONLY:
+            lex.add(surface, target, TITLE + 1)

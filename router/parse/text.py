@@ -64,9 +64,10 @@ def words(text: str) -> list[Word]:
 
 @lru_cache(maxsize=65536)
 def name_key(name: str) -> tuple[str, ...]:
-    """The words a name is matched by ("Number of Customers" -> ("number", "customer")); camelCase and
-    snake_case split."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ")
+    """The words a name is matched by ("Number of Customers" -> ("number", "custom")); snake_case and the
+    camelCase of identifiers ("orderTotal", not the brand "JetBlue") split."""
+    camel = name[:1].islower() and " " not in name
+    spaced = (re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name) if camel else name).replace("_", " ")
     return tuple(w.norm for w in words(spaced) if not w.cjk and w.norm not in GLUE)
 
 

@@ -178,7 +178,7 @@ def _restates_measure(r: Reading, k: Knowledge, segment: str) -> bool:
 def _present(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     """"customers who have a company", "with an email": the named column is filled in (``set``)."""
     for m in r.mentions:
-        if not free(r, m) or not re.search(r"\b(?:have|has|had|with)\s+(?:an?|any|some|their|its)\s*$",
+        if not free(r, m) or not re.search(r"\b(?:have|has|had|with)\s+(?:an?|any|some)\s*$",
                                            r.text[max(0, m.start - 20):m.start], re.IGNORECASE):
             continue
         dims = [k.model.find_member(t.path) for t in m.of("dimension")]

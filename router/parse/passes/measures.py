@@ -67,11 +67,15 @@ def _named_measure(m: Mention, kind: str | None, k: Knowledge) -> Any | None:
     return min(found, key=lambda pair: _fit_rank(pair[0], kind, pair[1]))[0]
 
 
-def _noun_only(r: Reading, m: Mention, k: Knowledge, kind: str | None) -> bool:
-    """"customers", "urgent orders": rows (a cube, a segment), not their count, unless a count word asks for
-    it; a cube's own row count is asked through the cube ("how many customers placed an order")."""
+def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
+    """"customers", "urgent orders": rows (a cube, a segment), not their count, unless a count word, or a
+    grain or group-by with no listing word ("monthly cancellations"), asks for it; a cube's own row count is
+    asked through the cube ("how many customers placed an order")."""
+    r = q.reading
     counts = all(k.model.find_member(t.path).type in _COUNTS for t in m.of("measure"))
     if not counts or not (m.of("cube") or m.of("segment")):
+        return False
+    if kind is None and not m.of("cube") and _cued(q, k) and not r.marks_of("list"):
         return False
     if kind in ("count", "distinct", "most"):
         return bool(m.of("cube"))
@@ -143,6 +147,8 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     counts = [k.model.find_member(t.path) for t in m.of("measure")]
     if not counts or any(c is None or c.type not in _COUNTS for c in counts):
         return False
+    if m.of("cube"):
+        return True  # "list all the airlines": the cube it names, not the rows another cube's count counts
     measure = counts[0]
     wanted = {facts.column_sql(f) for f in measure.filters}
     segments = [s for s in k.model.cubes[measure.cube].segments.values() if facts.column_sql(s.sql) in wanted]
@@ -167,7 +173,7 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
     kind, marks = _kind(r, m)
     if _as_rows(q, m, k, kind) or _column_of_rows(q, m, kind):
         return None, [], None
-    named = None if _noun_only(r, m, k, kind) else _named_measure(m, kind, k)
+    named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
     if named is not None:
         if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
             twin, missing = _twin(k, named, kind)
