@@ -215,6 +215,7 @@ respective various specific particular certain possible actual total altogether 
 break breaking carry carries carried stock stocked issue issued issues recorded file filed single ve re ll
 higher lower bigger smaller better worse greater larger fewer level levels tier tiers bucket band
 he him his she her hers theirs itself themselves wrote write writes written run runs ran running
+fly flies flying flew flown three four five six seven eight nine ten two
 """)
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
 FILLER_PHRASES = re.compile(
@@ -234,4 +235,5 @@ STOPWORDS_ZH = _word_list("""
 按照 来自 给出 接 做 用 让 使 能 会 要 想 需要 可以 一些 哪一个 多大 几 数 怎么样 信息 资料
 详情 详细 因为 由于 负责 开 开出 开了 各自 买 买过 卖 卖出 带上 还是 一共有 是否 有没有 或者
 以来 至今 为止 期间
+飞往 飞到 前往 到达 出发 去往 从
 """)

@@ -26,7 +26,7 @@ from router.aggregate.members import aliases
 from router.parse.facts import row_count
 from router.parse.language import STOPWORDS_EN
 from router.parse.reading import Mention, Target
-from router.parse.text import GLUE, Word, has_cjk, name_key, overlaps, stems, words
+from router.parse.text import GLUE, Word, has_cjk, name_key, norm_word, overlaps, stems, words
 
 GENERIC_NAMES = stems(" ".join({"name", "key", "id", "type", "count", "date", "time", "status", "code", "number",
                            "total", "value", "amount", "flag", "comment", "description", "note", "size", "sum"}))
@@ -215,12 +215,15 @@ def _add_count_stems(lex: Lexicon, model: Any) -> None:
 def value_stems(lex: Lexicon, word: str) -> list[Target]:
     """Values a word derives from ("Brazilian" -> BRAZIL, "German" -> GERMANY, "Canadian" -> CANADA): its
     first letters (all but three, at least four) begin the value, or the value (four letters or more)
-    begins it; only when exactly one value does."""
+    begins it; or the first word of a longer value ("Frontier" -> "Frontier Airlines Inc."); only when
+    exactly one value does."""
     lowered = word.lower()
     head = lowered[:max(4, len(lowered) - 3)]
-    found = {entry.target for key, entries in lex.by_words.items() if len(key) == 1
-             for entry in entries if entry.target.kind == "value"
-             and (key[0].startswith(head) or (len(key[0]) >= 4 and lowered.startswith(key[0])))}
+    first = norm_word(word)
+    found = {entry.target for key, entries in lex.by_words.items()
+             for entry in entries if entry.target.kind == "value" and (
+                 (len(key) == 1 and (key[0].startswith(head) or (len(key[0]) >= 4 and lowered.startswith(key[0]))))
+                 or (len(key) > 1 and key[0] == first))}  # "Frontier" -> "Frontier Airlines Inc."
     return list(found) if len({(t.path, t.value) for t in found}) == 1 else []
 
 

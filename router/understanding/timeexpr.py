@@ -59,6 +59,7 @@ class _Spec:
     explicit_year: bool = True
     rebase: Callable[[int], Bounds] | None = None  # the same period in another year
     marker: str | None = None
+    inherited: bool = False  # its year came from a neighbour ("Q1 or Q2 of 2013"): the label says it
 
 
 @dataclass
@@ -371,7 +372,7 @@ def _with_years(atoms: list[_Atom]) -> list[_Atom]:
             continue
         nearest = min(dated, key=lambda a: abs(a.start - atom.start))
         assert nearest.spec.bounds is not None
-        atom.spec = _Spec(spec.rebase(nearest.spec.bounds[0].year), spec.grain, True)
+        atom.spec = _Spec(spec.rebase(nearest.spec.bounds[0].year), spec.grain, True, inherited=True)
     return atoms
 
 
@@ -410,7 +411,8 @@ def extract_time(text: str, today: date) -> TimeParse:
             end = max(end, today) if start <= today else end
             # the label says the range runs to today: "since 2024", "2024年以来"
             phrase = text[since.start():span_end] if since else text[atom.start:span_end + until_now.end()]
-        result.ranges.append(TimeRange(start, end, phrase, grain, phrase))
+        label = f"{phrase} {start.year}" if spec.inherited and not re.search(r"\d{4}", phrase) else phrase
+        result.ranges.append(TimeRange(start, end, label, grain, phrase))
         i += 1
     return result
 

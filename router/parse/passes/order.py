@@ -29,6 +29,7 @@ ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"biggest|largest|smallest|\bbig\b|\blarge\b|\bsmall\b|最大|最小", re.IGNORECASE),
      stems("size total amount quantity value balance")),
     (re.compile(r"heaviest|lightest|heavy|light", re.IGNORECASE), stems("weight")),
+    (re.compile(r"fastest|slowest|\bfast\b|\bslow\b|最快|最慢", re.IGNORECASE), stems("speed velocity mph")),
 )
 _TIME_ADJECTIVE = re.compile(r"latest|newest|most recent|recent|oldest|earliest|最新|最近|最早", re.IGNORECASE)
 _DESC_ADJ = re.compile(r"most|expensive|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"
