@@ -72,6 +72,7 @@ def load_components(settings: Any, url: str) -> Components:
     from router.intent import classify_intent
     from router.parse import Knowledge, build_lexicon, parse
     from router.parse.cube import aggregate_draft, listing_query
+    from router.parse.nearest import Nearest
     from router.parse.probe import Probe
     from router.parse.rows import row_targets
     from router.parse.verdict import judge
@@ -91,7 +92,8 @@ def load_components(settings: Any, url: str) -> Components:
             sync_model_terms(conn)  # the model's own words bind like glossary terms
             terms = read_terms(conn)
             probe = Probe.load(conn, url, model, settings.warehouse_schema)
-        knowledge = Knowledge(model, build_lexicon(model, terms, values), probe.find)
+        knowledge = Knowledge(model, build_lexicon(model, terms, values), probe.find,
+                              Nearest.build(model, embedder).find)
         return _Semantic(model, get_backend(settings, url, model), values, knowledge)
 
     semantic = semantic_layer()

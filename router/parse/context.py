@@ -19,6 +19,7 @@ class Knowledge:
     model: Any
     lexicon: Lexicon
     probe: Callable[[str], list[Target]] | None = None
+    nearest: Callable[[list[str]], list[list[Target]]] | None = None  # Chinese words by meaning
 
 
 @dataclass

@@ -221,7 +221,7 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
     head = lowered[:max(4, len(lowered) - 3)]
     first = norm_word(word)
     found = {entry.target for key, entries in lex.by_words.items()
-             for entry in entries if entry.target.kind == "value" and (
+             for entry in entries if entry.target.kind == "value" and str(entry.target.value)[:1].isupper() and (
                  (len(key) == 1 and (key[0].startswith(head) or (len(key[0]) >= 4 and lowered.startswith(key[0]))))
                  or (len(key) > 1 and key[0] == first))}  # "Frontier" -> "Frontier Airlines Inc."
     return list(found) if len({(t.path, t.value) for t in found}) == 1 else []

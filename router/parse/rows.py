@@ -1,6 +1,7 @@
 """Rows the pipeline recognised in a question (``router.detail.entities.EntityMatch``: a physical table,
-key column and value, and the label that named it) as value targets of the parser: the key dimension of
-the cube over that table, equal to the row's key."""
+key column and value, and the label that named it) as value targets of the parser: the cube's label
+dimension equal to the name (so answers show the name), or its key dimension equal to the row's key when
+the label is no plain column of the table."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from cube_models.physical import physical_table
+from router.parse import facts
 from router.parse.reading import Target
 
 
@@ -31,7 +33,10 @@ def row_targets(rows: Iterable[Row], model: Any) -> list[tuple[str, Target]]:
         if cube_columns is None:
             continue
         cube, columns = cube_columns
+        label = facts.label(model, cube)
         key = next((name for name, column in columns.items() if column == row.key_column), None)
-        if key is not None:
+        if label is not None and columns.get(label.split(".", 1)[1]) is not None:
+            out.append((str(row.label), Target("value", label, str(row.label), "rows")))  # shown by its name
+        elif key is not None:
             out.append((str(row.label), Target("value", f"{cube}.{key}", str(row.key_value), "rows")))
     return out

@@ -19,6 +19,7 @@ from router.parse.passes import (
     share,
     spans,
     time,
+    translate,
 )
 
 Pass = Callable[[Question, Knowledge], None]
@@ -26,6 +27,7 @@ Pass = Callable[[Question, Knowledge], None]
 PASSES: tuple[tuple[str, Pass], ...] = (
     ("spans", spans.collect),
     ("literals", literals.choose),
+    ("translate", translate.choose),
     ("keys", keys.choose),
     ("measures", measures.choose),
     ("listing", listing.head),

@@ -146,13 +146,13 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
 
 
 def _compared_values(r: Reading) -> None:
-    by_member: dict[str, int] = {}
+    by_member: dict[str, set[str]] = {}
     for m in r.mentions:
         for t in m.of("value"):
-            by_member[t.path] = by_member.get(t.path, 0) + 1
+            by_member.setdefault(t.path, set()).add(str(t.value))
     compared = r.marks_of("which") or any(w in r.text.lower() for w in (" vs", "versus", "compare", "对比", "比较"))
-    for member, count in by_member.items():
-        if count > 1 and compared and member not in r.dimensions:
+    for member, values in by_member.items():
+        if len(values) > 1 and compared and member not in r.dimensions:
             r.dimensions.append(member)
             r.notes.append(f"group by {member}: its values are compared")
 

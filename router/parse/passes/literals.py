@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from router.parse.context import Knowledge, Question
+from router.parse.language import STOPWORDS_EN
 from router.parse.lexicon import value_stems
 from router.parse.probe import CAPS_PHRASE, LITERAL
 from router.parse.reading import Mention
@@ -18,7 +19,9 @@ def _derived(q: Question, k: Knowledge) -> None:
     r = q.reading
     for m in re.finditer(r"\b[A-Z][a-z]{3,}\b", r.text):
         span = m.span()
-        if any(overlaps(span, x.span) for x in r.mentions) or any(overlaps(span, t) for t in r.time_spans):
+        if not r.text[:span[0]].strip() or m.group(0).lower() in STOPWORDS_EN:
+            continue  # a sentence's first word is capitalised for its place, not as a name
+        if any(overlaps(span, x.span) for x in [*r.mentions, *r.marks]) or any(overlaps(span, t) for t in r.time_spans):
             continue
         targets = value_stems(k.lexicon, m.group(0))
         if targets:

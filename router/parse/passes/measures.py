@@ -158,20 +158,34 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     return True
 
 
-def _column_of_rows(q: Question, m: Mention, kind: str | None) -> bool:
-    """"lines of order 1024 ... quantity and extended price": a name of both a measure and a column, asked
-    with no aggregation word beside rows named by key, value or a listing word, is the column."""
+def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
+    """"lines of order 1024 ... quantity and extended price", "列出订单4000的明细行，包括数量": a measure's name
+    asked with no aggregation word beside rows named by key, value or a listing word is the column the
+    measure adds up (the mention is rewritten to name that dimension)."""
     r = q.reading
-    if kind is not None or not m.of("dimension") or not m.of("measure"):
+    if kind is not None or not m.of("measure"):
         return False
-    return bool(r.marks_of("list") or r.keyed or any(x.of("value") for x in r.mentions)) and not _cued(q, None)
+    if not (r.marks_of("list") or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, None):
+        return False
+    if m.of("dimension"):
+        return True
+    if not (r.marks_of("list") or r.keyed):
+        return False  # only a listing word or a key makes a measure's name the column it adds up
+    for t in m.of("measure"):
+        measure = k.model.find_member(t.path)
+        dims = [d for d in k.model.cubes[measure.cube].dimensions.values()
+                if measure.sql and d.type == "number" and facts.column(d) == facts.column(measure)]
+        if dims:
+            m.targets = [Target("dimension", dims[0].path)]
+            return True
+    return False
 
 
 def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list[Mark], str | None]:
     """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
     r = q.reading
     kind, marks = _kind(r, m)
-    if _as_rows(q, m, k, kind) or _column_of_rows(q, m, kind):
+    if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind):
         return None, [], None
     named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
     if named is not None:
