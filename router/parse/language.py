@@ -66,7 +66,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
               r"占比|比例|比重|份额|百分比|占多少"),
     ("group", r"\bby\b|\bper\b|\bfor each\b|\bfor every\b|\beach\b|\bevery\b|\bacross\b|\bbroken down\b|"
               r"\bbreakdown\b|\bsplit\b|\bgrouped\b|按(?:照)?|各(?!自)|每(?:个|一|位|家|种)?|分别"),
-    ("which", r"\bwhat are\b|\bwhich are\b|\bwho are\b|\bwhich\b|\bwhat\b|\bwho\b|\bwhose\b|哪(?:个|些|一|家|位|款|种|几|里|国)?|谁|什么"),
+    ("which", r"\bwhat are\b|\bwhich are\b|\bwho are\b|\bwhich\b|\bwhat\b|\bwho\b|\bwhose\b|"
+              r"哪(?:个|些|一|家|位|款|种|几|里|国)?|谁|什么"),
     ("list", r"\blist(?:ing)?\b|\bshow(?: me)?\b|\bdisplay\b|\bgive me\b|\bget me\b|\bfind\b|\bpull(?: up)?\b|"
              r"\bfetch\b|\benumerate\b|\breturn\b|\bnames? of\b|\bdetails?\b|(?<!on )\brecords?\b|"
              r"列出|列一下|列举|显示|给我|查一下|查询|有哪些|是哪些|明细|清单|名单|列表|详情|都有谁"),
