@@ -18,8 +18,14 @@ from typing import Any
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from answer import suggest
+from answer.charts import chart_spec
+from answer.passages import passages
 from answer.scope import Scope, model_scope
 from answer.synthesizer import Synthesis, synthesize
+from answer.tables import view
+from answer.trend import Trend, trend_of, trend_query
+from answer.vocabulary import vocabulary
 from cubesage_core import db
 from cubesage_core.blas import limit_blas_threads
 from cubesage_core.embeddings import get_embedder
@@ -31,6 +37,7 @@ from router.detail.catalog import table_catalog
 from router.detail.schema import catalog_for
 from router.pipeline import Pipeline, PipelineResult, StageCallback, Turn
 from router.sqlguard.assets import policy_from_assets
+from router.tables import table_from_rows
 from router.understanding.language import check_question
 from router.understanding.types import QuestionError
 
@@ -140,7 +147,9 @@ class Cubesage:
             result = self.pipeline.run(text, conn=self.pool, today=today, use_llm=use_llm,
                                        previous=_turn(previous), on_stage=on_stage)
             t = time.perf_counter()
-            synthesis = synthesize(result, use_llm=use_llm, scope=self.scope)
+            trend = self._trend(result, today)
+            synthesis = synthesize(result, use_llm=use_llm, scope=self.scope, trend=trend)
+            synthesis.provenance["passages"] = self._passages(result)
         result.timings_ms["answer"] = round((time.perf_counter() - t) * 1000, 3)
         result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
         synthesis.provenance["timings_ms"] = dict(result.timings_ms)
@@ -150,6 +159,28 @@ class Cubesage:
         with self.pool.connection() as conn:
             self._log(conn, payload, session_id)
         return payload
+
+    def _trend(self, result: PipelineResult, today: date) -> Trend | None:
+        """The trend behind a single-number aggregate answer (its KPI card's sparkline), or None."""
+        agg = result.aggregate
+        if result.intent.intent != "aggregate" or agg is None or len(agg.rows) != 1 or agg.derived:
+            return None
+        model = self.components.model()
+        query = trend_query(agg.cube_query, model.time_dimension_for if model is not None else lambda _: None)
+        if query is None:
+            return None
+        try:
+            return trend_of(query, self.components.load(query.query, today).rows)
+        except Exception as err:  # the card still shows the number; the sparkline is a bonus
+            log.warning("trend query failed: %s", err)
+            return None
+
+    def _passages(self, result: PipelineResult) -> list[dict[str, str]]:
+        tables = result.sag.get("tables") or []
+        if not tables:
+            return []
+        with self.pool.connection() as conn:
+            return passages(conn, tables)
 
     def _log(self, conn: Any, payload: AnswerPayload, session_id: str | None = None) -> None:
         prov = payload.provenance
@@ -183,6 +214,30 @@ class Cubesage:
         if run:
             out["rows"] = _jsonable(agg.rows)
         return out
+
+
+    # -- stored queries and suggestions ------------------------------------------------------------
+    def load(self, cube_query: dict[str, Any], *, today: date | None = None, language: str = "en",
+             title: str = "") -> dict[str, Any]:
+        """Run a stored Cube query again (a dashboard tile) through the current backend, without a question:
+        its table and chart as an answer shows them."""
+        today = today or self.settings.today or date.today()
+        with using_settings(self.settings):
+            loaded = self.components.load(cube_query, today)
+            table = table_from_rows(loaded.rows)
+            return _jsonable({"cube_query": cube_query, "table": view(table, language),
+                              "chart": chart_spec(table, language, title=title), "sql": loaded.sql,
+                              "backend": loaded.backend, "fallback_reason": loaded.fallback_reason,
+                              "today": today.isoformat()})
+
+    def suggestions(self, language: str = "en") -> dict[str, Any]:
+        """Questions built from the model, and what relative dates resolve against."""
+        with using_settings(self.settings):
+            questions = suggest.suggestions(self.components.model(), vocabulary(), self.components.value_index(),
+                                            language)
+        today = self.settings.today or date.today()
+        return {"questions": questions, "today": today.isoformat(),
+                "period": list(self.scope.period) if self.scope.period else None}
 
 
 def _confidence(agg: Any, retrieval: Any) -> float:

@@ -33,6 +33,9 @@ class Components:
     value_index: Callable[[], Any] = lambda: None  # the current model's dimension values (None: not loaded)
     # (cube_query, rows, named cubes, limit, shown, today) -> (drill-down query, LoadResult) | None
     drill: Callable[..., Any] = lambda *args: None
+    # (cube_query, today) -> LoadResult of the current backend: a stored query run again, without a question
+    load: Callable[..., Any] = lambda *args: None
+    model: Callable[[], Any] = lambda: None  # the current Cube model (None: not loaded)
 
 
 RETIRED_BACKEND_GRACE_S = 60.0  # a replaced backend is closed after in-flight queries (5 s timeout) are done
@@ -123,6 +126,9 @@ def load_components(settings: Any, url: str) -> Components:
         query = drill_query(cube_query, rows, current.model, own, limit, shown)
         return None if query is None else (query, current.backend.load(query, today=today))
 
+    def load(cube_query: dict[str, Any], today: date) -> Any:
+        return semantic.backend.load(cube_query, today=today)
+
     def classify(understanding: Any, signals: Any, use_llm: bool | None = None) -> Any:
         return classify_intent(understanding, signals, use_llm=use_llm)
 
@@ -148,7 +154,8 @@ def load_components(settings: Any, url: str) -> Components:
         recall_rows=sag.recall_rows, classify_intent=classify, aggregate=aggregate,
         signals=lambda u, retrieval, entities, tables: intent_signals(u, retrieval, entities, tables,
                                                                       semantic.model),
-        close=close, refresh=refresh, value_index=lambda: semantic.values, drill=drill,
+        close=close, refresh=refresh, value_index=lambda: semantic.values, drill=drill, load=load,
+        model=lambda: semantic.model,
     )
 
 

@@ -53,13 +53,14 @@ def test_numbers_in_text_are_table_numbers(question: str, table: ResultTable) ->
     assert bool(re.search(r"[\u4e00-\u9fff]", out.text)) == bool(re.search(r"[\u4e00-\u9fff]", question))
 
 
-def test_chart_line_for_series_bar_for_breakdown_none_for_single_value() -> None:
+def test_chart_line_for_series_bar_for_breakdown_kpi_card_for_single_value() -> None:
     series = synthesize(result(CASES[2][0], "aggregate", CASES[2][1]), use_llm=False)
     assert series.chart["mark"]["type"] == "line"
-    assert series.chart["$schema"].endswith("vega-lite/v5.json")
+    assert series.chart["$schema"].endswith("vega-lite/v6.json")
     bars = synthesize(result(CASES[1][0], "aggregate", CASES[1][1]), use_llm=False)
     assert bars.chart["mark"]["type"] == "bar" and len(bars.chart["data"]["values"]) == 3
-    assert synthesize(result(CASES[0][0], "aggregate", CASES[0][1]), use_llm=False).chart is None
+    kpi = synthesize(result(CASES[0][0], "aggregate", CASES[0][1]), use_llm=False).chart
+    assert kpi["usermeta"]["shape"] == "kpi"
 
 
 def test_detail_text_counts_rows_and_names_entities() -> None:
@@ -119,7 +120,7 @@ def test_compared_periods_name_both_values_and_the_change() -> None:
     table = table_from_rows(rows)
     assert table.rows[0][0] == "2024"  # a period label stays text
     out = synthesize(result("GMV growth from 2023 to 2024", "aggregate", table, aggregate=agg), use_llm=False)
-    assert out.text == "GMV: 81,025,800.61 (2024) vs 26,982,467.69 (2023), +200.29%."
+    assert out.text == "GMV went from 26,982,467.69 (2023) to 81,025,800.61 (2024), +200.29%."
     assert out.provenance["changes"] == derived["changes"]  # the change is traceable to the two numbers
     allowed = table_numbers(out.table["columns"], out.table["rows"])
     assert stray_numbers(out.text, allowed, ("2024", "2023")) == ["200.29%"]  # the change is no table number,
@@ -130,7 +131,7 @@ def test_shares_are_stated_next_to_their_values() -> None:
     table = ResultTable(["orders.channel", "order_items.gmv", "order_items.gmv.share"],
                         [["web", 600.0, 0.6], ["app", 400.0, 0.4]])
     out = synthesize(result("GMV share by channel", "aggregate", table), use_llm=False)
-    assert "web 600 (60.00%)" in out.text and "app 400 (40.00%)" in out.text
+    assert "web 600.00 (60.00%)" in out.text and "app 400.00 (40.00%)" in out.text  # GMV is a currency
     assert out.table["formats"][2] == "percent"
     assert_numbers_from_table(out.text, out.table)
 
