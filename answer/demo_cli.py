@@ -11,11 +11,12 @@ import httpx
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from answer.bootstrap import STEPS, prepare_demo
+from answer.console_table import rich_table
 from cubesage_core import db
 from cubesage_core.settings import REPO_ROOT, Settings, get_settings
+from warehouses.packs import get_pack
 
 app = typer.Typer(help="The demo warehouse 'shop': build it, serve it, ask it.", no_args_is_help=True)
 console = Console(stderr=True)
@@ -25,9 +26,13 @@ DEMO_SETTINGS = {"CUBESAGE_MODEL_DIR": "model", "CUBESAGE_DETAIL_VOCABULARY": "d
 
 
 def use_demo_settings() -> None:
-    """Point the model, detail vocabulary and glossary settings at ``demo/`` unless configured."""
+    """Point the model, detail vocabulary and glossary settings at ``demo/`` unless configured, and resolve
+    relative dates ("this month") against the demo data's last day, the pack's ``today``."""
     for var, name in DEMO_SETTINGS.items():
         os.environ.setdefault(var, str(REPO_ROOT / "demo" / name))
+    today = get_pack("demo").today
+    if today is not None:
+        os.environ.setdefault("CUBESAGE_TODAY", today.isoformat())
     get_settings.cache_clear()
 
 
@@ -35,6 +40,7 @@ def use_demo_settings() -> None:
 def _demo() -> None:
     use_demo_settings()
 
+DEMO_ROWS = 12
 SAMPLE_QUESTIONS = (
     "What was GMV by region in March 2024?",
     "华东地区2024年每月的订单量",
@@ -99,7 +105,10 @@ def run(
             answered += 1
             console.rule(f"[bold]{question}")
             console.print(body.get("text", ""))
-            console.print(_rich_table(body.get("table") or {}))
+            shown, note = rich_table(body.get("table") or {}, max_rows=DEMO_ROWS)
+            console.print(shown)
+            if note:
+                console.print(note)
     console.print(f"[green]answered {answered} questions[/green]; chat page and API at {base}/ (OpenAPI {base}/schema)")
     if exit_after_answers:
         server.should_exit = True
@@ -111,16 +120,6 @@ def run(
     except KeyboardInterrupt:
         server.should_exit = True
         thread.join(10)
-
-
-def _rich_table(table: dict, max_rows: int = 8) -> Table:
-    columns = list(table.get("columns") or [])
-    shown = Table(*(table.get("labels") or columns))
-    ids = {i for i, c in enumerate(columns) if c.endswith("_id")}
-    for row in (table.get("rows") or [])[:max_rows]:
-        shown.add_row(*("" if v is None else f"{v:,}" if isinstance(v, int | float) and i not in ids else str(v)
-                        for i, v in enumerate(row)))
-    return shown
 
 
 def _wait_ready(base: str, timeout: float = 60) -> None:

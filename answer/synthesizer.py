@@ -65,7 +65,8 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Sc
     intent = result.intent.intent
     table = result.table
     cut = truncated(result)
-    fast_text = template_text(result, scope) + (_cut_text(table, lang) if cut and intent != "detail" else "")
+    fast_text = _sentence(template_text(result, scope)) + (_cut_text(table, lang) if cut and intent != "detail"
+                                                           else "")
     if intent in ("unsupported", "clarify") or not table.rows or result.error:
         text, mode, reason = fast_text, "fast", None
     else:
@@ -79,16 +80,23 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Sc
                      provenance=prov)
 
 
+def _sentence(text: str) -> str:
+    """The text with a capital first letter ("refund rate went from ..." -> "Refund rate went from ...")."""
+    return text[:1].upper() + text[1:]
+
+
 def _chart(result: PipelineResult, scope: Scope, trend: Trend | None) -> dict[str, Any] | None:
     """The aggregate's chart (of the aggregate half of a mixed answer), or a detail answer's row count card."""
     intent, lang = result.intent.intent, result.understanding.language
     if result.error or intent in ("unsupported", "clarify"):
         return None
     if intent == "detail":
-        if result.detail is None or not result.table.rows or result.detail.plan.get("kind") == "table_lookup":
+        if result.detail is None or not result.table.rows:
             return None
-        return count_card(len(result.table.rows), scope.noun(result.detail.plan.get("target", ""), lang),
-                          title=result.question)
+        plan = result.detail.plan
+        noun = ("表" if lang == "zh" else "tables") if plan.get("kind") == "table_lookup" else \
+            scope.noun(plan.get("target", ""), lang)
+        return count_card(len(result.table.rows), noun, title=result.question)
     charted = table_from_rows(result.aggregate.rows) if intent == "mixed" and result.aggregate else result.table
     return chart_spec(charted, lang, title=result.question, periods=_period_order(result.aggregate), trend=trend)
 

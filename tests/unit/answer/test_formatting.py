@@ -88,7 +88,7 @@ def test_chinese_answer_names_filter_values_and_measure_in_chinese() -> None:
     assert "south" not in out.text and "total amount" not in out.text
     en = answer("refund amount in South China last quarter", table,
                 [{"member": "regions.region_code", "operator": "equals", "values": ["south"]}])
-    assert "South China" in en.text and "refund amount" in en.text, en.text
+    assert "South China" in en.text and en.text.startswith("Refund amount "), en.text
 
 
 @pytest.mark.parametrize(("grain", "lang", "expected"), [
@@ -148,7 +148,7 @@ def test_stray_numbers_takes_out_dates_and_period_labels_only(text: str, labels:
 
 
 @pytest.mark.parametrize(("question", "expected"), [
-    ("revenue by year in 2024", "revenue 76,608,469.14 (2024)."),
+    ("revenue by year in 2024", "Revenue 76,608,469.14 (2024)."),
     ("2024年每年的销售额", "2024年，销售额 76,608,469.14。"),
 ])
 def test_one_period_series_states_the_value_not_a_change(question: str, expected: str) -> None:
