@@ -26,6 +26,7 @@ SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 Shape = Literal["kpi", "compare", "share", "series", "bars"]
 MAX_BARS = 30
 MAX_SERIES = 10
+CONCAT_WIDTH = 560  # views inside a concat cannot take the container's width
 AXIS_FORMAT = {"percent": ".0%", "currency": "~s", None: "~s"}
 FONT = "system-ui, 'WenQuanYi Zen Hei', 'Noto Sans CJK SC', 'PingFang SC', sans-serif"
 CONFIG = {"view": {"stroke": None}, "font": FONT, "legend": {"orient": "bottom"},
@@ -155,7 +156,8 @@ def _compare(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> di
     for m in parts.measures:
         y = _quant(parts, m)
         if parts.time is not None and parts.columns[parts.time].grain in POSITION:  # aligned lines per period
-            x = {"field": "pos", "type": "ordinal", "title": parts.columns[parts.time].title, "sort": "ascending"}
+            x = {"field": "pos", "type": "ordinal", "title": parts.columns[parts.time].title, "sort": "ascending",
+                 "axis": {"labelAngle": 0}}
             spec = {"mark": {"type": "line", "point": True}, "encoding": {"x": x, "y": y, "color": color}}
         elif parts.dims:
             x = {**_nominal(parts, parts.dims[0]), "sort": {"field": _f(m), "op": "sum", "order": "descending"}}
@@ -171,22 +173,26 @@ def _compare(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> di
 
 
 def _share(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> dict[str, Any]:
+    """Stacked bars of the shares: one bar of 100% for one dimension, a bar per value of the first of two
+    dimensions (its share of the total, split by the second), or a bar per period."""
     s = parts.shares[0]
-    x = {**_quant(parts, s, stack="zero"), "axis": {"format": ".0%"}}
+    share = {**_quant(parts, s), "stack": "zero", "axis": {"format": ".0%"}}
     order = {"field": _f(s), "type": "quantitative", "sort": "descending"}
     if parts.time is not None:
-        color = _nominal(parts, parts.dims[-1]) if parts.dims else None
-        enc = {"x": _ordinal_time(parts, parts.time, len(data)), "y": {**x, "stack": "zero"}, "order": order}
+        color = {"color": _nominal(parts, parts.dims[-1])} if parts.dims else {}
         return {"width": "container", "height": 260, "mark": {"type": "bar"},
-                "encoding": {**enc, **({"color": color} if color else {}), "tooltip": _tooltip(parts)}}
+                "encoding": {"x": _ordinal_time(parts, parts.time, len(data)), "y": share, "order": order, **color,
+                             "tooltip": _tooltip(parts)}}
     inner = parts.dims[-1]
-    color = {**_nominal(parts, inner), "sort": {"field": _f(s), "op": "sum", "order": "descending"}}
-    enc: dict[str, Any] = {"x": x, "color": color, "order": order, "tooltip": _tooltip(parts)}
-    groups = 1
-    if len(parts.dims) > 1:
-        outer = parts.dims[0]
-        enc["y"] = {**_nominal(parts, outer), "sort": {"field": _f(s), "op": "sum", "order": "descending"}}
-        groups = len({r[_f(outer)] for r in data})
+    by_share = {"field": _f(s), "op": "sum", "order": "descending"}
+    enc: dict[str, Any] = {"x": share, "color": {**_nominal(parts, inner), "sort": by_share}, "order": order,
+                           "tooltip": _tooltip(parts)}
+    if len(parts.dims) == 1:
+        enc["x"] = {**share, "scale": {"domain": [0, 1]}}
+        return {"width": "container", "height": 40, "mark": {"type": "bar"}, "encoding": enc}
+    outer = parts.dims[0]
+    enc["y"] = {**_nominal(parts, outer), "sort": by_share}
+    groups = len({r[_f(outer)] for r in data})
     return {"width": "container", "height": max(40, 26 * groups), "mark": {"type": "bar"}, "encoding": enc}
 
 
@@ -202,7 +208,8 @@ def _series(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> dic
         data[:] = [r for r in data if r["series"] in keep]
         title = " / ".join(parts.columns[d].title for d in parts.dims)
         color = {"field": "series", "type": "nominal", "title": title, "sort": keep}
-        charts = [{"width": "container", "height": 260 if len(parts.measures) == 1 else 180, "mark": mark,
+        width: int | str = "container" if len(parts.measures) == 1 else CONCAT_WIDTH
+        charts = [{"width": width, "height": 260 if len(parts.measures) == 1 else 180, "mark": mark,
                    "encoding": {"x": _ordinal_time(parts, t, n), "y": _quant(parts, m), "color": color,
                                 "tooltip": _tooltip(parts)}} for m in parts.measures]
         return charts[0] if len(charts) == 1 else {"vconcat": charts}
@@ -219,7 +226,8 @@ def _series(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> dic
                       "axis": {"format": AXIS_FORMAT.get(formats.pop(), "~s")}},
                 "color": {"field": "measure_title", "type": "nominal", "title": None},
                 "tooltip": _tooltip(parts)}}
-    charts = [{"width": "container", "height": 260 if len(parts.measures) == 1 else 160, "mark": mark,
+    width = "container" if len(parts.measures) == 1 else CONCAT_WIDTH
+    charts = [{"width": width, "height": 260 if len(parts.measures) == 1 else 160, "mark": mark,
                "encoding": {"x": _ordinal_time(parts, t, n), "y": _quant(parts, m), "tooltip": _tooltip(parts)}}
               for m in parts.measures]
     return charts[0] if len(charts) == 1 else {"vconcat": charts}

@@ -112,6 +112,9 @@ def label(column: str, language: str) -> str:
     "order date (month)", "下单时间（月）")."""
     parts = column.split(".")
     key = parts[-1]
+    if len(parts) >= 3 and key == "share":  # a derived share of the total ("order_items.gmv.share")
+        of = label(".".join(parts[:-1]), language)
+        return f"{of}占比" if language == "zh" else f"share of {of}"
     if len(parts) >= 3 and key in GRAINS:
         base = ".".join(parts[:-1])
         named = vocabulary().member_label(base, language)

@@ -31,6 +31,7 @@ from cubesage_core.blas import limit_blas_threads
 from cubesage_core.embeddings import get_embedder
 from cubesage_core.llm import using_settings
 from cubesage_core.settings import Settings, get_settings
+from router.aggregate.derive import merge_groups
 from router.components import Components, load_components
 from router.detail import DetailEnv, EntityDirectory
 from router.detail.catalog import table_catalog
@@ -163,10 +164,15 @@ class Cubesage:
     def _trend(self, result: PipelineResult, today: date) -> Trend | None:
         """The trend behind a single-number aggregate answer (its KPI card's sparkline), or None."""
         agg = result.aggregate
-        if result.intent.intent != "aggregate" or agg is None or len(agg.rows) != 1 or agg.derived:
+        if result.intent.intent != "aggregate" or agg is None or agg.derived:
+            return None
+        return self._trend_of(agg.cube_query, agg.rows, today)
+
+    def _trend_of(self, cube_query: dict[str, Any], rows: list[dict[str, Any]], today: date) -> Trend | None:
+        if len(rows) != 1:
             return None
         model = self.components.model()
-        query = trend_query(agg.cube_query, model.time_dimension_for if model is not None else lambda _: None)
+        query = trend_query(cube_query, model.time_dimension_for if model is not None else lambda _: None)
         if query is None:
             return None
         try:
@@ -211,24 +217,33 @@ class Cubesage:
             "bindings": [b.to_dict() for b in getattr(main, "term_bindings", [])],
             "confidence": _confidence(agg, main), "problems": list(getattr(agg, "problems", []) or []),
         }
+        if len(agg.cube_queries) > 1:
+            out["cube_queries"] = [{"label": label, "cube_query": query}
+                                   for label, query in zip(agg.labels, agg.cube_queries, strict=True)]
         if run:
             out["rows"] = _jsonable(agg.rows)
         return out
 
 
     # -- stored queries and suggestions ------------------------------------------------------------
-    def load(self, cube_query: dict[str, Any], *, today: date | None = None, language: str = "en",
+    def load(self, queries: list[tuple[str, dict[str, Any]]], *, today: date | None = None, language: str = "en",
              title: str = "") -> dict[str, Any]:
-        """Run a stored Cube query again (a dashboard tile) through the current backend, without a question:
-        its table and chart as an answer shows them."""
+        """Run stored Cube queries again (a dashboard tile) through the current backend, without a question:
+        their table and chart as an answer shows them. ``queries`` are (label, Cube query) as nl2cube
+        returns them: queries of one label (measure groups) are merged on their dimensions, several labels
+        (compared periods) are stacked with a ``period`` column."""
         today = today or self.settings.today or date.today()
         with using_settings(self.settings):
-            loaded = self.components.load(cube_query, today)
-            table = table_from_rows(loaded.rows)
-            return _jsonable({"cube_query": cube_query, "table": view(table, language),
-                              "chart": chart_spec(table, language, title=title), "sql": loaded.sql,
-                              "backend": loaded.backend, "fallback_reason": loaded.fallback_reason,
-                              "today": today.isoformat()})
+            loads = [(label, query, self.components.load(query, today)) for label, query in queries]
+            rows = stack_loads(loads)
+            table = table_from_rows(rows)
+            several = len({label for label, _, _ in loads}) > 1
+            trend = self._trend_of(queries[0][1], rows, today) if len(queries) == 1 else None
+            return _jsonable({"table": view(table, language),
+                              "chart": chart_spec(table, language, title=title, trend=trend,
+                                                  periods=_earlier_first(queries) if several else None),
+                              "sql": [load.sql for _, _, load in loads], "backend": loads[0][2].backend,
+                              "fallback_reason": loads[0][2].fallback_reason, "today": today.isoformat()})
 
     def suggestions(self, language: str = "en") -> dict[str, Any]:
         """Questions built from the model, and what relative dates resolve against."""
@@ -238,6 +253,30 @@ class Cubesage:
         today = self.settings.today or date.today()
         return {"questions": questions, "today": today.isoformat(),
                 "period": list(self.scope.period) if self.scope.period else None}
+
+
+def stack_loads(loads: list[tuple[str, dict[str, Any], Any]]) -> list[dict[str, Any]]:
+    """Rows of (label, query, LoadResult): merged per label on dimensions (``merge_groups``), then stacked
+    with a ``period`` column when there are several labels."""
+    by_label: dict[str, list[tuple[dict[str, Any], list[dict[str, Any]]]]] = {}
+    for label, query, load in loads:
+        by_label.setdefault(label, []).append((query, load.rows))
+    merged = {label: (merge_groups([q for q, _ in parts], [r for _, r in parts]) if len(parts) > 1 else parts[0][1])
+              for label, parts in by_label.items()}
+    if len(merged) == 1:
+        return next(iter(merged.values()))
+    return [{"period": label, **row} for label, rows in merged.items() for row in rows]
+
+
+def _earlier_first(queries: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    def start(query: dict[str, Any]) -> str:
+        span = (query.get("timeDimensions") or [{}])[0].get("dateRange") or [""]
+        return str(span[0] if isinstance(span, list) else span)
+
+    firsts: dict[str, str] = {}
+    for label, query in queries:
+        firsts.setdefault(label, start(query))
+    return sorted(firsts, key=lambda label: firsts[label])
 
 
 def _confidence(agg: Any, retrieval: Any) -> float:

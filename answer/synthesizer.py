@@ -266,6 +266,7 @@ def _series_text(table: ResultTable, parts: Parts, lang: str, period: str) -> st
     more = len(named) > MAX_SERIES_TEXT
     metric = label(table.columns[parts.measures[0]], lang)
     grain_word = (GRAIN_WORDS_ZH.get(grain or "", "时间") if lang == "zh" else grain or "period")
+    period = "" if parts.period is not None else period  # compared periods name themselves
     by = ("、" if lang == "zh" else " and ").join([label(table.columns[d], lang) for d in parts.dims] + [grain_word])
     if lang == "zh":
         head = f"{period}{'，' if period else ''}按{by}的{metric}：" if keys else ""

@@ -15,7 +15,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from answer.api.dto import CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
+from answer.api.dto import CatalogCube, CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
 from answer.keys import hash_token
 
 AUDIT_TABLE_ROWS = 200  # rows of the answer table kept in the audit log
@@ -158,21 +158,28 @@ class PostgresStore:
     async def catalog(self) -> CatalogResponse:
         async with self.pool.connection() as conn:
             cur = await conn.execute(
-                "SELECT a.asset_type, a.name, a.title, a.description, p.name, a.meta->>'type' "
-                "FROM semlayer.asset a LEFT JOIN semlayer.asset p ON p.asset_id = a.parent_id "
-                "WHERE a.asset_type IN ('metric', 'dimension') ORDER BY a.asset_type, a.name")
+                "SELECT a.asset_type, a.name, a.title, a.description, p.name, COALESCE(a.meta->>'type', "
+                "a.meta->>'agg'), a.meta->>'format' FROM semlayer.asset a "
+                "LEFT JOIN semlayer.asset p ON p.asset_id = a.parent_id "
+                "WHERE a.asset_type IN ('metric', 'dimension') AND COALESCE(a.meta->>'public', 'true') <> 'false' "
+                "ORDER BY a.asset_type, a.name")
             members = await cur.fetchall()
+            cur = await conn.execute(
+                "SELECT name, title, description FROM semlayer.asset WHERE asset_type = 'table' "
+                "AND meta->>'source' = 'cube_models' ORDER BY name")
+            cubes = await cur.fetchall()
             cur = await conn.execute(
                 "SELECT canonical_term, synonyms, language, definition, mapped_asset_id "
                 "FROM semlayer.business_term ORDER BY canonical_term")
             terms = await cur.fetchall()
         metrics, dimensions = [], []
-        for kind, name, title, description, cube, typ in members:
+        for kind, name, title, description, cube, typ, fmt in members:
             member = CatalogMember(name=name, title=title or "", description=description or "", cube=cube,
-                                   type=typ)
+                                   type=typ, format=fmt)
             (metrics if kind == "metric" else dimensions).append(member)
         return CatalogResponse(
             metrics=metrics, dimensions=dimensions,
             terms=[CatalogTerm(term=t, synonyms=list(s or []), language=lang or "", definition=d or "",
                                maps_to=m) for t, s, lang, d, m in terms],
+            cubes=[CatalogCube(name=n, title=t or "", description=d or "") for n, t, d in cubes],
         )
