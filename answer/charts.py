@@ -27,7 +27,7 @@ Shape = Literal["kpi", "compare", "share", "series", "bars"]
 MAX_BARS = 30
 MAX_SERIES = 10
 CONCAT_WIDTH = 560  # views inside a concat cannot take the container's width
-AXIS_FORMAT = {"percent": ".0%", "currency": "~s", None: "~s"}
+AXIS_FORMAT = {"percent": ".1~%", "currency": "~s", None: "~s"}
 FONT = "system-ui, 'WenQuanYi Zen Hei', 'Noto Sans CJK SC', 'PingFang SC', sans-serif"
 CONFIG = {"view": {"stroke": None}, "font": FONT, "legend": {"orient": "bottom"},
           "axis": {"labelFontSize": 11, "titleFontSize": 12}}
@@ -161,8 +161,9 @@ def _compare(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> di
             spec = {"mark": {"type": "line", "point": True}, "encoding": {"x": x, "y": y, "color": color}}
         elif parts.dims:
             x = {**_nominal(parts, parts.dims[0]), "sort": {"field": _f(m), "op": "sum", "order": "descending"}}
+            many = len({r[_f(parts.dims[0])] for r in data}) > 4
             spec = {"mark": {"type": "bar"}, "encoding": {
-                "x": {**x, "axis": {"labelAngle": 0, "labelLimit": 120}}, "y": y, "color": color,
+                "x": {**x, "axis": {"labelAngle": -35 if many else 0, "labelLimit": 140}}, "y": y, "color": color,
                 "xOffset": {"field": _f(p), "sort": periods}}}
         else:
             spec = {"mark": {"type": "bar"}, "encoding": {
@@ -176,7 +177,7 @@ def _share(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> dict
     """Stacked bars of the shares: one bar of 100% for one dimension, a bar per value of the first of two
     dimensions (its share of the total, split by the second), or a bar per period."""
     s = parts.shares[0]
-    share = {**_quant(parts, s), "stack": "zero", "axis": {"format": ".0%"}}
+    share = {**_quant(parts, s), "stack": "zero", "axis": {"format": ".0%"}}  # shares of a whole: whole percents
     order = {"field": _f(s), "type": "quantitative", "sort": "descending"}
     if parts.time is not None:
         color = {"color": _nominal(parts, parts.dims[-1])} if parts.dims else {}

@@ -3,26 +3,16 @@ pages that record every console error, page error and request leaving the app.""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.infra.browser import CHROMIUM, CHROMIUM_ARGS, vendor
 from tests.live_api import LiveApi, api_settings, running_api
 
-CHROMIUM = Path("/usr/bin/chromium")
-STATIC = Path(__file__).resolve().parents[2] / "answer" / "api" / "static"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 NOISE = ("Password field is not contained in a form",)  # Chromium's verbose DOM hint about the API-key field
-
-
-def vendor() -> None:
-    if not (STATIC / "vendor" / "vega-embed.min.js").exists():
-        subprocess.run(["bash", str(STATIC.parent / "web" / "vendor.sh")], check=True, stdin=subprocess.DEVNULL)
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 from answer.charts import chart_spec, count_card
 from answer.trend import Trend
 from router.tables import ResultTable
-from tests.e2e.conftest import STATIC
+from tests.infra.browser import STATIC
 
 pytestmark = pytest.mark.e2e
 MONTHS = [f"2024-{m:02d}-01T00:00:00.000" for m in range(1, 13)]

@@ -83,7 +83,7 @@ def test_several_measures_of_one_format_share_an_axis_others_get_their_own() -> 
     split = chart_spec(ResultTable(["orders.order_ts.month", "order_items.gmv", "orders.refund_rate"],
                                    [[m, 10.0, 0.1] for m in MONTHS]), "en")
     assert [c["encoding"]["y"]["title"] for c in split["vconcat"]] == ["GMV", "Refund rate"]
-    assert split["vconcat"][1]["encoding"]["y"]["axis"]["format"] == ".0%"
+    assert split["vconcat"][1]["encoding"]["y"]["axis"]["format"] == ".1~%"
 
 
 def test_categories_are_sorted_horizontal_bars_with_the_cube_format() -> None:
@@ -91,7 +91,7 @@ def test_categories_are_sorted_horizontal_bars_with_the_cube_format() -> None:
                                   [["web", 0.066], ["store", 0.065], ["app", 0.067]]), "en")
     assert spec["usermeta"]["shape"] == "bars" and spec["mark"]["type"] == "bar"
     assert spec["encoding"]["y"]["sort"] == "-x" and spec["encoding"]["y"]["title"] == "Channel"
-    assert spec["encoding"]["x"]["axis"]["format"] == ".0%"
+    assert spec["encoding"]["x"]["axis"]["format"] == ".1~%"
 
 
 def test_many_categories_keep_the_largest_and_say_so() -> None:

@@ -77,7 +77,7 @@ def test_percent_measures_read_as_percents(question: str, expected: list[str], a
     assert out.table["formats"] == [None, "percent"]
     allowed = table_numbers(out.table["columns"], out.table["rows"], out.table["formats"])
     assert stray_numbers(out.text, allowed, ("2024", "2024年")) == []
-    assert out.chart["encoding"]["x"]["axis"]["format"] == ".0%"  # horizontal bars: the measure runs along x
+    assert out.chart["encoding"]["x"]["axis"]["format"] == ".1~%"  # horizontal bars: the measure runs along x
 
 
 def test_chinese_answer_names_filter_values_and_measure_in_chinese() -> None:
