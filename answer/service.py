@@ -100,7 +100,8 @@ class Cubesage:
         from cube_models.model import load_model
 
         with self.pool.connection() as conn:
-            return model_scope(load_model(self.settings.model_folder()), conn, self.settings.warehouse_schema)
+            return model_scope(load_model(self.settings.model_folder()), conn, self.settings.warehouse_schema,
+                               names=vocabulary())
 
     def _warm_up(self) -> None:
         """One unlogged question through every stage, so the first real question is not the slow one."""

@@ -30,7 +30,7 @@ ADDITIVE = frozenset({"sum", "count", "count_distinct", "count_distinct_approx",
 @dataclass
 class Vocabulary:
     formats: dict[str, str] = field(default_factory=dict)  # member path -> Cube format ("percent", "currency")
-    member_labels: dict[tuple[str, str], str] = field(default_factory=dict)  # (member path, lang) -> label
+    member_labels: dict[tuple[str, str], str] = field(default_factory=dict)  # (member or cube, lang) -> label
     value_labels: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (cube, value.lower(), lang)
     types: dict[str, str] = field(default_factory=dict)  # member path -> Cube type ("sum", "time", "string")
     keys: frozenset[str] = frozenset()  # dimensions that identify rows (primary keys, ``*_id`` numbers)
@@ -85,7 +85,7 @@ def build(model_dir: Path | None, glossary: Path | None) -> Vocabulary:
         kind, _, member = (t.mapped_asset_id or "").partition(":")
         names = [t.canonical_term, *t.synonyms]
         zh, en = _first(names, True), _first(names, False)
-        if kind == "metric" or (kind == "dimension" and t.filter_value is None):
+        if kind in ("metric", "table") or (kind == "dimension" and t.filter_value is None):
             for lang, name in (("zh", zh), ("en", en)):
                 if name:
                     vocab.member_labels.setdefault((member, lang), name)
