@@ -29,7 +29,7 @@ install-test: $(STAMP)-test
 
 install: install-app install-test
 
-## The main job: embedded stack, demo warehouse + indices, API + chat page, three sample questions answered
+## The main job: embedded stack, demo warehouse + indices, API + chat page, four sample questions answered
 demo: install-app
 	$(CUBESAGE) demo run
 

@@ -42,6 +42,7 @@ def _demo() -> None:
 
 DEMO_ROWS = 12
 SAMPLE_QUESTIONS = (
+    "华东地区本月GMV",  # relative dates resolve against the demo data's last day
     "What was GMV by region in March 2024?",
     "华东地区2024年每月的订单量",
     "list the refunded orders of customer Li Wei",
@@ -78,7 +79,7 @@ def run(
     scale: float = typer.Option(1.0, min=0.01, max=20.0, help="Warehouse scale when it must be generated."),
     exit_after_answers: bool = typer.Option(False, help="Stop after answering the sample questions."),
 ) -> None:
-    """Embedded stack + demo + API and chat page, then answer three sample questions on the console."""
+    """Embedded stack + demo + API and chat page, then answer four sample questions on the console."""
     import uvicorn
 
     from answer.api import create_app
