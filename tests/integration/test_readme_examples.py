@@ -66,3 +66,17 @@ def test_every_readme_example_answers_on_the_demo(demo_ready: Any, pg_url: str) 
             if not answered(answer) or answer["provenance"].get("follow_up_of") != "GMV by region last quarter":
                 failed[f"(follow-up) {q}"] = answer["text"]
     assert not failed, failed
+
+
+def test_every_suggested_question_answers_with_a_chart(demo_ready: Any, pg_url: str) -> None:
+    from answer.service import Cubesage
+
+    today = get_pack("demo").today
+    with Cubesage(Settings(database_url=SecretStr(pg_url), today=today), url=pg_url) as service:
+        suggested = {lang: service.suggestions(lang) for lang in ("en", "zh")}
+        assert all(s["today"] == today.isoformat() for s in suggested.values())
+        questions = [q for s in suggested.values() for q in s["questions"]]
+        assert len(questions) >= 10
+        failed = {q: a["text"] for q in questions
+                  if not answered(a := service.ask(q).to_dict()) or a["chart"] is None}
+    assert not failed, failed
