@@ -102,7 +102,8 @@ def _data(table: ResultTable, parts: Parts) -> list[dict[str, Any]]:
         record: dict[str, Any] = {}
         for i, column in enumerate(parts.columns):
             text = cell(row[i], column)
-            record[_f(i)] = float(row[i]) if i in parts.measures or i in parts.shares else text
+            number = i in parts.measures or i in parts.shares
+            record[_f(i)] = (None if row[i] is None else float(row[i])) if number else text
             record[_t(i)] = text
         if parts.time is not None:
             grain = parts.columns[parts.time].grain or ""

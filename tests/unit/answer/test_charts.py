@@ -155,3 +155,11 @@ def test_nothing_to_chart_without_a_measure_and_count_cards_for_rows() -> None:
 def test_key_columns_label_bars_instead_of_being_charted() -> None:
     spec = chart_spec(ResultTable(["customers.customer_id", "orders.count"], [[1001, 5], [1002, 3]]), "en")
     assert spec["usermeta"]["shape"] == "bars" and values(spec, "c0") == ["1001", "1002"]
+
+
+def test_missing_values_are_gaps_not_errors() -> None:
+    spec = chart_spec(ResultTable(["orders.order_ts.month", "orders.refund_rate"],
+                                  [[MONTHS[0], 0.06], [MONTHS[1], None], [MONTHS[2], 0.07]]), "en")
+    assert values(spec, "c1") == [0.06, None, 0.07]
+    bars = chart_spec(ResultTable(["orders.channel", "order_items.aov"], [["web", None], ["app", 5.0]]), "en")
+    assert bars["usermeta"]["shape"] == "bars" and values(bars, "c1") == [None, 5.0]
