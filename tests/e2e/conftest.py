@@ -24,8 +24,10 @@ class Watched:
     outside: list[str] = field(default_factory=list)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Per module: Playwright's sync API keeps an event loop running in this thread while it is open, which
+    later asyncio tests of the session cannot share."""
     from playwright.sync_api import sync_playwright
 
     assert CHROMIUM.exists(), "install Debian's chromium: bash tests/infra/install_browser.sh"
