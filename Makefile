@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 CUBESAGE := $(VENV)/bin/cubesage
 STAMP := $(VENV)/.stamp
 
-.PHONY: demo test bench bench-regress install install-app install-test lint clean
+.PHONY: demo test bench bench-regress install install-app install-test lint clean screenshots
 
 ## Python env with the app and its pinned dependencies
 $(STAMP)-app: pyproject.toml constraints.txt answer/api/web/package-lock.json
@@ -29,13 +29,17 @@ install-test: $(STAMP)-test
 
 install: install-app install-test
 
-## The main job: embedded stack, demo warehouse + indices, API + chat page, three sample questions answered
+## The main job: embedded stack, demo warehouse + indices, API + chat page, four sample questions answered
 demo: install-app
 	$(CUBESAGE) demo run
 
 ## The whole suite against real PostgreSQL, Cube and Elasticsearch started by the test session
 test: install-test lint
 	$(VENV)/bin/pytest -q -p no:cacheprovider tests
+
+## README screenshots of the chat page and the dashboard (docs/screenshots/), on the demo in CUBESAGE_DATA_DIR
+screenshots: install-test
+	$(PY) -m tests.infra.screenshots --out docs/screenshots
 
 lint: install-app
 	$(VENV)/bin/ruff check .

@@ -37,6 +37,9 @@ class Components:
     parse: Callable[..., Any] = lambda understanding, entities: None
     # (listing reading, understanding, today, row limit) -> (dimensions-only Cube query, LoadResult)
     listing: Callable[..., Any] = lambda reading, understanding, today, limit: None
+    # (cube_query, today) -> LoadResult of the current backend: a stored query run again, without a question
+    load: Callable[..., Any] = lambda *args: None
+    model: Callable[[], Any] = lambda: None  # the current Cube model (None: not loaded)
 
 
 RETIRED_BACKEND_GRACE_S = 60.0  # a replaced backend is closed after in-flight queries (5 s timeout) are done
@@ -174,6 +177,9 @@ def load_components(settings: Any, url: str) -> Components:
         query = listing_query(reading, understanding, current.model, limit)
         return query, current.backend.load(query, today=today)
 
+    def load(cube_query: dict[str, Any], today: date) -> Any:
+        return semantic.backend.load(cube_query, today=today)
+
     def classify(understanding: Any, signals: Any, use_llm: bool | None = None) -> Any:
         return classify_intent(understanding, signals, use_llm=use_llm)
 
@@ -203,7 +209,7 @@ def load_components(settings: Any, url: str) -> Components:
         signals=lambda u, retrieval, entities, tables: intent_signals(u, retrieval, entities, tables,
                                                                       semantic.model),
         close=close, refresh=refresh, value_index=lambda: semantic.values, drill=drill, parse=read,
-        listing=listing,
+        listing=listing, load=load, model=lambda: semantic.model,
     )
 
 

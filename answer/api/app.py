@@ -1,8 +1,8 @@
 """The Litestar application: ``create_app(settings, service=None) -> Litestar``.
 
-Routes: /v1/ask (+ /stream), /v1/nl2cube, /v1/feedback, /v1/ingest/*, /v1/catalog,
-/v1/queries/{id} (all behind the API-key and rate-limit guard), /healthz, /readyz,
-OpenAPI at /schema, and the chat page at /.
+Routes: /v1/ask (+ /stream), /v1/nl2cube, /v1/cube/load, /v1/feedback, /v1/ingest/*, /v1/catalog,
+/v1/suggestions, /v1/queries/{id} (all behind the API-key and rate-limit guard), /healthz, /readyz,
+OpenAPI at /schema, the chat page at / and the dashboard at /dashboard.
 """
 
 from __future__ import annotations
@@ -24,11 +24,13 @@ from answer.api._service import AnswerService, ServiceAdapter
 from answer.api.cache import AnswerCache
 from answer.api.controllers.ask import AskController
 from answer.api.controllers.catalog import CatalogController
+from answer.api.controllers.cube import CubeController
 from answer.api.controllers.feedback import FeedbackController
 from answer.api.controllers.health import HealthController
 from answer.api.controllers.ingest import IngestController
 from answer.api.controllers.nl2cube import NL2CubeController
 from answer.api.controllers.queries import QueriesController
+from answer.api.controllers.suggestions import SuggestionsController
 from answer.api.errors import EXCEPTION_HANDLERS
 from answer.api.knowledge import Knowledge, PipelineKnowledge
 from answer.api.origin import HostPolicy
@@ -78,8 +80,8 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
     api = Router(
         path="/",
         guards=[api_guard],
-        route_handlers=[AskController, NL2CubeController, FeedbackController, IngestController,
-                        CatalogController, QueriesController],
+        route_handlers=[AskController, NL2CubeController, CubeController, FeedbackController, IngestController,
+                        CatalogController, SuggestionsController, QueriesController],
         security=[{"apiKey": []}],
     )
     app = Litestar(

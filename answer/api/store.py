@@ -15,7 +15,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from answer.api.dto import CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
+from answer.api.dto import CatalogCube, CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
 from answer.keys import KeyGrant, hash_token
 from cubesage_core.db import aread, async_pool
 
@@ -174,18 +174,23 @@ class PostgresStore:
 
     async def catalog(self) -> CatalogResponse:
         members = await self._all(
-            "SELECT a.asset_type, a.name, a.title, a.description, p.name, a.meta->>'type' "
-            "FROM semlayer.asset a LEFT JOIN semlayer.asset p ON p.asset_id = a.parent_id "
-            "WHERE a.asset_type IN ('metric', 'dimension') ORDER BY a.asset_type, a.name")
+            "SELECT a.asset_type, a.name, a.title, a.description, p.name, COALESCE(a.meta->>'type', "
+            "a.meta->>'agg'), a.meta->>'format' FROM semlayer.asset a "
+            "LEFT JOIN semlayer.asset p ON p.asset_id = a.parent_id "
+            "WHERE a.asset_type IN ('metric', 'dimension') AND COALESCE(a.meta->>'public', 'true') <> 'false' "
+            "ORDER BY a.asset_type, a.name")
+        cubes = await self._all("SELECT name, title, description FROM semlayer.asset WHERE asset_type = 'table' "
+                                "AND meta->>'source' = 'cube_models' ORDER BY name")
         terms = await self._all("SELECT canonical_term, synonyms, language, definition, mapped_asset_id "
                                 "FROM semlayer.business_term ORDER BY canonical_term")
         metrics, dimensions = [], []
-        for kind, name, title, description, cube, typ in members:
+        for kind, name, title, description, cube, typ, fmt in members:
             member = CatalogMember(name=name, title=title or "", description=description or "", cube=cube,
-                                   type=typ)
+                                   type=typ, format=fmt)
             (metrics if kind == "metric" else dimensions).append(member)
         return CatalogResponse(
             metrics=metrics, dimensions=dimensions,
             terms=[CatalogTerm(term=t, synonyms=list(s or []), language=lang or "", definition=d or "",
                                maps_to=m) for t, s, lang, d, m in terms],
+            cubes=[CatalogCube(name=n, title=t or "", description=d or "") for n, t, d in cubes],
         )

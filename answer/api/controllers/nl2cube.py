@@ -6,7 +6,7 @@ from litestar import Controller, post
 
 from answer.api._service import ServiceAdapter
 from answer.api.controllers.ask import check_question, check_today
-from answer.api.dto import NL2CubeRequest, NL2CubeResponse
+from answer.api.dto import LabeledQuery, NL2CubeRequest, NL2CubeResponse
 from answer.api.errors import error_responses
 from cubesage_core.settings import Settings
 
@@ -28,4 +28,6 @@ class NL2CubeController(Controller):
             confidence=float(result.get("confidence") or 0.0),
             rows=list(rows) if data.run and rows is not None else None,
             sql=result.get("sql") if data.run else None,
+            cube_queries=[LabeledQuery(label=str(q["label"]), cube_query=dict(q["cube_query"]))
+                          for q in result["cube_queries"]] if result.get("cube_queries") else None,
         )

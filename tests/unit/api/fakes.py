@@ -71,6 +71,18 @@ class FakeService:
             timings_ms={"total": 3.0},
         )
 
+    def load(self, queries: list[tuple[str, dict[str, Any]]], *, today: date | None = None, language: str = "en",
+             title: str = "") -> dict[str, Any]:
+        self.calls.append({"load": queries, "today": today, "language": language})
+        return {"table": {"columns": ["order_items.gmv"], "rows": [[200.75]], "labels": ["GMV"],
+                          "display": [["200.75"]], "kinds": ["number"], "row_count": 1},
+                "chart": {"usermeta": {"shape": "kpi"}}, "sql": ["SELECT 1"] * len(queries), "backend": "builtin",
+                "today": (today or date(2025, 6, 30)).isoformat()}
+
+    def suggestions(self, language: str = "en") -> dict[str, Any]:
+        questions = ["今年各渠道的GMV"] if language == "zh" else ["GMV by channel this year"]
+        return {"questions": questions, "today": "2025-06-30", "period": ["2023-01", "2025-06"]}
+
     def nl2cube(self, question: str, run: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"cube_query": {"measures": ["order_items.gmv"]}, "bindings": [{"term": "GMV"}],
                                "confidence": 0.8}
