@@ -23,7 +23,7 @@ from router.aggregate.measure_match import match_measure, unit_twin
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import names_a_number
-from router.parse.nearby import free, mark_after, mark_before, phrase_after
+from router.parse.nearby import after, free, mark_after, mark_before, phrase_after
 from router.parse.reading import Mark, Mention, Reading, Target
 
 UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
@@ -243,6 +243,25 @@ def _rows_counted(q: Question, k: Knowledge) -> None:
             return
 
 
+_SELLING = re.compile(r"\b(?:best|top|worst)[\s-]+sell(?:ing|ers?)\b|畅销", re.IGNORECASE)
+
+
+def _ranked_by(q: Question, k: Knowledge) -> None:
+    """"best selling 5 products by GMV": the measure after "by" ranks; one a ranking phrase named ("best
+    selling" = units sold) gives way to it."""
+    r = q.reading
+    if q.understanding.ranking is None or len(r.measures) < 2:
+        return
+    for mark in r.marks_of("group"):
+        m = after(r, mark.span)
+        by = [t.path for t in (m.of("measure") if m else []) if t.path in r.measures]
+        if by:
+            phrased = [p for x in r.mentions if _SELLING.search(x.text) for p in (t.path for t in x.of("measure"))]
+            r.measures = [by[0], *(p for p in r.measures if p != by[0] and p not in phrased)]
+            r.use(mark.span)
+            return
+
+
 def _summed_too(r: Reading, k: Knowledge) -> None:
     """"how many invoices ..., and what did they add up to?": a total asked with nothing named after it is
     the sum of the counted cube's amount column, beside the count."""
@@ -294,6 +313,7 @@ def choose(q: Question, k: Knowledge) -> None:
             r.measures.append(path)
             r.use(m.span, *(mark.span for mark in marks))
             r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
+    _ranked_by(q, k)
     _rows_counted(q, k)
     _summed_too(r, k)
     _units(r, k)
