@@ -106,6 +106,26 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
             r.use(mark.span)
             if mark.kind == "which" and r.asks_one is None:
                 r.asks_one = _singular(mark, run[head_of(run, r)], r)
+            if mark.kind == "group":
+                _coordinated(r, k, cubes, run[-1])
+
+
+_AND = re.compile(r"^\s*(?:,|，|、|&|\band\b|\bor\b|和|及|与|以及)\s*$", re.IGNORECASE)
+
+
+def _coordinated(r: Reading, k: Knowledge, cubes: list[str], last: Mention) -> None:
+    """"by region and channel", "by segment, nation and region", "按地区和渠道": each name joined to a
+    group-by by "and" or a comma is grouped by too."""
+    for m in r.mentions:
+        if m.start < last.end:
+            continue
+        if not _AND.match(r.text[last.end:m.start]) or not free(r, m) or m.of("value") or m.of("measure"):
+            return
+        member = resolve([m], r, k, cubes)
+        if member is None:
+            return
+        _add(r, member, [m], "and")
+        last = m
 
 
 def _grain_of_average(r: Reading, k: Knowledge, word: str, member: Any) -> bool:

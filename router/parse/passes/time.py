@@ -10,7 +10,9 @@ listing by its cube's.
 
 from __future__ import annotations
 
+import itertools
 import re
+from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
@@ -63,6 +65,14 @@ def choose(q: Question, k: Knowledge) -> None:
         r.notes.append(f"periods on {r.time_dimension}")
     if timed:
         _dated(q, k)
+    if r.intent == "detail" and not _contiguous(q.understanding.time_ranges):
+        r.refuse("rows of separate periods are listed one period at a time: ask for each period")
+
+
+def _contiguous(ranges: list[Any]) -> bool:
+    """Periods that follow one another without a gap ("in 2009 and 2010") can be listed as one span."""
+    ordered = sorted(ranges, key=lambda t: t.start)
+    return all((b.start - a.end).days <= 1 for a, b in itertools.pairwise(ordered))
 
 
 def _dated(q: Question, k: Knowledge) -> None:
