@@ -221,6 +221,7 @@ higher lower bigger smaller better worse greater larger fewer level levels tier 
 he him his she her hers theirs itself themselves wrote write writes written run runs ran running
 fly flies flying flew flown three four five six seven eight nine ten two
 inclusive inclusively
+trend trends trending
 """)
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
 FILLER_PHRASES = re.compile(
@@ -241,4 +242,5 @@ STOPWORDS_ZH = _word_list("""
 详情 详细 因为 由于 负责 开 开出 开了 各自 买 买过 卖 卖出 带上 还是 一共有 是否 有没有 或者
 以来 至今 为止 期间
 飞往 飞到 前往 到达 出发 去往 从
+趋势 走势
 """)

@@ -246,6 +246,26 @@ def _rows_counted(q: Question, k: Knowledge) -> None:
 _SELLING = re.compile(r"\b(?:best|top|worst)[\s-]+sell(?:ing|ers?)\b|畅销", re.IGNORECASE)
 
 
+_USAGE = re.compile(r"\b(?:used|use|popular|common|frequent|frequently|often)\b|最常用|用得最多|最受欢迎|最常见",
+                    re.IGNORECASE)
+
+
+def _usage_counted(q: Question, k: Knowledge) -> None:
+    """"which payment method is used most", "最常用的支付方式": the rows of the named dimension's cube counted
+    per value (the group pass groups by it)."""
+    r = q.reading
+    if r.measures or not (_USAGE.search(r.text) and (r.marks_of("most", "top") or q.understanding.ranking)):
+        return
+    for m in r.mentions:
+        dims = [k.model.find_member(t.path) for t in m.of("dimension")]
+        dims = [d for d in dims if d is not None and d.type == "string"]
+        counted = facts.row_count(k.model, dims[0].cube) if dims else None
+        if counted:
+            r.measures.append(counted)
+            r.notes.append(f"measure {counted}: how often each {dims[0].path} is used")
+            return
+
+
 def _ranked_by(q: Question, k: Knowledge) -> None:
     """"best selling 5 products by GMV": the measure after "by" ranks; one a ranking phrase named ("best
     selling" = units sold) gives way to it."""
@@ -314,6 +334,7 @@ def choose(q: Question, k: Knowledge) -> None:
             r.use(m.span, *(mark.span for mark in marks))
             r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
     _ranked_by(q, k)
+    _usage_counted(q, k)
     _rows_counted(q, k)
     _summed_too(r, k)
     _units(r, k)
