@@ -110,6 +110,9 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
                 _coordinated(r, k, cubes, run[-1])
 
 
+# "is the discount higher on app orders or on web orders": two values weighed against each other
+_COMPARATIVE_OR = re.compile(r"\b(?:higher|lower|more|less|better|worse|bigger|smaller|greater|larger)\b.*\bor\b|"
+                             r"[高低多少好差大小].{0,10}还是", re.IGNORECASE)
 _AND = re.compile(r"^\s*(?:,|，|、|&|\band\b|\bor\b|和|及|与|以及)\s*$", re.IGNORECASE)
 
 
@@ -170,7 +173,7 @@ def _compared_values(r: Reading) -> None:
     for m in r.mentions:
         for t in m.of("value"):
             by_member.setdefault(t.path, set()).add(str(t.value))
-    compared = r.marks_of("which") or any(w in r.text.lower() for w in (" vs", "versus", "compare", "对比", "比较"))
+    compared = r.marks_of("which", "compare") or bool(_COMPARATIVE_OR.search(r.text))
     for member, values in by_member.items():
         if len(values) > 1 and compared and member not in r.dimensions:
             r.dimensions.append(member)
