@@ -1,5 +1,5 @@
-"""Build everything the demo needs, in order, idempotently: warehouse, semantic assets, glossary,
-few-shots and the SAG indices. Used by ``cubesage demo load|run`` and by the test session."""
+"""Build everything the demo needs, in order, idempotently: warehouse, rollup tables, semantic assets,
+glossary, few-shots and the SAG indices. Used by ``cubesage demo load|run`` and by the test session."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from demo import load as demo_warehouse
 from sag_index.warehouse import WarehouseMap
 
 Step = Callable[[], Any]
-STEPS = ("warehouse", "semantic assets", "glossary", "few-shots", "SAG indices")
+STEPS = ("warehouse", "rollups", "semantic assets", "glossary", "few-shots", "SAG indices")
 
 
 @dataclass
@@ -46,7 +46,8 @@ def prepare_demo(
     reload_warehouse: bool = True,
     on_step: Callable[[str], None] | None = None,
 ) -> BootstrapReport:
-    """Run the five build steps; the warehouse is regenerated only when asked or missing."""
+    """Run the build steps; the warehouse is regenerated only when asked or missing."""
+    from cube_models import rollups
     from cube_models.export import export_assets
     from cube_models.model import load_model
     from fourengine.fewshot import load_few_shots
@@ -62,6 +63,8 @@ def prepare_demo(
             demo_warehouse.load(url, scale=scale, demo_dir=demo)
             if reload_warehouse or not warehouse_loaded(url) else "kept"
         ),
+        "rollups": lambda: [b.as_dict() for b in rollups.refresh(url, load_model(settings.model_dir),
+                                                                  tuple(settings.warehouse_schemas))],
         "semantic assets": lambda: export_assets(url, load_model(settings.model_dir), embedder=embedder),
         "glossary": lambda: load_glossary(url, demo / "glossary.yaml", embedder=embedder),
         "few-shots": lambda: load_few_shots(url, demo / "few_shots.yaml", embedder=embedder),
