@@ -52,7 +52,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
               r"多少|几(?:个|家|位|笔|单|条|次|种|名|款|张|首)|数量|个数|数目|总数|计数"),
     ("distinct", r"\bdistinct\b|\bdifferent\b|\bunique\b|不同的?|去重|多少种|几种"),
     ("avg", r"\baverage\b|\bavg\b|\bmean\b|\btypical\b|\bon average\b|平均|均值|人均|均价"),
-    ("sum", r"\badd(?:s|ed)? up(?: to)?\b|\bamount(?:s|ed)? to\b|\bcome to\b|\bcame to\b|\btotal\b|"
+    ("sum", r"\bhow much\b|\badd(?:s|ed)? up(?: to)?\b|\bamount(?:s|ed)? to\b|\bcome to\b|\bcame to\b|\btotal\b|"
             r"\bsum(?: of)?\b|\baltogether\b|\bcombined\b|\bin all\b|总(?!数)|合计|总计|一共|共计|累计"),
     ("max", r"\bmax(?:imum)?\b|\bhighest\b|\blargest\b|\bbiggest\b|\blongest\b|\bgreatest\b|\bpeak\b|"
             r"\bmost expensive\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|"

@@ -49,10 +49,11 @@ def head(q: Question, k: Knowledge) -> None:
         return
     if q.understanding.granularity and not r.marks_of("list"):
         return  # "what has Canada brought in each year": a grain asks for a total, not rows
-    chosen = _last_noun(r) if r.language == "zh" else None
+    asked = bool(r.marks_of("list") or r.keyed or any(m.of("value") for m in r.mentions))
+    chosen = _last_noun(r) if r.language == "zh" and asked else None
     chosen = chosen or _run_head(r)
-    if chosen is None and not (r.marks_of("list") or r.keyed or any(m.of("value") for m in r.mentions)):
-        return  # "what about the other region?": nothing asks for rows
+    if chosen is None and not asked:
+        return  # "what about the other region?", "那个大客户最近怎么样": nothing asks for rows
     if chosen is None:
         cubes = [m for m in r.mentions if m.of("cube")]
         unkeyed = [m for m in cubes if m.of("cube")[0].path not in r.keyed]

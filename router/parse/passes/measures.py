@@ -168,11 +168,12 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
     r = q.reading
     if kind is not None or not m.of("measure"):
         return False
-    if not (r.marks_of("list") or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, None):
+    listed = any(x.start < m.start for x in r.marks_of("list"))  # "list ... with quantity", not "..., and list"
+    if not (listed or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, None):
         return False
     if m.of("dimension"):
         return True
-    if not (r.marks_of("list") or r.keyed):
+    if not (listed or r.keyed):
         return False  # only a listing word or a key makes a measure's name the column it adds up
     for t in m.of("measure"):
         measure = k.model.find_member(t.path)
@@ -248,6 +249,21 @@ _SELLING = re.compile(r"\b(?:best|top|worst)[\s-]+sell(?:ing|ers?)\b|畅销", re
 
 _USAGE = re.compile(r"\b(?:used|use|popular|common|frequent|frequently|often)\b|最常用|用得最多|最受欢迎|最常见",
                     re.IGNORECASE)
+
+
+def _how_much(r: Reading, k: Knowledge) -> None:
+    """"how much has Jack Yang paid through WeChat Pay": with no measure named, "how much" asks the amount
+    of the one cube the question's values belong to (its sum measure over its amount column)."""
+    marks = [m for m in r.marks_of("sum") if m.text.lower() == "how much" and free(r, m)]
+    if r.measures or not marks:
+        return
+    cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
+    found = [p for c in cubes if (amount := facts.amount_column(k.model, c)) is not None
+             for p in [m.path for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))][:1]]
+    if len(found) == 1:
+        r.measures.append(found[0])
+        r.use(marks[0].span)
+        r.notes.append(f"measure {found[0]}: 'how much' of the rows the question names")
 
 
 def _usage_counted(q: Question, k: Knowledge) -> None:
@@ -334,6 +350,7 @@ def choose(q: Question, k: Knowledge) -> None:
             r.use(m.span, *(mark.span for mark in marks))
             r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
     _ranked_by(q, k)
+    _how_much(r, k)
     _usage_counted(q, k)
     _rows_counted(q, k)
     _summed_too(r, k)
