@@ -34,7 +34,11 @@ def _joined(k: Knowledge, cube: str, cubes: list[str]) -> bool:
 
 
 def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge) -> float:
+    """Glossary values first, then the cube the question names or asks about (a key's value is on both
+    sides of a join, "N318JB" in flights.tailnum and planes.tailnum: the asked cube's side), then the
+    dimension whose title's words stand near."""
     named_cubes = {c.path for x in r.mentions if x is not m for c in x.of("cube")}
+    named_cubes |= set(r.scope())
     member = k.model.find_member(t.path)
     near = {w.norm for w in words(r.text[max(0, m.start - 30):m.end + 30])}
     score = 1.0 if t.source == "glossary" else 0.0

@@ -73,10 +73,12 @@ def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     asked through the cube ("how many customers placed an order")."""
     r = q.reading
     counts = all(k.model.find_member(t.path).type in _COUNTS for t in m.of("measure"))
-    if not counts or not (m.of("cube") or m.of("segment")):
+    if not counts or not (m.of("cube") or m.of("segment") or m.of("dimension")):
         return False
     if kind is None and not m.of("cube") and _cued(q, k) and not r.marks_of("list"):
         return False
+    if kind not in ("count", "distinct") and m.of("dimension"):
+        return True  # "by origin", "top 10 destinations": the dimension, not its distinct count
     if kind in ("count", "distinct", "most"):
         return bool(m.of("cube"))
     return True
