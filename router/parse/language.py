@@ -226,7 +226,8 @@ trend trends trending
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
 FILLER_PHRASES = re.compile(
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:\w+\s+)?(?:store|shop|catalog(?:ue)?|company|"
-    r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|\bon file\b|\bso far\b|"
+    r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|"
+    r"\bon file\b|\bso far\b|"
     r"\bto date\b|\bup to now\b|\bat all\b|\bif any\b|\bplease\b|\b(?:the\s+)?(?:start|beginning|end)\s+of\b|"
     r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
     r"大概|大约|左右|差不多", re.IGNORECASE)
