@@ -55,10 +55,10 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("sum", r"\bhow much\b|\badd(?:s|ed)? up(?: to)?\b|\bamount(?:s|ed)? to\b|\bcome to\b|\bcame to\b|\btotal\b|"
             r"\bsum(?: of)?\b|\baltogether\b|\bcombined\b|\bin all\b|总(?!数)|合计|总计|一共|共计|累计"),
     ("max", r"\bmax(?:imum)?\b|\bhighest\b|\blargest\b|\bbiggest\b|\blongest\b|\bgreatest\b|\bpeak\b|"
-            r"\bmost expensive\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|"
+            r"\bmost expensive\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|\bfastest\b|"
             r"最高|最大|最长|最贵|最重|最晚|最新|最近"),
     ("min", r"\bmin(?:imum)?\b|\blowest\b|\bsmallest\b|\bshortest\b|\bcheapest\b|\bleast expensive\b|"
-            r"\blightest\b|\bearliest\b|\boldest\b|\bfirst\b(?= (?:ever|one))|"
+            r"\blightest\b|\bearliest\b|\boldest\b|\bslowest\b|\bfirst\b(?= (?:ever|one))|"
             r"最低|最小|最短|最便宜|最轻|最早|最旧"),
     ("most", r"(?<!at )\bmost\b|\bfewest\b|(?<!at )\bleast\b|最多|最少"),
     ("top", r"\btop\b|\bbest\b|\bworst\b|\bbottom\b|最好|最差|最"),
@@ -142,7 +142,28 @@ def _op_en(word: str) -> str:
     return "equals"
 
 
+_UNIT_AFTER = re.compile(r"\s*(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|milliseconds?|ms|小时|分钟|秒|天|毫秒)\b",
+                         re.IGNORECASE)
+UNIT_SECONDS = {"hour": 3600, "hr": 3600, "minute": 60, "min": 60, "second": 1, "sec": 1, "day": 86400,
+                "millisecond": 0.001, "ms": 0.001, "小时": 3600, "分钟": 60, "秒": 1, "天": 86400, "毫秒": 0.001}
+
+
+def _with_unit(text: str, mark: Mark) -> Mark:
+    """A bound followed by a unit ("more than 5 hours", "超过30分钟") carries the unit's length in seconds and
+    spans it."""
+    found = _UNIT_AFTER.match(text, mark.end)
+    if found is None:
+        return mark
+    unit = found.group(1).lower().rstrip("s") if found.group(1).isascii() else found.group(1)
+    op, values = mark.data
+    return Mark("bound", mark.start, found.end(), text[mark.start:found.end()], (op, values, UNIT_SECONDS[unit]))
+
+
 def _bounds(text: str) -> list[Mark]:
+    return [_with_unit(text, m) for m in _number_bounds(text)]
+
+
+def _number_bounds(text: str) -> list[Mark]:
     out: list[Mark] = []
     for m in _BETWEEN.finditer(text):
         lo, hi = amount(m.group(1) or m.group(5) or ""), amount(m.group(3) or m.group(7) or "")
@@ -222,6 +243,7 @@ he him his she her hers theirs itself themselves wrote write writes written run 
 fly flies flying flew flown three four five six seven eight nine ten two
 inclusive inclusively
 trend trends trending
+leave leaves leaving depart departs departing
 """)
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
 FILLER_PHRASES = re.compile(

@@ -49,7 +49,8 @@ def head(q: Question, k: Knowledge) -> None:
         return
     if q.understanding.granularity and not r.marks_of("list"):
         return  # "what has Canada brought in each year": a grain asks for a total, not rows
-    asked = bool(r.marks_of("list") or r.keyed or any(m.of("value") for m in r.mentions))
+    # a listing word, a key, a value, or a restriction on rows ("flights on July 22 that arrived 5 hours late")
+    asked = bool(r.marks_of("list", "bound", "sign", "string_op") or r.keyed or any(m.of("value") for m in r.mentions))
     chosen = _last_noun(r) if r.language == "zh" and asked else None
     chosen = chosen or _run_head(r)
     if chosen is None and not asked:

@@ -75,10 +75,10 @@ def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     counts = all(k.model.find_member(t.path).type in _COUNTS for t in m.of("measure"))
     if not counts or not (m.of("cube") or m.of("segment") or m.of("dimension")):
         return False
+    if kind not in ("count", "distinct") and m.of("dimension") and mark_before(r, m.span, ("group", "top", "which")):
+        return True  # "by origin", "top 10 destinations": the dimension, not its distinct count
     if kind is None and not m.of("cube") and _cued(q, k) and not r.marks_of("list"):
         return False
-    if kind not in ("count", "distinct") and m.of("dimension"):
-        return True  # "by origin", "top 10 destinations": the dimension, not its distinct count
     if kind in ("count", "distinct", "most"):
         return bool(m.of("cube"))
     return True
@@ -331,11 +331,14 @@ def _units(r: Reading, k: Knowledge) -> None:
             r.use(m.span)
 
 
+_ZH_UNITS = {"分钟": "minute", "小时": "hour", "秒": "second", "天": "day", "毫秒": "ms", "兆": "mb", "字节": "byte"}
+
+
 def _unit_words(r: Reading, k: Knowledge) -> None:
     """"in MB", "几分钟": a unit the chosen measure's title names is said, not unknown."""
     titles = " ".join((getattr(k.model.find_member(m), "title", "") or "").lower() for m in r.measures)
     for found in UNIT_WORDS.finditer(r.text):
-        word = found.group(0).lower()
+        word = _ZH_UNITS.get(found.group(0), found.group(0).lower())
         if word.rstrip("s") in titles or word in titles:
             r.use(found.span())
 
