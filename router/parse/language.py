@@ -142,8 +142,8 @@ def _op_en(word: str) -> str:
     return "equals"
 
 
-_UNIT_AFTER = re.compile(r"\s*(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|milliseconds?|ms|小时|分钟|秒|天|毫秒)\b",
-                         re.IGNORECASE)
+_UNIT_AFTER = re.compile(r"\s*(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|milliseconds?|ms|"
+                         r"小时|分钟|秒|天|毫秒)\b", re.IGNORECASE)
 UNIT_SECONDS = {"hour": 3600, "hr": 3600, "minute": 60, "min": 60, "second": 1, "sec": 1, "day": 86400,
                 "millisecond": 0.001, "ms": 0.001, "小时": 3600, "分钟": 60, "秒": 1, "天": 86400, "毫秒": 0.001}
 
