@@ -163,6 +163,12 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     return True
 
 
+def _grouped(q: Question) -> bool:
+    """The question ranks groups or times ("which region has the highest revenue", "the highest month")."""
+    r, u = q.reading, q.understanding
+    return bool(u.granularity or r.marks_of("group", "which", "dim_grain") or (u.ranking and u.ranking.limit))
+
+
 def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     """"lines of order 1024 ... quantity and extended price", "列出订单4000的明细行，包括数量": a measure's name
     asked with no aggregation word beside rows named by key, value or a listing word is the column the
@@ -198,6 +204,10 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
         if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
             twin, missing = _twin(k, named, kind)
             return (twin.path if twin else None), marks, None if twin else f"the model has no {missing}"
+        if kind in ("max", "min") and named.type == "sum" and not _grouped(q):
+            twin, _ = _twin(k, named, kind)  # "the biggest single invoice amount": the max of one row
+            if twin is not None:
+                return twin.path, marks, None
         return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
     cubes = m.of("cube")
     if cubes and kind in ("count", "distinct", "most"):
