@@ -17,10 +17,10 @@ from typing import Any
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import names_a_number
-from router.understanding._calendar import parse_number
 from router.parse.nearby import after, before
 from router.parse.reading import Reading
 from router.parse.text import name_key, stems
+from router.understanding._calendar import parse_number
 
 # adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
 ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
