@@ -373,8 +373,8 @@ def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:
         return decision
     verdict = judge(reading)
     if decision.intent == "mixed":  # "... customers in INDIA, with their phone numbers": rows, not a mix
-        listed = reading.intent == "detail" and verdict.answers and not reading.marks_of(
-            "count", "avg", "sum", "max", "min", "share", "most")
+        listed = reading.intent == "detail" and verdict.answers and not reading.measures and not reading.marks_of(
+            "count", "avg", "sum", "share")
         return replace(decision, intent="detail", reasons=[*decision.reasons, "parser reads a listing"]) \
             if listed else decision
     if reading.intent is None:  # "customers based in California": an unknown name is no unfiltered answer

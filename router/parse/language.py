@@ -97,14 +97,15 @@ _RECENT = re.compile(rf"\b(latest|newest|most recent|last|recent|oldest|earliest
                      rf"\b{_N}\s+(latest|newest|most recent|oldest|earliest)\b|(最近|最新|最早)的?\s*(\d+)",
                      re.IGNORECASE)
 _BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}", _F)
-_BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间", _F)
+_BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间|"
+                      rf"\b(?:from\s+)?{NUMBER}\s+to\s+{NUMBER}", _F)
 _BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
 _BOUND_ZH_AFTER = re.compile(rf"{NUMBER}\s*({'|'.join(sorted(_ZH_AFTER, key=len, reverse=True))})", _F)
 _SIGN = re.compile(r"\b(negative|in debt|in the red|overdrawn)\b|\b(positive)\b|"
                    r"(为负|负数|负值|小于零|欠款)|(为正|正数|大于零)", _F)
 _STRING_OP = re.compile(
     r"\b(?:(?:start|begin)(?:s|ing)?|that (?:start|begin)s?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
-    r"\b(?:contain(?:s|ing)?|including the word|with the word)\s+['\"“]?([\w#&./-]+)['\"”]?|"
+    r"\b(?:contain(?:s|ing)?|including the word|with the word|made of)\s+['\"“]?([\w#&./-]+)['\"”]?|"
     r"\b(?:end(?:s|ing)?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
     r"以\s*['\"“]?([\w#&./-]+?)['\"”]?\s*开头|(?:包含|含有)\s*['\"“]?([\w#&./-]+)['\"”]?", _F)
 
@@ -166,7 +167,8 @@ def _bounds(text: str) -> list[Mark]:
 def _number_bounds(text: str) -> list[Mark]:
     out: list[Mark] = []
     for m in _BETWEEN.finditer(text):
-        lo, hi = amount(m.group(1) or m.group(5) or ""), amount(m.group(3) or m.group(7) or "")
+        lo = amount(m.group(1) or m.group(5) or m.group(9) or "")
+        hi = amount(m.group(3) or m.group(7) or m.group(11) or "")
         if lo is not None and hi is not None:
             out.append(Mark("bound", m.start(), m.end(), m.group(0), ("between", [lo, hi])))
     for pattern, op_of, number_at in ((_BOUND_EN, _op_en, 2), (_BOUND_ZH_BEFORE, _ZH_BEFORE.get, 2)):

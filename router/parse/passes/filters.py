@@ -202,6 +202,24 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         r.notes.append(f"{member.path} {op} {' '.join(numbers)} ({mark.text!r})")
 
 
+_PERCENT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(%|percent\b)")
+
+
+def _percents(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """"had the full 10% discount": a percentage right before a numeric column is its value (a fraction
+    when the column is formatted as a percent)."""
+    for found in _PERCENT.finditer(r.text):
+        if any(m.start <= found.start() < m.end for m in r.marks_of("bound", "share")):
+            continue
+        m = after(r, found.span())
+        member = _numeric(m, k, cubes, rows=True)
+        if member is None or m is None or getattr(member, "kind", "") != "dimension":
+            continue
+        value = float(found.group(1)) / (100 if member.format == "percent" else 1)
+        r.filters.append(Filter(member.path, "equals", [number_text(value)], found.group(0)))
+        r.use(found.span(), m.span)
+
+
 def _patterns(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for mark in r.marks_of("string_op"):
         op, value = mark.data
@@ -254,7 +272,7 @@ def choose(q: Question, k: Knowledge) -> None:
     if r.refusal:
         return
     cubes = r.scope()
-    for step in (_values, _bounds, _patterns, _present, _segments):
+    for step in (_values, _bounds, _percents, _patterns, _present, _segments):
         step(r, k, cubes)
         if r.refusal:
             return

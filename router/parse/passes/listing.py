@@ -71,12 +71,23 @@ def head(q: Question, k: Knowledge) -> None:
     r.notes.append(f"rows of {cube} ({chosen.text!r})")
 
 
+def _key_parts(k: Knowledge, cube: str) -> list[str]:
+    """The dimensions a composite key is made of ("l_orderkey || '-' || l_linenumber": order key, line
+    number): shown beside the key, as a row is usually named by them."""
+    key = k.model.find_member(facts.primary_key(k.model, cube) or "")
+    sql = facts.column(key) if key is not None else ""
+    if "||" not in sql:
+        return []
+    return [d.path for d in k.model.cubes[cube].dimensions.values()
+            if not d.primary_key and (col := facts.column(d)) and col.isidentifier() and col in sql]
+
+
 def columns(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.intent != "detail" or r.listing is None or r.refusal:
         return
     cube = r.listing
-    shown = [facts.primary_key(k.model, cube), facts.label(k.model, cube, r.language)]
+    shown = [facts.primary_key(k.model, cube), *_key_parts(k, cube), facts.label(k.model, cube, r.language)]
     shown += [f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"]
     shown += [member for member, _ in r.order]
     for m in r.mentions:
