@@ -329,8 +329,8 @@ _AND_WORDS = {"and", "和", "与"}
 CHANGE = re.compile(r"\b(?:growth|grow|grew|grown|change[ds]?|increase[ds]?|decrease[ds]?|decline[ds]?|"
                     r"drop(?:ped)?|rise|rose|fell|fall)\b|增长|增幅|增速|变化|涨幅|跌幅|下降|下滑|上升",
                     re.IGNORECASE | re.ASCII)
-_SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s+(?:the\s+)?(?:(?:start|beginning)\s+of\s+)?$|"
-                           r"\b(?:since|starting|from)\s*$|自\s*$", re.IGNORECASE | re.ASCII)
+_SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s+(?:the\s+)?(?:start|beginning)\s+of\s+$|"
+                           r"\b(?:since|starting)\s*$|自\s*$", re.IGNORECASE | re.ASCII)
 _SINCE_AFTER = re.compile(r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起|onwards|to date|until now|so far)")
 
 
