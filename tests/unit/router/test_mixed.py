@@ -34,3 +34,13 @@ def test_no_shared_key_gives_linked_sections() -> None:
 def test_rows_past_the_covered_ones_stay_empty() -> None:
     mixed = join_results(AGG, REFUNDS, covered_rows=1)
     assert mixed.table.rows[0][2] == 3 and mixed.table.rows[1][2:] == [None, None]
+
+
+def test_counts_from_sql_replace_the_fetched_rows() -> None:
+    """A capped detail query fetched 4 rows; the SQL counts say how many there are per product and reason."""
+    counts = [("Aurora X1 headphones", "damaged", 40), ("aurora x1 headphones", "other", 2),
+              ("Lotus K3 kettle", "late_delivery", 7), ("Nimbus S2 smartwatch", "other", 1)]
+    mixed = join_results(AGG, REFUNDS, counts=counts)
+    assert mixed.table.rows[0][2:] == [42, "damaged (40), other (2)"]
+    assert mixed.table.rows[1][2:] == [7, "late_delivery (7)"]
+    assert mixed.sections[1]["rows"] == REFUNDS.rows  # the detail section keeps the rows that were fetched
