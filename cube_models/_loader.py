@@ -27,7 +27,8 @@ from cube_models.model import (
 )
 from cubesage_core import safe_yaml
 
-_CAMEL = {"sqlTable": "sql_table", "preAggregations": "pre_aggregations", "primaryKey": "primary_key", "joinPath": "join_path",
+_CAMEL = {"sqlTable": "sql_table", "preAggregations": "pre_aggregations", "primaryKey": "primary_key",
+          "joinPath": "join_path",
           "countDistinct": "count_distinct", "countDistinctApprox": "count_distinct_approx",
           "rollingWindow": "rolling_window"}
 _INTERVAL = re.compile(r"^(unbounded|[1-9][0-9]* (second|minute|hour|day|week|month|year)s?)$")

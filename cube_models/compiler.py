@@ -20,7 +20,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer.scope import walk_in_scope
 
-from cube_models import _joins, _rollup_sql, _rolling
+from cube_models import _joins, _rolling, _rollup_sql
 from cube_models._refs import PLACEHOLDER_PREFIX, Ref, classify, to_placeholders
 from cube_models.dates import filter_bound, fmt, resolve_date_range
 from cube_models.errors import QueryError
