@@ -242,7 +242,8 @@ def _check_rows(case: Case, answer: dict[str, Any], run_gold: GoldRunner, proble
         _check_detail_keys(case, answer, run_gold, problems)
     elif case.intent == "detail" and gold.rows and len(gold.rows[0]) == 1:
         table = answer.get("table") or {}
-        _add(problems.mismatch, "", key_column(gold, table.get("columns") or [], _rows(answer)))
+        _add(problems.mismatch, "", key_column(gold, table.get("columns") or [], _rows(answer),
+                                               stated_total=_stated_total(answer)))
     else:
         _add(problems.mismatch, "", compare(gold, _rows(answer)))
 
@@ -253,7 +254,14 @@ def _check_detail_keys(case: Case, answer: dict[str, Any], run_gold: GoldRunner,
         problems.missing.append("detail: the answer carries no detail rows")
         return
     gold = run_gold(str(case.detail_sql))
-    _add(problems.mismatch, "detail: ", key_column(gold, section.get("columns") or [], section.get("rows") or []))
+    _add(problems.mismatch, "detail: ", key_column(gold, section.get("columns") or [], section.get("rows") or [],
+                                                   stated_total=_stated_total(answer)))
+
+
+def _stated_total(answer: dict[str, Any]) -> int | None:
+    """The rows the answer says its detail has when it states they stop at a limit (else None)."""
+    cuts = (answer.get("provenance") or {}).get("truncation") or []
+    return next((int(c["total"]) for c in cuts if c.get("part") == "detail" and c.get("total") is not None), None)
 
 
 def _add(into: list[str], prefix: str, problem: str | None) -> None:

@@ -45,7 +45,7 @@ from bench.load import signature
 
 SERVER_ENV = {"CUBESAGE_API_RATE_LIMIT_PER_MIN": "0", "CUBESAGE_API_ANSWER_CACHE_TTL_S": "0",
               "CUBESAGE_WAREHOUSE_CACHE_REFRESH_S": "0", "CUBESAGE_SAG_CACHE_REFRESH_S": "0"}
-TIMEOUT_WORDS = ("statement timeout", "canceling statement")
+TIMEOUT_WORDS = ("statement timeout", "statement_timeout", "canceling statement", "query cancelled")
 _STEP = re.compile(r"^\s+(.+?): ([0-9.]+)s$")
 
 
@@ -160,7 +160,8 @@ def _emit_serial(target: Scale, results: list[Any], answers: dict[str, dict[str,
                 passed=sorted(r.id for r in results if r.passed), passed_n=sum(r.passed for r in results),
                 timeouts=sum(1 for body in answers.values() if timed_out(body)),
                 undisclosed_truncation=len(undisclosed), undisclosed_examples=undisclosed[:5],
-                stated_truncation=sum(1 for body in answers.values() if body["provenance"].get("truncation")))
+                stated_truncation=sum(1 for body in answers.values() if body["provenance"].get("truncation")),
+                slowest=[[r.id, r.latency_ms] for r in sorted(results, key=lambda r: -r.latency_ms)[:8]])
 
 
 def undisclosed_cut(body: dict[str, Any]) -> bool:
@@ -171,7 +172,8 @@ def undisclosed_cut(body: dict[str, Any]) -> bool:
     limit = int(plan.get("limit") or (plan.get("cube_query") or {}).get("limit") or 0)
     detail = next((s for s in prov.get("sections") or [] if s.get("kind") == "detail"), None)
     shown = len(detail["rows"]) if detail else (body.get("table") or {}).get("row_count", 0)
-    cut_detail = bool(plan) and limit > 0 and shown >= limit and "detail" not in stated
+    listing_tables = plan.get("kind") == "table_lookup"  # the tables SAG recalls are a ranking, not a result cut
+    cut_detail = bool(plan) and not listing_tables and limit > 0 and shown >= limit and "detail" not in stated
     query = prov.get("cube_query") or {}
     rows = len(next((s["rows"] for s in prov.get("sections") or [] if s.get("kind") == "aggregate"), [])) \
         if detail else (body.get("table") or {}).get("row_count", 0)

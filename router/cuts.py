@@ -96,6 +96,20 @@ class PathCounter:
             return None
 
 
+@dataclass
+class _Known:
+    """``counter``, but a SQL statement's total already counted is not counted again."""
+
+    counter: Counter
+    total: int | None
+
+    def cube(self, query: dict[str, Any]) -> int | None:
+        return self.counter.cube(query)
+
+    def sql(self, sql: str, params: dict[str, Any]) -> int | None:
+        return self.total if self.total is not None else self.counter.sql(sql, params)
+
+
 def find_cuts(intent: str, aggregate: AggregateResult | None, detail: DetailResult | None, counter: Counter,
               *, default_limit: int, covered: int) -> list[Cut]:
     """Every limit the parts of one answer reached: the aggregate's default limit (its query set none), the
@@ -110,8 +124,9 @@ def find_cuts(intent: str, aggregate: AggregateResult | None, detail: DetailResu
             listed = detail.plan.get("cube_query") or {}
             found.append(cube_cut("detail", listed, len(detail.rows), int(listed.get("limit") or 0), counter))
         elif detail.sql:
+            counted = _Known(counter, detail.total)  # a mixed answer's per-entity counts already add up to it
             found.append(sql_cut("detail", detail.sql, detail.params, len(detail.rows), limit_of_sql(detail.sql),
-                                 counter))
+                                 counted))
         if intent == "mixed" and aggregate is not None:
             found.append(entities_cut(len(aggregate.rows), covered))
     return [cut for cut in found if cut is not None]

@@ -216,11 +216,14 @@ class Pipeline:
         env = self.detail_env.for_mixed()
         try:
             with _connection(conn) as connection:
-                return count_groups(connection, detail.sql, detail.params, [key[1], *([summary] if summary else [])],
-                                    env.policy, timeout_ms=env.timeout_ms)
+                counts = count_groups(connection, detail.sql, detail.params,
+                                      [key[1], *([summary] if summary else [])], env.policy, timeout_ms=env.timeout_ms)
         except (SqlGuardError, QueryExecutionError) as err:
             result.problems.append({"code": "detail_count_failed", "message": str(err)})
             return None
+        if len(counts) < env.policy.max_limit:  # every group came back: their rows are all the rows
+            detail.total = sum(int(group[-1]) for group in counts)
+        return counts
 
     def _cuts(self, result: PipelineResult, conn: Any, today: date) -> list[Cut]:
         """The limits this answer's rows stopped at, each with the rows there are (``router.cuts``)."""

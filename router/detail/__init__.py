@@ -54,6 +54,7 @@ class DetailResult:
     fallback_reason: str | None = None
     problems: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    total: int | None = None  # rows without the LIMIT, once counted (router.detail.counts)
 
 
 def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, language: str,

@@ -42,8 +42,13 @@ def test_rules_on_the_demo_rollups() -> None:
     mid_month = {"dimension": TD, "dateRange": ["2024-03-15", "2024-04-10"]}
     assert _rollup({"measures": ["order_items.gmv"], "dimensions": ["products.product_name"],
                     "timeDimensions": [mid_month]}) is None
-    assert _rollup({"measures": ["order_items.aov"], "timeDimensions": [year]}) is None
-    assert _rollup({"measures": ["orders.count"], "timeDimensions": [{**year, "granularity": "month"}]}) is None
+    assert _rollup({"measures": ["order_items.aov"], "timeDimensions": [year]}) is None  # a ratio, no granularity
+    assert _rollup({"measures": ["order_items.aov"], "timeDimensions": [{**year, "granularity": "year"}]}) == \
+        "order_items.kpis_by_year"  # the exact match of a KPI's trend series
+    monthly = {**year, "granularity": "month"}
+    assert _rollup({"measures": ["orders.count"], "timeDimensions": [monthly]}) == "orders.kpis_by_month"
+    assert _rollup({"measures": ["orders.count"], "dimensions": ["orders.channel"],
+                    "timeDimensions": [monthly]}) is None  # a distinct count by a dimension no KPI rollup has
     assert _rollup({"measures": ["orders.refund_rate"], "timeDimensions": [year]}) == "orders.orders_by_region_day"
     assert _rollup({"measures": ["orders.completed_count"], "dimensions": ["products.category"]}) is None
 

@@ -97,3 +97,14 @@ def test_unlimited_drops_limit_offset_and_order_but_keeps_filters(sql: str, limi
     out = unlimited(sql)
     assert "LIMIT" not in out and "OFFSET" not in out and "ORDER" not in out
     assert out.startswith("SELECT") and ("%(p0)s" in out) == ("%(p0)s" in sql)
+
+
+def test_a_detail_total_already_counted_is_not_counted_again() -> None:
+    class Refusing(FakeCounter):
+        def sql(self, sql: str, params: dict[str, Any]) -> int | None:
+            raise AssertionError("counted twice")
+
+    detail = sql_detail(100, 100)
+    detail.total = 640
+    assert find_cuts("mixed", aggregate(3, limit=3), detail, Refusing(), default_limit=10, covered=20) == [
+        Cut("detail", 100, 640, 100)]
