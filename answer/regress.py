@@ -15,7 +15,9 @@ Suite format (YAML)::
 Gold: ``answer_sql`` (the answer's rows, see ``answer.regress_compare``), ``detail_sql`` (mixed cases
 only, required with ``answer_sql``: the keys of the detail rows), ``members`` (Cube members of the
 query), ``tables`` (tables named by the provenance). A detail case whose only gold is ``tables``
-("which table has refund reasons") is checked by its tables. Every case gets one outcome:
+("which table has refund reasons") is checked by its tables. Detail keys the answer states were cut at a
+limit (``provenance.truncation``: shown N of M) hold when every shown key is a gold key and M covers the
+gold keys; rows cut without saying so must hold every gold key. Every case gets one outcome:
 
 * ``passed``: intent right and every gold check holds (mixed: the aggregate rows and the detail keys).
 * ``wrong``: the system answered with rows/numbers that contradict the gold (the worst outcome).
