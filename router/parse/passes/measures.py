@@ -166,7 +166,13 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
 def _grouped(q: Question) -> bool:
     """The question ranks groups or times ("which region has the highest revenue", "the highest month")."""
     r, u = q.reading, q.understanding
-    return bool(u.granularity or r.marks_of("group", "which", "dim_grain") or (u.ranking and u.ranking.limit))
+    return bool(u.granularity or r.marks_of("group", "dim_grain") or any(map(_asks_which, r.marks_of("which")))
+                or (u.ranking and u.ranking.limit))
+
+
+def _asks_which(mark: Mark) -> bool:
+    """"which region", "哪个月"; a bare "what" ("what's the biggest single invoice") asks for no group."""
+    return mark.text.lower() not in ("what", "what are")
 
 
 def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
@@ -193,6 +199,21 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
     return False
 
 
+def _single_row(r: Reading, k: Knowledge, m: Mention, measure: Any, mark: Mark | None, kind: str) -> bool:
+    """"the biggest single invoice amount" without a max measure: the one row with the largest value of the
+    column the sum adds up is listed (a total has no "biggest")."""
+    column = facts.column(measure)
+    dims = [d for d in k.model.cubes[measure.cube].dimensions.values()
+            if column and d.type == "number" and d.public and facts.column(d) == column]
+    if not dims or mark is None:
+        return False
+    r.intent, r.listing, r.limit = "detail", measure.cube, 1
+    r.order = [(dims[0].path, "desc" if kind == "max" else "asc")]
+    r.use(m.span, mark.span)
+    r.notes.append(f"the one row of {measure.cube} with the {kind} {dims[0].path} ({mark.text!r})")
+    return True
+
+
 def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list[Mark], str | None]:
     """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
     r = q.reading
@@ -211,6 +232,8 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
             twin, _ = _twin(k, named, kind)  # "the biggest single invoice amount": the max of one row
             if twin is not None:
                 return twin.path, marks, None
+            if _single_row(r, k, m, named, marks[0] if marks else None, kind):
+                return None, [], None
         return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
     cubes = m.of("cube")
     if cubes and kind in ("count", "distinct", "most", "share"):
@@ -225,7 +248,7 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
         return (found.path if found else None), marks, None if found else f"the model has no {missing}"
     dims = [k.model.find_member(t.path) for t in m.of("dimension")]
     dims = [d for d in dims if d is not None and d.type != "time"]
-    if kind in ("avg", "sum", "max", "min", "median", "distinct", "count") and dims and not cubes:
+    if kind in ("avg", "sum", "max", "min", "median", "distinct", "count") and dims and not cubes and not rows_ranked:
         numeric = [d for d in dims if d.type == "number"] if kind not in ("distinct", "count") else dims
         for dim in numeric or dims:
             found, missing = _over_column(k, dim, kind)
