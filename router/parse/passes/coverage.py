@@ -14,6 +14,7 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH, names_a_number
 from router.parse.nearby import free
+from router.parse.passes.measures import UNIT_WORDS
 from router.parse.reading import Reading
 from router.parse.text import stems, words
 from router.understanding.terms import segment
@@ -61,7 +62,7 @@ def _restated(r: Reading) -> None:
 def _inflects_a_name(word: str, k: Knowledge) -> bool:
     """"supplies" beside a model that says "supplier", "charging" beside "charge": a verb formed on a name's
     stem (the first five letters of an inflected word of six or more) is that name said as a verb."""
-    if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing", "es", "s")):
+    if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing", "es", "s")) or UNIT_WORDS.fullmatch(word):
         return False
     return word[:5] in k.lexicon.stems
 
@@ -71,6 +72,18 @@ def _ranking_span(q: Question) -> list[tuple[int, int]]:
     ranking = q.understanding.ranking
     at = q.reading.text.lower().find(ranking.phrase.lower()) if ranking and ranking.phrase else -1
     return [(at, at + len(ranking.phrase))] if at >= 0 else []
+
+
+def _ungrouped_bound(q: Question, k: Knowledge) -> None:
+    """"how many albums have more than 20 tracks": a bound on a measure with nothing to group by would bound
+    the grand total (one HAVING over everything), not count the rows that pass it."""
+    r = q.reading
+    if r.intent != "aggregate" or r.dimensions or q.understanding.granularity or r.refusal:
+        return
+    bounded = [f for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "measure"]
+    if bounded:
+        r.refuse(f"'{bounded[0].because}' bounds {bounded[0].member} of each row or group, and the question "
+                 "groups nothing: ask which rows pass it (e.g. 'which ... have ...') to list them")
 
 
 def _unranked(q: Question) -> list[str]:
@@ -108,3 +121,4 @@ def check(q: Question, k: Knowledge) -> None:
     r.unknown = list(dict.fromkeys(w for w, _ in unknown))
     r.unknown_spans = [(at, at + len(w)) for w, at in unknown]
     r.unhonoured = [m.text for m in r.marks if m.kind in HONOURED and free(r, m)] + _unranked(q)
+    _ungrouped_bound(q, k)

@@ -152,6 +152,8 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     counts = [k.model.find_member(t.path) for t in m.of("measure")]
     if not counts or any(c is None or c.type not in _COUNTS for c in counts):
         return False
+    if m.of("dimension") and not m.of("cube"):
+        return False  # "which composer ...": the column, not the rows "Number of composers" counts
     if m.of("cube"):
         return True  # "list all the airlines": the cube it names, not the rows another cube's count counts
     measure = counts[0]
