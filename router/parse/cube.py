@@ -42,6 +42,8 @@ def _base(r: Reading, model: Any, measures: list[str], leading: bool, grain: str
         query["limit"] = r.limit
         if order and order[0][0] in measures:  # groups without a value must not take the top places
             filters.append({"member": order[0][0], "operator": "set"})
+            filters += [{"member": d, "operator": "set"} for d in r.dimensions  # "which composer": not "none"
+                        if getattr(model.find_member(d), "type", "") == "string"]
     if not order and grain and time_dim:
         order = [[time_dim, "asc"]]
     if order:
