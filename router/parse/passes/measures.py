@@ -23,7 +23,7 @@ from router.aggregate.measure_match import match_measure, unit_twin
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import names_a_number
-from router.parse.nearby import after, free, mark_after, mark_before, phrase_after
+from router.parse.nearby import after, close, free, mark_after, mark_before, phrase_after
 from router.parse.reading import Mark, Mention, Reading, Target
 
 UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
@@ -42,8 +42,8 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
     if r.language == "zh":  # "平均供货成本", "订单数量", "下单最多的客户"; "最多的客户" ranks customers
         mark = mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median")) or mark_after(
             r, m.span, ("count", "avg", "sum", "median", "most"))
-    else:
-        mark = mark_before(r, m.span, AGGREGATION)
+    else:  # "how many FURNITURE customers", "average Rock track length": values may stand between
+        mark = mark_before(r, (_values_before(r, m), m.end), AGGREGATION)
     if mark is None:
         return None, []
     used = [mark]
@@ -52,6 +52,27 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
     if mark.kind == "count" and (distinct := mark_after(r, mark.span, ("distinct",))) and distinct.end <= m.start:
         return "distinct", [mark, distinct]
     return mark.kind, used
+
+
+def _values_before(r: Reading, m: Mention) -> int:
+    """Where the run of value names right before ``m`` starts (``m.start`` when there is none)."""
+    start = m.start
+    for x in reversed([x for x in r.mentions if x.end <= m.start]):
+        qualifier = x.end == start - 1 and _qualifies(r, x) is m  # "average Rock *track* length"
+        if not (qualifier or (x.of("value") and not x.of("measure") and close(r.text, x.span, (start, start)))):
+            break
+        start = x.start
+    return start
+
+
+def _qualifies(r: Reading, m: Mention) -> Mention | None:
+    """"track length", "invoice total": a cube's name right before one of its own columns qualifies the
+    column (the mention of that column), it names nothing by itself."""
+    nxt = after(r, m.span)
+    cubes = {t.path for t in m.of("cube")}
+    if nxt is None or not cubes or r.text[m.end:nxt.start] != " ":
+        return None
+    return nxt if any(t.cube in cubes for t in nxt.of("dimension")) else None
 
 
 def _fit_rank(member: Any, kind: str | None, weight: int) -> tuple[int, int, int]:
@@ -201,6 +222,18 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
     return False
 
 
+_NAMES_ITS_COLUMN = re.compile(r"shortest|longest|cheapest|expensive|heaviest|lightest|fastest|slowest|oldest|"
+                               r"newest|earliest|latest|最长|最短|最贵|最便宜", re.IGNORECASE)
+_BOUND_GAP = re.compile(r"\s*(?:of|is|was|are|were|=|:)?\s*", re.IGNORECASE)
+
+
+def _bounded_column(r: Reading, m: Mention) -> bool:
+    """"a quantity of at least 45", "account balance over 9,500": a column named right before a bound is the
+    column the bound restricts (a row filter), not a measure asked for."""
+    return bool(m.of("dimension")) and any(
+        _BOUND_GAP.fullmatch(r.text[m.end:mark.start]) for mark in r.marks_of("bound") if mark.start >= m.end)
+
+
 def _single_row(r: Reading, k: Knowledge, m: Mention, measure: Any, mark: Mark | None, kind: str) -> bool:
     """"the biggest single invoice amount" without a max measure: the one row with the largest value of the
     column the sum adds up is listed (a total has no "biggest")."""
@@ -220,7 +253,7 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
     """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
     r = q.reading
     kind, marks = _kind(r, m)
-    if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind):
+    if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind) or (kind is None and _bounded_column(r, m)):
         return None, [], None
     named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
     ranking = q.understanding.ranking
@@ -238,12 +271,15 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
                 return None, [], None
         return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
     cubes = m.of("cube")
+    if cubes and kind is not None and _qualifies(r, m) is not None:
+        return None, [], None
     if cubes and kind in ("count", "distinct", "most", "share"):
         counted = _count_of_cube(q, k, cubes[0].path, "count" if kind == "share" else kind)
         if counted:
             return counted, marks if kind not in ("most", "share") else [], None
     named_elsewhere = any(x.of("measure") and not x.of("cube") for x in r.mentions if x is not m)
     rows_ranked = kind in ("max", "min") and ranking is not None and names_a_number(ranking.phrase)
+    rows_ranked = rows_ranked or (bool(marks) and bool(_NAMES_ITS_COLUMN.search(marks[0].text)))  # "shortest"
     if cubes and kind in ("avg", "sum", "max", "min") and not named_elsewhere and not rows_ranked and (
             amount := facts.amount_column(k.model, cubes[0].path)):
         found, missing = _over_column(k, amount, kind)  # "the biggest invoice", "average order"
