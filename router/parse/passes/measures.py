@@ -43,7 +43,7 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
         mark = mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median")) or mark_after(
             r, m.span, ("count", "avg", "sum", "median", "most"))
     else:  # "how many FURNITURE customers", "average Rock track length": values may stand between
-        mark = mark_before(r, (_values_before(r, m), m.end), AGGREGATION)
+        mark = mark_before(r, (_values_before(r, m), m.end), AGGREGATION) or _trailing_count(r, m)
     if mark is None:
         return None, []
     used = [mark]
@@ -52,6 +52,20 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
     if mark.kind == "count" and (distinct := mark_after(r, mark.span, ("distinct",))) and distinct.end <= m.start:
         return "distinct", [mark, distinct]
     return mark.kind, used
+
+
+_BARE_COUNT = re.compile(r"\s*(?:[?.!,;]|and\b|$)", re.IGNORECASE)
+
+
+def _trailing_count(r: Reading, m: Mention) -> Mark | None:
+    """"Frontier's cancellations last year - how many?": a bare "how many" after the only name before it."""
+    for mark in r.marks_of("count"):
+        if mark.start < m.end or mark.text.lower() != "how many" or not _BARE_COUNT.match(r.text, mark.end):
+            continue
+        between = [x for x in r.mentions if m.end <= x.start < mark.start]
+        return mark if not between and not any(x.end <= m.start and x.of("measure", "cube") for x in r.mentions) \
+            else None
+    return None
 
 
 def _values_before(r: Reading, m: Mention) -> int:
@@ -257,8 +271,9 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
         return None, [], None
     named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
     ranking = q.understanding.ranking
-    if named is not None and named.type in ("max", "min") and ranking is not None and names_a_number(ranking.phrase):
-        named = None  # "the 3 largest orders": three rows, not the largest value
+    if named is not None and ranking is not None and names_a_number(ranking.phrase) and (
+            named.type in ("max", "min") or (kind in ("max", "min") and m.of("dimension"))):
+        named = None  # "the 3 largest orders", "the 5 departures with the biggest delays": rows, not a value
     if named is not None:
         if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
             twin, missing = _twin(k, named, kind)
