@@ -235,7 +235,7 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
              for entry in entries if entry.target.kind == "value" and str(entry.target.value)[:1].isupper() and (
                  (len(key) == 1 and (key[0].startswith(head) or (len(key[0]) >= 4 and lowered.startswith(key[0]))))
                  or (len(key) > 1 and key[0] == first))}  # "Frontier" -> "Frontier Airlines Inc."
-    return list(found) if len({(t.path, t.value) for t in found}) == 1 else []
+    return list(found) if len({t.value for t in found}) == 1 else []  # one value, maybe in several columns
 
 
 def _add_translations(lex: Lexicon) -> None:
