@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from answer.formatting import change_numbers, stray_numbers, table_numbers
+from answer.formatting import change_numbers, cut_numbers, stray_numbers, table_numbers
 from answer.synthesizer import synthesize
 from router.detail import DetailResult
 from router.intent import IntentDecision
@@ -244,6 +244,9 @@ def test_a_mixed_answer_states_the_cut_of_its_detail_and_of_its_entities() -> No
     assert out.table["truncated"] is False  # the joined table itself is whole
     assert "5,000 of 5,872 are shown" in out.text and "first 20 of 35 rows" in out.text
     assert [c["part"] for c in out.provenance["truncation"]] == ["detail", "entities"]
+    allowed = table_numbers(out.table["columns"], out.table["rows"], out.table["formats"])
+    assert stray_numbers(out.text, allowed) and not stray_numbers(out.text, allowed | cut_numbers(
+        out.provenance["truncation"]))  # the text's numbers: the table's and the counted cuts'
     zh = synthesize(result("GMV最高的产品及其退款", "mixed", table, cuts=[Cut("detail", 5000, None, 5000)]),
                     use_llm=False)
     assert "显示 5,000 条，总数未能统计" in zh.text
