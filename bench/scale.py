@@ -3,7 +3,7 @@
 For each scale (default 1 and 10), in its own data dir under ``--root``:
 
 1. build: ``cubesage demo load --scale S`` (wall time and its step timings), then the data dir and the
-   ``sag`` schema sizes;
+   ``sag`` schema sizes, and the median time of the SAG lookups that grow with the index;
 2. start-up: ``cubesage serve`` (answer cache, warehouse result cache and SAG memo off: every request runs
    the pipeline) until ``/readyz`` answers 200 (the second start: the first warms the file cache), and its
    RSS once idle;
@@ -85,6 +85,42 @@ def build(target: Scale) -> None:
     steps = {m.group(1): float(m.group(2)) for line in done.stderr.splitlines() if (m := _STEP.match(line))}
     target.emit("build", load_s=seconds, steps_s=steps, data_dir_mb=_dir_mb(target.data_dir),
                 sag_mb=_sag_mb(target))
+
+
+def lookups(target: Scale, repeat: int = 20) -> None:
+    """Median ms of the SAG lookups that grow with the index: entity -> events (10 entities) and the kNN of
+    the dense recall (wiki events), on the built data dir."""
+    import statistics
+
+    from cubesage_core import db
+    from cubesage_core.settings import Settings
+    from sag_index import repository
+    from sag_index.backends.postgres import PostgresStore
+
+    url = db.database_url(Settings(data_dir=target.data_dir))
+    store = PostgresStore(url)
+    try:
+        with db.connection(url) as conn:
+            entities = [r[0] for r in conn.execute("SELECT entity_id FROM sag.entity ORDER BY md5(entity_id) "
+                                                   "LIMIT %s", (repeat + 10,)).fetchall()]
+            vectors = [np.asarray(json.loads(r[0]), dtype=np.float32) for r in conn.execute(
+                "SELECT content_vec::text FROM sag.event_vectors WHERE kind = 'doc' ORDER BY event_id LIMIT %s",
+                (repeat,)).fetchall()]
+            links = conn.execute("SELECT count(*) FROM sag.event_entity").fetchone()[0]
+
+            def median_ms(work: Any, n: int) -> float:
+                times = []
+                for i in range(n):
+                    started = time.perf_counter()
+                    work(i)
+                    times.append((time.perf_counter() - started) * 1000)
+                return round(statistics.median(times), 2) if times else 0.0
+
+            by_entity = median_ms(lambda i: repository.events_of_entities(conn, entities[i:i + 10], 50), repeat)
+        knn = median_ms(lambda i: store.knn_events(vectors[i], 20, "content", ["doc"]), len(vectors))
+    finally:
+        store.close()
+    target.emit("sag_lookups", event_entity_rows=int(links), events_of_entities_ms=by_entity, knn_doc_ms=knn)
 
 
 def _sag_mb(target: Scale) -> float:
@@ -296,6 +332,7 @@ def run(*, scales: list[float], root: Path, requests: int, concurrency: int, sui
                         sag_mb=_sag_mb(target), note="kept (--skip-build)")
         else:
             build(target)
+        lookups(target)
     with ExitStack() as stack:
         urls = [stack.enter_context(serve(target)).url for target in targets]
         serial(targets, urls, suite)
