@@ -19,6 +19,7 @@ from typing import Any
 from fourengine.terms import singular
 from router.parse import facts
 from router.parse.context import Knowledge, Question
+from router.parse.language import COMBINED
 from router.parse.nearby import free, phrase_after
 from router.parse.reading import Mention, Reading
 from router.parse.text import has_cjk, name_key, stems, words
@@ -185,10 +186,11 @@ def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         for member in same:
             if member != keep:
                 del by_member[member]
-    compared = r.marks_of("which", "compare", "group") or bool(_COMPARATIVE_OR.search(r.text))
-    combined = re.search(r"\b(?:combined|together|altogether|in total|overall)\b|合计|一共|总共|加起来", r.text, re.I)
+    compared = r.marks_of("compare") or bool(_COMPARATIVE_OR.search(r.text))
+    combined = COMBINED.search(r.text)
     for member, values in by_member.items():
-        # "for Boeing, Airbus, Embraer and Bombardier", "JetBlue, United and Delta each": one row each
+        # "for Boeing, Airbus, Embraer and Bombardier", "JetBlue, United and Delta each": one row each;
+        # "(USA and Canada combined)": one row
         if len(values) > 1 and (compared or not combined) and member not in r.dimensions:
             r.dimensions.append(member)
             r.notes.append(f"group by {member}: its values are compared")

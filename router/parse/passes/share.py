@@ -12,6 +12,7 @@ company", "各渠道GMV占比").
 from __future__ import annotations
 
 from router.parse.context import Knowledge, Question
+from router.parse.language import COMBINED
 from router.parse.nearby import free
 
 
@@ -26,7 +27,7 @@ def choose(q: Question, k: Knowledge) -> None:
         return
     rows = [f for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"]
     values = [f for f in rows if f.operator == "equals"]
-    if values:
+    if values and not (len(values[0].values) > 1 and COMBINED.search(r.text)):
         named = values[0]
         r.filters.remove(named)
         r.dimensions.append(named.member)
