@@ -28,12 +28,26 @@ _GENERIC = stems("name key id number code date type")
 _GROUP_START = re.compile(r"^(?:各|每个|每|按|分(?!钟))")
 
 
+_LANGUAGE_SUFFIX = re.compile(r"_(en|zh)$")
+
+
+def _language_twins(member: Any, k: Knowledge) -> list[Any]:
+    """``name_en`` and its ``name_zh``: a column and its twins in the other language (the question's
+    language then decides, see ``_score``)."""
+    base = _LANGUAGE_SUFFIX.sub("", member.name)
+    if base == member.name:
+        return [member]
+    twins = [d for d in k.model.cubes[member.cube].dimensions.values()
+             if d.public and d.name != member.name and _LANGUAGE_SUFFIX.sub("", d.name) == base]
+    return [member, *twins]
+
+
 def _candidates(m: Mention, k: Knowledge, language: str) -> list[tuple[Any, int]]:
     out = []
     for t in m.of("dimension"):
         member = k.model.find_member(t.path)
         if member is not None and member.type != "time" and member.public:
-            out.append((member, m.weights.get(t, 1)))
+            out += [(twin, m.weights.get(t, 1)) for twin in _language_twins(member, k)]
     for t in m.of("cube"):
         path = facts.label(k.model, t.path, language) or facts.primary_key(k.model, t.path)
         member = k.model.find_member(path) if path else None
