@@ -21,6 +21,10 @@ def choose(q: Question, k: Knowledge) -> None:
     marks = [m for m in r.marks_of("share") if free(r, m)]
     if not marks or r.intent != "aggregate" or not r.measures or r.refusal:
         return
+    comparison = q.understanding.comparison
+    if r.marks_of("change") and comparison is not None and len(comparison.ranges) > 1:
+        r.use(*(m.span for m in marks))  # "by what percentage did GMV grow from 2023 to 2024": the change
+        return
     r.share = True
     r.use(marks[0].span)
     if r.dimensions:
