@@ -130,6 +130,8 @@ def load_components(settings: Any, url: str) -> Components:
         if reading.intent is None and (reading.mentions or reading.unhonoured):
             raise OutOfModelError(verdict.refusal or "no measure of the model is named: "
                                   + _measures_hint(current.model))
+        if reading.unhonoured and reading.intent is not None:  # "top 3 ... by <nothing the model has>"
+            raise OutOfModelError(verdict.refusal or "the question could not be read against the model")
         if reading.intent != "aggregate":
             return None
         if not verdict.answers:
