@@ -6,3 +6,14 @@ ALTER TABLE semlayer.business_term ADD COLUMN IF NOT EXISTS filter_value text;
 ALTER TABLE semlayer.business_term ADD COLUMN IF NOT EXISTS lexemes text[] NOT NULL DEFAULT '{}';
 CREATE INDEX IF NOT EXISTS business_term_lexemes_gin ON semlayer.business_term USING gin (lexemes);
 CREATE INDEX IF NOT EXISTS business_term_mapped_idx ON semlayer.business_term (mapped_asset_id);
+
+-- thresholds of engines V and D and of the CRAG grades fitted to the embedder (fourengine.calibration), with
+-- the embedder's fingerprint and the index key they were fitted on: recomputed when either changes
+CREATE TABLE IF NOT EXISTS semlayer.calibration (
+    name        text PRIMARY KEY,
+    fingerprint text NOT NULL,
+    index_key   text NOT NULL,
+    thresholds  jsonb NOT NULL,
+    stats       jsonb NOT NULL DEFAULT '{}'::jsonb,
+    computed_at timestamptz NOT NULL DEFAULT now()
+);

@@ -1,0 +1,56 @@
+"""Questions no warehouse answers (general knowledge, chit-chat, instructions), English and Chinese.
+
+They show what cosine an unrelated question reaches against an index: the floor of the CRAG grades
+(``fourengine.calibration``). Language only: no warehouse's nouns.
+"""
+
+from __future__ import annotations
+
+OFF_DOMAIN: tuple[str, ...] = (
+    "Who wrote Hamlet?",
+    "What is the capital of Australia?",
+    "How tall is Mount Everest?",
+    "Tell me a joke about cats",
+    "What's the weather like tomorrow?",
+    "How do I bake sourdough bread?",
+    "Translate good morning into French",
+    "Who won the football world cup in 1998?",
+    "What is the speed of light in a vacuum?",
+    "Recommend a good science fiction novel",
+    "How many moons does Jupiter have?",
+    "What does photosynthesis produce?",
+    "Write a short poem about the sea",
+    "Explain quantum entanglement simply",
+    "When was the printing press invented?",
+    "What is the boiling point of water at high altitude?",
+    "How do I tie a bowline knot?",
+    "Who painted the Mona Lisa?",
+    "What is the meaning of life?",
+    "Can you help me plan a trip to the mountains?",
+    "Which planet is closest to the sun?",
+    "What language is spoken in Brazil?",
+    "How do vaccines train the immune system?",
+    "What is the longest river in Africa?",
+    "Give me a recipe for tomato soup",
+    "How does a rainbow form?",
+    "Who discovered penicillin?",
+    "What are the rules of chess castling?",
+    "hello, how are you today?",
+    "thanks, that's all",
+    "今天天气怎么样？",
+    "给我讲个笑话",
+    "长城有多长？",
+    "谁写了《红楼梦》？",
+    "如何学习弹钢琴？",
+    "月亮为什么会有阴晴圆缺？",
+    "推荐一部好看的电影",
+    "水的沸点是多少度？",
+    "世界上最高的山是哪座？",
+    "怎么做红烧肉？",
+    "光合作用的原理是什么？",
+    "帮我写一首关于春天的诗",
+    "你好，你是谁？",
+    "太阳系有几颗行星？",
+    "如何缓解失眠？",
+    "地球到月球的距离是多少？",
+)
