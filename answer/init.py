@@ -119,6 +119,17 @@ def _load_few_shots(run: InitRun) -> str:
     return f"few-shots: {json.dumps(report.__dict__, default=str)}"
 
 
+def _calibrate(run: InitRun) -> str:
+    from cubesage_core.db import connect
+    from cubesage_core.embeddings import get_embedder
+    from fourengine.calibration import ensure
+
+    with connect(run.url) as conn:
+        calibration, recomputed = ensure(conn, get_embedder(run.settings.embedding_backend))
+    thresholds = ", ".join(f"{k} {v:.3f}" for k, v in calibration.thresholds().items())
+    return f"retrieval thresholds {'fitted' if recomputed else 'kept'}: {thresholds}"
+
+
 def _index_warehouse(run: InitRun) -> str:
     from answer.bootstrap import warehouse_map_of
     from sag_index.backends import get_store
@@ -163,6 +174,7 @@ STEPS: tuple[Step, ...] = (
     ("export semantic assets", _export_assets),
     ("load glossary", _load_glossary),
     ("load few-shots", _load_few_shots),
+    ("calibrate retrieval thresholds", _calibrate),
     ("index wiki pages and entity rows", _index_warehouse),
     ("write cubesage.toml", _write_config),
 )

@@ -437,7 +437,9 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "follow_up_of": result.follow_up_of,
         "bindings": [b.to_dict() for b in getattr(retrieval, "term_bindings", [])],
         "crag_grade": getattr(getattr(retrieval, "crag", None), "grade", None),
+        "crag": _crag(retrieval),
         "retrieved": result.retrieval.get("fused", [])[:10],
+        "context": _context(result.retrieval.get("context") or retrieval),
         "cube_query": getattr(agg, "cube_query", None),
         "sql": [s for s in (getattr(agg, "sql", None), detail.sql if detail else None) if s] or None,
         "backend": getattr(agg, "backend", None),
@@ -458,6 +460,21 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
     if result.mixed is not None:  # both halves, also when joined: the table then has per-entity counts only
         prov["sections"] = result.mixed.sections
     return prov
+
+
+def _crag(retrieval: Any) -> dict[str, Any] | None:
+    """The CRAG gate's decision: grades before/after corrective retrieval, actions, missing words, passages."""
+    crag = getattr(retrieval, "crag", None)
+    return None if crag is None else asdict(crag)
+
+
+def _context(retrieval: Any) -> dict[str, Any] | None:
+    """The (RAG-Fusion) context generation used: the ids it rendered and its tokens per category."""
+    context = getattr(retrieval, "context", None)
+    if context is None:
+        return None
+    return {"included": list(context.included), "tokens": dict(context.tokens),
+            "sub_queries_fused": "fusion" in getattr(retrieval, "timings_ms", {})}
 
 
 def _plain(value: Any) -> Any:

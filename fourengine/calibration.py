@@ -220,7 +220,7 @@ def observe(index: _Index, samples: Sequence[Sample], vectors: np.ndarray) -> Sc
             continue
         if not sample.phrase:
             top_in.append(float(row[mask].max()))
-        if sample.scope is not None and len(scopes) > 1:  # the same question over another namespace
+        if not sample.phrase and sample.scope is not None and len(scopes) > 1:  # the question over another namespace
             other = scopes[(scopes.index(sample.scope) + 1) % len(scopes)] if sample.scope in scopes else scopes[0]
             top_out.append(float(row[index.scopes == other].max()))
         gold = [position[g] for g in sample.gold if g in position and mask[position[g]]]

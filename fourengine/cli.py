@@ -40,6 +40,21 @@ def retrieve(
     typer.echo(result.context.text if context_only else json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
 
 
+@app.command()
+def calibrate(
+    force: bool = typer.Option(False, help="Fit again even when the stored calibration is current."),
+    url: str | None = typer.Option(None, help="Database URL (default: the configured/embedded one)."),
+) -> None:
+    """Fit the V, D and CRAG thresholds to the embedder's scores on this index (stored in semlayer.calibration)."""
+    from cubesage_core.db import connect
+    from cubesage_core.embeddings import get_embedder
+    from fourengine.calibration import as_dict, ensure
+
+    with connect(_url(url)) as conn:
+        calibration, recomputed = ensure(conn, get_embedder(), force=force)
+    typer.echo(json.dumps({"recomputed": recomputed, **as_dict(calibration)}, ensure_ascii=False, indent=2))
+
+
 @app.command("load-glossary")
 def load_glossary_cmd(
     path: Path = typer.Argument(..., exists=True, dir_okay=False, help="Glossary YAML (see demo/glossary.yaml)."),

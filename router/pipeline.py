@@ -136,7 +136,7 @@ class Pipeline:
         result = PipelineResult(
             question=question, understanding=understanding, intent=decision,
             sub_queries=[_sub_dict(s) for s in sub_queries],
-            retrieval={"fused": fused, "result": retrieval.get("result")},
+            retrieval={"fused": fused, "result": retrieval.get("result"), "context": retrieval.get("context")},
             sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
         follow_up = (self._follow_up(question, previous, today)
                      if follow_up_of and intent == "aggregate" and previous and previous.intent == "aggregate"
