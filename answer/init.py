@@ -34,6 +34,7 @@ class InitConfig:
     detail_vocabulary: Path | None = None
     today: date | None = None  # the day relative dates resolve against (a pack's fixed data)
     config_path: Path = Path("cubesage.toml")
+    suite: Path | None = None  # a regression suite whose dev split calibrates the retrieval thresholds
 
 
 @dataclass
@@ -120,14 +121,12 @@ def _load_few_shots(run: InitRun) -> str:
 
 
 def _calibrate(run: InitRun) -> str:
-    from cubesage_core.db import connect
+    from answer.bootstrap import calibrate_on_suite
     from cubesage_core.embeddings import get_embedder
-    from fourengine.calibration import ensure
 
-    with connect(run.url) as conn:
-        calibration, recomputed = ensure(conn, get_embedder(run.settings.embedding_backend))
-    thresholds = ", ".join(f"{k} {v:.3f}" for k, v in calibration.thresholds().items())
-    return f"retrieval thresholds {'fitted' if recomputed else 'kept'}: {thresholds}"
+    thresholds = calibrate_on_suite(run.url, run.config.suite, get_embedder(run.settings.embedding_backend))
+    source = f" on the dev split of {run.config.suite.name}" if run.config.suite is not None else ""
+    return f"retrieval thresholds{source}: " + ", ".join(f"{k} {v:.3f}" for k, v in thresholds.items())
 
 
 def _index_warehouse(run: InitRun) -> str:

@@ -16,7 +16,8 @@ off the scores the current embedder gives on a calibration set over the current 
 
 Samples: labelled ``dev`` questions the caller passes (a benchmark's dev split), the approved few-shots
 (question -> the members of its query), the glossary (each wording -> its mapped asset; scored for V
-only) and :data:`OFF_DOMAIN` questions (language only). A threshold without enough samples keeps the
+only) and :data:`OFF_DOMAIN` questions (language only). Labelled questions are stored in
+``semlayer.calibration_question``, so a recomputation fits on them again. A threshold without enough samples keeps the
 seed's value and says so in ``stats``. The result is stored in ``semlayer.calibration`` with the
 embedder's fingerprint and the index's key, and recomputed by :func:`ensure` when either changes.
 """
@@ -158,6 +159,9 @@ def fit(scores: Scores, base: RetrievalSettings, fingerprint: str = "", index_ke
     out_high = _quantile(scores.top_out, HIGH_OUT_QUANTILE)
     high_value = None if in_median is None or out_high is None else max(in_median, out_high)
     high = max(pick("crag_high", high_value, base.crag_high), low)
+    noise = _quantile(scores.top_out, 0.5)
+    v = _clamp(max(v, noise or 0.0))  # below what a typical unrelated question reaches V admits noise
+    binding = max(binding, v)
     d_hit = pick("d_hit", precision_threshold(scores.same, scores.diff, D_PRECISION), base.few_shot_threshold)
     d_floor = min(pick("d_floor", fbeta_threshold(scores.same, scores.diff), base.few_shot_example_threshold), d_hit)
     stats = {"samples": {k: len(getattr(scores, k)) for k in ("pos", "neg", "top_in", "top_out", "same",
@@ -351,16 +355,35 @@ def compute(conn: psycopg.Connection, embedder: Embedder, labelled: Sequence[Sam
     return fit(scores, base, fingerprint(embedder), index_key(conn), extra)
 
 
-def ensure(conn: psycopg.Connection, embedder: Embedder, labelled: Sequence[Sample] = (),
+def save_questions(conn: psycopg.Connection, samples: Sequence[Sample]) -> None:
+    """Replace the stored labelled questions (phrases are the index's own and are not stored)."""
+    with conn.transaction():
+        conn.execute("DELETE FROM semlayer.calibration_question")
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO semlayer.calibration_question (question, gold, in_domain, scope, query_key) "
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                [(s.text, sorted(s.gold), s.in_domain, s.scope, s.query_key) for s in samples if not s.phrase])
+
+
+def stored_questions(conn: psycopg.Connection) -> list[Sample]:
+    rows = conn.execute("SELECT question, gold, in_domain, scope, query_key FROM semlayer.calibration_question "
+                        "ORDER BY question").fetchall()
+    return [Sample(q, frozenset(g or []), bool(d), scope, key) for q, g, d, scope, key in rows]
+
+
+def ensure(conn: psycopg.Connection, embedder: Embedder, labelled: Sequence[Sample] | None = None,
            force: bool = False) -> tuple[Calibration, bool]:
-    """The stored calibration, recomputed (and stored) when absent, for another embedder or another index;
-    ``(calibration, recomputed)``. A calibration fitted with labelled questions is kept while its embedder
-    and index are unchanged."""
+    """The stored calibration, recomputed (and stored) when absent, for another embedder or another index, or
+    when new ``labelled`` questions are given (they replace the stored ones; None: fit on the stored ones);
+    ``(calibration, recomputed)``."""
     stored = load(conn)
-    if (not force and stored is not None and stored.fingerprint == fingerprint(embedder)
+    if (labelled is None and not force and stored is not None and stored.fingerprint == fingerprint(embedder)
             and stored.index_key == index_key(conn)):
         return stored, False
-    calibration = compute(conn, embedder, labelled)
+    if labelled is not None:
+        save_questions(conn, labelled)
+    calibration = compute(conn, embedder, stored_questions(conn))
     save(conn, calibration)
     return calibration, True
 

@@ -200,7 +200,7 @@ class Retriever:
     ) -> tuple[list[TermHit], list[VectorHit], list[VectorHit], list[TermBinding], list[tuple[Passage, Asset]]]:
         """Low grade: rewrite the query with the names of the terms it matched, search V wider (lower threshold,
         top_k x factor) and R fuzzier, and ask the wiki passages which tables the question is about."""
-        threshold = max(s.threshold - s.corrective_threshold_drop, 0.0)
+        threshold = s.threshold * s.corrective_threshold_factor
         top_k = s.top_k * s.corrective_top_k_factor
         trigram = max(s.trigram_threshold - 0.2, 0.3)
         rewritten = rewrite(question, r_hits)

@@ -41,7 +41,7 @@ class RetrievalSettings:
     # CRAG
     crag_high: float = 0.8
     crag_low: float = 0.65
-    corrective_threshold_drop: float = 0.25
+    corrective_threshold_factor: float = 0.6  # the corrective pass admits V hits above threshold x factor
     corrective_top_k_factor: int = 3
     # token budget
     token_budget: int = 4000

@@ -17,3 +17,13 @@ CREATE TABLE IF NOT EXISTS semlayer.calibration (
     stats       jsonb NOT NULL DEFAULT '{}'::jsonb,
     computed_at timestamptz NOT NULL DEFAULT now()
 );
+-- the labelled dev questions a calibration was fitted on (a suite's or a benchmark's dev split): kept so that a
+-- recomputation for a new embedder or index fits on them again
+CREATE TABLE IF NOT EXISTS semlayer.calibration_question (
+    question  text NOT NULL,
+    gold      text[] NOT NULL DEFAULT '{}',
+    in_domain boolean NOT NULL DEFAULT true,
+    scope     text,
+    query_key text,
+    PRIMARY KEY (question, in_domain)
+);
