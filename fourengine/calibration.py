@@ -12,7 +12,9 @@ off the scores the current embedder gives on a calibration set over the current 
   (the retrieval looks like an unrelated question's); *high* above the median best score of in-domain
   questions and above the :data:`HIGH_OUT_QUANTILE` quantile of unrelated ones.
 - **D** hits at the question-question cosine where pairs asking the same query reach
-  :data:`D_PRECISION` precision against pairs asking different ones; its example floor is F1-optimal.
+  :data:`D_PRECISION` precision against pairs asking different ones; its example floor where they reach
+  :data:`D_FLOOR_PRECISION`, and above the :data:`LOW_QUANTILE` quantile of how close unrelated questions
+  come to in-domain ones.
 
 Samples: labelled ``dev`` questions the caller passes (a benchmark's dev split), the approved few-shots
 (question -> the members of its query), the glossary (each wording -> its mapped asset; scored for V
@@ -42,6 +44,7 @@ NAME = "fourengine"
 PROBE = "calibration probe: monthly revenue by region 各地区每月收入"
 BINDING_PRECISION = 0.95
 D_PRECISION = 0.95
+D_FLOOR_PRECISION = 0.8  # examples steer generation (and the fast path takes their measures): mostly right
 LOW_QUANTILE = 0.9
 HIGH_OUT_QUANTILE = 0.99
 HARD_NEGATIVES = 20
@@ -136,6 +139,7 @@ class Scores:
     top_out: np.ndarray
     same: np.ndarray
     diff: np.ndarray
+    cross: np.ndarray = field(default_factory=lambda: np.zeros(0))  # unrelated question vs in-domain question
 
 
 def fit(scores: Scores, base: RetrievalSettings, fingerprint: str = "", index_key: str = "",
@@ -163,16 +167,19 @@ def fit(scores: Scores, base: RetrievalSettings, fingerprint: str = "", index_ke
     v = _clamp(max(v, noise or 0.0))  # below what a typical unrelated question reaches V admits noise
     binding = max(binding, v)
     d_hit = pick("d_hit", precision_threshold(scores.same, scores.diff, D_PRECISION), base.few_shot_threshold)
-    d_floor = min(pick("d_floor", fbeta_threshold(scores.same, scores.diff), base.few_shot_example_threshold), d_hit)
+    d_floor = pick("d_floor", precision_threshold(scores.same, scores.diff, D_FLOOR_PRECISION),
+                   base.few_shot_example_threshold)
+    unrelated = _quantile(scores.cross, LOW_QUANTILE)  # an example must be closer than unrelated questions come
+    d_floor = min(_clamp(max(d_floor, unrelated or 0.0)), d_hit)
     stats = {"samples": {k: len(getattr(scores, k)) for k in ("pos", "neg", "top_in", "top_out", "same",
-                                                                    "diff")},
+                                                                    "diff", "cross")},
              "kept_seed": kept, **_summary(scores), **(extra or {})}
     return Calibration(fingerprint, index_key, v, binding, d_hit, d_floor, high, low, stats)
 
 
 def _summary(scores: Scores) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name in ("pos", "neg", "top_in", "top_out", "same", "diff"):
+    for name in ("pos", "neg", "top_in", "top_out", "same", "diff", "cross"):
         values = getattr(scores, name)
         if len(values):
             out[f"{name}_p10_p50_p90"] = [round(float(np.quantile(values, q)), 4) for q in (0.1, 0.5, 0.9)]
@@ -236,7 +243,17 @@ def observe(index: _Index, samples: Sequence[Sample], vectors: np.ndarray) -> Sc
         hard = np.sort(candidates[np.isfinite(candidates)])[::-1][:HARD_NEGATIVES]
         neg.extend(float(s) for s in hard)
     same, diff = _pairs(samples, vectors)
-    return Scores(*(np.asarray(x, dtype=np.float64) for x in (pos, neg, top_in, top_out, same, diff)))
+    cross = _cross(samples, vectors)
+    return Scores(*(np.asarray(x, dtype=np.float64) for x in (pos, neg, top_in, top_out, same, diff, cross)))
+
+
+def _cross(samples: Sequence[Sample], vectors: np.ndarray) -> list[float]:
+    """Cosines of unrelated questions to in-domain ones: how close an unrelated question comes."""
+    inside = [i for i, s in enumerate(samples) if s.in_domain and not s.phrase]
+    outside = [i for i, s in enumerate(samples) if not s.in_domain]
+    if not inside or not outside:
+        return []
+    return (vectors[outside] @ vectors[inside].T).ravel().tolist()
 
 
 def _pairs(samples: Sequence[Sample], vectors: np.ndarray) -> tuple[list[float], list[float]]:

@@ -95,3 +95,7 @@ CREATE TABLE IF NOT EXISTS sag.bm25_term (
     tf     integer NOT NULL,
     PRIMARY KEY (idx, term, doc_id)
 );
+
+-- row lookup served by indexes (sag_index.row_lookup): exact names through the unique btree on
+-- sag.entity.normalized, near spellings through this trigram index (no in-memory name dictionary)
+CREATE INDEX IF NOT EXISTS entity_normalized_trgm ON sag.entity USING gin (normalized gin_trgm_ops);
