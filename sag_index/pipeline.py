@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -55,7 +56,12 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
                  embedder: Embedder | None = None, batch_size: int = 256, progress: bool = False,
                  relation_vectors: bool = False, description: str = "indexing",
                  name_embedder: Embedder | None = None) -> IndexReport:
-    """Index ``chunks`` into the relational tables at ``url`` and into ``store``; skip indexed ones."""
+    """Index ``chunks`` into the relational tables at ``url`` and into ``store``; skip indexed ones.
+
+    Two stages overlap: while one batch is written (store upsert, then the relational transaction, on a
+    connection of its own), the next is processed and embedded (numpy releases the GIL while it embeds,
+    PostgreSQL works in its own process), so a run costs about its embedding time plus one batch's writes.
+    """
     started = time.monotonic()
     processor = processor or FastProcessor()
     embedder = embedder or get_embedder()
@@ -64,7 +70,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     report = IndexReport(chunks_total=len(unique), mode=processor.mode, backend=store.backend,
                          store_fallback=store.fallback_reason)
     timing = {"register": 0.0, "process": 0.0, "filter_parse": 0.0, "lookup": 0.0, "embed": 0.0, "save": 0.0}
-    with connection(url) as conn:
+    with connection(url) as conn, connection(url) as writer, ThreadPoolExecutor(1, "sag-save") as saving:
         t = time.monotonic()
         report.chunks_new = repository.register_chunks(conn, unique)
         pending = repository.pending_ids(conn, [c.chunk_id for c in unique], store.key)
@@ -72,32 +78,23 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
         report.chunks_already_indexed = len(unique) - len(todo)
         timing["register"] += time.monotonic() - t
         bar = _progress(progress, description, len(todo))
+        sent: set[str] = set()  # entities of batches handed to the writer (not yet visible to the lookup)
+        in_flight: Future[None] | None = None
         try:
             for start in range(0, len(todo), batch_size):
                 batch = todo[start : start + batch_size]
-                t = time.monotonic()
-                extractions = processor.process(batch)
-                timing["process"] += time.monotonic() - t
-                t = time.monotonic()
-                records = [parse_extraction(filter_extraction(x, c), c)
-                           for x, c in zip(extractions, batch, strict=True)]
-                report.fallbacks += sum(1 for x in extractions if x.fallback_reason)
-                timing["filter_parse"] += time.monotonic() - t
-                t = time.monotonic()
-                known = repository.known_entities(conn, {e.entity_id for r in records for e in r.entities}, store.key)
-                timing["lookup"] += time.monotonic() - t
-                t = time.monotonic()
-                index_batch = build_index_batch(records, known, embedder, name_embedder, relation_vectors)
-                timing["embed"] += time.monotonic() - t
-                t = time.monotonic()
-                store.upsert(index_batch)
-                repository.save_events(conn, records, store.key)
-                timing["save"] += time.monotonic() - t
+                records, index_batch = _prepare(batch, conn, store, processor, embedder, name_embedder,
+                                                relation_vectors, sent, timing, report)
+                if in_flight is not None:
+                    in_flight.result()
+                in_flight = saving.submit(_save, writer, store, records, index_batch, timing)
                 report.chunks_processed += len(batch)
                 report.events_written += len(records)
                 report.entities_new += len(index_batch.entities)
                 if bar is not None:
                     bar[0].advance(bar[1], len(batch))
+            if in_flight is not None:
+                in_flight.result()
             store.flush()
             if report.chunks_processed >= ANALYZE_AFTER:
                 repository.analyze(conn)
@@ -107,6 +104,38 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     report.seconds = time.monotonic() - started
     report.stage_seconds = {k: round(v, 3) for k, v in timing.items()}
     return report
+
+
+def _prepare(batch: Sequence[Chunk], conn: Any, store: VectorStore, processor: Processor, embedder: Embedder,
+             name_embedder: Embedder, relation_vectors: bool, sent: set[str], timing: dict[str, float],
+             report: IndexReport) -> tuple[list[EventRecord], IndexBatch]:
+    """Process, filter, parse and embed one batch (entities the store holds, or that an earlier batch of this
+    run sent, are not embedded again)."""
+    t = time.monotonic()
+    extractions = processor.process(batch)
+    timing["process"] += time.monotonic() - t
+    t = time.monotonic()
+    records = [parse_extraction(filter_extraction(x, c), c) for x, c in zip(extractions, batch, strict=True)]
+    report.fallbacks += sum(1 for x in extractions if x.fallback_reason)
+    timing["filter_parse"] += time.monotonic() - t
+    t = time.monotonic()
+    ids = {e.entity_id for r in records for e in r.entities}
+    known = repository.known_entities(conn, ids - sent, store.key) | (ids & sent)
+    sent |= ids
+    timing["lookup"] += time.monotonic() - t
+    t = time.monotonic()
+    index_batch = build_index_batch(records, known, embedder, name_embedder, relation_vectors)
+    timing["embed"] += time.monotonic() - t
+    return records, index_batch
+
+
+def _save(writer: Any, store: VectorStore, records: list[EventRecord], index_batch: IndexBatch,
+          timing: dict[str, float]) -> None:
+    """Vectors first (idempotent upserts by id), then the relational rows and the chunks' status."""
+    t = time.monotonic()
+    store.upsert(index_batch)
+    repository.save_events(writer, records, store.key)
+    timing["save"] += time.monotonic() - t
 
 
 def default_name_embedder() -> Embedder:
