@@ -12,6 +12,8 @@ from typing import Protocol
 
 from fourengine.models import Asset
 
+MIN_SHARED_CHARS = 3
+
 
 @dataclass(frozen=True)
 class Passage:
@@ -21,6 +23,14 @@ class Passage:
     score: float
     title: str = ""
     ref: str = ""  # the source's id of the section (an event id)
+    text: str = ""  # the section's text (what the question's words are checked against)
+
+    def shares_words(self, terms: list[str]) -> bool:
+        """Whether the passage contains one of the question's search terms (three or more letters, two or more
+        Chinese characters): vector similarity alone ranks some section first for any question, so only a
+        shared word is evidence."""
+        body = f"{self.title} {self.text}".lower()
+        return any(len(t) >= (MIN_SHARED_CHARS - (not t.isascii())) and t.lower() in body for t in terms)
 
 
 class PassageSource(Protocol):

@@ -44,7 +44,7 @@ from fourengine.models import (
 from fourengine.passages import Passage, PassageSource, table_assets
 from fourengine.rerank import ModelReranker, RerankContext, Reranker, RuleReranker
 from fourengine.settings import RetrievalSettings
-from fourengine.terms import default_search_terms, normalise
+from fourengine.terms import STOPWORDS, default_search_terms, normalise
 
 T = TypeVar("T")
 MAX_TERMINALS = 4
@@ -219,11 +219,12 @@ class Retriever:
         crag.actions = ([f"rewrite:{rewritten}"] if rewritten != question else []) + [
             f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}", f"fuzzy_terms:{trigram:.2f}",
             f"wiki_passages:{len(passages)}", f"supplement_by_bindings:{len(bindings)}"]
-        crag.passages = [{"table": a.asset_id, "title": p.title, "score": round(p.score, 4), "ref": p.ref}
-                         for p, a in passages]
+        words = [t for t in terms if t not in STOPWORDS]
+        crag.passages = [{"table": a.asset_id, "title": p.title, "score": round(p.score, 4), "ref": p.ref,
+                          "shares_words": p.shares_words(words)} for p, a in passages]
         top_after = max((h.score for h in v_more), default=0.0)
-        conclude(crag, top_after, len(bindings) + len({a.asset_id for _, a in passages}), s,
-                 missing_terms(terms, r_hits, question))
+        named = {a.asset_id for p, a in passages if p.shares_words(words)}
+        conclude(crag, top_after, len(bindings) + len(named), s, missing_terms(terms, r_hits, question))
         return r_hits, v_all, v_hits, bindings, passages
 
     # -- main -----------------------------------------------------------------------

@@ -229,7 +229,7 @@ class WikiPassages:
 
     def passages(self, question: str, limit: int) -> list[Passage]:
         events = self.sag.search(question).events
-        return [Passage(str(table), float(e.score), e.title, e.event_id)
+        return [Passage(str(table), float(e.score), e.title, e.event_id, e.content)
                 for e in events[:limit] for table in e.meta.get("tables", [])]
 
 
