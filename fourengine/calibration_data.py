@@ -1,4 +1,5 @@
-"""Questions no warehouse answers (general knowledge, chit-chat, instructions), English and Chinese.
+"""Questions no warehouse answers (general knowledge, chit-chat, instructions, keyboard noise), English and
+Chinese.
 
 They show what cosine an unrelated question reaches against an index: the floor of the CRAG grades
 (``fourengine.calibration``). Language only: no warehouse's nouns.
@@ -53,4 +54,16 @@ OFF_DOMAIN: tuple[str, ...] = (
     "太阳系有几颗行星？",
     "如何缓解失眠？",
     "地球到月球的距离是多少？",
+    "asdf qwer zxcv",
+    "lorem ipsum dolor sit amet",
+    "xyzzy plugh frotz",
+    "blah blah blah",
+    "test test 123",
+    "qwertyuiop",
+    "foo bar baz quux",
+    "hmm ok",
+    "jkl; jkl; jkl;",
+    "哈哈哈哈",
+    "啊啊啊 测试一下",
+    "gloop snarf vreep",
 )
