@@ -318,13 +318,19 @@ def fingerprint(embedder: Embedder) -> str:
     return _FINGERPRINTS[key]
 
 
+def _method() -> str:
+    """The fitting method's identity: a change of its constants or off-domain questions refits."""
+    return repr((OFF_DOMAIN, V_BETA, BINDING_PRECISION, D_PRECISION, D_FLOOR_PRECISION, LOW_QUANTILE,
+                 HIGH_OUT_QUANTILE, HARD_NEGATIVES, PAIR_NEGATIVES))
+
+
 def index_key(conn: psycopg.Connection) -> str:
-    """Changes when assets, terms or approved few-shots change."""
+    """Changes when assets, terms, approved few-shots or the fitting method change."""
     row = conn.execute(
         "SELECT (SELECT count(*) FROM semlayer.asset_embedding), (SELECT max(updated_at) FROM semlayer.asset), "
         "(SELECT count(*) FROM semlayer.business_term), (SELECT max(updated_at) FROM semlayer.business_term), "
         "(SELECT count(*) FROM semlayer.dynamic_few_shot_cache WHERE approved)").fetchone()
-    return hashlib.sha1(repr(row).encode()).hexdigest()[:12]
+    return hashlib.sha1(repr((row, _method())).encode()).hexdigest()[:12]
 
 
 # -- storage -------------------------------------------------------------------------------------------------
