@@ -68,3 +68,14 @@ def test_fusion_feeds_every_sub_query_into_one_budgeted_context() -> None:
     assert fused.crag is main.crag and "fusion" in fused.timings_ms
     assert len(fused.few_shots) == 2 and "table:c" in fused.context.text
     assert fuse(main, [], RetrievalSettings()) is main
+
+
+def test_engine_contributions_count_only_what_the_context_renders() -> None:
+    from bench.engines import contributions
+
+    result = _result("GMV", ["table:a", "table:b"], [])
+    result.assets[1].sources = {"G"}
+    result.context.included = ["table:a", "few_shot:3"]
+    assert contributions(result) == {"V", "D"}  # table:b (from G) was not rendered
+    result.context.included = ["table:b"]
+    assert contributions(result) == {"G"}
