@@ -42,6 +42,7 @@ class IndexReport:
     backend: str = ""
     store_fallback: str | None = None
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # CPU time of this process (all its threads; the database server's is not in it)
     stage_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -49,7 +50,8 @@ class IndexReport:
         return self.chunks_processed / self.seconds if self.seconds else 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "chunks_per_s": round(self.chunks_per_s, 1)}
+        return {**asdict(self), "chunks_per_s": round(self.chunks_per_s, 1),
+                "chunks_per_cpu_s": round(self.chunks_processed / self.cpu_seconds, 1) if self.cpu_seconds else 0.0}
 
 
 def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processor: Processor | None = None,
@@ -62,7 +64,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     connection of its own), the next is processed and embedded (numpy releases the GIL while it embeds,
     PostgreSQL works in its own process), so a run costs about its embedding time plus one batch's writes.
     """
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), time.process_time()
     processor = processor or FastProcessor()
     embedder = embedder or get_embedder()
     name_embedder = name_embedder or default_name_embedder()
@@ -102,6 +104,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
             if bar is not None:
                 bar[0].stop()
     report.seconds = time.monotonic() - started
+    report.cpu_seconds = round(time.process_time() - cpu_started, 3)
     report.stage_seconds = {k: round(v, 3) for k, v in timing.items()}
     return report
 
@@ -164,11 +167,13 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
                       name_embedder: Embedder, relation_vectors: bool) -> IndexBatch:
     """Embed what the store needs: event title and title+content, new entity names, link descriptions.
 
-    Table rows are matched by surface form (names, ids), not by meaning: their event vectors are the
-    ``name_embedder`` vector of the row title (cheap: 20,000 rows in seconds, where sentence embeddings
-    take minutes on a busy 2-core machine), and retrieval keeps them out of the dense channel. Ids,
-    dates and numbers are matched exactly and get no name vector. Entity names use ``name_embedder``
-    (see ``default_name_embedder``).
+    Only a wiki event's title+content gets a sentence embedding: it is the vector dense retrieval searches,
+    and the sentence encoder is most of an indexing run's CPU. Titles are names: their vectors come from
+    ``name_embedder``, as entity names' do. Table rows are matched by surface form (names, ids), not by
+    meaning: both their vectors are the ``name_embedder`` vector of the row title (cheap: 20,000 rows in
+    seconds, where sentence embeddings take minutes on a busy 2-core machine), and retrieval keeps them out
+    of the dense channel. Ids, dates and numbers are matched exactly and get no name vector (see
+    ``default_name_embedder``).
     """
     texts: list[str] = []
 
@@ -176,13 +181,12 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
         texts.append(text)
         return len(texts) - 1
 
-    plan: list[tuple[EventRecord, int, int]] = []
+    plan: list[tuple[EventRecord, int]] = []
+    title_vectors = name_embedder.embed([r.title for r in records])
     rows = [r for r in records if r.chunk.kind == "row"]
-    row_vectors = name_embedder.embed([r.title for r in rows]) if rows else None
-    row_index = {r.event_id: i for i, r in enumerate(rows)}
     for r in records:
         if r.chunk.kind != "row":
-            plan.append((r, slot(r.title), slot(f"{r.title}. {r.content}")))
+            plan.append((r, slot(f"{r.title}. {r.content}")))
     new_entities = {e.entity_id: e for r in records for e in r.entities if e.entity_id not in known_entity_ids}
     embedded_names = [e for e in new_entities.values() if e.embed]
     name_vectors = {}
@@ -194,11 +198,12 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
         link_plan = [(ln, slot(ln.description)) for r in records if r.chunk.kind == "doc" for ln in r.links]
     vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dim), dtype=np.float32)
     batch = IndexBatch()
-    for r, ts, cs in plan:
+    title_of = {r.event_id: title_vectors[i] for i, r in enumerate(records)}
+    for r, cs in plan:
         batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
-                                     tokenize(r.tokens_text), vectors[ts], vectors[cs]))
+                                     tokenize(r.tokens_text), title_of[r.event_id], vectors[cs]))
     for r in rows:
-        vec = row_vectors[row_index[r.event_id]]  # type: ignore[index]
+        vec = title_of[r.event_id]
         batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
                                      tokenize(r.tokens_text), vec, vec))
     for eid, e in new_entities.items():
