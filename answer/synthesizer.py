@@ -132,6 +132,17 @@ def _cut_text(table: ResultTable, lang: str) -> str:
 
 # -- templates -------------------------------------------------------------------------------------------
 
+def _missing_text(result: PipelineResult, lang: str) -> str:
+    """What CRAG found the index does not know, when corrective retrieval still found nothing: " Nothing in
+    it matches “world”, “cup”."."""
+    crag = getattr(result.retrieval.get("result"), "crag", None)
+    if crag is None or crag.decision != "insufficient" or not crag.missing:
+        return ""
+    if lang == "zh":
+        return " 数据中没有与以下内容匹配的：" + "、".join(f"“{w}”" for w in crag.missing) + "。"
+    return " Nothing in it matches " + ", ".join(f"“{w}”" for w in crag.missing) + "."
+
+
 def template_text(result: PipelineResult, scope: Scope) -> str:
     lang = result.understanding.language
     intent = result.intent.intent
@@ -139,7 +150,7 @@ def template_text(result: PipelineResult, scope: Scope) -> str:
         message = result.error["message"]
         return f"无法回答这个问题：{message}" if lang == "zh" else f"I can't answer that: {message}"
     if intent == "unsupported":
-        return scope.unsupported(lang)
+        return scope.unsupported(lang) + _missing_text(result, lang)
     if intent == "clarify":
         return scope.clarify(lang)
     if intent == "detail" and result.detail is not None:

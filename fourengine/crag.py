@@ -49,11 +49,16 @@ def conclude(crag: CragResult, top_score: float, evidence: int, settings: Retrie
 
 
 def missing_terms(terms: list[str], hits: list[TermHit], question: str) -> list[str]:
-    """Words of the question no term matched (longest first): what the index does not know."""
+    """Words of the question no term matched (longest first, none inside a longer one listed): what the index
+    does not know."""
     matched = " ".join(h.matched for h in hits).lower()
     words = [t for t in terms if " " not in t and len(t) >= MIN_MISSING_CHARS and t not in STOPWORDS
              and t not in matched and t.lower() in question.lower()]
-    return sorted(dict.fromkeys(words), key=lambda w: (-len(w), w))[:MAX_MISSING]
+    kept: list[str] = []
+    for word in sorted(dict.fromkeys(words), key=lambda w: (-len(w), w)):
+        if not any(word in longer for longer in kept):
+            kept.append(word)
+    return kept[:MAX_MISSING]
 
 
 def rewrite(question: str, hits: list[TermHit]) -> str:

@@ -79,3 +79,8 @@ def test_engine_contributions_count_only_what_the_context_renders() -> None:
     assert contributions(result) == {"V", "D"}  # table:b (from G) was not rendered
     result.context.included = ["table:b"]
     assert contributions(result) == {"G"}
+
+
+def test_missing_words_inside_a_longer_missing_word_are_not_repeated() -> None:
+    terms = ["写一首", "一首关于春天", "关于春天", "写一首关于"]
+    assert missing_terms(terms, [], "帮我写一首关于春天的诗") == ["一首关于春天", "写一首关于"]
