@@ -9,6 +9,7 @@ next run picks up again; no chunk gets a second event.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -100,6 +101,10 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
             store.flush()
             if report.chunks_processed >= ANALYZE_AFTER:
                 repository.analyze(conn)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                store.flush()  # what was written before the failure becomes searchable (stores may defer it)
+            raise
         finally:
             if bar is not None:
                 bar[0].stop()
