@@ -5,7 +5,7 @@ passages are skipped); low: no bindings and the best score below ``crag_low`` (c
 query rewrite from the bindings and near terms, wider V, wiki passages); medium: anything else (used after
 reranking). The thresholds are calibrated to the embedder (``fourengine.calibration``); the seed's 0.65 /
 0.8 hold only without a calibration. A grade still low after correction is *insufficient*: the words
-nothing matched are listed as missing, and the answering path decides whether to refuse.
+nothing matched are listed as missing; the answering path refuses an aggregate so graded (``router.pipeline``).
 """
 
 from __future__ import annotations

@@ -155,7 +155,7 @@ class CragResult:
     bindings: int
     actions: list[str] = field(default_factory=list)
     grade_after: str | None = None  # the grade after corrective retrieval (low grades only)
-    # use | rerank_then_use | corrected (low, then better) | insufficient (still low: the parser decides)
+    # use | rerank_then_use | corrected (low, then better) | insufficient (still low: an aggregate is refused)
     decision: str = ""
     missing: list[str] = field(default_factory=list)  # question words nothing in the index matched
     passages: list[dict[str, Any]] = field(default_factory=list)  # wiki passages corrective retrieval used
