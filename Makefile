@@ -56,6 +56,7 @@ bench: install-test
 	$(CUBESAGE) demo load
 	$(CUBESAGE) bench compile | tee $(RESULTS)/compile.jsonl
 	$(CUBESAGE) bench schema-linking --data $(BENCH_DATA)/spider-dev | tee $(RESULTS)/schema-linking.jsonl
+	$(CUBESAGE) bench engines | tee $(RESULTS)/engines.jsonl
 	for backend in postgres elasticsearch; do \
 	  $(CUBESAGE) bench multihop --backend $$backend \
 	    --questions $(BENCH_DATA)/hotpotqa-100/hotpotqa_train.json \

@@ -1,11 +1,12 @@
 """Build everything the demo needs, in order, idempotently: warehouse, semantic assets, glossary,
-few-shots and the SAG indices. Used by ``cubesage demo load|run`` and by the test session."""
+few-shots, the SAG indices and the retrieval calibration. Used by ``cubesage demo load|run`` and by the test session."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cubesage_core import db
@@ -15,7 +16,7 @@ from demo import load as demo_warehouse
 from sag_index.warehouse import WarehouseMap
 
 Step = Callable[[], Any]
-STEPS = ("warehouse", "semantic assets", "glossary", "few-shots", "SAG indices")
+STEPS = ("warehouse", "semantic assets", "glossary", "few-shots", "SAG indices", "retrieval calibration")
 
 
 @dataclass
@@ -38,6 +39,17 @@ def warehouse_loaded(url: str) -> bool:
         return bool(exists) and conn.execute("SELECT EXISTS (SELECT 1 FROM warehouse.fact_order)").fetchone()[0]
 
 
+def calibrate_on_suite(url: str, suite: Path | None, embedder: Any) -> dict[str, float]:
+    """Fit the retrieval thresholds on the suite's dev questions (no such file: on the stored labelled
+    questions and the index's own samples, when the stored calibration is not current)."""
+    from answer.calibration import suite_samples
+    from fourengine.calibration import ensure
+
+    with db.connection(url) as conn:
+        calibration, _ = ensure(conn, embedder, suite_samples(suite) if suite is not None and suite.exists() else None)
+    return calibration.thresholds()
+
+
 def prepare_demo(
     settings: Settings,
     url: str,
@@ -46,7 +58,8 @@ def prepare_demo(
     reload_warehouse: bool = True,
     on_step: Callable[[str], None] | None = None,
 ) -> BootstrapReport:
-    """Run the five build steps; the warehouse is regenerated only when asked or missing."""
+    """Run the build steps; the warehouse is regenerated only when asked or missing. The retrieval thresholds
+    are fitted on the demo suite's ``dev`` split (``answer.calibration``)."""
     from cube_models.export import export_assets
     from cube_models.model import load_model
     from fourengine.fewshot import load_few_shots
@@ -67,6 +80,7 @@ def prepare_demo(
         "few-shots": lambda: load_few_shots(url, demo / "few_shots.yaml", embedder=embedder),
         "SAG indices": lambda: index_warehouse(url, warehouse_map_of(url, settings), demo / "wiki",
                                                store=get_store(settings, url)),
+        "retrieval calibration": lambda: calibrate_on_suite(url, demo / "regress" / "suite.yaml", embedder),
     }
     report = BootstrapReport()
     for name in STEPS:

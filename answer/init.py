@@ -34,6 +34,7 @@ class InitConfig:
     detail_vocabulary: Path | None = None
     today: date | None = None  # the day relative dates resolve against (a pack's fixed data)
     config_path: Path = Path("cubesage.toml")
+    suite: Path | None = None  # a regression suite whose dev split calibrates the retrieval thresholds
 
 
 @dataclass
@@ -119,6 +120,15 @@ def _load_few_shots(run: InitRun) -> str:
     return f"few-shots: {json.dumps(report.__dict__, default=str)}"
 
 
+def _calibrate(run: InitRun) -> str:
+    from answer.bootstrap import calibrate_on_suite
+    from cubesage_core.embeddings import get_embedder
+
+    thresholds = calibrate_on_suite(run.url, run.config.suite, get_embedder(run.settings.embedding_backend))
+    source = f" on the dev split of {run.config.suite.name}" if run.config.suite is not None else ""
+    return f"retrieval thresholds{source}: " + ", ".join(f"{k} {v:.3f}" for k, v in thresholds.items())
+
+
 def _index_warehouse(run: InitRun) -> str:
     from answer.bootstrap import warehouse_map_of
     from sag_index.backends import get_store
@@ -163,6 +173,7 @@ STEPS: tuple[Step, ...] = (
     ("export semantic assets", _export_assets),
     ("load glossary", _load_glossary),
     ("load few-shots", _load_few_shots),
+    ("calibrate retrieval thresholds", _calibrate),
     ("index wiki pages and entity rows", _index_warehouse),
     ("write cubesage.toml", _write_config),
 )

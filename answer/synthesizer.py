@@ -132,6 +132,17 @@ def _cut_text(table: ResultTable, lang: str) -> str:
 
 # -- templates -------------------------------------------------------------------------------------------
 
+def _missing_text(result: PipelineResult, lang: str) -> str:
+    """What CRAG found the index does not know, when corrective retrieval still found nothing: " Nothing in
+    it matches “world”, “cup”."."""
+    crag = getattr(result.retrieval.get("result"), "crag", None)
+    if crag is None or crag.decision != "insufficient" or not crag.missing:
+        return ""
+    if lang == "zh":
+        return " 数据中没有与以下内容匹配的：" + "、".join(f"“{w}”" for w in crag.missing) + "。"
+    return " Nothing in it matches " + ", ".join(f"“{w}”" for w in crag.missing) + "."
+
+
 def template_text(result: PipelineResult, scope: Scope) -> str:
     lang = result.understanding.language
     intent = result.intent.intent
@@ -139,7 +150,7 @@ def template_text(result: PipelineResult, scope: Scope) -> str:
         message = result.error["message"]
         return f"无法回答这个问题：{message}" if lang == "zh" else f"I can't answer that: {message}"
     if intent == "unsupported":
-        return scope.unsupported(lang)
+        return scope.unsupported(lang) + _missing_text(result, lang)
     if intent == "clarify":
         return scope.clarify(lang)
     if intent == "detail" and result.detail is not None:
@@ -437,7 +448,9 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "follow_up_of": result.follow_up_of,
         "bindings": [b.to_dict() for b in getattr(retrieval, "term_bindings", [])],
         "crag_grade": getattr(getattr(retrieval, "crag", None), "grade", None),
+        "crag": _crag(retrieval),
         "retrieved": result.retrieval.get("fused", [])[:10],
+        "context": _context(result.retrieval.get("context") or retrieval),
         "cube_query": getattr(agg, "cube_query", None),
         "sql": [s for s in (getattr(agg, "sql", None), detail.sql if detail else None) if s] or None,
         "backend": getattr(agg, "backend", None),
@@ -458,6 +471,21 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
     if result.mixed is not None:  # both halves, also when joined: the table then has per-entity counts only
         prov["sections"] = result.mixed.sections
     return prov
+
+
+def _crag(retrieval: Any) -> dict[str, Any] | None:
+    """The CRAG gate's decision: grades before/after corrective retrieval, actions, missing words, passages."""
+    crag = getattr(retrieval, "crag", None)
+    return None if crag is None else asdict(crag)
+
+
+def _context(retrieval: Any) -> dict[str, Any] | None:
+    """The (RAG-Fusion) context generation used: the ids it rendered and its tokens per category."""
+    context = getattr(retrieval, "context", None)
+    if context is None:
+        return None
+    return {"included": list(context.included), "tokens": dict(context.tokens),
+            "sub_queries_fused": "fusion" in getattr(retrieval, "timings_ms", {})}
 
 
 def _plain(value: Any) -> Any:

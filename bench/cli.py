@@ -126,6 +126,18 @@ def schema_linking(
                              skip_latency=skip_latency))
 
 
+@app.command()
+def engines(
+    suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
+                                      help="Questions with dev/test splits (default: demo/regress/suite.yaml)."),
+) -> None:
+    """Per split: the share of questions each engine (R/V/D/G/W) contributes a context asset to, and the CRAG
+    grades and decisions, with the seed's and the calibrated thresholds (JSON lines)."""
+    from bench.engines import run
+
+    run(suite)
+
+
 @app.command("router-fast")
 def router_fast(
     suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
