@@ -32,12 +32,6 @@ def warehouse_map_of(url: str, settings: Settings | None = None) -> WarehouseMap
         return warehouse_map(settings or get_settings(), conn)
 
 
-def warehouse_loaded(url: str) -> bool:
-    with db.connection(url) as conn:
-        exists = conn.execute("SELECT to_regclass('warehouse.fact_order') IS NOT NULL").fetchone()[0]
-        return bool(exists) and conn.execute("SELECT EXISTS (SELECT 1 FROM warehouse.fact_order)").fetchone()[0]
-
-
 def prepare_demo(
     settings: Settings,
     url: str,
@@ -60,7 +54,7 @@ def prepare_demo(
     steps: dict[str, Step] = {
         "warehouse": lambda: (
             demo_warehouse.load(url, scale=scale, demo_dir=demo)
-            if reload_warehouse or not warehouse_loaded(url) else "kept"
+            if reload_warehouse or not demo_warehouse.loaded(url) else "kept"
         ),
         "semantic assets": lambda: export_assets(url, load_model(settings.model_dir), embedder=embedder),
         "glossary": lambda: load_glossary(url, demo / "glossary.yaml", embedder=embedder),

@@ -66,7 +66,7 @@ def warm_up() -> None:
     import jieba.posseg
 
     _jieba()
-    list(jieba.posseg.cut("客户王芳"))
+    list(jieba.posseg.cut("今天北京的天气很好"))
 
 
 def segment_cjk(run: str) -> list[str]:

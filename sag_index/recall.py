@@ -53,7 +53,7 @@ class RowHit:
     key_column: str                 # e.g. "customer_id"
     key_value: Any                  # e.g. 4833
     label: str                      # e.g. "王芳"
-    entity_type: str                # customer | product | region
+    entity_type: str                # the noun of its table ("customer")
     score: float
     matched_text: str
 
@@ -159,8 +159,8 @@ class SagRecall:
         exact = dictionary_mentions(question, names)
         for mention in sorted(exact, key=lambda m: -len(m.text)):
             found = rows.get(mention.entity_id or "", [])
-            if all(r["entity_type"] == "customer" for r in found) and not _cjk_boundary_ok(question, mention.text):
-                continue  # a person's name inside an ordinary word (高明 in 高明度)
+            if not _cjk_boundary_ok(question, mention.text):
+                continue  # a name inside an ordinary word
             for row in found:
                 key = (row["table"], row["key_value"])
                 if key not in hits:
@@ -222,7 +222,8 @@ class SagRecall:
 
 
 def _cjk_boundary_ok(question: str, match: str) -> bool:
-    """Reject a Chinese match lying inside a longer dictionary word (高明 inside 高明度)."""
+    """Reject a Chinese match lying inside a longer dictionary word (a short name inside an ordinary word),
+    unless the word begins with it: a name and its suffix (华东 in 华东地区, 上海 in 上海市)."""
     if not has_cjk(match):
         return True
     from sag_index._text import _jieba
@@ -231,4 +232,4 @@ def _cjk_boundary_ok(question: str, match: str) -> bool:
     words = list(jieba.cut(question, HMM=False))
     if match in words:
         return True
-    return not any(match in w and len(w) > len(match) and jieba.dt.FREQ.get(w, 0) > 0 for w in words)
+    return not any(match in w and not w.startswith(match) and jieba.dt.FREQ.get(w, 0) > 0 for w in words)
