@@ -26,6 +26,7 @@ from sag_index._ner import dictionary_mentions
 from sag_index._text import has_cjk, normalize_name, tokenize
 from sag_index.backends import get_store
 from sag_index.backends.base import VectorStore
+from sag_index.errors import NotIndexedError
 from sag_index.retrieval import RetrievalParams, RetrievalResult, Retriever
 
 ROW_TABLE_FACTOR = 0.5  # a table whose rows the question names, relative to the best wiki table
@@ -111,10 +112,14 @@ class SagRecall:
 
     def recall_tables(self, question: str, top_k: int = 5, rows: list[RowHit] | None = None) -> list[TableHit]:
         """Tables by the wiki sections about them, plus the tables of rows the question names (``rows``:
-        the question's :meth:`recall_rows`, when the caller already has them)."""
-        result = self.search(question)
+        the question's :meth:`recall_rows`, when the caller already has them). Nothing indexed yet (a fresh
+        database before ``sag index``) recalls no wiki tables: the tables come from the rows and the model."""
+        try:
+            events = self.search(question).events
+        except NotIndexedError:
+            events = []
         hits: dict[str, TableHit] = {}
-        for event in result.events:
+        for event in events:
             for table in event.meta.get("tables", []):
                 hit = hits.get(table)
                 if hit is None:

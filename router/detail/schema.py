@@ -401,10 +401,13 @@ def catalog_for(settings: Settings, conn: psycopg.Connection, index: Any = None)
 
 def warehouse_map(settings: Settings, conn: psycopg.Connection) -> WarehouseMap:
     """What SAG indexing needs from the model: every name of a table (table, ``schema.table``, cube) -> its
-    qualified table, and the entity tables whose rows are indexed (the catalog's label and key columns)."""
+    qualified table, the nouns of each table (the vocabulary's and the model's: wiki pages in prose), and the
+    entity tables whose rows are indexed (the catalog's label and key columns)."""
     catalog = catalog_for(settings, conn)
     names: dict[str, str] = {}
     for spec in catalog.tables.values():
         for name in (spec.qualified, spec.table, spec.cube):
             names.setdefault(name, spec.qualified)
-    return WarehouseMap(tables=names, rows=tuple(catalog.entity_tables))
+    nouns = tuple((catalog.tables[table].qualified, pattern)
+                  for table, pattern in (*catalog.nouns, *catalog.derived_nouns))
+    return WarehouseMap(tables=names, rows=tuple(catalog.entity_tables), nouns=nouns)

@@ -32,7 +32,8 @@ GENERIC = frozenset({"count", "order", "status", "amount", "method", "reason", "
                      "brand", "quantity", "discount", "kind", "ts", "online", "completed", "channel"})
 # the warehouse contract's Chinese metric names and the demo glossary's Chinese nouns of its tables (its verbs
 # 支付 "pay" and 下单 "place an order" are language)
-CHINESE = ("成交总额", "交易额", "销售额", "订单量", "客单价", "退款率", "活跃客户", "新客", "订单", "退款", "客户", "商品")
+CHINESE = ("成交总额", "交易额", "销售额", "订单量", "客单价", "退款率", "活跃客户", "新客",
+           "订单", "退款", "客户", "商品")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _REGEX_ESCAPE = re.compile(r"\\[bBdDsSwWAZ]")  # r"\border" is "order" after a word boundary
 

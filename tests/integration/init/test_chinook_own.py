@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
 import httpx
+import psycopg
 import pytest
 
+from answer.keys import create_key
 from cubesage_core.embedded_pg import EmbeddedPostgres
 from tests.integration.init._own import Case, check, fresh_database, initialised_api
 from tests.live_api import LiveApi
@@ -70,3 +73,33 @@ def test_the_catalog_is_the_packs_model(api: LiveApi) -> None:
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_answers_match_sql(api: LiveApi, chinook_url: str, case: Case) -> None:
     check(api, chinook_url, case)
+
+
+def test_a_prose_page_ingested_through_the_api_is_linked_and_an_edit_replaces_it(
+        api: LiveApi, chinook_url: str) -> None:
+    """A page naming no table exactly is linked by the model's and glossary's nouns (歌曲 -> tracks, 专辑 ->
+    albums); sending the page again with other sections removes the old ones."""
+    _, token = create_key(chinook_url, f"wiki-{uuid.uuid4().hex[:6]}", ["ingest"])
+    name = f"library-{uuid.uuid4().hex[:6]}.md"
+
+    def ingest(content: str) -> dict[str, object]:
+        response = httpx.post(f"{api.url}/v1/ingest/wiki", headers={"Authorization": f"Bearer {token}"},
+                              json={"documents": [{"name": name, "content": content}]}, timeout=120)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def sections() -> dict[str, list[str]]:
+        with psycopg.connect(chinook_url) as conn:
+            rows = conn.execute("SELECT heading, meta->'tables' FROM sag.source_chunk WHERE source = %s",
+                                (f"wiki:{name}",)).fetchall()
+        return {heading: tables for heading, tables in rows}
+
+    first = ingest("# 曲库说明\n\n每首歌曲都属于一张专辑。\n\n## 价格\n\n单曲价格为 0.99 或 1.99。\n")
+    assert first["added"] == 2
+    linked = sections()
+    assert set(linked) == {"曲库说明", "曲库说明 / 价格"}
+    assert all(set(tables) == {"chinook.track", "chinook.album"} for tables in linked.values()), linked
+    edited = ingest("# 曲库说明\n\n每首歌曲都属于一张专辑，专辑属于一位艺术家。\n")
+    assert edited["added"] == 1 and edited["removed"] == 2
+    assert set(sections()) == {"曲库说明"}
+    assert set(sections()["曲库说明"]) == {"chinook.track", "chinook.album", "chinook.artist"}
