@@ -18,7 +18,7 @@ import psycopg
 from pydantic import SecretStr
 
 from cubesage_core import db
-from cubesage_core.settings import Settings
+from cubesage_core.settings import Settings, mask_url
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,9 @@ def _create_schemas(run: InitRun) -> str:
         tables = conn.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = ANY(%s)",
                               (list(run.config.schemas),)).fetchone()[0]
     if not tables:
-        raise db.DatabaseSetupError(f"no tables in schema(s) {', '.join(run.config.schemas)}: load your data first "
-                                    "or pass the right --schema")
+        where = "the embedded server" if run.config.database_url is None else "the database"
+        raise db.DatabaseSetupError(f"no tables in schema(s) {', '.join(run.config.schemas)} of {where} "
+                                    f"{mask_url(run.url)}: load your data there first or pass the right --schema")
     return (f"cubesage schemas ready; role {db.READER_ROLE} reads {tables} tables of "
             f"{', '.join(run.config.schemas)}")
 
@@ -138,6 +139,8 @@ def _write_config(run: InitRun) -> str:
     values = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     values.pop("warehouse_schema", None)
     values.update({k: v for k, v in config_values(run.config).items() if v is not None})
+    if run.config.database_url is None:  # the embedded server: later commands must find the same data
+        values["data_dir"] = str(run.settings.data_dir.resolve())
     path.write_text("".join(f"{k} = {json.dumps(v, ensure_ascii=False)}\n" for k, v in values.items()),
                     encoding="utf-8")
     return f"wrote {path}"
