@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from answer.bootstrap import STEPS, prepare_demo
 from answer.console_table import rich_table
 from cubesage_core import db
 from cubesage_core.cli import fail
@@ -45,6 +44,8 @@ DEMO_ROWS = 12
 
 
 def _build(settings: Settings, scale: float, reload_warehouse: bool) -> str:
+    from demo.build import STEPS, prepare_demo  # the demo's own code: only `cubesage demo ...` imports it
+
     started = time.monotonic()
     url = db.database_url(settings)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),

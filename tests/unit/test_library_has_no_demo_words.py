@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import io
 import re
+import subprocess
+import sys
 import tokenize
 from functools import cache
 from pathlib import Path
@@ -142,3 +144,11 @@ def test_library_code_names_no_demo_table_column_or_metric() -> None:
     found = [line for path in library_files() for line in findings(path)]
     assert not found, "demo words in library code (move them to demo/ or derive them from the model):\n" + \
         "\n".join(found)
+
+
+def test_the_library_does_not_import_the_demo() -> None:
+    """Only `cubesage demo ...` loads demo/ code: the CLI, the API and the answering service do not."""
+    code = ("import sys, answer.cli, answer.api, answer.service, answer.init; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'demo'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    assert out.stdout.strip() == "[]", out.stdout
