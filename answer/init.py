@@ -7,6 +7,7 @@ the line it reports. Used by ``cubesage init`` and ``cubesage warehouse load`` (
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -143,7 +144,29 @@ def _write_config(run: InitRun) -> str:
         values["data_dir"] = str(run.settings.data_dir.resolve())
     path.write_text("".join(f"{k} = {json.dumps(v, ensure_ascii=False)}\n" for k, v in values.items()),
                     encoding="utf-8")
+    shadowed = overriding_env(values)
+    if shadowed:
+        return (f"wrote {path}; but {', '.join(shadowed)} set in this environment override it: unset "
+                f"{'them' if len(shadowed) > 1 else 'it'} before later commands")
     return f"wrote {path}"
+
+
+def overriding_env(values: dict[str, Any]) -> list[str]:
+    """The ``CUBESAGE_*`` variables of this environment that differ from ``values`` (environment variables
+    win over cubesage.toml, so later commands would not use what init wrote)."""
+    def same(key: str, env: str) -> bool:
+        value = values[key]
+        if isinstance(value, list):
+            return [v.strip() for v in env.split(",") if v.strip()] == value
+        if key.endswith(("_dir", "glossary", "vocabulary")):
+            return str(Path(env).expanduser().resolve()) == value
+        return env == str(value)
+
+    names = {f"CUBESAGE_{key.upper()}": key for key in values}
+    if "warehouse_schemas" in values:
+        names["CUBESAGE_WAREHOUSE_SCHEMA"] = "warehouse_schemas"
+    return [var for var, key in names.items()
+            if os.environ.get(var) is not None and not same(key, os.environ[var])]
 
 
 def config_values(config: InitConfig) -> dict[str, Any]:

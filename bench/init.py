@@ -31,8 +31,10 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 TARGET_S = 60.0
 SCHEMA = "tpch"
 # settings that would point the commands at another warehouse's files (`make bench` exports the demo's)
+# (and the server's URL: the fresh database reaches the commands through --database-url and cubesage.toml)
 _FOREIGN = ("CUBESAGE_MODEL_DIR", "CUBESAGE_GLOSSARY", "CUBESAGE_DETAIL_VOCABULARY", "CUBESAGE_WIKI_DIR",
-            "CUBESAGE_TODAY", "CUBESAGE_WAREHOUSE_SCHEMAS", "CUBESAGE_WAREHOUSE_SCHEMA", "CUBESAGE_CONFIG")
+            "CUBESAGE_TODAY", "CUBESAGE_WAREHOUSE_SCHEMAS", "CUBESAGE_WAREHOUSE_SCHEMA", "CUBESAGE_CONFIG",
+            "CUBESAGE_DATABASE_URL")
 _STEP = re.compile(r"^✓ ([^:]+):")
 _NEXT = re.compile(r'cubesage ask "(.+)"')
 
