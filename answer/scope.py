@@ -1,7 +1,8 @@
 """What the warehouse holds, in words built from the Cube model: refusal and clarification texts, nouns.
 
 ``model_scope(model, conn)`` reads the cubes' titles, a few example measure titles and the data's time
-range (min and max of each cube's first time dimension); ``Scope()`` (no model) gives generic texts.
+range (min and max of the first time dimension of each cube whose rows are events, see ``_facts``);
+``Scope()`` (no model) gives generic texts.
 The service builds it once at startup; the time range is read then and cached with it.
 """
 
@@ -12,7 +13,7 @@ from typing import Any, Protocol
 
 from psycopg import sql
 
-SUBJECTS_SHOWN = 8
+SUBJECTS_SHOWN = 12  # Chinook has 11 cubes: its tracks must not fall off the list
 MEASURES_SHOWN = 3
 
 
@@ -51,9 +52,17 @@ def _physical(cube: Any) -> str | None:
     return cube.sql_table.rpartition(".")[2] if cube.sql_table else None
 
 
+def _facts(model: Any) -> list[Any]:
+    """The cubes whose rows are events: those joining another cube many-to-one (an invoice its customer),
+    not the dimensions they point at (an employee's birth date is no period of the data); all without any."""
+    cubes = list(model.cubes.values())
+    facts = [c for c in cubes if any(j.relationship == "many_to_one" and j.target != c.name for j in c.joins)]
+    return facts if any(c.time_dimensions for c in facts) else cubes
+
+
 def _period(conn: Any, model: Any, default_schema: str) -> tuple[str, str] | None:
     lows, highs = [], []
-    for cube in model.cubes.values():
+    for cube in _facts(model):
         if not cube.sql_table or not cube.time_dimensions:
             continue
         schema, _, table = cube.sql_table.rpartition(".")
