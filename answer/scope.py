@@ -24,12 +24,13 @@ class Scope:
     period: tuple[str, str] | None = None  # first and last month with data ("2023-01", "2025-06")
     nouns: dict[str, str] = field(default_factory=dict)  # physical table -> plural noun (cube title, lower)
     nouns_zh: dict[str, str] = field(default_factory=dict)  # physical table -> Chinese noun (glossary)
+    subjects_zh: tuple[str, ...] = ()  # the subjects by their Chinese names where the glossary has them
 
     def unsupported(self, lang: str) -> str:
         span = (f" ({self.period[0]} to {self.period[1]})" if lang == "en" else
                 f"（{self.period[0]} 至 {self.period[1]}）") if self.period else ""
         if lang == "zh":
-            held = f"：仓库只有{'、'.join(self.subjects)}数据{span}。" if self.subjects else "。"
+            held = f"：仓库只有{'、'.join(self.subjects_zh or self.subjects)}数据{span}。" if self.subjects else "。"
             return "这个问题超出了数据仓库的范围" + held
         held = f": it holds {', '.join(s.lower() for s in self.subjects)}{span}." if self.subjects else "."
         return "I can't answer that from the warehouse" + held
@@ -94,5 +95,7 @@ def model_scope(model: Any, conn: Any = None, default_schema: str = "public", na
         period = _period(conn, model, default_schema) if conn is not None else None
     except Exception:  # a table the model names but the database lacks: no range, not a failed start
         period = None
-    return Scope(tuple(c.title for c in cubes[:SUBJECTS_SHOWN]), tuple(measures[:MEASURES_SHOWN]), period, nouns,
-                 nouns_zh)
+    shown = cubes[:SUBJECTS_SHOWN]
+    subjects_zh = tuple((names.member_label(c.name, "zh") if names is not None else None) or c.title for c in shown)
+    return Scope(tuple(c.title for c in shown), tuple(measures[:MEASURES_SHOWN]), period, nouns, nouns_zh,
+                 subjects_zh)

@@ -61,3 +61,14 @@ def test_without_any_many_to_one_join_every_cube_counts(tmp_path: Path) -> None:
                                        encoding="utf-8")
     scope = model_scope(load_model(tmp_path), Conn(), default_schema="shop")
     assert scope.period == ("1947-09", "2013-12")
+
+
+class ChineseNames:
+    def member_label(self, column: str, language: str) -> str | None:
+        return {"sales": "销售"}.get(column) if language == "zh" else None
+
+
+def test_chinese_refusals_name_the_cubes_the_glossary_names_in_chinese(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    scope = model_scope(load_model(tmp_path), Conn(), default_schema="shop", names=ChineseNames())
+    assert scope.unsupported("zh") == "这个问题超出了数据仓库的范围：仓库只有Staff、销售数据（2009-01 至 2013-12）。"
