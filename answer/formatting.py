@@ -99,11 +99,11 @@ GRAIN_WORDS_ZH = {"day": "日", "week": "周", "month": "月", "quarter": "季�
 
 def label(column: str, language: str) -> str:
     """A readable name for a result column: the detail vocabulary's label of its last part, else the glossary's
-    or the model's name of the member ("order_items.gmv" -> "GMV"); a time dimension by granularity names its
+    or the model's name of the member ("loans.fee_sum" -> "Total fee"); a time dimension by granularity names its
     member and grain ("orders.order_ts.month" -> "order date (month)", "下单时间（月）")."""
     parts = column.split(".")
     key = parts[-1]
-    if len(parts) >= 3 and key == "share":  # a derived share of the total ("order_items.gmv.share")
+    if len(parts) >= 3 and key == "share":  # a derived share of the total ("loans.fee_sum.share")
         of = label(".".join(parts[:-1]), language)
         return f"{of}占比" if language == "zh" else f"share of {of}"
     if len(parts) >= 3 and key in GRAINS:

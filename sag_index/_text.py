@@ -92,7 +92,7 @@ def tokenize(text: str, keep_stopwords: bool = False) -> list[str]:
 def normalize_name(name: str) -> str:
     """Canonical key of an entity name: folded, parenthetical qualifiers and punctuation removed.
 
-    ``Lilu (mythology)`` -> ``lilu``; ``"Aurora X1 headphones"`` -> ``aurora x1 headphones``.
+    ``Lilu (mythology)`` -> ``lilu``; ``"Harbor Library"`` -> ``harbor library``.
     """
     text = _PAREN.sub(" ", fold(name)).strip() or fold(name)
     tokens = _TOKEN.findall(text)

@@ -41,7 +41,7 @@ WHERE c.kind = 'row' AND ee.role = 'subject'"""
 
 @dataclass
 class TableHit:
-    table: str                      # e.g. "warehouse.fact_refund"
+    table: str                      # e.g. "lending.loans"
     score: float
     event_ids: list[str] = field(default_factory=list)
     chunk_ids: list[str] = field(default_factory=list)
@@ -50,7 +50,7 @@ class TableHit:
 
 @dataclass
 class RowHit:
-    table: str                      # e.g. "warehouse.dim_customer"
+    table: str                      # e.g. "lending.members"
     key_column: str                 # e.g. "customer_id"
     key_value: Any                  # e.g. 4833
     label: str                      # e.g. "王芳"
@@ -228,7 +228,7 @@ class SagRecall:
 
 def _cjk_boundary_ok(question: str, match: str) -> bool:
     """Reject a Chinese match lying inside a longer dictionary word (a short name inside an ordinary word),
-    unless the word begins with it: a name and its suffix (华东 in 华东地区, 上海 in 上海市)."""
+    unless the word begins with it: a name and its suffix (北区 in 北区分馆, 上海 in 上海市)."""
     if not has_cjk(match):
         return True
     from sag_index._text import _jieba
