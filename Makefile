@@ -64,6 +64,7 @@ bench: install-test
 	done | tee $(RESULTS)/multihop.jsonl
 	$(CUBESAGE) bench router-fast | tee $(RESULTS)/router-fast.jsonl
 	$(CUBESAGE) bench e2e | tee $(RESULTS)/e2e.jsonl
+	$(CUBESAGE) bench init | tee $(RESULTS)/init.jsonl
 	$(MAKE) --no-print-directory bench-regress
 	$(CUBESAGE) bench load | tee $(RESULTS)/load.jsonl
 	$(CUBESAGE) bench load --no-answer-cache | tee $(RESULTS)/load-no-answer-cache.jsonl

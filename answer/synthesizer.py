@@ -81,7 +81,7 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Sc
 
 
 def _sentence(text: str) -> str:
-    """The text with a capital first letter ("refund rate went from ..." -> "Refund rate went from ...")."""
+    """The text with a capital first letter ("late rate went from ..." -> "Late rate went from ...")."""
     return text[:1].upper() + text[1:]
 
 
@@ -183,7 +183,7 @@ def _scope(result: PipelineResult) -> str:
 
 
 def formats(table: ResultTable) -> list[str | None]:
-    """The display format of each column ("percent" for orders.refund_rate, "id" for keys), else None."""
+    """The display format of each column ("percent" for loans.late_rate, "id" for keys), else None."""
     return [column_format(c) for c in table.columns]
 
 
@@ -333,7 +333,7 @@ CHANGE_KEYS = ("measure", "current", "previous", "change", "change_pct", "curren
 
 def _comparison_text(agg: Any, lang: str) -> str:
     """Compared periods, one clause per measure: both values (table numbers) and the change from the
-    earlier period to the later ("GMV went from 26,982,467.69 (2023) to 81,025,800.61 (2024), +200.29%");
+    earlier period to the later ("Total fee went from 2,698.50 (2023) to 8,102.50 (2024), +200.26%");
     by group, the three largest later values of the first measure."""
     derived = getattr(agg, "derived", None) or {}
     periods, changes = derived.get("periods") or [], derived.get("changes") or []
@@ -357,7 +357,7 @@ def _comparison_text(agg: Any, lang: str) -> str:
 
 
 def _change_clause(name: str, change: dict[str, Any], lang: str, *, periods: tuple[str, str] | None = None) -> str:
-    """With the (earlier, later) ``periods``: "GMV went from A (2023) to B (2024), +200.29%"; without:
+    """With the (earlier, later) ``periods``: "Total fee went from A (2023) to B (2024), +200.26%"; without:
     "East China from A to B (+198.00%)"."""
     fmt = vocabulary().member_format(change["measure"])
     before, now = fmt_measure(change["previous"], fmt), fmt_measure(change["current"], fmt)

@@ -35,7 +35,7 @@ from router.detail import (
 from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
-from router.mixed import MixedResult, join_results
+from router.mixed import MixedResult, join_columns, join_results
 from router.parse.verdict import judge
 from router.tables import ResultTable, table_from_rows
 from router.write_requests import refused_result, write_request
@@ -192,8 +192,8 @@ class Pipeline:
                 emit("plan", {"sql": result.detail.sql, "plan": result.detail.plan})
                 detail_table = ResultTable(result.detail.columns, result.detail.rows)
                 if intent == "mixed":
-                    result.mixed = join_results(result.table, detail_table, language=understanding.language,
-                                                covered_rows=MIXED_ENTITIES)
+                    result.mixed = join_results(result.table, detail_table, join_columns(self.detail_env.warehouse),
+                                                language=understanding.language, covered_rows=MIXED_ENTITIES)
                     result.table = result.mixed.table
                 else:
                     result.table = detail_table

@@ -29,6 +29,7 @@ from sag_index._ner import candidate_keys, dictionary_mentions
 from sag_index._text import STOPWORDS, has_cjk, normalize_name, tokenize
 from sag_index.backends import get_store
 from sag_index.backends.base import VectorStore
+from sag_index.errors import NotIndexedError
 from sag_index.retrieval import RetrievalParams, RetrievalResult, Retriever
 
 ROW_TABLE_FACTOR = 0.5  # a table whose rows the question names, relative to the best wiki table
@@ -39,7 +40,7 @@ NEAR_WINDOW_WORDS = 4  # question windows of up to this many words are matched a
 
 @dataclass
 class TableHit:
-    table: str                      # e.g. "warehouse.fact_refund"
+    table: str                      # e.g. "lending.loans"
     score: float
     event_ids: list[str] = field(default_factory=list)
     chunk_ids: list[str] = field(default_factory=list)
@@ -48,11 +49,11 @@ class TableHit:
 
 @dataclass
 class RowHit:
-    table: str                      # e.g. "warehouse.dim_customer"
+    table: str                      # e.g. "lending.members"
     key_column: str                 # e.g. "customer_id"
     key_value: Any                  # e.g. 4833
     label: str                      # e.g. "王芳"
-    entity_type: str                # customer | product | region
+    entity_type: str                # the noun of its table ("customer")
     score: float
     matched_text: str
 
@@ -109,10 +110,14 @@ class SagRecall:
 
     def recall_tables(self, question: str, top_k: int = 5, rows: list[RowHit] | None = None) -> list[TableHit]:
         """Tables by the wiki sections about them, plus the tables of rows the question names (``rows``:
-        the question's :meth:`recall_rows`, when the caller already has them)."""
-        result = self.search(question)
+        the question's :meth:`recall_rows`, when the caller already has them). Nothing indexed yet (a fresh
+        database before ``sag index``) recalls no wiki tables: the tables come from the rows and the model."""
+        try:
+            events = self.search(question).events
+        except NotIndexedError:
+            events = []
         hits: dict[str, TableHit] = {}
-        for event in result.events:
+        for event in events:
             for table in event.meta.get("tables", []):
                 hit = hits.get(table)
                 if hit is None:
@@ -153,8 +158,8 @@ class SagRecall:
         exact = dictionary_mentions(question, names)
         for mention in sorted(exact, key=lambda m: -len(m.text)):
             found = rows.get(mention.entity_id or "", [])
-            if all(r["entity_type"] == "customer" for r in found) and not _cjk_boundary_ok(question, mention.text):
-                continue  # a person's name inside an ordinary word (高明 in 高明度)
+            if not _cjk_boundary_ok(question, mention.text):
+                continue  # a name inside an ordinary word
             for row in found:
                 key = (row["table"], row["key_value"])
                 if key not in hits:
@@ -216,7 +221,8 @@ class SagRecall:
 
 
 def _cjk_boundary_ok(question: str, match: str) -> bool:
-    """Reject a Chinese match lying inside a longer dictionary word (高明 inside 高明度)."""
+    """Reject a Chinese match lying inside a longer dictionary word (a short name inside an ordinary word),
+    unless the word begins with it: a name and its suffix (北区 in 北区分馆, 上海 in 上海市)."""
     if not has_cjk(match):
         return True
     from sag_index._text import _jieba
@@ -225,4 +231,4 @@ def _cjk_boundary_ok(question: str, match: str) -> bool:
     words = list(jieba.cut(question, HMM=False))
     if match in words:
         return True
-    return not any(match in w and len(w) > len(match) and jieba.dt.FREQ.get(w, 0) > 0 for w in words)
+    return not any(match in w and not w.startswith(match) and jieba.dt.FREQ.get(w, 0) > 0 for w in words)

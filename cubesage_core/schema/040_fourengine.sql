@@ -1,6 +1,6 @@
 -- fourengine: columns the four-engine retrieval needs on top of 010_semlayer.sql (idempotent)
 
--- value terms (华东 -> regions.region_code = 'east') carry the filter value of their dimension
+-- value terms (北区 -> branches.area = 'north') carry the filter value of their dimension
 ALTER TABLE semlayer.business_term ADD COLUMN IF NOT EXISTS filter_value text;
 -- normalised match keys of canonical_term + synonyms (lower-case, NFKC, singular); written by the loaders
 ALTER TABLE semlayer.business_term ADD COLUMN IF NOT EXISTS lexemes text[] NOT NULL DEFAULT '{}';
