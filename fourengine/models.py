@@ -154,7 +154,18 @@ class CragResult:
     top_score: float
     bindings: int
     actions: list[str] = field(default_factory=list)
-    grade_after: str | None = None
+    grade_after: str | None = None  # the grade after corrective retrieval (low grades only)
+    # use | rerank_then_use | corrected (low, then better) | insufficient (still low: an aggregate is refused)
+    decision: str = ""
+    missing: list[str] = field(default_factory=list)  # question words nothing in the index matched
+    passages: list[dict[str, Any]] = field(default_factory=list)  # wiki passages corrective retrieval used
+    thresholds: dict[str, float] = field(default_factory=dict)  # the V/D/CRAG thresholds in force
+    calibration: str = "seed"  # calibrated | seed (no calibration stored) | stale (fitted for another embedder)
+
+    @property
+    def final(self) -> str:
+        """The grade generation sees: after corrective retrieval when it ran."""
+        return self.grade_after or self.grade
 
 
 @dataclass
@@ -166,6 +177,7 @@ class ContextBlock:
     tokens: dict[str, int]
     allocated: dict[str, int]
     dropped: dict[str, int]
+    included: list[str] = field(default_factory=list)  # asset ids (and few_shot:<id>) rendered in ``text``
 
 
 @dataclass

@@ -21,7 +21,9 @@ from cubesage_core.db import aread, async_pool
 from cubesage_core.embeddings import DIM, Embedder, get_embedder
 from fourengine.bindings import build_bindings
 from fourengine.budget import build_context
-from fourengine.crag import assess, grade
+from fourengine.calibration import Calibration, fingerprint
+from fourengine.calibration import load_async as load_calibration
+from fourengine.crag import assess, conclude, missing_terms, rewrite
 from fourengine.engines._rows import ASSET_COLUMNS, asset_from
 from fourengine.engines.fewshot import similar_examples
 from fourengine.engines.graph import GraphCache, JoinGraph
@@ -30,6 +32,7 @@ from fourengine.engines.vector import search_assets
 from fourengine.evidence import R_PREFIX, table_evidence
 from fourengine.models import (
     Asset,
+    CragResult,
     FewShot,
     JoinPlan,
     RetrievalResult,
@@ -38,15 +41,17 @@ from fourengine.models import (
     VectorHit,
     table_of,
 )
-from fourengine.rerank import RerankContext, Reranker, RuleReranker
+from fourengine.passages import Passage, PassageSource, table_assets
+from fourengine.rerank import ModelReranker, RerankContext, Reranker, RuleReranker
 from fourengine.settings import RetrievalSettings
-from fourengine.terms import default_search_terms, normalise
+from fourengine.terms import STOPWORDS, default_search_terms, normalise
 
 T = TypeVar("T")
 MAX_TERMINALS = 4
 MAX_SEARCH_TERMS = 256
 RULE_BELOW_BOUND = 0.05  # a rule pulled in by a binding ranks just below the bound asset it applies to
 TERMINAL_RATIO = 0.8
+CORRECTIVE_PASSAGES = 5
 
 
 class RetrievalError(RuntimeError):
@@ -64,25 +69,30 @@ class _Catalog:
         self.graph = GraphCache(ttl_s)
         self.ttl_s = ttl_s
         self._assets: dict[str, Asset] | None = None
+        self._calibration: Calibration | None = None
         self._loaded_at = 0.0
 
     def invalidate(self) -> None:
         self._assets = None
         self.graph.invalidate()
 
-    async def get(self, pool: AsyncConnectionPool) -> tuple[dict[str, Asset], list[Asset], JoinGraph]:
-        """(tables by id, business rules, join graph); retried once when the server dropped the connection."""
+    async def get(self, pool: AsyncConnectionPool) -> tuple[dict[str, Asset], list[Asset], JoinGraph,
+                                                             Calibration | None]:
+        """(tables by id, business rules, join graph, stored calibration); retried once when the server
+        dropped the connection."""
         return await aread(pool, self._get_on)
 
-    async def _get_on(self, conn: psycopg.AsyncConnection) -> tuple[dict[str, Asset], list[Asset], JoinGraph]:
+    async def _get_on(self, conn: psycopg.AsyncConnection) -> tuple[dict[str, Asset], list[Asset], JoinGraph,
+                                                                     Calibration | None]:
         if self._assets is None or time.monotonic() - self._loaded_at > self.ttl_s:
             cur = await conn.execute(
                 f"SELECT {ASSET_COLUMNS} FROM semlayer.asset a WHERE a.asset_type IN ('table', 'business_rule')")
             self._assets = {row[0]: asset_from(row) for row in await cur.fetchall()}
+            self._calibration = await load_calibration(conn)
             self._loaded_at = time.monotonic()
         tables = {k: a for k, a in self._assets.items() if a.asset_type == "table"}
         rules = [a for a in self._assets.values() if a.asset_type == "business_rule"]
-        return tables, rules, await self.graph.get(conn)
+        return tables, rules, await self.graph.get(conn), self._calibration
 
 
 async def _timed(timings: dict[str, float], name: str, work: Awaitable[T]) -> T:
@@ -98,9 +108,10 @@ class Retriever:
 
     def __init__(
         self, pool_or_url: AsyncConnectionPool | str, settings: RetrievalSettings | None = None, *,
-        embedder: Embedder | None = None, reranker: Reranker | None = None,
+        embedder: Embedder | None = None, reranker: Reranker | None = None, passages: PassageSource | None = None,
     ) -> None:
         self.settings = settings or RetrievalSettings()
+        self.passages = passages
         self._own_pool = isinstance(pool_or_url, str)
         self.pool = async_pool(pool_or_url, min_size=3, max_size=8) if isinstance(pool_or_url, str) else pool_or_url
         self._opened = False
@@ -158,9 +169,9 @@ class Retriever:
 
     async def _r_and_v(
         self, timings: dict[str, float], suffix: str, terms: list[str], question: str, vec: np.ndarray,
-        trigram: float, top_k: int, scope: str | None, with_d: bool,
+        trigram: float, top_k: int, scope: str | None, with_d: bool, settings: RetrievalSettings,
     ) -> tuple[list[TermHit], list[VectorHit], list[FewShot]]:
-        s = self.settings
+        s = settings
         jobs: list[Awaitable[Any]] = [
             _timed(timings, f"R{suffix}", self._engine(match_terms, terms, question, trigram_threshold=trigram,
                                                        scope=scope)),
@@ -173,6 +184,48 @@ class Retriever:
                 limit=s.few_shot_limit)))
         results = await asyncio.gather(*jobs)
         return results[0], results[1], results[2] if with_d else []
+
+    def _settings_for(self, calibration: Calibration | None) -> tuple[RetrievalSettings, str]:
+        """The settings in force: the calibrated thresholds when they were fitted for this embedder."""
+        if not self.settings.calibrated or calibration is None:
+            return self.settings, "seed"
+        if calibration.fingerprint != fingerprint(self.embedder or get_embedder()):
+            return self.settings, "stale"
+        return calibration.apply(self.settings), "calibrated"
+
+    async def _corrective(
+        self, timings: dict[str, float], crag: CragResult, question: str, terms: list[str], vec: np.ndarray,
+        r_hits: list[TermHit], v_all: list[VectorHit], scope: str | None, s: RetrievalSettings,
+        tables: dict[str, Asset],
+    ) -> tuple[list[TermHit], list[VectorHit], list[VectorHit], list[TermBinding], list[tuple[Passage, Asset]]]:
+        """Low grade: rewrite the query with the names of the terms it matched, search V wider (lower threshold,
+        top_k x factor) and R fuzzier, and ask the wiki passages which tables the question is about."""
+        threshold = s.threshold * s.corrective_threshold_factor
+        top_k = s.top_k * s.corrective_top_k_factor
+        trigram = max(s.trigram_threshold - 0.2, 0.3)
+        rewritten = rewrite(question, r_hits)
+        vec2 = vec if rewritten == question else (self.embedder or get_embedder()).embed_one(rewritten)
+        wiki = (asyncio.create_task(asyncio.to_thread(self.passages.passages, question, CORRECTIVE_PASSAGES))
+                if self.passages else None)
+        r_more, v_more, _ = await self._r_and_v(
+            timings, "_corrective", terms, rewritten, np.asarray(vec2, dtype=np.float32), trigram, top_k, scope,
+            with_d=False, settings=s)
+        found = await _timed(timings, "W", wiki) if wiki is not None else []
+        r_hits = _dedupe_hits(r_hits + r_more)
+        v_all = v_all + v_more
+        v_hits = [h for h in v_more if h.score >= threshold]
+        bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
+        passages = table_assets(found, tables) if scope is None else []
+        crag.actions = ([f"rewrite:{rewritten}"] if rewritten != question else []) + [
+            f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}", f"fuzzy_terms:{trigram:.2f}",
+            f"wiki_passages:{len(passages)}", f"supplement_by_bindings:{len(bindings)}"]
+        words = [t for t in terms if t not in STOPWORDS]
+        crag.passages = [{"table": a.asset_id, "title": p.title, "score": round(p.score, 4), "ref": p.ref,
+                          "shares_words": p.shares_words(words)} for p, a in passages]
+        top_after = max((h.score for h in v_more), default=0.0)
+        named = {a.asset_id for p, a in passages if p.shares_words(words)}
+        conclude(crag, top_after, len(bindings) + len(named), s, missing_terms(terms, r_hits, question))
+        return r_hits, v_all, v_hits, bindings, passages
 
     # -- main -----------------------------------------------------------------------
     async def retrieve(
@@ -215,41 +268,40 @@ class Retriever:
         terms = [t for t in dict.fromkeys(terms) if t][:MAX_SEARCH_TERMS]
         engines_started = time.perf_counter()
 
+        tables, rules, graph, calibration = await self.catalog.get(self.pool)
+        s, calibration_state = self._settings_for(calibration)
         r_hits, v_all, few_shots = await self._r_and_v(
-            timings, "", terms, question, vec, s.trigram_threshold, s.top_k, scope, with_d=True)
+            timings, "", terms, question, vec, s.trigram_threshold, s.top_k, scope, with_d=True,
+            settings=s)
         top_score = max((h.score for h in v_all), default=0.0)
         v_hits = [h for h in v_all if h.score >= s.threshold]
         bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
         crag = assess(top_score, len(bindings), s)
+        crag.calibration = calibration_state
+        passages: list[tuple[Passage, Asset]] = []
         if crag.grade == "low":
-            threshold = max(s.threshold - s.corrective_threshold_drop, 0.0)
-            top_k = s.top_k * s.corrective_top_k_factor
-            trigram = max(s.trigram_threshold - 0.2, 0.3)
-            r_more, v_more, _ = await self._r_and_v(
-                timings, "_corrective", terms, question, vec, trigram, top_k, scope, with_d=False)
-            r_hits = _dedupe_hits(r_hits + r_more)
-            v_all = v_all + v_more
-            v_hits = [h for h in v_more if h.score >= threshold]
-            bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
-            crag.actions = [f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}",
-                            f"fuzzy_terms:{trigram:.2f}", f"supplement_by_bindings:{len(bindings)}"]
-            crag.grade_after = grade(top_score, len(bindings), s)
+            r_hits, v_all, v_hits, bindings, passages = await self._corrective(
+                timings, crag, question, terms, vec, r_hits, v_all, scope, s, tables)
         timings["R+V+D"] = (time.perf_counter() - engines_started) * 1000
 
         t = time.perf_counter()
-        tables, rules, graph = await self.catalog.get(self.pool)
         if scope is not None:
             tables = {k: a for k, a in tables.items() if a.meta.get("namespace") == scope}
         similarity = {h.asset.asset_id: h.score for h in sorted(v_all, key=lambda h: h.score)}
         ctx = RerankContext(question, terms, {}, bindings, JoinPlan(), s, tables, similarity)
         _merge(ctx, r_hits, v_hits)
+        _merge_passages(ctx, passages, s.threshold)
         _bound_rules(ctx, rules, s.bound_score - RULE_BELOW_BOUND)
         plan = _plan_joins(ctx, graph, bindings, few_shots, s.graph_depth)
         ctx.join_plan = plan
         timings["G"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
-        ranked = self.reranker.rerank(ctx)
+        reranker = self.reranker
+        if crag.grade == "high" and isinstance(reranker, ModelReranker):  # a high grade skips the model
+            reranker = reranker.base
+            crag.actions.append("skip:model_rerank")
+        ranked = reranker.rerank(ctx)
         timings["rerank"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         context = build_context(ranked, bindings, few_shots, plan, s, complexity)
@@ -280,6 +332,17 @@ def _merge(ctx: RerankContext, r_hits: list[TermHit], v_hits: list[VectorHit]) -
         key = R_PREFIX + hit.matched
         ranked.features[key] = max(ranked.features.get(key, 0.0), hit.score / hit.ambiguity)
         ranked.reasons.append(f"term {hit.canonical_term!r} {hit.match} match of {hit.matched!r}")
+
+
+def _merge_passages(ctx: RerankContext, passages: list[tuple[Passage, Asset]], admit: float) -> None:
+    """Tables the wiki passages are about join the candidates, scored up to the V admission level."""
+    best = max((p.score for p, _ in passages), default=0.0)
+    for passage, asset in passages:
+        score = admit * (passage.score / best if best > 0 else 1.0)
+        ranked = ctx.add(asset, "W", score)
+        ranked.features["v"] = max(ranked.features.get("v", 0.0), score)
+        ranked.score = max(ranked.score, score)
+        ranked.reasons.append(f"wiki passage {passage.title!r}")
 
 
 def _bound_rules(ctx: RerankContext, rules: list[Asset], score: float) -> None:

@@ -38,7 +38,7 @@ from router.detail.counts import count_groups, count_rows
 from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
-from router.mixed import MixedResult, entity_key, join_results, summary_column
+from router.mixed import MixedResult, join_columns, join_keys, join_results
 from router.parse.verdict import judge
 from router.tables import ResultTable, table_from_rows
 from router.write_requests import refused_result, write_request
@@ -125,6 +125,7 @@ class Pipeline:
                                  self.c.parse(understanding, entities), self.detail_env)
         if lookup and table_hits and decision.intent in ("clarify", "unsupported"):
             decision = _catalog_decision(decision, table_hits[0])
+        decision = _crag_gate(decision, retrieval.get("result"))
         clock.lap("intent")
         emit("intent", _intent_dict(decision))
         intent = decision.intent
@@ -140,7 +141,7 @@ class Pipeline:
         result = PipelineResult(
             question=question, understanding=understanding, intent=decision,
             sub_queries=[_sub_dict(s) for s in sub_queries],
-            retrieval={"fused": fused, "result": retrieval.get("result")},
+            retrieval={"fused": fused, "result": retrieval.get("result"), "context": retrieval.get("context")},
             sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
         follow_up = (self._follow_up(question, previous, today)
                      if follow_up_of and intent == "aggregate" and previous and previous.intent == "aggregate"
@@ -197,27 +198,29 @@ class Pipeline:
                 emit("plan", {"sql": result.detail.sql, "plan": result.detail.plan})
                 detail_table = ResultTable(result.detail.columns, result.detail.rows)
                 if intent == "mixed":
-                    result.mixed = join_results(result.table, detail_table, language=understanding.language,
+                    joins = join_columns(self.detail_env.warehouse)
+                    result.mixed = join_results(result.table, detail_table, joins, language=understanding.language,
                                                 covered_rows=MIXED_ENTITIES,
-                                                counts=self._entity_counts(result, conn))
+                                                counts=self._entity_counts(result, conn, joins))
                     result.table = result.mixed.table
                 else:
                     result.table = detail_table
 
-    def _entity_counts(self, result: PipelineResult, conn: Any) -> list[tuple[Any, ...]] | None:
+    def _entity_counts(self, result: PipelineResult, conn: Any, joins: Any) -> list[tuple[Any, ...]] | None:
         """A mixed answer's detail rows per entity (and summary value), counted in SQL over its detail query
         without the LIMIT; None when the detail came from a Cube query or names no entity of the aggregate."""
         detail = result.detail
-        key = entity_key(result.table)
-        if detail is None or not detail.sql or key is None or key[1] not in detail.columns \
-                or detail.plan.get("kind") in CUBE_DETAIL_KINDS:
+        if detail is None or not detail.sql or detail.plan.get("kind") in CUBE_DETAIL_KINDS:
             return None
-        summary = summary_column(ResultTable(detail.columns, []))
+        keys = join_keys(result.table, detail.columns, joins)
+        if keys is None:
+            return None
+        _, det_col, summary = keys
         env = self.detail_env.for_mixed()
         try:
             with _connection(conn) as connection:
                 counts = count_groups(connection, detail.sql, detail.params,
-                                      [key[1], *([summary] if summary else [])], env.policy, timeout_ms=env.timeout_ms)
+                                      [det_col, *([summary] if summary else [])], env.policy, timeout_ms=env.timeout_ms)
         except (SqlGuardError, QueryExecutionError) as err:
             result.problems.append({"code": "detail_count_failed", "message": str(err)})
             return None
@@ -434,6 +437,16 @@ def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:
         return decision
     return replace(decision, intent=reading.intent,
                    reasons=[*decision.reasons, f"parser reads {reading.intent} (classifier said {decision.intent})"])
+
+
+def _crag_gate(decision: Any, retrieval: Any) -> Any:
+    """An aggregate whose retrieval CRAG found insufficient even after corrective retrieval (nothing in the
+    index matches the question) is refused, naming the missing words, instead of answered by a guessed query."""
+    crag = getattr(retrieval, "crag", None)
+    if decision.intent != "aggregate" or crag is None or crag.decision != "insufficient":
+        return decision
+    missing = f": nothing matches {', '.join(crag.missing)}" if crag.missing else ""
+    return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"crag: insufficient{missing}"])
 
 
 def _named_in(entities: list[EntityMatch], text: str) -> list[EntityMatch]:

@@ -250,3 +250,16 @@ def test_a_mixed_answer_states_the_cut_of_its_detail_and_of_its_entities() -> No
     zh = synthesize(result("GMV最高的产品及其退款", "mixed", table, cuts=[Cut("detail", 5000, None, 5000)]),
                     use_llm=False)
     assert "显示 5,000 条，总数未能统计" in zh.text
+
+
+def test_a_refusal_crag_found_insufficient_names_the_missing_words() -> None:
+    from fourengine.models import CragResult
+
+    class Retrieved:
+        crag = CragResult("low", 0.1, 0, decision="insufficient", missing=["world", "cup"])
+
+    res = result("Who won the World Cup?", "unsupported", ResultTable([]))
+    res.retrieval = {"result": Retrieved()}
+    assert synthesize(res, use_llm=False).text.endswith("Nothing in it matches “world”, “cup”.")
+    res.retrieval["result"].crag.decision = "corrected"
+    assert "Nothing in it matches" not in synthesize(res, use_llm=False).text
