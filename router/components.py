@@ -230,7 +230,12 @@ class WikiPassages:
         self.sag = sag
 
     def passages(self, question: str, limit: int) -> list[Passage]:
-        events = self.sag.search(question).events
+        from sag_index.errors import NotIndexedError
+
+        try:
+            events = self.sag.search(question).events
+        except NotIndexedError:  # a fresh database before `sag index`: no wiki passages yet
+            return []
         return [Passage(str(table), float(e.score), e.title, e.event_id, e.content)
                 for e in events[:limit] for table in e.meta.get("tables", [])]
 
