@@ -61,7 +61,7 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Sc
     if intent in ("unsupported", "clarify") or not table.rows or result.error:
         text, mode, reason = fast_text, "fast", None
     else:
-        outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, use_llm=use_llm)
+        outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, step="answer", use_llm=use_llm)
         text, mode, reason = outcome.value, outcome.mode, outcome.fallback_reason
     charted = table_from_rows(result.aggregate.rows) if intent == "mixed" and result.aggregate else table
     chart = chart_spec(charted, lang, title=result.question) if intent in ("aggregate", "mixed") else None

@@ -134,7 +134,7 @@ def decompose_fast(u: Understanding) -> list[SubQuery]:
 def decompose(understanding: Understanding, *, use_llm: bool | None = None) -> list[SubQuery]:
     """Sub-queries of the question (the whole question alone when it is not compound)."""
     return two_mode(lambda: _Decompose.run(understanding.normalized), lambda: decompose_fast(understanding),
-                    use_llm=use_llm).value
+                    step="decompose", use_llm=use_llm).value
 
 
 def _default_key(item: Any) -> Hashable:

@@ -41,7 +41,7 @@ def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
             return edit_query(follow_up.previous, follow_up.understanding, follow_up.context, model)
         return fill_slots(understanding, ctx, model)
 
-    result = two_mode(llm, fast, use_llm=use_llm)
+    result = two_mode(llm, fast, step="cube_query", use_llm=use_llm)
     draft = result.value
     draft.mode, draft.fallback_reason = result.mode, result.fallback_reason
     return draft
@@ -53,7 +53,8 @@ def _correct(draft: CubeQueryDraft, problems: list[Problem], understanding: Unde
         from router.aggregate.program import write_query
 
         feedback = "; ".join(p.message for p in problems)
-        asked = two_mode(lambda: write_query(understanding, ctx, model, feedback=feedback), lambda: None)
+        asked = two_mode(lambda: write_query(understanding, ctx, model, feedback=feedback), lambda: None,
+                         step="cube_query_fix")
         if asked.value is not None:
             asked.value.notes.insert(0, f"re-asked the LLM with: {feedback}")
             return asked.value

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from cubesage_core.llm import _build_lm
+from cubesage_core.llm import get_lm
+from cubesage_core.settings import Settings
 from sag_index.llm_processor import LlmProcessor
 from sag_index.llm_steps import llm_ner, llm_selector
 from sag_index.loaders import make_chunk
@@ -11,7 +12,7 @@ from tests.llm_stub import dspy_reply, openai_stub
 
 
 def _lm(url: str):
-    return _build_lm(url, "openai/stub", "", 5.0)
+    return get_lm(Settings(llm_url=url, llm_model="openai/stub", llm_timeout_s=5.0))
 
 
 CHUNK = make_chunk("wiki", "Refunds of orders with a reason such as damaged or late_delivery.", heading="fact_refund")
