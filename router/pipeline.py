@@ -20,6 +20,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from cube_models.errors import CubeModelsError
+from cubesage_core.llm import in_context, run_concurrently, wants_llm
 from router.aggregate import AggregateError, OutOfModelError
 from router.aggregate.follow_up import FollowUp
 from router.components import Components
@@ -98,8 +99,7 @@ class Pipeline:
         clock = _Clock(timings)
 
         asked, follow_up_of = _with_context(question, previous)
-        understanding = self.c.understand(asked, today, use_llm=use_llm)
-        sub_queries = self.c.decompose(understanding, use_llm=use_llm)
+        understanding, sub_queries = self._understand(asked, today, use_llm)
         clock.lap("understand")
 
         retrieval, fused = self.c.retrieve(understanding, sub_queries)
@@ -122,7 +122,7 @@ class Pipeline:
         if sag_down is not None and intent in ("detail", "mixed"):
             raise sag_down  # the SAG store is unreachable (no fallback): detail questions cannot be answered
         # detail/mixed: SAG table recall (provenance, catalog) runs while the path(s) run
-        pending = (self._workers.submit(self.c.recall_tables, understanding.normalized, rows=row_hits)
+        pending = (self._workers.submit(in_context(self.c.recall_tables), understanding.normalized, rows=row_hits)
                    if intent in ("detail", "mixed") and not lookup else None)
         sag = {"tables": [_hit_dict(h) for h in table_hits], "rows": [e.to_dict() for e in entities]}
         emit("retrieval", {"fused": fused[:10], "bindings": _bindings(retrieval), "entities": sag["rows"],
@@ -152,6 +152,17 @@ class Pipeline:
         result.turn = Turn(question=asked, intent=decision.intent, cube_query=cube_query, entities=sag["rows"])
         timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
         return result
+
+    def _understand(self, asked: str, today: date, use_llm: bool | None) -> tuple[Any, list[Any]]:
+        """Understanding and decomposition; in LLM mode their LLM calls run at the same time (the decomposer
+        reads the rule-based understanding, ready in milliseconds)."""
+        if not wants_llm(use_llm):
+            understanding = self.c.understand(asked, today, use_llm=use_llm)
+            return understanding, self.c.decompose(understanding, use_llm=use_llm)
+        rules = self.c.understand(asked, today, use_llm=False)
+        understanding, sub_queries = run_concurrently(lambda: self.c.understand(asked, today, use_llm=use_llm),
+                                                      lambda: self.c.decompose(rules, use_llm=use_llm))
+        return understanding, sub_queries
 
     def _follow_up(self, question: str, previous: Turn, today: date) -> FollowUp:
         """The follow-up read on its own, to edit the previous Cube query with (fast mode)."""

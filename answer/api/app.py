@@ -1,7 +1,7 @@
 """The Litestar application: ``create_app(settings, service=None) -> Litestar``.
 
 Routes: /v1/ask (+ /stream), /v1/nl2cube, /v1/feedback, /v1/ingest/*, /v1/catalog,
-/v1/queries/{id} (all behind the API-key and rate-limit guard), /healthz, /readyz,
+/v1/queries/{id} (all behind the API-key and rate-limit guard), /healthz, /readyz, /metrics,
 OpenAPI at /schema, and the chat page at /.
 """
 
@@ -27,6 +27,7 @@ from answer.api.controllers.catalog import CatalogController
 from answer.api.controllers.feedback import FeedbackController
 from answer.api.controllers.health import HealthController
 from answer.api.controllers.ingest import IngestController
+from answer.api.controllers.metrics import MetricsController
 from answer.api.controllers.nl2cube import NL2CubeController
 from answer.api.controllers.queries import QueriesController
 from answer.api.errors import EXCEPTION_HANDLERS
@@ -82,7 +83,7 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
         security=[{"apiKey": []}],
     )
     app = Litestar(
-        route_handlers=[api, HealthController,
+        route_handlers=[api, HealthController, MetricsController,
                         create_static_files_router(path="/", directories=[STATIC_DIR], html_mode=True,
                                                    name="chat", include_in_schema=False)],
         dependencies={

@@ -33,7 +33,7 @@ from cubesage_core.llm._budget import (
 from cubesage_core.llm._family import model_family
 from cubesage_core.settings import Settings, get_settings
 
-__all__ = ["BudgetExhausted", "ModeResult", "QuestionBudget", "breaker_states", "current_budget", "get_lm",
+__all__ = ["BudgetExhausted", "ModeResult", "QuestionBudget", "breaker_state", "breaker_states", "current_budget", "get_lm",
            "in_context", "metrics_text", "model_family", "observe_steps", "question_budget", "run_concurrently",
            "two_mode", "using_settings", "wants_llm"]
 
@@ -101,8 +101,12 @@ class _StepMeter:
         _metrics.count_tokens(prompt, completion)
 
 
+_CAUSES = (("llm error", "error"), ("llm paused", "paused"), ("deadline", "deadline"), ("call budget", "budget"))
+
+
 def _cause(reason: str) -> str:
-    return reason.split(":", 1)[0].split(" ", 1)[0] if reason else "error"
+    """The metrics label of a fallback reason: error | paused | deadline | budget."""
+    return next((cause for prefix, cause in _CAUSES if reason.startswith(prefix)), "error")
 
 
 def _run_llm(llm_step: Callable[[], T], step: str, settings: Settings, budget: QuestionBudget) -> T:
@@ -216,6 +220,14 @@ def run_concurrently(*steps: Callable[[], Any]) -> list[Any]:
     if error is not None:
         raise error
     return first + results
+
+
+def breaker_state(settings: Settings | None = None) -> dict[str, object] | None:
+    """The circuit breaker of the configured endpoint (None without an endpoint)."""
+    from cubesage_core.llm._client import breaker_for
+
+    breaker = breaker_for(_settings(settings))
+    return breaker.state().to_dict() if breaker is not None else None
 
 
 def breaker_states() -> dict[str, dict[str, object]]:
