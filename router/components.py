@@ -181,7 +181,16 @@ def intent_signals(understanding: Any, retrieval: dict[str, Any], entities: list
         bound_words=[b.matched or b.canonical_term for b in bindings],
         few_shots=[{"question": f.question, "cube_query": f.cube_query, "sql": f.sql}
                    for f in getattr(main, "few_shots", []) or []],
+        warehouse=warehouse_text(model) if model is not None else "",
     )
+
+
+def warehouse_text(model: Any, subjects: int = 12, measures: int = 8) -> str:
+    """What the warehouse holds, from the model: its subjects (cube titles) and some measures."""
+    cubes = [c for c in model.cubes.values() if c.title]
+    named = [m.title for c in cubes for m in c.measures.values() if m.title and m.public and m.type != "count"]
+    return (f"subjects: {', '.join(c.title for c in cubes[:subjects])}; "
+            f"measures such as: {', '.join(named[:measures]) or 'counts'}")
 
 
 def _text(sub: Any) -> str:

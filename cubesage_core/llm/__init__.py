@@ -33,9 +33,9 @@ from cubesage_core.llm._budget import (
 from cubesage_core.llm._family import model_family
 from cubesage_core.settings import Settings, get_settings
 
-__all__ = ["BudgetExhausted", "ModeResult", "QuestionBudget", "breaker_state", "breaker_states", "current_budget", "get_lm",
-           "in_context", "metrics_text", "model_family", "observe_steps", "question_budget", "run_concurrently",
-           "two_mode", "using_settings", "wants_llm"]
+__all__ = ["BudgetExhausted", "ModeResult", "QuestionBudget", "breaker_state", "breaker_states", "current_budget",
+           "get_lm", "in_context", "metrics_text", "model_family", "observe_steps", "question_budget",
+           "run_concurrently", "two_mode", "using_settings", "wants_llm"]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

@@ -1,18 +1,20 @@
 """LLM mode: a DSPy program writing the Cube query, constrained to the retrieved members.
 
 The prompt lists only the members the retrieval found (bound metrics first, their time dimensions,
-bound dimensions, retrieved metric/dimension/segment assets) and the resolved time ranges; the output
-must be a JSON object using only those members, or it is rejected and asked again once with the error.
+bound dimensions, retrieved metric/dimension/segment assets), the resolved time ranges and the
+budgeted schema context. The reply is a typed object (``CubeQueryReply``, validated by DSPy/pydantic);
+it is rejected, and asked again once with the reasons, when it does not parse, uses a member outside
+that list, fails the guardrails or leaves out a filter of the rows the question names.
 Comparisons reuse the query for each compared period (dateRange replaced).
 """
 
 from __future__ import annotations
 
 import json
-import re
-from typing import Any
+from typing import Any, Literal
 
 import dspy
+from pydantic import BaseModel, ConfigDict, Field
 
 from router.aggregate.context import AggregateContext, member_path
 from router.aggregate.guardrails import check
@@ -21,22 +23,67 @@ from router.understanding.types import Understanding
 
 MAX_EXAMPLES = 4
 MAX_CONTEXT_CHARS = 6000  # the fourengine context block is already token-budgeted; this is a safety cap
+Operator = Literal["equals", "notEquals", "contains", "notContains", "startsWith", "endsWith", "gt", "gte", "lt",
+                   "lte", "set", "notSet", "inDateRange", "notInDateRange", "beforeDate", "afterDate"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FilterReply(_Strict):
+    member: str
+    operator: Operator
+    values: list[str | int | float] = Field(default_factory=list)
+
+
+class TimeDimensionReply(_Strict):
+    dimension: str
+    dateRange: list[str] | None = Field(default=None, description="[start, end] as YYYY-MM-DD")
+    granularity: Literal["day", "week", "month", "quarter", "year"] | None = None
+
+
+class CubeQueryReply(_Strict):
+    """A Cube REST query."""
+
+    measures: list[str] = Field(default_factory=list)
+    dimensions: list[str] = Field(default_factory=list)
+    segments: list[str] = Field(default_factory=list)
+    filters: list[FilterReply] = Field(default_factory=list)
+    timeDimensions: list[TimeDimensionReply] = Field(default_factory=list)
+    order: list[tuple[str, Literal["asc", "desc"]]] = Field(default_factory=list, description="[member, direction]")
+    limit: int | None = None
+
+    def to_query(self) -> dict[str, Any]:
+        """The Cube query JSON (empty parts left out, filter values as strings)."""
+        out: dict[str, Any] = {k: v for k, v in (("measures", self.measures), ("dimensions", self.dimensions),
+                                                 ("segments", self.segments)) if v}
+        if self.filters:
+            out["filters"] = [{"member": f.member, "operator": f.operator, "values": [str(v) for v in f.values]}
+                              if f.values or f.operator not in ("set", "notSet")
+                              else {"member": f.member, "operator": f.operator} for f in self.filters]
+        if self.timeDimensions:
+            out["timeDimensions"] = [t.model_dump(exclude_none=True) for t in self.timeDimensions]
+        if self.order:
+            out["order"] = [[member, direction] for member, direction in self.order]
+        if self.limit is not None:
+            out["limit"] = self.limit
+        return out
 
 
 class WriteCubeQuery(dspy.Signature):
-    """Write one Cube REST query (JSON object with measures, dimensions, filters, timeDimensions with
-    dateRange [start, end] and granularity, order, limit) that answers the question. Use ONLY the listed
-    members; put every bound metric in measures; put filter values from the bindings in filters; use the
-    resolved date ranges exactly."""
+    """Write one Cube REST query that answers the question. Use ONLY the listed members; put every bound
+    metric in measures; put the filter values of the bindings, and every named-rows filter exactly as given,
+    in filters; use the resolved date ranges exactly (timeDimensions dateRange) and their granularity."""
 
     question: str = dspy.InputField()
     members: str = dspy.InputField(desc="allowed members, one per line: name (type): title")
-    bindings: str = dspy.InputField(desc="business terms bound to members, with filter values")
+    bindings: str = dspy.InputField(desc="business terms bound to members, with filter values; named rows")
     time_ranges: str = dspy.InputField(desc="date ranges resolved from the question, and granularity")
     examples: str = dspy.InputField(desc="approved question -> Cube query examples")
     context: str = dspy.InputField(desc="retrieved schema context: metrics, dimensions, join and business rules")
     feedback: str = dspy.InputField(desc="problems of the previous attempt to fix, or 'none'")
-    cube_query: str = dspy.OutputField(desc="the Cube query as one JSON object")
+    cube_query: CubeQueryReply = dspy.OutputField()
 
 
 def allowed_members(ctx: AggregateContext, model: Any) -> list[str]:
@@ -71,17 +118,6 @@ def _time_text(u: Understanding) -> str:
     return "; ".join(parts) or "none (all time)"
 
 
-def parse_json_object(text: str) -> dict[str, Any]:
-    text = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError(f"no JSON object in the reply: {text[:120]!r}")
-    value = json.loads(text[start:end + 1])
-    if not isinstance(value, dict):
-        raise ValueError("the reply is not a JSON object")
-    return value
-
-
 def _outside(query: dict[str, Any], allowed: set[str]) -> list[Problem]:
     from cube_models.query import CubeQuery
 
@@ -103,6 +139,46 @@ def expand_periods(query: dict[str, Any], u: Understanding) -> tuple[list[dict[s
     return queries, [r.label for r in comparison.ranges]
 
 
+def _unused_named(query: dict[str, Any], ctx: AggregateContext) -> list[Problem]:
+    """Filters of the rows the question names that the query leaves out (it would answer for every row)."""
+    def key(f: dict[str, Any]) -> tuple[Any, ...]:
+        return f.get("member"), f.get("operator"), tuple(sorted(str(v) for v in f.get("values") or []))
+
+    given = {key(f) for f in query.get("filters", [])}
+    return [Problem("unused_entity_filter", "the named rows must filter the query: add "
+                    + json.dumps(f, ensure_ascii=False), f.get("member")) for f in ctx.filters if key(f) not in given]
+
+
+def _inputs(u: Understanding, ctx: AggregateContext, model: Any, members: list[str]) -> dict[str, str]:
+    bound = [f"{b.canonical_term} -> {member_path(b.mapped_asset_id)}"
+             + (f" = {b.filter_value!r}" if b.filter_value is not None else "") for b in ctx.bindings]
+    named = [f"named rows -> {json.dumps(f, ensure_ascii=False)}" for f in ctx.filters]
+    return {
+        "question": u.normalized,
+        "members": "\n".join(_describe(model, m) for m in members),
+        "bindings": "\n".join([*bound, *named]) or "none",
+        "time_ranges": _time_text(u),
+        "examples": "\n".join(f"{s.get('question')} -> {json.dumps(s.get('cube_query'), ensure_ascii=False)}"
+                              for s in ctx.few_shots[:MAX_EXAMPLES] if s.get("cube_query")) or "none",
+        "context": ctx.context_text[:MAX_CONTEXT_CHARS] or "none",
+    }
+
+
+def _attempt(predict: dspy.Predict, inputs: dict[str, str], feedback: str, ctx: AggregateContext, model: Any,
+             members: list[str]) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """One ask: the query, or the problems to feed back (a reply that does not parse is one of them)."""
+    try:
+        reply = predict(**inputs, feedback=feedback).cube_query
+    except dspy.utils.exceptions.AdapterParseError as err:
+        return None, [Problem("invalid", f"the reply did not parse as a Cube query: {str(err)[:300]}")]
+    query = reply.to_query() if isinstance(reply, CubeQueryReply) else {}
+    try:
+        problems = _outside(query, set(members)) + check(query, ctx, model) + _unused_named(query, ctx)
+    except Exception as err:  # a query Cube's own parser refuses
+        problems = [Problem("invalid", f"{type(err).__name__}: {err}")]
+    return query, problems
+
+
 def write_query(u: Understanding, context: Any, model: Any, feedback: str = "none") -> CubeQueryDraft:
     """Ask the LLM once (plus one corrective re-ask) for a valid query; raises on a second failure."""
     ctx = AggregateContext.of(context)
@@ -110,31 +186,11 @@ def write_query(u: Understanding, context: Any, model: Any, feedback: str = "non
     if not members:
         raise AggregateError("no retrieved members to build a Cube query from")
     predict = dspy.Predict(WriteCubeQuery)
-    inputs = {
-        "question": u.normalized,
-        "members": "\n".join(_describe(model, m) for m in members),
-        "bindings": "\n".join([*(f"{b.canonical_term} -> {member_path(b.mapped_asset_id)}"
-                                  + (f" = {b.filter_value!r}" if b.filter_value is not None else "")
-                                  for b in ctx.bindings),
-                                *(f"named rows -> {f['member']} in {f['values']!r}" for f in ctx.filters)]) or "none",
-        "time_ranges": _time_text(u),
-        "examples": "\n".join(f"{s.get('question')} -> {json.dumps(s.get('cube_query'), ensure_ascii=False)}"
-                              for s in ctx.few_shots[:MAX_EXAMPLES] if s.get("cube_query")) or "none",
-        "context": ctx.context_text[:MAX_CONTEXT_CHARS] or "none",
-    }
+    inputs = _inputs(u, ctx, model, members)
     notes: list[str] = []
     for attempt in range(2):
-        reply = predict(**inputs, feedback=feedback).cube_query
-        try:
-            query = parse_json_object(reply)
-            problems = _outside(query, set(members)) + check(query, ctx, model)
-        except Exception as err:
-            problems = [Problem("invalid", f"{type(err).__name__}: {err}")]
-        if not problems:
-            named = [f for f in ctx.filters if f not in query.get("filters", [])]
-            if named:  # the rows the question names always filter the answer, whatever the LLM wrote
-                query["filters"] = [*query.get("filters", []), *named]
-                notes.append("filters of the named rows added: " + ", ".join(f["member"] for f in named))
+        query, problems = _attempt(predict, inputs, feedback, ctx, model, members)
+        if query is not None and not problems:
             queries, labels = expand_periods(query, u)
             kind = u.comparison.kind if len(queries) > 1 and u.comparison else None
             return CubeQueryDraft(queries, labels, kind, notes=notes, mode="llm")

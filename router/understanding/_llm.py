@@ -6,9 +6,9 @@ import dspy
 
 
 class ExtractSearchTerms(dspy.Signature):
-    """Extract the search terms of a data question: business metrics, dimensions, entity names (customers,
-    products, regions), table-like nouns. Keep multi-word names whole, keep the question's language, drop
-    dates and filler words."""
+    """Extract the search terms of a data question: metrics, dimensions, names of rows (people, things,
+    places), table-like nouns. Keep multi-word names whole, keep the question's language, drop dates and
+    filler words."""
 
     question: str = dspy.InputField()
     search_terms: list[str] = dspy.OutputField(desc="5-15 short terms, most important first")
