@@ -15,6 +15,7 @@ import dspy
 
 from answer.charts import chart_spec, time_column
 from answer.formatting import (
+    change_numbers,
     fmt_change,
     fmt_measure,
     fmt_number,
@@ -29,8 +30,11 @@ from answer.formatting import (
 from answer.scope import Scope
 from answer.vocabulary import vocabulary
 from cubesage_core.llm import two_mode
+from cubesage_core.tokens import truncate_to_tokens
 from router.pipeline import PipelineResult
 from router.tables import ResultTable, table_from_rows
+
+TABLE_TOKENS = 1500  # the result table as the answer prompt shows it
 
 
 @dataclass
@@ -43,12 +47,12 @@ class Synthesis:
 
 class AnswerText(dspy.Signature):
     """Answer the question in 1-3 sentences in the given language, using only numbers copied exactly
-    as written from the result table. No numbers that are not in the table."""
+    as written from the result table or the facts. No other numbers."""
 
     question: str = dspy.InputField()
     language: str = dspy.InputField(desc="en or zh")
     table: str = dspy.InputField(desc="result table, pipe-separated, numbers already formatted")
-    facts: str = dspy.InputField(desc="what was queried: intent, filters, time range")
+    facts: str = dspy.InputField(desc="what was queried: intent, filters, time range; changes of compared periods")
     answer: str = dspy.OutputField()
 
 
@@ -303,12 +307,17 @@ def _llm_text(result: PipelineResult) -> str:
         return fmt_measure(v, fmts[i]) if is_number(v) else fmt_period(v, grains[i], lang)
 
     lines = [" | ".join(table.columns)] + [" | ".join(cell(v, i) for i, v in enumerate(r)) for r in table.rows[:30]]
+    changes = (getattr(result.aggregate, "derived", None) or {}).get("changes") if result.aggregate else None
     facts = f"intent={result.intent.intent}; period={_period(result)}"
+    if changes:
+        facts += "; changes: " + ", ".join(f"{label(c['measure'], lang)} {fmt_change(c['change_pct'])}"
+                                           for c in changes if c.get("change_pct") is not None)
     pred = dspy.Predict(AnswerText)(question=result.question, language=result.understanding.language,
-                                    table="\n".join(lines), facts=facts)
+                                    table=truncate_to_tokens("\n".join(lines), TABLE_TOKENS), facts=facts)
     text = str(pred.answer).strip()
-    allowed = table_numbers(table.columns, table.rows, fmts)
-    stray = [n for n in stray_numbers(text, allowed) if not _is_date_part(n)]
+    allowed = table_numbers(table.columns, table.rows, fmts) | change_numbers(changes)
+    labels = tuple(r.label for r in result.understanding.time_ranges)
+    stray = [n for n in stray_numbers(text, allowed, labels) if not _is_date_part(n)]
     if not text or stray:
         raise ValueError(f"LLM answer has numbers not in the table: {stray[:5]}")
     return text

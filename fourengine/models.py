@@ -155,6 +155,9 @@ class CragResult:
     bindings: int
     actions: list[str] = field(default_factory=list)
     grade_after: str | None = None
+    rule_grade: str | None = None  # the seed's rule, when the LLM graded the context (``grade`` is the LLM's)
+    mode: str = "rule"  # rule | llm | fast (<why the LLM did not grade>)
+    missing: list[str] = field(default_factory=list)  # what the LLM said the context lacks
 
 
 @dataclass

@@ -11,6 +11,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -22,6 +23,7 @@ from cubesage_core.embeddings import DIM, Embedder, get_embedder
 from fourengine.bindings import build_bindings
 from fourengine.budget import build_context
 from fourengine.crag import assess, grade
+from fourengine.crag_llm import llm_grade
 from fourengine.engines._rows import ASSET_COLUMNS, asset_from
 from fourengine.engines.fewshot import similar_examples
 from fourengine.engines.graph import GraphCache, JoinGraph
@@ -30,8 +32,11 @@ from fourengine.engines.vector import search_assets
 from fourengine.evidence import R_PREFIX, table_evidence
 from fourengine.models import (
     Asset,
+    ContextBlock,
+    CragResult,
     FewShot,
     JoinPlan,
+    RankedAsset,
     RetrievalResult,
     TermBinding,
     TermHit,
@@ -171,22 +176,24 @@ class Retriever:
     # -- main -----------------------------------------------------------------------
     async def retrieve(
         self, question: str, search_terms: list[str] | None = None, *, embedding: np.ndarray | None = None,
-        complexity: str = "medium", scope: str | None = None,
+        complexity: str = "medium", scope: str | None = None, grade_with_llm: bool = False,
     ) -> RetrievalResult:
         """Retrieve, rerank, grade and budget the schema context of ``question``.
 
         ``search_terms`` come from query understanding (``default_search_terms`` when None);
-        ``scope`` restricts retrieval to assets whose ``meta.namespace`` equals it.
+        ``scope`` restricts retrieval to assets whose ``meta.namespace`` equals it; ``complexity``
+        (simple | medium | complex) sets the few-shots of the budget; ``grade_with_llm`` lets the LLM
+        grade the budgeted context (``fourengine.crag_llm``; a low grade runs the corrective retrieval).
         Database failures surface as ``RetrievalError``.
         """
         try:
-            return await self._retrieve(question, search_terms, embedding, complexity, scope)
+            return await self._retrieve(question, search_terms, embedding, complexity, scope, grade_with_llm)
         except psycopg.Error as exc:
             raise RetrievalError(f"retrieval failed in the database: {exc}") from exc
 
     async def _retrieve(
         self, question: str, search_terms: list[str] | None, embedding: np.ndarray | None, complexity: str,
-        scope: str | None,
+        scope: str | None, grade_with_llm: bool,
     ) -> RetrievalResult:
         if not question or not question.strip():
             raise RetrievalError("question is empty")
@@ -206,49 +213,103 @@ class Retriever:
         terms = [normalise(t) for t in (search_terms if search_terms is not None else default_search_terms(question))]
         terms = [t for t in dict.fromkeys(terms) if t][:MAX_SEARCH_TERMS]
         engines_started = time.perf_counter()
+        found = await self._engines(timings, terms, question, vec, scope)
+        if found.crag.grade == "low":
+            await self._correct(timings, found, terms, question, vec, scope)
+        timings["R+V+D"] = (time.perf_counter() - engines_started) * 1000
+        ranked, plan, context = await self._assemble(timings, question, terms, found, complexity, scope)
+        if grade_with_llm:
+            ranked, plan, context = await self._grade_by_llm(timings, question, terms, vec, found, complexity, scope,
+                                                             (ranked, plan, context))
+        timings["retrieval"] = (time.perf_counter() - engines_started) * 1000
+        timings["total"] = (time.perf_counter() - started) * 1000
+        return RetrievalResult(question, terms, ranked, found.bindings, found.few_shots, plan, found.crag, context,
+                               timings)
 
+    async def _engines(self, timings: dict[str, float], terms: list[str], question: str, vec: np.ndarray,
+                       scope: str | None) -> _Found:
+        """R, V and D concurrently, term bindings and the rule grade."""
+        s = self.settings
         r_hits, v_all, few_shots = await self._r_and_v(
             timings, "", terms, question, vec, s.trigram_threshold, s.top_k, scope, with_d=True)
         top_score = max((h.score for h in v_all), default=0.0)
         v_hits = [h for h in v_all if h.score >= s.threshold]
         bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
-        crag = assess(top_score, len(bindings), s)
-        if crag.grade == "low":
-            threshold = max(s.threshold - s.corrective_threshold_drop, 0.0)
-            top_k = s.top_k * s.corrective_top_k_factor
-            trigram = max(s.trigram_threshold - 0.2, 0.3)
-            r_more, v_more, _ = await self._r_and_v(
-                timings, "_corrective", terms, question, vec, trigram, top_k, scope, with_d=False)
-            r_hits = _dedupe_hits(r_hits + r_more)
-            v_all = v_all + v_more
-            v_hits = [h for h in v_more if h.score >= threshold]
-            bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
-            crag.actions = [f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}",
-                            f"fuzzy_terms:{trigram:.2f}", f"supplement_by_bindings:{len(bindings)}"]
-            crag.grade_after = grade(top_score, len(bindings), s)
-        timings["R+V+D"] = (time.perf_counter() - engines_started) * 1000
+        return _Found(r_hits, v_all, v_hits, few_shots, bindings, assess(top_score, len(bindings), s), top_score)
 
+    async def _correct(self, timings: dict[str, float], found: _Found, terms: list[str], question: str,
+                       vec: np.ndarray, scope: str | None) -> None:
+        """Corrective retrieval: lower threshold, larger top_k, fuzzier terms, bindings supplemented."""
+        s = self.settings
+        threshold = max(s.threshold - s.corrective_threshold_drop, 0.0)
+        top_k = s.top_k * s.corrective_top_k_factor
+        trigram = max(s.trigram_threshold - 0.2, 0.3)
+        r_more, v_more, _ = await self._r_and_v(
+            timings, "_corrective", terms, question, vec, trigram, top_k, scope, with_d=False)
+        found.r_hits = _dedupe_hits(found.r_hits + r_more)
+        found.v_all = found.v_all + v_more
+        found.v_hits = [h for h in v_more if h.score >= threshold]
+        found.bindings = build_bindings(found.r_hits, found.v_hits, s.binding_vector_threshold)
+        found.crag.actions = [f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}", f"fuzzy_terms:{trigram:.2f}",
+                              f"supplement_by_bindings:{len(found.bindings)}"]
+        found.crag.grade_after = grade(found.top_score, len(found.bindings), s)
+        found.corrected = True
+
+    async def _assemble(self, timings: dict[str, float], question: str, terms: list[str], found: _Found,
+                        complexity: str, scope: str | None) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
+        """Engine G (join plan), the reranker and the token budget."""
+        s = self.settings
         t = time.perf_counter()
         tables, rules, graph = await self.catalog.get(self.pool)
         if scope is not None:
             tables = {k: a for k, a in tables.items() if a.meta.get("namespace") == scope}
-        similarity = {h.asset.asset_id: h.score for h in sorted(v_all, key=lambda h: h.score)}
-        ctx = RerankContext(question, terms, {}, bindings, JoinPlan(), s, tables, similarity)
-        _merge(ctx, r_hits, v_hits)
+        similarity = {h.asset.asset_id: h.score for h in sorted(found.v_all, key=lambda h: h.score)}
+        ctx = RerankContext(question, terms, {}, found.bindings, JoinPlan(), s, tables, similarity)
+        _merge(ctx, found.r_hits, found.v_hits)
         _bound_rules(ctx, rules, s.bound_score - RULE_BELOW_BOUND)
-        plan = _plan_joins(ctx, graph, bindings, few_shots, s.graph_depth)
+        plan = _plan_joins(ctx, graph, found.bindings, found.few_shots, s.graph_depth)
         ctx.join_plan = plan
-        timings["G"] = (time.perf_counter() - t) * 1000
-
+        timings["G"] = timings.get("G", 0.0) + (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         ranked = self.reranker.rerank(ctx)
-        timings["rerank"] = (time.perf_counter() - t) * 1000
+        timings["rerank"] = timings.get("rerank", 0.0) + (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        context = build_context(ranked, bindings, few_shots, plan, s, complexity)
-        timings["budget"] = (time.perf_counter() - t) * 1000
-        timings["retrieval"] = (time.perf_counter() - engines_started) * 1000
-        timings["total"] = (time.perf_counter() - started) * 1000
-        return RetrievalResult(question, terms, ranked, bindings, few_shots, plan, crag, context, timings)
+        context = build_context(ranked, found.bindings, found.few_shots, plan, s, complexity)
+        timings["budget"] = timings.get("budget", 0.0) + (time.perf_counter() - t) * 1000
+        return ranked, plan, context
+
+    async def _grade_by_llm(self, timings: dict[str, float], question: str, terms: list[str], vec: np.ndarray,
+                            found: _Found, complexity: str, scope: str | None,
+                            assembled: tuple[list[RankedAsset], JoinPlan, ContextBlock],
+                            ) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
+        """The LLM grades the budgeted context (CRAG before generation); low: corrective retrieval with what it
+        says is missing as extra terms, then the context is assembled again."""
+        t = time.perf_counter()
+        verdict, found.crag.mode = await asyncio.to_thread(llm_grade, question, assembled[2].text)
+        timings["crag_llm"] = (time.perf_counter() - t) * 1000
+        if verdict is None:
+            return assembled
+        found.crag.rule_grade, found.crag.grade, found.crag.missing = found.crag.grade, verdict.grade, verdict.missing
+        if verdict.grade != "low" or found.corrected:
+            return assembled
+        more = [normalise(m) for m in verdict.missing]
+        await self._correct(timings, found, list(dict.fromkeys([*terms, *(m for m in more if m)])), question, vec,
+                            scope)
+        return await self._assemble(timings, question, terms, found, complexity, scope)
+
+
+@dataclass
+class _Found:
+    """What the engines found for one question (changed in place by the corrective retrieval)."""
+
+    r_hits: list[TermHit]
+    v_all: list[VectorHit]
+    v_hits: list[VectorHit]
+    few_shots: list[FewShot]
+    bindings: list[TermBinding]
+    crag: CragResult
+    top_score: float
+    corrected: bool = False
 
 
 def _dedupe_hits(hits: list[TermHit]) -> list[TermHit]:

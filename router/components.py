@@ -54,6 +54,7 @@ def load_components(settings: Any, url: str) -> Components:
     from cube_models.model import load_model
     from cubesage_core.db import connect
     from cubesage_core.embeddings import get_embedder
+    from cubesage_core.llm import wants_llm
     from fourengine.model_terms import sync_model_terms
     from fourengine.retrieve import Retriever
     from router.aggregate import AggregateContext, run_aggregate
@@ -62,6 +63,7 @@ def load_components(settings: Any, url: str) -> Components:
     from router.aggregate.entities import entity_filters
     from router.aggregate.measure_match import name_binding
     from router.aggregate.values import ValueIndex
+    from router.complexity import estimate_complexity
     from router.decompose import decompose, rrf_fuse
     from router.intent import classify_intent
     from router.understanding import understand
@@ -88,7 +90,9 @@ def load_components(settings: Any, url: str) -> Components:
         pending = {_text(sub): workers.submit(retriever.retrieve_sync, _text(sub),
                                               getattr(sub, "search_terms", None) or None, embedding=vec)
                    for sub, vec in zip(subs, vectors, strict=True)}  # sub-queries run concurrently with the main
-        main = retriever.retrieve_sync(understanding.normalized, understanding.search_terms)
+        main = retriever.retrieve_sync(understanding.normalized, understanding.search_terms,
+                                       complexity=estimate_complexity(understanding, sub_queries),
+                                       grade_with_llm=settings.llm_crag_grade and wants_llm())
         by_sub = {text: future.result() for text, future in pending.items()}
         fused = rrf_fuse([[a.asset.asset_id for a in r.assets] for r in [main, *by_sub.values()]])
         return {"result": main, "by_sub": by_sub}, [{"id": i, "score": round(s, 5)} for i, s in fused]

@@ -12,11 +12,15 @@ schema's refresh key (:mod:`cubesage_core.refresh_key`, read at most every
 
 from __future__ import annotations
 
+import queue
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from cubesage_core.db import connect
+from cubesage_core.llm import wants_llm
 from cubesage_core.lru import Lru
 from cubesage_core.refresh_key import RefreshKey, fingerprint
 from cubesage_core.settings import Settings, get_settings
@@ -28,6 +32,7 @@ from sag_index.retrieval import RetrievalParams, RetrievalResult, Retriever
 
 ROW_TABLE_FACTOR = 0.5  # a table whose rows the question names, relative to the best wiki table
 SEARCHES_KEPT = 2048
+RETRIEVERS = 4  # concurrent table searches (one connection each)
 SAG_SCHEMA = "sag"
 
 
@@ -60,7 +65,10 @@ class SagRecall:
         self.store = store or get_store(self.settings, url)
         self.url = url
         self.params = params or RetrievalParams(top_k=10, kinds=("doc",))
-        self.retriever = Retriever(url, self.store, params=self.params)
+        self.retriever = self._new_retriever()
+        self._idle: queue.LifoQueue[Retriever] = queue.LifoQueue()
+        self._idle.put(self.retriever)
+        self._retrievers = [self.retriever]
         self._conn = connect(url)
         self._lock = threading.Lock()
         self._rows: dict[str, list[dict[str, Any]]] | None = None   # entity_id -> row templates
@@ -69,8 +77,33 @@ class SagRecall:
         self._searches: Lru[RetrievalResult] = Lru(SEARCHES_KEPT if self.settings.sag_cache_refresh_s > 0 else 0)
         self._index_key = RefreshKey(SAG_SCHEMA, self.settings.sag_cache_refresh_s)
 
+    def _new_retriever(self) -> Retriever:
+        """Fast steps, or, with ``llm_sag_steps``, Step 1 NER and Step 7 selection by the LLM in LLM mode."""
+        if self.settings.llm_sag_steps:
+            return Retriever.with_llm(self.url, self.store, self.settings.llm_selection_tokens, params=self.params)
+        return Retriever(self.url, self.store, params=self.params)
+
+    @contextmanager
+    def _borrow(self) -> Iterator[Retriever]:
+        """A retriever (each holds a connection) for one search; up to ``RETRIEVERS`` searches run at once,
+        so a question waiting on the LLM does not hold up the others."""
+        try:
+            retriever = self._idle.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                grow = len(self._retrievers) < RETRIEVERS
+                if grow:
+                    self._retrievers.append(retriever := self._new_retriever())
+            if not grow:
+                retriever = self._idle.get()
+        try:
+            yield retriever
+        finally:
+            self._idle.put(retriever)
+
     def close(self) -> None:
-        self.retriever.close()
+        for retriever in self._retrievers:
+            retriever.close()
         self._conn.close()
 
     def refresh(self) -> None:
@@ -82,7 +115,8 @@ class SagRecall:
     def _forget(self) -> None:
         self._rows = self._names = self._ids = None
         self._searches.clear()
-        self.retriever.refresh()
+        for retriever in self._retrievers:
+            retriever.refresh()
 
     def _check_index(self) -> None:
         """Forget what was loaded when the SAG index changed (caller holds the lock)."""
@@ -91,14 +125,18 @@ class SagRecall:
 
     # -- tables ---------------------------------------------------------------------------------
     def search(self, question: str) -> RetrievalResult:
-        """The retrieval over wiki events (memoised while the index is unchanged)."""
+        """The retrieval over wiki events (memoised per question and mode while the index is unchanged)."""
+        key = f"{'llm' if self.settings.llm_sag_steps and wants_llm() else 'fast'}:{question}"
         with self._lock:
             self._check_index()
-            result = self._searches.get(question)
-            if result is None:
-                result = self.retriever.retrieve(question, self.params)
-                self._searches.put(question, result)
-            return result
+            result = self._searches.get(key)
+        if result is None:
+            with self._borrow() as retriever:
+                result = retriever.retrieve(question, self.params)
+            if "fast (" not in " ".join(result.modes.values()):  # an LLM failure is not remembered
+                with self._lock:
+                    self._searches.put(key, result)
+        return result
 
     def recall_tables(self, question: str, top_k: int = 5, rows: list[RowHit] | None = None) -> list[TableHit]:
         """Tables by the wiki sections about them, plus the tables of rows the question names (``rows``:

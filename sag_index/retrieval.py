@@ -19,8 +19,8 @@ from typing import Any
 from cubesage_core.db import connect
 from cubesage_core.embeddings import Embedder, get_embedder
 from sag_index import repository
-from sag_index._ner import dictionary_mentions, surface_mentions
-from sag_index._text import normalize_name, tokenize
+from sag_index._ner import fast_ner
+from sag_index._text import tokenize
 from sag_index.backends.base import VectorStore
 from sag_index.errors import NotIndexedError
 
@@ -149,11 +149,7 @@ class Retriever:
         if self._ner is not None:
             exact_ids, free, ner_mode = self._ner(question, dictionary)
         else:
-            found = dictionary_mentions(question, dictionary)
-            exact_ids = [m.entity_id for m in found if m.entity_id]
-            known = {m.text for m in found}
-            free = [s for s in surface_mentions(question) if normalize_name(s) not in known]
-            ner_mode = "fast"
+            (exact_ids, free), ner_mode = fast_ner(question, dictionary), "fast"
         done("1_ner", [{"entity_id": e} for e in exact_ids] + [{"mention": m} for m in free],
              f"{len(exact_ids)} dictionary hits, {len(free)} free mentions")
 
@@ -300,20 +296,25 @@ class Retriever:
             rel = p.w_text * c.text / max_text + (1 - p.w_text) * vec_share
             c.score = rel + p.w_entity * c.entity / max_entity
 
-    def select_fast(self, pool: list[Candidate], top_k: int, p: RetrievalParams | None = None) -> list[str]:
-        """Step 7 fast: relevance (BM25 + vector + question entities) + bridge bonus - hop penalty."""
+    def fast_score(self, c: Candidate, p: RetrievalParams | None = None) -> float:
+        """Step 7's formula: relevance (BM25 + vector + question entities) + bridge bonus - hop penalty."""
         p = p or self.params
+        return c.score + p.w_bridge * c.bridge - p.w_hop * c.hop
+
+    def select_fast(self, pool: list[Candidate], top_k: int, p: RetrievalParams | None = None) -> list[str]:
+        """Step 7 fast: the ``fast_score`` ranking (kept as the events' scores)."""
         for c in pool:
-            c.score = c.score + p.w_bridge * c.bridge - p.w_hop * c.hop
+            c.score = self.fast_score(c, p)
         return [c.event_id for c in sorted(pool, key=lambda c: c.score, reverse=True)[:top_k]]
 
     @classmethod
-    def with_llm(cls, url: str, store: VectorStore, lm: Any, **kwargs: Any) -> Retriever:
-        """A retriever whose Step 1 and Step 7 run through DSPy (fast fallbacks on failure)."""
+    def with_llm(cls, url: str, store: VectorStore, selection_tokens: int = 1500, **kwargs: Any) -> Retriever:
+        """A retriever whose Step 1 and Step 7 run through DSPy when LLM mode is on (``cubesage_core.llm``:
+        the active settings and question), the fast steps otherwise and on any LLM failure."""
         from sag_index.llm_steps import llm_ner, llm_selector
 
-        retriever = cls(url, store, ner=llm_ner(lm), **kwargs)
-        retriever._selector = llm_selector(lm, retriever.select_fast)
+        retriever = cls(url, store, ner=llm_ner(), **kwargs)
+        retriever._selector = llm_selector(retriever.select_fast, selection_tokens, retriever.fast_score)
         return retriever
 
     def _kinds_of(self, event_ids: list[str], kinds: list[str]) -> list[str]:
