@@ -265,7 +265,7 @@ class Retriever:
             seen_chunks.add(d["chunk_id"])
             c = cands[event_id]
             events.append(RetrievedEvent(event_id, d["chunk_id"], d["title"], d["content"], d["source"],
-                                         d["kind"], round(c.score, 4), c.hop, d["meta"]))
+                                         d["kind"], round(self.fast_score(c, p), 4), c.hop, d["meta"]))
         chunk_rows = repository.chunks_by_id(self._conn, [e.chunk_id for e in events])
         chunks = [{"chunk_id": e.chunk_id, **chunk_rows[e.chunk_id]} for e in events if e.chunk_id in chunk_rows]
         done("8_chunk_backtrack", [{"chunk_id": ch["chunk_id"], "source": ch["source"]} for ch in chunks])
@@ -302,10 +302,8 @@ class Retriever:
         return c.score + p.w_bridge * c.bridge - p.w_hop * c.hop
 
     def select_fast(self, pool: list[Candidate], top_k: int, p: RetrievalParams | None = None) -> list[str]:
-        """Step 7 fast: the ``fast_score`` ranking (kept as the events' scores)."""
-        for c in pool:
-            c.score = self.fast_score(c, p)
-        return [c.event_id for c in sorted(pool, key=lambda c: c.score, reverse=True)[:top_k]]
+        """Step 7 fast: the ``fast_score`` ranking (the candidates are left as they are)."""
+        return [c.event_id for c in sorted(pool, key=lambda c: self.fast_score(c, p), reverse=True)[:top_k]]
 
     @classmethod
     def with_llm(cls, url: str, store: VectorStore, selection_tokens: int = 1500, **kwargs: Any) -> Retriever:

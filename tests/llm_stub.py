@@ -12,7 +12,8 @@ of ``STALL`` sleeps past any sensible client timeout. Usage reports real token c
 the prompt and the reply. Serves ``POST /v1/chat/completions`` and ``POST /v1/completions``.
 
 Replay: a request is identified by its DSPy signature (the output field names, e.g. ``intent+confidence
-+reason``) and its ``question`` (plus ``feedback`` when re-asked); the record stores that key, a digest
++reason``) and its ``question`` (plus ``feedback`` when re-asked, and the few inputs of ``EXTRA_KEY_FIELDS``
+that tell apart two requests with one question); the record stores that key, a digest
 of the whole prompt (to tell when prompts changed since recording) and the reply's output fields. A
 request without a record gets a reply DSPy cannot parse, so the step falls back to fast mode.
 """
@@ -39,6 +40,9 @@ Script = list[str] | Callable[[dict[str, Any]], str]
 _FIELD = re.compile(r"\[\[ ## (\w+) ## \]\]\n(.*?)(?=\n\n\[\[ ## |\n\nRespond with|\Z)", re.DOTALL)
 _OUTPUTS = re.compile(r"Your output fields are:\n(.*?)\nAll interactions", re.DOTALL)
 KEY_FIELDS = ("question", "feedback")
+# inputs that tell apart requests of one signature with the same question (the detail part "refund reasons" of
+# two mixed questions names other rows; an aggregate part keeps its whole question's period)
+EXTRA_KEY_FIELDS = {"sql": ("entities", "bindings"), "cube_query": ("time_ranges",)}
 
 
 @dataclass
@@ -73,7 +77,8 @@ def request_fields(body: dict[str, Any]) -> tuple[str, dict[str, str]]:
 
 def replay_key(body: dict[str, Any]) -> str:
     signature, inputs = request_fields(body)
-    parts = [signature] + [f"{k}={inputs[k]}" for k in KEY_FIELDS if inputs.get(k) not in (None, "", "none")]
+    fields = (*KEY_FIELDS, *EXTRA_KEY_FIELDS.get(signature, ()))
+    parts = [signature] + [f"{k}={inputs[k]}" for k in fields if inputs.get(k) not in (None, "", "none")]
     return "\n".join(parts)
 
 

@@ -18,10 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from router.aggregate.context import AggregateContext, member_path
 from router.aggregate.guardrails import check
+from router.aggregate.members import resolve_dimension, row_count
 from router.aggregate.types import AggregateError, CubeQueryDraft, Problem
 from router.understanding.types import Understanding
 
 MAX_EXAMPLES = 4
+MAX_MEMBERS = 60
 MAX_CONTEXT_CHARS = 6000  # the fourengine context block is already token-budgeted; this is a safety cap
 Operator = Literal["equals", "notEquals", "contains", "notContains", "startsWith", "endsWith", "gt", "gte", "lt",
                    "lte", "set", "notSet", "inDateRange", "notInDateRange", "beforeDate", "afterDate"]
@@ -86,8 +88,10 @@ class WriteCubeQuery(dspy.Signature):
     cube_query: CubeQueryReply = dspy.OutputField()
 
 
-def allowed_members(ctx: AggregateContext, model: Any) -> list[str]:
-    """Members the LLM may use: bound ones, their time dimensions, and retrieved member assets."""
+def allowed_members(ctx: AggregateContext, model: Any, u: Understanding | None = None) -> list[str]:
+    """Members the LLM may use: bound and retrieved ones (and those of the few-shots and the named rows), the
+    dimensions the question's group-by phrases name, and of every cube these touch (bound tables too) its row
+    count and its public text dimensions; the measures' time dimensions. At most ``MAX_MEMBERS``."""
     paths = [member_path(b.mapped_asset_id) for b in ctx.bindings]
     paths += [member_path(a.id) for a in sorted(ctx.assets, key=lambda a: -a.score)
               if a.type in ("metric", "measure", "dimension", "segment")]
@@ -96,8 +100,21 @@ def allowed_members(ctx: AggregateContext, model: Any) -> list[str]:
         paths += [*query.get("measures", []), *query.get("dimensions", [])]
     paths += [f["member"] for f in ctx.filters]  # the rows the question names
     members = [p for p in dict.fromkeys(paths) if model.find_member(p) is not None]
+    cubes = [*(m.split(".", 1)[0] for m in members),
+             *(member_path(b.mapped_asset_id).removeprefix("table:") for b in ctx.bindings
+               if b.mapped_asset_type == "table")]
+    cubes = [c for c in dict.fromkeys(cubes) if c in model.cubes]
+    if u is not None:
+        measured = [m.split(".", 1)[0] for m in members if getattr(model.find_member(m), "kind", "") == "measure"]
+        members += [d for mention in u.dimensions
+                    if (d := resolve_dimension(model, mention.concept, measured or cubes, u.language))]
+    for cube in cubes:
+        members += [c for c in [row_count(model, cube)] if c]
+        members += [d.path for d in model.cubes[cube].dimensions.values()
+                    if d.public and d.type == "string" and not d.primary_key]
+    members = list(dict.fromkeys(members))
     times = [model.time_dimension_for(m) for m in members if getattr(model.find_member(m), "kind", "") == "measure"]
-    return list(dict.fromkeys([*members, *(t for t in times if t)]))
+    return list(dict.fromkeys([*members, *(t for t in times if t)]))[:MAX_MEMBERS]
 
 
 def _describe(model: Any, path: str) -> str:
@@ -182,7 +199,7 @@ def _attempt(predict: dspy.Predict, inputs: dict[str, str], feedback: str, ctx: 
 def write_query(u: Understanding, context: Any, model: Any, feedback: str = "none") -> CubeQueryDraft:
     """Ask the LLM once (plus one corrective re-ask) for a valid query; raises on a second failure."""
     ctx = AggregateContext.of(context)
-    members = allowed_members(ctx, model)
+    members = allowed_members(ctx, model, u)
     if not members:
         raise AggregateError("no retrieved members to build a Cube query from")
     predict = dspy.Predict(WriteCubeQuery)
