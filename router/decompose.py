@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from cubesage_core.llm import two_mode
@@ -102,7 +103,8 @@ class _Decompose:
     """Lazily built DSPy signature (keeps dspy out of the fast path's import time)."""
 
     @staticmethod
-    def run(question: str) -> list[SubQuery]:
+    @lru_cache(maxsize=1)
+    def signature() -> type:
         import dspy
 
         class DecomposeQuestion(dspy.Signature):
@@ -114,7 +116,13 @@ class _Decompose:
             sub_queries: list[str] = dspy.OutputField(desc="1-4 self-contained sub-queries, question language")
             kinds: list[Literal["aggregate", "detail", "any"]] = dspy.OutputField(desc="one kind per sub-query")
 
-        prediction = dspy.Predict(DecomposeQuestion)(question=question)
+        return DecomposeQuestion
+
+    @staticmethod
+    def run(question: str) -> list[SubQuery]:
+        import dspy
+
+        prediction = dspy.Predict(_Decompose.signature())(question=question)
         texts = [str(t).strip() for t in prediction.sub_queries if str(t).strip()][:MAX_SUB_QUERIES]
         kinds = list(prediction.kinds)
         if not texts:
