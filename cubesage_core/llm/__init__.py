@@ -29,6 +29,7 @@ from cubesage_core.llm._budget import (
     _Counters,
     current_budget,
     question_budget,
+    step_cost,
 )
 from cubesage_core.llm._family import model_family
 from cubesage_core.settings import Settings, get_settings
@@ -113,17 +114,16 @@ def _run_llm(llm_step: Callable[[], T], step: str, settings: Settings, budget: Q
     import dspy
 
     meter = _StepMeter(budget)
-    calls_before, started = budget.totals.calls, time.monotonic()
+    started = time.monotonic()
     cost = StepCost(step, "llm")
     try:
         lm = get_lm(settings)
-        with dspy.context(lm=lm.copy(), adapter=_adapter(), usage_tracker=meter):
+        with step_cost(cost), dspy.context(lm=lm.copy(), adapter=_adapter(), usage_tracker=meter):
             return llm_step()
     except Exception as err:
         cost.mode = f"fast ({_reason(err)})"
         raise
     finally:
-        cost.calls = budget.totals.calls - calls_before
         cost.ms = round((time.monotonic() - started) * 1000, 1)
         cost.prompt_tokens, cost.completion_tokens = meter.prompt_tokens, meter.completion_tokens
         budget.record(cost)

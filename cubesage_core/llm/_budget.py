@@ -112,6 +112,21 @@ class QuestionBudget:
 
 
 _BUDGET: ContextVar[QuestionBudget | None] = ContextVar("cubesage_llm_budget", default=None)
+_STEP: ContextVar[StepCost | None] = ContextVar("cubesage_llm_step", default=None)
+
+
+def current_step() -> StepCost | None:
+    """The cost record of the LLM step running in this context (its calls are counted on it)."""
+    return _STEP.get()
+
+
+@contextmanager
+def step_cost(cost: StepCost) -> Iterator[StepCost]:
+    token = _STEP.set(cost)
+    try:
+        yield cost
+    finally:
+        _STEP.reset(token)
 
 
 def current_budget() -> QuestionBudget | None:

@@ -12,7 +12,7 @@ import dspy
 
 from cubesage_core.llm import _metrics
 from cubesage_core.llm._breaker import CircuitBreaker
-from cubesage_core.llm._budget import BudgetExhausted, QuestionBudget, _Counters, current_budget
+from cubesage_core.llm._budget import BudgetExhausted, QuestionBudget, _Counters, current_budget, current_step
 from cubesage_core.llm._family import lm_kwargs
 from cubesage_core.settings import Settings
 
@@ -84,6 +84,8 @@ class GuardedLM(dspy.LM):
             self.breaker.release()
             raise
         kwargs["timeout"] = timeout
+        if (step := current_step()) is not None:
+            step.calls += 1
         started = time.monotonic()
         try:
             out = super().__call__(prompt, messages=messages, **kwargs)

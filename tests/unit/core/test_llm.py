@@ -188,7 +188,7 @@ def test_independent_steps_run_concurrently() -> None:
             results = run_concurrently(lambda: two_mode(_ask, lambda: "fast", step="a"),
                                        lambda: two_mode(_ask, lambda: "fast", step="b"))
     assert [r.label for r in results] == ["llm", "llm"] and [r.value for r in results] == ["together"] * 2
-    assert sorted(s.step for s in budget.steps) == ["a", "b"]
+    assert sorted((s.step, s.calls) for s in budget.steps) == [("a", 1), ("b", 1)]  # each step counts its own
 
 
 def test_question_choice_applies_to_steps_asked_without_use_llm() -> None:
