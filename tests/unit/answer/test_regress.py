@@ -190,6 +190,22 @@ def test_summary_counts_per_intent_and_language() -> None:
     assert s["latency_p50_ms"] == 10.0 and s["latency_p95_ms"] == 30.0
 
 
+def test_llm_mode_cases_carry_their_llm_cost_and_the_summary_averages_it_by_intent() -> None:
+    steps = [{"step": "intent", "mode": "llm"}, {"step": "answer", "mode": "fast (deadline: 8.0 s used)"}]
+    answer = payload("aggregate", [[100]], llm={"calls": 3, "prompt_tokens": 900, "completion_tokens": 60,
+                                               "steps": steps})
+    llm = check_case(case(answer_sql=AGG_SQL), answer, None, run_gold, 5.0, mode="llm")
+    fast = check_case(case(answer_sql=AGG_SQL), payload("aggregate", [[100]]), None, run_gold, 5.0)
+    assert (llm.mode, llm.outcome, fast.mode, fast.llm) == ("llm", "passed", "fast", None)
+    assert llm.llm == {"calls": 3, "prompt_tokens": 900, "completion_tokens": 60, "fallbacks": 1}
+    detail = CaseResult("d", "q", "dev", "en", "detail", "detail", True, "passed", "", 1.0, "llm",
+                        {"calls": 5, "prompt_tokens": 100, "completion_tokens": 10, "fallbacks": 0})
+    s = summarize([llm, detail], 1.0, 0.0)["llm"]
+    assert (s["questions"], s["calls_per_question"], s["fallback_steps"]) == (2, 4.0, 1)
+    assert s["by_intent"]["detail"]["prompt_tokens_per_question"] == 100.0
+    assert "llm" not in summarize([fast], 1.0, 0.0)
+
+
 def test_language_and_members() -> None:
     assert language_of("Aurora X1 headphones的退款记录") == "zh" and language_of("GMV by region") == "en"
     q = {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"],
