@@ -143,6 +143,12 @@ class Settings(BaseSettings):
                 data["warehouse_schemas"] = old
         return data
 
+    @field_validator("llm_reasoning_effort", mode="before")
+    @classmethod
+    def _no_effort(cls, value: Any) -> Any:
+        """An empty value or ``none`` sends no reasoning effort."""
+        return None if isinstance(value, str) and value.strip().lower() in ("", "none") else value
+
     @field_validator("warehouse_schemas", mode="before")
     @classmethod
     def _schema_list(cls, value: Any) -> list[str]:

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,6 +30,7 @@ from cubesage_core.llm._budget import (
     current_budget,
     question_budget,
     step_cost,
+    using_budget,
 )
 from cubesage_core.llm._family import model_family
 from cubesage_core.settings import Settings, get_settings
@@ -167,13 +168,15 @@ def two_mode(llm_step: Callable[[], T], fast_step: Callable[[], T], *, step: str
         if reason and budget is not None:
             budget.record(StepCost(step, f"fast ({reason})"))
         return ModeResult(fast_step(), "fast", reason)
+    own = budget is None  # a step asked outside a question: its own budget
     budget = budget or QuestionBudget.of(settings)
     reason = _skip_reason(settings, budget)
     if reason is None:
         if _observer is not None:
             _observer(step, fast_step)
         try:
-            return ModeResult(_run_llm(llm_step, step, settings, budget), "llm")
+            with using_budget(budget) if own else nullcontext():
+                return ModeResult(_run_llm(llm_step, step, settings, budget), "llm")
         except Exception as err:
             reason = _reason(err)
             log.warning("LLM step %s fell back to fast mode: %s", step, reason)

@@ -136,7 +136,12 @@ def current_budget() -> QuestionBudget | None:
 @contextmanager
 def question_budget(settings: Settings, *, use_llm: bool | None = None) -> Iterator[QuestionBudget]:
     """Open the LLM budget of one question for the block (this context and the threads it hands it to)."""
-    budget = QuestionBudget.of(settings, use_llm)
+    with using_budget(QuestionBudget.of(settings, use_llm)) as budget:
+        yield budget
+
+
+@contextmanager
+def using_budget(budget: QuestionBudget) -> Iterator[QuestionBudget]:
     token = _BUDGET.set(budget)
     try:
         yield budget

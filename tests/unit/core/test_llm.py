@@ -77,6 +77,15 @@ def test_reasoning_models_get_the_parameters_dspy_accepts(model: str) -> None:
     assert sent["reasoning_effort"] == "low" and "max_tokens" not in sent
 
 
+def test_reasoning_effort_can_be_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUBESAGE_LLM_REASONING_EFFORT", "")
+    with openai_stub([dspy_reply(answer="42")]) as stub:
+        settings = _settings(stub.url, llm_model="openai/o3-mini")
+        with using_settings(settings):
+            assert two_mode(_ask, lambda: "fast", step="t").mode == "llm"
+    assert settings.llm_reasoning_effort is None and "reasoning_effort" not in stub.requests[0]
+
+
 def test_chat_models_get_temperature_zero_and_the_token_cap() -> None:
     with openai_stub([dspy_reply(answer="a")]) as stub, using_settings(_settings(stub.url, llm_max_tokens=512)):
         assert two_mode(_ask, lambda: "fast", step="t").mode == "llm"
