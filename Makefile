@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 CUBESAGE := $(VENV)/bin/cubesage
 STAMP := $(VENV)/.stamp
 
-.PHONY: demo test bench bench-regress install install-app install-test lint clean
+.PHONY: demo test bench bench-regress install install-app install-test lint clean screenshots
 
 ## Python env with the app and its pinned dependencies
 $(STAMP)-app: pyproject.toml constraints.txt answer/api/web/package-lock.json
@@ -29,13 +29,17 @@ install-test: $(STAMP)-test
 
 install: install-app install-test
 
-## The main job: embedded stack, demo warehouse + indices, API + chat page, three sample questions answered
+## The main job: embedded stack, demo warehouse + indices, API + chat page, four sample questions answered
 demo: install-app
 	$(CUBESAGE) demo run
 
 ## The whole suite against real PostgreSQL, Cube and Elasticsearch started by the test session
 test: install-test lint
 	$(VENV)/bin/pytest -q -p no:cacheprovider tests
+
+## README screenshots of the chat page and the dashboard (docs/screenshots/), on the demo in CUBESAGE_DATA_DIR
+screenshots: install-test
+	$(PY) -m tests.infra.screenshots --out docs/screenshots
 
 lint: install-app
 	$(VENV)/bin/ruff check .
@@ -64,6 +68,7 @@ bench: install-test
 	$(CUBESAGE) bench load --no-answer-cache | tee $(RESULTS)/load-no-answer-cache.jsonl
 	$(CUBESAGE) bench load --no-answer-cache --no-memo --requests 1000 | tee $(RESULTS)/load-no-cache.jsonl
 	$(CUBESAGE) bench fuzz | tee $(RESULTS)/fuzz.jsonl
+	$(CUBESAGE) bench faults | tee $(RESULTS)/faults.jsonl
 
 ## Regression suites, dev and test apart: the demo suite on the demo DB, then each warehouse pack's suite
 ## on its own data dir (.cubesage/bench-<pack>) after `cubesage warehouse load <pack>`; packs without a

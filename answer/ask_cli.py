@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from answer.formatting import fmt_measure, fmt_period, grain_of, is_number
+from answer.console_table import rich_table
 from answer.regress import INTENTS, OUTCOMES, CaseResult, SuiteError, load_suite, result_line, run_suite, summarize
 from cubesage_core.settings import get_settings
 from router.understanding.types import QuestionError
@@ -49,6 +49,8 @@ def ask(
     explain: bool = typer.Option(False, "--explain", help="Also print the provenance (intent, plan, SQL, timings)."),
     today: str | None = typer.Option(None, help="Resolve relative dates against this day (YYYY-MM-DD)."),
     mode: str | None = typer.Option(None, help="fast (templates) or llm (DSPy); default: llm when configured."),
+    all_rows: bool = typer.Option(False, "--all", help="Print every row of the table (default: the first 50)."),
+    csv_path: Path | None = typer.Option(None, "--csv", dir_okay=False, help="Also write the table to this CSV file."),
 ) -> None:
     """Ask one question; print the answer text, the table and (with --explain) where it came from."""
     day = _today(today)
@@ -65,15 +67,14 @@ def ask(
     console.print(f"[bold]{answer['text']}[/bold]")
     table = answer["table"]
     if table["columns"]:
-        view = Table(*(table.get("labels") or table["columns"]))
-        fmts = table.get("formats") or [None] * len(table["columns"])
-        grains = [grain_of(c) for c in table["columns"]]
-        for row in table["rows"][:50]:
-            view.add_row(*[fmt_measure(v, f) if is_number(v) else fmt_period(v, g, "en")
-                           for v, f, g in zip(row, fmts, grains, strict=False)])
+        view, note = rich_table(table, max_rows=None if all_rows else 50)
         console.print(view)
-        if len(table["rows"]) > 50:
-            console.print(f"... {len(table['rows']) - 50} more rows")
+        console.print(note or f"{table.get('row_count', len(table['rows'])):,} rows")
+    if csv_path is not None:
+        from answer.tables import to_csv
+
+        csv_path.write_text(to_csv(table), encoding="utf-8")
+        err_console.print(f"wrote {csv_path}")
     if explain:
         console.print_json(json.dumps(answer["provenance"], ensure_ascii=False, default=str))
 

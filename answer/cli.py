@@ -7,7 +7,7 @@ import json
 import typer
 from rich.console import Console
 
-from answer import ask_cli, demo_cli, init_cli, keys_cli
+from answer import ask_cli, demo_cli, feedback_cli, init_cli, keys_cli
 from answer.bootstrap import warehouse_map_of
 from answer.serve_cli import serve
 from bench.cli import app as bench_app
@@ -33,6 +33,7 @@ app.add_typer(cube_app, name="cube")
 app.add_typer(model_app, name="model")
 app.add_typer(fourengine_app, name="fourengine")
 app.add_typer(keys_cli.app, name="keys")
+app.add_typer(feedback_cli.app, name="feedback")
 app.command("serve")(serve)
 app.command("init")(init_cli.init)
 app.add_typer(init_cli.warehouse_app, name="warehouse")

@@ -11,11 +11,13 @@ import httpx
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from answer.bootstrap import STEPS, prepare_demo
+from answer.console_table import rich_table
 from cubesage_core import db
+from cubesage_core.cli import fail
 from cubesage_core.settings import REPO_ROOT, Settings, get_settings
+from warehouses.packs import get_pack
 
 app = typer.Typer(help="The demo warehouse 'shop': build it, serve it, ask it.", no_args_is_help=True)
 console = Console(stderr=True)
@@ -25,9 +27,13 @@ DEMO_SETTINGS = {"CUBESAGE_MODEL_DIR": "model", "CUBESAGE_DETAIL_VOCABULARY": "d
 
 
 def use_demo_settings() -> None:
-    """Point the model, detail vocabulary and glossary settings at ``demo/`` unless configured."""
+    """Point the model, detail vocabulary and glossary settings at ``demo/`` unless configured, and resolve
+    relative dates ("this month") against the demo data's last day, the pack's ``today``."""
     for var, name in DEMO_SETTINGS.items():
         os.environ.setdefault(var, str(REPO_ROOT / "demo" / name))
+    today = get_pack("demo").today
+    if today is not None:
+        os.environ.setdefault("CUBESAGE_TODAY", today.isoformat())
     get_settings.cache_clear()
 
 
@@ -35,7 +41,9 @@ def use_demo_settings() -> None:
 def _demo() -> None:
     use_demo_settings()
 
+DEMO_ROWS = 12
 SAMPLE_QUESTIONS = (
+    "华东地区本月GMV",  # relative dates resolve against the demo data's last day
     "What was GMV by region in March 2024?",
     "华东地区2024年每月的订单量",
     "list the refunded orders of customer Li Wei",
@@ -72,7 +80,7 @@ def run(
     scale: float = typer.Option(1.0, min=0.01, max=20.0, help="Warehouse scale when it must be generated."),
     exit_after_answers: bool = typer.Option(False, help="Stop after answering the sample questions."),
 ) -> None:
-    """Embedded stack + demo + API and chat page, then answer three sample questions on the console."""
+    """Embedded stack + demo + API and chat page, then answer four sample questions on the console."""
     import uvicorn
 
     from answer.api import create_app
@@ -82,8 +90,12 @@ def run(
     if port is not None:
         settings = settings.model_copy(update={"api_port": port})
     url = _build(settings, scale, reload_warehouse=False)
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, database_url=url), host=settings.api_host,
-                                           port=settings.api_port, log_level="warning"))
+    try:
+        api_url = db.api_url(settings, url)  # the API's own role, as `cubesage serve`
+    except db.DatabaseSetupError as e:
+        raise fail(e) from e
+    server = uvicorn.Server(uvicorn.Config(create_app(settings, database_url=api_url), host=settings.api_host,
+                                           port=settings.api_port, log_level="warning", proxy_headers=False))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     base = f"http://{settings.api_host}:{settings.api_port}"
@@ -99,7 +111,10 @@ def run(
             answered += 1
             console.rule(f"[bold]{question}")
             console.print(body.get("text", ""))
-            console.print(_rich_table(body.get("table") or {}))
+            shown, note = rich_table(body.get("table") or {}, max_rows=DEMO_ROWS)
+            console.print(shown)
+            if note:
+                console.print(note)
     console.print(f"[green]answered {answered} questions[/green]; chat page and API at {base}/ (OpenAPI {base}/schema)")
     if exit_after_answers:
         server.should_exit = True
@@ -111,16 +126,6 @@ def run(
     except KeyboardInterrupt:
         server.should_exit = True
         thread.join(10)
-
-
-def _rich_table(table: dict, max_rows: int = 8) -> Table:
-    columns = list(table.get("columns") or [])
-    shown = Table(*(table.get("labels") or columns))
-    ids = {i for i, c in enumerate(columns) if c.endswith("_id")}
-    for row in (table.get("rows") or [])[:max_rows]:
-        shown.add_row(*("" if v is None else f"{v:,}" if isinstance(v, int | float) and i not in ids else str(v)
-                        for i, v in enumerate(row)))
-    return shown
 
 
 def _wait_ready(base: str, timeout: float = 60) -> None:

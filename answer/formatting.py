@@ -21,7 +21,8 @@ LABELS_ZH = {"gmv": "GMV", "aov": "客单价", "refund_rate": "退款率",
 # a number token as written, with its percent sign; digits inside names ("Pulse T6", "X1") are not numbers
 NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![A-Za-z0-9])")
 # dates and period labels of a text ("2024-01-01", "2024-03", "2024-Q1", "2024年3月", "2024年Q1", "2024年")
-PERIOD_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?|\d{4}-\d{2}|\d{4}-Q\d|\d{4}年(?:\d{1,2}月|Q\d)?|Q\d")
+PERIOD_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?|\d{4}-\d{2}|\d{4}-[QW]\d{1,2}|"
+                          r"\d{4}年(?:\d{1,2}月|Q\d|第\d{1,2}周)?|Q\d")
 GRAINS = ("day", "week", "month", "quarter", "year")
 
 
@@ -49,17 +50,24 @@ def fmt_change(ratio: Any) -> str:
     return f"{float(ratio) * 100:+,.2f}%"
 
 
+def fmt_currency(value: Any) -> str:
+    """An amount with thousands separators and 2 decimals (2325981.6 -> "2,325,981.60")."""
+    return f"{float(value):,.2f}"
+
+
 def fmt_measure(value: Any, fmt: str | None) -> str:
-    """A number in the format its Cube measure declares (``percent``), else ``fmt_number``; not a number:
-    ``fmt_value``."""
+    """A number in the format its Cube member declares (``percent``, ``currency``), else ``fmt_number``;
+    not a number: ``fmt_value``."""
     if not is_number(value):
         return fmt_value(value)
-    return fmt_percent(value) if fmt == "percent" else fmt_number(value)
+    if fmt == "percent":
+        return fmt_percent(value)
+    return fmt_currency(value) if fmt == "currency" else fmt_number(value)
 
 
 def fmt_period(value: Any, grain: str | None, language: str) -> str:
     """A time value by its granularity: month "2024-01" / "2024年1月", quarter "2024-Q1" / "2024年Q1",
-    year "2024" / "2024年", day and week the date; other values as ``fmt_value``."""
+    week (ISO) "2024-W05" / "2024年第5周", year "2024" / "2024年", day the date; other values as ``fmt_value``."""
     text = fmt_value(value)
     m = re.match(r"(\d{4})-(\d{2})-(\d{2})", text)
     if m is None or grain not in GRAINS:
@@ -71,6 +79,9 @@ def fmt_period(value: Any, grain: str | None, language: str) -> str:
         return f"{year}年Q{(month - 1) // 3 + 1}" if language == "zh" else f"{year}-Q{(month - 1) // 3 + 1}"
     if grain == "year":
         return f"{year}年" if language == "zh" else year
+    if grain == "week":
+        iso_year, week, _ = dt.date(int(year), month, int(m.group(3))).isocalendar()
+        return f"{iso_year}年第{week}周" if language == "zh" else f"{iso_year}-W{week:02d}"
     return m.group(0)
 
 
@@ -92,13 +103,25 @@ def fmt_value(value: Any) -> str:
     return str(value)
 
 
+GRAIN_WORDS_ZH = {"day": "日", "week": "周", "month": "月", "quarter": "季度", "year": "年"}
+
+
 def label(column: str, language: str) -> str:
-    """A readable name for a result column ("order_items.gmv" -> "GMV", "orders.order_ts.month" -> "month")."""
+    """A readable name for a result column: the glossary's or the model's name of the member ("order_items.gmv"
+    -> "GMV"); a time dimension by granularity names its member and grain ("orders.order_ts.month" ->
+    "order date (month)", "下单时间（月）")."""
     parts = column.split(".")
     key = parts[-1]
-    if len(parts) >= 3 and key in ("day", "week", "month", "quarter", "year"):
-        return {"day": "日", "week": "周", "month": "月份", "quarter": "季度", "year": "年"}[key] \
-            if language == "zh" else key
+    if len(parts) >= 3 and key == "share":  # a derived share of the total ("order_items.gmv.share")
+        of = label(".".join(parts[:-1]), language)
+        return f"{of}占比" if language == "zh" else f"share of {of}"
+    if len(parts) >= 3 and key in GRAINS:
+        base = ".".join(parts[:-1])
+        named = vocabulary().member_label(base, language)
+        if language == "zh":
+            word = GRAIN_WORDS_ZH[key]
+            return f"{named}（{word}）" if named else {"month": "月份"}.get(key, word)
+        return f"{named} ({key})" if named else key
     table = LABELS_ZH if language == "zh" else LABELS_EN
     if key in table:
         return table[key]
@@ -111,16 +134,15 @@ def numbers_in(text: str) -> list[str]:
 
 
 def table_numbers(columns: list[str], rows: list[list[Any]], formats: list[str | None] | None = None) -> set[str]:
-    """Every way the text may write a number of the table: ``fmt_number`` of each number, ``fmt_percent`` of
-    the numbers of percent columns, and the row count."""
+    """Every way the text may write a number of the table: ``fmt_number`` of each number, ``fmt_measure`` of
+    the numbers of percent and currency columns, and the row count."""
     formats = formats or [None] * len(columns)
     allowed = {fmt_number(len(rows))}
     for row in rows:
         for v, fmt in zip(row, formats, strict=False):
             if is_number(v):
                 allowed.add(fmt_number(v))
-                if fmt == "percent":
-                    allowed.add(fmt_percent(v))
+                allowed.add(fmt_measure(v, fmt))
     return allowed
 
 

@@ -207,7 +207,14 @@ def cube_members(cube_query: dict[str, Any] | None) -> set[str]:
 
 
 def _rows(answer: dict[str, Any]) -> list[list[Any]]:
-    return list((answer.get("table") or {}).get("rows") or [])
+    """The answer table's rows; a share (``<measure>.share``, a fraction) also as a percentage, the form
+    gold SQL often computes it in (``100.0 * part / whole``)."""
+    table = answer.get("table") or {}
+    rows = list(table.get("rows") or [])
+    shares = [i for i, c in enumerate(table.get("columns") or []) if str(c).endswith(".share")]
+    if not shares:
+        return rows
+    return [[*row, *(row[i] * 100 if isinstance(row[i], int | float) else None for i in shares)] for row in rows]
 
 
 def _section(answer: dict[str, Any], kind: str) -> dict[str, Any] | None:

@@ -82,9 +82,13 @@ def shown(value: Any) -> float | str:
 _PERIOD_LABELS = (  # a compared period's label -> the ISO date its period starts on
     (re.compile(r"^(\d{4})\s*年?$"), lambda m: f"{m[1]}-01-01"),
     (re.compile(r"^(\d{4})\s*[-年/]\s*(\d{1,2})\s*月?$"), lambda m: f"{m[1]}-{int(m[2]):02d}-01"),
-    (re.compile(r"^q([1-4])\s*(\d{4})$|^(\d{4})\s*[- ]?\s*q([1-4])$|^(\d{4})\s*年?\s*第?([1-4])\s*季度$"),
+    (re.compile(r"^q([1-4])\s*(?:of\s+)?(\d{4})$|^(\d{4})\s*[- ]?\s*q([1-4])$|^(\d{4})\s*年?\s*第?([1-4])\s*季度$"),
      lambda m: f"{m[2] or m[3] or m[5]}-{3 * int(m[1] or m[4] or m[6]) - 2:02d}-01"),
+    (re.compile(r"^([a-z]{3,9})\.?\s+(?:of\s+)?(\d{4})$"),  # "june 1998", "sep 2024"
+     lambda m: f"{m[2]}-{_MONTHS[m[1][:3]]:02d}-01" if m[1][:3] in _MONTHS else None),
 )
+_MONTHS = {name: i + 1 for i, name in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
 
 
 def _period_start(label: str) -> str | None:

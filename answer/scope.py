@@ -8,7 +8,7 @@ The service builds it once at startup; the time range is read then and cached wi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from psycopg import sql
 
@@ -22,6 +22,7 @@ class Scope:
     measures: tuple[str, ...] = ()  # example measure titles
     period: tuple[str, str] | None = None  # first and last month with data ("2023-01", "2025-06")
     nouns: dict[str, str] = field(default_factory=dict)  # physical table -> plural noun (cube title, lower)
+    nouns_zh: dict[str, str] = field(default_factory=dict)  # physical table -> Chinese noun (glossary)
 
     def unsupported(self, lang: str) -> str:
         span = (f" ({self.period[0]} to {self.period[1]})" if lang == "en" else
@@ -41,7 +42,9 @@ class Scope:
         return f"Could you be more specific? {named}, a period, or a row of the data by its name."
 
     def noun(self, table: str, lang: str) -> str:
-        return self.nouns.get(table) or ("rows" if lang == "en" else "条记录")
+        if lang == "zh":
+            return self.nouns_zh.get(table) or "条记录"
+        return self.nouns.get(table) or "rows"
 
 
 def _physical(cube: Any) -> str | None:
@@ -66,13 +69,21 @@ def _period(conn: Any, model: Any, default_schema: str) -> tuple[str, str] | Non
     return (min(lows), max(highs)) if lows else None
 
 
-def model_scope(model: Any, conn: Any = None, default_schema: str = "public") -> Scope:
-    """The scope of ``model``; the time range is read through ``conn`` when given."""
+class Names(Protocol):
+    def member_label(self, column: str, language: str) -> str | None: ...
+
+
+def model_scope(model: Any, conn: Any = None, default_schema: str = "public", names: Names | None = None) -> Scope:
+    """The scope of ``model``; the time range is read through ``conn`` when given; ``names`` (the answer
+    vocabulary) gives the Chinese nouns of the cubes the glossary names."""
     cubes = [c for c in model.cubes.values() if c.title]
     measures = [m.title for c in cubes for m in c.measures.values() if m.title and m.type != "count" and m.public]
     nouns = {table: c.title.lower() for c in cubes if (table := _physical(c))}
+    nouns_zh = {table: zh for c in model.cubes.values()
+                if (table := _physical(c)) and names is not None and (zh := names.member_label(c.name, "zh"))}
     try:
         period = _period(conn, model, default_schema) if conn is not None else None
     except Exception:  # a table the model names but the database lacks: no range, not a failed start
         period = None
-    return Scope(tuple(c.title for c in cubes[:SUBJECTS_SHOWN]), tuple(measures[:MEASURES_SHOWN]), period, nouns)
+    return Scope(tuple(c.title for c in cubes[:SUBJECTS_SHOWN]), tuple(measures[:MEASURES_SHOWN]), period, nouns,
+                 nouns_zh)

@@ -20,19 +20,25 @@ def serve(
 
     from answer.api import create_app
     from answer.api.security import keys_required
-    from cubesage_core.cli import bootstrap_or_exit
+    from cubesage_core.cli import bootstrap_or_exit, fail
+    from cubesage_core.db import DatabaseSetupError, api_url
 
     settings = get_settings()
     updates = {k: v for k, v in (("api_host", host), ("api_port", port)) if v is not None}
     settings = settings.model_copy(update=updates)
-    url = bootstrap_or_exit(settings)
+    admin_url = bootstrap_or_exit(settings)
+    try:
+        url = api_url(settings, admin_url)  # the API's own role: no superuser rights
+    except DatabaseSetupError as e:
+        raise fail(e) from e
     app = create_app(settings, database_url=url)
     from answer.keys import list_keys
 
     required = keys_required(settings)
     keys = "required" if required else "not required (loopback demo mode)"
     err.print(f"cubesage API on http://{settings.api_host}:{settings.api_port}/  (API keys {keys})")
-    if required and not list_keys(url):
+    if required and not list_keys(admin_url):
         err.print("[yellow]no active API key: create one with 'cubesage keys create --name NAME'[/yellow]")
+    # client addresses come from the socket; X-Forwarded-For counts only from api_trusted_proxies (the guard)
     uvicorn.run(app, host=settings.api_host, port=settings.api_port, log_level=log_level,
-                timeout_graceful_shutdown=5)
+                timeout_graceful_shutdown=5, proxy_headers=False)

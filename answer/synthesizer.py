@@ -13,8 +13,9 @@ from typing import Any
 
 import dspy
 
-from answer.charts import chart_spec, time_column
+from answer.charts import chart_spec, count_card
 from answer.formatting import (
+    GRAIN_WORDS_ZH,
     change_numbers,
     fmt_change,
     fmt_measure,
@@ -28,8 +29,11 @@ from answer.formatting import (
     table_numbers,
 )
 from answer.scope import Scope
+from answer.tables import Parts, column_format, parts_of, view
+from answer.trend import Trend
 from answer.vocabulary import vocabulary
 from cubesage_core.llm import two_mode
+from cubesage_core.settings import get_settings
 from cubesage_core.tokens import truncate_to_tokens
 from router.pipeline import PipelineResult
 from router.tables import ResultTable, table_from_rows
@@ -56,25 +60,78 @@ class AnswerText(dspy.Signature):
     answer: str = dspy.OutputField()
 
 
-def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Scope | None = None) -> Synthesis:
-    """Text, table, chart and provenance of one answer; ``scope`` (from the model) words refusals and nouns."""
+def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Scope | None = None,
+               trend: Trend | None = None) -> Synthesis:
+    """Text, table, chart and provenance of one answer; ``scope`` (from the model) words refusals and nouns;
+    ``trend`` (``answer.trend``) gives a single number's KPI card its change and sparkline."""
+    scope = scope or Scope()
     lang = result.understanding.language
     intent = result.intent.intent
     table = result.table
-    fast_text = template_text(result, scope or Scope())
+    cut = truncated(result)
+    fast_text = _sentence(template_text(result, scope)) + (_cut_text(table, lang) if cut and intent != "detail"
+                                                           else "")
     if intent in ("unsupported", "clarify") or not table.rows or result.error:
         text, mode, reason = fast_text, "fast", None
     else:
         outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, step="answer", use_llm=use_llm)
         text, mode, reason = outcome.value, outcome.mode, outcome.fallback_reason
-    charted = table_from_rows(result.aggregate.rows) if intent == "mixed" and result.aggregate else table
-    chart = chart_spec(charted, lang, title=result.question) if intent in ("aggregate", "mixed") else None
     prov = provenance(result)
     prov["answer_mode"] = mode
     if reason:
         prov["answer_fallback_reason"] = reason
-    shown = {**table.to_dict(), "labels": [label(c, lang) for c in table.columns], "formats": formats(table)}
-    return Synthesis(text=text, table=shown, chart=chart, provenance=prov)
+    return Synthesis(text=text, table=view(table, lang, truncated=cut), chart=_chart(result, scope, trend),
+                     provenance=prov)
+
+
+def _sentence(text: str) -> str:
+    """The text with a capital first letter ("refund rate went from ..." -> "Refund rate went from ...")."""
+    return text[:1].upper() + text[1:]
+
+
+def _chart(result: PipelineResult, scope: Scope, trend: Trend | None) -> dict[str, Any] | None:
+    """The aggregate's chart (of the aggregate half of a mixed answer), or a detail answer's row count card."""
+    intent, lang = result.intent.intent, result.understanding.language
+    if result.error or intent in ("unsupported", "clarify"):
+        return None
+    if intent == "detail":
+        if result.detail is None or not result.table.rows:
+            return None
+        plan = result.detail.plan
+        noun = ("表" if lang == "zh" else "tables") if plan.get("kind") == "table_lookup" else \
+            scope.noun(plan.get("target", ""), lang)
+        return count_card(len(result.table.rows), noun, title=result.question)
+    charted = table_from_rows(result.aggregate.rows) if intent == "mixed" and result.aggregate else result.table
+    return chart_spec(charted, lang, title=result.question, periods=_period_order(result.aggregate), trend=trend)
+
+
+def _period_order(agg: Any) -> list[str] | None:
+    """Labels of compared periods, the earlier first (by the start of their date ranges)."""
+    periods = (getattr(agg, "derived", None) or {}).get("periods") or []
+
+    def start(p: dict[str, Any]) -> str:
+        span = p.get("dateRange") or [""]
+        return str(span[0] if isinstance(span, list) else span)
+
+    return [p["label"] for p in sorted(periods, key=start)] or None
+
+
+def truncated(result: PipelineResult) -> bool:
+    """Whether the rows stop at a row limit the question did not ask for: a detail query's cap, or the
+    default limit of an aggregate query without one."""
+    if result.detail is not None and result.intent.intent == "detail":
+        limit = int(result.detail.plan.get("limit") or 0)
+        return limit > 0 and len(result.detail.rows) >= limit
+    query = getattr(result.aggregate, "cube_query", None) or {}
+    if result.aggregate is None or query.get("limit"):
+        return False
+    return len(result.aggregate.rows) >= min(get_settings().default_limit, get_settings().query_row_cap)
+
+
+def _cut_text(table: ResultTable, lang: str) -> str:
+    n = fmt_number(len(table.rows))
+    return (f" 结果在行数上限处截断：只返回了前 {n} 行。" if lang == "zh"
+            else f" The result stops at the row limit: only the first {n} rows were returned.")
 
 
 # -- templates -------------------------------------------------------------------------------------------
@@ -119,9 +176,8 @@ def _scope(result: PipelineResult) -> str:
 
 
 def formats(table: ResultTable) -> list[str | None]:
-    """The Cube format of each column ("percent" for orders.refund_rate), None for the others."""
-    vocab = vocabulary()
-    return [vocab.member_format(c) or ("percent" if c.endswith(".share") else None) for c in table.columns]
+    """The display format of each column ("percent" for orders.refund_rate, "id" for keys), else None."""
+    return [column_format(c) for c in table.columns]
 
 
 def show_value(column: str, value: Any, lang: str) -> str:
@@ -143,43 +199,26 @@ def _period(result: PipelineResult) -> str:
 def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     if not table.rows:
         return "没有符合条件的数据。" if lang == "zh" else "No data matches the question."
-    numeric = [i for i, _ in enumerate(table.columns)
-               if all(is_number(r[i]) for r in table.rows if r[i] is not None)
-               and any(r[i] is not None for r in table.rows)]
-    dims = [i for i in range(len(table.columns)) if i not in numeric]
-    if not numeric:
+    parts = parts_of(table, lang)
+    if not parts.measures:
         return _count_text(len(table.rows), lang)
-    m = numeric[0]
+    m = parts.measures[0]
     metric = label(table.columns[m], lang)
     fmts = formats(table)
 
     def num(row: list[Any], i: int) -> str:
         return fmt_measure(row[i], fmts[i])
 
-    if len(table.rows) == 1 and not dims:
-        parts = [f"{label(table.columns[i], lang)} {num(table.rows[0], i)}" for i in numeric]
+    if len(table.rows) == 1 and not parts.dims and parts.time is None:
+        listed = [f"{label(table.columns[i], lang)} {num(table.rows[0], i)}" for i in parts.measures]
         if lang == "zh":
-            return f"{period + '，' if period else ''}{'，'.join(parts)}。"
-        return f"{'; '.join(parts)}{' (' + period + ')' if period else ''}."
-    t = time_column(table)
-    if t is not None:
-        first, last = table.rows[0], table.rows[-1]
-        peak = max((r for r in table.rows if r[m] is not None), key=lambda r: r[m])
-        grain = grain_of(table.columns[t])
-
-        def when(row: list[Any]) -> str:
-            return fmt_period(row[t], grain, lang)
-
-        if len(table.rows) == 1:  # one period: its value, not a change
-            return f"{when(first)}，{metric} {num(first, m)}。" if lang == "zh" else \
-                f"{metric} {num(first, m)} ({when(first)})."
-        if lang == "zh":
-            return (f"{metric}从 {when(first)} 的 {num(first, m)} 变为 {when(last)} 的 "
-                    f"{num(last, m)}，峰值在 {when(peak)}（{num(peak, m)}）。")
-        return (f"{metric} went from {num(first, m)} ({when(first)}) to {num(last, m)} "
-                f"({when(last)}); the peak was {num(peak, m)} in {when(peak)}.")
-    if not dims:
+            return f"{period + '，' if period else ''}{'，'.join(listed)}。"
+        return f"{'; '.join(listed)}{' (' + period + ')' if period else ''}."
+    if parts.time is not None:
+        return _series_text(table, parts, lang, period)
+    if not parts.dims:
         return _count_text(len(table.rows), lang)
+    dims = parts.dims
     ranked = sorted((r for r in table.rows if r[m] is not None), key=lambda r: r[m], reverse=True)
     by = _by([table.columns[d] for d in dims], lang)
 
@@ -200,6 +239,63 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     tail = f" ({period})" if period else ""
     total = f" ({fmt_number(n)} rows in total)" if n > 1 else ""
     return f"{metric} by {by}{tail}: {listed}{total}."
+
+
+MAX_SERIES_TEXT = 5
+
+
+def _series_text(table: ResultTable, parts: Parts, lang: str, period: str) -> str:
+    """A time series: one clause per series (a dimension value, a compared period or a measure), each with
+    its first and last value and its peak; never one clause mixing two series."""
+    t = parts.time
+    assert t is not None
+    keys = ([i for i in (parts.period,) if i is not None] + parts.dims)
+    fmts, grain = formats(table), grain_of(table.columns[t])
+
+    def when(row: list[Any]) -> str:
+        return fmt_period(row[t], grain, lang)
+
+    groups: dict[tuple[Any, ...], list[list[Any]]] = {}
+    for row in table.rows:
+        groups.setdefault(tuple(row[k] for k in keys), []).append(row)
+    if keys:
+        m = parts.measures[0]
+        named = [(" / ".join(show_value(table.columns[k], v, lang) for k, v in zip(keys, key, strict=True)), rows, m)
+                 for key, rows in groups.items()]
+        named.sort(key=lambda item: -sum(abs(r[m] or 0) for r in item[1]))
+    else:
+        named = [(label(table.columns[m], lang), table.rows, m) for m in parts.measures]
+    clauses = [_series_clause(name, rows, m, fmts[m], when, lang) for name, rows, m in named[:MAX_SERIES_TEXT]]
+    clauses = [c for c in clauses if c]
+    more = len(named) > MAX_SERIES_TEXT
+    metric = label(table.columns[parts.measures[0]], lang)
+    grain_word = (GRAIN_WORDS_ZH.get(grain or "", "时间") if lang == "zh" else grain or "period")
+    period = "" if parts.period is not None else period  # compared periods name themselves
+    by = ("、" if lang == "zh" else " and ").join([label(table.columns[d], lang) for d in parts.dims] + [grain_word])
+    if lang == "zh":
+        head = f"{period}{'，' if period else ''}按{by}的{metric}：" if keys else ""
+        return head + "；".join(clauses) + ("；其余系列见表格" if more else "") + "。"
+    head = f"{metric} by {by}{' (' + period + ')' if period else ''}: " if keys else ""
+    return head + "; ".join(clauses) + ("; the other series are in the table" if more else "") + "."
+
+
+def _series_clause(name: str, rows: list[list[Any]], m: int, fmt: str | None, when: Any, lang: str) -> str:
+    points = [r for r in rows if r[m] is not None]
+    if not points:
+        return ""
+    first, last = points[0], points[-1]
+    peak = max(points, key=lambda r: r[m])
+
+    def value(row: list[Any]) -> str:
+        return fmt_measure(row[m], fmt)
+
+    if len(points) == 1:
+        return f"{when(first)}，{name} {value(first)}" if lang == "zh" else f"{name} {value(first)} ({when(first)})"
+    if lang == "zh":
+        return (f"{name}从 {when(first)} 的 {value(first)} 变为 {when(last)} 的 {value(last)}，"
+                f"峰值在 {when(peak)}（{value(peak)}）")
+    return (f"{name} went from {value(first)} ({when(first)}) to {value(last)} ({when(last)}), "
+            f"peaking at {value(peak)} in {when(peak)}")
 
 
 HOW_MANY = re.compile(r"\bhow many\b|多少|几个|几位", re.IGNORECASE)
@@ -228,38 +324,44 @@ def _counted_groups_text(result: PipelineResult, table: ResultTable, lang: str) 
 CHANGE_KEYS = ("measure", "current", "previous", "change", "change_pct", "current_period", "previous_period")
 
 
-def _comparison_text(agg: Any, lang: str) -> str | None:
-    """Compared periods: both values (table numbers) and the change ("GMV: 81.0M (2024) vs 27.0M (2023),
-    +200.29%"); by group, the three largest current values."""
+def _comparison_text(agg: Any, lang: str) -> str:
+    """Compared periods, one clause per measure: both values (table numbers) and the change from the
+    earlier period to the later ("GMV went from 26,982,467.69 (2023) to 81,025,800.61 (2024), +200.29%");
+    by group, the three largest later values of the first measure."""
     derived = getattr(agg, "derived", None) or {}
     periods, changes = derived.get("periods") or [], derived.get("changes") or []
     if len(periods) < 2 or not changes:
-        return None
-    measure = changes[0]["measure"]
-    rows = sorted((c for c in changes if c["measure"] == measure), key=lambda c: c["current"], reverse=True)
-    dims = [k for k in rows[0] if k not in CHANGE_KEYS]
-    fmt = vocabulary().member_format(measure)
-    now = rows[0].get("current_period") or periods[0]["label"]
-    before = rows[0].get("previous_period") or periods[1]["label"]
-    metric = label(measure, lang)
-
-    def values(c: dict[str, Any]) -> tuple[str, str, str]:
-        change = fmt_change(c["change_pct"]) if c["change_pct"] is not None else "n/a"
-        return fmt_measure(c["current"], fmt), fmt_measure(c["previous"], fmt), change
-
+        return ""
+    dims = [k for k in changes[0] if k not in CHANGE_KEYS]
+    later = changes[0].get("current_period") or periods[0]["label"]
+    earlier = changes[0].get("previous_period") or periods[1]["label"]
+    measures = list(dict.fromkeys(c["measure"] for c in changes))
     if not dims:
-        cur, prev, change = values(rows[0])
-        return (f"{metric}：{now} {cur}，{before} {prev}，变化 {change}。" if lang == "zh"
-                else f"{metric}: {cur} ({now}) vs {prev} ({before}), {change}.")
-    by = _by(dims, lang)
-    listed = []
-    for c in rows[:3]:
-        name = " / ".join(show_value(d, c[d], lang) for d in dims)
-        cur, prev, change = values(c)
-        listed.append(f"{name} {cur} 对比 {prev}（{change}）" if lang == "zh" else f"{name} {cur} vs {prev} ({change})")
+        clauses = [_change_clause(label(m, lang), next(c for c in changes if c["measure"] == m), lang,
+                                  periods=(earlier, later)) for m in measures]
+        return ("；" if lang == "zh" else "; ").join(clauses) + ("。" if lang == "zh" else ".")
+    measure = measures[0]
+    rows = sorted((c for c in changes if c["measure"] == measure), key=lambda c: c["current"], reverse=True)
+    by, metric = _by(dims, lang), label(measure, lang)
+    listed = [_change_clause(" / ".join(show_value(d, c[d], lang) for d in dims), c, lang) for c in rows[:3]]
     if lang == "zh":
-        return f"按{by}的{metric}，{now} 对比 {before}：{'，'.join(listed)}（共 {fmt_number(len(rows))} 项）。"
-    return f"{metric} by {by}, {now} vs {before}: {', '.join(listed)} ({fmt_number(len(rows))} rows in total)."
+        return f"按{by}的{metric}，从 {earlier} 到 {later}：{'，'.join(listed)}（表中列出全部{by}）。"
+    return f"{metric} by {by}, from {earlier} to {later}: {', '.join(listed)} (the table lists every {by})."
+
+
+def _change_clause(name: str, change: dict[str, Any], lang: str, *, periods: tuple[str, str] | None = None) -> str:
+    """With the (earlier, later) ``periods``: "GMV went from A (2023) to B (2024), +200.29%"; without:
+    "East China from A to B (+198.00%)"."""
+    fmt = vocabulary().member_format(change["measure"])
+    before, now = fmt_measure(change["previous"], fmt), fmt_measure(change["current"], fmt)
+    pct = fmt_change(change["change_pct"]) if change["change_pct"] is not None else "n/a"
+    if lang == "zh":
+        if periods:
+            return f"{name}从 {periods[0]} 的 {before} 变为 {periods[1]} 的 {now}，变化 {pct}"
+        return f"{name} 从 {before} 到 {now}（{pct}）"
+    if periods:
+        return f"{name} went from {before} ({periods[0]}) to {now} ({periods[1]}), {pct}"
+    return f"{name} from {before} to {now} ({pct})"
 
 
 def _by(columns: list[str], lang: str) -> str:

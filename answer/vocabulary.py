@@ -1,7 +1,9 @@
-"""Display vocabulary of answers: measure formats from the Cube model, labels and value names from the glossary.
+"""Display vocabulary of answers: member formats, types and titles from the Cube model, labels and value
+names from the glossary.
 
 The glossary (``settings.glossary``, the file the semlayer ``business_term`` rows are loaded from)
-names metrics and filter values in both languages; the Cube model says which measures are percents.
+names metrics, dimensions and filter values in both languages; the Cube model says which measures are
+percents or currency, which members are times, keys or additive sums, and titles every member.
 Both are read once per path; a missing or broken file gives an empty vocabulary (raw names are shown).
 """
 
@@ -19,16 +21,37 @@ from cubesage_core.settings import get_settings
 from fourengine.glossary import GlossaryError, parse_glossary
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+KEY_NAME = re.compile(r"(^|_)id$|key$", re.IGNORECASE)  # "customer_id", "o_orderkey": identifiers, not amounts
+
+
+ADDITIVE = frozenset({"sum", "count", "count_distinct", "count_distinct_approx", "running_total"})
 
 
 @dataclass
 class Vocabulary:
     formats: dict[str, str] = field(default_factory=dict)  # member path -> Cube format ("percent", "currency")
-    member_labels: dict[tuple[str, str], str] = field(default_factory=dict)  # (member path, lang) -> label
+    member_labels: dict[tuple[str, str], str] = field(default_factory=dict)  # (member or cube, lang) -> label
     value_labels: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (cube, value.lower(), lang)
+    types: dict[str, str] = field(default_factory=dict)  # member path -> Cube type ("sum", "time", "string")
+    keys: frozenset[str] = frozenset()  # dimensions that identify rows (primary keys, ``*_id`` numbers)
 
     def member_format(self, column: str) -> str | None:
         return self.formats.get(column)
+
+    def member_type(self, column: str) -> str | None:
+        """The Cube type of a member ("sum", "number", "time", "string"...), None when the model lacks it."""
+        return self.types.get(column)
+
+    def additive(self, column: str) -> bool:
+        """Whether values of the measure add up across groups (sums and counts, not ratios or averages)."""
+        return self.types.get(column) in ADDITIVE
+
+    def is_key(self, column: str) -> bool:
+        """A column that identifies rows: a key dimension of the model, or a column outside the model named
+        like one ("order_id" of a detail table); shown without thousands separators."""
+        if column in self.types:
+            return column in self.keys
+        return bool(KEY_NAME.search(column.rsplit(".", 1)[-1]))
 
     def member_label(self, column: str, language: str) -> str | None:
         return self.member_labels.get((column, language))
@@ -47,9 +70,13 @@ def build(model_dir: Path | None, glossary: Path | None) -> Vocabulary:
     vocab = Vocabulary()
     titles: dict[str, str] = {}
     with contextlib.suppress(ModelError, OSError):
-        measures = load_model(model_dir).measures() if model_dir else []
-        vocab.formats = {m.path: m.format for m in measures if m.format}
-        titles = {m.path: m.title for m in measures if m.title}
+        model = load_model(model_dir) if model_dir else None
+        members = [*model.measures(), *model.dimensions()] if model is not None else []
+        vocab.formats = {m.path: m.format for m in members if m.format}
+        vocab.types = {m.path: m.type for m in members}
+        titles = {m.path: m.title for m in members if m.title}
+        vocab.keys = frozenset(d.path for d in (model.dimensions() if model is not None else [])
+                               if d.primary_key or (d.type == "number" and KEY_NAME.search(d.name)))
     try:
         terms, _ = parse_glossary(glossary) if glossary else ([], [])
     except GlossaryError:
@@ -58,7 +85,7 @@ def build(model_dir: Path | None, glossary: Path | None) -> Vocabulary:
         kind, _, member = (t.mapped_asset_id or "").partition(":")
         names = [t.canonical_term, *t.synonyms]
         zh, en = _first(names, True), _first(names, False)
-        if kind == "metric":
+        if kind in ("metric", "table") or (kind == "dimension" and t.filter_value is None):
             for lang, name in (("zh", zh), ("en", en)):
                 if name:
                     vocab.member_labels.setdefault((member, lang), name)
@@ -69,7 +96,7 @@ def build(model_dir: Path | None, glossary: Path | None) -> Vocabulary:
                 for lang, name in (("zh", zh), ("en", en_name)):
                     if name:
                         vocab.value_labels.setdefault((cube, key, lang), name)
-    for member, title in titles.items():  # measures the glossary does not name keep their model title
+    for member, title in titles.items():  # members the glossary does not name keep their model title
         vocab.member_labels.setdefault((member, "en"), title)
     return vocab
 

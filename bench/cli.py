@@ -53,12 +53,28 @@ def fuzz(
     api_key: str | None = typer.Option(None, envvar="CUBESAGE_BENCH_API_KEY", help="Bearer token if keys are on."),
     seed: int = typer.Option(7, help="schemathesis seed."),
     mode: str = typer.Option("all", help="positive (valid inputs: reach the pipeline) | negative | all."),
+    schemathesis: bool = typer.Option(True, help="Run schemathesis (--no-schemathesis: the adversarial cases only)."),
+    adversarial: bool = typer.Option(True, help="Run the adversarial cases (bench/adversarial.py)."),
 ) -> None:
-    """schemathesis against /schema: no 5xx, responses match the schema (one JSON line)."""
+    """schemathesis against /schema, then hostile and malformed requests: attempted / 2xx / 4xx / 5xx / leaked /
+    modified / recovered (JSON lines)."""
     from bench.fuzz import run
 
     raise typer.Exit(run(url=url, max_examples=max_examples, include_ingest=include_ingest, api_key=api_key,
-                         seed=seed, mode=mode))
+                         seed=seed, mode=mode, schemathesis=schemathesis, adversarial=adversarial))
+
+
+@app.command()
+def faults(
+    requests: int = typer.Option(300, min=10, help="Number of /v1/ask requests."),
+    concurrency: int = typer.Option(16, min=1, max=128, help="Concurrent clients."),
+    resets: int = typer.Option(2, min=1, max=10, help="Connection resets (pg_terminate_backend), evenly spaced."),
+    within_s: float = typer.Option(5.0, help="Recovery bound reported as 'recovered'."),
+) -> None:
+    """Terminate the API's database backends mid-load: recovery time, 5xx after it (JSON lines)."""
+    from bench.faults import run
+
+    raise typer.Exit(run(requests=requests, concurrency=concurrency, resets=resets, within_s=within_s))
 
 
 @app.command()

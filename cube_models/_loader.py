@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import sqlglot
-import yaml
 from sqlglot.errors import ParseError
 
 from cube_models._refs import Ref, classify, to_placeholders
@@ -25,6 +24,7 @@ from cube_models.model import (
     SemanticModel,
     View,
 )
+from cubesage_core import safe_yaml
 
 _CAMEL = {"sqlTable": "sql_table", "primaryKey": "primary_key", "joinPath": "join_path",
           "countDistinct": "count_distinct", "countDistinctApprox": "count_distinct_approx",
@@ -48,6 +48,23 @@ def _get(raw: dict[str, Any], key: str, default: Any = None) -> Any:
         return raw[key]
     camel = next((c for c, s in _CAMEL.items() if s == key), None)
     return raw.get(camel, default) if camel else default
+
+
+def _text(raw: dict[str, Any], key: str, file: str, cube: str | None, member: str | None = None) -> str | None:
+    """``raw[key]`` as text (numbers allowed, as in ``sql: 1``); a list or mapping where text belongs is an error."""
+    value = _get(raw, key)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise ModelError(f"'{key}' must be text, not a {type(value).__name__}", file, cube, member)
+
+
+def _mapping(raw: dict[str, Any], file: str, cube: str | None, member: str | None = None) -> dict[str, Any]:
+    value = raw.get("meta") or {}
+    if not isinstance(value, dict):
+        raise ModelError("'meta' must be a mapping", file, cube, member)
+    return value
 
 
 def _as_list(value: Any, file: str, cube: str | None, what: str) -> list[dict[str, Any]]:
@@ -89,21 +106,25 @@ def _rolling_window(raw: Any, mtype: str, file: str, cube: str, member: str) -> 
 
 
 def _parse_measure(m: dict[str, Any], file: str, cube: str) -> Measure:
-    mtype = _CAMEL.get(m.get("type"), m.get("type"))
+    mtype = m.get("type")
+    mtype = _CAMEL.get(mtype, mtype) if isinstance(mtype, str) else mtype
     if mtype not in MEASURE_TYPES:
         raise ModelError(f"unknown measure type {m.get('type')!r} (one of {', '.join(MEASURE_TYPES)})",
                          file, cube, m["name"])
-    if mtype != "count" and not m.get("sql"):
+    sql = _text(m, "sql", file, cube, m["name"])
+    if mtype != "count" and not sql:
         raise ModelError(f"a measure of type {mtype} needs 'sql'", file, cube, m["name"])
     _refuse_unsupported(m, "measure", file, cube)
     filters = _as_list(m.get("filters"), file, cube, "filters")
-    if any("sql" not in f for f in filters):
+    conditions = tuple(_text(f, "sql", file, cube, m["name"]) for f in filters)
+    if any(c is None for c in conditions):
         raise ModelError("each measure filter needs 'sql'", file, cube, m["name"])
     return Measure(
-        cube=cube, name=m["name"], type=mtype, sql=str(m["sql"]) if m.get("sql") is not None else None,
-        filters=tuple(str(f["sql"]) for f in filters), title=m.get("title") or "",
-        description=(m.get("description") or "").strip(),
-        format=m.get("format"), meta=m.get("meta") or {}, public=bool(m.get("public", m.get("shown", True))),
+        cube=cube, name=m["name"], type=mtype, sql=sql,
+        filters=tuple(str(c) for c in conditions), title=_text(m, "title", file, cube, m["name"]) or "",
+        description=(_text(m, "description", file, cube, m["name"]) or "").strip(),
+        format=_text(m, "format", file, cube, m["name"]), meta=_mapping(m, file, cube, m["name"]),
+        public=bool(m.get("public", m.get("shown", True))),
         rolling_window=_rolling_window(_get(m, "rolling_window"), mtype, file, cube, m["name"]))
 
 
@@ -111,11 +132,12 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
     name = raw.get("name")
     if not isinstance(name, str) or not name.isidentifier():
         raise ModelError(f"cube name {name!r} is missing or not an identifier", file)
-    sql_table, sql = _get(raw, "sql_table"), raw.get("sql")
+    sql_table, sql = _text(raw, "sql_table", file, name), _text(raw, "sql", file, name)
     if bool(sql_table) == bool(sql):
         raise ModelError("a cube needs exactly one of 'sql_table' or 'sql'", file, name)
-    cube = Cube(name=name, file=file, title=raw.get("title") or "", description=(raw.get("description") or "").strip(),
-                sql_table=sql_table, sql=sql.strip() if sql else None, meta=raw.get("meta") or {})
+    cube = Cube(name=name, file=file, title=_text(raw, "title", file, name) or "",
+                description=(_text(raw, "description", file, name) or "").strip(),
+                sql_table=sql_table, sql=sql.strip() if sql else None, meta=_mapping(raw, file, name))
     if cube.sql:
         _check_sql(cube.sql, file, name, None)
     seen: set[str] = set()
@@ -136,34 +158,40 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
         if d.get("type") not in DIMENSION_TYPES:
             raise ModelError(f"unknown dimension type {d.get('type')!r} (one of {', '.join(DIMENSION_TYPES)})",
                              file, name, d["name"])
-        if d.get("sql") is None:
+        dim_sql = _text(d, "sql", file, name, d["name"])
+        if not dim_sql:
             raise ModelError("a dimension needs 'sql'", file, name, d["name"])
         cube.dimensions[d["name"]] = Dimension(
-            cube=name, name=d["name"], type=d["type"], sql=str(d["sql"]),
-            primary_key=bool(_get(d, "primary_key", False)), title=d.get("title") or "",
-            description=(d.get("description") or "").strip(), format=d.get("format"), meta=d.get("meta") or {},
+            cube=name, name=d["name"], type=d["type"], sql=dim_sql,
+            primary_key=bool(_get(d, "primary_key", False)), title=_text(d, "title", file, name, d["name"]) or "",
+            description=(_text(d, "description", file, name, d["name"]) or "").strip(),
+            format=_text(d, "format", file, name, d["name"]), meta=_mapping(d, file, name, d["name"]),
             public=bool(d.get("public", d.get("shown", not _get(d, "primary_key", False)))))
     for s in _as_list(raw.get("segments"), file, name, "segments"):
         claim(s.get("name"))
-        if not s.get("sql"):
+        seg_sql = _text(s, "sql", file, name, s["name"])
+        if not seg_sql:
             raise ModelError("a segment needs 'sql'", file, name, s["name"])
-        cube.segments[s["name"]] = Segment(cube=name, name=s["name"], sql=str(s["sql"]), title=s.get("title") or "",
-                                           description=(s.get("description") or "").strip(), meta=s.get("meta") or {})
+        cube.segments[s["name"]] = Segment(
+            cube=name, name=s["name"], sql=seg_sql, title=_text(s, "title", file, name, s["name"]) or "",
+            description=(_text(s, "description", file, name, s["name"]) or "").strip(),
+            meta=_mapping(s, file, name, s["name"]))
     joins = raw.get("joins") or []
     if isinstance(joins, dict):  # older object form: {target: {relationship, sql}}
-        joins = [{"name": k, **v} for k, v in joins.items()]
+        joins = [{"name": k, **v} if isinstance(v, dict) else v for k, v in joins.items()]
     targets: set[str] = set()
     for j in _as_list(joins, file, name, "joins"):
-        target, rel = j.get("name"), j.get("relationship")
-        if rel not in RELATIONSHIPS:
+        target, rel = _text(j, "name", file, name), j.get("relationship")
+        if not isinstance(rel, str) or rel not in RELATIONSHIPS:
             raise ModelError(f"join to {target!r}: unknown relationship {rel!r} "
                              f"(one of {', '.join(sorted(RELATIONSHIPS))})", file, name)
-        if not j.get("sql"):
+        join_sql = _text(j, "sql", file, name)
+        if not join_sql:
             raise ModelError(f"join to {target!r} needs 'sql'", file, name)
         if target in targets:
             raise ModelError(f"duplicated join to '{target}'", file, name)
         targets.add(target)
-        cube.joins.append(Join(source=name, target=str(target), relationship=RELATIONSHIPS[rel], sql=str(j["sql"])))
+        cube.joins.append(Join(source=name, target=str(target), relationship=RELATIONSHIPS[rel], sql=join_sql))
     for member in (*cube.measures.values(), *cube.dimensions.values(), *cube.segments.values()):
         _check_sql(member.sql or "1", file, name, member.name)
         for f in getattr(member, "filters", ()):
@@ -267,7 +295,8 @@ def _parse_view(raw: dict[str, Any], file: str, model: SemanticModel) -> View:
     name = raw.get("name")
     if not isinstance(name, str) or not name.isidentifier():
         raise ModelError(f"view name {name!r} is missing or not an identifier", file)
-    view = View(name=name, file=file, title=raw.get("title") or "", description=(raw.get("description") or "").strip())
+    view = View(name=name, file=file, title=_text(raw, "title", file, name) or "",
+                description=(_text(raw, "description", file, name) or "").strip())
     for entry in _as_list(raw.get("cubes"), file, name, "cubes"):
         path = str(_get(entry, "join_path") or "")
         cubes = path.split(".")
@@ -303,8 +332,8 @@ def build_model(files: list[Path], source: str = "") -> SemanticModel:
     for path in files:
         file = str(path)
         try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
+            doc = safe_yaml.load(path.read_text(encoding="utf-8")) or {}
+        except safe_yaml.YamlLimitError as exc:
             raise ModelError(f"invalid YAML: {exc}", file) from exc
         if not isinstance(doc, dict):
             raise ModelError("top level must be a mapping with 'cubes' and/or 'views'", file)

@@ -1,26 +1,34 @@
-"""Database access: resolve the URL (external or embedded), apply schema files, open connections.
+"""Database access: resolve the URL (external or embedded), apply schema files, open connections and pools.
 
-Sync connections serve the CLI and loaders; an async pool (psycopg 3) serves the API.
-Every connection has pgvector's types registered.
+Short-lived sync connections serve the CLI and loaders; long-lived components (the API, the answering
+service, SAG recall, the vector store) borrow from pools (:func:`pool`, :func:`async_pool`) whose
+connections are checked when borrowed, so a connection the server dropped (restart, terminated backend)
+is replaced instead of failing the caller; :func:`read` retries a read once on a fresh connection when
+the one it used broke mid-call. Every connection has pgvector's types registered.
+The API connects as :data:`API_ROLE` (no superuser rights, see :func:`grant_api` and :func:`api_url`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 import psycopg
 from pgvector.psycopg import register_vector, register_vector_async
 from psycopg import sql
-from psycopg_pool import AsyncConnectionPool
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 
 from cubesage_core.settings import Settings, get_settings
 
 SCHEMA_PACKAGE = "cubesage_core.schema"
 READER_ROLE = "cubesage_reader"
+API_ROLE = "cubesage_api"
+POOL_TIMEOUT_S = 10.0  # a caller waits at most this long for a pooled connection (then PoolTimeout: 503)
+T = TypeVar("T")
 PGVECTOR_STATEMENT = "CREATE EXTENSION vector;"
 
 
@@ -79,6 +87,7 @@ def apply_schema(url: str, schemas: Sequence[str] | None = None) -> None:
             for path in schema_files():
                 conn.execute(path.read_text())
             grant_reader(conn, schemas)
+            grant_api(conn, schemas)
         finally:
             conn.execute("SELECT pg_advisory_unlock(4242)")
 
@@ -113,16 +122,174 @@ def bootstrap(settings: Settings | None = None) -> str:
     settings = settings or get_settings()
     url = database_url(settings)
     apply_schema(url, settings.warehouse_schemas)
+    set_api_password(url, settings)
     return url
+
+
+def set_api_password(admin_url: str, settings: Settings) -> None:
+    """When ``api_database_url`` names :data:`API_ROLE` with a password, give the role that password (so a
+    deployment configures it in one place, e.g. compose.yaml)."""
+    if settings.api_database_url is None:
+        return
+    params = conninfo_to_dict(settings.api_database_url.get_secret_value())
+    if params.get("user") != API_ROLE or not params.get("password"):
+        return
+    with connection(admin_url) as conn:
+        conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(API_ROLE),
+                                                               sql.Literal(str(params["password"]))))
 
 
 async def _configure(conn: psycopg.AsyncConnection) -> None:
     await register_vector_async(conn)
 
 
-def async_pool(url: str, min_size: int = 1, max_size: int = 16) -> AsyncConnectionPool:
-    """An (unopened) async pool; open it with ``await pool.open()`` or ``async with``."""
-    return AsyncConnectionPool(
-        url, min_size=min_size, max_size=max_size, configure=_configure, open=False,
-        kwargs={"autocommit": True},
+class _Sweep:
+    """A pool's ``check``: the usual round trip on the borrowed connection; when it fails, every idle
+    connection is checked at once (``pool.check()``). After a server restart or terminated backends a
+    borrower then meets one dead connection, not each in turn with psycopg_pool's growing back-off
+    (1 s, 2 s, 4 s ...) between them."""
+
+    def __init__(self) -> None:
+        self.pool: ConnectionPool | None = None
+
+    def __call__(self, conn: psycopg.Connection) -> None:
+        try:
+            ConnectionPool.check_connection(conn)
+        except Exception:
+            if self.pool is not None:
+                self.pool.check()
+            raise
+
+
+class _AsyncSweep:
+    """:class:`_Sweep` for async pools."""
+
+    def __init__(self) -> None:
+        self.pool: AsyncConnectionPool | None = None
+
+    async def __call__(self, conn: psycopg.AsyncConnection) -> None:
+        try:
+            await AsyncConnectionPool.check_connection(conn)
+        except Exception:
+            if self.pool is not None:
+                await self.pool.check()
+            raise
+
+
+def pool(url: str, *, min_size: int = 1, max_size: int = 4, name: str = "cubesage",
+         kwargs: dict[str, Any] | None = None, vector: bool = True) -> ConnectionPool:
+    """An open sync pool of autocommit connections (pgvector registered unless ``vector`` is false), each
+    checked when borrowed (:class:`_Sweep`); lost connections are replaced in the background."""
+    sweep = _Sweep()
+    connections = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, name=name,
+                                 configure=register_vector if vector else None, check=sweep,
+                                 timeout=POOL_TIMEOUT_S, reconnect_timeout=60,
+                                 kwargs={"autocommit": True, **(kwargs or {})})
+    sweep.pool = connections
+    return connections
+
+
+def async_pool(url: str, min_size: int = 1, max_size: int = 16, *, name: str = "cubesage-async",
+               configure: Callable[[psycopg.AsyncConnection], Awaitable[None]] | None = None
+               ) -> AsyncConnectionPool:
+    """An (unopened) async pool, connections checked when borrowed (:class:`_AsyncSweep`), pgvector
+    registered, then ``configure``; open it with ``await pool.open()``."""
+
+    async def setup(conn: psycopg.AsyncConnection) -> None:
+        await _configure(conn)
+        if configure is not None:
+            await configure(conn)
+
+    sweep = _AsyncSweep()
+    connections = AsyncConnectionPool(
+        url, min_size=min_size, max_size=max_size, configure=setup, open=False, name=name, check=sweep,
+        timeout=POOL_TIMEOUT_S, reconnect_timeout=60, kwargs={"autocommit": True},
     )
+    sweep.pool = connections
+    return connections
+
+
+def read(connections: ConnectionPool, work: Callable[[psycopg.Connection], T]) -> T:
+    """``work`` on a borrowed connection; once more on a fresh one when the connection broke mid-call
+    (the server dropped it). Only for reads: a write may have happened before the connection broke."""
+    for attempt in (1, 2):
+        borrowed: psycopg.Connection | None = None
+        try:
+            with connections.connection() as conn:
+                borrowed = conn
+                return work(conn)
+        except PoolTimeout:
+            raise
+        except psycopg.OperationalError:
+            if attempt == 2 or borrowed is None or not borrowed.broken:
+                raise
+    raise AssertionError("unreachable")
+
+
+async def aread(connections: AsyncConnectionPool, work: Callable[[psycopg.AsyncConnection], Awaitable[T]]) -> T:
+    """:func:`read` for async pools."""
+    for attempt in (1, 2):
+        borrowed: psycopg.AsyncConnection | None = None
+        try:
+            async with connections.connection() as conn:
+                borrowed = conn
+                return await work(conn)
+        except PoolTimeout:
+            raise
+        except psycopg.OperationalError:
+            if attempt == 2 or borrowed is None or not borrowed.broken:
+                raise
+    raise AssertionError("unreachable")
+
+
+# -- the API's role -----------------------------------------------------------------------------------
+
+def grant_api(conn: Executor, schemas: Sequence[str]) -> None:
+    """The API's login role: no superuser, role or database rights; reads and writes cubesage's own
+    schemas (``semlayer``, ``sag``), reads API keys and updates only their ``last_used_at``, and reads the
+    warehouse ``schemas`` as a member of the reader role (which generated SQL runs under)."""
+    api, reader = sql.Identifier(API_ROLE), sql.Identifier(READER_ROLE)
+    conn.execute(sql.SQL("GRANT {reader} TO {api}").format(reader=reader, api=api))
+    for schema in ("semlayer", "sag"):
+        name = sql.Identifier(schema)
+        for statement in ("GRANT USAGE ON SCHEMA {schema} TO {api}",
+                          "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {api}",
+                          "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {api}",
+                          "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} "
+                          "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {api}",
+                          "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT USAGE, SELECT ON SEQUENCES TO {api}"):
+            conn.execute(sql.SQL(statement).format(schema=name, api=api))
+    conn.execute(sql.SQL("REVOKE INSERT, UPDATE, DELETE ON semlayer.api_key FROM {api}").format(api=api))
+    conn.execute(sql.SQL("GRANT UPDATE (last_used_at) ON semlayer.api_key TO {api}").format(api=api))
+    for schema in schemas:
+        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {schema} TO {api}").format(schema=sql.Identifier(schema),
+                                                                                 api=api))
+
+
+def with_user(url: str, user: str) -> str:
+    """``url`` (URL or key=value conninfo) for another role: same server and database, no password."""
+    params = conninfo_to_dict(url)
+    params.pop("password", None)
+    params["user"] = user
+    return make_conninfo(**params)
+
+
+def api_url(settings: Settings, admin_url: str) -> str:
+    """The URL the API connects with: ``settings.api_database_url``, else ``admin_url`` as :data:`API_ROLE`
+    without a password (the embedded server trusts loopback). Raises :class:`DatabaseSetupError` when that
+    role cannot connect or is a superuser."""
+    configured = settings.api_database_url
+    url = configured.get_secret_value() if configured is not None else with_user(admin_url, API_ROLE)
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+            row = conn.execute("SELECT current_user, rolsuper, rolbypassrls FROM pg_roles "
+                               "WHERE rolname = current_user").fetchone()
+    except psycopg.OperationalError as err:
+        raise DatabaseSetupError(
+            f"the API cannot connect as its role ({str(err).strip().splitlines()[0]}); give the role "
+            f"{API_ROLE} a password and set CUBESAGE_API_DATABASE_URL (see the README's database roles)") from err
+    if row is None or row[1] or row[2]:
+        raise DatabaseSetupError(f"the API must not connect as a superuser or a role that bypasses row security "
+                                 f"({row[0] if row else '?'}); use the role {API_ROLE} "
+                                 "(CUBESAGE_API_DATABASE_URL)")
+    return url

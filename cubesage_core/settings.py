@@ -117,6 +117,17 @@ class Settings(BaseSettings):
     api_answer_cache_ttl_s: float = 300.0
     api_answer_cache_size: int = 2048
     api_max_concurrent_answers: int = 4
+    # the role the API connects as (unset: database_url's server as cubesage_api, no password); never a superuser
+    api_database_url: SecretStr | None = None
+    # /v1/ingest/* needs a key with the ingest scope even in keyless loopback mode, unless this is false
+    api_ingest_requires_key: bool = True
+    # failed authentications (missing, invalid or revoked keys) per client address per minute before 429
+    api_auth_failures_per_min: int = 20
+    # proxies (IPs or CIDRs, env ``a,b``) whose X-Forwarded-For names the client; unset: the socket's peer
+    api_trusted_proxies: Annotated[list[str], NoDecode] = []
+    # Host names accepted in keyless loopback mode besides localhost / loopback addresses (env ``a,b``)
+    api_allowed_hosts: Annotated[list[str], NoDecode] = []
+    api_max_json_depth: int = 32
 
     @classmethod
     def settings_customise_sources(
@@ -157,6 +168,24 @@ class Settings(BaseSettings):
         if not schemas:
             raise ValueError("at least one warehouse schema is required")
         return schemas
+
+    @field_validator("api_trusted_proxies", "api_allowed_hosts", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> list[str]:
+        items = value.split(",") if isinstance(value, str) else list(value or [])
+        return [str(item).strip() for item in items if str(item).strip()]
+
+    @field_validator("api_trusted_proxies")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        import ipaddress
+
+        for item in value:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError as err:
+                raise ValueError(f"api_trusted_proxies: {item!r} is not an IP address or network") from err
+        return value
 
     @property
     def warehouse_schema(self) -> str:

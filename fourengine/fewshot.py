@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import yaml
 from psycopg.types.json import Jsonb
 
+from cubesage_core import safe_yaml
 from cubesage_core.db import connection
 from cubesage_core.embeddings import Embedder, get_embedder
 
@@ -43,7 +43,7 @@ def model_members(model_dir: Path) -> set[str]:
     """``cube.member`` names (measures, dimensions, segments) defined by the Cube YAML files of ``model_dir``."""
     members: set[str] = set()
     for path in sorted(Path(model_dir).glob("*.yml")) + sorted(Path(model_dir).glob("*.yaml")):
-        for cube in (yaml.safe_load(path.read_text()) or {}).get("cubes", []):
+        for cube in (safe_yaml.load(path.read_text()) or {}).get("cubes", []):
             for kind in MEMBER_KEYS:
                 members.update(f"{cube['name']}.{m['name']}" for m in cube.get(kind) or [])
     return members
@@ -68,8 +68,8 @@ def validate_members(cube_query: dict[str, Any], members: set[str]) -> list[str]
 
 def parse_few_shots(path: Path) -> list[dict[str, Any]]:
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
+        data = safe_yaml.load(Path(path).read_text(encoding="utf-8")) or {}
+    except (OSError, safe_yaml.YamlLimitError) as exc:
         raise FewShotError(f"cannot read few-shots {path}: {exc}") from exc
     out = []
     for i, item in enumerate(data.get("examples") or []):

@@ -18,8 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from cubesage_core import safe_yaml
 from cubesage_core.db import connection
 from cubesage_core.embeddings import Embedder, get_embedder
 from fourengine.models import Asset
@@ -52,8 +51,8 @@ def _require(item: dict[str, Any], key: str, where: str) -> str:
 def parse_glossary(path: Path) -> tuple[list[TermRow], list[dict[str, Any]]]:
     """Terms and business rules of a glossary file, validated."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
+        data = safe_yaml.load(Path(path).read_text(encoding="utf-8")) or {}
+    except (OSError, safe_yaml.YamlLimitError) as exc:
         raise GlossaryError(f"cannot read glossary {path}: {exc}") from exc
     return parse_data(data, str(path))
 
@@ -121,9 +120,9 @@ def ingest_text(url: str, content: str, fmt: str = "yaml", embedder: Embedder | 
     ``|``, language, definition, filter_value); nothing is removed. Returns the report as a dict."""
     if fmt == "yaml":
         try:
-            data = yaml.safe_load(content) or {}
-        except yaml.YAMLError as exc:
-            raise GlossaryError(f"glossary: not valid YAML: {exc}") from exc
+            data = safe_yaml.load(content) or {}
+        except safe_yaml.YamlLimitError as exc:
+            raise GlossaryError(f"glossary: {exc}") from exc
     elif fmt == "csv":
         rows = list(csv.DictReader(io.StringIO(content)))
         data = {"terms": [{**r, "synonyms": [s.strip() for s in (r.get("synonyms") or "").split("|") if s.strip()],

@@ -18,7 +18,7 @@ import numpy as np
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from cubesage_core.db import async_pool
+from cubesage_core.db import aread, async_pool
 from cubesage_core.embeddings import DIM, Embedder, get_embedder
 from fourengine.bindings import build_bindings
 from fourengine.budget import build_context
@@ -58,6 +58,10 @@ class RetrievalError(RuntimeError):
     """Retrieval could not run (bad input or database failure)."""
 
 
+class RetrievalUnavailable(RetrievalError):
+    """The database could not be reached (or dropped the connection twice) during retrieval."""
+
+
 class _Catalog:
     """Table and business-rule assets and the join graph, cached (they change only on export/glossary load)."""
 
@@ -72,16 +76,18 @@ class _Catalog:
         self.graph.invalidate()
 
     async def get(self, pool: AsyncConnectionPool) -> tuple[dict[str, Asset], list[Asset], JoinGraph]:
-        """(tables by id, business rules, join graph)."""
-        async with pool.connection() as conn:
-            if self._assets is None or time.monotonic() - self._loaded_at > self.ttl_s:
-                cur = await conn.execute(
-                    f"SELECT {ASSET_COLUMNS} FROM semlayer.asset a WHERE a.asset_type IN ('table', 'business_rule')")
-                self._assets = {row[0]: asset_from(row) for row in await cur.fetchall()}
-                self._loaded_at = time.monotonic()
-            tables = {k: a for k, a in self._assets.items() if a.asset_type == "table"}
-            rules = [a for a in self._assets.values() if a.asset_type == "business_rule"]
-            return tables, rules, await self.graph.get(conn)
+        """(tables by id, business rules, join graph); retried once when the server dropped the connection."""
+        return await aread(pool, self._get_on)
+
+    async def _get_on(self, conn: psycopg.AsyncConnection) -> tuple[dict[str, Asset], list[Asset], JoinGraph]:
+        if self._assets is None or time.monotonic() - self._loaded_at > self.ttl_s:
+            cur = await conn.execute(
+                f"SELECT {ASSET_COLUMNS} FROM semlayer.asset a WHERE a.asset_type IN ('table', 'business_rule')")
+            self._assets = {row[0]: asset_from(row) for row in await cur.fetchall()}
+            self._loaded_at = time.monotonic()
+        tables = {k: a for k, a in self._assets.items() if a.asset_type == "table"}
+        rules = [a for a in self._assets.values() if a.asset_type == "business_rule"]
+        return tables, rules, await self.graph.get(conn)
 
 
 async def _timed(timings: dict[str, float], name: str, work: Awaitable[T]) -> T:
@@ -152,8 +158,8 @@ class Retriever:
 
     # -- engines --------------------------------------------------------------------
     async def _engine(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
-        async with self.pool.connection() as conn:
-            return await fn(conn, *args, **kwargs)
+        """One engine's read on a pooled connection (retried once when the server dropped it mid-read)."""
+        return await aread(self.pool, lambda conn: fn(conn, *args, **kwargs))
 
     async def _r_and_v(
         self, timings: dict[str, float], suffix: str, terms: list[str], question: str, vec: np.ndarray,
@@ -188,6 +194,8 @@ class Retriever:
         """
         try:
             return await self._retrieve(question, search_terms, embedding, complexity, scope, grade_with_llm)
+        except psycopg.OperationalError as exc:  # the database went away: a 503, not a bad question
+            raise RetrievalUnavailable(f"the database is unavailable for retrieval: {exc}") from exc
         except psycopg.Error as exc:
             raise RetrievalError(f"retrieval failed in the database: {exc}") from exc
 

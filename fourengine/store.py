@@ -108,3 +108,12 @@ def upsert_join_edges(conn: psycopg.Connection, edges: Sequence[dict[str, Any]])
                  relationship = EXCLUDED.relationship, fanout_risk = EXCLUDED.fanout_risk""",
             list(edges),
         )
+
+
+def read_terms(conn: psycopg.Connection) -> list[TermRow]:
+    """The glossary's terms (not the ``model:`` terms derived from the Cube model), oldest id first."""
+    cur = conn.execute(
+        "SELECT term_id, canonical_term, synonyms, language, definition, mapped_asset_type, mapped_asset_id, "
+        "filter_value FROM semlayer.business_term WHERE term_id NOT LIKE 'model:%%' ORDER BY term_id")
+    return [TermRow(t, c, list(s or []), lang or "en", d or "", kind, asset, value)
+            for t, c, s, lang, d, kind, asset, value in cur.fetchall()]

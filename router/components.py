@@ -33,6 +33,13 @@ class Components:
     value_index: Callable[[], Any] = lambda: None  # the current model's dimension values (None: not loaded)
     # (cube_query, rows, named cubes, limit, shown, today) -> (drill-down query, LoadResult) | None
     drill: Callable[..., Any] = lambda *args: None
+    # (understanding, entity rows) -> router.parse.Reading | None (None: no parser for this warehouse)
+    parse: Callable[..., Any] = lambda understanding, entities: None
+    # (listing reading, understanding, today, row limit) -> (dimensions-only Cube query, LoadResult)
+    listing: Callable[..., Any] = lambda reading, understanding, today, limit: None
+    # (cube_query, today) -> LoadResult of the current backend: a stored query run again, without a question
+    load: Callable[..., Any] = lambda *args: None
+    model: Callable[[], Any] = lambda: None  # the current Cube model (None: not loaded)
 
 
 RETIRED_BACKEND_GRACE_S = 60.0  # a replaced backend is closed after in-flight queries (5 s timeout) are done
@@ -46,6 +53,7 @@ class _Semantic:
     model: Any
     backend: Any
     values: Any
+    knowledge: Any  # router.parse.Knowledge: the model's lexicon (model + glossary + values)
 
 
 def load_components(settings: Any, url: str) -> Components:
@@ -57,7 +65,8 @@ def load_components(settings: Any, url: str) -> Components:
     from cubesage_core.llm import wants_llm
     from fourengine.model_terms import sync_model_terms
     from fourengine.retrieve import Retriever
-    from router.aggregate import AggregateContext, run_aggregate
+    from fourengine.store import read_terms
+    from router.aggregate import AggregateContext, AggregateError, Binding, OutOfModelError, run_aggregate
     from router.aggregate.context import member_path
     from router.aggregate.drill import drill_query
     from router.aggregate.entities import entity_filters
@@ -66,6 +75,12 @@ def load_components(settings: Any, url: str) -> Components:
     from router.complexity import estimate_complexity
     from router.decompose import decompose, rrf_fuse
     from router.intent import classify_intent
+    from router.parse import Knowledge, build_lexicon, parse
+    from router.parse.cube import aggregate_draft, listing_query
+    from router.parse.nearest import Nearest
+    from router.parse.probe import Probe
+    from router.parse.rows import row_targets
+    from router.parse.verdict import judge
     from router.understanding import understand
     from sag_index.backends import get_store
     from sag_index.recall import SagRecall
@@ -80,7 +95,11 @@ def load_components(settings: Any, url: str) -> Components:
         with connect(url) as conn:
             values = ValueIndex.load(conn, model, settings.warehouse_schema)
             sync_model_terms(conn)  # the model's own words bind like glossary terms
-        return _Semantic(model, get_backend(settings, url, model), values)
+            terms = read_terms(conn)
+            probe = Probe.load(conn, url, model, settings.warehouse_schema)
+        knowledge = Knowledge(model, build_lexicon(model, terms, values), probe.find,
+                              Nearest.build(model, embedder).find)
+        return _Semantic(model, get_backend(settings, url, model), values, knowledge)
 
     semantic = semantic_layer()
 
@@ -97,9 +116,38 @@ def load_components(settings: Any, url: str) -> Components:
         fused = rrf_fuse([[a.asset.asset_id for a in r.assets] for r in [main, *by_sub.values()]])
         return {"result": main, "by_sub": by_sub}, [{"id": i, "score": round(s, 5)} for i, s in fused]
 
+    def read(understanding: Any, entities: list[EntityMatch]) -> Any:
+        current = semantic
+        return parse(understanding, current.knowledge, row_targets(entities, current.model))
+
+    def parsed_aggregate(current: _Semantic, understanding: Any, retrieval: dict[str, Any], today: date,
+                         use_llm: bool | None) -> Any:
+        """The aggregate from the parser's reading; None when the reading is no aggregate (slot filling
+        decides); raises the reading's refusal."""
+        reading = parse(understanding, current.knowledge, row_targets(retrieval.get("entities") or [],
+                                                                      current.model))
+        verdict = judge(reading)
+        if reading.unknown and reading.intent != "detail":  # what the question is about is not in the model
+            raise OutOfModelError(verdict.refusal or "the question names what the model does not have")
+        if reading.refusal:
+            raise AggregateError(reading.refusal)
+        if reading.intent is None and (reading.mentions or reading.unhonoured):
+            raise OutOfModelError(verdict.refusal or "no measure of the model is named: "
+                                  + _measures_hint(current.model))
+        if reading.intent != "aggregate":
+            return None
+        if not verdict.answers:
+            raise OutOfModelError(verdict.refusal or "the question could not be read against the model")
+        context = AggregateContext.of(retrieval["result"])
+        context.bindings = [Binding(f"parse:{m}", m, "metric", f"metric:{m}") for m in reading.measures]
+        return run_aggregate(understanding, context, current.model, current.backend, today=today,
+                             use_llm=use_llm, parsed=aggregate_draft(reading, understanding, current.model))
+
     def aggregate(understanding: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None,
                   follow_up: Any = None) -> Any:
         current = semantic  # one consistent (model, backend) pair for the whole question
+        if follow_up is None and (done := parsed_aggregate(current, understanding, retrieval, today, use_llm)):
+            return done
         context = AggregateContext.of(retrieval["result"])
         if not any(b.mapped_asset_type == "metric" for b in context.bindings) and (
                 named := name_binding(current.model, understanding.normalized)):
@@ -127,6 +175,15 @@ def load_components(settings: Any, url: str) -> Components:
         query = drill_query(cube_query, rows, current.model, own, limit, shown)
         return None if query is None else (query, current.backend.load(query, today=today))
 
+    def listing(reading: Any, understanding: Any, today: date, limit: int) -> Any:
+        """The rows a listing reading asks for (at most ``limit``), as a dimensions-only Cube query."""
+        current = semantic
+        query = listing_query(reading, understanding, current.model, limit)
+        return query, current.backend.load(query, today=today)
+
+    def load(cube_query: dict[str, Any], today: date) -> Any:
+        return semantic.backend.load(cube_query, today=today)
+
     def classify(understanding: Any, signals: Any, use_llm: bool | None = None) -> Any:
         return classify_intent(understanding, signals, use_llm=use_llm)
 
@@ -135,6 +192,9 @@ def load_components(settings: Any, url: str) -> Components:
         nonlocal semantic
         if kind == "cube-models":
             retired, semantic = semantic, semantic_layer()
+            _close_later(retired.backend)
+        if kind == "glossary":
+            retired, semantic = semantic, semantic_layer()  # the parser's lexicon holds the glossary
             _close_later(retired.backend)
         if kind in ("cube-models", "glossary"):
             retriever.invalidate_cache()
@@ -152,8 +212,15 @@ def load_components(settings: Any, url: str) -> Components:
         recall_rows=sag.recall_rows, classify_intent=classify, aggregate=aggregate,
         signals=lambda u, retrieval, entities, tables: intent_signals(u, retrieval, entities, tables,
                                                                       semantic.model),
-        close=close, refresh=refresh, value_index=lambda: semantic.values, drill=drill,
+        close=close, refresh=refresh, value_index=lambda: semantic.values, drill=drill, parse=read,
+        listing=listing, load=load, model=lambda: semantic.model,
     )
+
+
+def _measures_hint(model: Any) -> str:
+    """"name one of its measures, e.g. Revenue, Number of orders, Average order value"."""
+    titles = [m.title for m in model.measures() if m.public and m.title][:3]
+    return "name one of its measures" + (f", e.g. {', '.join(titles)}" if titles else "")
 
 
 def _close_later(backend: Any) -> None:

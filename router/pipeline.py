@@ -37,7 +37,9 @@ from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
 from router.mixed import MixedResult, join_results
+from router.parse.verdict import judge
 from router.tables import ResultTable, table_from_rows
+from router.write_requests import refused_result, write_request
 
 StageCallback = Callable[[str, dict[str, Any]], None]
 MIXED_ENTITIES = 20  # a mixed question looks up detail rows for the first aggregate rows only
@@ -101,6 +103,8 @@ class Pipeline:
         asked, follow_up_of = _with_context(question, previous)
         understanding, sub_queries = self._understand(asked, today, use_llm)
         clock.lap("understand")
+        if (change := write_request(question)) is not None:  # cubesage never changes data: refused as such
+            return refused_result(question, understanding, change, timings)
 
         retrieval, fused = self.c.retrieve(understanding, sub_queries)
         row_hits, sag_down = _recall_rows(self.c, understanding.normalized)
@@ -113,7 +117,8 @@ class Pipeline:
         clock.lap("retrieval")
 
         signals = self.c.signals(understanding, retrieval, entities, table_hits[:1])
-        decision = self.c.classify_intent(understanding, signals, use_llm=use_llm)
+        decision = _with_reading(self.c.classify_intent(understanding, signals, use_llm=use_llm),
+                                 self.c.parse(understanding, entities), self.detail_env)
         if lookup and table_hits and decision.intent in ("clarify", "unsupported"):
             decision = _catalog_decision(decision, table_hits[0])
         clock.lap("intent")
@@ -214,6 +219,8 @@ class Pipeline:
                                                                  entities)
             env = env.for_mixed()
             limit = env.policy.max_limit
+        if not _llm_active(use_llm) and self._listing(result, detail_question, detail_entities):
+            return
         try:
             with _connection(conn) as connection:
                 result.detail = run_detail(
@@ -224,6 +231,35 @@ class Pipeline:
             if intent != "mixed":
                 raise
             result.problems.append({"code": "detail_failed", "message": str(err)})  # keep the aggregate
+
+    def _listing(self, result: PipelineResult, question: str, entities: list[EntityMatch]) -> bool:
+        """The rows of a detail (sub-)question the parser reads as a listing, through the semantic layer;
+        False when it does not (the template planner answers); raises the reading's refusal."""
+        understanding = result.understanding
+        if question != understanding.normalized:
+            understanding = self.c.understand(question, understanding.today, use_llm=False)
+        reading = self.c.parse(understanding, entities)
+        if reading is None or reading.intent != "detail" or _deferred(reading, self.detail_env):
+            return False
+        if result.intent.intent == "mixed":
+            _behind_aggregate(reading, result.table)
+        verdict = judge(reading)
+        if not verdict.answers:
+            if result.intent.intent == "mixed":
+                result.problems.append({"code": "detail_failed", "message": verdict.refusal or "no listing"})
+                return True
+            raise DetailPlanError(verdict.refusal or "the question could not be read against the model")
+        mixed = result.intent.intent == "mixed"
+        if mixed and not understanding.time_ranges:  # "top 5 customers this year and their orders"
+            understanding.time_ranges = list(result.understanding.time_ranges[:1])
+        limit = self.detail_env.for_mixed().policy.max_limit if mixed else self.detail_env.policy.max_limit
+        query, load = self.c.listing(reading, understanding, understanding.today, limit)
+        columns = list(query["dimensions"])
+        result.detail = DetailResult(
+            plan={"kind": "listing", "cube_query": query, "reading": reading.to_dict()}, columns=columns,
+            rows=[[row.get(c) for c in columns] for row in load.rows], sql=load.sql, params={},
+            tables=[reading.listing], entities=entities)
+        return True
 
     def _drill(self, result: PipelineResult, retrieval: dict[str, Any], today: date) -> DetailResult | None:
         """A mixed question's rows as the drill-down of its aggregate (``router.aggregate.drill``), when the
@@ -257,7 +293,11 @@ class Pipeline:
         """The aggregate sub-question of a mixed question (re-read, keeping the whole question's period)."""
         part = next((s for s in sub_queries if _sub_dict(s).get("kind") == "aggregate"), None)
         if part is None or len(sub_queries) < 2:
-            return understanding, dict(retrieval)
+            clause = rows_clause(understanding.normalized, [])
+            head = understanding.normalized[:understanding.normalized.find(clause[1])] if clause else ""
+            if not head.strip():
+                return understanding, dict(retrieval)
+            part = {"text": head.strip()}
         sub = self.c.understand(_sub_dict(part)["text"], today, use_llm=False)
         if not sub.time_ranges and understanding.time_ranges:
             sub.time_ranges = list(understanding.time_ranges)
@@ -277,6 +317,64 @@ class Pipeline:
         for value in _first_text_column(aggregate)[:MIXED_ENTITIES]:
             named += self.detail_env.directory.match(str(value))
         return detail_text, merge(named, [])
+
+
+def _llm_active(use_llm: bool | None) -> bool:
+    """LLM mode writes the detail SQL itself (the template planner is its fallback)."""
+    from cubesage_core.llm import get_lm
+
+    return use_llm is not False and get_lm() is not None
+
+
+def _deferred(reading: Any, env: DetailEnv) -> bool:
+    """The detail vocabulary (``detail_vocabulary``: table nouns and value words the model cannot say)
+    knows better: every word the model does not know is one of its words, or its first table noun names
+    another table than the listed one; and questions about the catalog ("which table ..."). The template
+    planner, which reads the vocabulary, answers them."""
+    catalog = env.warehouse
+    if TABLE_LOOKUP.search(reading.text):
+        return True
+    if reading.intent == "detail" and reading.listing:
+        named = next((table for table, pattern in catalog.nouns if pattern.search(reading.text)), None)
+        spec = catalog.tables.get(named) if named else None
+        if spec is not None and spec.cube != reading.listing:
+            return True
+    if not reading.unknown_spans:
+        return False
+    patterns = [p for _, p in catalog.nouns] + [v.pattern for v in catalog.values]
+    spans = [m.span() for p in patterns for m in p.finditer(reading.text)]
+    return all(any(s <= a and b <= e for s, e in spans) for a, b in reading.unknown_spans)
+
+
+def _behind_aggregate(reading: Any, table: ResultTable) -> None:
+    """A mixed question's rows are those of the aggregate's groups: its first grouped column's values (the
+    first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column."""
+    from router.parse.reading import Filter
+
+    for i, column in enumerate(table.columns):
+        values = [str(row[i]) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None]
+        if values and all(isinstance(row[i], str) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None):
+            reading.filters.append(Filter(column, "equals", list(dict.fromkeys(values)), "the aggregate's rows"))
+            reading.columns = list(dict.fromkeys([*reading.columns, column]))
+            return
+
+
+def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:
+    """The parser's intent where it read the question (a mixed decision keeps both paths): a listing
+    whose words the model does not all explain is unsupported."""
+    if reading is None or decision.intent == "mixed" or _deferred(reading, env):
+        return decision
+    verdict = judge(reading)
+    if reading.intent is None:  # "customers based in California": an unknown name is no unfiltered answer
+        if reading.unknown and reading.mentions and decision.intent in ("aggregate", "detail"):
+            return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
+        return decision
+    if reading.intent == "detail" and not verdict.answers and not reading.refusal:
+        return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
+    if reading.intent == decision.intent:
+        return decision
+    return replace(decision, intent=reading.intent,
+                   reasons=[*decision.reasons, f"parser reads {reading.intent} (classifier said {decision.intent})"])
 
 
 def _named_in(entities: list[EntityMatch], text: str) -> list[EntityMatch]:

@@ -8,18 +8,17 @@ subjects (customer, product and region names) come first, spelling-level vector 
 Table searches are memoised per question, and the row dictionaries loaded once, while the ``sag``
 schema's refresh key (:mod:`cubesage_core.refresh_key`, read at most every
 ``settings.sag_cache_refresh_s``) stays the same: indexing by any process is seen within that time.
+Reads borrow from one checked pool shared with the retriever (``cubesage_core.db.pool``): a connection the
+server dropped is replaced, never kept.
 """
 
 from __future__ import annotations
 
-import queue
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from cubesage_core.db import connect
+from cubesage_core import db
 from cubesage_core.llm import wants_llm
 from cubesage_core.lru import Lru
 from cubesage_core.refresh_key import RefreshKey, fingerprint
@@ -32,8 +31,12 @@ from sag_index.retrieval import RetrievalParams, RetrievalResult, Retriever
 
 ROW_TABLE_FACTOR = 0.5  # a table whose rows the question names, relative to the best wiki table
 SEARCHES_KEPT = 2048
-RETRIEVERS = 4  # concurrent table searches (one connection each)
 SAG_SCHEMA = "sag"
+ROW_SUBJECTS_SQL = """SELECT en.entity_id, en.normalized, c.meta->>'table', c.meta->>'key_column',
+       c.meta->'key_value', c.meta->>'label', c.meta->>'entity_type'
+FROM sag.event_entity ee JOIN sag.entity en USING (entity_id)
+JOIN sag.event e USING (event_id) JOIN sag.source_chunk c USING (chunk_id)
+WHERE c.kind = 'row' AND ee.role = 'subject'"""
 
 
 @dataclass
@@ -57,7 +60,7 @@ class RowHit:
 
 
 class SagRecall:
-    """Holds one connection, the store and the row-name dictionary (loaded once, thread-safe)."""
+    """Holds a small connection pool, the store and the row-name dictionary (loaded once, thread-safe)."""
 
     def __init__(self, url: str, store: VectorStore | None = None, settings: Settings | None = None,
                  params: RetrievalParams | None = None) -> None:
@@ -65,11 +68,8 @@ class SagRecall:
         self.store = store or get_store(self.settings, url)
         self.url = url
         self.params = params or RetrievalParams(top_k=10, kinds=("doc",))
+        self._pool = db.pool(url, max_size=2, name="sag-recall")
         self.retriever = self._new_retriever()
-        self._idle: queue.LifoQueue[Retriever] = queue.LifoQueue()
-        self._idle.put(self.retriever)
-        self._retrievers = [self.retriever]
-        self._conn = connect(url)
         self._lock = threading.Lock()
         self._rows: dict[str, list[dict[str, Any]]] | None = None   # entity_id -> row templates
         self._names: dict[str, str] | None = None                  # normalized -> entity_id
@@ -80,31 +80,13 @@ class SagRecall:
     def _new_retriever(self) -> Retriever:
         """Fast steps, or, with ``llm_sag_steps``, Step 1 NER and Step 7 selection by the LLM in LLM mode."""
         if self.settings.llm_sag_steps:
-            return Retriever.with_llm(self.url, self.store, self.settings.llm_selection_tokens, params=self.params)
-        return Retriever(self.url, self.store, params=self.params)
-
-    @contextmanager
-    def _borrow(self) -> Iterator[Retriever]:
-        """A retriever (each holds a connection) for one search; up to ``RETRIEVERS`` searches run at once,
-        so a question waiting on the LLM does not hold up the others."""
-        try:
-            retriever = self._idle.get_nowait()
-        except queue.Empty:
-            with self._lock:
-                grow = len(self._retrievers) < RETRIEVERS
-                if grow:
-                    self._retrievers.append(retriever := self._new_retriever())
-            if not grow:
-                retriever = self._idle.get()
-        try:
-            yield retriever
-        finally:
-            self._idle.put(retriever)
+            return Retriever.with_llm(self.url, self.store, self.settings.llm_selection_tokens, params=self.params,
+                                      connections=self._pool)
+        return Retriever(self.url, self.store, params=self.params, connections=self._pool)
 
     def close(self) -> None:
-        for retriever in self._retrievers:
-            retriever.close()
-        self._conn.close()
+        self.retriever.close()
+        self._pool.close()
 
     def refresh(self) -> None:
         """Forget memoised searches and dictionaries (after re-indexing in this process)."""
@@ -115,12 +97,13 @@ class SagRecall:
     def _forget(self) -> None:
         self._rows = self._names = self._ids = None
         self._searches.clear()
-        for retriever in self._retrievers:
-            retriever.refresh()
+        self.retriever.refresh()
 
     def _check_index(self) -> None:
         """Forget what was loaded when the SAG index changed (caller holds the lock)."""
-        if self._index_key.due() and self._index_key.update(fingerprint(self._conn, self._index_key.schema)):
+        if not self._index_key.due():
+            return
+        if self._index_key.update(db.read(self._pool, lambda conn: fingerprint(conn, self._index_key.schema))):
             self._forget()
 
     # -- tables ---------------------------------------------------------------------------------
@@ -130,9 +113,8 @@ class SagRecall:
         with self._lock:
             self._check_index()
             result = self._searches.get(key)
-        if result is None:
-            with self._borrow() as retriever:
-                result = retriever.retrieve(question, self.params)
+        if result is None:  # outside the lock: a search waiting on the LLM holds up no other (pooled reads)
+            result = self.retriever.retrieve(question, self.params)
             if "fast (" not in " ".join(result.modes.values()):  # an LLM failure is not remembered
                 with self._lock:
                     self._searches.put(key, result)
@@ -170,12 +152,7 @@ class SagRecall:
         with self._lock:
             self._check_index()
             if self._names is None or self._rows is None:
-                rows = self._conn.execute(
-                    """SELECT en.entity_id, en.normalized, c.meta->>'table', c.meta->>'key_column',
-                              c.meta->'key_value', c.meta->>'label', c.meta->>'entity_type'
-                       FROM sag.event_entity ee JOIN sag.entity en USING (entity_id)
-                       JOIN sag.event e USING (event_id) JOIN sag.source_chunk c USING (chunk_id)
-                       WHERE c.kind = 'row' AND ee.role = 'subject'""").fetchall()
+                rows = db.read(self._pool, lambda conn: conn.execute(ROW_SUBJECTS_SQL).fetchall())
                 names: dict[str, str] = {}
                 by_entity: dict[str, list[dict[str, Any]]] = {}
                 for entity_id, normalized, table, key_column, key_value, label, entity_type in rows:

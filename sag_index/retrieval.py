@@ -5,6 +5,8 @@
 4 event details -> 5 multi-hop expansion over entity<->event (max_hops 1) -> 6 coarse rerank
 by vector similarity (max 100 events) -> 7 selection of top_k (numeric formula fast, or DSPy)
 -> 8 chunk backtrack (dedupe by chunk id). Every step records its candidates and timing.
+Database reads borrow from a checked pool (``cubesage_core.db.pool``; shared with the caller's when given)
+and are retried once on a fresh connection when the server dropped theirs.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from cubesage_core.db import connect
+from psycopg_pool import ConnectionPool
+
+from cubesage_core import db
 from cubesage_core.embeddings import Embedder, get_embedder
 from sag_index import repository
 from sag_index._ner import fast_ner
@@ -24,6 +28,7 @@ from sag_index._text import tokenize
 from sag_index.backends.base import VectorStore
 from sag_index.errors import NotIndexedError
 
+T = TypeVar("T")
 DENSE_KINDS = ("doc",)  # row events carry name vectors (see pipeline.build_index_batch): no dense scoring
 
 
@@ -104,8 +109,8 @@ class Retriever:
     def __init__(self, url: str, store: VectorStore, embedder: Embedder | None = None,
                  params: RetrievalParams | None = None, name_embedder: Embedder | None = None,
                  ner: Callable[[str, dict[str, str]], tuple[list[str], list[str], str]] | None = None,
-                 selector: Callable[[str, list[Candidate], dict[str, dict], int], tuple[list[str], str]] | None = None
-                 ) -> None:
+                 selector: Callable[[str, list[Candidate], dict[str, dict], int], tuple[list[str], str]] | None = None,
+                 connections: ConnectionPool | None = None) -> None:
         self.url = url
         self.store = store
         self.embedder = embedder or get_embedder()
@@ -115,21 +120,26 @@ class Retriever:
             name_embedder = default_name_embedder()
         self.name_embedder = name_embedder
         self.params = params or RetrievalParams()
-        self._conn = connect(url)
+        self._own_pool = connections is None
+        self._pool = connections if connections is not None else db.pool(url, max_size=2, name="sag-retrieval")
         self._dictionary: dict[str, str] | None = None
         self._ner = ner
         self._selector = selector
 
     def dictionary(self) -> dict[str, str]:
         if self._dictionary is None:
-            self._dictionary = repository.entity_dictionary(self._conn)
+            self._dictionary = self._read(repository.entity_dictionary)
         return self._dictionary
+
+    def _read(self, query: Callable[..., T], *args: Any) -> T:
+        return db.read(self._pool, lambda conn: query(conn, *args))
 
     def refresh(self) -> None:
         self._dictionary = None
 
     def close(self) -> None:
-        self._conn.close()
+        if self._own_pool:
+            self._pool.close()
 
     def retrieve(self, question: str, params: RetrievalParams | None = None) -> RetrievalResult:
         p = params or self.params
@@ -168,7 +178,7 @@ class Retriever:
 
         # Step 3: dual-channel event recall
         cands: dict[str, Candidate] = {}
-        links = repository.events_of_entities(self._conn, list(entity_scores), p.max_entity_df)
+        links = self._read(repository.events_of_entities, list(entity_scores), p.max_entity_df)
         df: dict[str, int] = defaultdict(int)
         for _, entity_id, _ in links:
             df[entity_id] += 1
@@ -194,8 +204,8 @@ class Retriever:
              f"{sum(bool(c.channels & {'knn', 'bm25'}) for c in cands.values())} by kNN/BM25")
 
         # Step 4: event details (kind, and the entities of every seed)
-        kind_of = repository.event_kinds(self._conn, list(cands))
-        seed_links = repository.entities_of_events(self._conn, list(cands))
+        kind_of = self._read(repository.event_kinds, list(cands))
+        seed_links = self._read(repository.entities_of_events, list(cands))
         event_entities: dict[str, dict[str, str]] = defaultdict(dict)
         for event_id, entity_id, role in seed_links:
             event_entities[event_id][entity_id] = role
@@ -208,7 +218,7 @@ class Retriever:
         frontier = sorted(cands.values(), key=lambda c: c.score, reverse=True)[: p.expand_from]
         for hop in range(1, p.max_hops + 1):
             walk_entities = {en for c in frontier for en in event_entities.get(c.event_id, {})}
-            reached = repository.events_of_entities(self._conn, list(walk_entities), p.max_entity_df)
+            reached = self._read(repository.events_of_entities, list(walk_entities), p.max_entity_df)
             by_entity: dict[str, list[tuple[str, str]]] = defaultdict(list)
             for event_id, entity_id, role in reached:
                 by_entity[entity_id].append((event_id, role))
@@ -238,7 +248,7 @@ class Retriever:
              f"{len(expanded)} events injected over {p.max_hops} hop(s)")
 
         # Step 6: coarse rerank by vector similarity, keep max_events
-        kind_of.update(repository.event_kinds(self._conn, [c.event_id for c in expanded]))
+        kind_of.update(self._read(repository.event_kinds, [c.event_id for c in expanded]))
         self._score_relevance(qvec, qtokens, cands, p, kind_of, only=[c.event_id for c in expanded])
         pool = sorted(cands.values(), key=lambda c: c.vector, reverse=True)[: p.max_events]
         done("6_coarse_rerank", [_brief(c) for c in pool], f"{len(pool)} of {len(cands)} kept")
@@ -248,7 +258,7 @@ class Retriever:
         for c in pool:
             linked = [cands[o].score for o in graph.get(c.event_id, ()) if o in pool_ids]
             c.bridge = max(linked, default=0.0)
-        details = repository.event_details(self._conn, [c.event_id for c in pool])
+        details = self._read(repository.event_details, [c.event_id for c in pool])
         if self._selector is not None:
             chosen, select_mode = self._selector(question, pool, details, p.top_k)
         else:
@@ -266,7 +276,7 @@ class Retriever:
             c = cands[event_id]
             events.append(RetrievedEvent(event_id, d["chunk_id"], d["title"], d["content"], d["source"],
                                          d["kind"], round(self.fast_score(c, p), 4), c.hop, d["meta"]))
-        chunk_rows = repository.chunks_by_id(self._conn, [e.chunk_id for e in events])
+        chunk_rows = self._read(repository.chunks_by_id, [e.chunk_id for e in events])
         chunks = [{"chunk_id": e.chunk_id, **chunk_rows[e.chunk_id]} for e in events if e.chunk_id in chunk_rows]
         done("8_chunk_backtrack", [{"chunk_id": ch["chunk_id"], "source": ch["source"]} for ch in chunks])
         entity_info = [{"entity_id": k, "score": round(v, 4)} for k, v in entity_scores.items()]
@@ -316,9 +326,9 @@ class Retriever:
         return retriever
 
     def _kinds_of(self, event_ids: list[str], kinds: list[str]) -> list[str]:
-        rows = self._conn.execute(
+        rows = self._read(lambda conn: conn.execute(
             "SELECT e.event_id FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) "
-            "WHERE e.event_id = ANY(%s) AND c.kind = ANY(%s)", (event_ids, kinds)).fetchall()
+            "WHERE e.event_id = ANY(%s) AND c.kind = ANY(%s)", (event_ids, kinds)).fetchall())
         return [r[0] for r in rows]
 
 

@@ -14,8 +14,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
-
+from cubesage_core import safe_yaml
 from sag_index.loaders import LoaderError, load_html, load_markdown, load_path, load_text
 from sag_index.models import Chunk
 
@@ -30,8 +29,8 @@ def split_front_matter(text: str) -> tuple[dict[str, object], str]:
     if match is None:
         return {}, text
     try:
-        data = yaml.safe_load(match.group(1)) or {}
-    except yaml.YAMLError:
+        data = safe_yaml.load(match.group(1)) or {}
+    except safe_yaml.YamlLimitError:
         return {}, text
     return (data, text[match.end():]) if isinstance(data, dict) else ({}, text)
 

@@ -30,12 +30,14 @@ class LiveApi:
 
 @contextmanager
 def running_api(settings: Settings, pg_url: str) -> Iterator[LiveApi]:
-    """The real service and app for ``settings``, served on a free loopback port."""
+    """The real service and app for ``settings``, served on a free loopback port, connected as the API role."""
     from answer.service import Cubesage
+    from cubesage_core.db import api_url
 
-    service = Cubesage(settings, url=pg_url)
+    url = api_url(settings, pg_url)  # as `cubesage serve`: the API's role, no superuser rights
+    service = Cubesage(settings, url=url)
     try:
-        app = create_app(settings, service, database_url=pg_url)
+        app = create_app(settings, service, database_url=url)
         with serve_in_thread(app) as url:
             yield LiveApi(url, service, app)
     finally:

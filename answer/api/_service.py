@@ -19,6 +19,8 @@ from typing import Any, Protocol, runtime_checkable
 import anyio.to_thread
 import msgspec
 
+from answer.api.errors import ServiceUnavailable
+
 STAGES = ("intent", "retrieval", "plan", "rows", "answer")
 StageCallback = Callable[[str, Any], None]
 
@@ -98,11 +100,33 @@ class ServiceAdapter:
         raw = await self._call(self.service.ask, question, **kwargs)
         return raw, as_plain(raw)
 
+    async def ping(self) -> None:
+        """The service's own database round trip (services without ``ping`` have nothing to check); not
+        queued behind running answers."""
+        hook = getattr(self.service, "ping", None)
+        if hook is not None:
+            await anyio.to_thread.run_sync(hook)
+
     async def knowledge_changed(self, kind: str) -> None:
         """Tell the service an ingest of ``kind`` stored new knowledge (services without the hook skip it)."""
         hook = getattr(self.service, "knowledge_changed", None)
         if hook is not None:
             await anyio.to_thread.run_sync(hook, kind)
+
+    async def load(self, queries: list[tuple[str, dict[str, Any]]], *, today: date | None, language: str,
+                   title: str) -> dict[str, Any]:
+        """A stored query's table and chart (``Cubesage.load``); 503 from services that cannot run one."""
+        loader = getattr(self.service, "load", None)
+        if loader is None:
+            raise ServiceUnavailable("this service cannot run stored Cube queries")
+        return as_plain(await self._call(loader, queries, today=today, language=language, title=title))
+
+    async def suggestions(self, language: str) -> dict[str, Any]:
+        """Suggested questions of the service (none from services without the hook)."""
+        hook = getattr(self.service, "suggestions", None)
+        if hook is None:
+            return {"questions": [], "today": date.today().isoformat()}
+        return as_plain(await anyio.to_thread.run_sync(hook, language))
 
     async def nl2cube(self, question: str, *, run: bool, today: date | None) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"run": run}

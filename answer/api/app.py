@@ -1,8 +1,8 @@
 """The Litestar application: ``create_app(settings, service=None) -> Litestar``.
 
-Routes: /v1/ask (+ /stream), /v1/nl2cube, /v1/feedback, /v1/ingest/*, /v1/catalog,
-/v1/queries/{id} (all behind the API-key and rate-limit guard), /healthz, /readyz, /metrics,
-OpenAPI at /schema, and the chat page at /.
+Routes: /v1/ask (+ /stream), /v1/nl2cube, /v1/cube/load, /v1/feedback, /v1/ingest/*, /v1/catalog,
+/v1/suggestions, /v1/queries/{id} (all behind the API-key and rate-limit guard), /healthz, /readyz,
+/metrics, OpenAPI at /schema, the chat page at / and the dashboard at /dashboard.
 """
 
 from __future__ import annotations
@@ -24,15 +24,18 @@ from answer.api._service import AnswerService, ServiceAdapter
 from answer.api.cache import AnswerCache
 from answer.api.controllers.ask import AskController
 from answer.api.controllers.catalog import CatalogController
+from answer.api.controllers.cube import CubeController
 from answer.api.controllers.feedback import FeedbackController
 from answer.api.controllers.health import HealthController
 from answer.api.controllers.ingest import IngestController
 from answer.api.controllers.metrics import MetricsController
 from answer.api.controllers.nl2cube import NL2CubeController
 from answer.api.controllers.queries import QueriesController
+from answer.api.controllers.suggestions import SuggestionsController
 from answer.api.errors import EXCEPTION_HANDLERS
 from answer.api.knowledge import Knowledge, PipelineKnowledge
-from answer.api.security import TokenBuckets, api_guard, keys_required
+from answer.api.origin import HostPolicy
+from answer.api.security import TokenBuckets, api_guard, keys_required, trusted_networks
 from answer.api.sessions import SessionMemory
 from answer.api.store import PostgresStore, Store
 from cubesage_core.settings import Settings
@@ -78,8 +81,8 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
     api = Router(
         path="/",
         guards=[api_guard],
-        route_handlers=[AskController, NL2CubeController, FeedbackController, IngestController,
-                        CatalogController, QueriesController],
+        route_handlers=[AskController, NL2CubeController, CubeController, FeedbackController, IngestController,
+                        CatalogController, SuggestionsController, QueriesController],
         security=[{"apiKey": []}],
     )
     app = Litestar(
@@ -104,6 +107,10 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
         debug=False,
     )
     app.state.store = store
+    app.state.settings = settings
     app.state.require_keys = keys_required(settings)
     app.state.buckets = TokenBuckets(settings.api_rate_limit_per_min)
+    app.state.auth_failures = TokenBuckets(settings.api_auth_failures_per_min)
+    app.state.trusted_proxies = trusted_networks(settings)
+    app.state.host_policy = HostPolicy(settings.api_host, settings.api_allowed_hosts, settings.cors_origins)
     return app

@@ -24,10 +24,17 @@ class AskRequest(Struct, forbid_unknown_fields=True):
 
 
 class Table(Struct):
+    """Raw ``columns``/``rows`` (numbers as numbers, times as ISO strings) and how to show them."""
+
     columns: list[Any] = msgspec.field(default_factory=list)
     rows: list[Any] = msgspec.field(default_factory=list)
-    labels: list[str] = msgspec.field(default_factory=list)  # readable column names, parallel to columns
-    formats: list[str | None] = msgspec.field(default_factory=list)  # Cube format per column ("percent")
+    labels: list[str] = msgspec.field(default_factory=list)  # column titles from the model, parallel to columns
+    formats: list[str | None] = msgspec.field(default_factory=list)  # "percent" | "currency" | "id" | None
+    kinds: list[str] = msgspec.field(default_factory=list)  # "time" | "number" | "text" per column
+    grains: list[str | None] = msgspec.field(default_factory=list)  # granularity of time columns
+    display: list[list[str]] = msgspec.field(default_factory=list)  # every cell as shown (2024-01, 6.64%)
+    row_count: int = 0
+    truncated: bool = False  # the query stopped at a row limit the question did not ask for
 
 
 class AskResponse(Struct):
@@ -50,18 +57,57 @@ class NL2CubeRequest(Struct, forbid_unknown_fields=True):
     today: date | None = None
 
 
+class LabeledQuery(Struct, forbid_unknown_fields=True):
+    """One of the Cube queries of a question: a compared period ("2023") or a group of measures of one cube."""
+
+    label: str
+    cube_query: dict[str, Any]
+
+
 class NL2CubeResponse(Struct):
-    """A Cube query for a dashboard; ``rows`` only when ``run`` was requested."""
+    """A Cube query for a dashboard; ``rows`` only when ``run`` was requested; ``cube_queries`` when the
+    question needs several (compared periods, measures of different cubes), in the order they are combined."""
 
     cube_query: dict[str, Any]
     bindings: list[Any]
     confidence: float
     rows: list[Any] | None = None
     sql: str | None = None
+    cube_queries: list[LabeledQuery] | None = None
+
+
+class CubeLoadRequest(Struct, forbid_unknown_fields=True):
+    """A stored Cube query (a dashboard tile) to run again, or the ``cube_queries`` nl2cube returned."""
+
+    cube_query: dict[str, Any] | None = None
+    cube_queries: Annotated[list[LabeledQuery], Meta(min_length=1, max_length=20)] | None = None
+    today: date | None = None
+    language: Literal["en", "zh"] = "en"
+    title: Annotated[str, Meta(max_length=1000)] = ""
+
+
+class CubeLoadResponse(Struct):
+    """The rows of a stored query as an answer shows them: table and chart, the SQL and backend that ran."""
+
+    table: Table
+    chart: dict[str, Any] | None
+    sql: list[str]
+    backend: str
+    today: str
+    fallback_reason: str | None = None
+
+
+class SuggestionsResponse(Struct):
+    """Questions built from the model, the day relative dates resolve against, the months the data covers."""
+
+    questions: list[str]
+    today: str
+    period: list[str] | None = None
 
 
 class FeedbackRequest(Struct, forbid_unknown_fields=True):
-    """A verdict on an answer; a correction (Cube query or SQL) is validated before it is learned."""
+    """A verdict on an answer; a correction (Cube query or SQL), or the answer's own query on a thumbs up, is
+    validated and stored as a proposal that an admin must approve before engine D uses it."""
 
     query_id: UUID
     verdict: Literal["up", "down"]
@@ -71,11 +117,37 @@ class FeedbackRequest(Struct, forbid_unknown_fields=True):
 
 
 class FeedbackResponse(Struct):
+    """``learned`` is true only once an approved pair is in engine D's cache: never on submission."""
+
     query_id: str
     verdict: str
     learned: bool
+    status: Literal["recorded", "pending"] = "recorded"
+    proposal_id: int | None = None
     cache_id: int | None = None
     message: str = ""
+
+
+class ProposalBody(Struct):
+    """A feedback proposal: what was proposed, how it validated, and its review."""
+
+    proposal_id: int
+    query_id: str
+    question: str
+    verdict: str
+    status: Literal["pending", "approved", "rejected"]
+    cube_query: dict[str, Any] | None
+    sql: str | None
+    comment: str | None
+    validation: dict[str, Any]
+    created_at: str
+    reviewed_at: str | None = None
+    reviewed_by: str | None = None
+    cache_id: int | None = None
+
+
+class ProposalList(Struct):
+    proposals: list[ProposalBody]
 
 
 class WikiDocument(Struct, forbid_unknown_fields=True):
@@ -119,6 +191,7 @@ class CatalogMember(Struct):
     description: str
     cube: str | None = None
     type: str | None = None
+    format: str | None = None
 
 
 class CatalogTerm(Struct):
@@ -129,10 +202,17 @@ class CatalogTerm(Struct):
     maps_to: str | None = None
 
 
+class CatalogCube(Struct):
+    name: str
+    title: str
+    description: str
+
+
 class CatalogResponse(Struct):
     metrics: list[CatalogMember]
     dimensions: list[CatalogMember]
     terms: list[CatalogTerm]
+    cubes: list[CatalogCube] = msgspec.field(default_factory=list)
 
 
 class QueryRecord(Struct):

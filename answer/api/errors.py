@@ -50,6 +50,16 @@ class Unauthorized(ApiError):
     code = "unauthorized"
 
 
+class Forbidden(ApiError):
+    status_code = 403
+    code = "forbidden"
+
+
+class UnsupportedMediaType(ApiError):
+    status_code = 415
+    code = "unsupported_media_type"
+
+
 class RateLimited(ApiError):
     status_code = 429
     code = "rate_limited"
@@ -109,8 +119,9 @@ def http_exception_handler(_: Request, exc: HTTPException) -> Response[ErrorBody
             f"{p.get('key', '')}: {p.get('message', '')}".strip(": ") if isinstance(p, dict) else str(p)
             for p in problems
         ) or detail
-    code = {400: "bad_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed",
-            413: "payload_too_large", 429: "rate_limited"}.get(exc.status_code, "client_error")
+    code = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+            413: "payload_too_large", 415: "unsupported_media_type", 429: "rate_limited"}.get(exc.status_code,
+                                                                                               "client_error")
     response = _body(exc.status_code, code, str(detail)[:1000])
     if exc.headers:
         response.headers.update(exc.headers)
@@ -127,14 +138,16 @@ def unexpected_handler(request: Request, exc: Exception) -> Response[ErrorBody]:
 
 _DESCRIPTIONS = {
     400: "Malformed request or question (message says why)", 401: "Missing, invalid or revoked API key",
-    404: "Not found", 413: "Request body too large", 422: "Input understood but refused (message says why)",
+    403: "The key lacks the route's scope, or a cross-site / foreign-Host request in keyless mode",
+    404: "Not found", 413: "Request body too large", 415: "The body is not sent as application/json",
+    422: "Input understood but refused (message says why)",
     429: "Rate limit exceeded (see Retry-After)", 503: "A backing service is unavailable",
 }
 
 
 def error_responses(*codes: int) -> dict[int, ResponseSpec]:
     """OpenAPI documentation of the error statuses a route can answer (all with an ErrorBody)."""
-    wanted = codes or (400, 401, 413, 422, 429)
+    wanted = codes or (400, 401, 403, 413, 415, 422, 429)
     return {code: ResponseSpec(data_container=ErrorBody, description=_DESCRIPTIONS[code]) for code in wanted}
 
 

@@ -1,10 +1,10 @@
-"""The API's door to what the system knows: validate corrections, learn approved pairs, ingest content.
+"""The API's door to what the system knows: validate and propose feedback, review proposals, ingest content.
 
 ``Knowledge`` is the interface the feedback and ingest controllers use.
 ``PipelineKnowledge`` implements it with the packages that own each piece:
-cube_models (query validation, model export), router.sqlguard (SQL guard),
-fourengine (engine D's few-shot cache, glossary loader) and sag_index (wiki indexing).
-Calls are synchronous (the controllers run them in a worker thread).
+answer.feedback (validated proposals, their review and engine D's few-shot cache), cube_models (model
+validation, the warehouse-schema trust check, model export), fourengine (glossary loader) and sag_index
+(wiki indexing). Calls are synchronous (the controllers run them in a worker thread).
 """
 
 from __future__ import annotations
@@ -16,15 +16,21 @@ import tempfile
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from answer import feedback
 from answer.api.errors import ServiceUnavailable, Unprocessable
+from answer.feedback import ModelValidator, Proposal, Validation
 from cubesage_core.settings import Settings
 
 
 @runtime_checkable
 class Knowledge(Protocol):
-    def validate_cube_query(self, query: dict[str, Any]) -> list[str]: ...
-    def validate_sql(self, sql: str) -> list[str]: ...
-    def learn(self, question: str, cube_query: dict[str, Any] | None, sql: str | None) -> int: ...
+    def validate(self, cube_query: dict[str, Any] | None, sql: str | None) -> Validation: ...
+    def propose(self, *, query_id: str, question: str, verdict: str, cube_query: dict[str, Any] | None,
+                sql: str | None, comment: str | None, api_key_id: str | None,
+                validation: Validation) -> Proposal: ...
+    def proposals(self, status: str | None, limit: int) -> list[Proposal]: ...
+    def approve(self, proposal_id: int, reviewer: str) -> Proposal: ...
+    def reject(self, proposal_id: int, reviewer: str) -> Proposal: ...
     def ingest_wiki(self, documents: list[dict[str, str]]) -> dict[str, Any]: ...
     def ingest_cube_models(self, files: list[dict[str, str]]) -> dict[str, Any]: ...
     def ingest_glossary(self, content: str, fmt: str) -> dict[str, Any]: ...
@@ -37,64 +43,37 @@ def _import(module: str) -> Any:
         raise ServiceUnavailable(f"{module} is not available in this installation: {err}") from err
 
 
-def _optional(module: str) -> Any | None:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        return None
-
-
 class PipelineKnowledge:
     """Knowledge backed by the real packages and the cubesage database."""
 
     def __init__(self, settings: Settings, database_url: str) -> None:
         self.settings = settings
         self.url = database_url
+        self.validator = ModelValidator(settings, database_url)
 
     def _embedder(self) -> Any:
         from cubesage_core.embeddings import get_embedder
 
         return get_embedder(self.settings.embedding_backend)
 
-    # -- validation -------------------------------------------------------------------------
-    def validate_cube_query(self, query: dict[str, Any]) -> list[str]:
-        """Problems of a Cube query against the model (empty = valid)."""
-        validation = _optional("cube_models.validation")
-        if validation is not None and hasattr(validation, "validate"):
-            model = _import("cube_models.model").load_model(self.settings.model_folder())
-            return [str(getattr(p, "message", p)) for p in validation.validate(query, model)]
-        # until cube_models.validation lands: structural parse + member check against the model files
-        query_mod, fewshot = _import("cube_models.query"), _import("fourengine.fewshot")
-        try:
-            query_mod.CubeQuery.parse(query)
-        except (ValueError, TypeError, KeyError, query_mod.QueryError) as err:
-            return [str(err)]
-        unknown = fewshot.validate_members(query, fewshot.model_members(self.settings.model_folder()))
-        return [f"unknown member {m}" for m in unknown]
+    # -- feedback ---------------------------------------------------------------------------
+    def validate(self, cube_query: dict[str, Any] | None, sql: str | None) -> Validation:
+        """Members, compilation and a read-only run of the pair (``answer.feedback.ModelValidator``)."""
+        return self.validator.validate(cube_query, sql)
 
-    def validate_sql(self, sql: str) -> list[str]:
-        """Problems the SQL guard finds (empty = it would run)."""
-        sqlguard = _import("router.sqlguard")
-        try:
-            sqlguard.guard_sql(sql, self._guard_policy())
-        except sqlguard.SqlGuardError as err:
-            return [str(err)]
-        return []
+    def propose(self, **proposal: Any) -> Proposal:
+        return feedback.propose(self.url, **proposal)
 
-    def _guard_policy(self) -> Any:
-        from cubesage_core import db
+    def proposals(self, status: str | None, limit: int) -> list[Proposal]:
+        return feedback.list_proposals(self.url, status, limit)
 
-        assets = _import("router.sqlguard.assets")
-        with db.connection(self.url) as conn:
-            return assets.policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000),
-                                             default_schema=self.settings.warehouse_schema)
+    def approve(self, proposal_id: int, reviewer: str) -> Proposal:
+        """Validate again, then add to engine D's cache as approved."""
+        return feedback.approve(self.url, proposal_id, reviewer=reviewer, validator=self.validator,
+                                embedder=self._embedder())
 
-    # -- learning ---------------------------------------------------------------------------
-    def learn(self, question: str, cube_query: dict[str, Any] | None, sql: str | None) -> int:
-        """Put an approved question -> (Cube query | SQL) pair into engine D's few-shot cache."""
-        fewshot = _import("fourengine.fewshot")
-        return int(fewshot.add_example(self.url, question, cube_query=cube_query, sql=sql, approved=True,
-                                       embedder=self._embedder()))
+    def reject(self, proposal_id: int, reviewer: str) -> Proposal:
+        return feedback.reject(self.url, proposal_id, reviewer=reviewer)
 
     # -- ingest -----------------------------------------------------------------------------
     def ingest_wiki(self, documents: list[dict[str, str]]) -> dict[str, Any]:
@@ -129,7 +108,8 @@ class PipelineKnowledge:
         return dict(_import("answer.bootstrap").warehouse_map_of(self.url, self.settings).tables)
 
     def ingest_cube_models(self, files: list[dict[str, str]]) -> dict[str, Any]:
-        """Validate the model folder with these files added/replaced, export its assets (one transaction,
+        """Validate the model folder with these files added/replaced, refuse cubes of these files that read
+        outside the warehouse schemas (``cube_models.trust``), export its assets (one transaction,
         idempotent), then write the files into ``settings.model_dir``."""
         model_mod, export, errors = (_import("cube_models.model"), _import("cube_models.export"),
                                      _import("cube_models.errors"))
@@ -142,8 +122,12 @@ class PipelineKnowledge:
                 (staged / f["name"]).write_text(f["content"], encoding="utf-8")
             try:
                 model = model_mod.load_model(staged)
-            except errors.CubeModelsError as err:
-                raise Unprocessable(f"the models do not validate: {err}") from err
+            except errors.CubeModelsError as err:  # named by file name: the staging folder is no one's business
+                raise Unprocessable(f"the models do not validate: {str(err).replace(f'{staged}/', '')}") from err
+            foreign = _import("cube_models.trust").model_problems(model, self.settings.warehouse_schemas,
+                                                                  [f["name"] for f in files])
+            if foreign:
+                raise Unprocessable("the models read outside the warehouse schemas: " + "; ".join(foreign[:10]))
             report = export.export_assets(self.url, model, embedder=self._embedder())
         target.mkdir(parents=True, exist_ok=True)
         written = []

@@ -1,7 +1,7 @@
 """What the API keeps in PostgreSQL: API key lookups, the audit log (semlayer.query_log), feedback, catalog.
 
-``Store`` is the interface the controllers use; ``PostgresStore`` implements it on an
-async psycopg pool. Unit tests substitute a small in-memory fake.
+``Store`` is the interface the controllers use; ``PostgresStore`` implements it on a checked
+async psycopg pool (``cubesage_core.db.async_pool``). Unit tests substitute a small in-memory fake.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from answer.api.dto import CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
-from answer.keys import hash_token
+from answer.api.dto import CatalogCube, CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
+from answer.keys import KeyGrant, hash_token
+from cubesage_core.db import aread, async_pool
 
 AUDIT_TABLE_ROWS = 200  # rows of the answer table kept in the audit log
 
@@ -26,7 +27,7 @@ class Store(Protocol):
     async def open(self) -> None: ...
     async def close(self) -> None: ...
     async def ping(self) -> None: ...
-    async def key_id_for(self, token: str) -> str | None: ...
+    async def key_for(self, token: str) -> KeyGrant | None: ...
     async def has_active_keys(self) -> bool: ...
     async def log_answer(self, answer: dict[str, Any], *, session_id: str | None,
                          api_key_id: str | None) -> None: ...
@@ -79,9 +80,9 @@ class PostgresStore:
 
     def __init__(self, url: str, max_size: int = 8) -> None:
         self.url = url
-        self.pool = AsyncConnectionPool(url, min_size=2, max_size=max_size, configure=_configure, open=False,
-                                        kwargs={"autocommit": True})
-        self._keys: dict[str, tuple[float, str | None]] = {}
+        self.pool: AsyncConnectionPool = async_pool(url, min_size=2, max_size=max_size, name="api-store",
+                                                    configure=_configure)
+        self._keys: dict[str, tuple[float, KeyGrant | None]] = {}
 
     async def open(self) -> None:
         await self.pool.open(wait=True, timeout=30)
@@ -93,32 +94,51 @@ class PostgresStore:
         async with self.pool.connection(timeout=5) as conn:
             await conn.execute("SELECT 1")
 
-    async def key_id_for(self, token: str) -> str | None:
+    async def key_for(self, token: str) -> KeyGrant | None:
+        """The active key of ``token`` (cached a few seconds, valid or not); a read, plus an update of
+        ``last_used_at`` at most once a minute per key: a flood of bad tokens writes nothing."""
         digest = hash_token(token)
         cached = self._keys.get(digest)
         if cached and time.monotonic() - cached[0] < self.KEY_CACHE_S:
             return cached[1]
-        async with self.pool.connection() as conn:
+        async def lookup(conn: psycopg.AsyncConnection) -> tuple | None:
             cur = await conn.execute(
-                "UPDATE semlayer.api_key SET last_used_at = now() "
-                "WHERE token_sha256 = %s AND revoked_at IS NULL RETURNING key_id", (digest,))
+                "SELECT key_id, scopes, last_used_at IS NULL OR last_used_at < now() - interval '1 minute' "
+                "FROM semlayer.api_key WHERE token_sha256 = %s AND revoked_at IS NULL", (digest,))
             row = await cur.fetchone()
-        key_id = row[0] if row else None
+            if row is not None and row[2]:
+                await conn.execute("UPDATE semlayer.api_key SET last_used_at = now() WHERE key_id = %s", (row[0],))
+            return row
+
+        row = await aread(self.pool, lookup)
+        grant = KeyGrant(row[0], frozenset(row[1])) if row else None
         if len(self._keys) > 10_000:
             self._keys.clear()
-        self._keys[digest] = (time.monotonic(), key_id)
-        return key_id
+        self._keys[digest] = (time.monotonic(), grant)
+        return grant
+
+    async def _one(self, query: str, params: tuple[Any, ...] = ()) -> tuple | None:
+        """The first row of an idempotent statement (retried once when the server dropped the connection)."""
+        async def fetch(conn: psycopg.AsyncConnection) -> tuple | None:
+            return await (await conn.execute(query, params)).fetchone()
+
+        return await aread(self.pool, fetch)
+
+    async def _all(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple]:
+        async def fetch(conn: psycopg.AsyncConnection) -> list[tuple]:
+            return await (await conn.execute(query, params)).fetchall()
+
+        return await aread(self.pool, fetch)
 
     async def has_active_keys(self) -> bool:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute("SELECT EXISTS (SELECT 1 FROM semlayer.api_key WHERE revoked_at IS NULL)")
-            row = await cur.fetchone()
+        row = await self._one("SELECT EXISTS (SELECT 1 FROM semlayer.api_key WHERE revoked_at IS NULL)")
         return bool(row and row[0])
 
     async def log_answer(self, answer: dict[str, Any], *, session_id: str | None,
                          api_key_id: str | None) -> None:
         row = audit_row(answer)
-        async with self.pool.connection() as conn:
+
+        async def upsert(conn: psycopg.AsyncConnection) -> None:  # idempotent: safe to retry
             await conn.execute(
                 """
                 INSERT INTO semlayer.query_log
@@ -134,12 +154,12 @@ class PostgresStore:
                  _jsonb(row["answer"])),
             )
 
+        await aread(self.pool, upsert)
+
     async def get_query(self, query_id: UUID) -> QueryRecord | None:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT query_id, created_at, question, session_id, intent, plan, timings, executed_sql, "
-                "answer, feedback FROM semlayer.query_log WHERE query_id = %s", (query_id,))
-            row = await cur.fetchone()
+        row = await self._one(
+            "SELECT query_id, created_at, question, session_id, intent, plan, timings, executed_sql, "
+            "answer, feedback FROM semlayer.query_log WHERE query_id = %s", (query_id,))
         if row is None:
             return None
         return QueryRecord(
@@ -149,30 +169,28 @@ class PostgresStore:
         )
 
     async def set_feedback(self, query_id: UUID, feedback: dict[str, Any]) -> bool:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "UPDATE semlayer.query_log SET feedback = %s WHERE query_id = %s RETURNING query_id",
-                (_jsonb(feedback), query_id))
-            return await cur.fetchone() is not None
+        return await self._one("UPDATE semlayer.query_log SET feedback = %s WHERE query_id = %s RETURNING query_id",
+                               (_jsonb(feedback), query_id)) is not None
 
     async def catalog(self) -> CatalogResponse:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT a.asset_type, a.name, a.title, a.description, p.name, a.meta->>'type' "
-                "FROM semlayer.asset a LEFT JOIN semlayer.asset p ON p.asset_id = a.parent_id "
-                "WHERE a.asset_type IN ('metric', 'dimension') ORDER BY a.asset_type, a.name")
-            members = await cur.fetchall()
-            cur = await conn.execute(
-                "SELECT canonical_term, synonyms, language, definition, mapped_asset_id "
-                "FROM semlayer.business_term ORDER BY canonical_term")
-            terms = await cur.fetchall()
+        members = await self._all(
+            "SELECT a.asset_type, a.name, a.title, a.description, p.name, COALESCE(a.meta->>'type', "
+            "a.meta->>'agg'), a.meta->>'format' FROM semlayer.asset a "
+            "LEFT JOIN semlayer.asset p ON p.asset_id = a.parent_id "
+            "WHERE a.asset_type IN ('metric', 'dimension') AND COALESCE(a.meta->>'public', 'true') <> 'false' "
+            "ORDER BY a.asset_type, a.name")
+        cubes = await self._all("SELECT name, title, description FROM semlayer.asset WHERE asset_type = 'table' "
+                                "AND meta->>'source' = 'cube_models' ORDER BY name")
+        terms = await self._all("SELECT canonical_term, synonyms, language, definition, mapped_asset_id "
+                                "FROM semlayer.business_term ORDER BY canonical_term")
         metrics, dimensions = [], []
-        for kind, name, title, description, cube, typ in members:
+        for kind, name, title, description, cube, typ, fmt in members:
             member = CatalogMember(name=name, title=title or "", description=description or "", cube=cube,
-                                   type=typ)
+                                   type=typ, format=fmt)
             (metrics if kind == "metric" else dimensions).append(member)
         return CatalogResponse(
             metrics=metrics, dimensions=dimensions,
             terms=[CatalogTerm(term=t, synonyms=list(s or []), language=lang or "", definition=d or "",
                                maps_to=m) for t, s, lang, d, m in terms],
+            cubes=[CatalogCube(name=n, title=t or "", description=d or "") for n, t, d in cubes],
         )

@@ -26,6 +26,7 @@ from cube_models.errors import QueryError
 from cube_models.model import SemanticModel
 from cube_models.query import CubeQuery
 from cube_models.result_cache import ResultCache
+from cubesage_core import db
 from cubesage_core.db import READER_ROLE
 from cubesage_core.lru import Lru
 from cubesage_core.refresh_key import afingerprint, fingerprint
@@ -104,9 +105,8 @@ class BuiltinBackend(SemanticBackend):
         """A small pool (opened on first use): concurrent callers do not queue behind one connection."""
         with self._lock:
             if self._pool is None:
-                self._pool = ConnectionPool(self.url, min_size=1, max_size=POOL_SIZE, open=True,
-                                            kwargs={"autocommit": True, "cursor_factory": psycopg.RawCursor},
-                                            check=ConnectionPool.check_connection)
+                self._pool = db.pool(self.url, min_size=1, max_size=POOL_SIZE, name="builtin-backend", vector=False,
+                                     kwargs={"cursor_factory": psycopg.RawCursor})
             return self._pool
 
     def close(self) -> None:
@@ -122,22 +122,28 @@ class BuiltinBackend(SemanticBackend):
                           params=list(compiled.params), cached=cached)
 
     def load(self, query: QueryInput, today: date | None = None) -> LoadResult:
+        """Run the compiled query (read-only: retried once on a fresh connection when the server dropped the
+        first mid-query)."""
         started = time.perf_counter()
         compiled = self.compile(query, today)
         key = _cache_key(compiled)
-        with _warehouse_errors(self.settings.statement_timeout_ms), self._connections().connection() as conn:
-            if self.cache.due():
-                self.cache.refresh(fingerprint(conn, self.cache.key.schema))
-            hit = self.cache.get(key) if key is not None else None
-            if hit is not None:
-                return self._result(compiled, hit.records, hit.total, started, cached=True)
-            version = self.cache.version
-            with conn.transaction(), conn.cursor() as cur:
-                cur.execute(_prelude(self.settings.statement_timeout_ms).as_string(conn))
-                records = cur.execute(compiled.sql, compiled.params).fetchall()
-                total = None
-                if compiled.total_sql:
-                    total = int(cur.execute(compiled.total_sql, compiled.params).fetchone()[0])
+        with _warehouse_errors(self.settings.statement_timeout_ms):
+            return db.read(self._connections(), lambda conn: self._load_on(conn, compiled, key, started))
+
+    def _load_on(self, conn: psycopg.Connection, compiled: Compiled, key: Hashable | None,
+                 started: float) -> LoadResult:
+        if self.cache.due():
+            self.cache.refresh(fingerprint(conn, self.cache.key.schema))
+        hit = self.cache.get(key) if key is not None else None
+        if hit is not None:
+            return self._result(compiled, hit.records, hit.total, started, cached=True)
+        version = self.cache.version
+        with conn.transaction(), conn.cursor() as cur:
+            cur.execute(_prelude(self.settings.statement_timeout_ms).as_string(conn))
+            records = cur.execute(compiled.sql, compiled.params).fetchall()
+            total = None
+            if compiled.total_sql:
+                total = int(cur.execute(compiled.total_sql, compiled.params).fetchone()[0])
         if key is not None:
             self.cache.put(key, records, total, version)
         return self._result(compiled, records, total, started)

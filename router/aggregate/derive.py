@@ -85,7 +85,22 @@ def _changes(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> list
     return changes
 
 
+def _part_of_whole(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple[list[dict[str, Any]],
+                                                                                        dict[str, Any]]:
+    """A share of a part (query 1) in the whole (query 2): the part's rows with ``<measure>.share``."""
+    part, whole = results[0], results[1]
+    totals = {m: _number(whole[0].get(m)) if whole else None for m in draft.query.get("measures", [])}
+    rows = [dict(r) for r in part]
+    for row in rows:
+        for measure, total in totals.items():
+            value = _number(row.get(measure))
+            row[f"{measure}.share"] = None if value is None or not total else value / total
+    return rows, {"share": {"totals": totals, "part_of_whole": True}}
+
+
 def combine(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    if "part" in draft.post and len(results) == 2:
+        return _part_of_whole(draft, results)
     derived: dict[str, Any] = {}
     if draft.groups > 1:
         size = draft.groups
@@ -99,7 +114,8 @@ def combine(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple
         derived["comparison"] = draft.comparison
         derived["periods"] = [{"label": label, "dateRange": (q.get("timeDimensions") or [{}])[0].get("dateRange")}
                               for label, q in zip(draft.labels, draft.queries, strict=True)]
-        if not any(t.get("granularity") for t in draft.query.get("timeDimensions", [])):
+        if draft.comparison != "members" and not any(t.get("granularity")
+                                                     for t in draft.query.get("timeDimensions", [])):
             derived["changes"] = _changes(draft, results)
     if "share" in draft.post and len(results) == 1:
         derived["share"] = _shares(rows, draft.measures)

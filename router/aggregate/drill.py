@@ -50,9 +50,10 @@ def _is_measure(model: Any, f: dict[str, Any]) -> bool:
 
 
 def _row_dimensions(cube: Any) -> list[str]:
-    """The key (when public) and the other public non-time dimensions, then one time dimension."""
+    """The key (public or not: a row is known by it), the other public non-time dimensions, then one time
+    dimension."""
     public = [d for d in cube.dimensions.values() if d.public]
-    keys = [d for d in public if d.primary_key]
+    keys = [d for d in cube.dimensions.values() if d.primary_key]
     plain = [d for d in public if not d.primary_key and d.type != "time"]
     times = [d for d in public if d.type == "time"][:1]
     return [f"{cube.name}.{d.name}" for d in [*keys, *plain][:DRILL_DIMENSIONS - len(times)] + times]

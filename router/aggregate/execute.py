@@ -26,9 +26,11 @@ WARNINGS = {"unknown_binding"}  # reported, not blocking: a glossary term mapped
 
 
 def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
-                     use_llm: bool | None = None, follow_up: FollowUp | None = None) -> CubeQueryDraft:
+                     use_llm: bool | None = None, follow_up: FollowUp | None = None,
+                     parsed: CubeQueryDraft | None = None) -> CubeQueryDraft:
     """The Cube query (one per compared period) for an aggregate question; LLM mode falls back to fast.
-    A follow-up is the whole conversation to the LLM and an edit of the previous query in fast mode."""
+    A follow-up is the whole conversation to the LLM and an edit of the previous query in fast mode;
+    ``parsed``: the fast parser's draft (``router.parse``), used in fast mode instead of slot filling."""
     ctx = AggregateContext.of(context)
 
     def llm() -> CubeQueryDraft:
@@ -39,7 +41,7 @@ def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
     def fast() -> CubeQueryDraft:
         if follow_up is not None:
             return edit_query(follow_up.previous, follow_up.understanding, follow_up.context, model)
-        return fill_slots(understanding, ctx, model)
+        return parsed if parsed is not None else fill_slots(understanding, ctx, model)
 
     result = two_mode(llm, fast, step="cube_query", use_llm=use_llm)
     draft = result.value
@@ -83,13 +85,14 @@ def _problems(draft: CubeQueryDraft, ctx: AggregateContext, model: Any) -> tuple
 
 
 def run_aggregate(understanding: Understanding, context: Any, model: Any, backend: Any, *, today: date | None = None,
-                  use_llm: bool | None = None, follow_up: FollowUp | None = None) -> AggregateResult:
+                  use_llm: bool | None = None, follow_up: FollowUp | None = None,
+                  parsed: CubeQueryDraft | None = None) -> AggregateResult:
     """Build, check, execute (with one corrective retry) and combine the rows of an aggregate question."""
     ctx = AggregateContext.of(context)
     today = today or understanding.today
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    draft = build_cube_query(understanding, ctx, model, use_llm=use_llm, follow_up=follow_up)
+    draft = build_cube_query(understanding, ctx, model, use_llm=use_llm, follow_up=follow_up, parsed=parsed)
     if follow_up is not None and draft.mode != "llm":
         # the edit is checked against what the follow-up binds; the previous turn's query counts as an example
         own = AggregateContext.of(follow_up.context)

@@ -1,24 +1,17 @@
-"""What the guard allows: the physical tables of the semantic assets, denied functions, LIMIT bounds."""
+"""What the guard allows: the configured warehouse schemas, the physical tables of the semantic assets within
+them, denied functions, LIMIT bounds."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-DENIED_FUNCTIONS: frozenset[str] = frozenset({
-    "pg_sleep", "pg_sleep_for", "pg_sleep_until", "pg_read_file", "pg_read_binary_file", "pg_ls_dir",
-    "pg_stat_file", "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
-    "pg_promote", "pg_switch_wal", "dblink", "dblink_exec", "dblink_connect", "lo_import", "lo_export",
-    "lo_get", "lo_put", "lo_unlink", "lo_create", "lo_open", "copy", "set_config", "current_setting",
-    "query_to_xml", "table_to_xml", "database_to_xml", "pg_advisory_lock", "pg_advisory_xact_lock",
-    "txid_current", "nextval", "setval",
-})
-# any function whose name starts with one of these is refused too (admin, large objects, remote SQL)
-DENIED_PREFIXES: tuple[str, ...] = ("pg_", "dblink", "lo_")
+from cubesage_core.sql_safety import DENIED_FUNCTIONS, DENIED_PREFIXES, denied
 
 
 @dataclass(frozen=True)
 class GuardPolicy:
-    """Allowed physical tables (``schema.table``, lower case) and LIMIT bounds."""
+    """Allowed physical tables (``schema.table``, lower case), the schemas they must lie in (the configured
+    warehouse schemas; default: ``default_schema`` alone) and LIMIT bounds."""
 
     allowed_tables: frozenset[str]
     max_limit: int = 1000
@@ -26,7 +19,11 @@ class GuardPolicy:
     default_schema: str = "warehouse"
     denied_functions: frozenset[str] = field(default=DENIED_FUNCTIONS)
     denied_prefixes: tuple[str, ...] = DENIED_PREFIXES
+    allowed_schemas: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        schemas = self.allowed_schemas or frozenset({self.default_schema})
+        object.__setattr__(self, "allowed_schemas", frozenset(s.lower() for s in schemas))
 
     def denies(self, function_name: str) -> bool:
-        name = function_name.lower().rsplit(".", 1)[-1]
-        return name in self.denied_functions or name.startswith(self.denied_prefixes)
+        return denied(function_name, self.denied_functions, self.denied_prefixes)

@@ -22,6 +22,7 @@ Rules (documented choices):
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ class _Spec:
     explicit_year: bool = True
     rebase: Callable[[int], Bounds] | None = None  # the same period in another year
     marker: str | None = None
+    inherited: bool = False  # its year came from a neighbour ("Q1 or Q2 of 2013"): the label says it
 
 
 @dataclass
@@ -239,6 +241,9 @@ def _rules() -> list[Rule]:
          lambda m, t: _day_spec(int(m[3]), MONTHS[m[2].lower()], int(m[1]), t)),
         (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]",
          lambda m, t: _day_spec(None, int(m[1]), int(m[2]), t)),
+        # a day without its year ("from June 23 to June 29, 2025": the year of the nearest one that has it)
+        (rf"\b({_ALL_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d{{4}})(?!\s*(?:st|nd|rd|th))",
+         lambda m, t: _day_spec(None, MONTHS[m[1].lower()], int(m[2]), t)),
         # months
         (rf"(?<!\d)(\d{{4}})\s*年\s*({_CN_MONTH})\s*月份?",
          lambda m, t: _month_spec(int(m[1]), parse_number(m[2]) or 0, t)),
@@ -318,7 +323,8 @@ _AND_WORDS = {"and", "和", "与"}
 CHANGE = re.compile(r"\b(?:growth|grow|grew|grown|change[ds]?|increase[ds]?|decrease[ds]?|decline[ds]?|"
                     r"drop(?:ped)?|rise|rose|fell|fall)\b|增长|增幅|增速|变化|涨幅|跌幅|下降|下滑|上升",
                     re.IGNORECASE | re.ASCII)
-_SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s*$|自\s*$", re.IGNORECASE | re.ASCII)
+_SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s+(?:the\s+)?(?:(?:start|beginning)\s+of\s+)?$|"
+                           r"\b(?:since|starting|from)\s*$|自\s*$", re.IGNORECASE | re.ASCII)
 _SINCE_AFTER = re.compile(r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起|onwards|to date|until now|so far)")
 
 
@@ -338,6 +344,25 @@ def _atoms(text: str, today: date) -> list[_Atom]:
     return sorted(chosen, key=lambda a: a.start)
 
 
+_YEAR_WORDS = re.compile(r"^(?:this|last|previous|next)\s+year$|^(?:今年|去年|前年|本年|上一?年)$", re.IGNORECASE)
+_GAP_WORDS = re.compile(r"^(?:\s*\b(?!vs\b|versus\b|compared\b|than\b|and\b|or\b|against\b)[a-z]+\b)"
+                        r"{1,3}\s*$", re.IGNORECASE)
+
+
+def _anchored(atoms: list[_Atom], text: str) -> list[_Atom]:
+    """"Q4 sales this year": a year-less quarter/month/half a few words before "this/last year" is in that
+    year; the year's words only date it (a marker, not a range of its own)."""
+    for atom, nxt in itertools.pairwise(atoms):
+        spec, year = atom.spec, nxt.spec
+        if spec.explicit_year or spec.rebase is None or year.bounds is None or year.marker:
+            continue
+        if not _YEAR_WORDS.match(text[nxt.start:nxt.end].strip()) or not _GAP_WORDS.match(text[atom.end:nxt.start]):
+            continue
+        atom.spec = _Spec(spec.rebase(year.bounds[0].year), spec.grain, True)
+        nxt.spec = _Spec(None, None, marker="year-of-period")
+    return atoms
+
+
 def _with_years(atoms: list[_Atom]) -> list[_Atom]:
     """Year-less months/quarters take the year of the nearest atom naming one ("March vs April 2024")."""
     dated = [a for a in atoms if a.spec.bounds is not None and a.spec.explicit_year and a.spec.grain != "year"]
@@ -347,7 +372,7 @@ def _with_years(atoms: list[_Atom]) -> list[_Atom]:
             continue
         nearest = min(dated, key=lambda a: abs(a.start - atom.start))
         assert nearest.spec.bounds is not None
-        atom.spec = _Spec(spec.rebase(nearest.spec.bounds[0].year), spec.grain, True)
+        atom.spec = _Spec(spec.rebase(nearest.spec.bounds[0].year), spec.grain, True, inherited=True)
     return atoms
 
 
@@ -358,7 +383,7 @@ def _finer(a: Granularity | None, b: Granularity | None) -> Granularity | None:
 
 def extract_time(text: str, today: date) -> TimeParse:
     """All time expressions of ``text`` (normalised) as inclusive ranges, plus markers."""
-    atoms = _with_years(_atoms(text, today))
+    atoms = _with_years(_anchored(_atoms(text, today), text))
     result = TimeParse()
     i = 0
     while i < len(atoms):
@@ -386,7 +411,8 @@ def extract_time(text: str, today: date) -> TimeParse:
             end = max(end, today) if start <= today else end
             # the label says the range runs to today: "since 2024", "2024年以来"
             phrase = text[since.start():span_end] if since else text[atom.start:span_end + until_now.end()]
-        result.ranges.append(TimeRange(start, end, phrase, grain, phrase))
+        label = f"{phrase} {start.year}" if spec.inherited and not re.search(r"\d{4}", phrase) else phrase
+        result.ranges.append(TimeRange(start, end, label, grain, phrase))
         i += 1
     return result
 

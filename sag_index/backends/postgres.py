@@ -3,7 +3,8 @@
 Exact (sequential) vector search keeps bulk loads fast and results exact; ``kind`` filters
 narrow scans (wiki events vs. table rows). BM25 uses Lucene's formula (k1=1.2, b=0.75)
 over ``sag.bm25_term``/``sag.bm25_doc``, filled from the shared tokenizer and partitioned by
-index (``event:doc``, ``event:row``, ``entity``).
+index (``event:doc``, ``event:row``, ``entity``). Connections come from a checked pool
+(:func:`cubesage_core.db.pool`); reads are retried once when the server dropped their connection.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-import psycopg
+from psycopg_pool import PoolTimeout
 
-from cubesage_core.db import apply_schema, connect
+from cubesage_core import db
 from sag_index.backends.base import IndexBatch, VectorField, VectorStore
 from sag_index.errors import StoreUnavailable
 from sag_index.models import Hit
@@ -30,23 +32,33 @@ _VEC_COLUMN = {"title": "title_vec", "content": "content_vec"}
 class PostgresStore(VectorStore):
     backend = "postgres"
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, max_connections: int = 4) -> None:
+        self._pool = db.pool(url, min_size=1, max_size=max_connections, name="sag-store")
         try:
-            self._conn = connect(url)
-        except psycopg.OperationalError as err:
+            self._pool.wait(timeout=db.POOL_TIMEOUT_S)
+        except PoolTimeout as err:
+            self._pool.close()
             raise StoreUnavailable(f"PostgreSQL store unreachable: {err}") from err
         self._url = url
         self._stats: dict[str, tuple[int, float, float]] = {}
         self._written = 0
 
+    def _rows(self, query: str, params: Sequence[Any] | dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """All rows of a read (retried once on a fresh connection when the server dropped the first)."""
+        return db.read(self._pool, lambda conn: conn.execute(query, params).fetchall())
+
+    def _write(self, query: str, params: Sequence[Any] | None = None) -> None:
+        with self._pool.connection() as conn:
+            conn.execute(query, params)
+
     def ensure(self) -> None:
-        exists = self._conn.execute("SELECT to_regclass('sag.bm25_term')").fetchone()[0]
+        exists = self._rows("SELECT to_regclass('sag.bm25_term')")[0][0]
         if exists is None:
-            apply_schema(self._url)
+            db.apply_schema(self._url)
 
     def reset(self) -> None:
-        self._conn.execute("TRUNCATE sag.event_vectors, sag.entity_vectors, sag.event_entity_vectors, "
-                           "sag.bm25_doc, sag.bm25_term")
+        self._write("TRUNCATE sag.event_vectors, sag.entity_vectors, sag.event_entity_vectors, "
+                    "sag.bm25_doc, sag.bm25_term")
         self._stats.clear()
 
     def upsert(self, batch: IndexBatch) -> None:
@@ -60,7 +72,7 @@ class PostgresStore(VectorStore):
             counts = Counter(en.tokens)
             docs.append(("entity", en.entity_id, "entity", len(en.tokens)))
             postings.extend(("entity", term, en.entity_id, tf) for term, tf in counts.items())
-        with self._conn.transaction(), self._conn.cursor() as cur:
+        with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
             cur.execute("CREATE TEMP TABLE IF NOT EXISTS _ev (LIKE sag.event_vectors) ON COMMIT DROP")
             with cur.copy("COPY _ev (event_id, chunk_id, kind, title, title_vec, content_vec) FROM STDIN "
                           "WITH (FORMAT BINARY)") as copy:
@@ -109,18 +121,18 @@ class PostgresStore(VectorStore):
     def flush(self) -> None:
         """Refresh planner statistics after bulk loads (fresh tables without them get ruinous plans)."""
         if self._written >= ANALYZE_AFTER:
-            self._conn.execute("ANALYZE sag.event_vectors, sag.entity_vectors, sag.bm25_doc, sag.bm25_term")
+            self._write("ANALYZE sag.event_vectors, sag.entity_vectors, sag.bm25_doc, sag.bm25_term")
             self._written = 0
 
     def delete_events(self, event_ids: Sequence[str]) -> None:
         ids = list(event_ids)
         if not ids:
             return
-        with self._conn.transaction():
-            self._conn.execute("DELETE FROM sag.event_vectors WHERE event_id = ANY(%s)", (ids,))
-            self._conn.execute("DELETE FROM sag.event_entity_vectors WHERE event_id = ANY(%s)", (ids,))
-            self._conn.execute("DELETE FROM sag.bm25_term WHERE idx LIKE 'event:%%' AND doc_id = ANY(%s)", (ids,))
-            self._conn.execute("DELETE FROM sag.bm25_doc WHERE idx LIKE 'event:%%' AND doc_id = ANY(%s)", (ids,))
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("DELETE FROM sag.event_vectors WHERE event_id = ANY(%s)", (ids,))
+            conn.execute("DELETE FROM sag.event_entity_vectors WHERE event_id = ANY(%s)", (ids,))
+            conn.execute("DELETE FROM sag.bm25_term WHERE idx LIKE 'event:%%' AND doc_id = ANY(%s)", (ids,))
+            conn.execute("DELETE FROM sag.bm25_doc WHERE idx LIKE 'event:%%' AND doc_id = ANY(%s)", (ids,))
         self._stats.clear()
 
     # -- search ---------------------------------------------------------------------------------
@@ -128,9 +140,9 @@ class PostgresStore(VectorStore):
                    kinds: Sequence[str] | None = None) -> list[Hit]:
         col = _VEC_COLUMN[field]
         where = "WHERE kind = ANY(%(kinds)s)" if kinds else ""
-        rows = self._conn.execute(
+        rows = self._rows(
             f"SELECT event_id, 1 - ({col} <=> %(v)s) FROM sag.event_vectors {where} "
-            f"ORDER BY {col} <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k, "kinds": list(kinds or [])}).fetchall()
+            f"ORDER BY {col} <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k, "kinds": list(kinds or [])})
         return [Hit(r[0], float(r[1])) for r in rows]
 
     def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content"
@@ -138,30 +150,30 @@ class PostgresStore(VectorStore):
         if not ids:
             return {}
         col = _VEC_COLUMN[field]
-        rows = self._conn.execute(f"SELECT event_id, 1 - ({col} <=> %s) FROM sag.event_vectors "
-                                  "WHERE event_id = ANY(%s)", (vector, list(ids))).fetchall()
+        rows = self._rows(f"SELECT event_id, 1 - ({col} <=> %s) FROM sag.event_vectors WHERE event_id = ANY(%s)",
+                          (vector, list(ids)))
         return {r[0]: float(r[1]) for r in rows}
 
     def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
                      tokens: Sequence[str] | None = None) -> list[Hit]:
         if tokens:  # token blocking stands in for an ANN index: exact cosine over entities sharing a token
-            rows = self._conn.execute(
+            rows = self._rows(
                 """WITH cand AS (SELECT DISTINCT doc_id FROM sag.bm25_term WHERE idx = 'entity'
                                  AND term = ANY(%(t)s) LIMIT %(cap)s)
                    SELECT v.entity_id, 1 - (v.name_vec <=> %(v)s) AS s FROM sag.entity_vectors v
                    JOIN cand ON cand.doc_id = v.entity_id WHERE v.name_vec IS NOT NULL
                    ORDER BY s DESC LIMIT %(k)s""",
-                {"t": sorted(set(tokens)), "v": vector, "k": k, "cap": BLOCK_CAP}).fetchall()
+                {"t": sorted(set(tokens)), "v": vector, "k": k, "cap": BLOCK_CAP})
             return [Hit(r[0], float(r[1])) for r in rows if r[1] >= threshold]
-        rows = self._conn.execute(
+        rows = self._rows(
             "SELECT entity_id, 1 - (name_vec <=> %(v)s) AS s FROM sag.entity_vectors WHERE name_vec IS NOT NULL "
-            "ORDER BY name_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k}).fetchall()
+            "ORDER BY name_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k})
         return [Hit(r[0], float(r[1])) for r in rows if r[1] >= threshold]
 
     def knn_links(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
-        rows = self._conn.execute(
+        rows = self._rows(
             "SELECT event_id, entity_id, 1 - (desc_vec <=> %(v)s) FROM sag.event_entity_vectors "
-            "ORDER BY desc_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k}).fetchall()
+            "ORDER BY desc_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k})
         return [(r[0], r[1], float(r[2])) for r in rows]
 
     def text_events(self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None,
@@ -181,7 +193,7 @@ class PostgresStore(VectorStore):
         if n_docs == 0:
             return []
         filters = " AND t.doc_id = ANY(%(ids)s)" if ids is not None else ""
-        rows = self._conn.execute(
+        rows = self._rows(
             f"""WITH q AS (SELECT unnest(%(terms)s::text[]) AS term),
                    df AS (SELECT q.term, count(*) AS df FROM q JOIN sag.bm25_term t
                           ON t.idx = %(idx)s AND t.term = q.term GROUP BY q.term)
@@ -191,23 +203,23 @@ class PostgresStore(VectorStore):
                JOIN sag.bm25_doc d ON d.idx = t.idx AND d.doc_id = t.doc_id
                WHERE true {filters}
                GROUP BY t.doc_id ORDER BY score DESC, t.doc_id LIMIT %(k)s""",
-            {"terms": terms, "idx": idx, "n": n_docs, "avgdl": avgdl, "k": k, "ids": list(ids or [])}).fetchall()
+            {"terms": terms, "idx": idx, "n": n_docs, "avgdl": avgdl, "k": k, "ids": list(ids or [])})
         return [Hit(r[0], float(r[1])) for r in rows]
 
     def _collection_stats(self, idx: str) -> tuple[int, float]:
         cached = self._stats.get(idx)
         if cached is None or time.monotonic() - cached[2] > 30:
-            n, avgdl = self._conn.execute("SELECT count(*), coalesce(avg(length), 1) FROM sag.bm25_doc "
-                                          "WHERE idx = %s", (idx,)).fetchone()
+            n, avgdl = self._rows("SELECT count(*), coalesce(avg(length), 1) FROM sag.bm25_doc WHERE idx = %s",
+                                  (idx,))[0]
             cached = (int(n), float(avgdl) or 1.0, time.monotonic())
             self._stats[idx] = cached
         return cached[0], cached[1]
 
     def count(self) -> dict[str, int]:
-        row = self._conn.execute(
+        row = self._rows(
             "SELECT (SELECT count(*) FROM sag.event_vectors), (SELECT count(*) FROM sag.entity_vectors), "
-            "(SELECT count(*) FROM sag.event_entity_vectors)").fetchone()
+            "(SELECT count(*) FROM sag.event_entity_vectors)")[0]
         return {"events": row[0], "entities": row[1], "links": row[2]}
 
     def close(self) -> None:
-        self._conn.close()
+        self._pool.close()

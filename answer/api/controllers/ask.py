@@ -46,8 +46,7 @@ def to_response(answer: dict[str, Any], session_id: str | None) -> AskResponse:
     return AskResponse(
         query_id=str(answer.get("query_id", "")), question=str(answer.get("question", "")),
         intent=answer.get("intent"), text=str(answer.get("text", "")),
-        table=Table(columns=list(table.get("columns") or []), rows=list(table.get("rows") or []),
-                    labels=list(table.get("labels") or []), formats=list(table.get("formats") or [])),
+        table=msgspec.convert({k: v for k, v in table.items() if k in Table.__struct_fields__}, Table),
         chart=answer.get("chart") or None, provenance=dict(answer.get("provenance") or {}),
         timings_ms=dict(answer.get("timings_ms") or {}), session_id=session_id,
     )
@@ -76,7 +75,8 @@ class AskController(Controller):
     path = "/v1/ask"
     tags = ("ask",)
 
-    @post("/", summary="Answer a question", status_code=200, responses=error_responses(400, 401, 413, 422, 429, 503),
+    @post("/", summary="Answer a question", status_code=200,
+          responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503),
           description="Intent-routed answer: text, result table, Vega-Lite chart spec and provenance.")
     async def ask(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,
                   sessions: SessionMemory, answer_cache: AnswerCache, settings: Settings) -> AskResponse:

@@ -13,6 +13,6 @@ class CatalogController(Controller):
     path = "/v1/catalog"
     tags = ("catalog",)
 
-    @get("/", summary="Metrics, dimensions and glossary terms", responses=error_responses(401, 429))
+    @get("/", summary="Metrics, dimensions and glossary terms", responses=error_responses(401, 403, 429))
     async def catalog(self, store: Store) -> CatalogResponse:
         return await store.catalog()

@@ -1,10 +1,12 @@
 """GET /healthz (the process answers) and GET /readyz (PostgreSQL, Cube, Elasticsearch, LLM as configured).
 
-/readyz: 200 "ready" when every configured service answers; 200 "degraded" when only a
-service with a configured fallback is down (Cube -> built-in compiler, Elasticsearch ->
-PostgreSQL backend, LLM -> fast mode: also while its circuit breaker is open, shown under
-``checks.llm.breaker``); 503 "unavailable" when PostgreSQL or a service
-without fallback is down.
+/readyz checks each service as it is now, through the connections the API really uses: PostgreSQL
+is a round trip through the audit store's pool *and* the answering service's pool, Cube its
+``/readyz``, Elasticsearch its cluster health (red = down), the LLM endpoint any HTTP answer (and its
+LM built for the model, its circuit breaker not open: shown under ``checks.llm.breaker``).
+200 "ready" when every configured service answers; 200 "degraded" when only a service with a
+configured fallback is down (Cube -> built-in compiler, Elasticsearch -> PostgreSQL backend,
+LLM -> fast mode); 503 "unavailable" when PostgreSQL or a service without fallback is down.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import httpx
 from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 
+from answer.api._service import ServiceAdapter
 from answer.api.dto import Health, Readiness
 from answer.api.store import Store
 from cubesage_core.llm import breaker_state, get_lm
@@ -53,6 +56,19 @@ async def _llm_ok(client: httpx.AsyncClient, settings: Settings) -> None:
                            f"retry in {state['retry_in_s']} s")
 
 
+async def _es_ok(client: httpx.AsyncClient, url: str) -> None:
+    response = await client.get(url.rstrip("/") + "/_cluster/health")
+    if response.status_code >= 400:
+        raise RuntimeError(f"HTTP {response.status_code} from {url}")
+    status = response.json().get("status")
+    if status == "red":
+        raise RuntimeError("cluster health is red")
+
+
+async def _postgres_ok(store: Store, service: ServiceAdapter) -> None:
+    await asyncio.wait_for(asyncio.gather(store.ping(), service.ping()), TIMEOUT_S)
+
+
 class HealthController(Controller):
     tags = ("health",)
 
@@ -62,10 +78,10 @@ class HealthController(Controller):
 
     @get("/readyz", summary="Readiness of PostgreSQL, Cube, Elasticsearch and the LLM endpoint",
          responses={503: ResponseSpec(data_container=Readiness, description="A required service is down")})
-    async def readyz(self, store: Store, settings: Settings) -> Response[Readiness]:
+    async def readyz(self, store: Store, service: ServiceAdapter, settings: Settings) -> Response[Readiness]:
         async with httpx.AsyncClient(timeout=TIMEOUT_S) as client:
             names = ["postgres"]
-            checks: list[Any] = [asyncio.wait_for(store.ping(), TIMEOUT_S)]
+            checks: list[Any] = [_postgres_ok(store, service)]
             fallback = {"postgres": False}
             if settings.cube_url:
                 names.append("cube")
@@ -73,7 +89,7 @@ class HealthController(Controller):
                 fallback["cube"] = settings.cube_fallback_builtin
             if settings.es_url:
                 names.append("elasticsearch")
-                checks.append(_http_ok(client, settings.es_url.rstrip("/") + "/"))
+                checks.append(_es_ok(client, settings.es_url))
                 fallback["elasticsearch"] = settings.es_fallback_postgres
             if settings.llm_url:
                 names.append("llm")

@@ -1,7 +1,9 @@
 """POST /v1/ingest/{wiki,cube-models,glossary}: validated, transactional, idempotent content updates.
 
-Each endpoint parses its input first (bad YAML/CSV/JSON -> 422 naming the document),
-then hands it to the package that owns it and returns what changed.
+Ingest is a trust boundary: every route needs a key with the ``ingest`` scope (even in keyless loopback
+mode, unless ``api_ingest_requires_key`` is false). Each endpoint parses its input first (bad or oversized
+YAML, CSV, JSON -> 422 naming the document; YAML within :mod:`cubesage_core.safe_yaml`'s limits), then
+hands it to the package that owns it and returns what changed.
 """
 
 from __future__ import annotations
@@ -9,10 +11,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio.to_thread
-import yaml
 from litestar import Controller, post
 
 from answer.api._service import ServiceAdapter
@@ -25,6 +26,7 @@ from answer.api.dto import (
 )
 from answer.api.errors import Unprocessable, error_responses
 from answer.api.knowledge import Knowledge
+from cubesage_core import safe_yaml
 
 
 async def _changed(kind: str, service: ServiceAdapter, answer_cache: AnswerCache) -> None:
@@ -60,9 +62,9 @@ def _check_wiki(data: IngestWikiRequest) -> list[dict[str, str]]:
 def _check_models(data: IngestCubeModelsRequest) -> list[dict[str, str]]:
     for f in data.files:
         try:
-            parsed = yaml.safe_load(f.content)
-        except yaml.YAMLError as err:
-            raise Unprocessable(f"{f.name}: not valid YAML: {str(err).splitlines()[0]}") from err
+            parsed = safe_yaml.load(f.content)
+        except safe_yaml.YamlLimitError as err:
+            raise Unprocessable(f"{f.name}: {err}") from err
         if not isinstance(parsed, dict) or not ({"cubes", "views"} & parsed.keys()):
             raise Unprocessable(f"{f.name}: a Cube model file needs a top-level 'cubes:' or 'views:' list")
     return [{"name": f.name, "content": f.content} for f in data.files]
@@ -71,9 +73,9 @@ def _check_models(data: IngestCubeModelsRequest) -> list[dict[str, str]]:
 def _check_glossary(data: IngestGlossaryRequest) -> None:
     if data.format == "yaml":
         try:
-            parsed = yaml.safe_load(data.content)
-        except yaml.YAMLError as err:
-            raise Unprocessable(f"glossary: not valid YAML: {str(err).splitlines()[0]}") from err
+            parsed = safe_yaml.load(data.content)
+        except safe_yaml.YamlLimitError as err:
+            raise Unprocessable(f"glossary: {err}") from err
         if not isinstance(parsed, dict | list):
             raise Unprocessable("glossary: YAML must be a list of terms or a mapping with 'terms:'")
     else:
@@ -88,9 +90,10 @@ def _check_glossary(data: IngestGlossaryRequest) -> None:
 class IngestController(Controller):
     path = "/v1/ingest"
     tags = ("ingest",)
+    opt: ClassVar[dict[str, Any]] = {"scope": "ingest"}
 
     @post("/wiki", summary="Index wiki pages (markdown, html, text, json) into SAG", status_code=200,
-          responses=error_responses(400, 401, 413, 422, 429, 503))
+          responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503))
     async def wiki(self, data: IngestWikiRequest, knowledge: Knowledge, answer_cache: AnswerCache,
                    service: ServiceAdapter) -> IngestResponse:
         documents = _check_wiki(data)
@@ -99,7 +102,7 @@ class IngestController(Controller):
         return _counts("wiki", result)
 
     @post("/cube-models", summary="Validate and export Cube YAML models to the semantic assets",
-          status_code=200, responses=error_responses(400, 401, 413, 422, 429, 503))
+          status_code=200, responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503))
     async def cube_models(self, data: IngestCubeModelsRequest, knowledge: Knowledge,
                           answer_cache: AnswerCache, service: ServiceAdapter) -> IngestResponse:
         files = _check_models(data)
@@ -108,7 +111,7 @@ class IngestController(Controller):
         return _counts("cube-models", result)
 
     @post("/glossary", summary="Load business terms (CSV or YAML)", status_code=200,
-          responses=error_responses(400, 401, 413, 422, 429, 503))
+          responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503))
     async def glossary(self, data: IngestGlossaryRequest, knowledge: Knowledge,
                        answer_cache: AnswerCache, service: ServiceAdapter) -> IngestResponse:
         _check_glossary(data)

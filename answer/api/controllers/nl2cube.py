@@ -6,7 +6,7 @@ from litestar import Controller, post
 
 from answer.api._service import ServiceAdapter
 from answer.api.controllers.ask import check_question, check_today
-from answer.api.dto import NL2CubeRequest, NL2CubeResponse
+from answer.api.dto import LabeledQuery, NL2CubeRequest, NL2CubeResponse
 from answer.api.errors import error_responses
 from cubesage_core.settings import Settings
 
@@ -16,7 +16,7 @@ class NL2CubeController(Controller):
     tags = ("nl2cube",)
 
     @post("/", summary="Translate a question into a Cube query", status_code=200,
-          responses=error_responses(400, 401, 413, 422, 429, 503))
+          responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503))
     async def nl2cube(self, data: NL2CubeRequest, service: ServiceAdapter, settings: Settings) -> NL2CubeResponse:
         question = check_question(data.question, settings)
         result = await service.nl2cube(question, run=data.run, today=check_today(data.today))
@@ -28,4 +28,6 @@ class NL2CubeController(Controller):
             confidence=float(result.get("confidence") or 0.0),
             rows=list(rows) if data.run and rows is not None else None,
             sql=result.get("sql") if data.run else None,
+            cube_queries=[LabeledQuery(label=str(q["label"]), cube_query=dict(q["cube_query"]))
+                          for q in result["cube_queries"]] if result.get("cube_queries") else None,
         )

@@ -1,4 +1,5 @@
-"""Rule: every table read is a physical table of the semantic assets (CTE names excepted)."""
+"""Rule: every table read lies in a configured warehouse schema and is a physical table of the semantic assets
+(CTE names excepted). The schemas come from settings, so no model can widen what the guard lets through."""
 
 from __future__ import annotations
 
@@ -31,9 +32,14 @@ def allowed_tables(tree: exp.Expression, policy: GuardPolicy) -> exp.Expression:
             raise SqlGuardError("allowed_tables", f"cross-database reference {table.sql()} is not allowed")
         if not isinstance(table.this, exp.Identifier):
             raise SqlGuardError("allowed_tables", f"table function {table.this.sql()} is not allowed")
+    read = physical_tables(tree, policy.default_schema)
+    outside = sorted(t for t in read if t.split(".", 1)[0] not in policy.allowed_schemas)
+    if outside:
+        raise SqlGuardError("allowed_tables", f"table(s) {', '.join(outside)} are outside the warehouse schemas "
+                                              f"({', '.join(sorted(policy.allowed_schemas))})")
     if not policy.allowed_tables:
         raise SqlGuardError("allowed_tables", "no semantic assets are loaded, so no table may be read")
-    unknown = physical_tables(tree, policy.default_schema) - policy.allowed_tables
+    unknown = read - policy.allowed_tables
     if unknown:
         raise SqlGuardError(
             "allowed_tables", f"table(s) {', '.join(sorted(unknown))} are not semantic assets")

@@ -94,7 +94,7 @@ def test_nl2cube_does_not_execute_unless_asked(live_api: LiveApi) -> None:
     assert len(ran["rows"]) == 12
 
 
-def test_feedback_learns_validated_pairs_only(live_api: LiveApi, pg_url: str) -> None:
+def test_feedback_is_a_proposal_until_an_admin_approves_it(live_api: LiveApi, pg_url: str) -> None:
     question = f"GMV by channel in 2024 ({uuid.uuid4().hex[:6]})"
     answer = httpx.post(f"{live_api.url}/v1/ask", json={"question": question}, timeout=60).json()
     bad = httpx.post(f"{live_api.url}/v1/feedback", json={
@@ -105,19 +105,37 @@ def test_feedback_learns_validated_pairs_only(live_api: LiveApi, pg_url: str) ->
         "query_id": answer["query_id"], "verdict": "down",
         "corrected_sql": "DELETE FROM warehouse.fact_order"}, timeout=30)
     assert evil.status_code == 422
-    with db.connection(pg_url) as conn:
-        assert conn.execute("SELECT count(*) FROM semlayer.dynamic_few_shot_cache WHERE question = %s",
-                            (question,)).fetchone()[0] == 0
     good = httpx.post(f"{live_api.url}/v1/feedback", json={"query_id": answer["query_id"], "verdict": "up"},
                       timeout=30)
-    assert good.status_code == 200 and good.json()["learned"] is True, good.text
+    assert good.status_code == 200, good.text
+    assert good.json()["learned"] is False and good.json()["status"] == "pending"
+    proposal_id = good.json()["proposal_id"]
+
+    def cached() -> list[tuple]:
+        with db.connection(pg_url) as conn:
+            return conn.execute("SELECT approved, cube_query FROM semlayer.dynamic_few_shot_cache "
+                                "WHERE question = %s", (question,)).fetchall()
+
+    assert cached() == []  # unreviewed: nothing reaches engine D
+    approve = f"{live_api.url}/v1/feedback/proposals/{proposal_id}/approve"
+    assert httpx.post(approve, timeout=30).status_code == 401  # keyless mode is never admin
+    asker, asker_token = keys.create_key(pg_url, f"it-asker-{uuid.uuid4().hex[:6]}")
+    admin, admin_token = keys.create_key(pg_url, f"it-admin-{uuid.uuid4().hex[:6]}", ["admin"])
+    try:
+        assert httpx.post(approve, headers={"Authorization": f"Bearer {asker_token}"},
+                          timeout=30).status_code == 403
+        assert cached() == []
+        done = httpx.post(approve, headers={"Authorization": f"Bearer {admin_token}"}, timeout=60)
+        assert done.status_code == 200 and done.json()["status"] == "approved", done.text
+        assert done.json()["reviewed_by"] == f"key:{admin.key_id}"
+    finally:
+        keys.revoke_key(pg_url, asker.key_id)
+        keys.revoke_key(pg_url, admin.key_id)
+    assert cached() == [(True, answer["provenance"]["cube_query"])]
     with db.connection(pg_url) as conn:
-        row = conn.execute("SELECT approved, cube_query FROM semlayer.dynamic_few_shot_cache WHERE question = %s",
-                           (question,)).fetchone()
         feedback = conn.execute("SELECT feedback FROM semlayer.query_log WHERE query_id = %s",
                                 (answer["query_id"],)).fetchone()[0]
-    assert row[0] is True and row[1] == answer["provenance"]["cube_query"]
-    assert feedback["verdict"] == "up"
+    assert feedback["verdict"] == "up" and feedback["proposal_id"] == proposal_id
 
 
 def test_hostile_questions_never_500_and_leave_the_warehouse_intact(live_api: LiveApi, pg_url: str) -> None:
@@ -182,7 +200,8 @@ def test_ingest_is_validated_idempotent_and_reports_changes(live_api: LiveApi, p
 
     model_dir = tmp_path / "model"
     shutil.copytree(REPO_ROOT / "demo" / "model", model_dir)
-    app = create_app(api_settings(pg_url, model_dir=model_dir), live_api.service, database_url=pg_url)
+    settings = api_settings(pg_url, model_dir=model_dir, api_ingest_requires_key=False)
+    app = create_app(settings, live_api.service, database_url=db.api_url(settings, pg_url))
     tag = uuid.uuid4().hex[:6]
     with serve_in_thread(app) as url:
         doc = {"name": f"it-wiki-{tag}", "format": "markdown",
@@ -246,7 +265,7 @@ def test_ingested_cube_models_are_used_without_a_restart(demo_ready, pg_url: str
     term_id = f"it_price_ceiling_{uuid.uuid4().hex[:6]}"
     question = {"question": "catalogue price ceiling by brand"}
     try:
-        with running_api(api_settings(pg_url, model_dir=model_dir), pg_url) as api:
+        with running_api(api_settings(pg_url, model_dir=model_dir, api_ingest_requires_key=False), pg_url) as api:
             glossary = {"format": "yaml", "content": f"terms:\n  - id: {term_id}\n    term: catalogue price ceiling\n"
                         "    maps_to: metric:price_points.max_list_price\n    language: en\n"}
             assert httpx.post(f"{api.url}/v1/ingest/glossary", json=glossary, timeout=60).status_code == 200

@@ -2,11 +2,13 @@
 
 Each test starts its OWN Cube / Elasticsearch instance (never the session-wide ones) and stops it
 while the API is serving. LLM timeouts use the in-test OpenAI-compatible stub stalling its replies.
+Database connection resets terminate the API role's backends (pg_terminate_backend) mid-load.
 """
 
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -131,3 +133,59 @@ def test_llm_timeout_falls_back_to_fast_mode(demo_ready: Any, pg_url: str,
     assert _numbers(r.json()) == _numbers(fast)
     assert elapsed < 60
     assert "fallback" in str(r.json()["provenance"]).lower() or "fast" in str(r.json()["provenance"]).lower()
+
+
+LOAD_QUESTIONS = (AGGREGATE, DETAIL, "GMV by region in 2024", "list the refunded orders of customer 王芳",
+                  "top 5 products by GMV", "华东地区本月GMV")
+RECOVERY_S = 5.0
+
+
+def _load(url: str, stop: threading.Event, results: list[tuple[float, float, int]], worker: int) -> None:
+    with httpx.Client(timeout=60) as client:
+        i = worker
+        while not stop.is_set():
+            sent = time.monotonic()
+            try:
+                status = client.post(f"{url}/v1/ask", json={"question": LOAD_QUESTIONS[i % len(LOAD_QUESTIONS)]}
+                                     ).status_code
+            except httpx.HTTPError:
+                status = 599
+            results.append((sent, time.monotonic(), status))
+            i += 1
+
+
+def _terminate_api_backends(pg_url: str) -> int:
+    from cubesage_core import db
+
+    with db.connection(pg_url) as conn:
+        return conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                            "WHERE usename = %s AND pid <> pg_backend_pid()", (db.API_ROLE,)).fetchone()[0]
+
+
+def test_terminated_database_backends_recover_within_5_s(demo_ready: Any, pg_url: str) -> None:
+    """pg_terminate_backend on every API connection mid-load: answers resume within 5 s, no 5xx after."""
+    settings = api_settings(pg_url, warehouse_cache_refresh_s=0, sag_cache_refresh_s=0)
+    results: list[tuple[float, float, int]] = []
+    stop = threading.Event()
+    with running_api(settings, pg_url) as api:
+        assert _ask(api.url, AGGREGATE).status_code == 200
+        workers = [threading.Thread(target=_load, args=(api.url, stop, results, w), daemon=True) for w in range(6)]
+        for w in workers:
+            w.start()
+        time.sleep(3)
+        killed_at = time.monotonic()
+        assert _terminate_api_backends(pg_url) > 0
+        time.sleep(2)
+        assert _terminate_api_backends(pg_url) > 0  # again, while the pools are refilling
+        time.sleep(RECOVERY_S + 4)
+        stop.set()
+        for w in workers:
+            w.join(90)
+        ready = httpx.get(f"{api.url}/readyz", timeout=10)
+    assert ready.status_code == 200 and ready.json()["checks"]["postgres"]["ok"] is True, ready.text
+    before = [r for r in results if r[1] < killed_at]
+    after = [r for r in results if r[0] >= killed_at + 2 + RECOVERY_S]  # sent 5 s after the second kill
+    assert before and all(status == 200 for _, _, status in before)
+    assert len(after) >= 6, results
+    assert [s for _, _, s in after if s >= 500] == [], results
+    assert all(status == 200 for _, _, status in after)

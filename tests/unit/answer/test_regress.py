@@ -58,7 +58,9 @@ def write(tmp_path: Path, body: str) -> Path:
 def test_shipped_suite_has_dev_and_blind_test_parts_with_mixed_gold_for_both_halves() -> None:
     suite = load_suite(REPO / "demo" / "regress" / "suite.yaml")
     assert suite.today == dt.date(2025, 6, 30) and suite.name == "demo"
-    assert len(suite.select("dev").cases) == 106 and len(suite.select("test").cases) == 70
+    dev = suite.select("dev").cases
+    assert len(dev) == 146 and len(suite.select("test").cases) == 70  # 106 first-batch + 40 blind dev cases
+    assert sum(c.id.startswith("d2-") for c in dev) == 40
     mixed = [c for c in suite.cases if c.intent == "mixed" and c.answer_sql]
     assert mixed and all(c.detail_sql for c in mixed)
 

@@ -53,13 +53,14 @@ def test_numbers_in_text_are_table_numbers(question: str, table: ResultTable) ->
     assert bool(re.search(r"[\u4e00-\u9fff]", out.text)) == bool(re.search(r"[\u4e00-\u9fff]", question))
 
 
-def test_chart_line_for_series_bar_for_breakdown_none_for_single_value() -> None:
+def test_chart_line_for_series_bar_for_breakdown_kpi_card_for_single_value() -> None:
     series = synthesize(result(CASES[2][0], "aggregate", CASES[2][1]), use_llm=False)
     assert series.chart["mark"]["type"] == "line"
-    assert series.chart["$schema"].endswith("vega-lite/v5.json")
+    assert series.chart["$schema"].endswith("vega-lite/v6.json")
     bars = synthesize(result(CASES[1][0], "aggregate", CASES[1][1]), use_llm=False)
     assert bars.chart["mark"]["type"] == "bar" and len(bars.chart["data"]["values"]) == 3
-    assert synthesize(result(CASES[0][0], "aggregate", CASES[0][1]), use_llm=False).chart is None
+    kpi = synthesize(result(CASES[0][0], "aggregate", CASES[0][1]), use_llm=False).chart
+    assert kpi["usermeta"]["shape"] == "kpi"
 
 
 def test_detail_text_counts_rows_and_names_entities() -> None:
@@ -119,7 +120,7 @@ def test_compared_periods_name_both_values_and_the_change() -> None:
     table = table_from_rows(rows)
     assert table.rows[0][0] == "2024"  # a period label stays text
     out = synthesize(result("GMV growth from 2023 to 2024", "aggregate", table, aggregate=agg), use_llm=False)
-    assert out.text == "GMV: 81,025,800.61 (2024) vs 26,982,467.69 (2023), +200.29%."
+    assert out.text == "GMV went from 26,982,467.69 (2023) to 81,025,800.61 (2024), +200.29%."
     assert out.provenance["changes"] == derived["changes"]  # the change is traceable to the two numbers
     allowed = table_numbers(out.table["columns"], out.table["rows"])
     assert stray_numbers(out.text, allowed, ("2024", "2023")) == ["200.29%"]  # the change is no table number,
@@ -130,7 +131,7 @@ def test_shares_are_stated_next_to_their_values() -> None:
     table = ResultTable(["orders.channel", "order_items.gmv", "order_items.gmv.share"],
                         [["web", 600.0, 0.6], ["app", 400.0, 0.4]])
     out = synthesize(result("GMV share by channel", "aggregate", table), use_llm=False)
-    assert "web 600 (60.00%)" in out.text and "app 400 (40.00%)" in out.text
+    assert "web 600.00 (60.00%)" in out.text and "app 400.00 (40.00%)" in out.text  # GMV is a currency
     assert out.table["formats"][2] == "percent"
     assert_numbers_from_table(out.text, out.table)
 
@@ -151,3 +152,78 @@ def test_how_many_groups_pass_a_bound_is_answered_with_their_number() -> None:
     assert out.text == "3 customers have order count > 10: Owen Lee 16, 潘红辉 16, 陈娟思 15."
     zh = synthesize(result("有多少客户下单超过10笔", "aggregate", table, aggregate=agg), use_llm=False)
     assert zh.text.startswith("共 3 个客户满足 ")
+
+
+def test_each_series_gets_its_own_clause() -> None:
+    rows = [["East China", m, e] for m, e in (("2024-01-01T00:00:00.000", 1261051.24),
+                                              ("2024-12-01T00:00:00.000", 2333899.62))]
+    rows += [["South China", m, s] for m, s in (("2024-01-01T00:00:00.000", 783144.39),
+                                                ("2024-12-01T00:00:00.000", 1597241.66))]
+    table = ResultTable(["regions.name_en", "orders.order_ts.month", "order_items.gmv"], rows)
+    out = synthesize(result("GMV by month in 2024 for East China vs South China", "aggregate", table), use_llm=False)
+    clauses = out.text.split(": ", 1)[1].rstrip(".").split("; ")
+    assert clauses == ["East China went from 1,261,051.24 (2024-01) to 2,333,899.62 (2024-12), peaking at "
+                       "2,333,899.62 in 2024-12",
+                       "South China went from 783,144.39 (2024-01) to 1,597,241.66 (2024-12), peaking at "
+                       "1,597,241.66 in 2024-12"]
+    assert_numbers_from_table(out.text, out.table, "2024")
+    zh = synthesize(result("2024年华东和华南每月的GMV", "aggregate", table), use_llm=False)
+    assert "华东从 2024年1月 的 1,261,051.24 变为 2024年12月 的 2,333,899.62" in zh.text
+    assert "；华南从 2024年1月 的 783,144.39" in zh.text
+
+
+def test_several_measures_over_time_are_one_clause_each() -> None:
+    table = ResultTable(["orders.order_ts.month", "order_items.gmv", "orders.count"],
+                        [["2024-01-01T00:00:00.000", 100.0, 5], ["2024-02-01T00:00:00.000", 150.0, 4]])
+    out = synthesize(result("GMV and order count by month in 2024", "aggregate", table), use_llm=False)
+    assert out.text == ("GMV went from 100.00 (2024-01) to 150.00 (2024-02), peaking at 150.00 in 2024-02; "
+                        "order count went from 5 (2024-01) to 4 (2024-02), peaking at 5 in 2024-01.")
+
+
+def test_compared_periods_by_group_and_by_measure_go_from_earlier_to_later() -> None:
+    from router.aggregate import AggregateResult
+    from router.tables import table_from_rows
+
+    def change(measure: str, cur: float, prev: float, **dims: str) -> dict:
+        return {**dims, "measure": measure, "current": cur, "previous": prev, "change": cur - prev,
+                "change_pct": (cur - prev) / prev, "current_period": "2024", "previous_period": "2023"}
+
+    periods = [{"label": "2024", "dateRange": ["2024-01-01", "2024-12-31"]},
+               {"label": "2023", "dateRange": ["2023-01-01", "2023-12-31"]}]
+    rows = [{"period": "2024", "order_items.gmv": "81.0", "orders.count": "48880"},
+            {"period": "2023", "order_items.gmv": "27.0", "orders.count": "16321"}]
+    agg = AggregateResult(cube_query={}, rows=rows, sql="", backend="test", derived={
+        "comparison": "versus", "periods": periods,
+        "changes": [change("order_items.gmv", 81.0, 27.0), change("orders.count", 48880, 16321)]})
+    out = synthesize(result("GMV and order count 2024 vs 2023", "aggregate", table_from_rows(rows), aggregate=agg),
+                     use_llm=False)
+    assert out.text == ("GMV went from 27.00 (2023) to 81.00 (2024), +200.00%; "
+                        "order count went from 16,321 (2023) to 48,880 (2024), +199.49%.")
+    assert out.chart["usermeta"]["shape"] == "compare"
+    assert out.chart["hconcat"][0]["encoding"]["x"]["sort"] == ["2023", "2024"]  # earlier period first
+    grouped = [{"period": p, "regions.name_en": r, "order_items.gmv": str(v)}
+               for p, r, v in (("2024", "East China", 21.0), ("2024", "North China", 14.0),
+                               ("2023", "East China", 7.0), ("2023", "North China", 5.0))]
+    agg = AggregateResult(cube_query={}, rows=grouped, sql="", backend="test", derived={
+        "comparison": "versus", "periods": periods,
+        "changes": [change("order_items.gmv", 21.0, 7.0, **{"regions.name_en": "East China"}),
+                    change("order_items.gmv", 14.0, 5.0, **{"regions.name_en": "North China"})]})
+    by_region = synthesize(result("GMV by region 2024 vs 2023", "aggregate", table_from_rows(grouped),
+                                  aggregate=agg), use_llm=False)
+    assert by_region.text.startswith("GMV by region, from 2023 to 2024: East China from 7.00 to 21.00 (+200.00%), "
+                                     "North China from 5.00 to 14.00 (+180.00%)")
+    allowed = table_numbers(by_region.table["columns"], by_region.table["rows"], by_region.table["formats"])
+    assert not stray_numbers(by_region.text, allowed | change_numbers(agg.derived["changes"]), ("2024", "2023"))
+
+
+def test_rows_cut_at_the_default_limit_are_stated(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cubesage_core.settings import get_settings
+    from router.aggregate import AggregateResult
+
+    rows = [{"customers.customer_name": f"c{i}", "orders.count": "1"} for i in range(3)]
+    agg = AggregateResult(cube_query={"measures": ["orders.count"], "dimensions": ["customers.customer_name"]},
+                          rows=rows, sql="", backend="test")
+    table = ResultTable(["customers.customer_name", "orders.count"], [[r["customers.customer_name"], 1] for r in rows])
+    monkeypatch.setattr(get_settings(), "default_limit", 3)
+    out = synthesize(result("order count by customer", "aggregate", table, aggregate=agg), use_llm=False)
+    assert out.table["truncated"] is True and "only the first 3 rows were returned" in out.text

@@ -23,10 +23,11 @@ class Harness:
 def make_api() -> Iterator[Callable[..., Harness]]:
     clients: list[TestClient] = []
 
-    def make(tokens: dict[str, str] | None = None, **settings: Any) -> Harness:
-        service, store, knowledge = FakeService(), MemoryStore(tokens), FakeKnowledge()
+    def make(tokens: dict[str, str] | None = None, scopes: dict[str, set[str]] | None = None,
+             base_url: str = "http://127.0.0.1:8088", **settings: Any) -> Harness:
+        service, store, knowledge = FakeService(), MemoryStore(tokens, scopes), FakeKnowledge()
         app = create_app(Settings(**settings), service, store=store, knowledge=knowledge)
-        client = TestClient(app, raise_server_exceptions=False)
+        client = TestClient(app, base_url=base_url, raise_server_exceptions=False)
         client.__enter__()
         clients.append(client)
         return Harness(client, service, store, knowledge)

@@ -10,7 +10,8 @@ from uuid import UUID
 
 from answer.api.dto import CatalogMember, CatalogResponse, CatalogTerm, QueryRecord
 from answer.api.store import audit_row
-from answer.keys import hash_token
+from answer.feedback import Proposal, ProposalError, UnknownProposal, Validation
+from answer.keys import KeyGrant, hash_token
 
 
 class FakeBackendUnavailable(Exception):
@@ -70,6 +71,18 @@ class FakeService:
             timings_ms={"total": 3.0},
         )
 
+    def load(self, queries: list[tuple[str, dict[str, Any]]], *, today: date | None = None, language: str = "en",
+             title: str = "") -> dict[str, Any]:
+        self.calls.append({"load": queries, "today": today, "language": language})
+        return {"table": {"columns": ["order_items.gmv"], "rows": [[200.75]], "labels": ["GMV"],
+                          "display": [["200.75"]], "kinds": ["number"], "row_count": 1},
+                "chart": {"usermeta": {"shape": "kpi"}}, "sql": ["SELECT 1"] * len(queries), "backend": "builtin",
+                "today": (today or date(2025, 6, 30)).isoformat()}
+
+    def suggestions(self, language: str = "en") -> dict[str, Any]:
+        questions = ["今年各渠道的GMV"] if language == "zh" else ["GMV by channel this year"]
+        return {"questions": questions, "today": "2025-06-30", "period": ["2023-01", "2025-06"]}
+
     def nl2cube(self, question: str, run: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"cube_query": {"measures": ["order_items.gmv"]}, "bindings": [{"term": "GMV"}],
                                "confidence": 0.8}
@@ -80,10 +93,12 @@ class FakeService:
 
 
 class MemoryStore:
-    """In-memory Store: keys by hash, query log, feedback, a two-member catalog."""
+    """In-memory Store: keys by hash (with scopes; default ask), query log, feedback, a two-member catalog."""
 
-    def __init__(self, tokens: dict[str, str] | None = None) -> None:
-        self.keys = {hash_token(t): key_id for key_id, t in (tokens or {}).items()}
+    def __init__(self, tokens: dict[str, str] | None = None, scopes: dict[str, set[str]] | None = None) -> None:
+        self.keys = {hash_token(t): KeyGrant(key_id, frozenset((scopes or {}).get(key_id, {"ask"})))
+                     for key_id, t in (tokens or {}).items()}
+        self.lookups = 0
         self.log: dict[str, dict[str, Any]] = {}
         self.opened = False
 
@@ -96,7 +111,8 @@ class MemoryStore:
     async def ping(self) -> None:
         return None
 
-    async def key_id_for(self, token: str) -> str | None:
+    async def key_for(self, token: str) -> KeyGrant | None:
+        self.lookups += 1
         return self.keys.get(hash_token(token))
 
     async def has_active_keys(self) -> bool:
@@ -134,23 +150,50 @@ class MemoryStore:
 
 
 class FakeKnowledge:
-    """Validates: a cube query needs known measures; SQL must start with SELECT. Learns into a list."""
+    """Validates: a cube query needs known measures; SQL must start with SELECT. Proposals live in a dict;
+    approval moves them into ``learned`` (the stand-in for engine D's cache)."""
 
     KNOWN = frozenset({"order_items.gmv", "orders.count"})
 
     def __init__(self) -> None:
         self.learned: list[tuple[str, Any, Any]] = []
+        self.proposed: dict[int, Proposal] = {}
         self.ingested: dict[str, int] = {}
 
-    def validate_cube_query(self, query: dict[str, Any]) -> list[str]:
-        return [f"unknown member {m}" for m in query.get("measures", []) if m not in self.KNOWN]
+    def validate(self, cube_query: dict[str, Any] | None, sql: str | None) -> Validation:
+        problems = [f"unknown member {m}" for m in (cube_query or {}).get("measures", []) if m not in self.KNOWN]
+        if sql is not None and not sql.strip().lower().startswith("select"):
+            problems.append("only a single SELECT is allowed")
+        return Validation(problems, {"rows": 1})
 
-    def validate_sql(self, sql: str) -> list[str]:
-        return [] if sql.strip().lower().startswith("select") else ["only a single SELECT is allowed"]
+    def propose(self, *, query_id: str, question: str, verdict: str, cube_query: Any, sql: Any, comment: Any,
+                api_key_id: Any, validation: Validation) -> Proposal:
+        proposal = Proposal(len(self.proposed) + 1, query_id, question, verdict, cube_query, sql, comment,
+                            api_key_id, "pending", validation.checks, datetime.now(UTC))
+        self.proposed[proposal.proposal_id] = proposal
+        return proposal
 
-    def learn(self, question: str, cube_query: Any, sql: Any) -> int:
-        self.learned.append((question, cube_query, sql))
-        return len(self.learned)
+    def proposals(self, status: str | None, limit: int) -> list[Proposal]:
+        return [p for p in self.proposed.values() if status is None or p.status == status][:limit]
+
+    def _pending(self, proposal_id: int) -> Proposal:
+        if proposal_id not in self.proposed:
+            raise UnknownProposal(f"no feedback proposal with id {proposal_id}")
+        proposal = self.proposed[proposal_id]
+        if proposal.status != "pending":
+            raise ProposalError(f"proposal {proposal_id} is {proposal.status}, not pending")
+        return proposal
+
+    def approve(self, proposal_id: int, reviewer: str) -> Proposal:
+        proposal = self._pending(proposal_id)
+        self.learned.append((proposal.question, proposal.cube_query, proposal.sql))
+        proposal.status, proposal.reviewed_by, proposal.cache_id = "approved", reviewer, len(self.learned)
+        return proposal
+
+    def reject(self, proposal_id: int, reviewer: str) -> Proposal:
+        proposal = self._pending(proposal_id)
+        proposal.status, proposal.reviewed_by = "rejected", reviewer
+        return proposal
 
     def _ingest(self, kind: str, names: list[str]) -> dict[str, Any]:
         seen = self.ingested.setdefault(kind, 0)

@@ -122,13 +122,17 @@ def test_repeated_questions_are_served_from_the_answer_cache(api: Harness) -> No
     assert len(api.service.calls) == 3  # another day or mode is another question
 
 
-def test_follow_ups_bypass_the_cache_and_learning_clears_it(api: Harness) -> None:
+def test_follow_ups_bypass_the_cache_and_only_approval_clears_it(make_api) -> None:
+    api = make_api(tokens={"boss": "cs_boss_token"}, scopes={"boss": {"admin"}})
     api.client.post("/v1/ask", json={"question": "GMV by region", "session_id": "s"})
     api.client.post("/v1/ask", json={"question": "GMV by region", "session_id": "s"})
     assert len(api.service.calls) == 2 and api.service.calls[-1]["previous"] is not None
     qid = api.client.post("/v1/ask", json={"question": "GMV by region"}).json()["query_id"]
     assert len(api.service.calls) == 2  # cached from the first (context-free) turn
-    api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "up"})
+    proposal = api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "up"}).json()["proposal_id"]
+    api.client.post("/v1/ask", json={"question": "GMV by region"})
+    assert len(api.service.calls) == 2  # a proposal changes no answer
+    api.client.post(f"/v1/feedback/proposals/{proposal}/approve", headers={"Authorization": "Bearer cs_boss_token"})
     api.client.post("/v1/ask", json={"question": "GMV by region"})
     assert len(api.service.calls) == 3
 

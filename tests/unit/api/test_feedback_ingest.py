@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
+
 from tests.unit.api.conftest import Harness
 
 
@@ -11,24 +13,39 @@ def _ask(api: Harness) -> str:
     return api.client.post("/v1/ask", json={"question": "GMV by region"}).json()["query_id"]
 
 
-def test_thumbs_up_learns_the_answers_own_cube_query(api: Harness) -> None:
+ADMIN = {"Authorization": "Bearer cs_boss_token"}
+INGEST = {"Authorization": "Bearer cs_feeder_token"}
+ASKER = {"Authorization": "Bearer cs_asker_token"}
+
+
+@pytest.fixture
+def keyed(make_api) -> Harness:
+    """Keyless loopback mode plus three keys: admin, ingest and ask scopes."""
+    return make_api(tokens={"boss": "cs_boss_token", "feeder": "cs_feeder_token", "asker": "cs_asker_token"},
+                    scopes={"boss": {"admin"}, "feeder": {"ingest"}, "asker": {"ask"}})
+
+
+def test_thumbs_up_proposes_the_answers_own_cube_query_and_learns_nothing(api: Harness) -> None:
     qid = _ask(api)
     r = api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "up"})
-    assert r.status_code == 200 and r.json()["learned"] is True
-    question, cube_query, sql = api.knowledge.learned[-1]
-    assert question == "GMV by region" and cube_query["measures"] == ["order_items.gmv"] and sql is None
-    assert api.store.log[qid]["feedback"]["verdict"] == "up"
+    body = r.json()
+    assert r.status_code == 200 and body["learned"] is False and body["status"] == "pending"
+    assert api.knowledge.learned == []
+    proposal = api.knowledge.proposed[body["proposal_id"]]
+    assert proposal.question == "GMV by region" and proposal.cube_query["measures"] == ["order_items.gmv"]
+    assert proposal.status == "pending" and proposal.sql is None
+    assert api.store.log[qid]["feedback"]["proposal_id"] == body["proposal_id"]
 
 
 def test_thumbs_down_without_correction_is_recorded_only(api: Harness) -> None:
     qid = _ask(api)
     r = api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "down", "comment": "wrong region"})
-    assert r.status_code == 200 and r.json()["learned"] is False
-    assert api.knowledge.learned == []
+    assert r.status_code == 200 and r.json()["learned"] is False and r.json()["status"] == "recorded"
+    assert api.knowledge.learned == [] and api.knowledge.proposed == {}
     assert api.store.log[qid]["feedback"]["comment"] == "wrong region"
 
 
-def test_corrections_are_validated_before_learning(api: Harness) -> None:
+def test_corrections_are_validated_before_they_are_proposed(api: Harness) -> None:
     qid = _ask(api)
     bad = api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "down",
                                                 "corrected_cube_query": {"measures": ["orders.nope"]}})
@@ -36,10 +53,41 @@ def test_corrections_are_validated_before_learning(api: Harness) -> None:
     bad_sql = api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "down",
                                                     "corrected_sql": "DROP TABLE warehouse.fact_order"})
     assert bad_sql.status_code == 422
-    assert api.knowledge.learned == [] and api.store.log[qid]["feedback"] is None
-    good = api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "down",
-                                                 "corrected_sql": "SELECT 2"})
-    assert good.status_code == 200 and api.knowledge.learned[-1][2] == "SELECT 2"
+    assert api.knowledge.proposed == {} and api.store.log[qid]["feedback"] is None
+    good = api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "down", "corrected_sql": "SELECT 2"})
+    assert good.status_code == 200 and good.json()["status"] == "pending"
+    assert api.knowledge.proposed[good.json()["proposal_id"]].sql == "SELECT 2" and api.knowledge.learned == []
+
+
+def test_only_an_admin_key_reviews_proposals(keyed: Harness) -> None:
+    qid = _ask(keyed)
+    pid = keyed.client.post("/v1/feedback", json={"query_id": qid, "verdict": "up"}).json()["proposal_id"]
+    approve = f"/v1/feedback/proposals/{pid}/approve"
+    assert keyed.client.post(approve).status_code == 401  # keyless: never an admin
+    for headers in (ASKER, INGEST):
+        refused = keyed.client.post(approve, headers=headers)
+        assert refused.status_code == 403 and "admin" in refused.json()["detail"]
+    assert keyed.client.get("/v1/feedback/proposals", headers=ASKER).status_code == 403
+    assert keyed.knowledge.learned == []
+    listed = keyed.client.get("/v1/feedback/proposals", headers=ADMIN).json()["proposals"]
+    assert [p["proposal_id"] for p in listed] == [pid] and listed[0]["status"] == "pending"
+    done = keyed.client.post(approve, headers=ADMIN)
+    assert done.status_code == 200 and done.json()["status"] == "approved"
+    assert done.json()["reviewed_by"] == "key:boss" and keyed.knowledge.learned[-1][0] == "GMV by region"
+    again = keyed.client.post(approve, headers=ADMIN)
+    assert again.status_code == 422 and "not pending" in again.json()["detail"]
+    assert keyed.client.post("/v1/feedback/proposals/999/reject", headers=ADMIN).status_code == 404
+    assert keyed.client.get("/v1/feedback/proposals?status=pending", headers=ADMIN).json()["proposals"] == []
+
+
+def test_rejected_proposals_never_reach_the_cache(keyed: Harness) -> None:
+    qid = _ask(keyed)
+    pid = keyed.client.post("/v1/feedback", json={"query_id": qid, "verdict": "down",
+                                                  "corrected_cube_query": {"measures": ["orders.count"]}}
+                            ).json()["proposal_id"]
+    assert keyed.client.post(f"/v1/feedback/proposals/{pid}/reject", headers=ADMIN).json()["status"] == "rejected"
+    assert keyed.client.post(f"/v1/feedback/proposals/{pid}/approve", headers=ADMIN).status_code == 422
+    assert keyed.knowledge.learned == []
 
 
 def test_feedback_on_unknown_or_malformed_ids(api: Harness) -> None:
@@ -50,7 +98,21 @@ def test_feedback_on_unknown_or_malformed_ids(api: Harness) -> None:
                            ).status_code == 400
 
 
-def test_ingest_validates_and_reports_changes(api: Harness) -> None:
+def test_ingest_needs_the_ingest_scope_even_on_loopback(keyed: Harness, make_api) -> None:
+    wiki = {"documents": [{"name": "orders", "content": "# Orders\nOne row per order."}]}
+    keyless = keyed.client.post("/v1/ingest/wiki", json=wiki)
+    assert keyless.status_code == 401 and "ingest" in keyless.json()["detail"]
+    asker = keyed.client.post("/v1/ingest/wiki", json=wiki, headers=ASKER)
+    assert asker.status_code == 403
+    assert keyed.knowledge.ingested == {} and keyed.service.changed == []
+    assert keyed.client.post("/v1/ingest/wiki", json=wiki, headers=INGEST).status_code == 200
+    assert keyed.client.post("/v1/ingest/wiki", json=wiki, headers=ADMIN).status_code == 200
+    opened = make_api(api_ingest_requires_key=False)
+    assert opened.client.post("/v1/ingest/wiki", json=wiki).status_code == 200  # explicitly disabled
+
+
+def test_ingest_validates_and_reports_changes(make_api) -> None:
+    api = make_api(api_ingest_requires_key=False)
     bad_yaml = api.client.post("/v1/ingest/cube-models", json={"files": [{"name": "x.yml", "content": "a: [b"}]})
     assert bad_yaml.status_code == 422 and "x.yml" in bad_yaml.json()["detail"]
     not_cube = api.client.post("/v1/ingest/cube-models", json={"files": [{"name": "x.yml", "content": "a: 1"}]})

@@ -85,3 +85,31 @@ def test_session_memory_expires_and_is_capped() -> None:
     assert memory.get("b") is None
     memory.put(None, 4)
     assert memory.get(None) is None
+
+
+def test_scopes_and_their_names() -> None:
+    import pytest
+
+    from answer.keys import KeyGrant, check_scopes, has_scope
+
+    assert check_scopes(["INGEST", "ask", "ask"]) == ("ask", "ingest")
+    with pytest.raises(ValueError, match="unknown scope"):
+        check_scopes(["root"])
+    with pytest.raises(ValueError, match="at least one"):
+        check_scopes([" "])
+    assert has_scope({"admin"}, "ingest") and has_scope({"ingest"}, "ingest") and not has_scope({"ask"}, "admin")
+    assert KeyGrant("k", frozenset({"ask"})).allows("ask") and not KeyGrant("k", frozenset({"ask"})).allows("ingest")
+
+
+def test_proxy_and_host_settings_parse_comma_lists(monkeypatch) -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    monkeypatch.setenv("CUBESAGE_API_TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.1")
+    monkeypatch.setenv("CUBESAGE_API_ALLOWED_HOSTS", "cubesage.internal")
+    settings = Settings()
+    assert settings.api_trusted_proxies == ["10.0.0.0/8", "192.0.2.1"]
+    assert settings.api_allowed_hosts == ["cubesage.internal"]
+    monkeypatch.setenv("CUBESAGE_API_TRUSTED_PROXIES", "not-an-ip")
+    with pytest.raises(ValidationError, match="not an IP"):
+        Settings()

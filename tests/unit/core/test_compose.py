@@ -18,3 +18,9 @@ def test_compose_defines_the_stack() -> None:
     assert set(compose["volumes"]) >= {"pgdata", "esdata"}
     api_env = services["api"]["environment"]
     assert {"CUBESAGE_DATABASE_URL", "CUBESAGE_CUBE_URL", "CUBESAGE_ES_URL"} <= set(api_env)
+
+
+def test_the_api_connects_as_its_own_role() -> None:
+    compose = yaml.safe_load((REPO_ROOT / "compose.yaml").read_text())
+    api_env = compose["services"]["api"]["environment"]
+    assert api_env["CUBESAGE_API_DATABASE_URL"].startswith("postgresql://cubesage_api:")

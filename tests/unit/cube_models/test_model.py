@@ -160,3 +160,23 @@ def test_bad_yaml(tmp_path: Path) -> None:
     (folder / "x.yml").write_text("cubes: [\n  - name: a\n")
     with pytest.raises(ModelError, match="invalid YAML"):
         load_model(folder)
+
+
+@pytest.mark.parametrize("patch", [
+    {"description": ["a", "b"]}, {"title": {"x": 1}}, {"joins": {"other": 1}}, {"meta": [1]},
+    {"measures": [{"name": "m", "type": ["sum"], "sql": "x"}]},
+    {"measures": [{"name": "m", "type": "sum", "sql": ["x"]}]},
+    {"dimensions": [{"name": "d", "type": "string", "sql": ""}]},
+    {"dimensions": [{"name": "d", "type": "string", "sql": "x", "title": True}]},
+    {"joins": [{"name": ["x"], "sql": "1 = 1", "relationship": "many_to_one"}]},
+    {"joins": [{"name": "x", "sql": "1 = 1", "relationship": ["many_to_one"]}]},
+])
+def test_wrong_types_are_model_errors_not_crashes(tmp_path: Path, patch: dict) -> None:
+    import yaml
+
+    from cube_models.errors import CubeModelsError
+
+    cube = {"name": "t", "sql_table": "warehouse.t", "measures": [{"name": "count", "type": "count"}], **patch}
+    (tmp_path / "m.yml").write_text(yaml.safe_dump({"cubes": [cube]}))
+    with pytest.raises(CubeModelsError):
+        load_model(tmp_path)

@@ -63,3 +63,21 @@ def test_refused(sql: str, rule: str) -> None:
 def test_no_assets_means_no_tables() -> None:
     with pytest.raises(SqlGuardError, match="no semantic assets"):
         guard_sql("select 1 from warehouse.fact_order", GuardPolicy(frozenset()))
+
+
+def test_the_allow_list_never_leaves_the_configured_schemas() -> None:
+    # a policy whose table list was widened (e.g. by a model) still refuses tables outside its schemas
+    widened = GuardPolicy(frozenset({"warehouse.fact_order", "semlayer.api_key", "pg_catalog.pg_roles"}))
+    for sql in ("SELECT * FROM semlayer.api_key", "SELECT rolname FROM pg_catalog.pg_roles",
+                "SELECT * FROM warehouse.fact_order o JOIN semlayer.api_key k ON true"):
+        with pytest.raises(SqlGuardError, match="outside the warehouse schemas"):
+            guard_sql(sql, widened)
+    assert guard_sql("SELECT * FROM warehouse.fact_order", widened).tables == ("warehouse.fact_order",)
+    two = GuardPolicy(frozenset({"sales.orders", "finance.ledger"}), default_schema="sales",
+                      allowed_schemas=frozenset({"sales", "finance"}))
+    assert guard_sql("SELECT * FROM orders JOIN finance.ledger l ON true", two).tables == (
+        "finance.ledger", "sales.orders")
+    with pytest.raises(SqlGuardError, match="outside"):
+        guard_sql("SELECT * FROM warehouse.fact_order", two)
+    with pytest.raises(SqlGuardError):  # unqualified system catalog names are pinned to the default schema
+        guard_sql("SELECT * FROM pg_roles", two)

@@ -1,0 +1,119 @@
+"""A reading as Cube queries: one per compared period and per time dimension that dates its measures
+(an aggregate), or one dimensions-only query over the listed cube's key, label and asked columns (a
+listing: Cube groups by every dimension, and the key makes every row its own group)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.aggregate.types import CubeQueryDraft
+from router.parse.reading import Reading
+from router.understanding.types import TimeRange, Understanding
+
+LISTING_LIMIT = 1000
+
+
+def _ranges(u: Understanding) -> list[TimeRange]:
+    return list(u.comparison.ranges) if u.comparison and len(u.comparison.ranges) > 1 else u.time_ranges[:1]
+
+
+def _groups(r: Reading, model: Any) -> list[tuple[str | None, list[str]]]:
+    """Measures by the time dimension that dates them; one named by the question dates them all."""
+    if r.time_dimension:
+        return [(r.time_dimension, list(r.measures))]
+    groups: dict[str | None, list[str]] = {}
+    for measure in r.measures:
+        groups.setdefault(model.time_dimension_for(measure), []).append(measure)
+    return list(groups.items())
+
+
+def _base(r: Reading, model: Any, measures: list[str], leading: bool, grain: str | None,
+          time_dim: str | None) -> dict[str, Any]:
+    query: dict[str, Any] = {"measures": list(measures)}
+    if r.dimensions:
+        query["dimensions"] = list(r.dimensions)
+    # a bound on a measure (HAVING) goes with that measure's query only
+    filters = [f.cube_filter() for f in r.filters
+               if f.member in measures or getattr(model.find_member(f.member), "kind", "") != "measure"]
+    if r.segments:
+        query["segments"] = list(r.segments)
+    order = [[m, d] for m, d in r.order if m in measures or m in r.dimensions or m == time_dim]
+    if r.limit and leading and (r.dimensions or grain):
+        query["limit"] = r.limit
+        if order and order[0][0] in measures:  # groups without a value must not take the top places
+            filters.append({"member": order[0][0], "operator": "set"})
+    if not order and grain and time_dim:
+        order = [[time_dim, "asc"]]
+    if order:
+        query["order"] = order
+    if filters:
+        query["filters"] = filters
+    return query
+
+
+def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
+    """The Cube queries of an aggregate reading (see the module docstring)."""
+    ranges = _ranges(u)
+    grain = r.granularity or u.granularity
+    groups = _groups(r, model)
+    notes = list(r.notes)
+    queries: list[dict[str, Any]] = []
+    labels: list[str] = []
+    for time_range in ranges or [None]:
+        for index, (time_dim, measures) in enumerate(groups):
+            query = _base(r, model, measures, index == 0, grain, time_dim)
+            if time_dim and (time_range is not None or grain):
+                td: dict[str, Any] = {"dimension": time_dim}
+                if grain:
+                    td["granularity"] = grain
+                if time_range is not None:
+                    td["dateRange"] = time_range.date_range()
+                query["timeDimensions"] = [td]
+            elif time_range is not None:
+                notes.append(f"time range '{time_range.label}' ignored: {measures[0]} has no time dimension")
+            queries.append(query)
+            labels.append(time_range.label if time_range is not None and len(ranges) > 1 else "")
+    kind = u.comparison.kind if u.comparison and len(ranges) > 1 else None
+    if r.compared_segments and len(queries) == 1:
+        titles = [getattr(model.find_member(s), "title", "") or s.split(".", 1)[1] for s in r.compared_segments]
+        per_segment = [{**queries[0], "segments": [*queries[0].get("segments", []), s]} for s in r.compared_segments]
+        return CubeQueryDraft(per_segment, titles, "members", [], notes)
+    if r.share and (r.part or r.part_segments) and len(queries) == 1:
+        return CubeQueryDraft([queries[0], _whole(queries[0], r)], ["", ""], None, ["part"], notes)
+    post = ["share"] if r.share and r.dimensions else []
+    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups), keep=dict(r.keep))
+
+
+def _whole(part: dict[str, Any], r: Reading) -> dict[str, Any]:
+    """A share's whole: the part's query without the restrictions that make it the part."""
+    whole = {k: v for k, v in part.items() if k not in ("filters", "segments")}
+    dropped = [f.cube_filter() for f in r.part]
+    filters = [f for f in part.get("filters", []) if f not in dropped]
+    segments = [s for s in part.get("segments", []) if s not in r.part_segments]
+    if filters:
+        whole["filters"] = filters
+    if segments:
+        whole["segments"] = segments
+    return whole
+
+
+def listing_query(r: Reading, u: Understanding, model: Any, max_rows: int = LISTING_LIMIT) -> dict[str, Any]:
+    """The dimensions-only Cube query of a listing reading."""
+    assert r.listing is not None
+    query: dict[str, Any] = {"dimensions": list(r.columns)}
+    if r.filters:
+        query["filters"] = [f.cube_filter() for f in r.filters]
+    if r.segments:
+        query["segments"] = list(r.segments)
+    ranges = u.time_ranges[:1]
+    time_dim = r.time_dimension or model.cube_time_dimension(r.listing)
+    if ranges and time_dim:
+        query["timeDimensions"] = [{"dimension": time_dim, "dateRange": ranges[0].date_range()}]
+    order = [[m, d] for m, d in r.order]
+    key = next((c for c in r.columns if getattr(model.find_member(c), "primary_key", False)), None)
+    if key and key not in {m for m, _ in order}:
+        order.append([key, "asc"])
+    if order:
+        query["order"] = order
+    query["limit"] = min(r.limit or max_rows, max_rows)
+    return query

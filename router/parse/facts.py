@@ -1,0 +1,129 @@
+"""What the parser asks of the Cube model: the column behind a member, the measures over a column, a
+cube's row count, key and label, join reachability, and the ``meta`` keys the parser reads.
+
+``meta`` keys read (on measures or dimensions): ``synonyms`` (lexicon), ``better: lower|higher`` (which
+way "best"/"worst" rank; default higher), ``time_dimension`` (what dates a measure, read by the model).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Any
+
+from router.parse.text import name_key, stems
+
+_CUBE_REF = re.compile(r"\{CUBE\}\.|\{[a-z_]+\}\.", re.IGNORECASE)
+LABEL_WORDS = stems("name title label")
+_PART_NAMES = stems("first last middle given family sur")
+
+
+def column(member: Any) -> str:
+    """A member's SQL without cube references, lower case, spaces squeezed (its identity as a column)."""
+    return column_sql(getattr(member, "sql", None) or "")
+
+
+def column_sql(sql: str) -> str:
+    return re.sub(r"\s+", "", _CUBE_REF.sub("", str(sql))).lower()
+
+
+def measures_over(model: Any, cube: str, sql: str, types: tuple[str, ...]) -> list[Any]:
+    """The public unfiltered measures of ``cube`` of one of ``types`` over the column ``sql``."""
+    found = model.cubes.get(cube)
+    if found is None:
+        return []
+    return [m for m in found.measures.values()
+            if m.public and m.type in types and not m.filters and column(m) == sql]
+
+
+def row_count(model: Any, cube: str) -> str | None:
+    """The measure counting a cube's rows (type count without filters, or a distinct count of its key)."""
+    found = model.cubes.get(cube)
+    if found is None:
+        return None
+    keys = {column(d) for d in found.primary_keys}
+    plain = [m for m in found.measures.values() if m.public and not m.filters and (
+        m.type == "count" or (m.type.startswith("count_distinct") and column(m) in keys))]
+    plain.sort(key=lambda m: m.name != "count")
+    return plain[0].path if plain else None
+
+
+def primary_key(model: Any, cube: str) -> str | None:
+    keys = model.cubes[cube].primary_keys
+    return keys[0].path if keys else None
+
+
+def label(model: Any, cube: str, language: str = "en") -> str | None:
+    """The dimension naming a cube's rows: a public string dimension called or titled name/title/label
+    (the question's language first for ``*_en``/``*_zh`` pairs), else None."""
+    dims = [d for d in model.cubes[cube].dimensions.values()
+            if d.public and d.type == "string" and not d.primary_key]
+
+    own = set(name_key(cube)) | set(name_key(model.cubes[cube].title or ""))
+
+    def rank(d: Any) -> tuple[int, int, int, int]:
+        words = set(name_key(d.name)) | set(name_key(d.title or ""))
+        named = any(w in words for w in LABEL_WORDS)
+        # "name", "customer_name", "full name" before "first name" / "last name"
+        whole = 0 if set(name_key(d.name)) == {"name"} or words & own or "full" in words else \
+            2 if words & _PART_NAMES else 1
+        suffix = d.name.rsplit("_", 1)[-1]
+        lang = 0 if suffix == language else 1 if suffix not in ("en", "zh") else 2
+        return (0 if named else 1, whole, lang, len(d.name))
+
+    ranked = sorted(dims, key=rank)
+    return ranked[0].path if ranked and rank(ranked[0])[0] == 0 else None
+
+
+def reach(model: Any, start: str) -> dict[str, int]:
+    """Cubes reachable from ``start`` along declared joins, with hop counts."""
+    hops = {start: 0}
+    queue = deque([start])
+    while queue:
+        cube = queue.popleft()
+        for join in model.cubes[cube].joins:
+            if join.target not in hops and join.target in model.cubes:
+                hops[join.target] = hops[cube] + 1
+                queue.append(join.target)
+    return hops
+
+
+def joined(model: Any, a: str, b: str) -> bool:
+    """One cube's members can be asked with the other's (a join path either way)."""
+    return b in reach(model, a) or a in reach(model, b)
+
+
+def fk_column(model: Any, source: str, target: str) -> str | None:
+    """The column of ``source`` its join to ``target`` uses (``{CUBE}.o_custkey = {customer}.c_custkey``)."""
+    join = next((j for j in model.cubes[source].joins if j.target == target), None)
+    if join is None:
+        return None
+    m = re.search(r"\{CUBE\}\.(\w+)\s*=\s*\{" + re.escape(target) + r"\}\.\w+", join.sql or "")
+    m = m or re.search(r"\{" + re.escape(target) + r"\}\.\w+\s*=\s*\{CUBE\}\.(\w+)", join.sql or "")
+    return m.group(1).lower() if m else None
+
+
+def amount_column(model: Any, cube: str) -> Any | None:
+    """The numeric dimension a cube's sum measure adds up: what "invoices over $20" or "the biggest
+    invoice" compare."""
+    found = model.cubes.get(cube)
+    if found is None:
+        return None
+    summed = {column(m) for m in found.measures.values() if m.type == "sum" and not m.filters}
+    dims = [d for d in found.dimensions.values() if d.type == "number" and not d.primary_key and column(d) in summed]
+    return dims[0] if dims else None
+
+
+def better(member: Any) -> str:
+    """``meta.better``: "lower" when a lower value is better (a return rate), else "higher"."""
+    value = str((getattr(member, "meta", None) or {}).get("better", "higher")).lower()
+    return "lower" if value in ("lower", "low", "less", "smaller") else "higher"
+
+
+def is_numeric(member: Any) -> bool:
+    return getattr(member, "kind", "") == "measure" or getattr(member, "type", "") == "number"
+
+
+def title_words(member: Any) -> set[str]:
+    """The words of a member's or cube's title and name."""
+    return set(name_key(getattr(member, "title", "") or "")) | set(name_key(getattr(member, "name", "")))

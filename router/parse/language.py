@@ -1,0 +1,239 @@
+"""Language words of questions, English and Chinese: aggregation, grouping, listing, ordering, comparing,
+bounding. No warehouse nouns live here: every noun comes from the model (``router.parse.lexicon``).
+
+``marks(text)`` returns every language span as a :class:`~router.parse.reading.Mark`:
+
+| kind | examples | data |
+|---|---|---|
+| count | how many, number of, count, 多少, 几个, 数量 | |
+| distinct | distinct, different, unique, 不同 | |
+| avg / sum / max / min / median | average, total, highest, lowest, median, 平均, 总, 最高, 最低, 中位数 | |
+| share | share, percentage, proportion, 占比, 比例 | |
+| group | by, per, for each, each, across, breakdown, 按, 各, 每个 | |
+| which | which, what, who, 哪个, 哪些, 谁 | "one" or "many" |
+| list | list, show, give me, display, 列出, 显示, 有哪些 | |
+| bound | more than 9,000, at least 5, 超过38万, 5000以上, between 1 and 5 | (operator, [numbers]) |
+| sign | negative, positive, 为负, 负数 | (operator, "0") |
+| order | highest first, cheapest first, descending, 从高到低, 降序 | "desc" / "asc" |
+| recent | the latest 5, 3 most recent, 最近5笔 | (direction, N) on the listed cube's time |
+| negation | never, not, without, don't, 从未, 没有 | |
+| string_op | starting with X, containing X, 以X开头, 包含X | (operator, value) |
+| write | delete, update, insert, drop, 删除, 修改 | |
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from router.parse.reading import Mark
+from router.understanding._calendar import parse_number
+
+_F = re.IGNORECASE
+# an amount: "9,000", "$15", "1.5k", "38万", "2 million", "5000元"
+NUMBER = (r"(?:[$¥€£]\s*)?(\d[\d,]*(?:\.\d+)?|\.\d+)\s*(k|m|bn|thousand|million|billion|万|千|百万|亿)?"
+          r"(?:\s*(?:元|块|美元|dollars?|usd|rmb|yuan))?")
+_NUMBER_RE = re.compile(NUMBER, _F)
+_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9, "万": 1e4, "千": 1e3,
+          "百万": 1e6, "亿": 1e8}
+
+_GT = r"more than|greater than|higher than|larger than|bigger than|over|above|exceeding|exceeds?|in excess of|>"
+_GTE = r"at least|no less than|not less than|minimum of|>=|≥"
+_LT = r"less than|fewer than|lower than|smaller than|under|below|<"
+_LTE = r"at most|no more than|not more than|up to|maximum of|<=|≤"
+_EQ = r"equal to|equals|exactly|="
+_ZH_BEFORE = {"超过": "gt", "大于": "gt", "高于": "gt", "多于": "gt", "超出": "gt", "不少于": "gte", "至少": "gte",
+              "不低于": "gte", "低于": "lt", "小于": "lt", "少于": "lt", "不到": "lt", "不足": "lt", "不超过": "lte",
+              "至多": "lte", "最多": "lte", "等于": "equals"}
+_ZH_AFTER = {"以上": "gt", "以下": "lt", "以内": "lte", "及以上": "gte", "及以下": "lte"}
+
+_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("count", r"\bhow many\b|\bnumber of\b|\bno\. of\b|\bcount(?:s|ed)?\b|#\s*of\b|"
+              r"多少|几(?:个|家|位|笔|单|条|次|种|名|款|张|首)|数量|个数|数目|总数|计数"),
+    ("distinct", r"\bdistinct\b|\bdifferent\b|\bunique\b|不同的?|去重|多少种|几种"),
+    ("avg", r"\baverage\b|\bavg\b|\bmean\b|\btypical\b|\bon average\b|平均|均值|人均|均价"),
+    ("sum", r"\btotal\b|\bsum(?: of)?\b|\baltogether\b|\bcombined\b|\bin all\b|总(?!数)|合计|总计|一共|共计|累计"),
+    ("max", r"\bmax(?:imum)?\b|\bhighest\b|\blargest\b|\bbiggest\b|\blongest\b|\bgreatest\b|\bpeak\b|"
+            r"\bmost expensive\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|"
+            r"最高|最大|最长|最贵|最重|最晚|最新|最近"),
+    ("min", r"\bmin(?:imum)?\b|\blowest\b|\bsmallest\b|\bshortest\b|\bcheapest\b|\bleast expensive\b|"
+            r"\blightest\b|\bearliest\b|\boldest\b|\bfirst\b(?= (?:ever|one))|"
+            r"最低|最小|最短|最便宜|最轻|最早|最旧"),
+    ("most", r"(?<!at )\bmost\b|\bfewest\b|(?<!at )\bleast\b|最多|最少"),
+    ("top", r"\btop\b|\bbest\b|\bworst\b|\bbottom\b|最好|最差|最"),
+    ("median", r"\bmedian\b|\bpercentile\b|\bp\d{2}\b|\bquartile\b|中位数|分位"),
+    ("share", r"\bshare\b|\bpercentage\b|\bpercent\b|\bproportion\b|\bfraction\b|%\s*of\b|\bratio\b|"
+              r"占比|比例|比重|份额|百分比|占多少"),
+    ("group", r"\bby\b|\bper\b|\bfor each\b|\bfor every\b|\beach\b|\bevery\b|\bacross\b|\bbroken down\b|"
+              r"\bbreakdown\b|\bsplit\b|\bgrouped\b|按(?:照)?|各(?!自)|每(?:个|一|位|家|种)?|分别"),
+    ("which", r"\bwhat are\b|\bwhich are\b|\bwho are\b|\bwhich\b|\bwhat\b|\bwho\b|\bwhose\b|"
+              r"哪(?:个|些|一|家|位|款|种|几|里|国)?|谁|什么"),
+    ("list", r"\blist(?:ing)?\b|\bshow(?: me)?\b|\bdisplay\b|\bgive me\b|\bget me\b|\bfind\b|\bpull(?: up)?\b|"
+             r"\bfetch\b|\benumerate\b|\breturn\b|\bnames? of\b|\bdetails?\b|(?<!on )\brecords?\b|"
+             r"列出|列一下|列举|显示|给我|查一下|查询|有哪些|是哪些|明细|清单|名单|列表|详情|都有谁"),
+    ("negation", r"\bnever\b|\bnot\b|\bwithout\b|\bno\b(?!\.)|\bnone\b|\bdon'?t\b|\bdoesn'?t\b|\bdidn'?t\b|"
+                 r"\bhaven'?t\b|\bhasn'?t\b|\bwasn'?t\b|\bweren'?t\b|\baren'?t\b|\bisn'?t\b|\bnor\b|"
+                 r"从未|从没|从来没|没有|未曾|不曾|没|未(?!来)|无(?!论)"),
+    ("compare", r"\bvs\.?|\bversus\b|\bcompared?\b|\bcomparison\b|\bagainst\b|\byoy\b|\bmom\b|\bqoq\b|"
+                r"\byear over year\b|\bmonth over month\b|对比|比较|相比|比一比|[和跟与].{0,12}比|环比|同比"),
+    ("write", r"\bdelete\b|\bremove\b|\bupdate\b|\binsert\b|\bdrop\b|\btruncate\b|\balter\b|\bmodify\b|"
+              r"\bset the\b|\bchange the\b|删除|删掉|修改|更新|插入|清空"),
+)
+_COMPILED = tuple((kind, re.compile(p, _F)) for kind, p in _PATTERNS)
+
+_ORDER = re.compile(
+    r"\b(?:(highest|largest|biggest|most|greatest|longest|newest|latest|most recent|most expensive|top)|"
+    r"(lowest|smallest|least|fewest|shortest|oldest|earliest|cheapest|least expensive))"
+    r"(?:\s+[a-z]+){0,3}?\s+first\b|"
+    r"\b(desc(?:ending)?)(?:\s+order)?\b|\b(asc(?:ending)?)(?:\s+order)?\b|"
+    r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少)|(从低到高|从小到大|由低到高|由小到大|升序|从少到多)", _F)
+# "the latest 5 orders", "5 most recent", "最近5笔": the newest or oldest N rows
+_N = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
+_RECENT = re.compile(rf"\b(latest|newest|most recent|last|recent|oldest|earliest|first)\s+{_N}\b|"
+                     rf"\b{_N}\s+(latest|newest|most recent|oldest|earliest)\b|(最近|最新|最早)的?\s*(\d+)",
+                     re.IGNORECASE)
+_BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}", _F)
+_BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间", _F)
+_BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
+_BOUND_ZH_AFTER = re.compile(rf"{NUMBER}\s*({'|'.join(sorted(_ZH_AFTER, key=len, reverse=True))})", _F)
+_SIGN = re.compile(r"\b(negative|in debt|in the red|overdrawn)\b|\b(positive)\b|"
+                   r"(为负|负数|负值|小于零|欠款)|(为正|正数|大于零)", _F)
+_STRING_OP = re.compile(
+    r"\b(?:(?:start|begin)(?:s|ing)?|that (?:start|begin)s?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
+    r"\b(?:contain(?:s|ing)?|including the word|with the word)\s+['\"“]?([\w#&./-]+)['\"”]?|"
+    r"\b(?:end(?:s|ing)?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
+    r"以\s*['\"“]?([\w#&./-]+?)['\"”]?\s*开头|(?:包含|含有)\s*['\"“]?([\w#&./-]+)['\"”]?", _F)
+
+
+def amount(text: str) -> float | None:
+    """"9,000" -> 9000, "38万" -> 380000, "$1.5k" -> 1500; None when it is no number."""
+    m = _NUMBER_RE.search(text)
+    if m is None:
+        return None
+    try:
+        value = float(m.group(1).replace(",", ""))
+    except ValueError:
+        return None
+    return value * _SCALE.get((m.group(2) or "").lower(), 1)
+
+
+_NUMBER_WORD = re.compile(r"\d|[一二三四五六七八九十两]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                          r"twenty|fifty|hundred)\b", re.IGNORECASE)
+
+
+def names_a_number(phrase: str) -> bool:
+    """"top 5", "the three longest", "前十": the phrase says how many."""
+    return bool(_NUMBER_WORD.search(phrase))
+
+
+def number_text(value: float) -> str:
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def _op_en(word: str) -> str:
+    word = word.lower()
+    for op, alternatives in (("gte", _GTE), ("lte", _LTE), ("gt", _GT), ("lt", _LT), ("equals", _EQ)):
+        if re.fullmatch(alternatives, word, _F):
+            return op
+    return "equals"
+
+
+def _bounds(text: str) -> list[Mark]:
+    out: list[Mark] = []
+    for m in _BETWEEN.finditer(text):
+        lo, hi = amount(m.group(1) or m.group(5) or ""), amount(m.group(3) or m.group(7) or "")
+        if lo is not None and hi is not None:
+            out.append(Mark("bound", m.start(), m.end(), m.group(0), ("between", [lo, hi])))
+    for pattern, op_of, number_at in ((_BOUND_EN, _op_en, 2), (_BOUND_ZH_BEFORE, _ZH_BEFORE.get, 2)):
+        for m in pattern.finditer(text):
+            value = amount(m.group(0)[m.start(number_at) - m.start():])
+            if value is not None and not any(o.start <= m.start() < o.end for o in out):
+                out.append(Mark("bound", m.start(), m.end(), m.group(0), (op_of(m.group(1)), [value])))
+    for m in _BOUND_ZH_AFTER.finditer(text):
+        value = amount(m.group(0))
+        if value is not None and not any(o.start <= m.start() < o.end for o in out):
+            out.append(Mark("bound", m.start(), m.end(), m.group(0), (_ZH_AFTER[m.group(3)], [value])))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _marks(text: str) -> tuple[Mark, ...]:
+    out: list[Mark] = [Mark(kind, m.start(), m.end(), m.group(0)) for kind, pattern in _COMPILED
+                       for m in pattern.finditer(text)]
+    for m in _ORDER.finditer(text):
+        direction = "desc" if (m.group(1) or m.group(3) or m.group(5)) else "asc"
+        out.append(Mark("order", m.start(), m.end(), m.group(0), direction))
+    out += _bounds(text)
+    for m in _RECENT.finditer(text):
+        word = (m.group(1) or m.group(4) or m.group(5)).lower()
+        number = parse_number(m.group(2) or m.group(3) or m.group(6)) or 1
+        newest = word not in ("oldest", "earliest", "first", "最早")
+        out.append(Mark("recent", m.start(), m.end(), m.group(0), ("desc" if newest else "asc", number)))
+    for m in _SIGN.finditer(text):
+        op = "lt" if (m.group(1) or m.group(3)) else "gt"
+        out.append(Mark("sign", m.start(), m.end(), m.group(0), (op, "0")))
+    for m in _STRING_OP.finditer(text):
+        value = next(g for g in m.groups() if g)
+        op = "startsWith" if (m.group(1) or m.group(4)) else "endsWith" if m.group(3) else "contains"
+        out.append(Mark("string_op", m.start(), m.end(), m.group(0), (op, value)))
+    return tuple(sorted(out, key=lambda k: (k.start, -k.end)))
+
+
+def marks(text: str) -> list[Mark]:
+    """Every language span of ``text`` (see the module docstring), in text order."""
+    return list(_marks(text))
+
+
+def _word_list(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# words that carry no meaning of their own in a question about data: they are neither used nor unknown
+STOPWORDS_EN = _word_list("""
+a an the of in on at to for from with and or but is are was were be been being do does did done have has had
+having we our ours us i me my you your they them their it its this that these those there here what which who
+whom whose how much many please can could would should will shall may might must tell give show let see know
+want need like all any some each every also too very really just only ever currently overall now then so such
+as than about into onto out up down off again further once per by via vs versus between among within during
+before after since until while whether if when where why yes one ones both either neither other others same
+own more most less least else thing things stuff way kind sort lot lots bit get got getting make made making
+take took put set look looking find found use used using anything something everything someone anyone everyone
+nobody thanks thank hi hello hey ok okay quick quickly roughly approximately around exactly actually basically
+generally typically usually data database warehouse table tables record records row rows entry entries
+information info figure figures number numbers stat stats statistic statistics metric metrics value values
+report amount result results list listing detail details breakdown split grouped order ordered sorted rank
+ranked ranking first last next previous top bottom best worst biggest largest highest lowest smallest longest
+shortest through thru throughout along toward towards upon across come came comes coming go went goes going
+gone bring brought brings bringing generate generated generates generating produce produced produces
+contribute contributed contributes earn earned earns makes takes taken place placed places placing happen
+happened happens occur occurred occurs appear appears appeared exist exists existed belong belongs belonged
+include includes included including related associated linked based according given sell sold sells selling
+buy bought buys buying purchased pay paid pays spend spent spends spending charged ship shipped ships deliver
+delivered delivers receive received receives arrive arrived arrives handle handled handles offer offered
+offers available always often recently lately yet still already far whole entire full complete individual
+respective various specific particular certain possible actual total altogether separately respectively broken
+break breaking carry carries carried stock stocked issue issued issues recorded file filed single ve re ll
+higher lower bigger smaller better worse greater larger fewer level levels tier tiers bucket band
+he him his she her hers theirs itself themselves wrote write writes written run runs ran running
+fly flies flying flew flown three four five six seven eight nine ten two
+""")
+# phrases that name the business itself or say nothing ("in the store", "on file", "so far")
+FILLER_PHRASES = re.compile(
+    r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:store|shop|catalog(?:ue)?|company|business|"
+    r"inventory|collection|library|database|warehouse|system|data|records?)\b|\bon file\b|\bso far\b|"
+    r"\bto date\b|\bup to now\b|\bat all\b|\bif any\b|\bplease\b|\b(?:the\s+)?(?:start|beginning|end)\s+of\b|"
+    r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
+    r"大概|大约|左右|差不多", re.IGNORECASE)
+STOPWORDS_ZH = _word_list("""
+的 了 是 在 有 和 与 及 或 吗 呢 吧 啊 呀 请 帮 我 我们 你 您 给 把 被 对 从 到 上 下
+中 里 个 这 那 都 也 还 就 按 各 哪 什么 怎么 多少 一共 总共 一下 看看 看 查 查询 统计 一
+共 们 所 其 之 该 以及 还有 分别 数据 情况 为 由 时 后 前 内 年 月 日 多 少 最 排 排名
+排序 列 列出 出来 显示 哪些 名单 清单 明细 一览 每 各个 所有 全部 目前 现在 当前 相关 对应
+具体 分别是 怎样 如何 么 个数 数量 次 笔 单 条 位 家 名 款 种 张 首 谁 哪个 哪里 一起 同时
+并 并且 而且 及其 它们 他们 她们 它 他 她 自己 大 小 高 低 长 短 来 出 过 着 里面 当中
+其中 以 跟 同 比 算 计算 带来 贡献 产生 发生 出现 属于 包括 涉及 关于 对于 通过 经过 根据
+按照 来自 给出 接 做 用 让 使 能 会 要 想 需要 可以 一些 哪一个 多大 几 数 怎么样 信息 资料
+详情 详细 因为 由于 负责 开 开出 开了 各自 买 买过 卖 卖出 带上 还是 一共有 是否 有没有 或者
+以来 至今 为止 期间
+飞往 飞到 前往 到达 出发 去往 从
+""")

@@ -1,0 +1,256 @@
+"""The words of one warehouse: every name a question may use for a cube, measure, dimension, segment or
+value, from the Cube model, the glossary and the warehouse's own values.
+
+Sources (all optional but the model):
+- the model: each public cube, measure, dimension and segment by its title, its title without a
+  parenthesised unit ("Longest track (ms)" -> "Longest track"), its name in words (``avg_total`` -> "avg
+  total"; not for names that are only a generic word such as ``name`` or ``count``) and ``meta.synonyms``;
+- glossary terms (``semlayer.business_term`` rows or the glossary file): the canonical term and synonyms,
+  mapped to ``table:``/``metric:``/``dimension:``/``segment:`` assets, a value when ``filter_value`` is set;
+- dimension values read from the warehouse (``router.aggregate.values.ValueIndex``).
+
+English names are matched word by word on normalised words (singular, lower case, "the/a/of" dropped), so
+"Number of Customers" is found in "how many customers"; Chinese names and names with symbols are found as
+substrings. Overlapping finds are resolved longest first; one span keeps every target of its words.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from router.aggregate.members import aliases
+from router.parse.facts import row_count
+from router.parse.language import STOPWORDS_EN
+from router.parse.reading import Mention, Target
+from router.parse.text import GLUE, Word, has_cjk, name_key, norm_word, overlaps, stems, words
+
+GENERIC_NAMES = stems(" ".join({"name", "key", "id", "type", "count", "date", "time", "status", "code", "number",
+                           "total", "value", "amount", "flag", "comment", "description", "note", "size", "sum"}))
+LANGUAGE_WORDS = STOPWORDS_EN | {"on", "in", "or", "me", "us", "it", "am", "pm", "no", "go", "do", "hi", "id"}
+# words that cannot make a name on their own: superlatives, aggregation words, units
+LANGUAGE_ONLY = GENERIC_NAMES | stems(
+    "the a an of in on at to for from by with and or per each every all any this that these those is are was "
+    "were be it its their our we you i me my avg average mean max maximum min minimum total sum count highest "
+    "lowest largest smallest biggest longest shortest top bottom best worst most least latest earliest newest "
+    "oldest m ms sec minute hour day mb kb pct")
+TITLE, NAME_WORDS = 2, 1  # how a target was found: by a title/synonym/term, or only by the member's name
+_KIND_OF_ASSET = {"table": "cube", "metric": "measure", "measure": "measure", "dimension": "dimension",
+                  "segment": "segment", "time_dimension": "dimension"}
+
+
+class Term(Protocol):
+    """A glossary term (``fourengine.store.TermRow`` has this shape)."""
+
+    canonical_term: str
+    synonyms: list[str]
+    mapped_asset_type: str | None
+    mapped_asset_id: str | None
+    filter_value: str | None
+
+
+class Values(Protocol):
+    """Dimension values by lower-cased surface (``router.aggregate.values.ValueIndex``)."""
+
+    surfaces: dict[str, list[tuple[str, str]]]
+
+
+@dataclass(frozen=True)
+class Entry:
+    target: Target
+    weight: int
+
+
+@dataclass
+class Lexicon:
+    by_words: dict[tuple[str, ...], list[Entry]] = field(default_factory=dict)
+    by_text: dict[str, list[Entry]] = field(default_factory=dict)  # Chinese and symbol names, lower case
+    longest: int = 1
+    stems: set[str] = field(default_factory=set)  # the first five letters of every word of a name
+
+    def add(self, surface: str, target: Target, weight: int = TITLE) -> None:
+        surface = str(surface).strip()
+        if not surface:
+            return
+        entry = Entry(target, weight)
+        if has_cjk(surface) or not re.fullmatch(r"[^\W\u3400-\u9fff]+(?:[ _\-'’.]+[^\W\u3400-\u9fff]*)*", surface):
+            bucket = self.by_text.setdefault(surface.lower(), [])
+        else:
+            key = name_key(surface)
+            if not key:
+                return
+            bucket = self.by_words.setdefault(key, [])
+            self.longest = max(self.longest, len(key))
+            self.stems.update(w[:5] for w in key if len(w) >= 5)
+        if entry not in bucket:
+            bucket.append(entry)
+
+    def find(self, text: str) -> list[Mention]:
+        """The names in ``text``, longest first, no overlaps; one span keeps every target it names. A value
+        spelled like a language word ("ON", "IN", "ALL") is a value only where it is written as the value."""
+        found = [(start, end, kept) for start, end, entries in self._word_finds(text) + self._text_finds(text)
+                 if (kept := [e for e in entries if _as_written(e, text[start:end])])]
+        found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
+        mentions: list[Mention] = []
+        for start, end, entries in found:
+            same = next((m for m in mentions if (m.start, m.end) == (start, end)), None)
+            if same is not None:
+                _merge(same, entries)
+                continue
+            if any(overlaps((start, end), m.span) for m in mentions):
+                continue
+            mention = Mention(start, end, text[start:end], [])
+            _merge(mention, entries)
+            mentions.append(mention)
+        return sorted(mentions, key=lambda m: m.start)
+
+    def _word_finds(self, text: str) -> list[tuple[int, int, list[Entry]]]:
+        seq: list[Word] = [w for w in words(text) if not w.cjk and w.norm not in GLUE]
+        out = []
+        for i in range(len(seq)):
+            for n in range(min(self.longest, len(seq) - i), 0, -1):
+                entries = self.by_words.get(tuple(w.norm for w in seq[i:i + n]))
+                if entries and _adjacent(text, seq[i:i + n]):
+                    out.append((seq[i].start, seq[i + n - 1].end, entries))
+        return out
+
+    def _text_finds(self, text: str) -> list[tuple[int, int, list[Entry]]]:
+        lowered = text.lower()
+        out = []
+        for surface, entries in self.by_text.items():
+            for m in re.finditer(re.escape(surface), lowered):
+                if _bounded(lowered, m.start(), m.end()):
+                    out.append((m.start(), m.end(), entries))
+        return out
+
+
+def _as_written(entry: Entry, surface: str) -> bool:
+    target = entry.target
+    if target.kind != "value" or target.value is None or surface.lower() not in LANGUAGE_WORDS:
+        return True
+    return surface == target.value
+
+
+def _merge(mention: Mention, entries: list[Entry]) -> None:
+    """Targets of one span, best-weighted first; one target per (kind, path, value)."""
+    for entry in sorted(entries, key=lambda e: -e.weight):
+        same = next((t for t in mention.targets if (t.kind, t.path, t.value) == (entry.target.kind,
+                     entry.target.path, entry.target.value)), None)
+        if same is None:
+            mention.targets.append(entry.target)
+            mention.weights[entry.target] = entry.weight
+
+
+def _adjacent(text: str, run: list[Word]) -> bool:
+    """The words of a name stand together: only spaces, hyphens, glue words or a possessive between them."""
+    for a, b in itertools.pairwise(run):
+        gap = text[a.end:b.start]
+        if not re.fullmatch(r"(?:[\s\-/_'’]|\b(?:the|a|an|of)\b)*", gap, re.IGNORECASE):
+            return False
+    return True
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    """Latin ends of a substring sit on word boundaries ("pulse" is not inside "impulse")."""
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    return not (text[start].isascii() and text[start].isalnum() and before.isascii() and before.isalnum()) and \
+        not (text[end - 1].isascii() and text[end - 1].isalnum() and after.isascii() and after.isalnum())
+
+
+def _names(title: str, name: str, meta: dict[str, Any]) -> list[tuple[str, int]]:
+    bare = re.sub(r"\s*\([^)]*\)", "", title or "").strip()
+    synonyms = [str(s) for s in (meta or {}).get("synonyms") or [] if isinstance(s, str | int)]
+    named = [(n, TITLE) for n in (title, bare, *synonyms)
+             if n and (has_cjk(n) or not set(name_key(n)) <= LANGUAGE_ONLY)]
+    leaf = name.replace("_", " ").strip()
+    key = set(name_key(leaf))
+    if leaf and not key <= GENERIC_NAMES and not key <= LANGUAGE_ONLY:  # "shortest_ms" names no concept
+        named.append((leaf, NAME_WORDS))
+    return named
+
+
+def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None = None) -> Lexicon:
+    """The lexicon of ``model`` plus glossary ``terms`` and warehouse ``values`` (see the module docstring)."""
+    lex = Lexicon()
+    for cube in model.cubes.values():
+        for surface, weight in _names(cube.title, cube.name, cube.meta):
+            lex.add(surface, Target("cube", cube.name), weight)
+        for kind, members in (("measure", cube.measures), ("dimension", cube.dimensions),
+                              ("segment", cube.segments)):
+            for member in members.values():
+                if not getattr(member, "public", True):
+                    continue
+                for surface, weight in _names(member.title, member.name, member.meta):
+                    lex.add(surface, Target(kind, member.path), weight)  # type: ignore[arg-type]
+    for term in terms:
+        _add_term(lex, model, term)
+    for surface, found in (values.surfaces.items() if values is not None else []):
+        for member, value in found:
+            lex.add(surface, Target("value", member, value, "values"), TITLE)
+    _add_translations(lex)
+    _add_count_stems(lex, model)
+    return lex
+
+
+_COUNT_SUFFIX = re.compile(r"(?:数量|总数|个数|数|量)$")
+
+
+def _add_count_stems(lex: Lexicon, model: Any) -> None:
+    """"订单量" names the order count, so "订单" names orders: the stem of a Chinese name of a cube's row
+    count (before 数量/总数/个数/数/量) names the cube, unless it already names something."""
+    for surface, entries in list(lex.by_text.items()):
+        stem = _COUNT_SUFFIX.sub("", surface)
+        if stem == surface or len(stem) < 2 or not has_cjk(stem) or stem in lex.by_text:
+            continue
+        for entry in entries:
+            member = model.find_member(entry.target.path) if entry.target.kind == "measure" else None
+            if member is not None and row_count(model, member.cube) == member.path:
+                lex.add(stem, Target("cube", member.cube), NAME_WORDS)
+
+
+def value_stems(lex: Lexicon, word: str) -> list[Target]:
+    """Values a word derives from ("Brazilian" -> BRAZIL, "German" -> GERMANY, "Canadian" -> CANADA): its
+    first letters (all but three, at least four) begin the value, or the value (four letters or more)
+    begins it; or the first word of a longer value ("Frontier" -> "Frontier Airlines Inc."); only when
+    exactly one value does."""
+    lowered = word.lower()
+    head = lowered[:max(4, len(lowered) - 3)]
+    first = norm_word(word)
+    found = {entry.target for key, entries in lex.by_words.items()
+             for entry in entries if entry.target.kind == "value" and str(entry.target.value)[:1].isupper() and (
+                 (len(key) == 1 and (key[0].startswith(head) or (len(key[0]) >= 4 and lowered.startswith(key[0]))))
+                 or (len(key) > 1 and key[0] == first))}  # "Frontier" -> "Frontier Airlines Inc."
+    return list(found) if len({(t.path, t.value) for t in found}) == 1 else []
+
+
+def _add_translations(lex: Lexicon) -> None:
+    """Chinese words of common analytics concepts ("地区" = region, "渠道" = channel; a bilingual word list,
+    ``router/aggregate/dimension_aliases.yaml``) name what the same English words name in this model."""
+    for zh, en in aliases().items():
+        if not has_cjk(zh) or zh in lex.by_text:
+            continue
+        for entry in lex.by_words.get(name_key(en), []):
+            if entry.target.kind != "value":
+                lex.add(zh, entry.target, NAME_WORDS)
+
+
+def _add_term(lex: Lexicon, model: Any, term: Term) -> None:
+    asset_type, _, body = str(term.mapped_asset_id or "").partition(":")
+    kind = _KIND_OF_ASSET.get(term.mapped_asset_type or asset_type)
+    if kind is None or not body:
+        return
+    if kind == "cube" and body not in model.cubes:
+        return
+    if kind != "cube" and model.find_member(body) is None:
+        return
+    if term.filter_value is not None:
+        target = Target("value", body, str(term.filter_value), "glossary")
+    else:
+        target = Target(kind, body, None, "glossary")  # type: ignore[arg-type]
+    for surface in [term.canonical_term, *(term.synonyms or [])]:
+        if has_cjk(surface) or not set(name_key(surface)) <= LANGUAGE_ONLY:
+            lex.add(surface, target, TITLE + 1)

@@ -1,0 +1,42 @@
+"""The parser's passes, in order; each reads and extends the question's :class:`~router.parse.Reading`
+(sqlglot-optimizer style: one rule per module, a tuple of rules)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from router.parse.context import Knowledge, Question
+from router.parse.passes import (
+    coverage,
+    filters,
+    groups,
+    keys,
+    listing,
+    literals,
+    measures,
+    members,
+    order,
+    share,
+    spans,
+    time,
+    translate,
+)
+
+Pass = Callable[[Question, Knowledge], None]
+
+PASSES: tuple[tuple[str, Pass], ...] = (
+    ("spans", spans.collect),
+    ("literals", literals.choose),
+    ("translate", translate.choose),
+    ("keys", keys.choose),
+    ("measures", measures.choose),
+    ("listing", listing.head),
+    ("groups", groups.choose),
+    ("filters", filters.choose),
+    ("share", share.choose),
+    ("members", members.choose),
+    ("time", time.choose),
+    ("order", order.choose),
+    ("columns", listing.columns),
+    ("coverage", coverage.check),
+)

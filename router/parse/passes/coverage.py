@@ -1,0 +1,86 @@
+"""Pass: the words of the question that nothing used: no name of the model, no language word, no time,
+no number the reading took. They are the reading's ``unknown`` words; the caller decides what a
+question with unknown words gets (``router.parse.verdict``).
+
+English words are looked up one by one (normalised); the Chinese left between used spans is segmented
+(jieba) and its function words dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.language import FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH
+from router.parse.nearby import free
+from router.parse.reading import Reading
+from router.parse.text import stems, words
+from router.understanding.terms import segment
+
+# language words whose meaning changes the numbers: when no pass used them, the reading does not answer
+HONOURED = ("avg", "median", "share", "distinct", "bound", "sign", "string_op", "negation", "write")
+_NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
+_ZH_STOP = frozenset(STOPWORDS_ZH)
+_STOP_STEMS = stems(" ".join(STOPWORDS_EN))
+_ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）")
+
+
+def _inside(r_used: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(s <= start and end <= e for s, e in r_used)
+
+
+def _cjk_leftover(text: str, start: int, end: int, used: list[tuple[int, int]]) -> list[tuple[str, int]]:
+    """The Chinese of ``text[start:end]`` outside the used spans, segmented, function words dropped, with
+    where each word starts."""
+    chars = "".join(text[i] if not _inside(used, i, i + 1) else " " for i in range(start, end))
+    out = []
+    for piece in re.finditer(r"\S+", chars):
+        at = start + piece.start()
+        for w in segment(piece.group(0)):
+            if w.strip() and w not in _ZH_STOP and not all(c in _ZH_STOP for c in w):
+                out.append((w, at))
+            at += len(w)
+    return out
+
+
+def _restated(r: Reading) -> None:
+    """A name said again ("orders ... 订单") of a cube or member the reading already uses is used."""
+    members = {*r.measures, *r.dimensions, *r.segments, *(f.member for f in r.filters), *r.columns,
+               *(m for m, _ in r.order), *([r.time_dimension] if r.time_dimension else [])}
+    cubes = {*r.scope(), *(m.split(".", 1)[0] for m in members)}
+    for m in r.mentions:
+        if any((t.kind == "cube" and t.path in cubes) or (t.kind != "cube" and t.path in members) for t in m.targets):
+            r.use(m.span)
+
+
+def _inflects_a_name(word: str, k: Knowledge) -> bool:
+    """"supplies" beside a model that says "supplier", "charging" beside "charge": a verb formed on a name's
+    stem (the first five letters of an inflected word of six or more) is that name said as a verb."""
+    if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing", "es", "s")):
+        return False
+    return word[:5] in k.lexicon.stems
+
+
+def check(q: Question, k: Knowledge) -> None:
+    """Words in parentheses restate or define ("late = received after the commit date"): what they name
+    is used like any other words, but the rest of them is not unknown."""
+    r = q.reading
+    _restated(r)
+    unknown: list[tuple[str, int]] = []
+    asides = [m.span() for m in _ASIDE.finditer(r.text)]
+    known = [*r.used, *(m.span for m in r.marks), *(m.span() for m in FILLER_PHRASES.finditer(r.text))]
+    # "average quantity per line *item*": a word of the title of a cube the answer is about restates it
+    scope_words = {w for cube in r.scope() for w in facts.title_words(k.model.cubes[cube])}
+    for w in words(r.text):
+        core = w.end - (len(w.raw) - len(re.sub(r"['’]\w+$", "", w.raw)))  # "Smith's": "Smith"
+        if _inside(known, w.start, core) or _inside(asides, w.start, w.end):
+            continue
+        if w.cjk:
+            unknown += _cjk_leftover(r.text, w.start, w.end, known)
+        elif w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN and not _NUMBER.match(w.raw) \
+                and not _inflects_a_name(w.raw.lower(), k) and w.norm not in scope_words:
+            unknown.append((w.raw, w.start))
+    r.unknown = list(dict.fromkeys(w for w, _ in unknown))
+    r.unknown_spans = [(at, at + len(w)) for w, at in unknown]
+    r.unhonoured = [m.text for m in r.marks if m.kind in HONOURED and free(r, m)]

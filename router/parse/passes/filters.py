@@ -1,0 +1,217 @@
+"""Pass: what the question restricts: values, bounds, signs, text patterns, segments; and what the model
+cannot restrict (a negation: "never", "without") is refused.
+
+- A value ("Germany", "AUTOMOBILE", "华东") filters its dimension; values of one dimension are one filter
+  (any of them). A value of several dimensions goes to the one joined to what is asked, whose cube the
+  question names, whose title's words stand near it ("*billed* in the USA"); when two stay equal the
+  question is refused with both named, so the user can say which.
+- A bound ("above 9,000", "at least 5", "超过38万", "between 10 and 20") restricts the numeric name before
+  it (a dimension: rows; a measure: groups, HAVING), or counts the cube named after it ("more than 5
+  orders": groups whose row count passes). With no name beside it, it bounds the listed cube's amount
+  column (the numeric column its sum measure adds up).
+- A sign ("negative balance", "余额为负") is a bound at zero.
+- A text pattern ("type starting with PROMO", "names containing Love") filters the string dimension before.
+- A segment named ("urgent orders", "promotional parts") is applied unless it was read as the measure.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.language import number_text
+from router.parse.nearby import after, before, free
+from router.parse.reading import Filter, Mark, Mention, Reading, Target
+from router.parse.text import has_cjk, name_key, words
+
+_LINK = r"with|whose|where|having|of|is|are|was|were|has|have|had|a|an|the|that|an?|total|their|its|at|for|in"
+
+
+def _joined(k: Knowledge, cube: str, cubes: list[str]) -> bool:
+    return not cubes or any(cube in facts.reach(k.model, c) for c in cubes)
+
+
+def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge) -> float:
+    named_cubes = {c.path for x in r.mentions if x is not m for c in x.of("cube")}
+    member = k.model.find_member(t.path)
+    near = {w.norm for w in words(r.text[max(0, m.start - 30):m.end + 30])}
+    score = 1.0 if t.source == "glossary" else 0.0
+    score += 2.0 if t.cube in named_cubes else 0.0
+    score += 1.0 * len(set(name_key(getattr(member, "title", "") or "")) & near - {"name"})
+    return score
+
+
+def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    chosen: dict[str, list[str]] = {}
+    for m in r.mentions:
+        targets = [t for t in m.of("value") if _joined(k, t.cube, cubes)]
+        if not targets or not free(r, m) or (m.of("measure") and len(m.targets) > len(m.of("value"))):
+            continue
+        scored = sorted(((_value_score(t, m, r, k), t) for t in targets), key=lambda p: -p[0])
+        top = [t for s, t in scored if s == scored[0][0]]
+        members = list(dict.fromkeys(t.path for t in top))
+        if len(members) > 1 and len({t.cube for t in top}) > 1:
+            titles = " or ".join(repr(getattr(k.model.find_member(p), "title", p) or p) for p in members[:3])
+            r.refuse(f"'{m.text}' is a value of {titles}: say which one you mean")
+            return
+        best = top[0]
+        if best.value not in chosen.setdefault(best.path, []):
+            chosen[best.path].append(str(best.value))
+        r.use(m.span)
+        qualifier = before(r, m.span)  # "the album Let There Be Rock", "customer Li Wei"
+        if qualifier is not None and any(t.path == best.cube for t in qualifier.of("cube")):
+            r.use(qualifier.span)
+    for member, values in chosen.items():
+        r.filters.append(Filter(member, "equals", values, "named values"))
+
+
+def _numeric(m: Mention | None, k: Knowledge, cubes: list[str], rows: bool) -> Any | None:
+    """The numeric member a mention names for a bound: a number dimension; a measure (groups, HAVING) unless
+    the rows are listed or the measure is only the count of a cube the mention names; a cube's amount."""
+    if m is None:
+        return None
+    named_cubes = {t.path for t in m.of("cube")}
+    for t in [*m.of("dimension"), *m.of("measure")]:
+        member = k.model.find_member(t.path)
+        if member is None or not facts.is_numeric(member) or not _joined(k, member.cube, cubes):
+            continue
+        if member.kind == "measure" and (rows or (member.cube in named_cubes and member.type == "count")):
+            continue
+        return member
+    for cube in named_cubes:
+        if (amount := facts.amount_column(k.model, cube)) is not None:
+            return amount
+    return None
+
+
+def _count_bound(r: Reading, mark: Mark, following: Mention | None) -> bool:
+    """"more than 5 orders", "超过5笔订单": the number counts the cube right after it (in Chinese only with a
+    measure word: "超过38万的订单" bounds the orders' amount)."""
+    if following is None or not following.of("cube"):
+        return False
+    gap = r.text[mark.end:following.start]
+    if r.language == "zh" or has_cjk(mark.text):
+        return bool(re.search(r"[笔单个次件位家张首条名种款]", mark.text[-2:] + gap)) and "的" not in gap
+    return not gap.strip() or gap.strip().lower() in ("distinct", "different", "unique", "separate")
+
+
+def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tuple[Any | None, str]:
+    """(member, "row" | "group" | "count") the bound restricts; the name it uses is marked used."""
+    following = after(r, mark.span)
+    if _count_bound(r, mark, following) and following is not None:
+        counted = facts.row_count(k.model, following.of("cube")[0].path)
+        if counted:
+            r.use(following.span)
+            return k.model.find_member(counted), "count"
+    prior = before(r, mark.span, extra=_LINK)
+    for m in (prior, following):
+        member = _numeric(m, k, cubes, rows=r.intent == "detail")
+        if member is not None and m is not None:
+            r.use(m.span)
+            return member, "group" if getattr(member, "kind", "") == "measure" else "row"
+    member = facts.amount_column(k.model, cubes[0]) if cubes else None
+    return member, "row"
+
+
+def _count_rows_of_listing(r: Reading, k: Knowledge, counted: str, mark: Mark) -> None:
+    """"customers with more than 10 orders", "超过5笔订单的客户": the rows asked for (the listed cube, else
+    the cube named before the bound, or after it in Chinese) become groups whose count passes."""
+    r.measures.append(counted)
+    listed = r.listing if r.intent == "detail" else None
+    if listed is None:
+        cubes = [m for m in r.mentions if m.of("cube") and m.of("cube")[0].cube != counted.split(".", 1)[0]]
+        side = [m for m in cubes if (m.start > mark.end if r.language == "zh" else m.end <= mark.start)]
+        if side:
+            listed = side[-1].of("cube")[0].path
+            r.use(side[-1].span)
+    if listed:
+        label = facts.label(k.model, listed, r.language) or facts.primary_key(k.model, listed)
+        if label and label not in r.dimensions:
+            r.dimensions.append(label)
+    r.listing = None
+    r.intent = "aggregate"
+
+
+def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    for mark in r.marks_of("bound", "sign"):
+        if not free(r, mark):
+            continue
+        op, values = mark.data
+        member, how = _bound_member(r, mark, k, cubes)
+        if member is None:
+            r.refuse(f"nothing in the model is bounded by '{mark.text}': name the column it applies to")
+            return
+        if how == "count" and member.path not in r.measures:
+            _count_rows_of_listing(r, k, member.path, mark)
+        numbers = [values] if isinstance(values, str) else [number_text(v) for v in values]
+        if op == "between":
+            r.filters += [Filter(member.path, "gte", numbers[:1], mark.text),
+                          Filter(member.path, "lte", numbers[1:], mark.text)]
+        else:
+            r.filters.append(Filter(member.path, op, numbers, mark.text))
+        r.use(mark.span)
+        r.notes.append(f"{member.path} {op} {' '.join(numbers)} ({mark.text!r})")
+
+
+def _patterns(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    for mark in r.marks_of("string_op"):
+        op, value = mark.data
+        m = before(r, mark.span, extra=_LINK)
+        dims = [k.model.find_member(t.path) for t in m.of("dimension")] if m else []
+        if m is None:
+            continue
+        dims = [d for d in dims if d is not None and d.type == "string" and _joined(k, d.cube, cubes)]
+        if not dims:
+            continue
+        r.filters.append(Filter(dims[0].path, op, [value], mark.text))
+        r.use(mark.span, m.span)
+
+
+def _restates_measure(r: Reading, k: Knowledge, segment: str) -> bool:
+    """"late" beside the measure "late shipment rate": the segment is the measure's own definition."""
+    words_of = facts.title_words(k.model.find_member(segment)) - {"order", "item", "line"}
+    return any(words_of and words_of <= facts.title_words(k.model.find_member(m)) for m in r.measures)
+
+
+def _present(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """"customers who have a company", "with an email": the named column is filled in (``set``)."""
+    for m in r.mentions:
+        if not free(r, m) or not re.search(r"\b(?:have|has|had|with)\s+(?:an?|any|some)\s*$",
+                                           r.text[max(0, m.start - 20):m.start], re.IGNORECASE):
+            continue
+        dims = [k.model.find_member(t.path) for t in m.of("dimension")]
+        dims = [d for d in dims if d is not None and d.type == "string" and d.cube in cubes]
+        if dims and not m.of("cube"):
+            r.filters.append(Filter(dims[0].path, "set", [], m.text))
+            r.use(m.span)
+
+
+def _segments(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    for m in r.mentions:
+        if not free(r, m):
+            continue
+        for t in m.of("segment"):
+            if _restates_measure(r, k, t.path):
+                r.use(m.span)
+                break
+            if _joined(k, t.cube, cubes) and t.path not in r.segments:
+                r.segments.append(t.path)
+                r.use(m.span)
+                break
+
+
+def choose(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    if r.refusal:
+        return
+    cubes = r.scope()
+    for step in (_values, _bounds, _patterns, _present, _segments):
+        step(r, k, cubes)
+        if r.refusal:
+            return
+    negations = [m for m in r.marks_of("negation") if free(r, m)]
+    if negations:
+        r.refuse(f"questions about what did not happen ('{negations[0].text}') are not supported yet: ask for "
+                 "what did happen instead")

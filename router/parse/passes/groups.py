@@ -1,0 +1,168 @@
+"""Pass: what an aggregate is grouped by.
+
+- A group-by word ("by", "per", "for each", "across", "按", "各", "每个") or a question word ("which",
+  "what", "哪个") followed by names groups by the last of them, the earlier ones qualifying it ("by
+  *customer* region": the region reached through customers, not the supplier's region).
+- A ranked question without a group-by ("top 3 brands by units sold", "销售额最高的3个国家") groups by the
+  first other name it ranks.
+- Two or more values of one dimension compared ("video vs audio", "Germany and France") group by it.
+- A name resolves to one of its dimensions, or to the label dimension of a cube it names, preferring one
+  joined to the measure's cube, qualified by the cube words before it, whose whole title the question
+  holds, a string over a number, a non-key column.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fourengine.terms import singular
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.nearby import free, phrase_after
+from router.parse.reading import Mention, Reading
+from router.parse.text import has_cjk, name_key, stems, words
+
+_GENERIC = stems("name key id number code date type")
+_GROUP_START = re.compile(r"^(?:各|每个|每|按|分(?!钟))")
+
+
+def _candidates(m: Mention, k: Knowledge, language: str) -> list[tuple[Any, int]]:
+    out = []
+    for t in m.of("dimension"):
+        member = k.model.find_member(t.path)
+        if member is not None and member.type != "time" and member.public:
+            out.append((member, m.weights.get(t, 1)))
+    for t in m.of("cube"):
+        path = facts.label(k.model, t.path, language) or facts.primary_key(k.model, t.path)
+        member = k.model.find_member(path) if path else None
+        if member is not None:
+            out.append((member, m.weights.get(t, 1)))
+    return out
+
+
+def _score(member: Any, weight: int, qualifiers: list[Mention], r: Reading, k: Knowledge,
+           cubes: list[str]) -> float | None:
+    hops = [facts.reach(k.model, c).get(member.cube) for c in cubes]
+    reached = [h for h in hops if h is not None]
+    if cubes and not reached:
+        return None  # not joined to what is measured
+    score = float(weight) + (3.0 - 0.3 * min(reached) if reached else 0.0)
+    question = {w.norm for w in words(r.text)}
+    missing = facts.title_words(member) - question - _GENERIC
+    title = set(name_key(member.title or "")) - _GENERIC
+    score -= 0.7 * len(missing & title)
+    for q in qualifiers:
+        for t in q.of("cube"):
+            if t.path == member.cube:
+                score += 2.0
+            elif member.cube in facts.reach(k.model, t.path):
+                score += 1.0
+    score += 0.5 if member.type == "string" else 0.0
+    score -= 2.0 if member.primary_key else 0.0
+    suffix = member.name.rsplit("_", 1)[-1]
+    if suffix in ("en", "zh"):  # name_en / name_zh: the question's language
+        score += 0.8 if suffix == r.language else -0.8
+    return score
+
+
+def head_of(run: list[Mention], r: Reading) -> int:
+    """The head of a run of names: the last, or the owner in "X's Y" ("which agent's customers": agents)."""
+    for i, m in enumerate(run[:-1]):
+        if re.match(r"['’]s\b", r.text[m.end:m.end + 2]) or re.search(r"['’]s$", m.text):
+            return i
+    return len(run) - 1
+
+
+def resolve(run: list[Mention], r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
+    """The dimension the head of ``run`` names (qualified by the mentions before it)."""
+    at = head_of(run, r)
+    head, qualifiers = run[at], run[:at]
+    scored = [(s, member) for member, weight in _candidates(head, k, r.language)
+              if (s := _score(member, weight, qualifiers, r, k, cubes)) is not None]
+    return max(scored, key=lambda pair: pair[0])[1] if scored else None
+
+
+def _add(r: Reading, member: Any, run: list[Mention], why: str) -> None:
+    if member.path not in r.dimensions:
+        r.dimensions.append(member.path)
+        r.notes.append(f"group by {member.path} ({why} {' '.join(m.text for m in run)!r})")
+    r.use(*(m.span for m in run))
+
+
+def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    for mark in r.marks_of("group", "which"):
+        run = [m for m in phrase_after(r, mark.span) if free(r, m)]
+        if not run or any(m.of("measure") and not (m.of("dimension") or m.of("cube")) for m in run[-1:]):
+            continue
+        if run[-1].of("value") and not (run[-1].of("dimension") or run[-1].of("cube")):
+            continue
+        member = resolve(run, r, k, cubes)
+        if member is not None and _grain_of_average(r, k, mark.text, member):
+            r.use(mark.span, *(m.span for m in run))  # "average price per invoice line": the average's rows
+            continue
+        if member is not None:
+            _add(r, member, run, mark.text)
+            r.use(mark.span)
+            if mark.kind == "which" and r.asks_one is None:
+                r.asks_one = _singular(mark, run[head_of(run, r)], r)
+
+
+def _grain_of_average(r: Reading, k: Knowledge, word: str, member: Any) -> bool:
+    """"per <cube>" naming the rows an average measure is over (its own cube's label or key)."""
+    if word.lower() not in ("per", "each", "every", "每", "每个") or member.path not in (
+            facts.label(k.model, member.cube, r.language), facts.primary_key(k.model, member.cube)):
+        return False
+    return any(k.model.find_member(m).type == "avg" and m.split(".", 1)[0] == member.cube for m in r.measures)
+
+
+def _singular(mark: Any, head: Mention, r: Reading) -> bool:
+    """"which region", "哪个国家", "who": one answer; "which regions", "哪些": several."""
+    if has_cjk(mark.text):
+        return "些" not in mark.text
+    last = re.sub(r"['’]s$", "", head.text.split()[-1] if head.text.split() else head.text).lower()
+    return not (last.endswith("s") and singular(last) != last)
+
+
+def _grouped_names(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """A name that begins with a group-by word ("各地区", "每个渠道"): grouped by what it names."""
+    for m in r.mentions:
+        if free(r, m) and _GROUP_START.match(m.text) and (m.of("dimension") or m.of("cube")):
+            member = resolve([m], r, k, cubes)
+            if member is not None:
+                _add(r, member, [m], "grouped")
+
+
+def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
+    r = q.reading
+    if r.dimensions or (q.understanding.ranking is None and not r.marks_of("most", "top")):
+        return
+    for m in r.mentions:
+        if free(r, m) and (m.of("cube") or m.of("dimension")) and not m.of("value"):
+            member = resolve([m], r, k, cubes)
+            if member is not None:
+                _add(r, member, [m], "ranked")
+                return
+
+
+def _compared_values(r: Reading) -> None:
+    by_member: dict[str, set[str]] = {}
+    for m in r.mentions:
+        for t in m.of("value"):
+            by_member.setdefault(t.path, set()).add(str(t.value))
+    compared = r.marks_of("which") or any(w in r.text.lower() for w in (" vs", "versus", "compare", "对比", "比较"))
+    for member, values in by_member.items():
+        if len(values) > 1 and compared and member not in r.dimensions:
+            r.dimensions.append(member)
+            r.notes.append(f"group by {member}: its values are compared")
+
+
+def choose(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    if r.intent != "aggregate" or r.refusal:
+        return
+    cubes = list(dict.fromkeys(m.split(".", 1)[0] for m in r.measures))
+    _cue_groups(r, k, cubes)
+    _grouped_names(r, k, cubes)
+    _ranked(q, k, cubes)
+    _compared_values(r)

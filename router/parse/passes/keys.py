@@ -1,0 +1,41 @@
+"""Pass: rows named by their key: a cube's name followed by a number ("order 7", "part 1234", "invoice
+#98", "订单8579") filters that cube's primary key; a key dimension's name followed by a number ("order key
+42", "customer id 17") filters that dimension. Numbers inside time expressions are never keys."""
+
+from __future__ import annotations
+
+import re
+
+from router.parse.context import Knowledge, Question
+from router.parse.reading import Filter
+from router.parse.text import overlaps
+
+_KEY_AFTER = re.compile(r"\s*(?:#|no\.?\s*|number\s*|num\s*|id\s*|key\s*|号码?\s*|编号\s*|为\s*)?#?\s*"
+                        r"(\d{1,12})(?![\d.])"
+                        r"(?!\s*(?:年|月|日|号|st|nd|rd|th|%|\.\d|[,\d]*\s*(?:k|m|万|千|元|dollars?)\b))",
+                        re.IGNORECASE)
+
+
+def choose(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    for m in r.mentions:
+        found = _KEY_AFTER.match(r.text, m.end)
+        if found is None or any(overlaps(found.span(1), t) for t in r.time_spans):
+            continue
+        member = None
+        for t in m.of("dimension"):
+            dim = k.model.find_member(t.path)
+            if dim is not None and dim.type == "number" and (dim.primary_key or re.search(r"key|id|number", dim.name)):
+                member = dim.path
+                break
+        if member is None:
+            for t in m.of("cube"):
+                keys = k.model.cubes[t.path].primary_keys
+                if keys:
+                    member = keys[0].path
+                    break
+        if member is None:
+            continue
+        r.filters.append(Filter(member, "equals", [found.group(1)], f"{r.text[m.start:found.end()]!r} names a row"))
+        r.use(m.span, (m.end, found.end()))
+        r.keyed.append(member.split(".", 1)[0])

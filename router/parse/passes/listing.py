@@ -1,0 +1,92 @@
+"""Passes for detail questions (no measure asked): which cube's rows are listed, and which of its
+columns the listing shows.
+
+- The listed cube is the head of the names after a listing or question word ("list *the line items* on
+  order 7", "which *customers* ..."), else the first cube named that is not only a key's owner ("show
+  order 7" lists orders), else the cube of a named value or row.
+- The columns: the cube's key and label, then every dimension the question filters, orders by or names
+  ("with their phone and address"), and the time dimension a period is on; when it names none, the
+  cube's first public dimensions (``DISPLAY_CAP``), as a "show me the orders" expects.
+"""
+
+from __future__ import annotations
+
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.nearby import free, phrase_after
+from router.parse.reading import Mention, Reading
+
+DISPLAY_CAP = 8  # columns a listing shows of its cube when the question names none
+
+
+def _run_head(r: Reading) -> Mention | None:
+    for mark in r.marks_of("list", "which"):
+        run = phrase_after(r, mark.span)
+        for m in reversed(run):
+            if m.of("cube") or m.of("segment"):
+                return m
+    return None
+
+
+def _cube_of(m: Mention) -> str | None:
+    for kind in ("cube", "segment", "dimension", "value", "measure"):
+        found = m.of(kind)
+        if found:
+            return found[0].cube
+    return None
+
+
+def _last_noun(r: Reading) -> Mention | None:
+    """Chinese puts the head noun last ("播放列表 X 里的所有曲目": tracks): the last cube named, not a key's owner."""
+    cubes = [m for m in r.mentions if (m.of("cube") or m.of("segment")) and not m.of("value")
+             and not any(t.path in r.keyed for t in m.of("cube"))]
+    return cubes[-1] if cubes else None
+
+
+def head(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    if r.intent == "aggregate" or r.refusal:
+        return
+    if q.understanding.granularity and not r.marks_of("list"):
+        return  # "what has Canada brought in each year": a grain asks for a total, not rows
+    chosen = _last_noun(r) if r.language == "zh" else None
+    chosen = chosen or _run_head(r)
+    if chosen is None and not (r.marks_of("list") or r.keyed or any(m.of("value") for m in r.mentions)):
+        return  # "what about the other region?": nothing asks for rows
+    if chosen is None:
+        cubes = [m for m in r.mentions if m.of("cube")]
+        unkeyed = [m for m in cubes if m.of("cube")[0].path not in r.keyed]
+        chosen = (unkeyed or cubes or [m for m in r.mentions if _cube_of(m)] or [None])[0]
+    if chosen is None:
+        return
+    cube = chosen.of("cube")[0].path if chosen.of("cube") else _cube_of(chosen)
+    if cube is None:
+        return
+    r.listing, r.intent = cube, "detail"
+    if chosen.of("cube") or (chosen.of("segment") and not chosen.of("value")):
+        r.use(chosen.span)
+        r.segments += [t.path for t in chosen.of("segment") if t.cube == cube and t.path not in r.segments]
+    r.notes.append(f"rows of {cube} ({chosen.text!r})")
+
+
+def columns(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    if r.intent != "detail" or r.listing is None or r.refusal:
+        return
+    cube = r.listing
+    shown = [facts.primary_key(k.model, cube), facts.label(k.model, cube, r.language)]
+    shown += [f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"]
+    shown += [member for member, _ in r.order]
+    for m in r.mentions:
+        if not free(r, m):
+            continue
+        dims = [t.path for t in m.of("dimension") if facts.joined(k.model, cube, t.cube)]
+        own = [p for p in dims if p.split(".", 1)[0] == cube]
+        if own or dims:
+            shown.append((own or dims)[0])
+            r.use(m.span)
+    if q.understanding.time_ranges and (time_dim := r.time_dimension or k.model.cube_time_dimension(cube)):
+        shown.append(time_dim)
+    if len(set(shown) - {None}) <= 2 + len(r.filters):  # nothing asked beyond key, label and filters
+        shown += [d.path for d in k.model.cubes[cube].dimensions.values() if d.public][:DISPLAY_CAP]
+    r.columns = [c for c in dict.fromkeys(shown) if c]

@@ -1,0 +1,54 @@
+"""Pass: literals the lexicon does not know ("Clerk#000000286", "Supplier#000000135's", "ECONOMY ANODIZED
+STEEL") looked up in the warehouse (``router.parse.probe``): where a string dimension holds one, it is a
+value of that dimension, and replaces the shorter names found inside it ("Clerk", "Supplier"); and
+capitalised words derived from one value ("Brazilian suppliers", "German customers": ``value_stems``)."""
+
+from __future__ import annotations
+
+import re
+
+from router.parse.context import Knowledge, Question
+from router.parse.language import STOPWORDS_EN
+from router.parse.lexicon import value_stems
+from router.parse.probe import CAPS_PHRASE, LITERAL
+from router.parse.reading import Mention
+from router.parse.text import overlaps
+
+
+def _derived(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    for m in re.finditer(r"\b[A-Z][a-z]{3,}\b", r.text):
+        span = m.span()
+        if not r.text[:span[0]].strip() or m.group(0).lower() in STOPWORDS_EN:
+            continue  # a sentence's first word is capitalised for its place, not as a name
+        if any(overlaps(span, x.span) for x in [*r.mentions, *r.marks]) or any(overlaps(span, t) for t in r.time_spans):
+            continue
+        targets = value_stems(k.lexicon, m.group(0))
+        if targets:
+            r.mentions.append(Mention(span[0], span[1], m.group(0), targets, {t: 2 for t in targets}))
+            r.notes.append(f"{m.group(0)!r} read as {targets[0].value!r} of {targets[0].path}")
+    r.mentions.sort(key=lambda x: x.start)
+
+
+def choose(q: Question, k: Knowledge) -> None:
+    if k.probe is not None:
+        _probed(q, k)
+    _derived(q, k)
+
+
+def _probed(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    assert k.probe is not None
+    found = [*LITERAL.finditer(r.text), *CAPS_PHRASE.finditer(r.text)]
+    for m in found:
+        span = m.span()
+        if any(overlaps(span, t) for t in r.time_spans) or any(
+                x.of("value") and overlaps(span, x.span) for x in r.mentions):
+            continue
+        targets = k.probe(m.group(0))
+        if not targets:
+            continue
+        r.mentions = [x for x in r.mentions if not overlaps(span, x.span)]
+        r.mentions.append(Mention(span[0], span[1], m.group(0), targets, {t: 3 for t in targets}))
+        r.mentions.sort(key=lambda x: x.start)
+        r.notes.append(f"{m.group(0)!r} found in {', '.join(t.path for t in targets)}")

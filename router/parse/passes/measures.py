@@ -1,0 +1,280 @@
+"""Pass: the measures a question asks for, read from the names it uses and the aggregation words
+beside them.
+
+- A span naming a measure ("revenue", "average order value", "late shipments") is that measure; among
+  several, the glossary's first, then the one whose type fits the aggregation word before it ("highest
+  retail price" -> a max measure, "how many different ..." -> a distinct count), then the shorter title.
+  A span that names a cube and only that cube's counts ("customers") is the cube, unless a count word asks.
+- "average <sum measure or numeric column>" is the avg measure over the same column; "total / highest /
+  lowest <column>" the sum / max / min measure over it; "how many (different) <column>" its distinct count.
+  When the model has no such measure the question is refused, naming what is missing.
+- "how many / number of <cube>" counts the cube's rows; asked with another cube ("customers who placed an
+  order", "distinct customers ... orders") it is that cube's distinct count of its key to the first.
+- "the most <cube>" / "<cube>最多" counts that cube (the rows it ranks are grouped by the group pass).
+- "median", "percentile": only a measure that says so in its title answers them; else a refusal.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from router.aggregate.measure_match import unit_twin
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.language import names_a_number
+from router.parse.nearby import free, mark_after, mark_before, phrase_after
+from router.parse.reading import Mark, Mention, Reading, Target
+
+UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
+                        r"分钟|小时|秒|天|毫秒|兆|字节", re.IGNORECASE)
+COUNT_WORDS = re.compile(r"\bcount\b|\bnumber\b|\bhow many\b|数|量", re.IGNORECASE)
+AGGREGATION = ("count", "distinct", "avg", "sum", "max", "min", "median", "most")
+_TYPE_FIT = {"avg": ("avg", "number"), "sum": ("sum", "number"), "max": ("max",), "min": ("min",),
+             "distinct": ("count_distinct", "count_distinct_approx"), "count": ("count", "count_distinct"),
+             "median": ()}
+_COUNTS = ("count", "count_distinct", "count_distinct_approx")
+
+
+def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
+    """The aggregation asked of ``m``: the nearest aggregation word before it (Chinese also after it), with
+    a count word before a distinct word ("how many different")."""
+    if r.language == "zh":  # "平均供货成本", "订单数量", "下单最多的客户"; "最多的客户" ranks customers
+        mark = mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median")) or mark_after(
+            r, m.span, ("count", "avg", "sum", "median", "most"))
+    else:
+        mark = mark_before(r, m.span, AGGREGATION)
+    if mark is None:
+        return None, []
+    used = [mark]
+    if mark.kind == "distinct" and (count := mark_before(r, mark.span, ("count",))):
+        used.append(count)
+    if mark.kind == "count" and (distinct := mark_after(r, mark.span, ("distinct",))) and distinct.end <= m.start:
+        return "distinct", [mark, distinct]
+    return mark.kind, used
+
+
+def _fit_rank(member: Any, kind: str | None, weight: int) -> tuple[int, int, int]:
+    fits = kind is not None and member.type in _TYPE_FIT.get(kind, ())
+    return (-weight, 0 if fits else 1, len(member.title or member.name))
+
+
+def _named_measure(m: Mention, kind: str | None, k: Knowledge) -> Any | None:
+    found = [(k.model.find_member(t.path), m.weights.get(t, 1)) for t in m.of("measure")]
+    found = [(member, w) for member, w in found if member is not None]
+    if not found:
+        return None
+    return min(found, key=lambda pair: _fit_rank(pair[0], kind, pair[1]))[0]
+
+
+def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
+    """"customers", "urgent orders": rows (a cube, a segment), not their count, unless a count word, or a
+    grain or group-by with no listing word ("monthly cancellations"), asks for it; a cube's own row count is
+    asked through the cube ("how many customers placed an order")."""
+    r = q.reading
+    counts = all(k.model.find_member(t.path).type in _COUNTS for t in m.of("measure"))
+    if not counts or not (m.of("cube") or m.of("segment")):
+        return False
+    if kind is None and not m.of("cube") and _cued(q, k) and not r.marks_of("list"):
+        return False
+    if kind in ("count", "distinct", "most"):
+        return bool(m.of("cube"))
+    return True
+
+
+def _over_column(k: Knowledge, dim: Any, kind: str) -> tuple[Any | None, str]:
+    """The measure of ``kind`` over the dimension's column, and how to name what is missing."""
+    types = {"avg": ("avg",), "sum": ("sum",), "max": ("max",), "min": ("min",),
+             "distinct": ("count_distinct", "count_distinct_approx"),
+             "count": ("count_distinct", "count_distinct_approx"), "median": ()}[kind]
+    found = facts.measures_over(k.model, dim.cube, facts.column(dim), types)
+    word = {"avg": "an average", "sum": "a total", "max": "a maximum", "min": "a minimum", "median": "a median",
+            "distinct": "a distinct count", "count": "a distinct count"}[kind]
+    return (found[0] if found else None), f"{word} of {dim.title or dim.path}"
+
+
+def _twin(k: Knowledge, measure: Any, kind: str) -> tuple[Any | None, str]:
+    """"average <sum measure>": the avg measure over the same column."""
+    found = facts.measures_over(k.model, measure.cube, facts.column(measure), _TYPE_FIT[kind][:1])
+    word = {"avg": "an average", "median": "a median"}.get(kind, kind)
+    return (found[0] if found else None), f"{word} of {measure.title or measure.path}"
+
+
+def _count_of_cube(q: Question, k: Knowledge, cube: str, kind: str) -> str | None:
+    """Rows of ``cube`` counted; with another cube named ("customers who ordered"), that cube's distinct
+    count of its key to ``cube``; asked for a period ``cube`` has no date for ("different tracks sold
+    each year"), the distinct count of a dated cube over its key to ``cube``."""
+    others = _other_cubes(q.reading, cube)
+    timed = q.understanding.time_ranges or q.understanding.granularity
+    if timed and not k.model.cube_time_dimension(cube):
+        others += [c for c in k.model.cubes if c not in others and c != cube and k.model.cube_time_dimension(c)]
+    for other in others:
+        column = facts.fk_column(k.model, other, cube)
+        found = facts.measures_over(k.model, other, column or "", ("count_distinct", "count_distinct_approx"))
+        if column and found:
+            return found[0].path
+    return facts.row_count(k.model, cube) if kind in ("count", "distinct", "most") else None
+
+
+def _other_cubes(r: Reading, cube: str) -> list[str]:
+    return list(dict.fromkeys(t.path for m in r.mentions for t in m.of("cube") if t.path != cube))
+
+
+def _cued(q: Question, k: Knowledge | None) -> bool:
+    """A grain, a comparison, a ranking or a group-by word before something to group by (not a number:
+    "top 5 customers by account balance" orders customers): what a count is asked for."""
+    r, u = q.reading, q.understanding
+
+    def groupable(m: Mention) -> bool:
+        if k is None:
+            return bool(m.of("cube") or m.of("dimension"))
+        dims = [k.model.find_member(t.path) for t in m.of("dimension")]
+        return bool(m.of("cube")) or any(d is not None and d.type != "number" for d in dims)
+
+    grouped = any(any(groupable(m) for m in phrase_after(r, g.span)) for g in r.marks_of("group"))
+    return bool(u.granularity or u.comparison or r.marks_of("dim_grain") or grouped)
+
+
+def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
+    """"list the refunded orders", "Sophia Brown's completed orders", "lines of order 1024": a count measure
+    named after a listing word, or beside a named row with nothing to count by, names the rows it counts —
+    its cube, and the segment whose SQL is the measure's filter. The mention is rewritten to name them."""
+    r = q.reading
+    listed = any(x.start < m.start for x in r.marks_of("list")) or mark_before(r, m.span, ("which",))
+    named_rows = (r.keyed or any(x.of("value") for x in r.mentions)) and not _cued(q, k)
+    if kind is not None or not (listed or named_rows) or COUNT_WORDS.search(m.text):
+        return False  # "the order count" asks the count
+    counts = [k.model.find_member(t.path) for t in m.of("measure")]
+    if not counts or any(c is None or c.type not in _COUNTS for c in counts):
+        return False
+    if m.of("cube"):
+        return True  # "list all the airlines": the cube it names, not the rows another cube's count counts
+    measure = counts[0]
+    wanted = {facts.column_sql(f) for f in measure.filters}
+    segments = [s for s in k.model.cubes[measure.cube].segments.values() if facts.column_sql(s.sql) in wanted]
+    if measure.filters and len(segments) != len(measure.filters):
+        return False
+    m.targets = [Target("cube", measure.cube), *(Target("segment", s.path) for s in segments)]
+    return True
+
+
+def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
+    """"lines of order 1024 ... quantity and extended price", "列出订单4000的明细行，包括数量": a measure's name
+    asked with no aggregation word beside rows named by key, value or a listing word is the column the
+    measure adds up (the mention is rewritten to name that dimension)."""
+    r = q.reading
+    if kind is not None or not m.of("measure"):
+        return False
+    if not (r.marks_of("list") or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, None):
+        return False
+    if m.of("dimension"):
+        return True
+    if not (r.marks_of("list") or r.keyed):
+        return False  # only a listing word or a key makes a measure's name the column it adds up
+    for t in m.of("measure"):
+        measure = k.model.find_member(t.path)
+        dims = [d for d in k.model.cubes[measure.cube].dimensions.values()
+                if measure.sql and d.type == "number" and facts.column(d) == facts.column(measure)]
+        if dims:
+            m.targets = [Target("dimension", dims[0].path)]
+            return True
+    return False
+
+
+def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list[Mark], str | None]:
+    """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
+    r = q.reading
+    kind, marks = _kind(r, m)
+    if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind):
+        return None, [], None
+    named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
+    if named is not None:
+        if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
+            twin, missing = _twin(k, named, kind)
+            return (twin.path if twin else None), marks, None if twin else f"the model has no {missing}"
+        return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
+    cubes = m.of("cube")
+    if cubes and kind in ("count", "distinct", "most"):
+        counted = _count_of_cube(q, k, cubes[0].path, kind)
+        if counted:
+            return counted, marks if kind != "most" else [], None
+    named_elsewhere = any(x.of("measure") and not x.of("cube") for x in r.mentions if x is not m)
+    ranking = q.understanding.ranking
+    rows_ranked = kind in ("max", "min") and ranking is not None and names_a_number(ranking.phrase)
+    if cubes and kind in ("avg", "sum", "max", "min") and not named_elsewhere and not rows_ranked and (
+            amount := facts.amount_column(k.model, cubes[0].path)):
+        found, missing = _over_column(k, amount, kind)  # "the biggest invoice", "average order"
+        return (found.path if found else None), marks, None if found else f"the model has no {missing}"
+    dims = [k.model.find_member(t.path) for t in m.of("dimension")]
+    dims = [d for d in dims if d is not None and d.type != "time"]
+    if kind in ("avg", "sum", "max", "min", "median", "distinct", "count") and dims and not cubes:
+        numeric = [d for d in dims if d.type == "number"] if kind not in ("distinct", "count") else dims
+        for dim in numeric or dims:
+            found, missing = _over_column(k, dim, kind)
+            if found is not None:
+                return found.path, marks, None
+        if numeric or kind == "distinct":
+            return None, marks, f"the model has no {missing}"
+    return None, [], None
+
+
+def _rows_counted(q: Question, k: Knowledge) -> None:
+    """"orders per year", "customers by nation", "orders 2024 vs 2023": a cube asked by a grain, a group-by
+    or a comparison (and no listing word) counts its rows."""
+    r = q.reading
+    if r.measures or r.marks_of("list") or not _cued(q, k):
+        return
+    asked = {m.start for mark in r.marks_of("which", "list") for m in phrase_after(r, mark.span)}
+    for m in r.mentions:
+        if m.start in asked:
+            continue  # "what albums ... by Led Zeppelin", "which German suppliers": rows asked for
+        cubes = [t.path for t in m.of("cube") if t.path not in r.keyed]
+        counted = facts.row_count(k.model, cubes[0]) if cubes else None
+        if counted:
+            r.measures.append(counted)
+            r.use(m.span)
+            r.notes.append(f"measure {counted}: rows of {m.text!r} counted by the grain or group asked")
+            return
+
+
+def _units(r: Reading, k: Knowledge) -> None:
+    """"average track length in minutes", "几分钟": the measure's twin in the unit the question names; the
+    unit's words are then used."""
+    twins = [unit_twin(k.model, m, r.text) for m in r.measures]
+    if twins == r.measures:
+        return
+    r.notes.append("unit asked: " + ", ".join(f"{a} -> {b}" for a, b in zip(r.measures, twins, strict=True) if a != b))
+    r.measures = twins
+    for m in r.mentions:
+        if UNIT_WORDS.search(m.text) and not m.of("measure") and free(r, m):
+            r.use(m.span)
+
+
+def _unit_words(r: Reading, k: Knowledge) -> None:
+    """"in MB", "几分钟": a unit the chosen measure's title names is said, not unknown."""
+    titles = " ".join((getattr(k.model.find_member(m), "title", "") or "").lower() for m in r.measures)
+    for found in UNIT_WORDS.finditer(r.text):
+        word = found.group(0).lower()
+        if word.rstrip("s") in titles or word in titles:
+            r.use(found.span())
+
+
+def choose(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    for m in r.mentions:
+        path, marks, refusal = _measure_of(q, k, m)
+        if refusal:
+            r.refuse(refusal + ": ask for what it has, or add that measure to the model")
+            return
+        if path and path not in r.measures:
+            r.measures.append(path)
+            r.use(m.span, *(mark.span for mark in marks))
+            r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
+    _rows_counted(q, k)
+    _units(r, k)
+    _unit_words(r, k)
+    if r.measures:
+        r.intent = "aggregate"
+    elif r.marks_of("median"):
+        r.refuse(f"the model has no measure for '{r.marks_of('median')[0].text}'")
+

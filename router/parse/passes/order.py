@@ -1,0 +1,148 @@
+"""Pass: the order and the limit of the answer.
+
+- An order phrase ("highest balance first", "cheapest first", "sorted by total price", "按总价从高到低")
+  orders by the numeric name in or before it; an adjective names its column ("cheapest" -> a price or
+  cost column, "longest" -> a length or duration, "latest" -> the listed cube's time dimension).
+- A ranking ("top 5", "the 3 most expensive", "highest", "最多的3个") orders an aggregate by its first
+  measure (grouped or over time), a listing by the column its superlative names; "best"/"worst" follow
+  the measure's ``meta.better``. A singular question ("which region has the highest ...") keeps one row.
+- Without either, a grouped aggregate is ordered by its measure, largest first; a series by time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.language import names_a_number
+from router.parse.nearby import after, before
+from router.parse.reading import Reading
+from router.parse.text import name_key, stems
+
+# adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
+ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"expensive|cheap|pricey|costly|贵|便宜", re.IGNORECASE), stems("price cost total amount")),
+    (re.compile(r"longest|shortest|\blong\b|\bshort\b|最长|最短", re.IGNORECASE),
+     stems("length duration millisecond minute second time day")),
+    (re.compile(r"biggest|largest|smallest|\bbig\b|\blarge\b|\bsmall\b|最大|最小", re.IGNORECASE),
+     stems("size total amount quantity value balance")),
+    (re.compile(r"heaviest|lightest|heavy|light", re.IGNORECASE), stems("weight")),
+    (re.compile(r"fastest|slowest|\bfast\b|\bslow\b|最快|最慢", re.IGNORECASE), stems("speed velocity mph")),
+)
+_TIME_ADJECTIVE = re.compile(r"latest|newest|most recent|recent|oldest|earliest|最新|最近|最早", re.IGNORECASE)
+_DESC_ADJ = re.compile(r"most|expensive|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"
+                       r"最大|最新|最近|最高", re.IGNORECASE)
+_WORST = re.compile(r"\bworst\b|\bbottom\b|最差|垫底", re.IGNORECASE)
+_BEST = re.compile(r"\bbest\b|最好", re.IGNORECASE)
+_SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwho\b|\bwhat (?:is|was) the\b|哪(?:个|一|家|位|款|种|国)|是谁",
+                       re.IGNORECASE)
+
+
+def _adjective_member(text: str, r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
+    if _TIME_ADJECTIVE.search(text) and cubes:
+        path = r.time_dimension or k.model.cube_time_dimension(cubes[0])
+        return k.model.find_member(path) if path else None
+    for pattern, nouns in ADJECTIVES:
+        if not pattern.search(text):
+            continue
+        for cube in cubes:
+            for member in [*k.model.cubes[cube].dimensions.values(), *k.model.cubes[cube].measures.values()]:
+                if facts.is_numeric(member) and not getattr(member, "primary_key", False) and \
+                        set(name_key(member.title or member.name)) & set(nouns) and member.public:
+                    return member
+    return None
+
+
+def _named(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) -> Any | None:
+    inside = [m for m in r.mentions if span[0] <= m.start and m.end <= span[1]]
+    prior = before(r, span, extra=r"by|按|sorted|ordered|order|sort|排序|排|from")
+    for m in [*inside, *([prior] if prior else [])]:
+        for t in [*m.of("dimension"), *(m.of("measure") if r.intent == "aggregate" else [])]:
+            member = k.model.find_member(t.path)
+            if member is not None and (facts.is_numeric(member) or member.type == "time"):
+                r.use(m.span)
+                return member
+    return None
+
+
+def _by_member(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
+    """The numeric column after "by" in a ranked listing."""
+    for mark in r.marks_of("group"):
+        m = after(r, mark.span)
+        for t in m.of("dimension") if m else []:
+            member = k.model.find_member(t.path)
+            if member is not None and member.type == "number" and any(facts.joined(k.model, c, member.cube)
+                                                                       for c in cubes):
+                r.use(mark.span, m.span)
+                return member
+    return None
+
+
+def _explicit(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
+    for mark in r.marks_of("order"):
+        member = (_adjective_member(mark.text, r, k, cubes) if _TIME_ADJECTIVE.search(mark.text) else None) or \
+            _named(r, mark.span, k, cubes) or _adjective_member(mark.text, r, k, cubes)
+        if member is None and r.measures:
+            member = k.model.find_member(r.measures[0])
+        if member is not None:
+            r.order = [(member.path, mark.data)]
+            r.use(mark.span)
+            return True
+    return False
+
+
+def _direction(q: Question, k: Knowledge, member: Any) -> str:
+    ranking = q.understanding.ranking
+    direction = ranking.direction if ranking else "desc"
+    if ranking and (_WORST.search(ranking.phrase) or _BEST.search(ranking.phrase)):
+        good_is_high = facts.better(member) == "higher"
+        best = bool(_BEST.search(ranking.phrase))
+        direction = "desc" if best == good_is_high else "asc"
+    return direction
+
+
+def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
+    r, ranking = q.reading, q.understanding.ranking
+    if ranking is None:
+        return
+    if r.intent == "aggregate" and r.measures:
+        member = k.model.find_member(r.measures[0])
+    else:  # "top 5 customers by account balance", "the 3 most expensive products"
+        member = _by_member(r, k, cubes) or _adjective_member(ranking.phrase + " " + r.text, r, k, cubes)
+    if member is None:
+        return
+    if not r.order:
+        r.order = [(member.path, _direction(q, k, member))]
+    one = r.asks_one if r.asks_one is not None else bool(_SINGULAR.search(r.text))
+    explicit = names_a_number(ranking.phrase)
+    r.limit = ranking.limit if explicit else 1 if one else ranking.limit or r.limit
+
+
+def _recent(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
+    """"the latest 5 orders": the N newest rows by the listed cube's time."""
+    for mark in r.marks_of("recent"):
+        direction, number = mark.data
+        path = r.time_dimension or (k.model.cube_time_dimension(cubes[0]) if cubes else None)
+        if path is None:
+            continue
+        r.order, r.limit = [(path, direction)], number
+        r.use(mark.span)
+        return True
+    return False
+
+
+def choose(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    if r.refusal or r.intent is None:
+        return
+    cubes = r.scope()
+    if r.intent == "detail" and _recent(r, k, cubes):
+        return
+    explicit = _explicit(r, k, cubes)
+    _ranked(q, k, cubes)
+    if explicit or r.order or r.intent != "aggregate" or not r.measures:
+        return
+    if r.dimensions and not q.understanding.granularity:
+        r.order = [(r.measures[0], "desc")]

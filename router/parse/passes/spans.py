@@ -1,0 +1,82 @@
+"""Pass 1: find what every span of the question names: time expressions (used by the understanding),
+language marks, model names (the lexicon), rows the pipeline recognised, and "<time dimension> <grain>"
+phrases ("per ship year", "by order month")."""
+
+from __future__ import annotations
+
+import re
+
+from router.parse import language
+from router.parse.context import Knowledge, Question
+from router.parse.reading import Mark, Mention, Reading
+from router.parse.text import name_key, overlaps, stems
+from router.understanding.granularity import extract_granularity
+from router.understanding.timeexpr import extract_time
+
+_GRAIN_WORDS = {"year": "year", "month": "month", "quarter": "quarter", "week": "week", "day": "day",
+                "yearly": "year", "monthly": "month", "quarterly": "quarter", "weekly": "week", "daily": "day"}
+_NOT_A_DIMENSION = stems("per by each every the this last next same")
+_DIM_GRAIN = re.compile(r"\b([a-z]+)\s+(years?|months?|quarters?|weeks?|days?)\b|"
+                        r"\b(years?|months?|quarters?|weeks?|days?)\s+of\s+(?:the\s+)?([a-z]+)\b", re.IGNORECASE)
+
+
+def _time_spans(r: Reading) -> list[tuple[int, int]]:
+    parsed = extract_time(r.text, r.today)
+    _, grain_spans = extract_granularity(r.text, parsed.ranges[0] if parsed.ranges else None)
+    return [*parsed.spans, *grain_spans]
+
+
+def _dimension_grains(r: Reading, k: Knowledge) -> list[Mark]:
+    """"per ship year" -> (year, lineitem.ship_date): a word of one time dimension's title beside a grain."""
+    out = []
+    for m in _DIM_GRAIN.finditer(r.text):
+        word, grain = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        key = name_key(word)
+        if not key or key[0] in _NOT_A_DIMENSION:
+            continue
+        dims = [d.path for d in k.model.dimensions() if d.type == "time" and d.public
+                and key[0] in set(name_key(d.title or "")) | set(name_key(d.name)) - {"date", "time"}]
+        if len(dims) == 1:
+            out.append(Mark("dim_grain", m.start(), m.end(), m.group(0), (_GRAIN_WORDS[grain.lower().rstrip("s")],
+                                                                          dims[0])))
+    return out
+
+
+def _row_mentions(q: Question, taken: list[Mention]) -> list[Mention]:
+    """The rows the pipeline recognised (by name), where their label stands in the question."""
+    out: list[Mention] = []
+    lowered = q.reading.text.lower()
+    for label, target in q.rows:
+        at = lowered.find(label.lower())
+        if at < 0 or not label.strip():
+            continue
+        if " " not in label.strip() and q.reading.text[at:at + len(label)] != label and label.isascii():
+            continue  # a one-word name ("Money", "Help") is a row only where it is written as the name
+        span = (at, at + len(label))
+        same = next((m for m in out if m.span == span), None)
+        if same is not None:  # one name, several rows ("Let There Be Rock": an album and a track)
+            same.targets.append(target)
+            same.weights[target] = 3
+            continue
+        if any(overlaps(span, m.span) and (m.end - m.start) > len(label) for m in taken + out):
+            continue
+        out.append(Mention(span[0], span[1], q.reading.text[span[0]:span[1]], [target], {target: 3}))
+    return out
+
+
+def collect(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    r.time_spans = _time_spans(r)
+    r.use(*r.time_spans)
+    grains = _dimension_grains(r, k)
+    free = [*r.time_spans, *(g.span for g in grains)]
+    r.marks = [m for m in language.marks(r.text) if not any(overlaps(m.span, t) for t in free)] + grains
+    names = [m for m in k.lexicon.find(r.text) if not any(overlaps(m.span, t) for t in free)]
+    rows = _row_mentions(q, names)
+    names = [m for m in names if not any(overlaps(m.span, row.span) for row in rows)]
+    r.mentions = sorted(names + rows, key=lambda m: m.start)
+    # a language word inside a name is part of the name ("Average order value", "Order count")
+    r.marks = [k_ for k_ in r.marks if not any(m.start <= k_.start and k_.end <= m.end and (k_.start, k_.end) !=
+                                              (m.start, m.end) for m in r.mentions)]
+    if grains:
+        r.notes.append("; ".join(f"{g.text!r}: {g.data[0]} of {g.data[1]}" for g in grains))

@@ -1,0 +1,81 @@
+"""Pass: which time dimension the question's periods and grain are on.
+
+- "<word of a time dimension's title> <grain>" ("per ship year", "by order month") sets both;
+- a time dimension named ("by ship date", "receipt date in 1997") is the one its periods filter;
+- a verb naming one ("*shipped* in 1997", "*received* last month", "*ordered* in May": the first four
+  letters of the verb begin a word of the dimension's title) does the same when the question has a period.
+Otherwise each measure is dated by its own time dimension (``SemanticModel.time_dimension_for``) and a
+listing by its cube's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.nearby import free
+from router.parse.reading import Reading
+from router.parse.text import name_key, words
+
+_VERB = re.compile(r"^([a-z]{4,}?)(?:ed|ing)$")
+
+
+def _joined(r: Reading, k: Knowledge, cube: str) -> bool:
+    return not r.scope() or any(facts.joined(k.model, c, cube) for c in r.scope())
+
+
+def _by_verb(r: Reading, k: Knowledge) -> str | None:
+    times = [d for d in k.model.dimensions() if d.type == "time" and d.public and _joined(r, k, d.cube)]
+    for w in words(r.text):
+        m = _VERB.match(w.raw.lower())
+        if any(s <= w.start < e for s, e in r.used) or any(x.start <= w.start < x.end for x in r.mentions):
+            continue
+        if m is None:  # "did we hire": the word itself is a word of one time dimension's title
+            found = [d for d in times if w.norm in set(name_key(d.title or d.name)) - {"date", "time"}]
+        else:
+            stem = m.group(1)[:4]
+            found = [d for d in times
+                     if any(t.startswith(stem) for t in set(name_key(d.title or d.name)) - {"date", "time"})]
+        if len({d.path for d in found}) == 1:
+            r.use((w.start, w.end))
+            return found[0].path
+    return None
+
+
+def choose(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    if r.refusal:
+        return
+    for mark in r.marks_of("dim_grain"):
+        r.granularity, r.time_dimension = mark.data
+        r.use(mark.span)
+    for m in r.mentions:
+        times = [t.path for t in m.of("dimension")
+                 if getattr(k.model.find_member(t.path), "type", "") == "time" and _joined(r, k, t.cube)]
+        if times and free(r, m):
+            r.time_dimension = r.time_dimension or times[0]
+            r.use(m.span)
+    timed = bool(q.understanding.time_ranges or q.understanding.granularity or r.granularity)
+    if r.time_dimension is None and timed:
+        r.time_dimension = _by_verb(r, k)
+    if r.time_dimension:
+        r.notes.append(f"periods on {r.time_dimension}")
+    if timed:
+        _dated(q, k)
+
+
+def _dated(q: Question, k: Knowledge) -> None:
+    """A period or grain asked of something the model does not date is refused, not ignored."""
+    r = q.reading
+    phrase = ", ".join(t.label for t in q.understanding.time_ranges[:2]) or r.granularity or q.understanding.granularity
+    if r.intent == "aggregate":
+        undated = [m for m in r.measures if not (r.time_dimension or k.model.time_dimension_for(m))]
+    elif r.intent == "detail" and r.listing:
+        undated = [] if r.time_dimension or k.model.cube_time_dimension(r.listing) else [r.listing]
+    else:
+        undated = []
+    if undated:
+        names = ", ".join(getattr(k.model.find_member(p), "title", "") or (k.model.cubes[p].title if p in
+                          k.model.cubes else p) or p for p in undated)
+        r.refuse(f"the model has no date for {names}, so '{phrase}' cannot be applied")

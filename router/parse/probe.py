@@ -1,0 +1,95 @@
+"""Literals the lexicon cannot know ("Clerk#000000286", "Brand#23", "INV-2024-0042"): which string
+dimension holds them, asked of the warehouse.
+
+Built once per model from PostgreSQL's statistics (no scan): the *shape* of the sample values
+``pg_stats`` keeps for each public string dimension over a plain column (letters before the first digit
+or symbol, lower case, then letters as ``a`` and digits as ``9``, runs collapsed: "Clerk#000000286" ->
+``clerk:a#9``). A literal of the question is looked up only in the dimensions whose samples have its
+shape, one indexed or bounded equality query each (read-only, 500 ms timeout), so a question costs no
+scan of columns that cannot hold it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from psycopg import sql as pgsql
+
+from cube_models.physical import physical_table
+from router.parse.reading import Target
+
+TIMEOUT_MS = 500
+LITERAL = re.compile(r"(?<![A-Za-z0-9_#])(?=[A-Za-z0-9_#./-]*[A-Za-z])(?=[A-Za-z0-9_#./-]*\d)"
+                     r"[A-Za-z0-9][A-Za-z0-9_#./-]*[A-Za-z0-9]")
+
+
+CAPS_PHRASE = re.compile(r"\b[A-Z][A-Z0-9]+(?:[ -][A-Z][A-Z0-9]+)+\b")  # "ECONOMY ANODIZED STEEL"
+
+
+def shape(value: str) -> str:
+    head = re.match(r"[A-Za-z]*", value).group(0).lower()  # type: ignore[union-attr]
+    body = re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+", "9", value[len(head):]))
+    return f"{head}:{body}"
+
+
+@dataclass(frozen=True)
+class _Column:
+    member: str
+    schema: str
+    table: str
+    column: str
+
+
+@dataclass
+class Probe:
+    url: str
+    shapes: dict[str, list[_Column]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, conn: psycopg.Connection, url: str, model: Any, default_schema: str) -> Probe:
+        probe = cls(url)
+        for cube in model.cubes.values():
+            found = physical_table(cube, default_schema)
+            if found is None:
+                continue
+            for name, col in found.columns.items():
+                dim = cube.dimensions[name]
+                if dim.type != "string" or not dim.public:
+                    continue
+                for sample_shape in _sample_shapes(conn, found.schema, found.table, col):
+                    probe.shapes.setdefault(sample_shape, []).append(_Column(dim.path, found.schema, found.table, col))
+        return probe
+
+    def find(self, literal: str) -> list[Target]:
+        """Value targets for ``literal`` in the dimensions whose samples have its shape."""
+        columns = self.shapes.get(shape(literal), [])
+        if not columns:
+            return []
+        found = []
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            for col in columns:
+                if _holds(conn, col, literal):
+                    found.append(Target("value", col.member, literal, "probe"))
+        return found
+
+
+def _sample_shapes(conn: psycopg.Connection, schema: str, table: str, column: str) -> set[str]:
+    row = conn.execute("SELECT most_common_vals::text::text[], histogram_bounds::text::text[] FROM pg_stats "
+                       "WHERE schemaname = %s AND tablename = %s AND attname = %s", (schema, table, column)).fetchone()
+    samples = [v for part in (row or ()) for v in (part or [])][:50]
+    return {shape(v) for v in samples if LITERAL.fullmatch(v) or CAPS_PHRASE.fullmatch(v)}
+
+
+def _holds(conn: psycopg.Connection, col: _Column, literal: str) -> bool:
+    query = pgsql.SQL("SELECT 1 FROM {t} WHERE {c} = %s LIMIT 1").format(
+        t=pgsql.Identifier(col.schema, col.table), c=pgsql.Identifier(col.column))
+    try:
+        with conn.transaction():
+            conn.execute("SET TRANSACTION READ ONLY")
+            conn.execute(pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(TIMEOUT_MS)))
+            return conn.execute(query, (literal,)).fetchone() is not None
+    except psycopg.errors.QueryCanceled:
+        return False
