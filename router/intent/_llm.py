@@ -13,7 +13,7 @@ MAX_DEMOS = 6
 
 
 class ClassifyIntent(dspy.Signature):
-    """Route a question about the data of the warehouse described. aggregate: numbers computed over many
+    """Classify a question about the data of the warehouse described. aggregate: numbers computed over many
     rows (totals, rates, trends, rankings, comparisons); detail: specific rows or entities (the rows of a
     named entity, their attributes); mixed: both in one question; unsupported: not answerable from this
     warehouse (general knowledge, or a subject the warehouse does not hold); clarify: too vague to answer
