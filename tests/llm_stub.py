@@ -15,7 +15,8 @@ Replay: a request is identified by its DSPy signature (the output field names, e
 +reason``) and its ``question`` (plus ``feedback`` when re-asked, and the few inputs of ``EXTRA_KEY_FIELDS``
 that tell apart two requests with one question); the record stores that key, a digest
 of the whole prompt (to tell when prompts changed since recording) and the reply's output fields. A
-request without a record gets a reply DSPy cannot parse, so the step falls back to fast mode.
+request without a record gets a reply DSPy cannot parse, so the step falls back to fast mode (``misses``); so
+does a request recorded without a reply (``declined``: the responder had no answer to give).
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ class Replay:
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)  # keys whose prompt differs from the recorded one
+    declined: list[str] = field(default_factory=list)  # recorded without a reply: the step is meant to fall back
 
     @classmethod
     def load(cls, path: Path) -> Replay:
@@ -111,6 +113,9 @@ class Replay:
             return NO_RECORD
         if record.get("prompt") != prompt_digest(body):
             self.changed.append(key)
+        if record["reply"] is None:
+            self.declined.append(key)
+            return NO_RECORD
         return dspy_reply(**record["reply"])
 
 
@@ -124,11 +129,9 @@ class Recorder:
     def __call__(self, body: dict[str, Any]) -> str:
         signature, inputs = request_fields(body)
         reply = self.responder(signature, inputs)
-        if reply is None:
-            return NO_RECORD
         key = replay_key(body)
         self.records[key] = {"key": key, "prompt": prompt_digest(body), "reply": reply}
-        return dspy_reply(**reply)
+        return NO_RECORD if reply is None else dspy_reply(**reply)
 
     def save(self, path: Path) -> None:
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for _, r in sorted(self.records.items())]

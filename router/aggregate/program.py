@@ -11,6 +11,7 @@ Comparisons reuse the query for each compared period (dateRange replaced).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import dspy
@@ -55,6 +56,19 @@ class CubeQueryReply(_Strict):
     timeDimensions: list[TimeDimensionReply] = Field(default_factory=list)
     order: list[tuple[str, Literal["asc", "desc"]]] = Field(default_factory=list, description="[member, direction]")
     limit: int | None = None
+    share: Literal["none", "of_total", "of_whole"] = Field(
+        default="none", description="of_total: each row's share of the column total; of_whole: the share of the "
+        "part the 'part' members (segments, filter members) pick out of the same query without them")
+    part: list[str] = Field(default_factory=list, description="of_whole: the members that pick the part")
+    keep: dict[str, list[str]] = Field(default_factory=dict, description="of_total: the rows to show after the "
+                                       "shares, by dimension values")
+
+    def whole(self, query: dict[str, Any]) -> dict[str, Any]:
+        """of_whole: the query without the segments and filters of the ``part`` members."""
+        whole = {k: v for k, v in query.items() if k not in ("filters", "segments")}
+        filters = [f for f in query.get("filters", []) if f["member"] not in self.part]
+        segments = [m for m in query.get("segments", []) if m not in self.part]
+        return {**whole, **({"filters": filters} if filters else {}), **({"segments": segments} if segments else {})}
 
     def to_query(self) -> dict[str, Any]:
         """The Cube query JSON (empty parts left out, filter values as strings)."""
@@ -76,7 +90,9 @@ class CubeQueryReply(_Strict):
 class WriteCubeQuery(dspy.Signature):
     """Write one Cube REST query that answers the question. Use ONLY the listed members; put every bound
     metric in measures; put the filter values of the bindings, and every named-rows filter exactly as given,
-    in filters; use the resolved date ranges exactly (timeDimensions dateRange) and their granularity."""
+    in filters; use the resolved date ranges exactly (timeDimensions dateRange) and their granularity. A
+    question asking for a share sets share (of_total across the rows, or of_whole for the part that some
+    segments or filters pick: list them in part)."""
 
     question: str = dspy.InputField()
     members: str = dspy.InputField(desc="allowed members, one per line: name (type): title")
@@ -88,11 +104,25 @@ class WriteCubeQuery(dspy.Signature):
     cube_query: CubeQueryReply = dspy.OutputField()
 
 
-def allowed_members(ctx: AggregateContext, model: Any, u: Understanding | None = None) -> list[str]:
-    """Members the LLM may use: bound and retrieved ones (and those of the few-shots and the named rows), the
-    dimensions the question's group-by phrases name, and of every cube these touch (bound tables too) its row
-    count and its public text dimensions; the measures' time dimensions. At most ``MAX_MEMBERS``."""
-    paths = [member_path(b.mapped_asset_id) for b in ctx.bindings]
+def resolved_members(fast: Callable[[], CubeQueryDraft]) -> list[str]:
+    """The members the deterministic reading of the question resolves (its draft's), for the LLM's list: what
+    the rules found the question names is retrieved context too. None when the rules cannot read it."""
+    from cube_models.query import CubeQuery
+
+    try:
+        draft = fast()
+    except Exception:  # the rules refuse the question: the LLM still gets the retrieved members
+        return []
+    return list(dict.fromkeys(m for q in draft.queries for m in CubeQuery.parse(q).members()))
+
+
+def allowed_members(ctx: AggregateContext, model: Any, u: Understanding | None = None,
+                    resolved: Sequence[str] = ()) -> list[str]:
+    """Members the LLM may use: the ones the rules resolve from the question (``resolved``), bound and
+    retrieved ones (and those of the few-shots and the named rows), the dimensions the question's group-by
+    phrases name, and of every cube these touch (bound tables too) its row count and its public text
+    dimensions; the measures' time dimensions. At most ``MAX_MEMBERS``."""
+    paths = [*resolved, *(member_path(b.mapped_asset_id) for b in ctx.bindings)]
     paths += [member_path(a.id) for a in sorted(ctx.assets, key=lambda a: -a.score)
               if a.type in ("metric", "measure", "dimension", "segment")]
     for shot in ctx.few_shots:
@@ -182,35 +212,50 @@ def _inputs(u: Understanding, ctx: AggregateContext, model: Any, members: list[s
 
 
 def _attempt(predict: dspy.Predict, inputs: dict[str, str], feedback: str, ctx: AggregateContext, model: Any,
-             members: list[str]) -> tuple[dict[str, Any] | None, list[Problem]]:
-    """One ask: the query, or the problems to feed back (a reply that does not parse is one of them)."""
+             members: list[str]) -> tuple[CubeQueryReply | None, list[Problem]]:
+    """One ask: the reply, or the problems to feed back (a reply that does not parse is one of them)."""
     try:
         reply = predict(**inputs, feedback=feedback).cube_query
     except dspy.utils.exceptions.AdapterParseError as err:
         return None, [Problem("invalid", f"the reply did not parse as a Cube query: {str(err)[:300]}")]
-    query = reply.to_query() if isinstance(reply, CubeQueryReply) else {}
+    if not isinstance(reply, CubeQueryReply):
+        return None, [Problem("invalid", "the reply is not a Cube query object")]
+    query = reply.to_query()
     try:
         problems = _outside(query, set(members)) + check(query, ctx, model) + _unused_named(query, ctx)
     except Exception as err:  # a query Cube's own parser refuses
         problems = [Problem("invalid", f"{type(err).__name__}: {err}")]
-    return query, problems
+    if reply.share == "of_whole" and reply.whole(query) == query:
+        problems.append(Problem("invalid", "share of_whole needs the part members (segments or filter members)"))
+    return reply, problems
 
 
-def write_query(u: Understanding, context: Any, model: Any, feedback: str = "none") -> CubeQueryDraft:
+def write_query(u: Understanding, context: Any, model: Any, feedback: str = "none",
+                resolved: Sequence[str] = ()) -> CubeQueryDraft:
     """Ask the LLM once (plus one corrective re-ask) for a valid query; raises on a second failure."""
     ctx = AggregateContext.of(context)
-    members = allowed_members(ctx, model, u)
+    members = allowed_members(ctx, model, u, resolved)
     if not members:
         raise AggregateError("no retrieved members to build a Cube query from")
     predict = dspy.Predict(WriteCubeQuery)
     inputs = _inputs(u, ctx, model, members)
     notes: list[str] = []
     for attempt in range(2):
-        query, problems = _attempt(predict, inputs, feedback, ctx, model, members)
-        if query is not None and not problems:
-            queries, labels = expand_periods(query, u)
-            kind = u.comparison.kind if len(queries) > 1 and u.comparison else None
-            return CubeQueryDraft(queries, labels, kind, notes=notes, mode="llm")
+        reply, problems = _attempt(predict, inputs, feedback, ctx, model, members)
+        if reply is not None and not problems:
+            return _draft(reply, u, notes)
         feedback = "; ".join(p.message for p in problems)
         notes.append(f"attempt {attempt + 1} rejected: {feedback}")
     raise AggregateError(f"the LLM query was invalid twice: {feedback}")
+
+
+def _draft(reply: CubeQueryReply, u: Understanding, notes: list[str]) -> CubeQueryDraft:
+    """The draft of a valid reply: a share of the whole is two queries (part, whole), a share of the total is
+    derived from the rows, compared periods repeat the query per period."""
+    query = reply.to_query()
+    if reply.share == "of_whole":
+        return CubeQueryDraft([query, reply.whole(query)], ["", ""], None, ["part"], notes, mode="llm")
+    queries, labels = expand_periods(query, u)
+    kind = u.comparison.kind if len(queries) > 1 and u.comparison else None
+    post = ["share"] if reply.share == "of_total" else []
+    return CubeQueryDraft(queries, labels, kind, post, notes, mode="llm", keep=dict(reply.keep))

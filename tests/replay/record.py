@@ -10,10 +10,13 @@ record mode, and each LLM step's reply is what a competent LLM would answer, wri
   clarify cases, else ``high`` when the context has bound terms, ``medium`` without;
 * every other step: the answer of its deterministic fast twin on the very same inputs (``observe_steps``
   hands the oracle the fast step before the LLM step runs), written in the LLM's output format: search
-  terms, sub-queries, the Cube query (the first period's: the service expands compared periods itself),
+  terms, sub-queries, the Cube query (the first period's: the service expands compared periods itself; a
+  share of the total or of a whole as the reply's ``share``; measure groups the rules split are not expressed),
   the detail SQL with the named rows as their placeholders and the other values as literals, the SAG
   entity names and selected candidate indices, and the answer text.
 
+Where a step's fast twin cannot answer (it refuses the question), no reply is recorded for its request
+(``reply: null``): the replayed step falls back to fast mode, as a question the script cannot answer.
 The pairs (request key -> reply) are written to ``tests/replay/<name>.jsonl``; ``tests/llm_stub.Replay``
 serves them. The replayed run therefore checks the LLM-mode wiring (prompts, DSPy parsing, typed
 validation, placeholders, guard, fallbacks, budget), not an LLM's accuracy.
@@ -62,15 +65,19 @@ class Oracle:
         self._names = {v: k for k, v in self._conn.execute("SELECT normalized, entity_id FROM sag.entity")}
 
     def observe(self, step: str, fast_step: Callable[[], Any]) -> None:
+        try:
+            hint = fast_step()
+        except Exception:  # the rules cannot answer this step: no reply is recorded, the step falls back
+            hint = None
         with self._lock:
-            self.hints[step] = fast_step()
+            self.hints[step] = hint
 
     def __call__(self, signature: str, inputs: dict[str, str]) -> dict[str, Any] | None:
         step = SIGNATURE_STEPS.get(signature)
         with self._lock:
             hint = self.hints.get(step or "")
         writer = getattr(self, f"_{step}", None)
-        return writer(hint, inputs) if writer is not None else None
+        return writer(hint, inputs) if writer is not None and (hint is not None or step == "crag") else None
 
     def _understand(self, terms: list[str], inputs: dict[str, str]) -> dict[str, Any]:
         return {"search_terms": list(terms)}
@@ -92,11 +99,19 @@ class Oracle:
         return {"grade": "high" if "MUST use" in context else "medium", "missing": []}
 
     def _cube_query(self, draft: Any, inputs: dict[str, str]) -> dict[str, Any]:
-        query = dict(draft.queries[0])
+        query = json.loads(json.dumps(draft.queries[0]))
         if isinstance(query.get("order"), dict):
             query["order"] = [[member, direction] for member, direction in query["order"].items()]
         for f in query.get("filters", []):
             f["values"] = [str(v) for v in f.get("values", [])]
+        if "part" in draft.post:  # the part's restrictions are what the whole (second query) lacks
+            whole = draft.queries[1]
+            query["share"] = "of_whole"
+            query["part"] = [*(m for m in query.get("segments", []) if m not in whole.get("segments", [])),
+                             *(f["member"] for f in draft.queries[0].get("filters", [])
+                               if f not in whole.get("filters", []))]
+        elif "share" in draft.post:
+            query["share"], query["keep"] = "of_total", dict(draft.keep)
         return {"cube_query": query}
 
     def _detail_sql(self, generated: tuple[str, dict[str, Any]], inputs: dict[str, str]) -> dict[str, Any]:

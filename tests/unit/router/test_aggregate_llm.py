@@ -133,3 +133,16 @@ def test_a_reply_that_is_not_a_typed_cube_query_is_asked_again(monkeypatch: pyte
         draft = build_cube_query(question(), CONTEXT, MODEL)
     assert draft.mode == "llm" and draft.query == GOOD
     assert "did not parse as a Cube query" in stub.requests[1]["messages"][-1]["content"]
+
+
+def test_shares_are_part_of_the_typed_reply(monkeypatch: pytest.MonkeyPatch) -> None:
+    base = {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"]}
+    whole = {**GOOD, "share": "of_whole", "part": ["regions.region_code"]}
+    total = {**base, "share": "of_total", "keep": {"regions.name_en": ["East China"]}}
+    context = {**CONTEXT, "assets": [*CONTEXT["assets"]]}
+    with llm_mode(monkeypatch, [reply(whole), reply(total)]):
+        part = build_cube_query(question(), context, MODEL)
+        shares = build_cube_query(understand("GMV share by region", TODAY, use_llm=False), context, MODEL)
+    assert part.mode == "llm" and part.post == ["part"] and part.queries[0] == GOOD
+    assert part.queries[1] == {k: v for k, v in GOOD.items() if k != "filters"}  # the whole drops the part
+    assert shares.post == ["share"] and shares.keep == {"regions.name_en": ["East China"]} and shares.query == base
