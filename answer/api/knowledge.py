@@ -25,6 +25,7 @@ from cubesage_core.settings import Settings
 @runtime_checkable
 class Knowledge(Protocol):
     def validate(self, cube_query: dict[str, Any] | None, sql: str | None) -> Validation: ...
+    def validate_cube_query(self, query: dict[str, Any]) -> list[str]: ...
     def propose(self, *, query_id: str, question: str, verdict: str, cube_query: dict[str, Any] | None,
                 sql: str | None, comment: str | None, api_key_id: str | None,
                 validation: Validation) -> Proposal: ...
@@ -60,6 +61,13 @@ class PipelineKnowledge:
     def validate(self, cube_query: dict[str, Any] | None, sql: str | None) -> Validation:
         """Members, compilation and a read-only run of the pair (``answer.feedback.ModelValidator``)."""
         return self.validator.validate(cube_query, sql)
+
+    def validate_cube_query(self, query: dict[str, Any]) -> list[str]:
+        """Problems of a stored Cube query against the current model (empty = valid); nothing is run."""
+        from cube_models.model import load_model
+        from cube_models.validation import validate
+
+        return [str(getattr(p, "message", p)) for p in validate(query, load_model(self.settings.model_folder()))]
 
     def propose(self, **proposal: Any) -> Proposal:
         return feedback.propose(self.url, **proposal)

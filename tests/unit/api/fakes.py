@@ -166,6 +166,9 @@ class FakeKnowledge:
             problems.append("only a single SELECT is allowed")
         return Validation(problems, {"rows": 1})
 
+    def validate_cube_query(self, query: dict[str, Any]) -> list[str]:
+        return [f"unknown member {m}" for m in query.get("measures", []) if m not in self.KNOWN]
+
     def propose(self, *, query_id: str, question: str, verdict: str, cube_query: Any, sql: Any, comment: Any,
                 api_key_id: Any, validation: Validation) -> Proposal:
         proposal = Proposal(len(self.proposed) + 1, query_id, question, verdict, cube_query, sql, comment,
