@@ -292,12 +292,12 @@ class Pipeline:
                         today: date, use_llm: bool | None) -> tuple[Any, dict[str, Any]]:
         """The aggregate sub-question of a mixed question (re-read, keeping the whole question's period)."""
         part = next((s for s in sub_queries if _sub_dict(s).get("kind") == "aggregate"), None)
-        if part is None or len(sub_queries) < 2:
-            clause = rows_clause(understanding.normalized, [])
-            head = understanding.normalized[:understanding.normalized.find(clause[1])] if clause else ""
-            if not head.strip():
+        last = _last_sentence_rows(understanding.normalized)
+        if last or part is None or len(sub_queries) < 2:
+            head = last or _aggregate_clause(understanding.normalized)
+            if not head:
                 return understanding, dict(retrieval)
-            part = {"text": head.strip()}
+            part = {"text": head}
         sub = self.c.understand(_sub_dict(part)["text"], today, use_llm=False)
         if not sub.time_ranges and understanding.time_ranges:
             sub.time_ranges = list(understanding.time_ranges)
@@ -317,6 +317,24 @@ class Pipeline:
         for value in _first_text_column(aggregate)[:MIXED_ENTITIES]:
             named += self.detail_env.directory.match(str(value))
         return detail_text, merge(named, [])
+
+
+_SENTENCE = re.compile(r"(?<=[?？.!。；;])\s*")
+
+
+def _last_sentence_rows(text: str) -> str:
+    """The sentences before a last one that asks for the rows ("How many ..., and what did they add up to?
+    List them."); "" when the last sentence is no such request."""
+    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+    if len(sentences) > 1 and rows_clause(" ? " + sentences[-1], []):
+        return " ".join(sentences[:-1]).strip()
+    return ""
+
+
+def _aggregate_clause(text: str) -> str:
+    """The aggregate part of a mixed question: the text before the clause about rows."""
+    clause = rows_clause(text, [])
+    return text[:text.find(clause[1])].strip() if clause else ""
 
 
 def _llm_active(use_llm: bool | None) -> bool:

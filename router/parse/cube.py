@@ -105,10 +105,11 @@ def listing_query(r: Reading, u: Understanding, model: Any, max_rows: int = LIST
         query["filters"] = [f.cube_filter() for f in r.filters]
     if r.segments:
         query["segments"] = list(r.segments)
-    ranges = u.time_ranges[:1]
     time_dim = r.time_dimension or model.cube_time_dimension(r.listing)
-    if ranges and time_dim:
-        query["timeDimensions"] = [{"dimension": time_dim, "dateRange": ranges[0].date_range()}]
+    if u.time_ranges and time_dim:  # rows of several periods ("in 2009 and 2010"): from the first to the last
+        start = min(t.start for t in u.time_ranges).isoformat()
+        end = max(t.end for t in u.time_ranges).isoformat()
+        query["timeDimensions"] = [{"dimension": time_dim, "dateRange": [start, end]}]
     order = [[m, d] for m, d in r.order]
     key = next((c for c in r.columns if getattr(model.find_member(c), "primary_key", False)), None)
     if key and key not in {m for m, _ in order}:

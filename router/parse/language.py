@@ -52,7 +52,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
               r"多少|几(?:个|家|位|笔|单|条|次|种|名|款|张|首)|数量|个数|数目|总数|计数"),
     ("distinct", r"\bdistinct\b|\bdifferent\b|\bunique\b|不同的?|去重|多少种|几种"),
     ("avg", r"\baverage\b|\bavg\b|\bmean\b|\btypical\b|\bon average\b|平均|均值|人均|均价"),
-    ("sum", r"\btotal\b|\bsum(?: of)?\b|\baltogether\b|\bcombined\b|\bin all\b|总(?!数)|合计|总计|一共|共计|累计"),
+    ("sum", r"\badd(?:s|ed)? up(?: to)?\b|\bamount(?:s|ed)? to\b|\bcome to\b|\bcame to\b|\btotal\b|"
+            r"\bsum(?: of)?\b|\baltogether\b|\bcombined\b|\bin all\b|总(?!数)|合计|总计|一共|共计|累计"),
     ("max", r"\bmax(?:imum)?\b|\bhighest\b|\blargest\b|\bbiggest\b|\blongest\b|\bgreatest\b|\bpeak\b|"
             r"\bmost expensive\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|"
             r"最高|最大|最长|最贵|最重|最晚|最新|最近"),
@@ -74,6 +75,9 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("negation", r"\bnever\b|\bnot\b|\bwithout\b|\bno\b(?!\.)|\bnone\b|\bdon'?t\b|\bdoesn'?t\b|\bdidn'?t\b|"
                  r"\bhaven'?t\b|\bhasn'?t\b|\bwasn'?t\b|\bweren'?t\b|\baren'?t\b|\bisn'?t\b|\bnor\b|"
                  r"从未|从没|从来没|没有|未曾|不曾|没|未(?!来)|无(?!论)"),
+    ("change", r"\bgrowth\b|\bgrow(?:s|n|ing)?\b|\bgrew\b|\bincreased?\b|\bdecreased?\b|\bchanged?\b|"
+               r"\bdeclined?\b|\brise\b|\brose\b|\bfell\b|\bup or down\b|增长|增幅|增速|变化|涨幅|跌幅|上升|下滑"),
+    ("columns", r"\bwith (?:their|its|the|his|her)\b|\bincluding (?:their|its|the)\b|\balong with\b|包括|带上|包含其"),
     ("compare", r"\bvs\.?|\bversus\b|\bcompared?\b|\bcomparison\b|\bagainst\b|\byoy\b|\bmom\b|\bqoq\b|"
                 r"\byear over year\b|\bmonth over month\b|对比|比较|相比|比一比|[和跟与].{0,12}比|环比|同比"),
     ("write", r"\bdelete\b|\bremove\b|\bupdate\b|\binsert\b|\bdrop\b|\btruncate\b|\balter\b|\bmodify\b|"
@@ -216,6 +220,8 @@ break breaking carry carries carried stock stocked issue issued issues recorded 
 higher lower bigger smaller better worse greater larger fewer level levels tier tiers bucket band
 he him his she her hers theirs itself themselves wrote write writes written run runs ran running
 fly flies flying flew flown three four five six seven eight nine ten two
+inclusive inclusively
+trend trends trending
 """)
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
 FILLER_PHRASES = re.compile(
@@ -236,4 +242,5 @@ STOPWORDS_ZH = _word_list("""
 详情 详细 因为 由于 负责 开 开出 开了 各自 买 买过 卖 卖出 带上 还是 一共有 是否 有没有 或者
 以来 至今 为止 期间
 飞往 飞到 前往 到达 出发 去往 从
+趋势 走势
 """)

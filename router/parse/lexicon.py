@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from fourengine.terms import normalise
 from router.aggregate.members import aliases
 from router.parse.facts import row_count
 from router.parse.language import STOPWORDS_EN
@@ -62,6 +63,7 @@ class Values(Protocol):
 class Entry:
     target: Target
     weight: int
+    surface: str = ""  # the name as written, normalised (lower case, singular): exact finds win ties
 
 
 @dataclass
@@ -75,7 +77,7 @@ class Lexicon:
         surface = str(surface).strip()
         if not surface:
             return
-        entry = Entry(target, weight)
+        entry = Entry(target, weight, normalise(surface))
         if has_cjk(surface) or not re.fullmatch(r"[^\W\u3400-\u9fff]+(?:[ _\-'’.]+[^\W\u3400-\u9fff]*)*", surface):
             bucket = self.by_text.setdefault(surface.lower(), [])
         else:
@@ -93,7 +95,10 @@ class Lexicon:
         spelled like a language word ("ON", "IN", "ALL") is a value only where it is written as the value."""
         found = [(start, end, kept) for start, end, entries in self._word_finds(text) + self._text_finds(text)
                  if (kept := [e for e in entries if _as_written(e, text[start:end])])]
-        found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
+        # longest first; of equal length, a name found as written ("refunded orders") before one found
+        # only by its stems ("number of refunded" for "number of refunds")
+        found.sort(key=lambda f: (-(len(name_key(text[f[0]:f[1]])) or f[1] - f[0]),
+                                  not _exact(f[2], text[f[0]:f[1]]), -(f[1] - f[0]), f[0]))
         mentions: list[Mention] = []
         for start, end, entries in found:
             same = next((m for m in mentions if (m.start, m.end) == (start, end)), None)
@@ -125,6 +130,11 @@ class Lexicon:
                 if _bounded(lowered, m.start(), m.end()):
                     out.append((m.start(), m.end(), entries))
         return out
+
+
+def _exact(entries: list[Entry], surface: str) -> bool:
+    said = normalise(surface)
+    return any(e.surface == said for e in entries)
 
 
 def _as_written(entry: Entry, surface: str) -> bool:

@@ -25,6 +25,8 @@ def readme_examples() -> tuple[list[str], list[str]]:
     questions = list(QUOTED.findall(intro))
     follow_ups: list[str] = []
     for bullet in section.split("\n- "):
+        if bullet.startswith("**Refusals"):
+            continue  # the questions a refusal answers
         (follow_ups if bullet.startswith("**Follow-ups") else questions).extend(QUOTED.findall(bullet))
     commands = text.split("## Everyday commands", 1)[1].split("\n## ", 1)[0]
     questions += re.findall(r'cubesage ask "([^"]+)"', commands)

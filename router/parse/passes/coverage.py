@@ -44,10 +44,14 @@ def _cjk_leftover(text: str, start: int, end: int, used: list[tuple[int, int]]) 
     return out
 
 
+def _members(r: Reading) -> set[str]:
+    return {*r.measures, *r.dimensions, *r.segments, *(f.member for f in r.filters), *r.columns,
+            *(m for m, _ in r.order), *([r.time_dimension] if r.time_dimension else [])}
+
+
 def _restated(r: Reading) -> None:
     """A name said again ("orders ... 订单") of a cube or member the reading already uses is used."""
-    members = {*r.measures, *r.dimensions, *r.segments, *(f.member for f in r.filters), *r.columns,
-               *(m for m, _ in r.order), *([r.time_dimension] if r.time_dimension else [])}
+    members = _members(r)
     cubes = {*r.scope(), *(m.split(".", 1)[0] for m in members)}
     for m in r.mentions:
         if any((t.kind == "cube" and t.path in cubes) or (t.kind != "cube" and t.path in members) for t in m.targets):

@@ -63,8 +63,19 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         qualifier = before(r, m.span)  # "the album Let There Be Rock", "customer Li Wei"
         if qualifier is not None and any(t.path == best.cube for t in qualifier.of("cube")):
             r.use(qualifier.span)
+        _said_of(r, k, m, best)
     for member, values in chosen.items():
         r.filters.append(Filter(member, "equals", values, "named values"))
+
+
+def _said_of(r: Reading, k: Knowledge, m: Mention, target: Target) -> None:
+    """"*billed* to Germany", "*based* in Oslo": the words right before a value that are words of its
+    dimension's title ("Billing country") say which dimension it is: they are used."""
+    title = facts.title_words(k.model.find_member(target.path))
+    for w in reversed([w for w in words(r.text[max(0, m.start - 24):m.start])][-3:]):
+        start = max(0, m.start - 24) + w.start
+        if w.norm in title and w.norm not in ("of", "in", "to"):
+            r.use((start, start + len(w.raw)))
 
 
 def _numeric(m: Mention | None, k: Knowledge, cubes: list[str], rows: bool) -> Any | None:

@@ -106,6 +106,29 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
             r.use(mark.span)
             if mark.kind == "which" and r.asks_one is None:
                 r.asks_one = _singular(mark, run[head_of(run, r)], r)
+            if mark.kind == "group":
+                _coordinated(r, k, cubes, run[-1])
+
+
+# "is the discount higher on app orders or on web orders": two values weighed against each other
+_COMPARATIVE_OR = re.compile(r"\b(?:higher|lower|more|less|better|worse|bigger|smaller|greater|larger)\b.*\bor\b|"
+                             r"[高低多少好差大小].{0,10}还是", re.IGNORECASE)
+_AND = re.compile(r"^\s*(?:,|，|、|&|\band\b|\bor\b|和|及|与|以及)\s*$", re.IGNORECASE)
+
+
+def _coordinated(r: Reading, k: Knowledge, cubes: list[str], last: Mention) -> None:
+    """"by region and channel", "by segment, nation and region", "按地区和渠道": each name joined to a
+    group-by by "and" or a comma is grouped by too."""
+    for m in r.mentions:
+        if m.start < last.end:
+            continue
+        if not _AND.match(r.text[last.end:m.start]) or not free(r, m) or m.of("value") or m.of("measure"):
+            return
+        member = resolve([m], r, k, cubes)
+        if member is None:
+            return
+        _add(r, member, [m], "and")
+        last = m
 
 
 def _grain_of_average(r: Reading, k: Knowledge, word: str, member: Any) -> bool:
@@ -150,7 +173,7 @@ def _compared_values(r: Reading) -> None:
     for m in r.mentions:
         for t in m.of("value"):
             by_member.setdefault(t.path, set()).add(str(t.value))
-    compared = r.marks_of("which") or any(w in r.text.lower() for w in (" vs", "versus", "compare", "对比", "比较"))
+    compared = r.marks_of("which", "compare") or bool(_COMPARATIVE_OR.search(r.text))
     for member, values in by_member.items():
         if len(values) > 1 and compared and member not in r.dimensions:
             r.dimensions.append(member)

@@ -19,11 +19,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from router.aggregate.measure_match import unit_twin
+from router.aggregate.measure_match import match_measure, unit_twin
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import names_a_number
-from router.parse.nearby import free, mark_after, mark_before, phrase_after
+from router.parse.nearby import after, free, mark_after, mark_before, phrase_after
 from router.parse.reading import Mark, Mention, Reading, Target
 
 UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
@@ -132,6 +132,9 @@ def _cued(q: Question, k: Knowledge | None) -> bool:
         return bool(m.of("cube")) or any(d is not None and d.type != "number" for d in dims)
 
     grouped = any(any(groupable(m) for m in phrase_after(r, g.span)) for g in r.marks_of("group"))
+    columns = bool(r.marks_of("columns"))
+    if columns and not grouped:  # "invoices in 2009 and 2010, with their totals": rows and their columns
+        return False
     return bool(u.granularity or u.comparison or r.marks_of("dim_grain") or grouped)
 
 
@@ -213,6 +216,9 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
             found, missing = _over_column(k, dim, kind)
             if found is not None:
                 return found.path, marks, None
+        titled = match_measure(k.model, r.text)  # "avg file size MB": "Average file size (MB)" by its words
+        if titled is not None and titled.strong and k.model.find_member(titled.path).type in _TYPE_FIT[kind]:
+            return titled.path, marks, None
         if numeric or kind == "distinct":
             return None, marks, f"the model has no {missing}"
     return None, [], None
@@ -234,6 +240,63 @@ def _rows_counted(q: Question, k: Knowledge) -> None:
             r.measures.append(counted)
             r.use(m.span)
             r.notes.append(f"measure {counted}: rows of {m.text!r} counted by the grain or group asked")
+            return
+
+
+_SELLING = re.compile(r"\b(?:best|top|worst)[\s-]+sell(?:ing|ers?)\b|畅销", re.IGNORECASE)
+
+
+_USAGE = re.compile(r"\b(?:used|use|popular|common|frequent|frequently|often)\b|最常用|用得最多|最受欢迎|最常见",
+                    re.IGNORECASE)
+
+
+def _usage_counted(q: Question, k: Knowledge) -> None:
+    """"which payment method is used most", "最常用的支付方式": the rows of the named dimension's cube counted
+    per value (the group pass groups by it)."""
+    r = q.reading
+    if r.measures or not (_USAGE.search(r.text) and (r.marks_of("most", "top") or q.understanding.ranking)):
+        return
+    for m in r.mentions:
+        dims = [k.model.find_member(t.path) for t in m.of("dimension")]
+        dims = [d for d in dims if d is not None and d.type == "string"]
+        counted = facts.row_count(k.model, dims[0].cube) if dims else None
+        if counted:
+            r.measures.append(counted)
+            r.notes.append(f"measure {counted}: how often each {dims[0].path} is used")
+            return
+
+
+def _ranked_by(q: Question, k: Knowledge) -> None:
+    """"best selling 5 products by GMV": the measure after "by" ranks; one a ranking phrase named ("best
+    selling" = units sold) gives way to it."""
+    r = q.reading
+    if q.understanding.ranking is None or len(r.measures) < 2:
+        return
+    for mark in r.marks_of("group"):
+        m = after(r, mark.span)
+        by = [t.path for t in (m.of("measure") if m else []) if t.path in r.measures]
+        if by:
+            phrased = [p for x in r.mentions if _SELLING.search(x.text) for p in (t.path for t in x.of("measure"))]
+            r.measures = [by[0], *(p for p in r.measures if p != by[0] and p not in phrased)]
+            r.use(mark.span)
+            return
+
+
+def _summed_too(r: Reading, k: Knowledge) -> None:
+    """"how many invoices ..., and what did they add up to?": a total asked with nothing named after it is
+    the sum of the counted cube's amount column, beside the count."""
+    if len(r.measures) != 1 or k.model.find_member(r.measures[0]).type not in _COUNTS:
+        return
+    for mark in r.marks_of("sum"):
+        if not free(r, mark):
+            continue
+        following = [m for m in r.mentions if m.start >= mark.end and m.start - mark.end < 30]
+        amount = facts.amount_column(k.model, r.measures[0].split(".", 1)[0])
+        found = facts.measures_over(k.model, amount.cube, facts.column(amount), ("sum",)) if amount else []
+        if not following and found:
+            r.measures.append(found[0].path)
+            r.use(mark.span)
+            r.notes.append(f"measure {found[0].path}: the total '{mark.text}' asks of the counted rows")
             return
 
 
@@ -270,7 +333,10 @@ def choose(q: Question, k: Knowledge) -> None:
             r.measures.append(path)
             r.use(m.span, *(mark.span for mark in marks))
             r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
+    _ranked_by(q, k)
+    _usage_counted(q, k)
     _rows_counted(q, k)
+    _summed_too(r, k)
     _units(r, k)
     _unit_words(r, k)
     if r.measures:

@@ -10,10 +10,13 @@ listing by its cube's.
 
 from __future__ import annotations
 
+import itertools
 import re
+from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
+from router.parse.language import STOPWORDS_EN
 from router.parse.nearby import free
 from router.parse.reading import Reading
 from router.parse.text import name_key, words
@@ -32,6 +35,8 @@ def _by_verb(r: Reading, k: Knowledge) -> str | None:
         if any(s <= w.start < e for s, e in r.used) or any(x.start <= w.start < x.end for x in r.mentions):
             continue
         if m is None:  # "did we hire": the word itself is a word of one time dimension's title
+            if len(w.norm) < 3 or w.raw.lower() in STOPWORDS_EN:
+                continue
             found = [d for d in times if w.norm in set(name_key(d.title or d.name)) - {"date", "time"}]
         else:
             stem = m.group(1)[:4]
@@ -63,6 +68,14 @@ def choose(q: Question, k: Knowledge) -> None:
         r.notes.append(f"periods on {r.time_dimension}")
     if timed:
         _dated(q, k)
+    if r.intent == "detail" and not _contiguous(q.understanding.time_ranges):
+        r.refuse("rows of separate periods are listed one period at a time: ask for each period")
+
+
+def _contiguous(ranges: list[Any]) -> bool:
+    """Periods that follow one another without a gap ("in 2009 and 2010") can be listed as one span."""
+    ordered = sorted(ranges, key=lambda t: t.start)
+    return all((b.start - a.end).days <= 1 for a, b in itertools.pairwise(ordered))
 
 
 def _dated(q: Question, k: Knowledge) -> None:
