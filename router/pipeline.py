@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from datetime import date
 from typing import Any
@@ -219,7 +219,8 @@ class Pipeline:
                                                                  entities)
             env = env.for_mixed()
             limit = env.policy.max_limit
-        if not _llm_active(use_llm) and self._listing(result, detail_question, detail_entities):
+        llm = wants_llm(use_llm)
+        if not llm and self._listing(result, detail_question, detail_entities):
             return
         try:
             with _connection(conn) as connection:
@@ -228,9 +229,18 @@ class Pipeline:
                     entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
                     limit=limit, use_llm=use_llm)
         except (DetailPlanError, SqlGuardError, QueryExecutionError) as err:
+            if llm and self._listing(result, detail_question, detail_entities):
+                return  # LLM mode, the template planner refused: fast mode's listing answers
             if intent != "mixed":
                 raise
             result.problems.append({"code": "detail_failed", "message": str(err)})  # keep the aggregate
+            return
+        if llm and result.detail.mode != "llm":  # the LLM did not write the SQL: the rows fast mode gives
+            template, problems = result.detail, len(result.problems)
+            with suppress(DetailPlanError):
+                self._listing(result, detail_question, detail_entities)
+            if result.detail is template:  # no listing either: the template's rows stand
+                del result.problems[problems:]
 
     def _listing(self, result: PipelineResult, question: str, entities: list[EntityMatch]) -> bool:
         """The rows of a detail (sub-)question the parser reads as a listing, through the semantic layer;
@@ -335,13 +345,6 @@ def _aggregate_clause(text: str) -> str:
     """The aggregate part of a mixed question: the text before the clause about rows."""
     clause = rows_clause(text, [])
     return text[:text.find(clause[1])].strip() if clause else ""
-
-
-def _llm_active(use_llm: bool | None) -> bool:
-    """LLM mode writes the detail SQL itself (the template planner is its fallback)."""
-    from cubesage_core.llm import get_lm
-
-    return use_llm is not False and get_lm() is not None
 
 
 def _deferred(reading: Any, env: DetailEnv) -> bool:

@@ -12,7 +12,8 @@ record mode, and each LLM step's reply is what a competent LLM would answer, wri
   hands the oracle the fast step before the LLM step runs), written in the LLM's output format: search
   terms, sub-queries, the Cube query (the first period's: the service expands compared periods itself; a
   share of the total or of a whole as the reply's ``share``; measure groups the rules split are not expressed),
-  the detail SQL with the named rows as their placeholders and the other values as literals, the SAG
+  the detail SQL with the named rows as their placeholders and the other values as literals (for a question
+  without named rows that fast mode lists through the semantic layer, that listing's SQL), the SAG
   entity names and selected candidate indices, and the answer text.
 
 Where a step's fast twin cannot answer (it refuses the question), no reply is recorded for its request
@@ -59,6 +60,7 @@ class Oracle:
 
         self.hints: dict[str, Any] = {}
         self.case: Case | None = None
+        self.listing_sql: str | None = None  # the case's rows as fast mode lists them (no named rows), literal SQL
         self.disagreements: list[str] = []
         self._lock = threading.Lock()
         self._conn = connect(url)
@@ -115,6 +117,8 @@ class Oracle:
         return {"cube_query": query}
 
     def _detail_sql(self, generated: tuple[str, dict[str, Any]], inputs: dict[str, str]) -> dict[str, Any]:
+        if self.listing_sql and inputs.get("entities") == "(none)" and inputs.get("feedback") in (None, "none"):
+            return {"sql": self.listing_sql}  # fast mode lists these rows through the semantic layer
         sql, params = generated
         entities = {value: name for name, value in _ENTITY.findall(inputs.get("entities", ""))}
         for key in sorted(params, key=len, reverse=True):  # p10 before p1
@@ -141,6 +145,20 @@ class Oracle:
         return {"answer": text}
 
 
+def listing_sql(answer: dict[str, Any], model: Any, today: Any) -> str | None:
+    """The literal SQL of a fast-mode listing (the parser's Cube query compiled, bind values written out)."""
+    from cube_models.compiler import compile_query
+
+    plan = (answer.get("provenance") or {}).get("detail_plan") or {}
+    if plan.get("kind") != "listing" or answer.get("intent") != "detail":
+        return None
+    compiled = compile_query(plan["cube_query"], model, today=today)
+    sql = compiled.sql
+    for n in range(len(compiled.params), 0, -1):  # $10 before $1
+        sql = sql.replace(f"${n}", _literal(compiled.params[n - 1]))
+    return sql
+
+
 def _literal(value: Any) -> str:
     from sqlglot import exp
 
@@ -150,6 +168,7 @@ def _literal(value: Any) -> str:
 def record(suite_path: Path, split: str, out: Path) -> dict[str, Any]:
     """Answer the split's cases in LLM mode against the recording stub; write the records."""
     from answer.service import Cubesage
+    from cube_models.model import load_model
     from cubesage_core.cli import bootstrap_or_exit
 
     suite = load_suite(suite_path).select(split)
@@ -160,10 +179,13 @@ def record(suite_path: Path, split: str, out: Path) -> dict[str, Any]:
         settings = get_settings().model_copy(update={"llm_url": stub.url, "llm_model": "openai/replay",
                                                      "llm_deadline_s": 120.0, "llm_max_calls": 40})
         outcomes: dict[str, str] = {}
-        with Cubesage(settings, url=url) as service, observe_steps(oracle.observe):
+        model = load_model(settings.model_folder())
+        with Cubesage(settings, url=url) as service:
             for case in suite.cases:
-                oracle.case = case
-                answer = service.ask(case.question, today=suite.today, mode="llm").to_dict()
+                fast = service.ask(case.question, today=suite.today, mode="fast").to_dict()
+                oracle.case, oracle.listing_sql = case, listing_sql(fast, model, suite.today)
+                with observe_steps(oracle.observe):
+                    answer = service.ask(case.question, today=suite.today, mode="llm").to_dict()
                 steps = (answer["provenance"].get("llm") or {}).get("steps", [])
                 outcomes[case.id] = ", ".join(f"{s['step']}={s['mode']}" for s in steps)
     recorder.save(out)
