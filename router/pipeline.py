@@ -383,9 +383,14 @@ def _behind_aggregate(reading: Any, table: ResultTable) -> None:
 def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:
     """The parser's intent where it read the question (a mixed decision keeps both paths): a listing
     whose words the model does not all explain is unsupported."""
-    if reading is None or decision.intent == "mixed" or _deferred(reading, env):
+    if reading is None or _deferred(reading, env):
         return decision
     verdict = judge(reading)
+    if decision.intent == "mixed":  # "... customers in INDIA, with their phone numbers": rows, not a mix
+        listed = reading.intent == "detail" and verdict.answers and not reading.measures and not reading.marks_of(
+            "count", "avg", "sum", "share")
+        return replace(decision, intent="detail", reasons=[*decision.reasons, "parser reads a listing"]) \
+            if listed else decision
     if reading.intent is None:  # "customers based in California": an unknown name is no unfiltered answer
         if reading.unknown and reading.mentions and decision.intent in ("aggregate", "detail"):
             return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])

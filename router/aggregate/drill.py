@@ -4,8 +4,9 @@
 which orders make it up?", "top 3 customers by spend, and show me their invoices": the rows are those of
 a cube (the one the clause names, else the cube of the measure) under the same filters, segments and date
 ranges as the aggregate, with each group-by dimension filtered to the values of the aggregate rows shown
-(the top 3 customers). The query asks for dimensions only (Cube returns distinct rows): the cube's key
-first, then its other public dimensions. A filter on a measure ("customers who spent more than $40")
+(the top 3 customers), and the segments that say which rows a filtered measure counts ("completed
+orders": the completed segment). The query asks for dimensions only (Cube returns distinct rows): the
+cube's key first, then its other public dimensions. A filter on a measure ("customers who spent more than $40")
 bounds groups, not rows: no drill-down then (the detail path answers).
 """
 
@@ -23,6 +24,9 @@ def drill_query(cube_query: dict[str, Any], rows: list[dict[str, Any]], model: A
     cube = model.cubes.get(target)
     if cube is None or any(_is_measure(model, f) for f in cube_query.get("filters") or []):
         return None
+    implied = _measure_segments(model, cube_query.get("measures") or [])
+    if implied is None:
+        return None  # a measure counts only some rows, and no segment says which
     dimensions = _row_dimensions(cube)
     if not dimensions:
         return None
@@ -34,13 +38,32 @@ def drill_query(cube_query: dict[str, Any], rows: list[dict[str, Any]], model: A
     query: dict[str, Any] = {"dimensions": dimensions, "limit": limit, "order": [[dimensions[0], "asc"]]}
     if filters:
         query["filters"] = filters
-    if cube_query.get("segments"):
-        query["segments"] = list(cube_query["segments"])
+    segments = list(dict.fromkeys([*(cube_query.get("segments") or []), *implied]))
+    if segments:
+        query["segments"] = segments
     ranges = [{"dimension": td["dimension"], "dateRange": td["dateRange"]}
               for td in cube_query.get("timeDimensions") or [] if td.get("dateRange")]
     if ranges:
         query["timeDimensions"] = ranges
     return query
+
+
+def _measure_segments(model: Any, measures: list[str]) -> list[str] | None:
+    """The segments that say which rows a filtered measure counts ("Completed orders": the completed
+    segment, same SQL); None when a measure's filter has no such segment."""
+    out: list[str] = []
+    for path in measures:
+        measure = model.find_member(path)
+        for sql in getattr(measure, "filters", ()) or ():
+            same = [s.path for s in model.cubes[measure.cube].segments.values() if _sql(s.sql) == _sql(sql)]
+            if not same:
+                return None
+            out.append(same[0])
+    return out
+
+
+def _sql(text: str) -> str:
+    return "".join(str(text).split()).lower()
 
 
 def _is_measure(model: Any, f: dict[str, Any]) -> bool:

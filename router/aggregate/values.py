@@ -19,7 +19,7 @@ from typing import Any
 import psycopg
 from psycopg import sql as pgsql
 
-MAX_VALUES = 100
+MAX_VALUES = 300
 SCAN_ROWS = 1_000_000  # larger tables are read from PostgreSQL's statistics (pg_stats), never scanned
 SCAN_TIMEOUT_MS = 2000
 IGNORED = frozenset({"other", "others", "none", "null", "unknown", "yes", "no", "true", "false", "n/a", "all"})

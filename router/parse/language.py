@@ -52,13 +52,13 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
               r"多少|几(?:个|家|位|笔|单|条|次|种|名|款|张|首)|数量|个数|数目|总数|计数"),
     ("distinct", r"\bdistinct\b|\bdifferent\b|\bunique\b|不同的?|去重|多少种|几种"),
     ("avg", r"\baverage\b|\bavg\b|\bmean\b|\btypical\b|\bon average\b|平均|均值|人均|均价"),
-    ("sum", r"\badd(?:s|ed)? up(?: to)?\b|\bamount(?:s|ed)? to\b|\bcome to\b|\bcame to\b|\btotal\b|"
+    ("sum", r"\bhow much\b|\badd(?:s|ed)? up(?: to)?\b|\bamount(?:s|ed)? to\b|\bcome to\b|\bcame to\b|\btotal\b|"
             r"\bsum(?: of)?\b|\baltogether\b|\bcombined\b|\bin all\b|总(?!数)|合计|总计|一共|共计|累计"),
     ("max", r"\bmax(?:imum)?\b|\bhighest\b|\blargest\b|\bbiggest\b|\blongest\b|\bgreatest\b|\bpeak\b|"
-            r"\bmost expensive\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|"
+            r"\bmost expensive\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|\bfastest\b|"
             r"最高|最大|最长|最贵|最重|最晚|最新|最近"),
     ("min", r"\bmin(?:imum)?\b|\blowest\b|\bsmallest\b|\bshortest\b|\bcheapest\b|\bleast expensive\b|"
-            r"\blightest\b|\bearliest\b|\boldest\b|\bfirst\b(?= (?:ever|one))|"
+            r"\blightest\b|\bearliest\b|\boldest\b|\bslowest\b|\bfirst\b(?= (?:ever|one))|"
             r"最低|最小|最短|最便宜|最轻|最早|最旧"),
     ("most", r"(?<!at )\bmost\b|\bfewest\b|(?<!at )\bleast\b|最多|最少"),
     ("top", r"\btop\b|\bbest\b|\bworst\b|\bbottom\b|最好|最差|最"),
@@ -97,14 +97,15 @@ _RECENT = re.compile(rf"\b(latest|newest|most recent|last|recent|oldest|earliest
                      rf"\b{_N}\s+(latest|newest|most recent|oldest|earliest)\b|(最近|最新|最早)的?\s*(\d+)",
                      re.IGNORECASE)
 _BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}", _F)
-_BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间", _F)
+_BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间|"
+                      rf"\b(?:from\s+)?{NUMBER}\s+to\s+{NUMBER}", _F)
 _BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
 _BOUND_ZH_AFTER = re.compile(rf"{NUMBER}\s*({'|'.join(sorted(_ZH_AFTER, key=len, reverse=True))})", _F)
 _SIGN = re.compile(r"\b(negative|in debt|in the red|overdrawn)\b|\b(positive)\b|"
                    r"(为负|负数|负值|小于零|欠款)|(为正|正数|大于零)", _F)
 _STRING_OP = re.compile(
     r"\b(?:(?:start|begin)(?:s|ing)?|that (?:start|begin)s?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
-    r"\b(?:contain(?:s|ing)?|including the word|with the word)\s+['\"“]?([\w#&./-]+)['\"”]?|"
+    r"\b(?:contain(?:s|ing)?|including the word|with the word|made of)\s+['\"“]?([\w#&./-]+)['\"”]?|"
     r"\b(?:end(?:s|ing)?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
     r"以\s*['\"“]?([\w#&./-]+?)['\"”]?\s*开头|(?:包含|含有)\s*['\"“]?([\w#&./-]+)['\"”]?", _F)
 
@@ -142,10 +143,32 @@ def _op_en(word: str) -> str:
     return "equals"
 
 
+_UNIT_AFTER = re.compile(r"\s*(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|milliseconds?|ms|"
+                         r"小时|分钟|秒|天|毫秒)\b", re.IGNORECASE)
+UNIT_SECONDS = {"hour": 3600, "hr": 3600, "minute": 60, "min": 60, "second": 1, "sec": 1, "day": 86400,
+                "millisecond": 0.001, "ms": 0.001, "小时": 3600, "分钟": 60, "秒": 1, "天": 86400, "毫秒": 0.001}
+
+
+def _with_unit(text: str, mark: Mark) -> Mark:
+    """A bound followed by a unit ("more than 5 hours", "超过30分钟") carries the unit's length in seconds and
+    spans it."""
+    found = _UNIT_AFTER.match(text, mark.end)
+    if found is None:
+        return mark
+    unit = found.group(1).lower().rstrip("s") if found.group(1).isascii() else found.group(1)
+    op, values = mark.data
+    return Mark("bound", mark.start, found.end(), text[mark.start:found.end()], (op, values, UNIT_SECONDS[unit]))
+
+
 def _bounds(text: str) -> list[Mark]:
+    return [_with_unit(text, m) for m in _number_bounds(text)]
+
+
+def _number_bounds(text: str) -> list[Mark]:
     out: list[Mark] = []
     for m in _BETWEEN.finditer(text):
-        lo, hi = amount(m.group(1) or m.group(5) or ""), amount(m.group(3) or m.group(7) or "")
+        lo = amount(m.group(1) or m.group(5) or m.group(9) or "")
+        hi = amount(m.group(3) or m.group(7) or m.group(11) or "")
         if lo is not None and hi is not None:
             out.append(Mark("bound", m.start(), m.end(), m.group(0), ("between", [lo, hi])))
     for pattern, op_of, number_at in ((_BOUND_EN, _op_en, 2), (_BOUND_ZH_BEFORE, _ZH_BEFORE.get, 2)):
@@ -222,11 +245,13 @@ he him his she her hers theirs itself themselves wrote write writes written run 
 fly flies flying flew flown three four five six seven eight nine ten two
 inclusive inclusively
 trend trends trending
+leave leaves leaving depart departs departing
 """)
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
 FILLER_PHRASES = re.compile(
-    r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:store|shop|catalog(?:ue)?|company|business|"
-    r"inventory|collection|library|database|warehouse|system|data|records?)\b|\bon file\b|\bso far\b|"
+    r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:\w+\s+)?(?:store|shop|catalog(?:ue)?|company|"
+    r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|"
+    r"\bon file\b|\bso far\b|"
     r"\bto date\b|\bup to now\b|\bat all\b|\bif any\b|\bplease\b|\b(?:the\s+)?(?:start|beginning|end)\s+of\b|"
     r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
     r"大概|大约|左右|差不多", re.IGNORECASE)

@@ -14,7 +14,8 @@ _NUM = r"(\d+|[一二三四五六七八九十两百]+|one|two|three|four|five|si
 _NOT_TIME = r"(?![\d一二三四五六七八九十两百])(?!\s*(?:天|日|周|个?月|个?星期|年|个?季度))"
 _TOP = re.compile(rf"\btop[\s-]*{_NUM}?\b|(?:排名|排行)?前\s*{_NUM}{_NOT_TIME}\s*(?:名|位|个|大|款|家)?|{_NUM}\s*大",
                   _FLAGS)
-_SUPERLATIVE_N = re.compile(rf"最(高|多|大|好|低|少|小|差)的?\s*{_NUM}\s*(?:个|名|位|家|款|大)", _FLAGS)
+_SUPERLATIVE_N = re.compile(rf"最(高|多|大|好|低|少|小|差|贵|便宜|长|短)的?\s*{_NUM}\s*"
+                            rf"(?:个|名|位|家|款|大|张|首|本|条|部|只|辆|架|种|笔|单)", _FLAGS)
 _SUPERLATIVES_EN = "best|top|highest|largest|biggest|most|worst|bottom|lowest|smallest|least"
 _SUPERLATIVE_EN_N = re.compile(rf"\b(?<!at )({_SUPERLATIVES_EN})"
                                rf"(?:[\s-]+(?:selling|performing|grossing|rated|valued))?\s+{_NUM}\b", _FLAGS)

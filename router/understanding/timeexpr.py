@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from router.understanding._calendar import (
@@ -221,6 +221,12 @@ def _sub_period(year: int, part: str, today: date, explicit: bool) -> _Spec | No
     return _Spec(_month(year, month), "month", explicit, lambda y: _month(y, month))
 
 
+def _relative_sub(year: int, part: str, today: date) -> _Spec | None:
+    """"Q4 last year", "去年3月": the sub-period of a relative year, labelled with its year."""
+    spec = _sub_period(year, part, today, True)
+    return None if spec is None else replace(spec, inherited=True)
+
+
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], date], "_Spec | None"]]
 
 
@@ -262,11 +268,11 @@ def _rules() -> list[Rule]:
         (r"\b(first|second|1st|2nd)\s+half\s+(?:of\s+)?(\d{4})\b",
          lambda m, t: _sub_period(int(m[2]), m[1] + " half", t, True)),
         # sub-periods of relative years
-        (rf"{rel_year_zh}\s*的?\s*{zh_sub}", lambda m, t: _sub_period(_relative_year(m[1], t), m[2], t, True)),
+        (rf"{rel_year_zh}\s*的?\s*{zh_sub}", lambda m, t: _relative_sub(_relative_year(m[1], t), m[2], t)),
         (rf"\b{en_sub}\s+(?:of\s+)?(this|last|previous)\s+year\b",
-         lambda m, t: _sub_period(_relative_year(m[2], t), m[1], t, True)),
+         lambda m, t: _relative_sub(_relative_year(m[2], t), m[1], t)),
         (rf"\b(this|last|previous)\s+year'?s\s+{en_sub}\b",
-         lambda m, t: _sub_period(_relative_year(m[1], t), m[2], t, True)),
+         lambda m, t: _relative_sub(_relative_year(m[1], t), m[2], t)),
         # years
         (r"(?<!\d)(\d{4})\s*年度?", lambda m, t: _Spec(_year(int(m[1])), "year")),
         (r"(?<![\d\-/.])((?:19|20)\d{2})(?![\d\-/.])",
@@ -323,8 +329,8 @@ _AND_WORDS = {"and", "和", "与"}
 CHANGE = re.compile(r"\b(?:growth|grow|grew|grown|change[ds]?|increase[ds]?|decrease[ds]?|decline[ds]?|"
                     r"drop(?:ped)?|rise|rose|fell|fall)\b|增长|增幅|增速|变化|涨幅|跌幅|下降|下滑|上升",
                     re.IGNORECASE | re.ASCII)
-_SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s+(?:the\s+)?(?:(?:start|beginning)\s+of\s+)?$|"
-                           r"\b(?:since|starting|from)\s*$|自\s*$", re.IGNORECASE | re.ASCII)
+_SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s+(?:the\s+)?(?:start|beginning)\s+of\s+$|"
+                           r"\b(?:since|starting)\s*$|自\s*$", re.IGNORECASE | re.ASCII)
 _SINCE_AFTER = re.compile(r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起|onwards|to date|until now|so far)")
 
 
@@ -358,7 +364,7 @@ def _anchored(atoms: list[_Atom], text: str) -> list[_Atom]:
             continue
         if not _YEAR_WORDS.match(text[nxt.start:nxt.end].strip()) or not _GAP_WORDS.match(text[atom.end:nxt.start]):
             continue
-        atom.spec = _Spec(spec.rebase(year.bounds[0].year), spec.grain, True)
+        atom.spec = _Spec(spec.rebase(year.bounds[0].year), spec.grain, True, inherited=True)
         nxt.spec = _Spec(None, None, marker="year-of-period")
     return atoms
 
@@ -411,10 +417,23 @@ def extract_time(text: str, today: date) -> TimeParse:
             end = max(end, today) if start <= today else end
             # the label says the range runs to today: "since 2024", "2024年以来"
             phrase = text[since.start():span_end] if since else text[atom.start:span_end + until_now.end()]
-        label = f"{phrase} {start.year}" if spec.inherited and not re.search(r"\d{4}", phrase) else phrase
+        label = _labelled(phrase, start, grain) if spec.inherited and not re.search(r"\d{4}", phrase) else phrase
         result.ranges.append(TimeRange(start, end, label, grain, phrase))
         i += 1
     return result
+
+
+def _labelled(phrase: str, start: date, grain: Granularity | None) -> str:
+    """A period whose year the phrase does not say, labelled with it: "Q4 2011", "March 2010", "Q4 last
+    year" -> "Q4 2010"."""
+    chinese = bool(re.search(r"[\u3400-\u9fff]", phrase))
+    if grain == "quarter" and start.month in (1, 4, 7, 10) and re.search(r"(?i)q[1-4]|第?[一二三四1-4]季度", phrase):
+        return f"{start.year}年第{quarter_of(start)}季度" if chinese else f"Q{quarter_of(start)} {start.year}"
+    if grain == "month":
+        return f"{start.year}年{start.month}月" if chinese else f"{start.strftime('%B')} {start.year}"
+    if re.search(r"(?i)\b(?:this|last|previous|next)\s+year|今年|去年|前年|本年|上一?年", phrase):
+        return phrase  # "今年上半年" says its year
+    return f"{start.year}年{phrase}" if chinese else f"{phrase} {start.year}"
 
 
 def _joined_end(text: str, first: _Atom, second: _Atom) -> date | None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import number_text
+from router.parse.language import UNIT_SECONDS, number_text
 from router.parse.nearby import after, before, free
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
 from router.parse.text import has_cjk, name_key, words
@@ -34,7 +34,11 @@ def _joined(k: Knowledge, cube: str, cubes: list[str]) -> bool:
 
 
 def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge) -> float:
+    """Glossary values first, then the cube the question names or asks about (a key's value is on both
+    sides of a join, "N318JB" in flights.tailnum and planes.tailnum: the asked cube's side), then the
+    dimension whose title's words stand near."""
     named_cubes = {c.path for x in r.mentions if x is not m for c in x.of("cube")}
+    named_cubes |= set(r.scope())
     member = k.model.find_member(t.path)
     near = {w.norm for w in words(r.text[max(0, m.start - 30):m.end + 30])}
     score = 1.0 if t.source == "glossary" else 0.0
@@ -108,6 +112,18 @@ def _count_bound(r: Reading, mark: Mark, following: Mention | None) -> bool:
     return not gap.strip() or gap.strip().lower() in ("distinct", "different", "unique", "separate")
 
 
+def _in_units_of(member: Any, values: list[float], seconds: float) -> list[float]:
+    """Numbers said in one unit, converted to the unit the member's title names ("Arrival delay (minutes)")."""
+    title = (getattr(member, "title", "") or "").lower()
+    found = re.search(r"\((?:in\s+)?(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|ms|milliseconds?)\)|"
+                      r"\b(hours|minutes|seconds|days|milliseconds)\b|(小时|分钟|秒|天|毫秒)", title)
+    if found is None:
+        return values
+    unit = next(g for g in found.groups() if g)
+    length = UNIT_SECONDS[unit.rstrip("s") if unit.isascii() and unit != "ms" else unit]
+    return [v * seconds / length for v in values]
+
+
 def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tuple[Any | None, str]:
     """(member, "row" | "group" | "count") the bound restricts; the name it uses is marked used."""
     following = after(r, mark.span)
@@ -122,8 +138,26 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
         if member is not None and m is not None:
             r.use(m.span)
             return member, "group" if getattr(member, "kind", "") == "measure" else "row"
-    member = facts.amount_column(k.model, cubes[0]) if cubes else None
+    member = _delay(r, mark, k, cubes) or (facts.amount_column(k.model, cubes[0]) if cubes else None)
     return member, "row"
+
+
+_LATE = re.compile(r"^\s*(?:late|early|delayed|behind|overdue)\b|^\s*(?:的)?(?:延误|晚点|延迟)", re.IGNORECASE)
+
+
+def _delay(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
+    """"arrived more than 5 hours late": a duration before late/early bounds a delay column, the one whose
+    title shares a verb of the question ("arrived" -> Arrival delay)."""
+    if not _LATE.match(r.text[mark.end:]):
+        return None
+    delays = [d for c in cubes for d in k.model.cubes[c].dimensions.values()
+              if d.type == "number" and "delay" in (d.title or d.name).lower()]
+    said = {w.norm[:5] for w in words(r.text)}
+    chosen = [d for d in delays if any(t[:5] in said for t in facts.title_words(d) if t != "delay")] or delays
+    if chosen:
+        late = _LATE.match(r.text[mark.end:])
+        r.use((mark.end, mark.end + late.end()))  # type: ignore[union-attr]
+    return chosen[0] if chosen else None
 
 
 def _count_rows_of_listing(r: Reading, k: Knowledge, counted: str, mark: Mark) -> None:
@@ -149,8 +183,10 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for mark in r.marks_of("bound", "sign"):
         if not free(r, mark):
             continue
-        op, values = mark.data
+        op, values, *unit = mark.data
         member, how = _bound_member(r, mark, k, cubes)
+        if member is not None and unit:  # "more than 5 hours late" on a delay in minutes
+            values = _in_units_of(member, values, unit[0])
         if member is None:
             r.refuse(f"nothing in the model is bounded by '{mark.text}': name the column it applies to")
             return
@@ -164,6 +200,24 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
             r.filters.append(Filter(member.path, op, numbers, mark.text))
         r.use(mark.span)
         r.notes.append(f"{member.path} {op} {' '.join(numbers)} ({mark.text!r})")
+
+
+_PERCENT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(%|percent\b)")
+
+
+def _percents(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """"had the full 10% discount": a percentage right before a numeric column is its value (a fraction
+    when the column is formatted as a percent)."""
+    for found in _PERCENT.finditer(r.text):
+        if any(m.start <= found.start() < m.end for m in r.marks_of("bound", "share")):
+            continue
+        m = after(r, found.span())
+        member = _numeric(m, k, cubes, rows=True)
+        if member is None or m is None or getattr(member, "kind", "") != "dimension":
+            continue
+        value = float(found.group(1)) / (100 if member.format == "percent" else 1)
+        r.filters.append(Filter(member.path, "equals", [number_text(value)], found.group(0)))
+        r.use(found.span(), m.span)
 
 
 def _patterns(r: Reading, k: Knowledge, cubes: list[str]) -> None:
@@ -218,7 +272,7 @@ def choose(q: Question, k: Knowledge) -> None:
     if r.refusal:
         return
     cubes = r.scope()
-    for step in (_values, _bounds, _patterns, _present, _segments):
+    for step in (_values, _bounds, _percents, _patterns, _present, _segments):
         step(r, k, cubes)
         if r.refusal:
             return

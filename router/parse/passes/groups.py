@@ -173,9 +173,11 @@ def _compared_values(r: Reading) -> None:
     for m in r.mentions:
         for t in m.of("value"):
             by_member.setdefault(t.path, set()).add(str(t.value))
-    compared = r.marks_of("which", "compare") or bool(_COMPARATIVE_OR.search(r.text))
+    compared = r.marks_of("which", "compare", "group") or bool(_COMPARATIVE_OR.search(r.text))
+    combined = re.search(r"\b(?:combined|together|altogether|in total|overall)\b|合计|一共|总共|加起来", r.text, re.I)
     for member, values in by_member.items():
-        if len(values) > 1 and compared and member not in r.dimensions:
+        # "for Boeing, Airbus, Embraer and Bombardier", "JetBlue, United and Delta each": one row each
+        if len(values) > 1 and (compared or not combined) and member not in r.dimensions:
             r.dimensions.append(member)
             r.notes.append(f"group by {member}: its values are compared")
 

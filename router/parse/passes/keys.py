@@ -12,7 +12,7 @@ from router.parse.text import overlaps
 
 _KEY_AFTER = re.compile(r"\s*(?:#|no\.?\s*|number\s*|num\s*|id\s*|key\s*|号码?\s*|编号\s*|为\s*)?#?\s*"
                         r"(\d{1,12})(?![\d.])"
-                        r"(?!\s*(?:年|月|日|号|st|nd|rd|th|%|\.\d|[,\d]*\s*(?:k|m|万|千|元|dollars?)\b))",
+                        r"(?!\s*(?:年|月|日|号|(?:st|nd|rd|th)\b|%|\.\d|[,\d]*\s*(?:k|m|万|千|元|dollars?)\b))",
                         re.IGNORECASE)
 
 

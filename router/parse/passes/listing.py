@@ -49,10 +49,12 @@ def head(q: Question, k: Knowledge) -> None:
         return
     if q.understanding.granularity and not r.marks_of("list"):
         return  # "what has Canada brought in each year": a grain asks for a total, not rows
-    chosen = _last_noun(r) if r.language == "zh" else None
+    # a listing word, a key, a value, or a restriction on rows ("flights on July 22 that arrived 5 hours late")
+    asked = bool(r.marks_of("list", "bound", "sign", "string_op") or r.keyed or any(m.of("value") for m in r.mentions))
+    chosen = _last_noun(r) if r.language == "zh" and asked else None
     chosen = chosen or _run_head(r)
-    if chosen is None and not (r.marks_of("list") or r.keyed or any(m.of("value") for m in r.mentions)):
-        return  # "what about the other region?": nothing asks for rows
+    if chosen is None and not asked:
+        return  # "what about the other region?", "那个大客户最近怎么样": nothing asks for rows
     if chosen is None:
         cubes = [m for m in r.mentions if m.of("cube")]
         unkeyed = [m for m in cubes if m.of("cube")[0].path not in r.keyed]
@@ -69,12 +71,23 @@ def head(q: Question, k: Knowledge) -> None:
     r.notes.append(f"rows of {cube} ({chosen.text!r})")
 
 
+def _key_parts(k: Knowledge, cube: str) -> list[str]:
+    """The dimensions a composite key is made of ("l_orderkey || '-' || l_linenumber": order key, line
+    number): shown beside the key, as a row is usually named by them."""
+    key = k.model.find_member(facts.primary_key(k.model, cube) or "")
+    sql = facts.column(key) if key is not None else ""
+    if "||" not in sql:
+        return []
+    return [d.path for d in k.model.cubes[cube].dimensions.values()
+            if not d.primary_key and (col := facts.column(d)) and col.isidentifier() and col in sql]
+
+
 def columns(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.intent != "detail" or r.listing is None or r.refusal:
         return
     cube = r.listing
-    shown = [facts.primary_key(k.model, cube), facts.label(k.model, cube, r.language)]
+    shown = [facts.primary_key(k.model, cube), *_key_parts(k, cube), facts.label(k.model, cube, r.language)]
     shown += [f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"]
     shown += [member for member, _ in r.order]
     for m in r.mentions:

@@ -73,8 +73,10 @@ def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     asked through the cube ("how many customers placed an order")."""
     r = q.reading
     counts = all(k.model.find_member(t.path).type in _COUNTS for t in m.of("measure"))
-    if not counts or not (m.of("cube") or m.of("segment")):
+    if not counts or not (m.of("cube") or m.of("segment") or m.of("dimension")):
         return False
+    if kind not in ("count", "distinct") and m.of("dimension") and mark_before(r, m.span, ("group", "top", "which")):
+        return True  # "by origin", "top 10 destinations": the dimension, not its distinct count
     if kind is None and not m.of("cube") and _cued(q, k) and not r.marks_of("list"):
         return False
     if kind in ("count", "distinct", "most"):
@@ -161,6 +163,12 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     return True
 
 
+def _grouped(q: Question) -> bool:
+    """The question ranks groups or times ("which region has the highest revenue", "the highest month")."""
+    r, u = q.reading, q.understanding
+    return bool(u.granularity or r.marks_of("group", "which", "dim_grain") or (u.ranking and u.ranking.limit))
+
+
 def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     """"lines of order 1024 ... quantity and extended price", "列出订单4000的明细行，包括数量": a measure's name
     asked with no aggregation word beside rows named by key, value or a listing word is the column the
@@ -168,11 +176,12 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
     r = q.reading
     if kind is not None or not m.of("measure"):
         return False
-    if not (r.marks_of("list") or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, None):
+    listed = any(x.start < m.start for x in r.marks_of("list"))  # "list ... with quantity", not "..., and list"
+    if not (listed or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, None):
         return False
     if m.of("dimension"):
         return True
-    if not (r.marks_of("list") or r.keyed):
+    if not (listed or r.keyed):
         return False  # only a listing word or a key makes a measure's name the column it adds up
     for t in m.of("measure"):
         measure = k.model.find_member(t.path)
@@ -195,6 +204,10 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
         if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
             twin, missing = _twin(k, named, kind)
             return (twin.path if twin else None), marks, None if twin else f"the model has no {missing}"
+        if kind in ("max", "min") and named.type == "sum" and not _grouped(q):
+            twin, _ = _twin(k, named, kind)  # "the biggest single invoice amount": the max of one row
+            if twin is not None:
+                return twin.path, marks, None
         return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
     cubes = m.of("cube")
     if cubes and kind in ("count", "distinct", "most"):
@@ -248,6 +261,21 @@ _SELLING = re.compile(r"\b(?:best|top|worst)[\s-]+sell(?:ing|ers?)\b|畅销", re
 
 _USAGE = re.compile(r"\b(?:used|use|popular|common|frequent|frequently|often)\b|最常用|用得最多|最受欢迎|最常见",
                     re.IGNORECASE)
+
+
+def _how_much(r: Reading, k: Knowledge) -> None:
+    """"how much has Jack Yang paid through WeChat Pay": with no measure named, "how much" asks the amount
+    of the one cube the question's values belong to (its sum measure over its amount column)."""
+    marks = [m for m in r.marks_of("sum") if m.text.lower() == "how much" and free(r, m)]
+    if r.measures or not marks:
+        return
+    cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
+    found = [p for c in cubes if (amount := facts.amount_column(k.model, c)) is not None
+             for p in [m.path for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))][:1]]
+    if len(found) == 1:
+        r.measures.append(found[0])
+        r.use(marks[0].span)
+        r.notes.append(f"measure {found[0]}: 'how much' of the rows the question names")
 
 
 def _usage_counted(q: Question, k: Knowledge) -> None:
@@ -313,11 +341,14 @@ def _units(r: Reading, k: Knowledge) -> None:
             r.use(m.span)
 
 
+_ZH_UNITS = {"分钟": "minute", "小时": "hour", "秒": "second", "天": "day", "毫秒": "ms", "兆": "mb", "字节": "byte"}
+
+
 def _unit_words(r: Reading, k: Knowledge) -> None:
     """"in MB", "几分钟": a unit the chosen measure's title names is said, not unknown."""
     titles = " ".join((getattr(k.model.find_member(m), "title", "") or "").lower() for m in r.measures)
     for found in UNIT_WORDS.finditer(r.text):
-        word = found.group(0).lower()
+        word = _ZH_UNITS.get(found.group(0), found.group(0).lower())
         if word.rstrip("s") in titles or word in titles:
             r.use(found.span())
 
@@ -334,6 +365,7 @@ def choose(q: Question, k: Knowledge) -> None:
             r.use(m.span, *(mark.span for mark in marks))
             r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
     _ranked_by(q, k)
+    _how_much(r, k)
     _usage_counted(q, k)
     _rows_counted(q, k)
     _summed_too(r, k)

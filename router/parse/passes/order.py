@@ -20,6 +20,7 @@ from router.parse.language import names_a_number
 from router.parse.nearby import after, before
 from router.parse.reading import Reading
 from router.parse.text import name_key, stems
+from router.understanding._calendar import parse_number
 
 # adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
 ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
@@ -133,12 +134,31 @@ def _recent(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
     return False
 
 
+_N_ADJECTIVE = re.compile(r"\b(?:the\s+)?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+"
+                          r"(shortest|longest|cheapest|most expensive|least expensive|smallest|biggest|largest|"
+                          r"heaviest|lightest|fastest|slowest|oldest|newest|earliest|latest)\b", re.IGNORECASE)
+_ASCENDING = re.compile(r"shortest|cheapest|least|smallest|lightest|slowest|oldest|earliest", re.IGNORECASE)
+
+
+def _n_superlative(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
+    """"the 5 shortest Rock songs", "3 most expensive products": the N rows first by the column the
+    adjective names."""
+    m = _N_ADJECTIVE.search(r.text)
+    member = _adjective_member(m.group(2), r, k, cubes) if m else None
+    if m is None or member is None:
+        return False
+    r.order = [(member.path, "asc" if _ASCENDING.search(m.group(2)) else "desc")]
+    r.limit = parse_number(m.group(1)) or r.limit
+    r.use(m.span())
+    return True
+
+
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.refusal or r.intent is None:
         return
     cubes = r.scope()
-    if r.intent == "detail" and _recent(r, k, cubes):
+    if r.intent == "detail" and (_recent(r, k, cubes) or _n_superlative(r, k, cubes)):
         return
     explicit = _explicit(r, k, cubes)
     _ranked(q, k, cubes)
