@@ -77,6 +77,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
                  r"从未|从没|从来没|没有|未曾|不曾|没|未(?!来)|无(?!论)"),
     ("change", r"\bgrowth\b|\bgrow(?:s|n|ing)?\b|\bgrew\b|\bincreased?\b|\bdecreased?\b|\bchanged?\b|"
                r"\bdeclined?\b|\brise\b|\brose\b|\bfell\b|\bup or down\b|增长|增幅|增速|变化|涨幅|跌幅|上升|下滑"),
+    ("exclude", r"\bexcluding\b|\bexclude[sd]?\b|\bexcept(?: for)?\b|\bother than\b|\bapart from\b|"
+                r"\bnot counting\b|\bleaving out\b|除了|不包括|不含|剔除|排除|去掉|除去"),
     ("columns", r"\bwith (?:their|its|the|his|her)\b|\bincluding (?:their|its|the)\b|\balong with\b|包括|带上|包含其"),
     ("compare", r"\bvs\.?|\bversus\b|\bcompared?\b|\bcomparison\b|\bagainst\b|\byoy\b|\bmom\b|\bqoq\b|"
                 r"\byear over year\b|\bmonth over month\b|对比|比较|相比|比一比|[和跟与].{0,12}比|环比|同比"),

@@ -189,6 +189,7 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
     for cube in model.cubes.values():
         for surface, weight in _names(cube.title, cube.name, cube.meta):
             lex.add(surface, Target("cube", cube.name), weight)
+        _add_generic_tails(lex, cube)
         for kind, members in (("measure", cube.measures), ("dimension", cube.dimensions),
                               ("segment", cube.segments)):
             for member in members.values():
@@ -246,6 +247,17 @@ def _add_translations(lex: Lexicon) -> None:
         for entry in lex.by_words.get(name_key(en), []):
             if entry.target.kind != "value":
                 lex.add(zh, entry.target, NAME_WORDS)
+
+
+def _add_generic_tails(lex: Lexicon, cube: Any) -> None:
+    """"Order status" of the orders cube is also "status" ("orders per status"), "Part type" "type": a
+    dimension titled by its cube's name and one generic word is named by that word too (weakly: the
+    question's other names decide between cubes)."""
+    own = set(name_key(cube.name)) | set(name_key(cube.title or ""))
+    for dim in cube.dimensions.values():
+        key = name_key(dim.title or "")
+        if dim.public and len(key) >= 2 and key[-1] in GENERIC_NAMES and set(key[:-1]) <= own:
+            lex.add(dim.title.split()[-1], Target("dimension", dim.path), NAME_WORDS)
 
 
 def _add_term(lex: Lexicon, model: Any, term: Term) -> None:

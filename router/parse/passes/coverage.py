@@ -19,7 +19,7 @@ from router.parse.text import stems, words
 from router.understanding.terms import segment
 
 # language words whose meaning changes the numbers: when no pass used them, the reading does not answer
-HONOURED = ("avg", "median", "share", "distinct", "bound", "sign", "string_op", "negation", "write")
+HONOURED = ("avg", "median", "share", "distinct", "bound", "sign", "string_op", "negation", "write", "exclude")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _ZH_STOP = frozenset(STOPWORDS_ZH)
 _STOP_STEMS = stems(" ".join(STOPWORDS_EN))

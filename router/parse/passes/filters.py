@@ -47,8 +47,17 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge) -> float:
     return score
 
 
+def _excluded(r: Reading, m: Mention) -> Mark | None:
+    """"excluding cancelled orders", "除了华东": the exclusion word before a value (in its clause)."""
+    for mark in r.marks_of("exclude"):
+        gap = r.text[mark.end:m.start]
+        if mark.end <= m.start and len(gap) <= 30 and not re.search(r"[,;.?!，。；？]", gap):
+            return mark
+    return None
+
+
 def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
-    chosen: dict[str, list[str]] = {}
+    chosen: dict[tuple[str, str], list[str]] = {}
     for m in r.mentions:
         targets = [t for t in m.of("value") if _joined(k, t.cube, cubes)]
         if not targets or not free(r, m) or (m.of("measure") and len(m.targets) > len(m.of("value"))):
@@ -61,15 +70,19 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
             r.refuse(f"'{m.text}' is a value of {titles}: say which one you mean")
             return
         best = top[0]
-        if best.value not in chosen.setdefault(best.path, []):
-            chosen[best.path].append(str(best.value))
+        exclusion = _excluded(r, m)
+        operator = "notEquals" if exclusion else "equals"
+        if exclusion:
+            r.use(exclusion.span)
+        if best.value not in chosen.setdefault((best.path, operator), []):
+            chosen[(best.path, operator)].append(str(best.value))
         r.use(m.span)
         qualifier = before(r, m.span)  # "the album Let There Be Rock", "customer Li Wei"
         if qualifier is not None and any(t.path == best.cube for t in qualifier.of("cube")):
             r.use(qualifier.span)
         _said_of(r, k, m, best)
-    for member, values in chosen.items():
-        r.filters.append(Filter(member, "equals", values, "named values"))
+    for (member, operator), values in chosen.items():
+        r.filters.append(Filter(member, operator, values, "named values"))
 
 
 def _said_of(r: Reading, k: Knowledge, m: Mention, target: Target) -> None:
@@ -138,8 +151,7 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
         if member is not None and m is not None:
             r.use(m.span)
             return member, "group" if getattr(member, "kind", "") == "measure" else "row"
-    member = _delay(r, mark, k, cubes) or (facts.amount_column(k.model, cubes[0]) if cubes else None)
-    return member, "row"
+    return _delay(r, mark, k, cubes), "row"  # nothing beside the bound names what it bounds: refused
 
 
 _LATE = re.compile(r"^\s*(?:late|early|delayed|behind|overdue)\b|^\s*(?:的)?(?:延误|晚点|延迟)", re.IGNORECASE)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
+from router.parse.language import names_a_number
 from router.parse.nearby import free, phrase_after
 from router.parse.reading import Mention, Reading
 
@@ -50,7 +51,9 @@ def head(q: Question, k: Knowledge) -> None:
     if q.understanding.granularity and not r.marks_of("list"):
         return  # "what has Canada brought in each year": a grain asks for a total, not rows
     # a listing word, a key, a value, or a restriction on rows ("flights on July 22 that arrived 5 hours late")
-    asked = bool(r.marks_of("list", "bound", "sign", "string_op") or r.keyed or any(m.of("value") for m in r.mentions))
+    ranking = q.understanding.ranking  # ... or a number of ranked rows ("the 3 largest orders")
+    asked = bool(r.marks_of("list", "bound", "sign", "string_op", "recent") or r.keyed
+                 or any(m.of("value") for m in r.mentions) or (ranking and names_a_number(ranking.phrase)))
     chosen = _last_noun(r) if r.language == "zh" and asked else None
     chosen = chosen or _run_head(r)
     if chosen is None and not asked:

@@ -29,7 +29,7 @@ from router.parse.reading import Mark, Mention, Reading, Target
 UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
                         r"分钟|小时|秒|天|毫秒|兆|字节", re.IGNORECASE)
 COUNT_WORDS = re.compile(r"\bcount\b|\bnumber\b|\bhow many\b|数|量", re.IGNORECASE)
-AGGREGATION = ("count", "distinct", "avg", "sum", "max", "min", "median", "most")
+AGGREGATION = ("count", "distinct", "avg", "sum", "max", "min", "median", "most", "share")
 _TYPE_FIT = {"avg": ("avg", "number"), "sum": ("sum", "number"), "max": ("max",), "min": ("min",),
              "distinct": ("count_distinct", "count_distinct_approx"), "count": ("count", "count_distinct"),
              "median": ()}
@@ -200,6 +200,9 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
     if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind):
         return None, [], None
     named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
+    ranking = q.understanding.ranking
+    if named is not None and named.type in ("max", "min") and ranking is not None and names_a_number(ranking.phrase):
+        named = None  # "the 3 largest orders": three rows, not the largest value
     if named is not None:
         if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
             twin, missing = _twin(k, named, kind)
@@ -210,12 +213,11 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
                 return twin.path, marks, None
         return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
     cubes = m.of("cube")
-    if cubes and kind in ("count", "distinct", "most"):
-        counted = _count_of_cube(q, k, cubes[0].path, kind)
+    if cubes and kind in ("count", "distinct", "most", "share"):
+        counted = _count_of_cube(q, k, cubes[0].path, "count" if kind == "share" else kind)
         if counted:
-            return counted, marks if kind != "most" else [], None
+            return counted, marks if kind not in ("most", "share") else [], None
     named_elsewhere = any(x.of("measure") and not x.of("cube") for x in r.mentions if x is not m)
-    ranking = q.understanding.ranking
     rows_ranked = kind in ("max", "min") and ranking is not None and names_a_number(ranking.phrase)
     if cubes and kind in ("avg", "sum", "max", "min") and not named_elsewhere and not rows_ranked and (
             amount := facts.amount_column(k.model, cubes[0].path)):

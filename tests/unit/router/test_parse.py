@@ -1,0 +1,188 @@
+"""The fast parser (router.parse) on a small hand-written shop model: what each pass reads, and what it
+refuses. No database: values and glossary terms are given directly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from cube_models.model import load_model
+from router.parse import Knowledge, build_lexicon, parse
+from router.parse.cube import aggregate_draft, listing_query
+from router.parse.reading import Reading, Target
+from router.parse.verdict import judge
+from router.understanding import understand
+
+TODAY = date(2024, 12, 31)
+MODEL = """
+cubes:
+  - name: orders
+    title: Orders
+    sql_table: shop.orders
+    joins:
+      - {name: customers, relationship: many_to_one, sql: "{CUBE}.customer_id = {customers}.customer_id"}
+    dimensions:
+      - {name: order_id, sql: order_id, type: number, primary_key: true, title: Order number}
+      - {name: customer_id, sql: customer_id, type: number, title: Customer id}
+      - {name: status, sql: status, type: string, title: Order status}
+      - {name: total, sql: total, type: number, title: Order total}
+      - {name: discount, sql: discount, type: number, title: Discount, format: percent}
+      - {name: ordered_at, sql: ordered_at, type: time, title: Order date}
+      - {name: shipped_at, sql: shipped_at, type: time, title: Ship date}
+    measures:
+      - {name: count, type: count, title: Number of orders}
+      - {name: revenue, type: sum, sql: total, title: Revenue, meta: {synonyms: [sales]}}
+      - {name: avg_total, type: avg, sql: total, title: Average order value}
+      - {name: max_total, type: max, sql: total, title: Largest order}
+      - {name: buyers, type: count_distinct, sql: customer_id, title: Ordering customers}
+      - name: late_count
+        type: count
+        title: Late orders
+        filters: [{sql: "{CUBE}.shipped_at > {CUBE}.ordered_at + interval '7 days'"}]
+    segments:
+      - {name: late, sql: "{CUBE}.shipped_at > {CUBE}.ordered_at + interval '7 days'", title: Late}
+  - name: customers
+    title: Customers
+    sql_table: shop.customers
+    joins:
+      - {name: nations, relationship: many_to_one, sql: "{CUBE}.nation_id = {nations}.nation_id"}
+    dimensions:
+      - {name: customer_id, sql: customer_id, type: number, primary_key: true}
+      - {name: name, sql: name, type: string, title: Customer name}
+      - {name: segment, sql: segment, type: string, title: Market segment}
+      - {name: balance, sql: balance, type: number, title: Account balance}
+      - {name: nation_id, sql: nation_id, type: number}
+    measures:
+      - {name: count, type: count, title: Number of customers}
+      - {name: total_balance, type: sum, sql: balance, title: Total account balance}
+  - name: nations
+    title: Nations
+    sql_table: shop.nations
+    dimensions:
+      - {name: nation_id, sql: nation_id, type: number, primary_key: true}
+      - {name: name, sql: name, type: string, title: Nation, meta: {synonyms: [country]}}
+    measures:
+      - {name: count, type: count, title: Number of nations}
+"""
+
+
+@dataclass
+class Values:
+    surfaces: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="module")
+def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
+    folder: Path = tmp_path_factory.mktemp("model")
+    (folder / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(folder)
+    values = Values({"germany": [("nations.name", "GERMANY")], "france": [("nations.name", "FRANCE")],
+                     "building": [("customers.segment", "BUILDING")], "cancelled": [("orders.status", "cancelled")],
+                     "on": [("orders.status", "ON")]})
+    return Knowledge(model, build_lexicon(model, [], values))
+
+
+def read(knowledge: Knowledge, question: str) -> Reading:
+    return parse(understand(question, TODAY), knowledge)
+
+
+def test_a_measure_by_a_dimension_qualified_by_its_cube(knowledge: Knowledge) -> None:
+    r = read(knowledge, "revenue by customer country in 2024")
+    assert (r.intent, r.measures, r.dimensions) == ("aggregate", ["orders.revenue"], ["nations.name"])
+    assert not r.unknown and judge(r).answers
+
+
+def test_group_bys_joined_by_and(knowledge: Knowledge) -> None:
+    r = read(knowledge, "sales by market segment and country")
+    assert r.dimensions == ["customers.segment", "nations.name"]
+
+
+def test_average_uses_the_avg_measure_and_a_missing_one_is_refused(knowledge: Knowledge) -> None:
+    assert read(knowledge, "average order total").measures == ["orders.avg_total"]
+    refused = read(knowledge, "average account balance")
+    assert refused.refusal and "average" in refused.refusal and not judge(refused).answers
+
+
+def test_counting_a_cube_and_its_distinct_count_through_another(knowledge: Knowledge) -> None:
+    assert read(knowledge, "how many customers are there").measures == ["customers.count"]
+    assert read(knowledge, "how many distinct customers placed orders in 2024").measures == ["orders.buyers"]
+
+
+def test_which_with_a_superlative_keeps_one_row(knowledge: Knowledge) -> None:
+    r = read(knowledge, "which country has the highest revenue?")
+    assert r.dimensions == ["nations.name"] and r.order == [("orders.revenue", "desc")] and r.limit == 1
+
+
+def test_values_filter_and_two_values_compared_are_grouped(knowledge: Knowledge) -> None:
+    r = read(knowledge, "revenue from German customers")
+    assert [(f.member, f.values) for f in r.filters] == [("nations.name", ["GERMANY"])]
+    both = read(knowledge, "revenue in Germany vs France")
+    assert "nations.name" in both.dimensions
+
+
+def test_a_count_bound_groups_the_rows_named_before_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "customers with more than 5 orders")
+    assert r.measures == ["orders.count"] and r.dimensions == ["customers.name"]
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("orders.count", "gt", ["5"])]
+
+
+def test_listing_with_bounds_signs_order_and_limit(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the BUILDING customers with a negative account balance")
+    assert r.intent == "detail" and r.listing == "customers"
+    assert ("customers.balance", "lt", ["0"]) in [(f.member, f.operator, f.values) for f in r.filters]
+    top = read(knowledge, "the 3 largest orders in 2024")
+    assert (top.intent, top.limit, top.order) == ("detail", 3, [("orders.total", "desc")])
+    query = listing_query(top, understand("the 3 largest orders in 2024", TODAY), knowledge.model)
+    assert query["limit"] == 3 and query["timeDimensions"][0]["dateRange"] == ["2024-01-01", "2024-12-31"]
+
+
+def test_a_row_named_by_its_key(knowledge: Knowledge) -> None:
+    r = read(knowledge, "show order 42")
+    assert r.listing == "orders" and [(f.member, f.values) for f in r.filters] == [("orders.order_id", ["42"])]
+
+
+def test_a_verb_picks_the_time_dimension(knowledge: Knowledge) -> None:
+    r = read(knowledge, "number of orders shipped in March 2024")
+    assert r.time_dimension == "orders.shipped_at"
+    draft = aggregate_draft(r, understand("number of orders shipped in March 2024", TODAY), knowledge.model)
+    assert draft.query["timeDimensions"] == [{"dimension": "orders.shipped_at", "dateRange": ["2024-03-01",
+                                                                                              "2024-03-31"]}]
+
+
+def test_a_period_on_something_the_model_does_not_date_is_refused(knowledge: Knowledge) -> None:
+    r = read(knowledge, "number of nations in 2024")
+    assert r.refusal and "no date" in r.refusal
+
+
+def test_unknown_words_and_negations_are_refused(knowledge: Knowledge) -> None:
+    unknown = read(knowledge, "NPS by country")
+    assert "NPS" in unknown.unknown and not judge(unknown).answers
+    never = read(knowledge, "customers who never placed an order")
+    assert never.refusal and "never" in never.refusal
+
+
+def test_a_language_word_spelled_like_a_value_is_no_value(knowledge: Knowledge) -> None:
+    r = read(knowledge, "revenue of orders on 2024-03-05")
+    assert not any(t.value == "ON" for m in r.mentions for t in m.targets)
+
+
+def test_a_share_of_a_segment_is_the_part_over_the_whole(knowledge: Knowledge) -> None:
+    question = "what share of orders were late in 2024"
+    r = read(knowledge, question)
+    draft = aggregate_draft(r, understand(question, TODAY), knowledge.model)
+    assert r.share and draft.post == ["part"] and len(draft.queries) == 2
+    assert draft.queries[0].get("segments") == ["orders.late"] and "segments" not in draft.queries[1]
+
+
+def test_a_percentage_before_a_column_is_its_value(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the orders with a 10% discount")
+    assert ("orders.discount", "equals", ["0.1"]) in [(f.member, f.operator, f.values) for f in r.filters]
+
+
+def test_rows_the_pipeline_recognised_filter_by_their_target(knowledge: Knowledge) -> None:
+    understanding = understand("revenue of Acme Corp", TODAY)
+    r = parse(understanding, knowledge, [("Acme Corp", Target("value", "customers.name", "Acme Corp", "rows"))])
+    assert [(f.member, f.values) for f in r.filters] == [("customers.name", ["Acme Corp"])]
