@@ -6,11 +6,14 @@ tests.replay.record`` (see its docstring): no real LLM is reachable here.
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from pydantic import SecretStr
 
 from answer.regress import _p95, load_suite, run_suite, summarize
@@ -117,3 +120,39 @@ def test_a_dead_endpoint_answers_in_fast_mode_and_opens_the_breaker(demo_ready: 
     assert any(m.startswith("fast (llm error: LlmCallError") for m in modes)
     assert all(s["mode"].startswith("fast (llm paused: circuit open") for s in second["provenance"]["llm"]["steps"])
     assert second["provenance"]["llm"]["calls"] == 0 and fast["provenance"]["llm"] is None
+
+
+def test_regress_cli_both_modes_side_by_side(demo_ready: Any, pg_url: str, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cubesage regress --mode both``: each case asked in fast then LLM mode, a summary per mode with the LLM
+    cost; the table view shows the two outcomes of a case on one row."""
+    from typer.testing import CliRunner
+
+    from answer.cli import app
+    from cubesage_core.settings import get_settings
+
+    raw = yaml.safe_load(SUITE.read_text(encoding="utf-8"))
+    picked = [c for c in raw["cases"] if c["id"] in ("agg-001", "det-001", "uns-001")]
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(yaml.safe_dump({**raw, "cases": picked}, allow_unicode=True), encoding="utf-8")
+    with openai_stub(Replay.load(RECORDS)) as stub:
+        for name, value in {"DATABASE_URL": pg_url, "LLM_URL": stub.url, "LLM_MODEL": "openai/replay"}.items():
+            monkeypatch.setenv(f"CUBESAGE_{name}", value)
+        get_settings.cache_clear()
+        try:
+            as_json = CliRunner().invoke(app, ["regress", str(suite), "--mode", "both", "--json"])
+            table = CliRunner().invoke(app, ["regress", str(suite), "--mode", "both"])
+        finally:
+            get_settings.cache_clear()
+    assert as_json.exit_code == 0 and table.exit_code == 0, as_json.output + table.output
+    lines = [json.loads(line) for line in as_json.stdout.splitlines() if line.startswith("{")]
+    cases, summary = lines[:-1], lines[-1]["summary"]
+    assert [(c["id"], c["mode"]) for c in cases] == [(i, m) for i in ("agg-001", "det-001", "uns-001")
+                                                     for m in ("fast", "llm")]
+    assert all(c["outcome"] == "passed" for c in cases), [(c["id"], c["mode"], c["reason"]) for c in cases]
+    assert all((c["llm"] is None) == (c["mode"] == "fast") for c in cases)
+    assert set(summary) == {"fast", "llm"} and "llm" not in summary["fast"]
+    assert summary["llm"]["llm"]["calls_per_question"] >= 4 and summary["llm"]["llm"]["fallback_steps"] == 0
+    text = " ".join(table.stdout.split())  # the console wraps long lines
+    assert "agg-001" in text and "fast: pass rate 100.0%" in text and "llm: pass rate 100.0%" in text, text
+    assert "0 steps fell back" in text

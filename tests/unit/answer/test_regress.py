@@ -225,3 +225,25 @@ def test_cli_exits_2_on_a_malformed_suite_before_starting_anything(tmp_path: Pat
     assert result.exit_code == 2
     bad_split = write(tmp_path, "cases: []\n")
     assert CliRunner().invoke(app, ["regress", str(bad_split), "--split", "train"]).exit_code == 2
+
+
+def test_cli_refuses_an_unknown_mode_and_llm_mode_without_an_endpoint(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both are exit code 2 with the reason, before any database is started."""
+    from typer.testing import CliRunner
+
+    from answer.cli import app
+    from cubesage_core.settings import get_settings
+
+    path = write(tmp_path, "cases:\n  - {id: x, question: q, split: dev, expect: {intent: clarify}}\n")
+    monkeypatch.delenv("CUBESAGE_LLM_URL", raising=False)
+    monkeypatch.setenv("CUBESAGE_DATA_DIR", str(tmp_path / "no-data"))  # would be created by a started database
+    get_settings.cache_clear()
+    try:
+        bogus = CliRunner().invoke(app, ["regress", str(path), "--mode", "smart"])
+        without = CliRunner().invoke(app, ["regress", str(path), "--mode", "both"])
+    finally:
+        get_settings.cache_clear()
+    assert bogus.exit_code == 2 and "--mode must be fast, llm or both, got 'smart'" in bogus.output
+    assert without.exit_code == 2 and "needs an LLM endpoint: set CUBESAGE_LLM_URL" in without.output
+    assert not (tmp_path / "no-data").exists()
