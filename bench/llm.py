@@ -50,6 +50,17 @@ def _cost(rows: list[tuple[str, float, dict[str, Any] | None]]) -> dict[str, Any
             "calls_by_step": {k: round(v / n, 2) for k, v in sorted(steps.items())}}
 
 
+def _fallbacks(rows: list[tuple[str, float, dict[str, Any] | None]]) -> dict[str, int]:
+    """Steps answered in fast mode, by the cause's first words (``deadline``, ``llm error``, ...)."""
+    causes: dict[str, int] = {}
+    for _, _, report in rows:
+        for step in (report or {}).get("steps", []):
+            if step["mode"] != "llm":
+                cause = step["mode"].removeprefix("fast (").split(":", 1)[0]
+                causes[cause] = causes.get(cause, 0) + 1
+    return causes
+
+
 def _by_intent(rows: list[tuple[str, float, dict[str, Any] | None]], summary: Any) -> dict[str, Any]:
     intents = sorted({i for i, _, _ in rows})
     return {i: summary([r for r in rows if r[0] == i]) for i in intents}
@@ -72,6 +83,7 @@ def run(suite: Path | None = None, split: str = "dev", delays_ms: tuple[int, ...
                 rows = _pass(service, spec, "llm")
                 fast = _pass(service, spec, "fast") if delay == 0 else []
         line: dict[str, Any] = {"pass": "llm", "delay_ms": delay, **_latency([ms for _, ms, _ in rows]),
+                                "fallbacks": _fallbacks(rows),
                                 "by_intent": _by_intent(rows, lambda g: _latency([ms for _, ms, _ in g]))}
         if delay == 0:
             line["cost"] = {**_cost(rows), "by_intent": _by_intent(rows, _cost)}
@@ -82,6 +94,6 @@ def run(suite: Path | None = None, split: str = "dev", delays_ms: tuple[int, ...
             print(json.dumps(fast_line), flush=True)
             summary["fast"] = {k: fast_line[k] for k in ("p50_ms", "p95_ms")}
         print(json.dumps(line, ensure_ascii=False), flush=True)
-        summary[f"latency_{delay}ms_per_call"] = {k: line[k] for k in ("p50_ms", "p95_ms", "by_intent")}
+        summary[f"latency_{delay}ms_per_call"] = {k: line[k] for k in ("p50_ms", "p95_ms", "fallbacks", "by_intent")}
     print(json.dumps({"summary": summary}, ensure_ascii=False), flush=True)
     return summary
