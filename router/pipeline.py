@@ -252,7 +252,7 @@ class Pipeline:
         if reading is None or reading.intent != "detail" or _deferred(reading, self.detail_env):
             return False
         if result.intent.intent == "mixed":
-            _behind_aggregate(reading, result.table)
+            _behind_aggregate(reading, result.table, (getattr(result.aggregate, "cube_query", None) or {}))
         verdict = judge(reading)
         if not verdict.answers:
             if result.intent.intent == "mixed":
@@ -367,11 +367,17 @@ def _deferred(reading: Any, env: DetailEnv) -> bool:
     return all(any(s <= a and b <= e for s, e in spans) for a, b in reading.unknown_spans)
 
 
-def _behind_aggregate(reading: Any, table: ResultTable) -> None:
+def _behind_aggregate(reading: Any, table: ResultTable, cube_query: dict[str, Any]) -> None:
     """A mixed question's rows are those of the aggregate's groups: its first grouped column's values (the
-    first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column."""
+    first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column. Groups without a
+    value name no rows: the listing is refused rather than left unfiltered."""
     from router.parse.reading import Filter
 
+    grouped = [c for c in cube_query.get("dimensions") or [] if c in table.columns]
+    if grouped and table.rows and all(row[table.columns.index(grouped[0])] is None
+                                      for row in table.rows[:MIXED_ENTITIES]):
+        reading.refuse(f"the aggregate's {grouped[0]} has no value, so no rows can be listed behind it")
+        return
     for i, column in enumerate(table.columns):
         values = [str(row[i]) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None]
         if values and all(isinstance(row[i], str) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None):

@@ -37,6 +37,7 @@ class ValueIndex:
         index = cls()
         for cube in model.cubes.values():
             if not cube.sql_table:
+                _index_query_cube(conn, cube, index)
                 continue
             schema, _, table = cube.sql_table.rpartition(".")
             schema = schema or default_schema
@@ -80,16 +81,40 @@ class ValueIndex:
         return [{"member": m, "operator": "equals", "values": v} for m, v in found.items() if v]
 
 
-def _distinct(conn: Any, schema: str, table: str, column: str) -> list[str]:
-    """Up to ``MAX_VALUES + 1`` distinct values (none when the scan outlasts the timeout)."""
-    query = pgsql.SQL("SELECT DISTINCT {col} FROM {tbl} WHERE {col} IS NOT NULL LIMIT {n}").format(
-        col=pgsql.Identifier(column), tbl=pgsql.Identifier(schema, table), n=pgsql.Literal(MAX_VALUES + 1))
+def _indexed_dimensions(cube: Any) -> list[Any]:
+    return [d for d in cube.dimensions.values() if d.type == "string" and not d.primary_key and d.public
+            and re.fullmatch(r"\w+", (d.sql or "").strip())]
+
+
+def _index_query_cube(conn: Any, cube: Any, index: ValueIndex) -> None:
+    """A cube defined by a SELECT (``sql:``): its string columns' distinct values, read through that SELECT
+    under the scan timeout (none when it outlasts it). SQL with Cube templating is not run."""
+    sql = (cube.sql or "").strip().rstrip(";")
+    if not sql or "{" in sql or not re.match(r"(?is)\s*(?:select|with)\b", sql):
+        return
+    for dim in _indexed_dimensions(cube):
+        query = pgsql.SQL("SELECT DISTINCT {col} FROM ({sql}) AS cube_rows WHERE {col} IS NOT NULL LIMIT {n}").format(
+            col=pgsql.Identifier(dim.sql.strip()), sql=pgsql.SQL(sql), n=pgsql.Literal(MAX_VALUES + 1))  # type: ignore[arg-type]
+        values = _bounded_scan(conn, query)
+        for value in values if len(values) <= MAX_VALUES else []:
+            index.add(dim.path, value)
+
+
+def _bounded_scan(conn: Any, query: pgsql.Composed) -> list[str]:
     try:
         with conn.transaction():
             conn.execute(pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(SCAN_TIMEOUT_MS)))
             return [str(r[0]) for r in conn.execute(query).fetchall()]
-    except psycopg.errors.QueryCanceled:
+    except (psycopg.errors.QueryCanceled, psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn,
+            psycopg.errors.SyntaxError, psycopg.errors.InsufficientPrivilege):
         return []
+
+
+def _distinct(conn: Any, schema: str, table: str, column: str) -> list[str]:
+    """Up to ``MAX_VALUES + 1`` distinct values (none when the scan outlasts the timeout)."""
+    query = pgsql.SQL("SELECT DISTINCT {col} FROM {tbl} WHERE {col} IS NOT NULL LIMIT {n}").format(
+        col=pgsql.Identifier(column), tbl=pgsql.Identifier(schema, table), n=pgsql.Literal(MAX_VALUES + 1))
+    return _bounded_scan(conn, query)
 
 
 def _common(conn: Any, schema: str, table: str, column: str) -> list[str]:

@@ -42,6 +42,8 @@ def _base(r: Reading, model: Any, measures: list[str], leading: bool, grain: str
         query["limit"] = r.limit
         if order and order[0][0] in measures:  # groups without a value must not take the top places
             filters.append({"member": order[0][0], "operator": "set"})
+            filters += [{"member": d, "operator": "set"} for d in r.dimensions  # "which composer": not "none"
+                        if getattr(model.find_member(d), "type", "") == "string"]
     if not order and grain and time_dim:
         order = [[time_dim, "asc"]]
     if order:
@@ -111,6 +113,8 @@ def listing_query(r: Reading, u: Understanding, model: Any, max_rows: int = LIST
         end = max(t.end for t in u.time_ranges).isoformat()
         query["timeDimensions"] = [{"dimension": time_dim, "dateRange": [start, end]}]
     order = [[m, d] for m, d in r.order]
+    if r.limit and order:  # "the 5 with the biggest delays": rows without a value are not among them
+        query.setdefault("filters", []).append({"member": order[0][0], "operator": "set"})
     key = next((c for c in r.columns if getattr(model.find_member(c), "primary_key", False)), None)
     if key and key not in {m for m, _ in order}:
         order.append([key, "asc"])

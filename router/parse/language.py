@@ -31,7 +31,7 @@ from router.understanding._calendar import parse_number
 
 _F = re.IGNORECASE
 # an amount: "9,000", "$15", "1.5k", "38万", "2 million", "5000元"
-NUMBER = (r"(?:[$¥€£]\s*)?(\d[\d,]*(?:\.\d+)?|\.\d+)\s*(k|m|bn|thousand|million|billion|万|千|百万|亿)?"
+NUMBER = (r"(?:[$¥€£]\s*)?(\d[\d,]*(?:\.\d+)?|\.\d+)\s*((?:k|m|bn|thousand|million|billion)(?![a-z])|万|千|百万|亿)?"
           r"(?:\s*(?:元|块|美元|dollars?|usd|rmb|yuan))?")
 _NUMBER_RE = re.compile(NUMBER, _F)
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9, "万": 1e4, "千": 1e3,
@@ -65,7 +65,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("median", r"\bmedian\b|\bpercentile\b|\bp\d{2}\b|\bquartile\b|中位数|分位"),
     ("share", r"\bshare\b|\bpercentage\b|\bpercent\b|\bproportion\b|\bfraction\b|%\s*of\b|\bratio\b|"
               r"占比|比例|比重|份额|百分比|占多少"),
-    ("group", r"\bby\b|\bper\b|\bfor each\b|\bfor every\b|\beach\b|\bevery\b|\bacross\b|\bbroken down\b|"
+    ("group", r"\bby\b|\bper\b|\bfor each\b|\bfor every\b|\beach\b|(?<!across )\bevery\b|"
+              r"\bacross\b(?! all\b| every\b)|\bbroken down\b|"
               r"\bbreakdown\b|\bsplit\b|\bgrouped\b|按(?:照)?|各(?!自)|每(?:个|一|位|家|种)?|分别"),
     ("which", r"\bwhat are\b|\bwhich are\b|\bwho are\b|\bwhich\b|\bwhat\b|\bwho\b|\bwhose\b|"
               r"哪(?:个|些|一|家|位|款|种|几|里|国)?|谁|什么"),
@@ -102,6 +103,10 @@ _BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}
 _BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间|"
                       rf"\b(?:from\s+)?{NUMBER}\s+to\s+{NUMBER}", _F)
 _BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
+# "4 or more order lines", "45+ items", "100 or fewer": the bound word after the number
+_BOUND_EN_AFTER = re.compile(rf"(?<![\w.]){NUMBER}\s*(\+(?![\d\w])|or (?:more|greater|higher|above|over|longer|"
+                             rf"bigger|larger)\b|and (?:above|up|over|more)\b|or (?:less|fewer|lower|below|under|"
+                             rf"shorter|smaller)\b|and (?:below|under|less)\b)", _F)
 _BOUND_ZH_AFTER = re.compile(rf"{NUMBER}\s*({'|'.join(sorted(_ZH_AFTER, key=len, reverse=True))})", _F)
 _SIGN = re.compile(r"\b(negative|in debt|in the red|overdrawn)\b|\b(positive)\b|"
                    r"(为负|负数|负值|小于零|欠款)|(为正|正数|大于零)", _F)
@@ -178,6 +183,11 @@ def _number_bounds(text: str) -> list[Mark]:
             value = amount(m.group(0)[m.start(number_at) - m.start():])
             if value is not None and not any(o.start <= m.start() < o.end for o in out):
                 out.append(Mark("bound", m.start(), m.end(), m.group(0), (op_of(m.group(1)), [value])))
+    for m in _BOUND_EN_AFTER.finditer(text):
+        value = amount(m.group(0))
+        if value is not None and not any(o.start <= m.start() < o.end for o in out):
+            low = re.search(r"less|fewer|lower|below|under|shorter|smaller", m.group(3), _F)
+            out.append(Mark("bound", m.start(), m.end(), m.group(0), ("lte" if low else "gte", [value])))
     for m in _BOUND_ZH_AFTER.finditer(text):
         value = amount(m.group(0))
         if value is not None and not any(o.start <= m.start() < o.end for o in out):

@@ -235,7 +235,7 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
              for entry in entries if entry.target.kind == "value" and str(entry.target.value)[:1].isupper() and (
                  (len(key) == 1 and (key[0].startswith(head) or (len(key[0]) >= 4 and lowered.startswith(key[0]))))
                  or (len(key) > 1 and key[0] == first))}  # "Frontier" -> "Frontier Airlines Inc."
-    return list(found) if len({(t.path, t.value) for t in found}) == 1 else []
+    return list(found) if len({t.value for t in found}) == 1 else []  # one value, maybe in several columns
 
 
 def _add_translations(lex: Lexicon) -> None:
@@ -249,6 +249,10 @@ def _add_translations(lex: Lexicon) -> None:
                 lex.add(zh, entry.target, NAME_WORDS)
 
 
+# generic words a cube's own dimension goes by alone ("status"), unlike "number" ("phone numbers", "number of")
+_TAIL_NAMES = stems("name type date time status code flag comment description note size")
+
+
 def _add_generic_tails(lex: Lexicon, cube: Any) -> None:
     """"Order status" of the orders cube is also "status" ("orders per status"), "Part type" "type": a
     dimension titled by its cube's name and one generic word is named by that word too (weakly: the
@@ -256,7 +260,7 @@ def _add_generic_tails(lex: Lexicon, cube: Any) -> None:
     own = set(name_key(cube.name)) | set(name_key(cube.title or ""))
     for dim in cube.dimensions.values():
         key = name_key(dim.title or "")
-        if dim.public and len(key) >= 2 and key[-1] in GENERIC_NAMES and set(key[:-1]) <= own:
+        if dim.public and len(key) >= 2 and key[-1] in _TAIL_NAMES and set(key[:-1]) <= own:
             lex.add(dim.title.split()[-1], Target("dimension", dim.path), NAME_WORDS)
 
 

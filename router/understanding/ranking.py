@@ -31,6 +31,9 @@ _SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwhat (?:is|was) the\b|"
                        r"哪个|哪一|哪家|哪款|哪位|哪个?月", _FLAGS)
 _PLURAL = re.compile(r"哪些|\bwhich\s+\w+s\b", _FLAGS)
 _WHICH_N = re.compile(rf"\bwhich\s+{_NUM}\b|哪\s*{_NUM}\s*(?:个|家|款|位|名|种)", _FLAGS)
+# "the 5 HOUSEHOLD customers in INDIA with the lowest balance": N rows, ranked by the superlative after them
+_THE_N = re.compile(rf"\bthe\s+{_NUM}\b(?![-.,:/%]|\s*(?:percent|years?|months?|weeks?|days?|quarters?|hours?|"
+                    rf"minutes?)\b)", _FLAGS)
 
 
 def extract_ranking(text: str) -> Ranking | None:
@@ -58,7 +61,7 @@ def extract_ranking(text: str) -> Ranking | None:
             if limit is not None and not 0 < limit <= 1000:
                 continue
             return Ranking(direction, limit or DEFAULT_TOP, m.group(0).strip())  # type: ignore[arg-type]
-    if (m := _WHICH_N.search(text)) and (_LOW.search(text) or _HIGH.search(text)):
+    if (m := _WHICH_N.search(text) or _THE_N.search(text)) and (_LOW.search(text) or _HIGH.search(text)):
         limit = parse_number(next(g for g in m.groups() if g))
         if limit and 0 < limit <= 1000:
             return Ranking("asc" if _LOW.search(text) else "desc", limit, m.group(0))

@@ -12,8 +12,9 @@ import re
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH
+from router.parse.language import FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH, names_a_number
 from router.parse.nearby import free
+from router.parse.passes.measures import UNIT_WORDS
 from router.parse.reading import Reading
 from router.parse.text import stems, words
 from router.understanding.terms import segment
@@ -61,9 +62,40 @@ def _restated(r: Reading) -> None:
 def _inflects_a_name(word: str, k: Knowledge) -> bool:
     """"supplies" beside a model that says "supplier", "charging" beside "charge": a verb formed on a name's
     stem (the first five letters of an inflected word of six or more) is that name said as a verb."""
-    if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing", "es", "s")):
+    if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing", "es", "s")) or UNIT_WORDS.fullmatch(word):
         return False
     return word[:5] in k.lexicon.stems
+
+
+def _ranking_span(q: Question) -> list[tuple[int, int]]:
+    """"which 5", "top 10": the number of the ranking phrase is its limit."""
+    ranking = q.understanding.ranking
+    at = q.reading.text.lower().find(ranking.phrase.lower()) if ranking and ranking.phrase else -1
+    return [(at, at + len(ranking.phrase))] if at >= 0 else []
+
+
+def _ungrouped_bound(q: Question, k: Knowledge) -> None:
+    """"how many albums have more than 20 tracks": a bound on a measure with nothing to group by would bound
+    the grand total (one HAVING over everything), not count the rows that pass it."""
+    r = q.reading
+    if r.intent != "aggregate" or r.dimensions or q.understanding.granularity or r.refusal:
+        return
+    bounded = [f for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "measure"]
+    if bounded:
+        r.refuse(f"'{bounded[0].because}' bounds {bounded[0].member} of each row or group, and the question "
+                 "groups nothing: ask which rows pass it (e.g. 'which ... have ...') to list them")
+
+
+def _unranked(q: Question) -> list[str]:
+    """"top 3 customers by total spend" read as a plain listing: a ranking that set no order (or a number of
+    rows that set no limit) was not honoured."""
+    r, ranking = q.reading, q.understanding.ranking
+    if ranking is None or r.intent is None or (r.intent == "aggregate" and not r.dimensions
+                                               and not q.understanding.granularity):
+        return []
+    if not r.order or (names_a_number(ranking.phrase) and r.limit is None):
+        return [ranking.phrase]
+    return []
 
 
 def check(q: Question, k: Knowledge) -> None:
@@ -73,7 +105,8 @@ def check(q: Question, k: Knowledge) -> None:
     _restated(r)
     unknown: list[tuple[str, int]] = []
     asides = [m.span() for m in _ASIDE.finditer(r.text)]
-    known = [*r.used, *(m.span for m in r.marks), *(m.span() for m in FILLER_PHRASES.finditer(r.text))]
+    known = [*r.used, *(m.span for m in r.marks), *(m.span() for m in FILLER_PHRASES.finditer(r.text)),
+             *_ranking_span(q)]
     # "average quantity per line *item*": a word of the title of a cube the answer is about restates it
     scope_words = {w for cube in r.scope() for w in facts.title_words(k.model.cubes[cube])}
     for w in words(r.text):
@@ -82,9 +115,10 @@ def check(q: Question, k: Knowledge) -> None:
             continue
         if w.cjk:
             unknown += _cjk_leftover(r.text, w.start, w.end, known)
-        elif w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN and not _NUMBER.match(w.raw) \
-                and not _inflects_a_name(w.raw.lower(), k) and w.norm not in scope_words:
+        elif _NUMBER.match(w.raw) or (w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN
+                                      and not _inflects_a_name(w.raw.lower(), k) and w.norm not in scope_words):
             unknown.append((w.raw, w.start))
     r.unknown = list(dict.fromkeys(w for w, _ in unknown))
     r.unknown_spans = [(at, at + len(w)) for w, at in unknown]
-    r.unhonoured = [m.text for m in r.marks if m.kind in HONOURED and free(r, m)]
+    r.unhonoured = [m.text for m in r.marks if m.kind in HONOURED and free(r, m)] + _unranked(q)
+    _ungrouped_bound(q, k)

@@ -122,7 +122,7 @@ def _count_bound(r: Reading, mark: Mark, following: Mention | None) -> bool:
     gap = r.text[mark.end:following.start]
     if r.language == "zh" or has_cjk(mark.text):
         return bool(re.search(r"[笔单个次件位家张首条名种款]", mark.text[-2:] + gap)) and "的" not in gap
-    return not gap.strip() or gap.strip().lower() in ("distinct", "different", "unique", "separate")
+    return not gap.strip() or gap.strip().lower() in ("distinct", "different", "unique", "separate", "such")
 
 
 def _in_units_of(member: Any, values: list[float], seconds: float) -> list[float]:

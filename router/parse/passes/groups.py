@@ -93,6 +93,8 @@ def _add(r: Reading, member: Any, run: list[Mention], why: str) -> None:
 def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for mark in r.marks_of("group", "which"):
         run = [m for m in phrase_after(r, mark.span) if free(r, m)]
+        if run and mark.text.lower() == "what" and r.text[mark.end:run[0].start].strip():
+            continue  # "what genre sold most" groups by genre; "what do German customers buy" does not
         if not run or any(m.of("measure") and not (m.of("dimension") or m.of("cube")) for m in run[-1:]):
             continue
         if run[-1].of("value") and not (run[-1].of("dimension") or run[-1].of("cube")):
@@ -168,11 +170,21 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
                 return
 
 
-def _compared_values(r: Reading) -> None:
+def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """Two or more values of one column compared ("app or web orders") group by that column: of columns
+    holding the same values, one the measures reach, on a cube the question names if it names one."""
     by_member: dict[str, set[str]] = {}
     for m in r.mentions:
         for t in m.of("value"):
-            by_member.setdefault(t.path, set()).add(str(t.value))
+            if not cubes or any(t.cube in facts.reach(k.model, c) for c in cubes):
+                by_member.setdefault(t.path, set()).add(str(t.value))
+    named = {t.path for m in r.mentions for t in m.of("cube")}
+    for values in {frozenset(v) for v in by_member.values()}:
+        same = [member for member, v in by_member.items() if v == values]
+        keep = next((p for p in same if p.split(".", 1)[0] in named), same[0])
+        for member in same:
+            if member != keep:
+                del by_member[member]
     compared = r.marks_of("which", "compare", "group") or bool(_COMPARATIVE_OR.search(r.text))
     combined = re.search(r"\b(?:combined|together|altogether|in total|overall)\b|合计|一共|总共|加起来", r.text, re.I)
     for member, values in by_member.items():
@@ -190,4 +202,4 @@ def choose(q: Question, k: Knowledge) -> None:
     _cue_groups(r, k, cubes)
     _grouped_names(r, k, cubes)
     _ranked(q, k, cubes)
-    _compared_values(r)
+    _compared_values(r, k, cubes)

@@ -46,7 +46,7 @@ def _last_noun(r: Reading) -> Mention | None:
 
 def head(q: Question, k: Knowledge) -> None:
     r = q.reading
-    if r.intent == "aggregate" or r.refusal:
+    if r.intent == "aggregate" or r.refusal or r.listing:
         return
     if q.understanding.granularity and not r.marks_of("list"):
         return  # "what has Canada brought in each year": a grain asks for a total, not rows

@@ -12,15 +12,18 @@ from router.parse.language import STOPWORDS_EN
 from router.parse.lexicon import value_stems
 from router.parse.probe import CAPS_PHRASE, LITERAL
 from router.parse.reading import Mention
-from router.parse.text import overlaps
+from router.parse.text import norm_word, overlaps
 
 
 def _derived(q: Question, k: Knowledge) -> None:
     r = q.reading
-    for m in re.finditer(r"\b[A-Z][a-z]{3,}\b", r.text):
+    for m in re.finditer(r"\b[A-Z][a-z]{3,}(?:['’]s)?\b", r.text):
         span = m.span()
-        if not r.text[:span[0]].strip() or m.group(0).lower() in STOPWORDS_EN:
-            continue  # a sentence's first word is capitalised for its place, not as a name
+        # a sentence's first word is capitalised for its place: a name there only as the first word of a value
+        # ("Frontier's cancellations"), never by derivation ("Brazilian")
+        first = not r.text[:span[0]].strip()
+        if m.group(0).lower() in STOPWORDS_EN or (first and not _first_word_of_value(k, m.group(0))):
+            continue
         if any(overlaps(span, x.span) for x in [*r.mentions, *r.marks]) or any(overlaps(span, t) for t in r.time_spans):
             continue
         targets = value_stems(k.lexicon, m.group(0))
@@ -28,6 +31,12 @@ def _derived(q: Question, k: Knowledge) -> None:
             r.mentions.append(Mention(span[0], span[1], m.group(0), targets, {t: 2 for t in targets}))
             r.notes.append(f"{m.group(0)!r} read as {targets[0].value!r} of {targets[0].path}")
     r.mentions.sort(key=lambda x: x.start)
+
+
+def _first_word_of_value(k: Knowledge, word: str) -> bool:
+    key = norm_word(word)
+    return any(str(t.value or "").split()[:1] and norm_word(str(t.value).split()[0]) == key
+               for t in value_stems(k.lexicon, word))
 
 
 def choose(q: Question, k: Knowledge) -> None:

@@ -23,7 +23,7 @@ from router.aggregate.measure_match import match_measure, unit_twin
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import names_a_number
-from router.parse.nearby import after, free, mark_after, mark_before, phrase_after
+from router.parse.nearby import after, close, free, mark_after, mark_before, phrase_after
 from router.parse.reading import Mark, Mention, Reading, Target
 
 UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
@@ -42,8 +42,8 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
     if r.language == "zh":  # "平均供货成本", "订单数量", "下单最多的客户"; "最多的客户" ranks customers
         mark = mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median")) or mark_after(
             r, m.span, ("count", "avg", "sum", "median", "most"))
-    else:
-        mark = mark_before(r, m.span, AGGREGATION)
+    else:  # "how many FURNITURE customers", "average Rock track length": values may stand between
+        mark = mark_before(r, (_values_before(r, m), m.end), AGGREGATION) or _trailing_count(r, m)
     if mark is None:
         return None, []
     used = [mark]
@@ -52,6 +52,41 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
     if mark.kind == "count" and (distinct := mark_after(r, mark.span, ("distinct",))) and distinct.end <= m.start:
         return "distinct", [mark, distinct]
     return mark.kind, used
+
+
+_BARE_COUNT = re.compile(r"\s*(?:[?.!,;]|and\b|$)", re.IGNORECASE)
+
+
+def _trailing_count(r: Reading, m: Mention) -> Mark | None:
+    """"Frontier's cancellations last year - how many?": a bare "how many" after the only name before it."""
+    for mark in r.marks_of("count"):
+        if mark.start < m.end or mark.text.lower() != "how many" or not _BARE_COUNT.match(r.text, mark.end):
+            continue
+        between = [x for x in r.mentions if m.end <= x.start < mark.start]
+        return mark if not between and not any(x.end <= m.start and x.of("measure", "cube") for x in r.mentions) \
+            else None
+    return None
+
+
+def _values_before(r: Reading, m: Mention) -> int:
+    """Where the run of value names right before ``m`` starts (``m.start`` when there is none)."""
+    start = m.start
+    for x in reversed([x for x in r.mentions if x.end <= m.start]):
+        qualifier = x.end == start - 1 and _qualifies(r, x) is m  # "average Rock *track* length"
+        if not (qualifier or (x.of("value") and not x.of("measure") and close(r.text, x.span, (start, start)))):
+            break
+        start = x.start
+    return start
+
+
+def _qualifies(r: Reading, m: Mention) -> Mention | None:
+    """"track length", "invoice total": a cube's name right before one of its own columns qualifies the
+    column (the mention of that column), it names nothing by itself."""
+    nxt = after(r, m.span)
+    cubes = {t.path for t in m.of("cube")}
+    if nxt is None or not cubes or r.text[m.end:nxt.start] != " ":
+        return None
+    return nxt if any(t.cube in cubes for t in nxt.of("dimension")) else None
 
 
 def _fit_rank(member: Any, kind: str | None, weight: int) -> tuple[int, int, int]:
@@ -152,6 +187,8 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     counts = [k.model.find_member(t.path) for t in m.of("measure")]
     if not counts or any(c is None or c.type not in _COUNTS for c in counts):
         return False
+    if m.of("dimension") and not m.of("cube"):
+        return False  # "which composer ...": the column, not the rows "Number of composers" counts
     if m.of("cube"):
         return True  # "list all the airlines": the cube it names, not the rows another cube's count counts
     measure = counts[0]
@@ -166,7 +203,13 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
 def _grouped(q: Question) -> bool:
     """The question ranks groups or times ("which region has the highest revenue", "the highest month")."""
     r, u = q.reading, q.understanding
-    return bool(u.granularity or r.marks_of("group", "which", "dim_grain") or (u.ranking and u.ranking.limit))
+    return bool(u.granularity or r.marks_of("group", "dim_grain") or any(map(_asks_which, r.marks_of("which")))
+                or (u.ranking and u.ranking.limit))
+
+
+def _asks_which(mark: Mark) -> bool:
+    """"which region", "哪个月"; a bare "what" ("what's the biggest single invoice") asks for no group."""
+    return mark.text.lower() not in ("what", "what are")
 
 
 def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
@@ -193,16 +236,44 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
     return False
 
 
+_NAMES_ITS_COLUMN = re.compile(r"shortest|longest|cheapest|expensive|heaviest|lightest|fastest|slowest|oldest|"
+                               r"newest|earliest|latest|最长|最短|最贵|最便宜", re.IGNORECASE)
+_BOUND_GAP = re.compile(r"\s*(?:of|is|was|are|were|=|:)?\s*", re.IGNORECASE)
+
+
+def _bounded_column(r: Reading, m: Mention) -> bool:
+    """"a quantity of at least 45", "account balance over 9,500": a column named right before a bound is the
+    column the bound restricts (a row filter), not a measure asked for."""
+    return bool(m.of("dimension")) and any(
+        _BOUND_GAP.fullmatch(r.text[m.end:mark.start]) for mark in r.marks_of("bound") if mark.start >= m.end)
+
+
+def _single_row(r: Reading, k: Knowledge, m: Mention, measure: Any, mark: Mark | None, kind: str) -> bool:
+    """"the biggest single invoice amount" without a max measure: the one row with the largest value of the
+    column the sum adds up is listed (a total has no "biggest")."""
+    column = facts.column(measure)
+    dims = [d for d in k.model.cubes[measure.cube].dimensions.values()
+            if column and d.type == "number" and d.public and facts.column(d) == column]
+    if not dims or mark is None:
+        return False
+    r.intent, r.listing, r.limit = "detail", measure.cube, 1
+    r.order = [(dims[0].path, "desc" if kind == "max" else "asc")]
+    r.use(m.span, mark.span)
+    r.notes.append(f"the one row of {measure.cube} with the {kind} {dims[0].path} ({mark.text!r})")
+    return True
+
+
 def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list[Mark], str | None]:
     """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
     r = q.reading
     kind, marks = _kind(r, m)
-    if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind):
+    if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind) or (kind is None and _bounded_column(r, m)):
         return None, [], None
     named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
     ranking = q.understanding.ranking
-    if named is not None and named.type in ("max", "min") and ranking is not None and names_a_number(ranking.phrase):
-        named = None  # "the 3 largest orders": three rows, not the largest value
+    if named is not None and ranking is not None and names_a_number(ranking.phrase) and (
+            named.type in ("max", "min") or (kind in ("max", "min") and m.of("dimension"))):
+        named = None  # "the 3 largest orders", "the 5 departures with the biggest delays": rows, not a value
     if named is not None:
         if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
             twin, missing = _twin(k, named, kind)
@@ -211,21 +282,26 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
             twin, _ = _twin(k, named, kind)  # "the biggest single invoice amount": the max of one row
             if twin is not None:
                 return twin.path, marks, None
+            if _single_row(r, k, m, named, marks[0] if marks else None, kind):
+                return None, [], None
         return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
     cubes = m.of("cube")
+    if cubes and kind is not None and _qualifies(r, m) is not None:
+        return None, [], None
     if cubes and kind in ("count", "distinct", "most", "share"):
         counted = _count_of_cube(q, k, cubes[0].path, "count" if kind == "share" else kind)
         if counted:
             return counted, marks if kind not in ("most", "share") else [], None
     named_elsewhere = any(x.of("measure") and not x.of("cube") for x in r.mentions if x is not m)
     rows_ranked = kind in ("max", "min") and ranking is not None and names_a_number(ranking.phrase)
+    rows_ranked = rows_ranked or (bool(marks) and bool(_NAMES_ITS_COLUMN.search(marks[0].text)))  # "shortest"
     if cubes and kind in ("avg", "sum", "max", "min") and not named_elsewhere and not rows_ranked and (
             amount := facts.amount_column(k.model, cubes[0].path)):
         found, missing = _over_column(k, amount, kind)  # "the biggest invoice", "average order"
         return (found.path if found else None), marks, None if found else f"the model has no {missing}"
     dims = [k.model.find_member(t.path) for t in m.of("dimension")]
     dims = [d for d in dims if d is not None and d.type != "time"]
-    if kind in ("avg", "sum", "max", "min", "median", "distinct", "count") and dims and not cubes:
+    if kind in ("avg", "sum", "max", "min", "median", "distinct", "count") and dims and not cubes and not rows_ranked:
         numeric = [d for d in dims if d.type == "number"] if kind not in ("distinct", "count") else dims
         for dim in numeric or dims:
             found, missing = _over_column(k, dim, kind)

@@ -17,7 +17,7 @@ from typing import Any
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import names_a_number
-from router.parse.nearby import after, before
+from router.parse.nearby import after, before, free
 from router.parse.reading import Reading
 from router.parse.text import name_key, stems
 from router.understanding._calendar import parse_number
@@ -97,11 +97,28 @@ def _explicit(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
 def _direction(q: Question, k: Knowledge, member: Any) -> str:
     ranking = q.understanding.ranking
     direction = ranking.direction if ranking else "desc"
-    if ranking and (_WORST.search(ranking.phrase) or _BEST.search(ranking.phrase)):
+    said = next((text for text in (ranking.phrase if ranking else "", q.reading.text)
+                 if _WORST.search(text) or _BEST.search(text)), None)  # "which 5 had the worst delay"
+    if ranking and said is not None:
         good_is_high = facts.better(member) == "higher"
-        best = bool(_BEST.search(ranking.phrase))
+        best = bool(_BEST.search(said)) and not _WORST.search(said)
         direction = "desc" if best == good_is_high else "asc"
     return direction
+
+
+def _superlative_column(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
+    """"customers ... with the lowest account balance": the numeric column named right after the superlative."""
+    for mark in r.marks_of("max", "min"):
+        m = after(r, mark.span)
+        if m is None or m.start - mark.end > 3 or not free(r, mark):
+            continue
+        for t in m.of("dimension"):
+            member = k.model.find_member(t.path)
+            if member is not None and facts.is_numeric(member) and any(facts.joined(k.model, c, member.cube)
+                                                                       for c in cubes):
+                r.use(mark.span, m.span)
+                return member
+    return None
 
 
 def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
@@ -111,7 +128,8 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     if r.intent == "aggregate" and r.measures:
         member = k.model.find_member(r.measures[0])
     else:  # "top 5 customers by account balance", "the 3 most expensive products"
-        member = _by_member(r, k, cubes) or _adjective_member(ranking.phrase + " " + r.text, r, k, cubes)
+        member = _by_member(r, k, cubes) or _superlative_column(r, k, cubes) or \
+            _adjective_member(ranking.phrase + " " + r.text, r, k, cubes)
     if member is None:
         return
     if not r.order:

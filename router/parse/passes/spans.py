@@ -64,6 +64,20 @@ def _row_mentions(q: Question, taken: list[Mention]) -> list[Mention]:
     return out
 
 
+def _widen_to_value(text: str, m: Mention) -> None:
+    """"the 5-LOW priority orders": a value found by part of its words covers the whole value where the
+    question writes it."""
+    lowered = text.lower()
+    for t in m.of("value"):
+        value = str(t.value or "").lower()
+        at = lowered.find(value, max(0, m.start - len(value)))
+        if value and 0 <= at <= m.start < at + len(value) and at + len(value) > m.start and \
+                (at < m.start or at + len(value) > m.end):
+            m.start, m.end = min(m.start, at), max(m.end, at + len(value))
+            m.text = text[m.start:m.end]
+            return
+
+
 def collect(q: Question, k: Knowledge) -> None:
     r = q.reading
     r.time_spans = _time_spans(r)
@@ -75,6 +89,8 @@ def collect(q: Question, k: Knowledge) -> None:
     rows = _row_mentions(q, names)
     names = [m for m in names if not any(overlaps(m.span, row.span) for row in rows)]
     r.mentions = sorted(names + rows, key=lambda m: m.start)
+    for m in r.mentions:
+        _widen_to_value(r.text, m)
     # a language word inside a name is part of the name ("Average order value", "Order count")
     r.marks = [k_ for k_ in r.marks if not any(m.start <= k_.start and k_.end <= m.end and (k_.start, k_.end) !=
                                               (m.start, m.end) for m in r.mentions)]

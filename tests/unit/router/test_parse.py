@@ -186,3 +186,32 @@ def test_rows_the_pipeline_recognised_filter_by_their_target(knowledge: Knowledg
     understanding = understand("revenue of Acme Corp", TODAY)
     r = parse(understanding, knowledge, [("Acme Corp", Target("value", "customers.name", "Acme Corp", "rows"))])
     assert [(f.member, f.values) for f in r.filters] == [("customers.name", ["Acme Corp"])]
+
+
+def test_a_bound_after_its_number_and_on_a_column_named_before_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "customers with 5 or more orders")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("orders.count", "gte", ["5"])]
+    rows = read(knowledge, "which orders had an order total of at least 500?")
+    assert (rows.intent, rows.listing, rows.measures) == ("detail", "orders", [])
+    assert [(f.member, f.operator) for f in rows.filters] == [("orders.total", "gte")]
+
+
+def test_a_bound_on_a_measure_over_no_group_is_refused(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many customers have more than 5 orders in total, all together?")
+    assert not judge(r).answers
+
+
+def test_the_n_rows_ranked_by_the_column_after_a_superlative(knowledge: Knowledge) -> None:
+    r = read(knowledge, "the 3 BUILDING customers with the lowest account balance")
+    assert (r.intent, r.listing, r.limit, r.order) == ("detail", "customers", 3, [("customers.balance", "asc")])
+
+
+def test_numbers_and_rankings_nothing_used_refuse(knowledge: Knowledge) -> None:
+    assert not judge(read(knowledge, "revenue by country for 17 and 42")).answers
+    unranked = read(knowledge, "top 3 customers")  # nothing says by what
+    assert unranked.unhonoured == ["top 3"] and not judge(unranked).answers
+
+
+def test_excluding_a_value_filters_it_out(knowledge: Knowledge) -> None:
+    r = read(knowledge, "number of orders excluding cancelled ones")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("orders.status", "notEquals", ["cancelled"])]
