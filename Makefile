@@ -56,6 +56,7 @@ bench: install-test
 	$(CUBESAGE) demo load
 	$(CUBESAGE) bench compile | tee $(RESULTS)/compile.jsonl
 	$(CUBESAGE) bench schema-linking --data $(BENCH_DATA)/spider-dev | tee $(RESULTS)/schema-linking.jsonl
+	$(CUBESAGE) bench engines | tee $(RESULTS)/engines.jsonl
 	for backend in postgres elasticsearch; do \
 	  $(CUBESAGE) bench multihop --backend $$backend \
 	    --questions $(BENCH_DATA)/hotpotqa-100/hotpotqa_train.json \
@@ -63,6 +64,7 @@ bench: install-test
 	done | tee $(RESULTS)/multihop.jsonl
 	$(CUBESAGE) bench router-fast | tee $(RESULTS)/router-fast.jsonl
 	$(CUBESAGE) bench e2e | tee $(RESULTS)/e2e.jsonl
+	$(CUBESAGE) bench init | tee $(RESULTS)/init.jsonl
 	$(MAKE) --no-print-directory bench-regress
 	$(CUBESAGE) bench load | tee $(RESULTS)/load.jsonl
 	$(CUBESAGE) bench load --no-answer-cache | tee $(RESULTS)/load-no-answer-cache.jsonl

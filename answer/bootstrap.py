@@ -1,78 +1,30 @@
-"""Build everything the demo needs, in order, idempotently: warehouse, semantic assets, glossary,
-few-shots and the SAG indices. Used by ``cubesage demo load|run`` and by the test session."""
+"""The configured model's view of the warehouse that SAG indexing and wiki ingestion need (table names,
+nouns, entity tables), read over one connection; and the retrieval calibration fitted on a suite."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cubesage_core import db
-from cubesage_core.embeddings import get_embedder
 from cubesage_core.settings import Settings, get_settings
-from demo import load as demo_warehouse
 from sag_index.warehouse import WarehouseMap
-
-Step = Callable[[], Any]
-STEPS = ("warehouse", "semantic assets", "glossary", "few-shots", "SAG indices")
-
-
-@dataclass
-class BootstrapReport:
-    timings_s: dict[str, float] = field(default_factory=dict)
-    results: dict[str, Any] = field(default_factory=dict)
 
 
 def warehouse_map_of(url: str, settings: Settings | None = None) -> WarehouseMap:
-    """The configured model's table names and entity tables (``router.detail.schema.warehouse_map``)."""
+    """The configured model's table names, nouns and entity tables (``router.detail.schema.warehouse_map``)."""
     from router.detail.schema import warehouse_map
 
     with db.connection(url) as conn:
         return warehouse_map(settings or get_settings(), conn)
 
 
-def warehouse_loaded(url: str) -> bool:
+def calibrate_on_suite(url: str, suite: Path | None, embedder: Any) -> dict[str, float]:
+    """Fit the retrieval thresholds on the suite's dev questions (no such file: on the stored labelled
+    questions and the index's own samples, when the stored calibration is not current)."""
+    from answer.calibration import suite_samples
+    from fourengine.calibration import ensure
+
     with db.connection(url) as conn:
-        exists = conn.execute("SELECT to_regclass('warehouse.fact_order') IS NOT NULL").fetchone()[0]
-        return bool(exists) and conn.execute("SELECT EXISTS (SELECT 1 FROM warehouse.fact_order)").fetchone()[0]
-
-
-def prepare_demo(
-    settings: Settings,
-    url: str,
-    *,
-    scale: float = 1.0,
-    reload_warehouse: bool = True,
-    on_step: Callable[[str], None] | None = None,
-) -> BootstrapReport:
-    """Run the five build steps; the warehouse is regenerated only when asked or missing."""
-    from cube_models.export import export_assets
-    from cube_models.model import load_model
-    from fourengine.fewshot import load_few_shots
-    from fourengine.glossary import load_glossary
-    from sag_index.backends import get_store
-    from sag_index.warehouse import index_warehouse
-
-    db.apply_schema(url)
-    embedder = get_embedder(settings.embedding_backend)
-    demo = settings.demo_dir
-    steps: dict[str, Step] = {
-        "warehouse": lambda: (
-            demo_warehouse.load(url, scale=scale, demo_dir=demo)
-            if reload_warehouse or not warehouse_loaded(url) else "kept"
-        ),
-        "semantic assets": lambda: export_assets(url, load_model(settings.model_dir), embedder=embedder),
-        "glossary": lambda: load_glossary(url, demo / "glossary.yaml", embedder=embedder),
-        "few-shots": lambda: load_few_shots(url, demo / "few_shots.yaml", embedder=embedder),
-        "SAG indices": lambda: index_warehouse(url, warehouse_map_of(url, settings), demo / "wiki",
-                                               store=get_store(settings, url)),
-    }
-    report = BootstrapReport()
-    for name in STEPS:
-        started = time.monotonic()
-        report.results[name] = steps[name]()
-        report.timings_s[name] = round(time.monotonic() - started, 2)
-        if on_step is not None:
-            on_step(name)
-    return report
+        calibration, _ = ensure(conn, embedder, suite_samples(suite) if suite is not None and suite.exists() else None)
+    return calibration.thresholds()

@@ -72,7 +72,7 @@ def chart_spec(table: ResultTable, language: str, title: str = "", *, periods: l
 
 
 def count_card(n: int, noun: str, title: str = "") -> dict[str, Any]:
-    """A KPI card of the number of rows a detail answer found ("12 refunds")."""
+    """A KPI card of the number of rows a detail answer found ("12 loans")."""
     card = _card(noun[:1].upper() + noun[1:], f"{n:,}", None, None)
     return _frame({"hconcat": [card]}, title, "kpi")
 

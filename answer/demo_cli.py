@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from answer.bootstrap import STEPS, prepare_demo
 from answer.console_table import rich_table
 from cubesage_core import db
 from cubesage_core.cli import fail
@@ -42,15 +41,11 @@ def _demo() -> None:
     use_demo_settings()
 
 DEMO_ROWS = 12
-SAMPLE_QUESTIONS = (
-    "华东地区本月GMV",  # relative dates resolve against the demo data's last day
-    "What was GMV by region in March 2024?",
-    "华东地区2024年每月的订单量",
-    "list the refunded orders of customer Li Wei",
-)
 
 
 def _build(settings: Settings, scale: float, reload_warehouse: bool) -> str:
+    from demo.build import STEPS, prepare_demo  # the demo's own code: only `cubesage demo ...` imports it
+
     started = time.monotonic()
     url = db.database_url(settings)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -68,7 +63,7 @@ def _build(settings: Settings, scale: float, reload_warehouse: bool) -> str:
 
 @app.command()
 def load(
-    scale: float = typer.Option(1.0, min=0.01, max=20.0, help="1.0 = 100,000 orders, 20,000 customers."),
+    scale: float = typer.Option(1.0, min=0.01, max=20.0, help="1.0 = the full demo (see demo/pack.yaml)."),
 ) -> None:
     """(Re)generate the demo warehouse, then build semantic assets, glossary, few-shots and SAG indices."""
     _build(get_settings(), scale, reload_warehouse=True)
@@ -80,7 +75,7 @@ def run(
     scale: float = typer.Option(1.0, min=0.01, max=20.0, help="Warehouse scale when it must be generated."),
     exit_after_answers: bool = typer.Option(False, help="Stop after answering the sample questions."),
 ) -> None:
-    """Embedded stack + demo + API and chat page, then answer four sample questions on the console."""
+    """Embedded stack + demo + API and chat page, then answer the pack's sample questions on the console."""
     import uvicorn
 
     from answer.api import create_app
@@ -100,9 +95,9 @@ def run(
     thread.start()
     base = f"http://{settings.api_host}:{settings.api_port}"
     _wait_ready(base)
-    answered = 0
+    answered, questions = 0, get_pack("demo").questions  # demo/pack.yaml
     with httpx.Client(base_url=base, timeout=60) as client:
-        for question in SAMPLE_QUESTIONS:
+        for question in questions:
             resp = client.post("/v1/ask", json={"question": question})
             if resp.status_code != 200:
                 console.print(f"[red]{question}: HTTP {resp.status_code} {resp.text[:300]}[/red]")
@@ -119,7 +114,7 @@ def run(
     if exit_after_answers:
         server.should_exit = True
         thread.join(10)
-        raise typer.Exit(0 if answered == len(SAMPLE_QUESTIONS) else 1)
+        raise typer.Exit(0 if answered == len(questions) else 1)
     console.print("serving; press Ctrl-C to stop")
     try:
         thread.join()

@@ -9,15 +9,6 @@ from typing import Any
 
 from answer.vocabulary import vocabulary
 
-# short names by the last part of a column; measures not named here take their glossary name (answer.vocabulary)
-LABELS_EN = {"gmv": "GMV", "aov": "AOV", "refund_rate": "refund rate",
-             "active_customers": "active customers", "new_customers": "new customers", "revenue": "revenue",
-             "name_en": "region", "name_zh": "region", "customer_name": "customer", "product_name": "product"}
-LABELS_ZH = {"gmv": "GMV", "aov": "客单价", "refund_rate": "退款率",
-             "active_customers": "活跃客户数", "new_customers": "新客数", "revenue": "销售额",
-             "name_en": "地区", "name_zh": "地区", "customer_name": "客户", "product_name": "商品",
-             "channel": "渠道", "category": "品类", "segment": "客户分层", "reason": "原因", "method": "支付方式",
-             "status": "状态"}
 # a number token as written, with its percent sign; digits inside names ("Pulse T6", "X1") are not numbers
 NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![A-Za-z0-9])")
 # dates and period labels of a text ("2024-01-01", "2024-03", "2024-Q1", "2024年3月", "2024年Q1", "2024年")
@@ -107,12 +98,12 @@ GRAIN_WORDS_ZH = {"day": "日", "week": "周", "month": "月", "quarter": "季�
 
 
 def label(column: str, language: str) -> str:
-    """A readable name for a result column: the glossary's or the model's name of the member ("order_items.gmv"
-    -> "GMV"); a time dimension by granularity names its member and grain ("orders.order_ts.month" ->
-    "order date (month)", "下单时间（月）")."""
+    """A readable name for a result column: the detail vocabulary's label of its last part, else the glossary's
+    or the model's name of the member ("loans.fee_sum" -> "Total fee"); a time dimension by granularity names its
+    member and grain ("orders.order_ts.month" -> "order date (month)", "下单时间（月）")."""
     parts = column.split(".")
     key = parts[-1]
-    if len(parts) >= 3 and key == "share":  # a derived share of the total ("order_items.gmv.share")
+    if len(parts) >= 3 and key == "share":  # a derived share of the total ("loans.fee_sum.share")
         of = label(".".join(parts[:-1]), language)
         return f"{of}占比" if language == "zh" else f"share of {of}"
     if len(parts) >= 3 and key in GRAINS:
@@ -122,10 +113,8 @@ def label(column: str, language: str) -> str:
             word = GRAIN_WORDS_ZH[key]
             return f"{named}（{word}）" if named else {"month": "月份"}.get(key, word)
         return f"{named} ({key})" if named else key
-    table = LABELS_ZH if language == "zh" else LABELS_EN
-    if key in table:
-        return table[key]
-    return vocabulary().member_label(column, language) or key.replace("_", " ")
+    vocab = vocabulary()
+    return vocab.column_label(key, language) or vocab.member_label(column, language) or key.replace("_", " ")
 
 
 def numbers_in(text: str) -> list[str]:

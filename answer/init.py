@@ -7,6 +7,7 @@ the line it reports. Used by ``cubesage init`` and ``cubesage warehouse load`` (
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ import psycopg
 from pydantic import SecretStr
 
 from cubesage_core import db
-from cubesage_core.settings import Settings
+from cubesage_core.settings import Settings, mask_url
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class InitConfig:
     detail_vocabulary: Path | None = None
     today: date | None = None  # the day relative dates resolve against (a pack's fixed data)
     config_path: Path = Path("cubesage.toml")
+    suite: Path | None = None  # a regression suite whose dev split calibrates the retrieval thresholds
 
 
 @dataclass
@@ -66,8 +68,9 @@ def _create_schemas(run: InitRun) -> str:
         tables = conn.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = ANY(%s)",
                               (list(run.config.schemas),)).fetchone()[0]
     if not tables:
-        raise db.DatabaseSetupError(f"no tables in schema(s) {', '.join(run.config.schemas)}: load your data first "
-                                    "or pass the right --schema")
+        where = "the embedded server" if run.config.database_url is None else "the database"
+        raise db.DatabaseSetupError(f"no tables in schema(s) {', '.join(run.config.schemas)} of {where} "
+                                    f"{mask_url(run.url)}: load your data there first or pass the right --schema")
     return (f"cubesage schemas ready; role {db.READER_ROLE} reads {tables} tables of "
             f"{', '.join(run.config.schemas)}")
 
@@ -119,6 +122,15 @@ def _load_few_shots(run: InitRun) -> str:
     return f"few-shots: {json.dumps(report.__dict__, default=str)}"
 
 
+def _calibrate(run: InitRun) -> str:
+    from answer.bootstrap import calibrate_on_suite
+    from cubesage_core.embeddings import get_embedder
+
+    thresholds = calibrate_on_suite(run.url, run.config.suite, get_embedder(run.settings.embedding_backend))
+    source = f" on the dev split of {run.config.suite.name}" if run.config.suite is not None else ""
+    return f"retrieval thresholds{source}: " + ", ".join(f"{k} {v:.3f}" for k, v in thresholds.items())
+
+
 def _index_warehouse(run: InitRun) -> str:
     from answer.bootstrap import warehouse_map_of
     from sag_index.backends import get_store
@@ -138,9 +150,33 @@ def _write_config(run: InitRun) -> str:
     values = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     values.pop("warehouse_schema", None)
     values.update({k: v for k, v in config_values(run.config).items() if v is not None})
+    if run.config.database_url is None:  # the embedded server: later commands must find the same data
+        values["data_dir"] = str(run.settings.data_dir.resolve())
     path.write_text("".join(f"{k} = {json.dumps(v, ensure_ascii=False)}\n" for k, v in values.items()),
                     encoding="utf-8")
+    shadowed = overriding_env(values)
+    if shadowed:
+        return (f"wrote {path}; but {', '.join(shadowed)} set in this environment override it: unset "
+                f"{'them' if len(shadowed) > 1 else 'it'} before later commands")
     return f"wrote {path}"
+
+
+def overriding_env(values: dict[str, Any]) -> list[str]:
+    """The ``CUBESAGE_*`` variables of this environment that differ from ``values`` (environment variables
+    win over cubesage.toml, so later commands would not use what init wrote)."""
+    def same(key: str, env: str) -> bool:
+        value = values[key]
+        if isinstance(value, list):
+            return [v.strip() for v in env.split(",") if v.strip()] == value
+        if key.endswith(("_dir", "glossary", "vocabulary")):
+            return str(Path(env).expanduser().resolve()) == value
+        return env == str(value)
+
+    names = {f"CUBESAGE_{key.upper()}": key for key in values}
+    if "warehouse_schemas" in values:
+        names["CUBESAGE_WAREHOUSE_SCHEMA"] = "warehouse_schemas"
+    return [var for var, key in names.items()
+            if os.environ.get(var) is not None and not same(key, os.environ[var])]
 
 
 def config_values(config: InitConfig) -> dict[str, Any]:
@@ -163,6 +199,7 @@ STEPS: tuple[Step, ...] = (
     ("export semantic assets", _export_assets),
     ("load glossary", _load_glossary),
     ("load few-shots", _load_few_shots),
+    ("calibrate retrieval thresholds", _calibrate),
     ("index wiki pages and entity rows", _index_warehouse),
     ("write cubesage.toml", _write_config),
 )

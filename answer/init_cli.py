@@ -108,4 +108,5 @@ def load(
                     glossary=pack.glossary if pack.glossary.is_file() else None,
                     wiki_dir=pack.wiki_dir if pack.wiki_dir.is_dir() else None, few_shots=pack.few_shots,
                     detail_vocabulary=vocabulary if vocabulary.is_file() else None, today=pack.today,
-                    config_path=config), settings)
+                    config_path=config, suite=suite if (suite := pack.root / "suite.yaml").is_file() else None),
+         settings)

@@ -8,14 +8,14 @@ Suite format (YAML)::
     cases:
       - id: mix-001
         split: dev                  # required: dev or test
-        question: "top 5 products by GMV and their refund reasons"
-        expect: {intent: mixed, answer_sql: "SELECT ...", detail_sql: "SELECT r.refund_id ...",
-                 members: [order_items.gmv], tables: [fact_refund]}
+        question: "top 5 members by late fees and their loans"
+        expect: {intent: mixed, answer_sql: "SELECT ...", detail_sql: "SELECT l.loan_id ...",
+                 members: [loans.fee_sum], tables: [loans]}
 
 Gold: ``answer_sql`` (the answer's rows, see ``answer.regress_compare``), ``detail_sql`` (mixed cases
 only, required with ``answer_sql``: the keys of the detail rows), ``members`` (Cube members of the
 query), ``tables`` (tables named by the provenance). A detail case whose only gold is ``tables``
-("which table has refund reasons") is checked by its tables. Every case gets one outcome:
+("which table has the loan dates") is checked by its tables. Every case gets one outcome:
 
 * ``passed``: intent right and every gold check holds (mixed: the aggregate rows and the detail keys).
 * ``wrong``: the system answered with rows/numbers that contradict the gold (the worst outcome).

@@ -4,7 +4,7 @@
 * Rows: a gold row matches an answer row when each of its non-NULL cells equals some cell of that answer
   row (the answer may be wider). Gold rows and answer rows are paired one-to-one (maximum bipartite
   matching), so one answer row never satisfies two gold rows, and the row counts must be equal.
-* Key sets: a one-column gold (order ids, refund ids) matches when one answer column holds exactly the
+* Key sets: a one-column gold (loan ids, member ids) matches when one answer column holds exactly the
   gold values, compared as a set.
 * Order: when the outermost SELECT of the gold SQL has ``ORDER BY ... LIMIT``, the answer must list its
   rows in the gold order. Ties may come in any order: position ``i`` of the answer must carry the same

@@ -1,7 +1,8 @@
 """What the warehouse holds, in words built from the Cube model: refusal and clarification texts, nouns.
 
 ``model_scope(model, conn)`` reads the cubes' titles, a few example measure titles and the data's time
-range (min and max of each cube's first time dimension); ``Scope()`` (no model) gives generic texts.
+range (min and max of the first time dimension of each cube whose rows are events, see ``_facts``);
+``Scope()`` (no model) gives generic texts.
 The service builds it once at startup; the time range is read then and cached with it.
 """
 
@@ -12,7 +13,7 @@ from typing import Any, Protocol
 
 from psycopg import sql
 
-SUBJECTS_SHOWN = 8
+SUBJECTS_SHOWN = 12  # Chinook has 11 cubes: its tracks must not fall off the list
 MEASURES_SHOWN = 3
 
 
@@ -23,12 +24,13 @@ class Scope:
     period: tuple[str, str] | None = None  # first and last month with data ("2023-01", "2025-06")
     nouns: dict[str, str] = field(default_factory=dict)  # physical table -> plural noun (cube title, lower)
     nouns_zh: dict[str, str] = field(default_factory=dict)  # physical table -> Chinese noun (glossary)
+    subjects_zh: tuple[str, ...] = ()  # the subjects by their Chinese names where the glossary has them
 
     def unsupported(self, lang: str) -> str:
         span = (f" ({self.period[0]} to {self.period[1]})" if lang == "en" else
                 f"（{self.period[0]} 至 {self.period[1]}）") if self.period else ""
         if lang == "zh":
-            held = f"：仓库只有{'、'.join(self.subjects)}数据{span}。" if self.subjects else "。"
+            held = f"：仓库只有{'、'.join(self.subjects_zh or self.subjects)}数据{span}。" if self.subjects else "。"
             return "这个问题超出了数据仓库的范围" + held
         held = f": it holds {', '.join(s.lower() for s in self.subjects)}{span}." if self.subjects else "."
         return "I can't answer that from the warehouse" + held
@@ -51,9 +53,17 @@ def _physical(cube: Any) -> str | None:
     return cube.sql_table.rpartition(".")[2] if cube.sql_table else None
 
 
+def _facts(model: Any) -> list[Any]:
+    """The cubes whose rows are events: those joining another cube many-to-one (an invoice its customer),
+    not the dimensions they point at (an employee's birth date is no period of the data); all without any."""
+    cubes = list(model.cubes.values())
+    facts = [c for c in cubes if any(j.relationship == "many_to_one" and j.target != c.name for j in c.joins)]
+    return facts if any(c.time_dimensions for c in facts) else cubes
+
+
 def _period(conn: Any, model: Any, default_schema: str) -> tuple[str, str] | None:
     lows, highs = [], []
-    for cube in model.cubes.values():
+    for cube in _facts(model):
         if not cube.sql_table or not cube.time_dimensions:
             continue
         schema, _, table = cube.sql_table.rpartition(".")
@@ -85,5 +95,7 @@ def model_scope(model: Any, conn: Any = None, default_schema: str = "public", na
         period = _period(conn, model, default_schema) if conn is not None else None
     except Exception:  # a table the model names but the database lacks: no range, not a failed start
         period = None
-    return Scope(tuple(c.title for c in cubes[:SUBJECTS_SHOWN]), tuple(measures[:MEASURES_SHOWN]), period, nouns,
-                 nouns_zh)
+    shown = cubes[:SUBJECTS_SHOWN]
+    subjects_zh = tuple((names.member_label(c.name, "zh") if names is not None else None) or c.title for c in shown)
+    return Scope(tuple(c.title for c in shown), tuple(measures[:MEASURES_SHOWN]), period, nouns, nouns_zh,
+                 subjects_zh)

@@ -89,7 +89,7 @@ class Cubesage:
         (the physical tables of the published semantic assets)."""
         with self.pool.connection() as conn:
             warehouse = catalog_for(self.settings, conn, self.components.value_index())
-            directory = EntityDirectory.load(conn, warehouse)
+            directory = EntityDirectory.load(conn, warehouse, pool=self.pool)
             catalog = table_catalog(conn)
             policy = policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000), default_limit=1000,
                                         default_schema=self.settings.warehouse_schema,

@@ -85,7 +85,7 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Sc
 
 
 def _sentence(text: str) -> str:
-    """The text with a capital first letter ("refund rate went from ..." -> "Refund rate went from ...")."""
+    """The text with a capital first letter ("late rate went from ..." -> "Late rate went from ...")."""
     return text[:1].upper() + text[1:]
 
 
@@ -136,6 +136,17 @@ def _cut_text(table: ResultTable, lang: str) -> str:
 
 # -- templates -------------------------------------------------------------------------------------------
 
+def _missing_text(result: PipelineResult, lang: str) -> str:
+    """What CRAG found the index does not know, when corrective retrieval still found nothing: " Nothing in
+    it matches “world”, “cup”."."""
+    crag = getattr(result.retrieval.get("result"), "crag", None)
+    if crag is None or crag.decision != "insufficient" or not crag.missing:
+        return ""
+    if lang == "zh":
+        return " 数据中没有与以下内容匹配的：" + "、".join(f"“{w}”" for w in crag.missing) + "。"
+    return " Nothing in it matches " + ", ".join(f"“{w}”" for w in crag.missing) + "."
+
+
 def template_text(result: PipelineResult, scope: Scope) -> str:
     lang = result.understanding.language
     intent = result.intent.intent
@@ -143,7 +154,7 @@ def template_text(result: PipelineResult, scope: Scope) -> str:
         message = result.error["message"]
         return f"无法回答这个问题：{message}" if lang == "zh" else f"I can't answer that: {message}"
     if intent == "unsupported":
-        return scope.unsupported(lang)
+        return scope.unsupported(lang) + _missing_text(result, lang)
     if intent == "clarify":
         return scope.clarify(lang)
     if intent == "detail" and result.detail is not None:
@@ -176,7 +187,7 @@ def _scope(result: PipelineResult) -> str:
 
 
 def formats(table: ResultTable) -> list[str | None]:
-    """The display format of each column ("percent" for orders.refund_rate, "id" for keys), else None."""
+    """The display format of each column ("percent" for loans.late_rate, "id" for keys), else None."""
     return [column_format(c) for c in table.columns]
 
 
@@ -326,7 +337,7 @@ CHANGE_KEYS = ("measure", "current", "previous", "change", "change_pct", "curren
 
 def _comparison_text(agg: Any, lang: str) -> str:
     """Compared periods, one clause per measure: both values (table numbers) and the change from the
-    earlier period to the later ("GMV went from 26,982,467.69 (2023) to 81,025,800.61 (2024), +200.29%");
+    earlier period to the later ("Total fee went from 2,698.50 (2023) to 8,102.50 (2024), +200.26%");
     by group, the three largest later values of the first measure."""
     derived = getattr(agg, "derived", None) or {}
     periods, changes = derived.get("periods") or [], derived.get("changes") or []
@@ -350,7 +361,7 @@ def _comparison_text(agg: Any, lang: str) -> str:
 
 
 def _change_clause(name: str, change: dict[str, Any], lang: str, *, periods: tuple[str, str] | None = None) -> str:
-    """With the (earlier, later) ``periods``: "GMV went from A (2023) to B (2024), +200.29%"; without:
+    """With the (earlier, later) ``periods``: "Total fee went from A (2023) to B (2024), +200.26%"; without:
     "East China from A to B (+198.00%)"."""
     fmt = vocabulary().member_format(change["measure"])
     before, now = fmt_measure(change["previous"], fmt), fmt_measure(change["current"], fmt)
@@ -446,7 +457,9 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "follow_up_of": result.follow_up_of,
         "bindings": [b.to_dict() for b in getattr(retrieval, "term_bindings", [])],
         "crag_grade": getattr(getattr(retrieval, "crag", None), "grade", None),
+        "crag": _crag(retrieval),
         "retrieved": result.retrieval.get("fused", [])[:10],
+        "context": _context(result.retrieval.get("context") or retrieval),
         "cube_query": getattr(agg, "cube_query", None),
         "sql": [s for s in (getattr(agg, "sql", None), detail.sql if detail else None) if s] or None,
         "backend": getattr(agg, "backend", None),
@@ -467,6 +480,21 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
     if result.mixed is not None:  # both halves, also when joined: the table then has per-entity counts only
         prov["sections"] = result.mixed.sections
     return prov
+
+
+def _crag(retrieval: Any) -> dict[str, Any] | None:
+    """The CRAG gate's decision: grades before/after corrective retrieval, actions, missing words, passages."""
+    crag = getattr(retrieval, "crag", None)
+    return None if crag is None else asdict(crag)
+
+
+def _context(retrieval: Any) -> dict[str, Any] | None:
+    """The (RAG-Fusion) context generation used: the ids it rendered and its tokens per category."""
+    context = getattr(retrieval, "context", None)
+    if context is None:
+        return None
+    return {"included": list(context.included), "tokens": dict(context.tokens),
+            "sub_queries_fused": "fusion" in getattr(retrieval, "timings_ms", {})}
 
 
 def _plain(value: Any) -> Any:

@@ -56,7 +56,7 @@ def column_format(name: str) -> str | None:
 
 
 def title(name: str, language: str) -> str:
-    """A header: the column's label with a capital first letter ("refund rate" -> "Refund rate")."""
+    """A header: the column's label with a capital first letter ("late rate" -> "Late rate")."""
     text = label(name, language)
     return text[:1].upper() + text[1:]
 

@@ -2,7 +2,7 @@
 over the periods leading up to it (``trend_query``), and the sparkline points and change of its rows
 (``trend_of``).
 
-"GMV in East China this month" (June) becomes monthly GMV in East China from July of the year before to
+"late fees in Oxford this month" (June) becomes monthly late fees in Oxford from July of the year before to
 June; the card shows the sparkline and the change from May to June. The change is left out when the asked
 period is not over yet (a month to date against a whole month says nothing). A number over all time gets
 a monthly sparkline of its measure's time dimension and no change.

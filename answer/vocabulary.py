@@ -1,10 +1,11 @@
 """Display vocabulary of answers: member formats, types and titles from the Cube model, labels and value
-names from the glossary.
+names from the glossary, short column labels from the detail vocabulary.
 
 The glossary (``settings.glossary``, the file the semlayer ``business_term`` rows are loaded from)
 names metrics, dimensions and filter values in both languages; the Cube model says which measures are
-percents or currency, which members are times, keys or additive sums, and titles every member.
-Both are read once per path; a missing or broken file gives an empty vocabulary (raw names are shown).
+percents or currency, which members are times, keys or additive sums, and titles every member; the detail
+vocabulary file (``settings.detail_vocabulary``) may name columns by their last part (``labels``).
+Each is read once per path; a missing or broken file gives an empty vocabulary (raw names are shown).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Vocabulary:
     value_labels: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (cube, value.lower(), lang)
     types: dict[str, str] = field(default_factory=dict)  # member path -> Cube type ("sum", "time", "string")
     keys: frozenset[str] = frozenset()  # dimensions that identify rows (primary keys, ``*_id`` numbers)
+    column_labels: dict[tuple[str, str], str] = field(default_factory=dict)  # (column's last part, lang) -> label
 
     def member_format(self, column: str) -> str | None:
         return self.formats.get(column)
@@ -56,6 +58,10 @@ class Vocabulary:
     def member_label(self, column: str, language: str) -> str | None:
         return self.member_labels.get((column, language))
 
+    def column_label(self, name: str, language: str) -> str | None:
+        """The short label of a column by its last part ("name_zh", "zh" -> "地区"), when one is configured."""
+        return self.column_labels.get((name, language))
+
     def value_label(self, column: str, value: str, language: str) -> str | None:
         """The name of a dimension value in ``language`` ("regions.region_code", "south", "zh" -> "华南")."""
         cube = column.split(".", 1)[0]
@@ -66,8 +72,18 @@ def _first(names: list[str], zh: bool) -> str | None:
     return next((n for n in names if bool(_CJK.search(n)) == zh), None)
 
 
-def build(model_dir: Path | None, glossary: Path | None) -> Vocabulary:
-    vocab = Vocabulary()
+def _column_labels(detail_vocabulary: Path | None) -> dict[tuple[str, str], str]:
+    from router.detail.schema import VocabularyError, load_vocabulary
+
+    try:
+        labels = load_vocabulary(detail_vocabulary).get("labels") or {}
+        return {(str(name), str(lang)): str(text) for lang, names in labels.items() for name, text in names.items()}
+    except (VocabularyError, AttributeError):
+        return {}
+
+
+def build(model_dir: Path | None, glossary: Path | None, detail_vocabulary: Path | None = None) -> Vocabulary:
+    vocab = Vocabulary(column_labels=_column_labels(detail_vocabulary))
     titles: dict[str, str] = {}
     with contextlib.suppress(ModelError, OSError):
         model = load_model(model_dir) if model_dir else None
@@ -102,10 +118,10 @@ def build(model_dir: Path | None, glossary: Path | None) -> Vocabulary:
 
 
 @lru_cache(maxsize=4)
-def _cached(model_dir: Path | None, glossary: Path | None) -> Vocabulary:
-    return build(model_dir, glossary)
+def _cached(model_dir: Path | None, glossary: Path | None, detail_vocabulary: Path | None) -> Vocabulary:
+    return build(model_dir, glossary, detail_vocabulary)
 
 
 def vocabulary() -> Vocabulary:
     settings = get_settings()
-    return _cached(settings.model_dir, settings.glossary)
+    return _cached(settings.model_dir, settings.glossary, settings.detail_vocabulary)

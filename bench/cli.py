@@ -139,6 +139,18 @@ def schema_linking(
                              skip_latency=skip_latency))
 
 
+@app.command()
+def engines(
+    suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
+                                      help="Questions with dev/test splits (default: demo/regress/suite.yaml)."),
+) -> None:
+    """Per split: the share of questions each engine (R/V/D/G/W) contributes a context asset to, and the CRAG
+    grades and decisions, with the seed's and the calibrated thresholds (JSON lines)."""
+    from bench.engines import run
+
+    run(suite)
+
+
 @app.command("router-fast")
 def router_fast(
     suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
@@ -149,3 +161,16 @@ def router_fast(
     from bench.router_fast import run
 
     run(suite, repeat=repeat)
+
+
+@app.command("init")
+def init_bench(
+    database_url: str | None = typer.Option(None, help="PostgreSQL admin URL; the bench creates and drops a database "
+                                                       "there (default: the configured/embedded server)."),
+    keep_database: bool = typer.Option(False, help="Keep the bench database (cubesage_bench_init_*) afterwards."),
+) -> None:
+    """Time from `cubesage init` to the first answer on a fresh database holding TPC-H SF 0.1, drafted models
+    only (target under 60 s): one JSON line with the load, each init step and the first `cubesage ask`."""
+    from bench.init import run
+
+    run(database_url=database_url, keep_database=keep_database)

@@ -25,9 +25,10 @@ from cube_models.backends import BuiltinBackend, CubeBackend
 from cube_models.client import CubeClient
 from cube_models.compiler import compile_query
 from cube_models.model import load_model
-from cube_models.parity import PARITY_CASES, compare_rows, order_keys
+from cube_models.parity import compare_rows, order_keys
 from cube_models.query import CubeQuery
 from cubesage_core.settings import REPO_ROOT, Settings
+from demo.parity_cases import PARITY_CASES
 
 
 def _pct(values: list[float], q: float) -> float:

@@ -1,4 +1,4 @@
-"""End-to-end ``Cubesage.ask`` latency (in process, fast mode): startup, then warm p50/p95 per intent.
+"""End-to-end ``Cubesage.ask`` latency (in process, fast mode): startup and RSS, then warm p50/p95 per intent.
 
 Prints one JSON line per round and a summary line. Questions default to the regression suite.
 """
@@ -22,6 +22,13 @@ def _pct(values: list[float], p: float) -> float:
     return round(ordered[min(int(p * len(ordered)), len(ordered) - 1)], 1)
 
 
+def _rss_mb() -> float:
+    """This process's resident memory (the service runs in it), in MiB."""
+    import psutil
+
+    return round(psutil.Process().memory_info().rss / 2**20, 1)
+
+
 def run(suite: Path | None = None, rounds: int = 2) -> dict[str, object]:
     from answer.service import Cubesage
 
@@ -29,6 +36,7 @@ def run(suite: Path | None = None, rounds: int = 2) -> dict[str, object]:
     started = time.perf_counter()
     with Cubesage() as service:
         startup_ms = (time.perf_counter() - started) * 1000
+        rss_started = _rss_mb()
         service.ask("warm up: GMV last month", today=spec.today, mode="fast")
         by_intent: dict[str, list[float]] = {}
         for round_no in range(rounds):
@@ -43,7 +51,8 @@ def run(suite: Path | None = None, rounds: int = 2) -> dict[str, object]:
                               "p95_ms": _pct(lat, 0.95)}), flush=True)
     everything = [v for values in by_intent.values() for v in values]
     summary = {
-        "bench": "e2e", "startup_ms": round(startup_ms, 1), "asks": len(everything),
+        "bench": "e2e", "startup_ms": round(startup_ms, 1), "rss_mb_started": rss_started, "rss_mb_after": _rss_mb(),
+        "asks": len(everything),
         "p50_ms": round(statistics.median(everything), 1), "p95_ms": _pct(everything, 0.95),
         "by_intent": {k: {"p50_ms": _pct(v, 0.5), "p95_ms": _pct(v, 0.95)} for k, v in sorted(by_intent.items())},
         "targets": {"p50_ms": 150, "p95_ms": 400},

@@ -14,6 +14,7 @@ cached for every system alike); indexing throughput excludes model loading.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -178,7 +179,8 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         for name, system in systems.items():
             recalls, latencies = score(system, questions, title_of)
             common = {"bench": "multihop", "system": name, "backend": backend,
-                      "index_chunks_per_s": round(report.chunks_per_s, 1),
+                      "index_chunks_per_s": round(report.chunks_per_s, 1), "index_s": round(report.seconds, 2),
+                      "index_cpu_s": report.cpu_seconds, "load_avg_1m": load_average(),
                       "embed_ms_p50": round(statistics.median(embed_ms), 2)}
             for split, idx in halves.items():
                 row = {**common, "split": split, **split_metrics(recalls, latencies, idx)}
@@ -190,6 +192,14 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         store.close()
         if es_server is not None:
             es_server.stop()
+
+
+def load_average() -> float | None:
+    """The machine's 1-minute load average while the bench ran (a busy shared machine slows every number)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
 
 
 def _es_launcher():

@@ -73,6 +73,7 @@ class Question:
     text: str
     db_id: str
     gold: set[str]  # table keys
+    sql: str = ""
 
 
 # -- data ---------------------------------------------------------------------------------------------------
@@ -126,7 +127,7 @@ def load_set(folder: Path, limit: int | None = None) -> tuple[dict[str, list[Tab
         if not gold:
             skipped += 1
             continue
-        questions.append(Question(item["question"], db_id, {f"{db_id}.{g}" for g in gold}))
+        questions.append(Question(item["question"], db_id, {f"{db_id}.{g}" for g in gold}, sql))
     used = {q.db_id for q in questions}
     schemas = {k: v for k, v in schemas.items() if k in used}
     for db_id, tables in schemas.items():
@@ -279,6 +280,8 @@ def run(folder: Path, admin_url: str, *, limit: int | None = None, settings: Ret
     embedder = get_embedder()
     url = bench_url(admin_url, folder.name)
     load_assets(url, schemas, embedder)
+    if settings is None or settings.calibrated:
+        emit(calibrate(url, folder.name, questions, embedder))
     tables = [t for ts in schemas.values() for t in ts]
     keys = [t.key for t in tables]
     by_db = {d: [i for i, t in enumerate(tables) if t.db_id == d] for d in schemas}
@@ -315,6 +318,21 @@ def run(folder: Path, admin_url: str, *, limit: int | None = None, settings: Ret
                 emit(line)
                 lines.append(line)
     return lines
+
+
+def calibrate(url: str, data: str, questions: list[Question], embedder: Embedder) -> dict[str, Any]:
+    """Fit the retrieval thresholds on the ``dev`` half only (``fourengine.calibration``); the summary line."""
+    from fourengine.calibration import Sample, compute, save
+
+    dev = [questions[i] for i in split_indices(len(questions))["dev"]]
+    samples = [Sample(q.text, frozenset(f"table:{g}" for g in q.gold), scope=q.db_id,
+                      query_key=" ".join(q.sql.lower().split())) for q in dev]
+    with db.connection(url) as conn:
+        calibration = compute(conn, embedder, samples)
+        save(conn, calibration)
+    return {"bench": "schema-linking", "data": data, "calibration": calibration.thresholds(),
+            "fitted_on": "dev", "samples": calibration.stats.get("samples"), "kept_seed": calibration.stats.get(
+                "kept_seed")}
 
 
 def _embed_each(texts: list[str], embedder: Embedder) -> tuple[np.ndarray, list[float]]:

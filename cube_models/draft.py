@@ -32,6 +32,9 @@ SKIPPED = frozenset({"bytea", "json", "jsonb", "xml", "tsvector", "ARRAY", "USER
 # generic trailing words split off a run-together column name for its title
 _SUFFIXES = ("date", "time", "key", "id", "name", "price", "status", "priority", "comment", "type", "size",
              "number", "count", "code", "total", "amount", "quantity", "mode", "phone", "address", "value")
+# words that end in one of those but are one word ("discount" is no "dis count", "valid" no "val id")
+_WHOLE_WORDS = frozenset({"discount", "valid", "invalid", "liquid", "candidate", "mandate", "validate", "telephone",
+                          "paramount"})
 _KEY_NAME = re.compile(r"(_id|key)$", re.IGNORECASE)
 
 
@@ -120,6 +123,8 @@ def title_of(name: str, prefix: str = "") -> str:
 
 
 def _split_suffix(word: str) -> list[str]:
+    if word in _WHOLE_WORDS:
+        return [word]
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return [*_split_suffix(word[: -len(suffix)]), suffix]

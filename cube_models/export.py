@@ -137,7 +137,7 @@ def plain_sql(cube: Cube, sql: str, model: SemanticModel) -> str:
 
 
 def _formula(cube: Cube, measure: Measure, model: SemanticModel) -> str:
-    """A readable formula: ``sum(order_items.amount)``; number measures keep their expression."""
+    """A readable formula: ``sum(loans.fee)``; number measures keep their expression."""
     inner = plain_sql(cube, measure.sql, model) if measure.sql else "*"
     if measure.type == "number":
         return inner

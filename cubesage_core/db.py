@@ -88,8 +88,19 @@ def apply_schema(url: str, schemas: Sequence[str] | None = None) -> None:
                 conn.execute(path.read_text())
             grant_reader(conn, schemas)
             grant_api(conn, schemas)
+        except psycopg.errors.InsufficientPrivilege as err:
+            raise DatabaseSetupError(_privilege_message(err)) from err
         finally:
             conn.execute("SELECT pg_advisory_unlock(4242)")
+
+
+def _privilege_message(err: psycopg.Error) -> str:
+    """What the setup role lacks, and which role can run setup instead."""
+    detail = err.diag.message_detail
+    return (f"setup lacks a privilege: {err.diag.message_primary or err}{f' ({detail})' if detail else ''}. "
+            f"Run it with a superuser's URL, or as a role with CREATEROLE that owns the warehouse schemas and "
+            f"holds {READER_ROLE} and {API_ROLE} WITH ADMIN OPTION (roles are shared by every database of a "
+            "server)")
 
 
 def create_extensions(conn: Executor) -> None:

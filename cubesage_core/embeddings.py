@@ -9,9 +9,11 @@ Vectors are L2-normalised float32, so cosine similarity is a dot product.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
@@ -36,11 +38,16 @@ class UseEmbedder(Embedder):
     """USE multilingual v3, loaded lazily once per process; thread-safe, with a small query cache.
 
     ``threads`` BLAS threads per encode: one, because idle OpenBLAS workers spin and steal the
-    CPU of concurrent requests (see :mod:`cubesage_core.blas`).
+    CPU of concurrent requests (see :mod:`cubesage_core.blas`). A batch of at least ``SPLIT_AT`` texts
+    (indexing, calibration) is encoded in ``workers`` slices at once, one Python thread each: the
+    encoder's matrix products release the GIL, so an indexing run uses every core, not one.
     """
 
-    def __init__(self, threads: int = 1) -> None:
+    SPLIT_AT = 64
+
+    def __init__(self, threads: int = 1, workers: int | None = None) -> None:
         self._threads = threads
+        self._workers = workers or min(os.cpu_count() or 1, 4)
         self._model = None
         self._lock = threading.Lock()
 
@@ -59,9 +66,16 @@ class UseEmbedder(Embedder):
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         model = self._get()
+        batch = [t or " " for t in texts]
         with self._lock:
-            out = np.asarray(model.encode([t or " " for t in texts]), dtype=np.float32)
-        return _normalise(out)
+            if len(batch) < self.SPLIT_AT or self._workers < 2:
+                return _normalise(np.asarray(model.encode(batch), dtype=np.float32))
+            step = -(-len(batch) // self._workers)
+            slices = [batch[i : i + step] for i in range(0, len(batch), step)]
+            with ThreadPoolExecutor(len(slices) - 1, thread_name_prefix="use-encode") as pool:
+                rest = [pool.submit(model.encode, part) for part in slices[1:]]
+                parts = [model.encode(slices[0]), *(f.result() for f in rest)]
+        return _normalise(np.concatenate([np.asarray(p, dtype=np.float32) for p in parts]))
 
     def embed_one(self, text: str) -> np.ndarray:
         return _cached_use(self, text)

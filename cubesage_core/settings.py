@@ -214,14 +214,15 @@ class Settings(BaseSettings):
             value = getattr(self, name)
             if isinstance(value, SecretStr):
                 secret = value.get_secret_value()
-                value = _mask_url(secret) if "://" in secret else "********"
+                value = mask_url(secret) if "://" in secret else "********"
             elif isinstance(value, Path | date):
                 value = str(value)
             out[name] = value
         return out
 
 
-def _mask_url(url: str) -> str:
+def mask_url(url: str) -> str:
+    """``url`` with its password (if any) replaced by asterisks."""
     from urllib.parse import urlsplit, urlunsplit
 
     parts = urlsplit(url)

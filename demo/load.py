@@ -218,3 +218,10 @@ def load(url: str, schema: str = SCHEMA, scale: float = 1.0, demo_dir: Path | No
                 progress(table.name, len(table.rows))
         conn.execute((demo_dir / "warehouse_indexes.sql").read_text())
     return counts
+
+
+def loaded(url: str) -> bool:
+    """Whether the demo's orders are in the database (``cubesage demo run`` keeps them)."""
+    with connection(url) as conn:
+        exists = conn.execute(f"SELECT to_regclass('{SCHEMA}.fact_order') IS NOT NULL").fetchone()[0]
+        return bool(exists) and conn.execute(f"SELECT EXISTS (SELECT 1 FROM {SCHEMA}.fact_order)").fetchone()[0]

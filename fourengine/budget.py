@@ -36,6 +36,7 @@ class _Item:
     text: str
     tokens: int
     priority: tuple[float, ...]
+    ref: str | None = None  # the asset id (or "few_shot:<id>") the line renders
 
 
 def _asset_line(r: RankedAsset) -> str:
@@ -52,8 +53,8 @@ def _items(
 ) -> dict[str, list[_Item]]:
     cats: dict[str, list[_Item]] = {c: [] for c in HEADINGS}
 
-    def add(cat: str, text: str, priority: tuple[float, ...]) -> None:
-        cats[cat].append(_Item(text, count_tokens(text) + 1, priority))
+    def add(cat: str, text: str, priority: tuple[float, ...], ref: str | None = None) -> None:
+        cats[cat].append(_Item(text, count_tokens(text) + 1, priority, ref))
 
     for b in bindings:
         value = f" = {b.filter_value!r}" if b.filter_value else ""
@@ -65,13 +66,14 @@ def _items(
             continue
         if r.score < 0 and not r.bound and r.asset.asset_id not in planned:
             continue  # tail filled in from the join graph only to complete the ranking
-        add(cat, _asset_line(r), (2 if r.bound else 1 if r.asset.certified else 0, r.score))
+        add(cat, _asset_line(r), (2 if r.bound else 1 if r.asset.certified else 0, r.score), r.asset.asset_id)
     for e in plan.edges:
         add("join_rules", f"- {e.left} -> {e.right} ON {e.on_sql} ({e.relationship}, fan-out {e.fanout_risk})",
             (2, 1.0))
     for shot in few_shots[:n_shots]:
         query = json.dumps(shot.cube_query, ensure_ascii=False) if shot.cube_query else shot.sql or ""
-        add("few_shots", f"Q: {shot.question}\nA: {query}", (1 if shot.cache_hit else 0, shot.similarity))
+        add("few_shots", f"Q: {shot.question}\nA: {query}", (1 if shot.cache_hit else 0, shot.similarity),
+            f"few_shot:{shot.id}")
     for items in cats.values():
         items.sort(key=lambda i: tuple(-p for p in i.priority))
     return cats
@@ -110,13 +112,14 @@ def build_context(
     headers = {c: count_tokens(HEADINGS[c]) + 1 for c in HEADINGS}
     need = {c: (sum(i.tokens for i in items) + headers[c]) if items else 0 for c, items in cats.items()}
     alloc = _allocate(settings.token_budget, shares, need)
-    sections, used, dropped = [], {}, {}
+    sections, used, dropped, included = [], {}, {}, []
     for cat, items in cats.items():
         room = alloc[cat] - headers[cat]
         kept = []
         for item in items:
             if item.tokens <= room:
                 kept.append(item.text)
+                included += [item.ref] if item.ref else []
                 room -= item.tokens
         dropped[cat] = len(items) - len(kept)
         if kept:
@@ -126,4 +129,4 @@ def build_context(
         else:
             used[cat] = 0
     return ContextBlock(text="\n\n".join(sections), budget=settings.token_budget, tokens=used, allocated=alloc,
-                        dropped=dropped)
+                        dropped=dropped, included=included)

@@ -3,8 +3,8 @@
 File format (see demo/few_shots.yaml)::
 
     examples:
-      - question: GMV by region this quarter
-        cube_query: {measures: [order_items.gmv], dimensions: [regions.name_en], ...}
+      - question: late fees by branch this quarter
+        cube_query: {measures: [loans.fee_sum], dimensions: [branches.branch_name], ...}
         sql: optional SQL
         approved: true        # default for a curated file
 

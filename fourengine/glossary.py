@@ -4,10 +4,10 @@
 File format (see demo/glossary.yaml)::
 
     terms:
-      - {id: gmv, term: GMV, language: en, synonyms: [成交总额], definition: ..., maps_to: metric:order_items.gmv}
-      - {id: region_east, term: 华东, maps_to: dimension:regions.region_code, filter_value: east}
+      - {id: fines, term: late fees, language: en, synonyms: [罚金], definition: ..., maps_to: metric:loans.fee_sum}
+      - {id: north, term: 北区, maps_to: dimension:branches.area, filter_value: north}
     business_rules:
-      - {id: gmv_completed_only, title: ..., text: ..., applies_to: [metric:order_items.gmv]}
+      - {id: fines_returned_only, title: ..., text: ..., applies_to: [metric:loans.fee_sum]}
 """
 
 from __future__ import annotations

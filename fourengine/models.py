@@ -154,10 +154,20 @@ class CragResult:
     top_score: float
     bindings: int
     actions: list[str] = field(default_factory=list)
-    grade_after: str | None = None
+    grade_after: str | None = None  # the grade after corrective retrieval (low grades only)
+    # use | rerank_then_use | corrected (low, then better) | insufficient (still low: an aggregate is refused)
+    decision: str = ""
+    missing: list[str] = field(default_factory=list)  # question words nothing matched (the LLM's: what it lacks)
+    passages: list[dict[str, Any]] = field(default_factory=list)  # wiki passages corrective retrieval used
+    thresholds: dict[str, float] = field(default_factory=dict)  # the V/D/CRAG thresholds in force
+    calibration: str = "seed"  # calibrated | seed (no calibration stored) | stale (fitted for another embedder)
     rule_grade: str | None = None  # the seed's rule, when the LLM graded the context (``grade`` is the LLM's)
     mode: str = "rule"  # rule | llm | fast (<why the LLM did not grade>)
-    missing: list[str] = field(default_factory=list)  # what the LLM said the context lacks
+
+    @property
+    def final(self) -> str:
+        """The grade generation sees: after corrective retrieval when it ran."""
+        return self.grade_after or self.grade
 
 
 @dataclass
@@ -169,6 +179,7 @@ class ContextBlock:
     tokens: dict[str, int]
     allocated: dict[str, int]
     dropped: dict[str, int]
+    included: list[str] = field(default_factory=list)  # asset ids (and few_shot:<id>) rendered in ``text``
 
 
 @dataclass

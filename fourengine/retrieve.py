@@ -11,7 +11,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -22,7 +22,9 @@ from cubesage_core.db import aread, async_pool
 from cubesage_core.embeddings import DIM, Embedder, get_embedder
 from fourengine.bindings import build_bindings
 from fourengine.budget import build_context
-from fourengine.crag import assess, grade
+from fourengine.calibration import Calibration, fingerprint
+from fourengine.calibration import load_async as load_calibration
+from fourengine.crag import assess, conclude, missing_terms, rewrite
 from fourengine.crag_llm import llm_grade
 from fourengine.engines._rows import ASSET_COLUMNS, asset_from
 from fourengine.engines.fewshot import similar_examples
@@ -43,15 +45,17 @@ from fourengine.models import (
     VectorHit,
     table_of,
 )
-from fourengine.rerank import RerankContext, Reranker, RuleReranker
+from fourengine.passages import Passage, PassageSource, table_assets
+from fourengine.rerank import ModelReranker, RerankContext, Reranker, RuleReranker
 from fourengine.settings import RetrievalSettings
-from fourengine.terms import default_search_terms, normalise
+from fourengine.terms import STOPWORDS, default_search_terms, normalise
 
 T = TypeVar("T")
 MAX_TERMINALS = 4
 MAX_SEARCH_TERMS = 256
 RULE_BELOW_BOUND = 0.05  # a rule pulled in by a binding ranks just below the bound asset it applies to
 TERMINAL_RATIO = 0.8
+CORRECTIVE_PASSAGES = 5
 
 
 class RetrievalError(RuntimeError):
@@ -69,25 +73,30 @@ class _Catalog:
         self.graph = GraphCache(ttl_s)
         self.ttl_s = ttl_s
         self._assets: dict[str, Asset] | None = None
+        self._calibration: Calibration | None = None
         self._loaded_at = 0.0
 
     def invalidate(self) -> None:
         self._assets = None
         self.graph.invalidate()
 
-    async def get(self, pool: AsyncConnectionPool) -> tuple[dict[str, Asset], list[Asset], JoinGraph]:
-        """(tables by id, business rules, join graph); retried once when the server dropped the connection."""
+    async def get(self, pool: AsyncConnectionPool) -> tuple[dict[str, Asset], list[Asset], JoinGraph,
+                                                             Calibration | None]:
+        """(tables by id, business rules, join graph, stored calibration); retried once when the server
+        dropped the connection."""
         return await aread(pool, self._get_on)
 
-    async def _get_on(self, conn: psycopg.AsyncConnection) -> tuple[dict[str, Asset], list[Asset], JoinGraph]:
+    async def _get_on(self, conn: psycopg.AsyncConnection) -> tuple[dict[str, Asset], list[Asset], JoinGraph,
+                                                                     Calibration | None]:
         if self._assets is None or time.monotonic() - self._loaded_at > self.ttl_s:
             cur = await conn.execute(
                 f"SELECT {ASSET_COLUMNS} FROM semlayer.asset a WHERE a.asset_type IN ('table', 'business_rule')")
             self._assets = {row[0]: asset_from(row) for row in await cur.fetchall()}
+            self._calibration = await load_calibration(conn)
             self._loaded_at = time.monotonic()
         tables = {k: a for k, a in self._assets.items() if a.asset_type == "table"}
         rules = [a for a in self._assets.values() if a.asset_type == "business_rule"]
-        return tables, rules, await self.graph.get(conn)
+        return tables, rules, await self.graph.get(conn), self._calibration
 
 
 async def _timed(timings: dict[str, float], name: str, work: Awaitable[T]) -> T:
@@ -103,9 +112,10 @@ class Retriever:
 
     def __init__(
         self, pool_or_url: AsyncConnectionPool | str, settings: RetrievalSettings | None = None, *,
-        embedder: Embedder | None = None, reranker: Reranker | None = None,
+        embedder: Embedder | None = None, reranker: Reranker | None = None, passages: PassageSource | None = None,
     ) -> None:
         self.settings = settings or RetrievalSettings()
+        self.passages = passages
         self._own_pool = isinstance(pool_or_url, str)
         self.pool = async_pool(pool_or_url, min_size=3, max_size=8) if isinstance(pool_or_url, str) else pool_or_url
         self._opened = False
@@ -163,9 +173,9 @@ class Retriever:
 
     async def _r_and_v(
         self, timings: dict[str, float], suffix: str, terms: list[str], question: str, vec: np.ndarray,
-        trigram: float, top_k: int, scope: str | None, with_d: bool,
+        trigram: float, top_k: int, scope: str | None, with_d: bool, settings: RetrievalSettings,
     ) -> tuple[list[TermHit], list[VectorHit], list[FewShot]]:
-        s = self.settings
+        s = settings
         jobs: list[Awaitable[Any]] = [
             _timed(timings, f"R{suffix}", self._engine(match_terms, terms, question, trigram_threshold=trigram,
                                                        scope=scope)),
@@ -178,6 +188,48 @@ class Retriever:
                 limit=s.few_shot_limit)))
         results = await asyncio.gather(*jobs)
         return results[0], results[1], results[2] if with_d else []
+
+    def _settings_for(self, calibration: Calibration | None) -> tuple[RetrievalSettings, str]:
+        """The settings in force: the calibrated thresholds when they were fitted for this embedder."""
+        if not self.settings.calibrated or calibration is None:
+            return self.settings, "seed"
+        if calibration.fingerprint != fingerprint(self.embedder or get_embedder()):
+            return self.settings, "stale"
+        return calibration.apply(self.settings), "calibrated"
+
+    async def _corrective(
+        self, timings: dict[str, float], found: _Found, question: str, terms: list[str], vec: np.ndarray,
+        scope: str | None, s: RetrievalSettings, tables: dict[str, Asset],
+    ) -> None:
+        """Low grade: rewrite the query with the names of the terms it matched, search V wider (lower threshold,
+        top_k x factor) and R fuzzier, and ask the wiki passages which tables the question is about."""
+        crag = found.crag
+        threshold = s.threshold * s.corrective_threshold_factor
+        top_k = s.top_k * s.corrective_top_k_factor
+        trigram = max(s.trigram_threshold - 0.2, 0.3)
+        rewritten = rewrite(question, found.r_hits)
+        vec2 = vec if rewritten == question else (self.embedder or get_embedder()).embed_one(rewritten)
+        wiki = (asyncio.create_task(asyncio.to_thread(self.passages.passages, question, CORRECTIVE_PASSAGES))
+                if self.passages else None)
+        r_more, v_more, _ = await self._r_and_v(
+            timings, "_corrective", terms, rewritten, np.asarray(vec2, dtype=np.float32), trigram, top_k, scope,
+            with_d=False, settings=s)
+        wiki_found = await _timed(timings, "W", wiki) if wiki is not None else []
+        found.r_hits = _dedupe_hits(found.r_hits + r_more)
+        found.v_all = found.v_all + v_more
+        found.v_hits = [h for h in v_more if h.score >= threshold]
+        found.bindings = build_bindings(found.r_hits, found.v_hits, s.binding_vector_threshold)
+        found.passages = table_assets(wiki_found, tables) if scope is None else []
+        found.corrected = True
+        crag.actions = ([f"rewrite:{rewritten}"] if rewritten != question else []) + [
+            f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}", f"fuzzy_terms:{trigram:.2f}",
+            f"wiki_passages:{len(found.passages)}", f"supplement_by_bindings:{len(found.bindings)}"]
+        words = [t for t in terms if t not in STOPWORDS]
+        crag.passages = [{"table": a.asset_id, "title": p.title, "score": round(p.score, 4), "ref": p.ref,
+                          "shares_words": p.shares_words(words)} for p, a in found.passages]
+        top_after = max((h.score for h in v_more), default=0.0)
+        named = {a.asset_id for p, a in found.passages if p.shares_words(words)}
+        conclude(crag, top_after, len(found.bindings) + len(named), s, missing_terms(terms, found.r_hits, question))
 
     # -- main -----------------------------------------------------------------------
     async def retrieve(
@@ -221,65 +273,54 @@ class Retriever:
         terms = [normalise(t) for t in (search_terms if search_terms is not None else default_search_terms(question))]
         terms = [t for t in dict.fromkeys(terms) if t][:MAX_SEARCH_TERMS]
         engines_started = time.perf_counter()
-        found = await self._engines(timings, terms, question, vec, scope)
+
+        tables, rules, graph, calibration = await self.catalog.get(self.pool)
+        s, calibration_state = self._settings_for(calibration)
+        r_hits, v_all, few_shots = await self._r_and_v(
+            timings, "", terms, question, vec, s.trigram_threshold, s.top_k, scope, with_d=True,
+            settings=s)
+        top_score = max((h.score for h in v_all), default=0.0)
+        v_hits = [h for h in v_all if h.score >= s.threshold]
+        bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
+        found = _Found(r_hits, v_all, v_hits, few_shots, bindings, assess(top_score, len(bindings), s))
+        found.crag.calibration = calibration_state
         if found.crag.grade == "low":
-            await self._correct(timings, found, terms, question, vec, scope)
+            await self._corrective(timings, found, question, terms, vec, scope, s, tables)
         timings["R+V+D"] = (time.perf_counter() - engines_started) * 1000
-        ranked, plan, context = await self._assemble(timings, question, terms, found, complexity, scope)
+        catalog = (tables, rules, graph)
+        assembled = self._assemble(timings, question, terms, found, complexity, scope, s, catalog)
         if grade_with_llm:
-            ranked, plan, context = await self._grade_by_llm(timings, question, terms, vec, found, complexity, scope,
-                                                             (ranked, plan, context))
+            assembled = await self._grade_by_llm(timings, question, terms, vec, found, complexity, scope, s, catalog,
+                                                 assembled)
+        ranked, plan, context = assembled
         timings["retrieval"] = (time.perf_counter() - engines_started) * 1000
         timings["total"] = (time.perf_counter() - started) * 1000
         return RetrievalResult(question, terms, ranked, found.bindings, found.few_shots, plan, found.crag, context,
                                timings)
 
-    async def _engines(self, timings: dict[str, float], terms: list[str], question: str, vec: np.ndarray,
-                       scope: str | None) -> _Found:
-        """R, V and D concurrently, term bindings and the rule grade."""
-        s = self.settings
-        r_hits, v_all, few_shots = await self._r_and_v(
-            timings, "", terms, question, vec, s.trigram_threshold, s.top_k, scope, with_d=True)
-        top_score = max((h.score for h in v_all), default=0.0)
-        v_hits = [h for h in v_all if h.score >= s.threshold]
-        bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
-        return _Found(r_hits, v_all, v_hits, few_shots, bindings, assess(top_score, len(bindings), s), top_score)
-
-    async def _correct(self, timings: dict[str, float], found: _Found, terms: list[str], question: str,
-                       vec: np.ndarray, scope: str | None) -> None:
-        """Corrective retrieval: lower threshold, larger top_k, fuzzier terms, bindings supplemented."""
-        s = self.settings
-        threshold = max(s.threshold - s.corrective_threshold_drop, 0.0)
-        top_k = s.top_k * s.corrective_top_k_factor
-        trigram = max(s.trigram_threshold - 0.2, 0.3)
-        r_more, v_more, _ = await self._r_and_v(
-            timings, "_corrective", terms, question, vec, trigram, top_k, scope, with_d=False)
-        found.r_hits = _dedupe_hits(found.r_hits + r_more)
-        found.v_all = found.v_all + v_more
-        found.v_hits = [h for h in v_more if h.score >= threshold]
-        found.bindings = build_bindings(found.r_hits, found.v_hits, s.binding_vector_threshold)
-        found.crag.actions = [f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}", f"fuzzy_terms:{trigram:.2f}",
-                              f"supplement_by_bindings:{len(found.bindings)}"]
-        found.crag.grade_after = grade(found.top_score, len(found.bindings), s)
-        found.corrected = True
-
-    async def _assemble(self, timings: dict[str, float], question: str, terms: list[str], found: _Found,
-                        complexity: str, scope: str | None) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
-        """Engine G (join plan), the reranker and the token budget."""
-        s = self.settings
+    def _assemble(self, timings: dict[str, float], question: str, terms: list[str], found: _Found, complexity: str,
+                  scope: str | None, s: RetrievalSettings, catalog: tuple[dict[str, Asset], list[Asset], JoinGraph],
+                  ) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
+        """Engine G (join plan), the reranker and the token budget over what the engines found."""
+        tables, rules, graph = catalog
         t = time.perf_counter()
-        tables, rules, graph = await self.catalog.get(self.pool)
         if scope is not None:
             tables = {k: a for k, a in tables.items() if a.meta.get("namespace") == scope}
         similarity = {h.asset.asset_id: h.score for h in sorted(found.v_all, key=lambda h: h.score)}
         ctx = RerankContext(question, terms, {}, found.bindings, JoinPlan(), s, tables, similarity)
         _merge(ctx, found.r_hits, found.v_hits)
+        _merge_passages(ctx, found.passages, s.threshold)
         _bound_rules(ctx, rules, s.bound_score - RULE_BELOW_BOUND)
         plan = _plan_joins(ctx, graph, found.bindings, found.few_shots, s.graph_depth)
         ctx.join_plan = plan
         timings["G"] = timings.get("G", 0.0) + (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        ranked = self.reranker.rerank(ctx)
+        reranker = self.reranker
+        if found.crag.grade == "high" and isinstance(reranker, ModelReranker):  # a high grade skips the model
+            reranker = reranker.base
+            if "skip:model_rerank" not in found.crag.actions:
+                found.crag.actions.append("skip:model_rerank")
+        ranked = reranker.rerank(ctx)
         timings["rerank"] = timings.get("rerank", 0.0) + (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         context = build_context(ranked, found.bindings, found.few_shots, plan, s, complexity)
@@ -287,7 +328,8 @@ class Retriever:
         return ranked, plan, context
 
     async def _grade_by_llm(self, timings: dict[str, float], question: str, terms: list[str], vec: np.ndarray,
-                            found: _Found, complexity: str, scope: str | None,
+                            found: _Found, complexity: str, scope: str | None, s: RetrievalSettings,
+                            catalog: tuple[dict[str, Asset], list[Asset], JoinGraph],
                             assembled: tuple[list[RankedAsset], JoinPlan, ContextBlock],
                             ) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
         """The LLM grades the budgeted context (CRAG before generation); low: corrective retrieval with what it
@@ -301,9 +343,9 @@ class Retriever:
         if verdict.grade != "low" or found.corrected:
             return assembled
         more = [normalise(m) for m in verdict.missing]
-        await self._correct(timings, found, list(dict.fromkeys([*terms, *(m for m in more if m)])), question, vec,
-                            scope)
-        return await self._assemble(timings, question, terms, found, complexity, scope)
+        await self._corrective(timings, found, question, list(dict.fromkeys([*terms, *(m for m in more if m)])),
+                               vec, scope, s, catalog[0])
+        return self._assemble(timings, question, terms, found, complexity, scope, s, catalog)
 
 
 @dataclass
@@ -316,7 +358,7 @@ class _Found:
     few_shots: list[FewShot]
     bindings: list[TermBinding]
     crag: CragResult
-    top_score: float
+    passages: list[tuple[Passage, Asset]] = field(default_factory=list)
     corrected: bool = False
 
 
@@ -341,6 +383,17 @@ def _merge(ctx: RerankContext, r_hits: list[TermHit], v_hits: list[VectorHit]) -
         key = R_PREFIX + hit.matched
         ranked.features[key] = max(ranked.features.get(key, 0.0), hit.score / hit.ambiguity)
         ranked.reasons.append(f"term {hit.canonical_term!r} {hit.match} match of {hit.matched!r}")
+
+
+def _merge_passages(ctx: RerankContext, passages: list[tuple[Passage, Asset]], admit: float) -> None:
+    """Tables the wiki passages are about join the candidates, scored up to the V admission level."""
+    best = max((p.score for p, _ in passages), default=0.0)
+    for passage, asset in passages:
+        score = admit * (passage.score / best if best > 0 else 1.0)
+        ranked = ctx.add(asset, "W", score)
+        ranked.features["v"] = max(ranked.features.get("v", 0.0), score)
+        ranked.score = max(ranked.score, score)
+        ranked.reasons.append(f"wiki passage {passage.title!r}")
 
 
 def _bound_rules(ctx: RerankContext, rules: list[Asset], score: float) -> None:

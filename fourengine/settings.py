@@ -36,10 +36,12 @@ class RetrievalSettings:
     parent_table_boost: float = 0.25
     unbound_table_penalty: float = 0.10
     certified_boost: float = 0.05
+    # thresholds of V, D and CRAG fitted to the embedder (fourengine.calibration) replace the seed's when stored
+    calibrated: bool = True
     # CRAG
     crag_high: float = 0.8
     crag_low: float = 0.65
-    corrective_threshold_drop: float = 0.25
+    corrective_threshold_factor: float = 0.6  # the corrective pass admits V hits above threshold x factor
     corrective_top_k_factor: int = 3
     # token budget
     token_budget: int = 4000

@@ -7,6 +7,7 @@ Tests pass small fakes with the same call shapes.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -14,7 +15,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from fourengine.passages import Passage
 from router.detail.entities import EntityMatch
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -63,10 +67,11 @@ def load_components(settings: Any, url: str) -> Components:
     from cubesage_core.db import connect
     from cubesage_core.embeddings import get_embedder
     from cubesage_core.llm import wants_llm
+    from fourengine.fusion import fuse
     from fourengine.model_terms import sync_model_terms
     from fourengine.retrieve import Retriever
     from fourengine.store import read_terms
-    from router.aggregate import AggregateContext, AggregateError, Binding, OutOfModelError, run_aggregate
+    from router.aggregate import AggregateError, Binding, OutOfModelError, run_aggregate
     from router.aggregate.context import member_path
     from router.aggregate.drill import drill_query
     from router.aggregate.entities import entity_filters
@@ -86,8 +91,9 @@ def load_components(settings: Any, url: str) -> Components:
     from sag_index.recall import SagRecall
 
     sag = SagRecall(url, get_store(settings, url), settings)
-    retriever = Retriever(url)
     embedder = get_embedder(settings.embedding_backend)
+    _calibrate(url, embedder)
+    retriever = Retriever(url, embedder=embedder, passages=WikiPassages(sag))
     workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cubesage-retrieve")
 
     def semantic_layer() -> _Semantic:
@@ -114,7 +120,9 @@ def load_components(settings: Any, url: str) -> Components:
                                        grade_with_llm=settings.llm_crag_grade and wants_llm())
         by_sub = {text: future.result() for text, future in pending.items()}
         fused = rrf_fuse([[a.asset.asset_id for a in r.assets] for r in [main, *by_sub.values()]])
-        return {"result": main, "by_sub": by_sub}, [{"id": i, "score": round(s, 5)} for i, s in fused]
+        context = fuse(main, list(by_sub.values()), retriever.settings)  # what generation and provenance see
+        return ({"result": main, "by_sub": by_sub, "context": context},
+                [{"id": i, "score": round(s, 5)} for i, s in fused])
 
     def read(understanding: Any, entities: list[EntityMatch]) -> Any:
         current = semantic
@@ -134,11 +142,13 @@ def load_components(settings: Any, url: str) -> Components:
         if reading.intent is None and (reading.mentions or reading.unhonoured):
             raise OutOfModelError(verdict.refusal or "no measure of the model is named: "
                                   + _measures_hint(current.model))
+        if reading.unhonoured and reading.intent is not None:  # "top 3 ... by <nothing the model has>"
+            raise OutOfModelError(verdict.refusal or "the question could not be read against the model")
         if reading.intent != "aggregate":
             return None
         if not verdict.answers:
             raise OutOfModelError(verdict.refusal or "the question could not be read against the model")
-        context = AggregateContext.of(retrieval["result"])
+        context = _generation_context(retrieval, use_llm)
         context.bindings = [Binding(f"parse:{m}", m, "metric", f"metric:{m}") for m in reading.measures]
         return run_aggregate(understanding, context, current.model, current.backend, today=today,
                              use_llm=use_llm, parsed=aggregate_draft(reading, understanding, current.model))
@@ -148,7 +158,7 @@ def load_components(settings: Any, url: str) -> Components:
         current = semantic  # one consistent (model, backend) pair for the whole question
         if follow_up is None and (done := parsed_aggregate(current, understanding, retrieval, today, use_llm)):
             return done
-        context = AggregateContext.of(retrieval["result"])
+        context = _generation_context(retrieval, use_llm)
         if not any(b.mapped_asset_type == "metric" for b in context.bindings) and (
                 named := name_binding(current.model, understanding.normalized)):
             context.bindings.append(named)  # a measure the question names in other words
@@ -215,6 +225,47 @@ def load_components(settings: Any, url: str) -> Components:
         close=close, refresh=refresh, value_index=lambda: semantic.values, drill=drill, parse=read,
         listing=listing, load=load, model=lambda: semantic.model,
     )
+
+
+class WikiPassages:
+    """The SAG wiki search as fourengine's passage source (corrective retrieval of a low CRAG grade)."""
+
+    def __init__(self, sag: Any) -> None:
+        self.sag = sag
+
+    def passages(self, question: str, limit: int) -> list[Passage]:
+        events = self.sag.search(question).events
+        return [Passage(str(table), float(e.score), e.title, e.event_id, e.content)
+                for e in events[:limit] for table in e.meta.get("tables", [])]
+
+
+def _calibrate(url: str, embedder: Any) -> None:
+    """Fit the retrieval thresholds to the embedder when none are stored, or they were fitted for another
+    embedder or index (``fourengine.calibration``); a database that refuses the write keeps what it has."""
+    import psycopg
+
+    from cubesage_core.db import connect
+    from fourengine.calibration import ensure
+
+    try:
+        with connect(url) as conn:
+            ensure(conn, embedder)
+    except psycopg.Error as err:
+        log.warning("retrieval calibration not updated: %s", err)
+
+
+def _generation_context(retrieval: dict[str, Any], use_llm: bool | None) -> Any:
+    """The aggregate path's retrieval context: the main question's bindings; in LLM mode the assets, few-shots
+    and rendered context of the fused retrieval (RAG-Fusion over the sub-queries) feed the prompt."""
+    from cubesage_core.llm import get_lm
+    from router.aggregate import AggregateContext
+
+    context = AggregateContext.of(retrieval["result"])
+    fused = retrieval.get("context")
+    if fused is not None and use_llm is not False and get_lm() is not None:
+        wide = AggregateContext.of(fused)
+        context.assets, context.few_shots, context.context_text = wide.assets, wide.few_shots, wide.context_text
+    return context
 
 
 def _measures_hint(model: Any) -> str:

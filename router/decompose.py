@@ -39,8 +39,10 @@ _COORD_EN = re.compile(
     r"(?P<a>[A-Z][\w\-]*(?: [A-Z0-9][\w\-]*){0,3}|[\u4e00-\u9fff]{2,8}|[a-z][\w\-]*)"
     r"\s*(?:,\s*)?\s+(?:and|vs\.?|versus|or)\s+"
     r"(?P<b>[A-Z][\w\-]*(?: [A-Z0-9][\w\-]*){0,3}|[\u4e00-\u9fff]{2,8}|[a-z][\w\-]*)")
+# the second member ends before 的, a stop, a comparison word, a place suffix or a switch from Chinese to Latin
 _COORD_ZH = re.compile(r"(?P<a>[\u4e00-\u9fffA-Za-z0-9]{2,8}?)\s*(?:和|与|跟|、|及|vs\.?|VS)\s*"
-                       r"(?P<b>[\u4e00-\u9fffA-Za-z0-9]{2,8}?)(?=的|[\s,.?]|地区|$|对比|比较|相比|GMV|销售|订单)")
+                       r"(?P<b>[\u4e00-\u9fffA-Za-z0-9]{2,8}?)"
+                       r"(?=的|[\s,.?]|地区|$|对比|比较|相比|(?<=[\u4e00-\u9fff])[A-Za-z])")
 
 
 @dataclass

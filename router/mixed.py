@@ -11,18 +11,24 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from router.detail.schema import DetailCatalog
 from router.tables import ResultTable
 
-# aggregate dimension name endings -> detail column carrying the same entity
-ENTITY_KEYS: tuple[tuple[str, str, str], ...] = (
-    ("product_name", "product_name", "product"),
-    ("customer_name", "customer_name", "customer"),
-    ("name_en", "name_en", "region"),
-    ("name_zh", "name_zh", "region"),
-    ("product_id", "product_id", "product"),
-    ("customer_id", "customer_id", "customer"),
-)
-SUMMARY_COLUMNS = ("reason", "method", "status", "channel", "segment", "category")
+
+@dataclass(frozen=True)
+class JoinColumns:
+    """What joins an aggregate to detail rows (``join_columns`` reads them from the detail catalog): columns
+    that name a row of an entity table (labels, then keys), and columns whose few values summarise rows."""
+
+    entity: tuple[str, ...] = ()
+    summary: tuple[str, ...] = ()
+
+
+def join_columns(catalog: DetailCatalog) -> JoinColumns:
+    """The entity tables' name columns and keys; the columns the catalog knows values of (model order)."""
+    names = [c for spec in catalog.entity_tables for c in spec.name_columns]
+    keys = [spec.key for spec in catalog.entity_tables]
+    return JoinColumns(tuple(dict.fromkeys([*names, *keys])), tuple(dict.fromkeys(w.column for w in catalog.values)))
 
 
 @dataclass
@@ -32,27 +38,23 @@ class MixedResult:
     sections: list[dict[str, Any]] = field(default_factory=list)
 
 
-def entity_key(aggregate: ResultTable) -> tuple[str, str, str] | None:
-    """(aggregate column, detail column, entity type) of the first entity dimension in the aggregate."""
-    for column in aggregate.columns:
-        for suffix, detail_column, etype in ENTITY_KEYS:
-            if column == suffix or column.endswith("." + suffix):
-                return column, detail_column, etype
-    return None
+def entity_key(aggregate: ResultTable, entity_columns: tuple[str, ...]) -> str | None:
+    """The first aggregate column that names an entity row (its last part is one of ``entity_columns``)."""
+    return next((c for c in aggregate.columns if c.rsplit(".", 1)[-1] in entity_columns), None)
 
 
-def join_results(aggregate: ResultTable, detail: ResultTable, *, language: str = "en",
+def join_results(aggregate: ResultTable, detail: ResultTable, columns: JoinColumns, *, language: str = "en",
                  covered_rows: int | None = None) -> MixedResult:
     """Summarise ``detail`` per entity key and join it onto ``aggregate`` (left join, order kept).
 
     Only the first ``covered_rows`` aggregate rows had their detail looked up; later rows get empty cells.
     """
     sections = [{"kind": "aggregate", **aggregate.to_dict()}, {"kind": "detail", **detail.to_dict()}]
-    key = entity_key(aggregate)
-    if key is None or key[1] not in detail.columns:
+    agg_col = entity_key(aggregate, columns.entity)
+    det_col = agg_col.rsplit(".", 1)[-1] if agg_col else None
+    if agg_col is None or det_col not in detail.columns:
         return MixedResult(table=aggregate, join=None, sections=sections)
-    agg_col, det_col, _ = key
-    summary_col = next((c for c in SUMMARY_COLUMNS if c in detail.columns), None)
+    summary_col = next((c for c in columns.summary if c in detail.columns), None)
     d_key = detail.columns.index(det_col)
     groups: dict[Any, list[list[Any]]] = {}
     for row in detail.rows:

@@ -36,7 +36,7 @@ from router.detail import (
 from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
-from router.mixed import MixedResult, join_results
+from router.mixed import MixedResult, join_columns, join_results
 from router.parse.verdict import judge
 from router.tables import ResultTable, table_from_rows
 from router.write_requests import refused_result, write_request
@@ -121,6 +121,7 @@ class Pipeline:
                                  self.c.parse(understanding, entities), self.detail_env)
         if lookup and table_hits and decision.intent in ("clarify", "unsupported"):
             decision = _catalog_decision(decision, table_hits[0])
+        decision = _crag_gate(decision, retrieval.get("result"))
         clock.lap("intent")
         emit("intent", _intent_dict(decision))
         intent = decision.intent
@@ -136,7 +137,7 @@ class Pipeline:
         result = PipelineResult(
             question=question, understanding=understanding, intent=decision,
             sub_queries=[_sub_dict(s) for s in sub_queries],
-            retrieval={"fused": fused, "result": retrieval.get("result")},
+            retrieval={"fused": fused, "result": retrieval.get("result"), "context": retrieval.get("context")},
             sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
         follow_up = (self._follow_up(question, previous, today)
                      if follow_up_of and intent == "aggregate" and previous and previous.intent == "aggregate"
@@ -202,8 +203,8 @@ class Pipeline:
                 emit("plan", {"sql": result.detail.sql, "plan": result.detail.plan})
                 detail_table = ResultTable(result.detail.columns, result.detail.rows)
                 if intent == "mixed":
-                    result.mixed = join_results(result.table, detail_table, language=understanding.language,
-                                                covered_rows=MIXED_ENTITIES)
+                    result.mixed = join_results(result.table, detail_table, join_columns(self.detail_env.warehouse),
+                                                language=understanding.language, covered_rows=MIXED_ENTITIES)
                     result.table = result.mixed.table
                 else:
                     result.table = detail_table
@@ -407,6 +408,16 @@ def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:
         return decision
     return replace(decision, intent=reading.intent,
                    reasons=[*decision.reasons, f"parser reads {reading.intent} (classifier said {decision.intent})"])
+
+
+def _crag_gate(decision: Any, retrieval: Any) -> Any:
+    """An aggregate whose retrieval CRAG found insufficient even after corrective retrieval (nothing in the
+    index matches the question) is refused, naming the missing words, instead of answered by a guessed query."""
+    crag = getattr(retrieval, "crag", None)
+    if decision.intent != "aggregate" or crag is None or crag.decision != "insufficient":
+        return decision
+    missing = f": nothing matches {', '.join(crag.missing)}" if crag.missing else ""
+    return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"crag: insufficient{missing}"])
 
 
 def _named_in(entities: list[EntityMatch], text: str) -> list[EntityMatch]:

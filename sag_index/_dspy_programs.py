@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 class EntitySpec(BaseModel):
     name: str = Field(description="entity name as written in the text")
-    type: str = Field(default="concept", description="person, organization, place, work, thing, table, ...")
+    type: str = Field(default="concept", description="person, organization, place, work, item, table, ...")
     description: str = Field(default="", description="how the entity takes part in the event, one sentence")
 
 

@@ -9,6 +9,7 @@ the question are returned as free mentions for vector entity recall (Step 2).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sag_index._text import STOPWORDS, normalize_name
@@ -24,7 +25,19 @@ class Mention:
     entity_id: str | None  # set when the dictionary knows it
 
 
-def dictionary_mentions(question: str, dictionary: dict[str, str]) -> list[Mention]:
+def candidate_keys(question: str) -> list[str]:
+    """Every key :func:`dictionary_mentions` may look up for ``question``: a dictionary restricted to these
+    (fetched from an index) finds the same mentions as the whole dictionary."""
+    normalized = normalize_name(question)
+    tokens = normalized.split()
+    keys = [" ".join(tokens[i : i + n]) for n in range(min(MAX_NGRAM, len(tokens)), 0, -1)
+            for i in range(len(tokens) - n + 1)]
+    keys += [run[i : i + n] for run in _CJK_RUN.findall(normalized) for n in range(min(12, len(run)), 1, -1)
+             for i in range(len(run) - n + 1)]
+    return list(dict.fromkeys(keys))
+
+
+def dictionary_mentions(question: str, dictionary: Mapping[str, str]) -> list[Mention]:
     normalized = normalize_name(question)
     tokens = normalized.split()
     spans: list[tuple[int, int, str]] = []  # (start, end) in token or char space, key

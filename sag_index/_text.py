@@ -66,7 +66,7 @@ def warm_up() -> None:
     import jieba.posseg
 
     _jieba()
-    list(jieba.posseg.cut("客户王芳"))
+    list(jieba.posseg.cut("今天北京的天气很好"))
 
 
 def segment_cjk(run: str) -> list[str]:
@@ -92,7 +92,7 @@ def tokenize(text: str, keep_stopwords: bool = False) -> list[str]:
 def normalize_name(name: str) -> str:
     """Canonical key of an entity name: folded, parenthetical qualifiers and punctuation removed.
 
-    ``Lilu (mythology)`` -> ``lilu``; ``"Aurora X1 headphones"`` -> ``aurora x1 headphones``.
+    ``Lilu (mythology)`` -> ``lilu``; ``"Harbor Library"`` -> ``harbor library``.
     """
     text = _PAREN.sub(" ", fold(name)).strip() or fold(name)
     tokens = _TOKEN.findall(text)

@@ -74,7 +74,8 @@ def index(
         if paths:
             chunks = []
             for path in paths:
-                chunks.extend(load_wiki(path, tables.tables) if path.is_dir() else load_page(path, tables.tables))
+                chunks.extend(load_wiki(path, tables.tables, tables.nouns) if path.is_dir()
+                              else load_page(path, tables.tables, nouns=tables.nouns))
             processor = FastProcessor(load_glossary(url))
             if llm:
                 from cubesage_core.llm import get_lm

@@ -9,8 +9,10 @@ next run picks up again; no chunk gets a second event.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -41,6 +43,7 @@ class IndexReport:
     backend: str = ""
     store_fallback: str | None = None
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # CPU time of this process (all its threads; the database server's is not in it)
     stage_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -48,15 +51,21 @@ class IndexReport:
         return self.chunks_processed / self.seconds if self.seconds else 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "chunks_per_s": round(self.chunks_per_s, 1)}
+        return {**asdict(self), "chunks_per_s": round(self.chunks_per_s, 1),
+                "chunks_per_cpu_s": round(self.chunks_processed / self.cpu_seconds, 1) if self.cpu_seconds else 0.0}
 
 
 def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processor: Processor | None = None,
                  embedder: Embedder | None = None, batch_size: int = 256, progress: bool = False,
                  relation_vectors: bool = False, description: str = "indexing",
                  name_embedder: Embedder | None = None) -> IndexReport:
-    """Index ``chunks`` into the relational tables at ``url`` and into ``store``; skip indexed ones."""
-    started = time.monotonic()
+    """Index ``chunks`` into the relational tables at ``url`` and into ``store``; skip indexed ones.
+
+    Two stages overlap: while one batch is written (store upsert, then the relational transaction, on a
+    connection of its own), the next is processed and embedded (numpy releases the GIL while it embeds,
+    PostgreSQL works in its own process), so a run costs about its embedding time plus one batch's writes.
+    """
+    started, cpu_started = time.monotonic(), time.process_time()
     processor = processor or FastProcessor()
     embedder = embedder or get_embedder()
     name_embedder = name_embedder or default_name_embedder()
@@ -64,7 +73,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     report = IndexReport(chunks_total=len(unique), mode=processor.mode, backend=store.backend,
                          store_fallback=store.fallback_reason)
     timing = {"register": 0.0, "process": 0.0, "filter_parse": 0.0, "lookup": 0.0, "embed": 0.0, "save": 0.0}
-    with connection(url) as conn:
+    with connection(url) as conn, connection(url) as writer, ThreadPoolExecutor(1, "sag-save") as saving:
         t = time.monotonic()
         report.chunks_new = repository.register_chunks(conn, unique)
         pending = repository.pending_ids(conn, [c.chunk_id for c in unique], store.key)
@@ -72,41 +81,69 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
         report.chunks_already_indexed = len(unique) - len(todo)
         timing["register"] += time.monotonic() - t
         bar = _progress(progress, description, len(todo))
+        sent: set[str] = set()  # entities of batches handed to the writer (not yet visible to the lookup)
+        in_flight: Future[None] | None = None
         try:
             for start in range(0, len(todo), batch_size):
                 batch = todo[start : start + batch_size]
-                t = time.monotonic()
-                extractions = processor.process(batch)
-                timing["process"] += time.monotonic() - t
-                t = time.monotonic()
-                records = [parse_extraction(filter_extraction(x, c), c)
-                           for x, c in zip(extractions, batch, strict=True)]
-                report.fallbacks += sum(1 for x in extractions if x.fallback_reason)
-                timing["filter_parse"] += time.monotonic() - t
-                t = time.monotonic()
-                known = repository.known_entities(conn, {e.entity_id for r in records for e in r.entities}, store.key)
-                timing["lookup"] += time.monotonic() - t
-                t = time.monotonic()
-                index_batch = build_index_batch(records, known, embedder, name_embedder, relation_vectors)
-                timing["embed"] += time.monotonic() - t
-                t = time.monotonic()
-                store.upsert(index_batch)
-                repository.save_events(conn, records, store.key)
-                timing["save"] += time.monotonic() - t
+                records, index_batch = _prepare(batch, conn, store, processor, embedder, name_embedder,
+                                                relation_vectors, sent, timing, report)
+                if in_flight is not None:
+                    in_flight.result()
+                in_flight = saving.submit(_save, writer, store, records, index_batch, timing)
                 report.chunks_processed += len(batch)
                 report.events_written += len(records)
                 report.entities_new += len(index_batch.entities)
                 if bar is not None:
                     bar[0].advance(bar[1], len(batch))
+            if in_flight is not None:
+                in_flight.result()
             store.flush()
             if report.chunks_processed >= ANALYZE_AFTER:
                 repository.analyze(conn)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                store.flush()  # what was written before the failure becomes searchable (stores may defer it)
+            raise
         finally:
             if bar is not None:
                 bar[0].stop()
     report.seconds = time.monotonic() - started
+    report.cpu_seconds = round(time.process_time() - cpu_started, 3)
     report.stage_seconds = {k: round(v, 3) for k, v in timing.items()}
     return report
+
+
+def _prepare(batch: Sequence[Chunk], conn: Any, store: VectorStore, processor: Processor, embedder: Embedder,
+             name_embedder: Embedder, relation_vectors: bool, sent: set[str], timing: dict[str, float],
+             report: IndexReport) -> tuple[list[EventRecord], IndexBatch]:
+    """Process, filter, parse and embed one batch (entities the store holds, or that an earlier batch of this
+    run sent, are not embedded again)."""
+    t = time.monotonic()
+    extractions = processor.process(batch)
+    timing["process"] += time.monotonic() - t
+    t = time.monotonic()
+    records = [parse_extraction(filter_extraction(x, c), c) for x, c in zip(extractions, batch, strict=True)]
+    report.fallbacks += sum(1 for x in extractions if x.fallback_reason)
+    timing["filter_parse"] += time.monotonic() - t
+    t = time.monotonic()
+    ids = {e.entity_id for r in records for e in r.entities}
+    known = repository.known_entities(conn, ids - sent, store.key) | (ids & sent)
+    sent |= ids
+    timing["lookup"] += time.monotonic() - t
+    t = time.monotonic()
+    index_batch = build_index_batch(records, known, embedder, name_embedder, relation_vectors)
+    timing["embed"] += time.monotonic() - t
+    return records, index_batch
+
+
+def _save(writer: Any, store: VectorStore, records: list[EventRecord], index_batch: IndexBatch,
+          timing: dict[str, float]) -> None:
+    """Vectors first (idempotent upserts by id), then the relational rows and the chunks' status."""
+    t = time.monotonic()
+    store.upsert(index_batch)
+    repository.save_events(writer, records, store.key)
+    timing["save"] += time.monotonic() - t
 
 
 def default_name_embedder() -> Embedder:
@@ -135,11 +172,13 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
                       name_embedder: Embedder, relation_vectors: bool) -> IndexBatch:
     """Embed what the store needs: event title and title+content, new entity names, link descriptions.
 
-    Table rows are matched by surface form (names, ids), not by meaning: their event vectors are the
-    ``name_embedder`` vector of the row title (cheap: 20,000 rows in seconds, where sentence embeddings
-    take minutes on a busy 2-core machine), and retrieval keeps them out of the dense channel. Ids,
-    dates and numbers are matched exactly and get no name vector. Entity names use ``name_embedder``
-    (see ``default_name_embedder``).
+    Only a wiki event's title+content gets a sentence embedding: it is the vector dense retrieval searches,
+    and the sentence encoder is most of an indexing run's CPU. Titles are names: their vectors come from
+    ``name_embedder``, as entity names' do. Table rows are matched by surface form (names, ids), not by
+    meaning: both their vectors are the ``name_embedder`` vector of the row title (cheap: 20,000 rows in
+    seconds, where sentence embeddings take minutes on a busy 2-core machine), and retrieval keeps them out
+    of the dense channel. Ids, dates and numbers are matched exactly and get no name vector (see
+    ``default_name_embedder``).
     """
     texts: list[str] = []
 
@@ -147,13 +186,12 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
         texts.append(text)
         return len(texts) - 1
 
-    plan: list[tuple[EventRecord, int, int]] = []
+    plan: list[tuple[EventRecord, int]] = []
+    title_vectors = name_embedder.embed([r.title for r in records])
     rows = [r for r in records if r.chunk.kind == "row"]
-    row_vectors = name_embedder.embed([r.title for r in rows]) if rows else None
-    row_index = {r.event_id: i for i, r in enumerate(rows)}
     for r in records:
         if r.chunk.kind != "row":
-            plan.append((r, slot(r.title), slot(f"{r.title}. {r.content}")))
+            plan.append((r, slot(f"{r.title}. {r.content}")))
     new_entities = {e.entity_id: e for r in records for e in r.entities if e.entity_id not in known_entity_ids}
     embedded_names = [e for e in new_entities.values() if e.embed]
     name_vectors = {}
@@ -165,11 +203,12 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
         link_plan = [(ln, slot(ln.description)) for r in records if r.chunk.kind == "doc" for ln in r.links]
     vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dim), dtype=np.float32)
     batch = IndexBatch()
-    for r, ts, cs in plan:
+    title_of = {r.event_id: title_vectors[i] for i, r in enumerate(records)}
+    for r, cs in plan:
         batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
-                                     tokenize(r.tokens_text), vectors[ts], vectors[cs]))
+                                     tokenize(r.tokens_text), title_of[r.event_id], vectors[cs]))
     for r in rows:
-        vec = row_vectors[row_index[r.event_id]]  # type: ignore[index]
+        vec = title_of[r.event_id]
         batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
                                      tokenize(r.tokens_text), vec, vec))
     for eid, e in new_entities.items():

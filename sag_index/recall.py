@@ -1,13 +1,15 @@
 """Router-facing recall over the warehouse index: which tables, and which entity rows.
 
 ``recall_tables`` runs the 8-step retrieval over wiki events and aggregates them by table.
-``recall_rows`` resolves names in the question to dimension rows: exact dictionary matches of row
-subjects (customer, product and region names) come first, spelling-level vector matches
-(cosine >= 0.9 on entity-name vectors) after them; a question naming no entity gets no rows.
+``recall_rows`` resolves names in the question to dimension rows: exact matches of row subjects
+(customer, product and region names) come first, spelling-level vector matches (cosine >= 0.9 on
+entity-name vectors) after them; a question naming no entity gets no rows. Names are looked up through
+PostgreSQL indexes (``sag_index.row_lookup``: btree for exact names, pg_trgm for near spellings), so no
+name dictionary is loaded and a table of millions of rows costs a lookup, not memory.
 
-Table searches are memoised per question, and the row dictionaries loaded once, while the ``sag``
-schema's refresh key (:mod:`cubesage_core.refresh_key`, read at most every
-``settings.sag_cache_refresh_s``) stays the same: indexing by any process is seen within that time.
+Table searches and row lookups are memoised per question while the ``sag`` schema's refresh key
+(:mod:`cubesage_core.refresh_key`, read at most every ``settings.sag_cache_refresh_s``) stays the same:
+indexing by any process is seen within that time.
 Reads borrow from one checked pool shared with the retriever (``cubesage_core.db.pool``): a connection the
 server dropped is replaced, never kept.
 """
@@ -23,25 +25,23 @@ from cubesage_core.llm import wants_llm
 from cubesage_core.lru import Lru
 from cubesage_core.refresh_key import RefreshKey, fingerprint
 from cubesage_core.settings import Settings, get_settings
-from sag_index._ner import dictionary_mentions
-from sag_index._text import has_cjk, normalize_name, tokenize
+from sag_index import row_lookup
+from sag_index._ner import candidate_keys, dictionary_mentions
+from sag_index._text import STOPWORDS, has_cjk, normalize_name, tokenize
 from sag_index.backends import get_store
 from sag_index.backends.base import VectorStore
+from sag_index.errors import NotIndexedError
 from sag_index.retrieval import RetrievalParams, RetrievalResult, Retriever
 
 ROW_TABLE_FACTOR = 0.5  # a table whose rows the question names, relative to the best wiki table
 SEARCHES_KEPT = 2048
 SAG_SCHEMA = "sag"
-ROW_SUBJECTS_SQL = """SELECT en.entity_id, en.normalized, c.meta->>'table', c.meta->>'key_column',
-       c.meta->'key_value', c.meta->>'label', c.meta->>'entity_type'
-FROM sag.event_entity ee JOIN sag.entity en USING (entity_id)
-JOIN sag.event e USING (event_id) JOIN sag.source_chunk c USING (chunk_id)
-WHERE c.kind = 'row' AND ee.role = 'subject'"""
+NEAR_WINDOW_WORDS = 4  # question windows of up to this many words are matched against row names by trigrams
 
 
 @dataclass
 class TableHit:
-    table: str                      # e.g. "warehouse.fact_refund"
+    table: str                      # e.g. "lending.loans"
     score: float
     event_ids: list[str] = field(default_factory=list)
     chunk_ids: list[str] = field(default_factory=list)
@@ -50,17 +50,17 @@ class TableHit:
 
 @dataclass
 class RowHit:
-    table: str                      # e.g. "warehouse.dim_customer"
+    table: str                      # e.g. "lending.members"
     key_column: str                 # e.g. "customer_id"
     key_value: Any                  # e.g. 4833
     label: str                      # e.g. "王芳"
-    entity_type: str                # customer | product | region
+    entity_type: str                # the noun of its table ("customer")
     score: float
     matched_text: str
 
 
 class SagRecall:
-    """Holds a small connection pool, the store and the row-name dictionary (loaded once, thread-safe)."""
+    """Holds a small connection pool, the store and the memoised searches (thread-safe)."""
 
     def __init__(self, url: str, store: VectorStore | None = None, settings: Settings | None = None,
                  params: RetrievalParams | None = None) -> None:
@@ -71,10 +71,9 @@ class SagRecall:
         self._pool = db.pool(url, max_size=2, name="sag-recall")
         self.retriever = self._new_retriever()
         self._lock = threading.Lock()
-        self._rows: dict[str, list[dict[str, Any]]] | None = None   # entity_id -> row templates
-        self._names: dict[str, str] | None = None                  # normalized -> entity_id
-        self._ids: dict[str, str] | None = None                    # entity_id -> normalized
-        self._searches: Lru[RetrievalResult] = Lru(SEARCHES_KEPT if self.settings.sag_cache_refresh_s > 0 else 0)
+        kept = SEARCHES_KEPT if self.settings.sag_cache_refresh_s > 0 else 0
+        self._searches: Lru[RetrievalResult] = Lru(kept)
+        self._row_hits: Lru[list[RowHit]] = Lru(kept)
         self._index_key = RefreshKey(SAG_SCHEMA, self.settings.sag_cache_refresh_s)
 
     def _new_retriever(self) -> Retriever:
@@ -95,8 +94,8 @@ class SagRecall:
             self._index_key.expire()
 
     def _forget(self) -> None:
-        self._rows = self._names = self._ids = None
         self._searches.clear()
+        self._row_hits.clear()
         self.retriever.refresh()
 
     def _check_index(self) -> None:
@@ -122,10 +121,14 @@ class SagRecall:
 
     def recall_tables(self, question: str, top_k: int = 5, rows: list[RowHit] | None = None) -> list[TableHit]:
         """Tables by the wiki sections about them, plus the tables of rows the question names (``rows``:
-        the question's :meth:`recall_rows`, when the caller already has them)."""
-        result = self.search(question)
+        the question's :meth:`recall_rows`, when the caller already has them). Nothing indexed yet (a fresh
+        database before ``sag index``) recalls no wiki tables: the tables come from the rows and the model."""
+        try:
+            events = self.search(question).events
+        except NotIndexedError:
+            events = []
         hits: dict[str, TableHit] = {}
-        for event in result.events:
+        for event in events:
             for table in event.meta.get("tables", []):
                 hit = hits.get(table)
                 if hit is None:
@@ -147,31 +150,27 @@ class SagRecall:
             hit.score = round(hit.score, 4)
         return ranked
 
-    # -- rows -----------------------------------------------------------------------------------
-    def _dictionaries(self) -> tuple[dict[str, str], dict[str, list[dict[str, Any]]]]:
-        with self._lock:
-            self._check_index()
-            if self._names is None or self._rows is None:
-                rows = db.read(self._pool, lambda conn: conn.execute(ROW_SUBJECTS_SQL).fetchall())
-                names: dict[str, str] = {}
-                by_entity: dict[str, list[dict[str, Any]]] = {}
-                for entity_id, normalized, table, key_column, key_value, label, entity_type in rows:
-                    names[normalized] = entity_id
-                    by_entity.setdefault(entity_id, []).append(
-                        {"table": table, "key_column": key_column, "key_value": key_value, "label": label,
-                         "entity_type": entity_type})
-                self._names, self._rows = names, by_entity
-            return self._names, self._rows
-
+    # -- rows -----------------------------------------------------------------------------------------
     def recall_rows(self, question: str, top_k: int = 10) -> list[RowHit]:
         """Rows named in the question: exact names (score 1.0) first, then near spellings (0.9 x cosine)."""
-        names, rows = self._dictionaries()
+        with self._lock:
+            self._check_index()
+            memo = self._row_hits.get((question, top_k))
+        if memo is not None:
+            return list(memo)
+        hits = self._recall_rows(question, top_k)
+        with self._lock:
+            self._row_hits.put((question, top_k), hits)
+        return list(hits)
+
+    def _recall_rows(self, question: str, top_k: int) -> list[RowHit]:
+        names, rows = db.read(self._pool, lambda conn: row_lookup.named_rows(conn, candidate_keys(question)))
         hits: dict[tuple[str, Any], RowHit] = {}
         exact = dictionary_mentions(question, names)
         for mention in sorted(exact, key=lambda m: -len(m.text)):
             found = rows.get(mention.entity_id or "", [])
-            if all(r["entity_type"] == "customer" for r in found) and not _cjk_boundary_ok(question, mention.text):
-                continue  # a person's name inside an ordinary word (高明 in 高明度)
+            if not _cjk_boundary_ok(question, mention.text):
+                continue  # a name inside an ordinary word
             for row in found:
                 key = (row["table"], row["key_value"])
                 if key not in hits:
@@ -186,46 +185,46 @@ class SagRecall:
         return sorted(hits.values(), key=lambda h: -h.score)[:top_k]
 
     def _near_spellings(self, question: str, skip: set[str | None]) -> list[tuple[dict[str, Any], float, str]]:
-        """BM25 over entity names proposes row subjects; a question window of similar length must reach
-        cosine >= entity_threshold with the name (character n-gram vectors: spelling, not meaning)."""
-        _, rows = self._dictionaries()
+        """BM25 over entity names and trigram similarity (pg_trgm) propose row subjects; a question window of
+        similar length must reach cosine >= entity_threshold with the name (character n-gram vectors:
+        spelling, not meaning)."""
         tokens = tokenize(question)
         if not tokens:
             return []
-        by_id = self._name_of()
-        candidates = [h.id for h in self.store.text_entities(tokens, 50) if h.id in rows and h.id not in skip]
+        words = normalize_name(question).split()
+        windows = sorted({" ".join(words[i : i + n]) for n in range(1, NEAR_WINDOW_WORDS + 1)
+                          for i in range(len(words) - n + 1)} - STOPWORDS)
+        proposed = [h.id for h in self.store.text_entities(tokens, 50)]
+
+        def lookup(conn: Any) -> tuple[dict[str, str], dict[str, list[dict[str, Any]]]]:
+            near = row_lookup.near_names(conn, [w for w in windows if len(w) >= 3 and not has_cjk(w)])
+            return row_lookup.rows_of(conn, list(dict.fromkeys(proposed + near)))
+
+        names, rows = db.read(self._pool, lookup)
+        by_id = {entity_id: name for name, entity_id in names.items()}
+        candidates = [e for e in dict.fromkeys(proposed + list(rows)) if e in rows and e not in skip]
         if not candidates:
             return []
         from sag_index.pipeline import default_name_embedder
 
         embedder = default_name_embedder()
-        words = normalize_name(question).split()
         out = []
         for entity_id in candidates:
             name = by_id[entity_id]
             n = len(name.split())
-            windows = sorted({" ".join(words[i : i + w]) for w in (n - 1, n, n + 1) if w > 0
-                              for i in range(len(words) - w + 1)})
-            if not windows or has_cjk(name):
+            spans = sorted({" ".join(words[i : i + w]) for w in (n - 1, n, n + 1) if w > 0
+                            for i in range(len(words) - w + 1)})
+            if not spans or has_cjk(name):
                 continue
-            vectors = embedder.embed([name, *windows])
+            vectors = embedder.embed([name, *spans])
             scores = vectors[1:] @ vectors[0]
             best = int(scores.argmax())
             if scores[best] >= self.params.entity_threshold:
-                out.extend((row, float(scores[best]), windows[best]) for row in rows[entity_id])
+                out.extend((row, float(scores[best]), spans[best]) for row in rows[entity_id])
         return out
 
-    def _name_of(self) -> dict[str, str]:
-        names, _ = self._dictionaries()
-        with self._lock:
-            if self._ids is None:
-                self._ids = {v: k for k, v in names.items()}
-            return self._ids
-
     def warm_up(self) -> None:
-        """Load the dictionaries and tokenizers now, not inside the first question's latency budget."""
-        self._dictionaries()
-        self._name_of()
+        """Load the tokenizers and the wiki dictionary now, not inside the first question's latency budget."""
         self.retriever.dictionary()
         from sag_index._text import warm_up
 
@@ -233,7 +232,8 @@ class SagRecall:
 
 
 def _cjk_boundary_ok(question: str, match: str) -> bool:
-    """Reject a Chinese match lying inside a longer dictionary word (高明 inside 高明度)."""
+    """Reject a Chinese match lying inside a longer dictionary word (a short name inside an ordinary word),
+    unless the word begins with it: a name and its suffix (北区 in 北区分馆, 上海 in 上海市)."""
     if not has_cjk(match):
         return True
     from sag_index._text import _jieba
@@ -242,4 +242,4 @@ def _cjk_boundary_ok(question: str, match: str) -> bool:
     words = list(jieba.cut(question, HMM=False))
     if match in words:
         return True
-    return not any(match in w and len(w) > len(match) and jieba.dt.FREQ.get(w, 0) > 0 for w in words)
+    return not any(match in w and not w.startswith(match) and jieba.dt.FREQ.get(w, 0) > 0 for w in words)

@@ -31,7 +31,7 @@ from sag_index.loaders import make_chunk
 from sag_index.models import Chunk
 from sag_index.pipeline import IndexReport, index_chunks, prune_sources
 from sag_index.processor import FastProcessor, Processor, load_glossary
-from sag_index.wiki import load_wiki
+from sag_index.wiki import Nouns, load_wiki
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +58,12 @@ class RowSource(Protocol):
 
 @dataclass(frozen=True)
 class WarehouseMap:
-    """What indexing needs from the model: names pages may use -> qualified table, and the entity tables."""
+    """What indexing needs from the model: names pages may use -> qualified table, the model's nouns per
+    qualified table (``sag_index.wiki.Nouns``), and the entity tables."""
 
     tables: Mapping[str, str] = field(default_factory=dict)
     rows: Sequence[RowSource] = ()
+    nouns: Nouns = ()
 
 
 @dataclass
@@ -145,7 +147,7 @@ def index_warehouse(url: str, warehouse: WarehouseMap, wiki_dir: Path | None = N
     own_store = store is None
     store = store or get_store(get_settings(), url)
     try:
-        pages = load_wiki(wiki_dir, warehouse.tables) if wiki_dir is not None else []
+        pages = load_wiki(wiki_dir, warehouse.tables, warehouse.nouns) if wiki_dir is not None else []
         pruned = prune_sources(pages, url, store)
         wiki = index_chunks(pages, url, store, processor or _wiki_processor(url), progress=bool(progress),
                             relation_vectors=True, description="table wikis")

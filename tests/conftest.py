@@ -70,8 +70,8 @@ def demo_ready(pg_url: str) -> Any:
     """The demo content on the session DB, built once: semantic assets, glossary, few-shots, SAG indices."""
     from pydantic import SecretStr
 
-    from answer.bootstrap import prepare_demo
     from cubesage_core.settings import Settings
+    from demo.build import prepare_demo
 
     started = time.monotonic()
     report = prepare_demo(Settings(database_url=SecretStr(pg_url)), pg_url, reload_warehouse=False)

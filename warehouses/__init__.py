@@ -4,7 +4,7 @@ for its warehouse, so cubesage can be measured on data it was not tuned on.
 A pack folder ``warehouses/<name>/`` holds:
 
 - ``pack.yaml``: ``name``, ``title``, ``schema`` (the PostgreSQL schema the data lives in), ``today``
-  (the date relative questions resolve against), ``description``;
+  (the date relative questions resolve against), ``description``, optional ``questions`` (samples it answers);
 - ``load.py``: ``load(url: str, schema: str) -> dict[str, int]``, which (re)creates the schema, loads the
   data and returns row counts per table (idempotent);
 - ``model/*.yml``: Cube YAML models (titles, descriptions, measures, dimensions, joins, ``meta``);

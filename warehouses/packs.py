@@ -29,6 +29,7 @@ class Pack:
     schema: str
     today: dt.date | None
     root: Path
+    questions: tuple[str, ...] = ()  # sample questions the pack answers (``cubesage demo run`` asks the demo's)
 
     @property
     def model_dir(self) -> Path:
@@ -71,5 +72,8 @@ def get_pack(name: str) -> Pack:
     today = data.get("today")
     if isinstance(today, str):
         today = dt.date.fromisoformat(today)
+    questions = data.get("questions") or []
+    if not isinstance(questions, list):
+        raise PackError(f"{path}: 'questions' must be a list of questions")
     return Pack(name=name, title=str(data.get("title") or name), schema=str(data["schema"]), today=today,
-                root=path.parent)
+                root=path.parent, questions=tuple(str(q) for q in questions))

@@ -66,7 +66,8 @@ def stages_of(answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     table = answer.get("table") or {}
     return [
         ("intent", {"intent": answer.get("intent"), "confidence": prov.get("intent_confidence")}),
-        ("retrieval", {"bindings": prov.get("bindings", []), "crag_grade": prov.get("crag_grade")}),
+        ("retrieval", {"bindings": prov.get("bindings", []), "crag_grade": prov.get("crag_grade"),
+                       "crag": prov.get("crag")}),
         ("plan", {"cube_query": prov.get("cube_query"), "sql": prov.get("sql")}),
         ("rows", {"row_count": len(table.get("rows") or []), "columns": table.get("columns", [])}),
         ("answer", answer),

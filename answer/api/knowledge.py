@@ -14,12 +14,15 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from answer import feedback
 from answer.api.errors import ServiceUnavailable, Unprocessable
 from answer.feedback import ModelValidator, Proposal, Validation
 from cubesage_core.settings import Settings
+
+if TYPE_CHECKING:
+    from sag_index.warehouse import WarehouseMap
 
 
 @runtime_checkable
@@ -85,12 +88,13 @@ class PipelineKnowledge:
 
     # -- ingest -----------------------------------------------------------------------------
     def ingest_wiki(self, documents: list[dict[str, str]]) -> dict[str, Any]:
-        """Chunk each document with sag_index's loader for its format and index the chunks (idempotent:
-        chunk ids are content hashes, so a repeat reports every chunk as already indexed)."""
+        """Chunk each document with sag_index's loader for its format, link pages to their tables, drop the
+        sections an edited document no longer has and index the chunks (idempotent: chunk ids are content
+        hashes, so a repeat reports every chunk as already indexed)."""
         loaders, wiki = _import("sag_index.loaders"), _import("sag_index.wiki")
         pipeline = _import("sag_index.pipeline")
         backends = _import("sag_index.backends")
-        names = self._table_names()
+        tables = self._tables()
         chunks = []
         for doc in documents:
             source = f"wiki:{doc['name']}"
@@ -100,20 +104,24 @@ class PipelineKnowledge:
             except loaders.LoaderError as err:
                 raise Unprocessable(str(err)) from err
             chunks += page if doc["format"] == "json" else wiki.link_page(
-                page, front, wiki.page_title(doc["name"], body), body, names)
+                page, front, wiki.page_title(doc["name"], body), body, tables.tables, tables.nouns)
         if not chunks:
             raise Unprocessable("the documents contain no text to index")
         store = backends.get_store(self.settings, self.url)
-        report = pipeline.index_chunks(chunks, self.url, store, embedder=self._embedder())
-        return {"added": report.chunks_new, "unchanged": report.chunks_already_indexed,
+        try:
+            removed = pipeline.prune_sources(chunks, self.url, store)  # sections an edited page no longer has
+            report = pipeline.index_chunks(chunks, self.url, store, embedder=self._embedder())
+        finally:
+            store.close()
+        return {"added": report.chunks_new, "unchanged": report.chunks_already_indexed, "removed": removed,
                 "chunks": report.chunks_total, "events_written": report.events_written,
                 "backend": report.backend, "store_fallback": report.store_fallback}
 
-    def _table_names(self) -> dict[str, str]:
-        """Every name of a model table -> its qualified table (no model configured: none)."""
+    def _tables(self) -> WarehouseMap:
+        """The model's table names and nouns, for linking pages (no model configured: none)."""
         if self.settings.model_dir is None:
-            return {}
-        return dict(_import("answer.bootstrap").warehouse_map_of(self.url, self.settings).tables)
+            return _import("sag_index.warehouse").WarehouseMap()
+        return _import("answer.bootstrap").warehouse_map_of(self.url, self.settings)
 
     def ingest_cube_models(self, files: list[dict[str, str]]) -> dict[str, Any]:
         """Validate the model folder with these files added/replaced, refuse cubes of these files that read

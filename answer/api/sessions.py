@@ -1,6 +1,6 @@
 """Conversation memory: the previous turn of each session, kept in memory with a TTL and a size cap.
 
-A follow-up ("and by channel?", "只看华东") is answered with the previous turn passed to
+A follow-up ("and by channel?", "只看北区") is answered with the previous turn passed to
 the service, which reuses its metrics, filters and time range.
 """
 

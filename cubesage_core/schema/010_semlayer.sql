@@ -2,10 +2,10 @@
 CREATE SCHEMA IF NOT EXISTS semlayer;
 
 CREATE TABLE IF NOT EXISTS semlayer.asset (
-    asset_id    text PRIMARY KEY,              -- e.g. metric:orders.gmv, table:orders, column:orders.status
+    asset_id    text PRIMARY KEY,              -- e.g. metric:loans.fee_sum, table:loans, column:loans.status
     asset_type  text NOT NULL CHECK (asset_type IN
                  ('table','column','metric','dimension','segment','join','term','business_rule')),
-    name        text NOT NULL,                 -- technical name (orders.gmv)
+    name        text NOT NULL,                 -- technical name (loans.fee_sum)
     title       text NOT NULL DEFAULT '',
     description text NOT NULL DEFAULT '',
     parent_id   text REFERENCES semlayer.asset(asset_id) ON DELETE CASCADE,

@@ -95,3 +95,28 @@ CREATE TABLE IF NOT EXISTS sag.bm25_term (
     tf     integer NOT NULL,
     PRIMARY KEY (idx, term, doc_id)
 );
+
+-- row lookup served by indexes (sag_index.row_lookup): exact names through the unique btree on
+-- sag.entity.normalized, near spellings through this trigram index (no in-memory name dictionary)
+CREATE INDEX IF NOT EXISTS entity_normalized_trgm ON sag.entity USING gin (normalized gin_trgm_ops);
+
+-- names of entity rows for the detail path's directory (sag_index.entity_names): one row per surface form,
+-- filled server-side from the warehouse tables, looked up by the btree on surface
+CREATE TABLE IF NOT EXISTS sag.entity_name_source (
+    source      text PRIMARY KEY,               -- schema.table
+    position    integer NOT NULL,               -- order of the table in the detail catalog
+    table_name  text NOT NULL,
+    key_column  text NOT NULL,
+    entity_type text NOT NULL,
+    state       text NOT NULL,                  -- file node + write counters + definition, hashed
+    built_at    timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS sag.entity_name (
+    source    text NOT NULL,
+    surface   text NOT NULL,
+    kind      smallint NOT NULL,                -- 0 label or name column, 1 word prefix or suffixed form
+    key_value jsonb NOT NULL,
+    label     text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entity_name_surface_idx ON sag.entity_name (surface);
+CREATE INDEX IF NOT EXISTS entity_name_source_idx ON sag.entity_name (source);

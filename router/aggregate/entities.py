@@ -2,18 +2,19 @@
 
 An entity row (``router.detail.entities.EntityMatch``: physical table, key column, key value, label) is
 mapped to the cube whose physical table (``sql_table``, or the base table of its single-table ``sql``) is
-that table: a name dimension (``name``, ``*_name``, ``name_en``) filtered to the label when the cube has
+that table: a name dimension (``name``, ``name_<language>``, ``*_name``) filtered to the label when the cube has
 one, else the key dimension filtered to the key.
 Cubes the question already filters by a glossary value ("华东" -> regions.region_code) are left alone.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cube_models.physical import Physical, physical_table
 
-NAME_DIMENSIONS = ("name", "name_en")
+NAME_DIMENSION = re.compile(r"^name(_[a-z]{2})?$|_name$", re.IGNORECASE)
 
 
 def entity_filters(entities: list[Any], model: Any, bound_cubes: set[str]) -> list[dict[str, Any]]:
@@ -33,7 +34,7 @@ def entity_filters(entities: list[Any], model: Any, bound_cubes: set[str]) -> li
 
 def _member(cube: Any, phys: Physical, entity: Any) -> tuple[str | None, str]:
     for dim in cube.dimensions.values():
-        if dim.type == "string" and (dim.name in NAME_DIMENSIONS or dim.name.endswith("_name")):
+        if dim.type == "string" and NAME_DIMENSION.search(dim.name):
             return f"{cube.name}.{dim.name}", str(entity.label)
     key = next((name for name, column in phys.columns.items() if column == entity.key_column), None)
     return (f"{cube.name}.{key}", str(entity.key_value)) if key else (None, "")

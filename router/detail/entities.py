@@ -1,18 +1,20 @@
 """Named entities of a question resolved to warehouse rows (customers, products, regions in the demo).
 
 Two sources, merged: SAG row recall (``sag_index.recall.SagRecall.recall_rows``) and an exact-name
-directory of the catalog's entity tables (those with a label column) loaded once at startup (names
-appear verbatim in questions).
+directory of the catalog's entity tables (those with a label column), served by an index in PostgreSQL
+(``sag_index.entity_names``; names appear verbatim in questions).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import psycopg
-import sqlglot
+from psycopg_pool import ConnectionPool
+
+from cubesage_core import db
 
 if TYPE_CHECKING:
     from router.detail.schema import DetailCatalog
@@ -36,59 +38,76 @@ class EntityMatch:
                 "score": round(self.score, 4)}
 
 
-class EntityDirectory:
-    """Exact (case-insensitive) names of the entity tables' rows; longest match wins."""
+NameLookup = Callable[[list[str]], dict[str, EntityMatch]]
 
-    def __init__(self, names: dict[str, EntityMatch]) -> None:
-        # lower-cased surface form -> the row it names
-        self._names = names
-        self._lengths = sorted({len(name) for name in names}, reverse=True)
+
+class EntityDirectory:
+    """Exact (case-insensitive) names of the entity tables' rows; longest match wins.
+
+    Names live in PostgreSQL (``sag_index.entity_names``): a question's word-bounded substrings are looked up
+    at once through an index, so nothing is loaded per row at start-up. ``EntityDirectory(names)`` serves a
+    small in-memory mapping (tests, tiny catalogs) the same way.
+    """
+
+    def __init__(self, names: dict[str, EntityMatch] | None = None, *, lookup: NameLookup | None = None,
+                 longest: int | None = None) -> None:
+        table = names or {}
+        self._lookup: NameLookup = lookup or (lambda keys: {k: table[k] for k in keys if k in table})
+        self._longest = longest if longest is not None else max(map(len, table), default=0)
 
     @classmethod
-    def load(cls, conn: psycopg.Connection, catalog: DetailCatalog) -> EntityDirectory:
-        """Every row name of every entity table: label, other name columns, word prefixes, suffixed forms."""
-        names: dict[str, EntityMatch] = {}
-        for spec in catalog.entity_tables:
-            columns = list(dict.fromkeys([spec.key, str(spec.label), *spec.name_columns]))
-            query = sqlglot.select(*columns).from_(sqlglot.exp.table_(spec.table, db=spec.schema))
-            for row in conn.execute(query.sql(dialect="postgres")):
-                values = dict(zip(columns, row, strict=True))
-                label = values[str(spec.label)]
-                if label is None:
-                    continue
-                match = EntityMatch(spec.table, spec.key, values[spec.key], str(label), spec.entity_type, "directory")
-                for column in (str(spec.label), *spec.name_columns):
-                    if values[column] is not None:
-                        names[str(values[column]).lower()] = match
-                if spec.prefix_words:
-                    names.setdefault(" ".join(str(label).split()[:spec.prefix_words]).lower(), match)
-                for column, suffix in spec.suffixes:
-                    if values.get(column) is not None:
-                        names.setdefault(f"{values[column]}{suffix}".lower(), match)
-        return cls(names)
+    def load(cls, conn: psycopg.Connection, catalog: DetailCatalog,
+             pool: ConnectionPool | None = None) -> EntityDirectory:
+        """Refresh the name index of the catalog's entity tables (only those that changed) and look names up
+        through ``pool`` (default: a short connection to ``conn``'s server per question)."""
+        from sag_index import entity_names
 
-    def __len__(self) -> int:
-        return len(self._names)
+        entity_names.refresh(conn, catalog.entity_tables)
+        longest = entity_names.longest(conn)
+        url = _url_of(conn)
+
+        def lookup(keys: list[str]) -> dict[str, EntityMatch]:
+            def read(c: psycopg.Connection) -> dict[str, EntityMatch]:
+                return {surface: EntityMatch(r.table, r.key_column, r.key_value, r.label, r.entity_type, "directory")
+                        for surface, r in entity_names.lookup(c, keys).items()}
+
+            if pool is not None:
+                return db.read(pool, read)
+            with db.connection(url) as c:
+                return read(c)
+
+        return cls(lookup=lookup, longest=longest)
 
     def match(self, text: str) -> list[EntityMatch]:
         """Non-overlapping name occurrences in ``text``, longest first (word-bounded for Latin names)."""
         lowered = text.lower()
-        occurrences = sorted(
-            ((start, start + n) for n in self._lengths for start in range(len(lowered) - n + 1)
-             if lowered[start:start + n] in self._names),
-            key=lambda span: (span[0] - span[1], span[0]),
-        )
+        spans = [(start, end) for start in range(len(lowered))
+                 for end in range(start + 1, min(len(lowered), start + self._longest) + 1)
+                 if _bounded(lowered, start, end) and lowered[start:end].strip() == lowered[start:end]]
+        if not spans:
+            return []
+        names = self._lookup(list(dict.fromkeys(lowered[s:e] for s, e in spans)))
+        occurrences = sorted(((s, e) for s, e in spans if lowered[s:e] in names),
+                             key=lambda span: (span[0] - span[1], span[0]))
         taken: list[tuple[int, int]] = []
         used: set[str] = set()
         out: list[EntityMatch] = []
         for start, end in occurrences:
             surface = lowered[start:end]
-            if surface in used or not _bounded(lowered, start, end) or any(s < end and start < e for s, e in taken):
+            if surface in used or any(s < end and start < e for s, e in taken):
                 continue
             used.add(surface)
             taken.append((start, end))
-            out.append(self._names[surface])
+            out.append(names[surface])
         return _dedupe(out)
+
+
+def _url_of(conn: psycopg.Connection) -> str:
+    """A URL of ``conn``'s server and database (its password included when it used one)."""
+    from psycopg.conninfo import make_conninfo
+
+    password = conn.info.password
+    return make_conninfo(conn.info.dsn, **({"password": password} if password else {}))
 
 
 def _bounded(text: str, start: int, end: int) -> bool:

@@ -98,12 +98,10 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
     plan.columns = _columns(target, entities, language, catalog)
     for entity in entities:
         plan.filters.append(Filter(entity.table, entity.key_column, "=", entity.key_value, entity.label))
-    for noun, key, phrase in id_references(text):
-        table = target_table(noun, catalog.nouns, catalog.derived_nouns)
-        if table in catalog.tables:
-            plan.filters.append(Filter(table, catalog.tables[table].key, "=", key, phrase))
+    for table, key, phrase in id_references(text, catalog.key_nouns):
+        plan.filters.append(Filter(table, catalog.tables[table].key, "=", key, phrase))
     plan.filters.extend(_value_filter(v) for v in values if not _implied(v, target, catalog))
-    bound = threshold(text)
+    bound = threshold(text, tuple(p for _, p in (*catalog.nouns, *catalog.derived_nouns)))
     if bound is not None:
         spec = catalog.tables[target]
         if spec.value is None:

@@ -26,7 +26,7 @@ from cube_models.model import Cube, SemanticModel, load_model
 from cube_models.physical import Physical, physical_table
 from cubesage_core.settings import Settings
 from router.detail.joins import FkEdge, JoinGraph
-from router.detail.vocabulary import ValueWord, word_pattern
+from router.detail.vocabulary import ValueWord, key_reference, word_pattern
 from sag_index.warehouse import WarehouseMap
 
 DISPLAY_CAP = 8
@@ -84,6 +84,7 @@ class DetailCatalog:
     values: tuple[ValueWord, ...] = ()
     nouns: tuple[tuple[str, re.Pattern[str]], ...] = ()  # ordered: the first match names the table
     derived_nouns: tuple[tuple[str, re.Pattern[str]], ...] = ()  # the earliest match in the text wins
+    key_nouns: tuple[tuple[str, re.Pattern[str]], ...] = ()  # a row named by its key ("order 8579")
     implied: tuple[Implied, ...] = ()
     localized: dict[str, dict[tuple[str, str], tuple[str, str]]] = field(default_factory=dict)
     known_names: frozenset[str] = frozenset()  # table and cube names a question may name by identifier
@@ -168,7 +169,8 @@ def _build(model: SemanticModel, default_schema: str, vocab: dict[str, Any],
                  for lang, cols in (vocab.get("localized") or {}).items()}
     return DetailCatalog(
         tables=tables, graph=JoinGraph(tuple(e for e in edges if e.child in tables and e.parent in tables)),
-        values=values, nouns=nouns, derived_nouns=_derived_nouns(model, tables, table_words), implied=implied,
+        values=values, nouns=nouns, derived_nouns=_derived_nouns(model, tables, table_words),
+        key_nouns=_key_nouns(model, tables, table_words), implied=implied,
         localized=localized, known_names=frozenset({*tables, *(p.table for p in physical.values()), *model.cubes}))
 
 
@@ -322,12 +324,25 @@ def _derived_nouns(model: SemanticModel, tables: dict[str, TableSpec],
     glossary's words for the table."""
     out = []
     for spec in tables.values():
-        cube = model.cubes[spec.cube]
-        words = {spec.cube, cube.title, *[str(s) for s in cube.meta.get("synonyms") or []],
-                 *table_words.get(spec.cube, [])}
-        forms = {f for w in words if w for f in (w.lower(), _singular(w.lower()), _plural(_singular(w.lower())))}
+        words = _words(spec, model, table_words)
+        forms = {f for w in words for f in (w, _singular(w), _plural(_singular(w)))}
         out.append((spec.table, word_pattern(sorted(forms, key=len, reverse=True), spaced=True)))
     return tuple(out)
+
+
+def _key_nouns(model: SemanticModel, tables: dict[str, TableSpec],
+               table_words: dict[str, list[str]]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Per table, its nouns in the singular followed by a row key ("order 8579", "订单8579")."""
+    return tuple((spec.table, key_reference([spec.entity_type, *map(_singular, _words(spec, model, table_words))]))
+                 for spec in tables.values())
+
+
+def _words(spec: TableSpec, model: SemanticModel, table_words: dict[str, list[str]]) -> set[str]:
+    """The model's and the glossary's words for the table of ``spec``, lower case."""
+    cube = model.cubes[spec.cube]
+    words = {spec.cube, cube.title, *[str(s) for s in cube.meta.get("synonyms") or []],
+             *table_words.get(spec.cube, [])}
+    return {w.lower() for w in words if w}
 
 
 def _singular(word: str) -> str:
@@ -386,10 +401,13 @@ def catalog_for(settings: Settings, conn: psycopg.Connection, index: Any = None)
 
 def warehouse_map(settings: Settings, conn: psycopg.Connection) -> WarehouseMap:
     """What SAG indexing needs from the model: every name of a table (table, ``schema.table``, cube) -> its
-    qualified table, and the entity tables whose rows are indexed (the catalog's label and key columns)."""
+    qualified table, the nouns of each table (the vocabulary's and the model's: wiki pages in prose), and the
+    entity tables whose rows are indexed (the catalog's label and key columns)."""
     catalog = catalog_for(settings, conn)
     names: dict[str, str] = {}
     for spec in catalog.tables.values():
         for name in (spec.qualified, spec.table, spec.cube):
             names.setdefault(name, spec.qualified)
-    return WarehouseMap(tables=names, rows=tuple(catalog.entity_tables))
+    nouns = tuple((catalog.tables[table].qualified, pattern)
+                  for table, pattern in (*catalog.nouns, *catalog.derived_nouns))
+    return WarehouseMap(tables=names, rows=tuple(catalog.entity_tables), nouns=nouns)

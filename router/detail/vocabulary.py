@@ -71,24 +71,36 @@ ROW_LIMIT = re.compile(
     r"\b(?:latest|last|most recent|recent|first|newest|top)\s+(\d+|one|two|three|five|ten)\b"
     r"|最近\s*(\d+|[一两二三五十])\s*(?:笔|条|个|单|次)|前\s*(\d+)\s*(?:笔|条|单)"
     r"|\b(\d+|one|two|three|five|ten)\s+(?:latest|most recent|newest|last)\b", re.I | re.A)
-# "payments of order 8579", "订单8579": a row named by its key (a year or a month is no key)
-ID_REFERENCE = re.compile(
-    r"\b(order|refund|payment|customer|product)\s*(?:#|no\.?|number|id)?\s*(\d+)\b(?!\s*(?:年|月))"
-    r"|(订单|退款|支付|付款|客户|商品)\s*(?:号|编号|#)?\s*(\d{3,})(?![\d年月])", re.I)
+# "payments of order 8579", "order #8579", "订单8579": a row named by its key after a noun of its table
+# (a year or a month is no key); the nouns are the catalog's (``key_reference``)
+_KEY_AFTER_LATIN = r"\s*(?:#|no\.?|number|id)?\s*(\d+)\b(?!\s*(?:年|月))"
+_KEY_AFTER_CJK = r"\s*(?:号|编号|#)?\s*(\d{3,})(?![\d年月])"
 
 
-def id_references(text: str) -> list[tuple[str, int, str]]:
-    """(noun, key, phrase) of every row the question names by its key."""
-    out = []
-    for m in ID_REFERENCE.finditer(text):
-        noun, key = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        out.append((noun, int(key), m.group(0).strip()))
+def key_reference(nouns: list[str]) -> re.Pattern[str]:
+    """A pattern of one of ``nouns`` followed by a row key (the key is the one group that matched)."""
+    words = sorted({n.strip() for n in nouns if n and n.strip()}, key=len, reverse=True)
+    latin = "|".join(re.sub(r"(?:\\ |_)", "[ _]", re.escape(w)) for w in words if w.isascii())
+    cjk = "|".join(re.escape(w) for w in words if not w.isascii())
+    parts = ([rf"\b(?:{latin}){_KEY_AFTER_LATIN}"] if latin else []) + ([rf"(?:{cjk}){_KEY_AFTER_CJK}"] if cjk else [])
+    return re.compile("|".join(parts) or r"(?!x)x", re.IGNORECASE)
+
+
+def id_references(text: str, patterns: tuple[tuple[str, re.Pattern[str]], ...]) -> list[tuple[str, int, str]]:
+    """(table, key, phrase) of every row the question names by its key, in the order of the text; of two
+    overlapping phrases the earlier (then the longer) one counts."""
+    found = sorted((m.start(), -len(m.group(0)), table, m) for table, pattern in patterns
+                   for m in pattern.finditer(text))
+    out, end = [], 0
+    for start, _, table, m in found:
+        if start >= end:
+            out.append((table, int(next(g for g in m.groups() if g)), m.group(0).strip()))
+            end = m.end()
     return out
 
 
 _AMOUNT = r"(\d[\d,]*(?:\.\d+)?)"
-_NOT_AMOUNT_EN = (r"(?!\s*(?:%|percent|orders?|items?|units?|lines?|days?|weeks?|months?|quarters?|years?|times?|"
-                  r"customers?|products?|refunds?|payments?|rows?)\b)")
+_NOT_AMOUNT_EN = r"(?!\s*(?:%|percent|items?|units?|lines?|days?|weeks?|months?|quarters?|years?|times?|rows?)\b)"
 _NOT_AMOUNT_ZH = r"(?!\s*(?:%|笔|单|个|件|次|天|日|周|月|季|年|条|位|名))"
 THRESHOLD_EN = re.compile(
     r"\b(over|above|more than|greater than|exceeding|at least|no less than|under|below|less than|at most|"
@@ -113,16 +125,23 @@ class Threshold:
     phrase: str
 
 
-def threshold(text: str) -> Threshold | None:
-    """The first amount comparison of ``text``; counts ("more than 5 orders") and periods are not amounts."""
-    if m := THRESHOLD_EN.search(text) or THRESHOLD_ZH_BEFORE.search(text):
-        word, number, scale = m.group(1), m.group(2), m.group(3)
-    elif m := THRESHOLD_ZH_AFTER.search(text):
-        number, scale, word = m.group(1), m.group(2), m.group(3)
-    else:
-        return None
+def threshold(text: str, counted: tuple[re.Pattern[str], ...] = ()) -> Threshold | None:
+    """The first amount comparison of ``text``; counts ("more than 5 orders": a number before one of the
+    ``counted`` nouns, the tables' own) and periods are not amounts."""
+    for m in THRESHOLD_EN.finditer(text):
+        after = len(text) - len(text[m.end():].lstrip())  # the first word after the number
+        if not any(noun.match(text, after) for noun in counted):
+            return _threshold(m.group(1), m.group(2), m.group(3), m.group(0))
+    if m := THRESHOLD_ZH_BEFORE.search(text):  # Chinese counts take a measure word (5笔, 15个)
+        return _threshold(m.group(1), m.group(2), m.group(3), m.group(0))
+    if m := THRESHOLD_ZH_AFTER.search(text):
+        return _threshold(m.group(3), m.group(1), m.group(2), m.group(0))
+    return None
+
+
+def _threshold(word: str, number: str, scale: str | None, phrase: str) -> Threshold:
     value = float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1.0)
-    return Threshold(_OPS[word.lower()], value, m.group(0).strip())
+    return Threshold(_OPS[word.lower()], value, phrase.strip())
 
 
 def row_limit(text: str) -> int | None:

@@ -260,6 +260,8 @@ trend trends trending
 leave leaves leaving depart departs departing
 """)
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
+# "USA and Canada combined": named values taken together, not one row each
+COMBINED = re.compile(r"\b(?:combined|together|altogether|in total|overall)\b|合计|一共|总共|加起来", re.IGNORECASE)
 FILLER_PHRASES = re.compile(
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:\w+\s+)?(?:store|shop|catalog(?:ue)?|company|"
     r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|"

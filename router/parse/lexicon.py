@@ -72,6 +72,7 @@ class Lexicon:
     by_text: dict[str, list[Entry]] = field(default_factory=dict)  # Chinese and symbol names, lower case
     longest: int = 1
     stems: set[str] = field(default_factory=set)  # the first five letters of every word of a name
+    word_stems: set[str] = field(default_factory=set)  # the stems of the words of model names (not values)
 
     def add(self, surface: str, target: Target, weight: int = TITLE) -> None:
         surface = str(surface).strip()
@@ -87,6 +88,8 @@ class Lexicon:
             bucket = self.by_words.setdefault(key, [])
             self.longest = max(self.longest, len(key))
             self.stems.update(w[:5] for w in key if len(w) >= 5)
+            if target.kind != "value":
+                self.word_stems.update(key)
         if entry not in bucket:
             bucket.append(entry)
 

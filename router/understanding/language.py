@@ -40,7 +40,7 @@ def check_question(question: object, *, max_chars: int = MAX_CHARS) -> str:
         raise QuestionError("not_text", "The question must be a text string.")
     text = normalize(question)
     if not text:
-        raise QuestionError("empty", "The question is empty: ask about the data, e.g. 'GMV by region this month'.")
+        raise QuestionError("empty", "The question is empty: ask about the data.")
     if len(question) > max_chars:
         raise QuestionError(
             "too_long", f"The question has {len(question)} characters; the limit is {max_chars}. Shorten it.")

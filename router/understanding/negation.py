@@ -10,7 +10,7 @@ import re
 
 NEGATION = re.compile(
     r"\bnever\b|\bwithout (?:any|a)\b|\bhave(?:n't| not) (?:been|had|placed|bought|ordered)\b|"
-    r"\bno (?:orders?|refunds?|payments?|purchases?)\b|从未|从没|从来没|没有被|没被|未被|没有下单|没有购买",
+    r"\bno (?!less\b)[a-z]*[a-rt-z]s\b|从未|从没|从来没|没有被|没被|未被|没有下单|没有购买",  # "with no refunds"
     re.IGNORECASE | re.ASCII)
 
 

@@ -2,7 +2,10 @@
 
 dense_vector fields (cosine, HNSW) serve kNN; ``tokens`` fields hold the shared tokenizer's
 output analysed by the ``whitespace`` analyzer, so BM25 ranks the same terms as the PostgreSQL
-backend. Writes go through the bulk helper; ids are the SAG ids, so re-indexing overwrites.
+backend. Writes go through the bulk helper; ids are the SAG ids, so re-indexing overwrites. While a run
+writes, the indices do not refresh (``refresh_interval`` -1: no segment per second of bulk writes);
+``flush()`` at the end of the run, ``delete_events`` and ``ensure()`` (every open) restore
+``REFRESH_INTERVAL`` and refresh.
 Index names carry ``prefix`` (settings.es_index_prefix plus an optional namespace).
 """
 
@@ -19,6 +22,7 @@ from sag_index.errors import StoreUnavailable
 from sag_index.models import Hit
 
 DIM = 512
+REFRESH_INTERVAL = "1s"
 T = TypeVar("T")
 # exact (flat) kNN: our indices hold thousands to tens of thousands of vectors, where brute force is
 # fast to query and far cheaper to build than HNSW graphs
@@ -92,8 +96,15 @@ class ElasticsearchStore(VectorStore):
             if not self._es.indices.exists(index=self.index(name)):
                 self._es.indices.create(
                     index=self.index(name), settings={"number_of_shards": 1, "number_of_replicas": 0,
-                                                      "refresh_interval": "1s"},
+                                                      "refresh_interval": REFRESH_INTERVAL},
                     mappings={"dynamic": False, "properties": props})
+        self._refresh_interval(REFRESH_INTERVAL)  # a run that stopped mid-way left the indices not refreshing
+
+    def _refresh_interval(self, interval: str) -> None:
+        self._es.indices.put_settings(index=self._all(), settings={"index": {"refresh_interval": interval}})
+
+    def _all(self) -> str:
+        return ",".join(self.index(n) for n in _MAPPINGS)
 
     @_translate_errors
     def reset(self) -> None:
@@ -122,13 +133,16 @@ class ElasticsearchStore(VectorStore):
                             "_source": {"event_id": ln.event_id, "entity_id": ln.entity_id,
                                         "description": ln.description, "desc_vec": ln.desc_vec.tolist()}})
         if actions:
+            if not self._dirty:  # the first write of a run: no refreshes until flush()
+                self._refresh_interval("-1")
             bulk(self._es, actions, chunk_size=500, refresh=False)
-        self._dirty = True
+            self._dirty = True
 
     @_translate_errors
     def flush(self) -> None:
         if self._dirty:
-            self._es.indices.refresh(index=",".join(self.index(n) for n in _MAPPINGS))
+            self._refresh_interval(REFRESH_INTERVAL)
+            self._es.indices.refresh(index=self._all())
             self._dirty = False
 
     @_translate_errors
@@ -137,6 +151,8 @@ class ElasticsearchStore(VectorStore):
         if not ids:
             return
         from elasticsearch.helpers import bulk
+
+        self.flush()  # refresh="wait_for" below needs the indices refreshing again
 
         # no delete-by-query here (it lives in the reindex module): find link ids, then bulk-delete by id
         links = self._es.search(index=self.index("event_entity_vectors"), query={"terms": {"event_id": ids}},

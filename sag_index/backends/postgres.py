@@ -101,8 +101,11 @@ class PostgresStore(VectorStore):
                 ids_by_idx: dict[str, list[str]] = {}
                 for idx, doc_id, _, _ in docs:
                     ids_by_idx.setdefault(idx, []).append(doc_id)
-                for idx, ids in ids_by_idx.items():  # replace postings of re-indexed docs
-                    cur.execute("DELETE FROM sag.bm25_term WHERE idx = %s AND doc_id = ANY(%s)", (idx, ids))
+                for idx, ids in ids_by_idx.items():  # replace postings of re-indexed docs (new ones have none)
+                    cur.execute("SELECT doc_id FROM sag.bm25_doc WHERE idx = %s AND doc_id = ANY(%s)", (idx, ids))
+                    known = [r[0] for r in cur.fetchall()]
+                    if known:
+                        cur.execute("DELETE FROM sag.bm25_term WHERE idx = %s AND doc_id = ANY(%s)", (idx, known))
                 cur.execute("CREATE TEMP TABLE IF NOT EXISTS _bd (LIKE sag.bm25_doc) ON COMMIT DROP")
                 with cur.copy("COPY _bd FROM STDIN") as copy:
                     for row in docs:

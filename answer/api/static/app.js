@@ -108,6 +108,7 @@ async function loadSuggestions() {
       box.appendChild(chip);
     }
     $("[data-testid=as-of]").textContent = t("asOf")(res.today, res.period);
+    if (res.questions.length) $("#question").placeholder = t("example")(res.questions[0]);
   } catch (err) {
     box.textContent = err.status === 401 ? t("needKey") : String(err.message);
   }

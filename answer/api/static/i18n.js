@@ -5,7 +5,7 @@ const I18n = (() => {
   const STRINGS = {
     en: {
       tagline: "Ask about your business in English or Chinese", apiKey: "API key", send: "Ask",
-      placeholder: "e.g. GMV by region this quarter", showSources: "Show SQL / Cube query / sources",
+      placeholder: "Ask about your data", example: (q) => `e.g. ${q}`, showSources: "Show SQL / Cube query / sources",
       stages: { intent: "intent", retrieval: "retrieval", plan: "plan", rows: "rows", answer: "answer" },
       cubeQuery: "Cube query", sql: "SQL", passages: "Wiki passages", bindings: "Term bindings",
       timings: "Timings (ms)", intent: "Intent", reasons: "why", noRows: "No rows.",
@@ -26,7 +26,7 @@ const I18n = (() => {
     },
     zh: {
       tagline: "用中文或英文提问业务数据", apiKey: "API 密钥", send: "提问",
-      placeholder: "例如：本季度各地区的GMV", showSources: "查看 SQL / Cube 查询 / 来源",
+      placeholder: "输入关于数据的问题", example: (q) => `例如：${q}`, showSources: "查看 SQL / Cube 查询 / 来源",
       stages: { intent: "意图", retrieval: "检索", plan: "查询计划", rows: "数据", answer: "回答" },
       cubeQuery: "Cube 查询", sql: "SQL", passages: "Wiki 段落", bindings: "术语绑定", timings: "耗时（毫秒）",
       intent: "意图", reasons: "依据", noRows: "没有数据。", thanks: "感谢反馈。", feedbackFailed: "反馈失败",

@@ -16,7 +16,7 @@ from router.parse.language import FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH, na
 from router.parse.nearby import free
 from router.parse.passes.measures import UNIT_WORDS
 from router.parse.reading import Reading
-from router.parse.text import stems, words
+from router.parse.text import norm_word, stems, words
 from router.understanding.terms import segment
 
 # language words whose meaning changes the numbers: when no pass used them, the reading does not answer
@@ -60,8 +60,11 @@ def _restated(r: Reading) -> None:
 
 
 def _inflects_a_name(word: str, k: Knowledge) -> bool:
-    """"supplies" beside a model that says "supplier", "charging" beside "charge": a verb formed on a name's
-    stem (the first five letters of an inflected word of six or more) is that name said as a verb."""
+    """"supplies" beside a model that says "supplier", "charging" beside "charge", "billed" beside "Billing
+    country": a verb formed on a name's stem (the first five letters of an inflected word of six or more, or
+    its whole stem) is that name said as a verb."""
+    if word.endswith(("ed", "ing")) and len(word) >= 5 and norm_word(word) in k.lexicon.word_stems:
+        return True
     if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing", "es", "s")) or UNIT_WORDS.fullmatch(word):
         return False
     return word[:5] in k.lexicon.stems

@@ -21,7 +21,7 @@ from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import UNIT_SECONDS, number_text
+from router.parse.language import STOPWORDS_EN, UNIT_SECONDS, number_text
 from router.parse.nearby import after, before, free
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
 from router.parse.text import has_cjk, name_key, words
@@ -56,10 +56,28 @@ def _excluded(r: Reading, m: Mention) -> Mark | None:
     return None
 
 
+def _one_name(r: Reading) -> dict[int, set[str]]:
+    """"Steve Johnson's": values written side by side name one row: the cubes holding all of them (by the
+    id of each mention of such a run)."""
+    out: dict[int, set[str]] = {}
+    run: list[Mention] = []
+    for m in [*r.mentions, None]:
+        if m is not None and m.of("value") and (not run or r.text[run[-1].end:m.start] == " "):
+            run.append(m)
+            continue
+        common = set.intersection(*({t.cube for t in x.of("value")} for x in run)) if len(run) > 1 else set()
+        for x in run if common else []:
+            out[id(x)] = common
+        run = [m] if m is not None and m.of("value") else []
+    return out
+
+
 def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     chosen: dict[tuple[str, str], list[str]] = {}
+    together = _one_name(r)
     for m in r.mentions:
-        targets = [t for t in m.of("value") if _joined(k, t.cube, cubes)]
+        targets = [t for t in m.of("value") if _joined(k, t.cube, cubes)
+                   and (id(m) not in together or t.cube in together[id(m)])]
         if not targets or not free(r, m) or (m.of("measure") and len(m.targets) > len(m.of("value"))):
             continue
         scored = sorted(((_value_score(t, m, r, k), t) for t in targets), key=lambda p: -p[0])
@@ -235,6 +253,8 @@ def _percents(r: Reading, k: Knowledge, cubes: list[str]) -> None:
 def _patterns(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for mark in r.marks_of("string_op"):
         op, value = mark.data
+        if str(value).lower() in STOPWORDS_EN:
+            continue  # "contain the song X": an article, no pattern
         m = before(r, mark.span, extra=_LINK)
         dims = [k.model.find_member(t.path) for t in m.of("dimension")] if m else []
         if m is None:

@@ -19,6 +19,7 @@ from typing import Any
 from fourengine.terms import singular
 from router.parse import facts
 from router.parse.context import Knowledge, Question
+from router.parse.language import COMBINED
 from router.parse.nearby import free, phrase_after
 from router.parse.reading import Mention, Reading
 from router.parse.text import has_cjk, name_key, stems, words
@@ -27,12 +28,26 @@ _GENERIC = stems("name key id number code date type")
 _GROUP_START = re.compile(r"^(?:各|每个|每|按|分(?!钟))")
 
 
+_LANGUAGE_SUFFIX = re.compile(r"_(en|zh)$")
+
+
+def _language_twins(member: Any, k: Knowledge) -> list[Any]:
+    """``name_en`` and its ``name_zh``: a column and its twins in the other language (the question's
+    language then decides, see ``_score``)."""
+    base = _LANGUAGE_SUFFIX.sub("", member.name)
+    if base == member.name:
+        return [member]
+    twins = [d for d in k.model.cubes[member.cube].dimensions.values()
+             if d.public and d.name != member.name and _LANGUAGE_SUFFIX.sub("", d.name) == base]
+    return [member, *twins]
+
+
 def _candidates(m: Mention, k: Knowledge, language: str) -> list[tuple[Any, int]]:
     out = []
     for t in m.of("dimension"):
         member = k.model.find_member(t.path)
         if member is not None and member.type != "time" and member.public:
-            out.append((member, m.weights.get(t, 1)))
+            out += [(twin, m.weights.get(t, 1)) for twin in _language_twins(member, k)]
     for t in m.of("cube"):
         path = facts.label(k.model, t.path, language) or facts.primary_key(k.model, t.path)
         member = k.model.find_member(path) if path else None
@@ -185,10 +200,11 @@ def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         for member in same:
             if member != keep:
                 del by_member[member]
-    compared = r.marks_of("which", "compare", "group") or bool(_COMPARATIVE_OR.search(r.text))
-    combined = re.search(r"\b(?:combined|together|altogether|in total|overall)\b|合计|一共|总共|加起来", r.text, re.I)
+    compared = r.marks_of("compare") or bool(_COMPARATIVE_OR.search(r.text))
+    combined = COMBINED.search(r.text)
     for member, values in by_member.items():
-        # "for Boeing, Airbus, Embraer and Bombardier", "JetBlue, United and Delta each": one row each
+        # "for Boeing, Airbus, Embraer and Bombardier", "JetBlue, United and Delta each": one row each;
+        # "(USA and Canada combined)": one row
         if len(values) > 1 and (compared or not combined) and member not in r.dimensions:
             r.dimensions.append(member)
             r.notes.append(f"group by {member}: its values are compared")

@@ -12,6 +12,7 @@ company", "各渠道GMV占比").
 from __future__ import annotations
 
 from router.parse.context import Knowledge, Question
+from router.parse.language import COMBINED
 from router.parse.nearby import free
 
 
@@ -20,13 +21,17 @@ def choose(q: Question, k: Knowledge) -> None:
     marks = [m for m in r.marks_of("share") if free(r, m)]
     if not marks or r.intent != "aggregate" or not r.measures or r.refusal:
         return
+    comparison = q.understanding.comparison
+    if r.marks_of("change") and comparison is not None and len(comparison.ranges) > 1:
+        r.use(*(m.span for m in marks))  # "by what percentage did GMV grow from 2023 to 2024": the change
+        return
     r.share = True
     r.use(marks[0].span)
     if r.dimensions:
         return
     rows = [f for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"]
     values = [f for f in rows if f.operator == "equals"]
-    if values:
+    if values and not (len(values[0].values) > 1 and COMBINED.search(r.text)):
         named = values[0]
         r.filters.remove(named)
         r.dimensions.append(named.member)

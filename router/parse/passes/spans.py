@@ -42,6 +42,9 @@ def _dimension_grains(r: Reading, k: Knowledge) -> list[Mark]:
     return out
 
 
+_NAME_GOES_ON = re.compile(r" [A-Z][a-z]")
+
+
 def _row_mentions(q: Question, taken: list[Mention]) -> list[Mention]:
     """The rows the pipeline recognised (by name), where their label stands in the question."""
     out: list[Mention] = []
@@ -52,6 +55,8 @@ def _row_mentions(q: Question, taken: list[Mention]) -> list[Mention]:
             continue
         if " " not in label.strip() and q.reading.text[at:at + len(label)] != label and label.isascii():
             continue  # a one-word name ("Money", "Help") is a row only where it is written as the name
+        if _NAME_GOES_ON.match(q.reading.text, at + len(label)):
+            continue  # "Frank" is not the row "Frank" when the question says "Frank Harris"
         span = (at, at + len(label))
         same = next((m for m in out if m.span == span), None)
         if same is not None:  # one name, several rows ("Let There Be Rock": an album and a track)

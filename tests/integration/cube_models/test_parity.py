@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from cube_models.backends import BuiltinBackend, CubeBackend
-from cube_models.parity import PARITY_CASES, ParityCase, compare_rows, order_keys
+from cube_models.parity import ParityCase, compare_rows, order_keys
+from demo.parity_cases import PARITY_CASES
 
 pytestmark = pytest.mark.integration
 

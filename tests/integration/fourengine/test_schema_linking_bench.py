@@ -42,6 +42,8 @@ def test_bench_emits_one_line_per_setting_system_and_split(tmp_path: Path, pg_ur
     (folder / "dev.json").write_text(json.dumps(QUESTIONS))
     lines: list[dict] = []
     run(folder, pg_url, emit=lines.append)
+    calibration = lines.pop(0)  # fitted on the dev half only, before any ranking
+    assert calibration["fitted_on"] == "dev" and set(calibration["calibration"]) >= {"v", "crag_low", "crag_high"}
     assert [(x["setting"], x["system"], x["split"]) for x in lines] == [
         (s, sys, split) for s in ("per-database", "union") for sys in ("cubesage", "bm25", "dense", "rrf")
         for split in ("dev", "test")]

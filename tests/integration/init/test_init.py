@@ -14,6 +14,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from typer.testing import CliRunner
 
 from answer.cli import app
+from cubesage_core import db
 from cubesage_core.embedded_pg import EmbeddedPostgres
 from cubesage_core.settings import Settings, get_settings
 
@@ -113,3 +114,45 @@ def test_refusals_describe_this_warehouse(initialised: tuple[Path, str]) -> None
     work, url = initialised
     (answer,) = _ask(work, url, ["what's the weather tomorrow?"])
     assert "books, branches, loans, members" in answer["text"] and "(2024-01 to 2025-04)" in answer["text"]
+
+
+def test_a_setup_role_without_admin_on_cubesage_roles_gets_the_fix_then_succeeds(
+        pg_server: EmbeddedPostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database owner with CREATEROLE (no superuser) on a server whose cubesage roles another database's
+    setup made: one error line naming what to grant, no traceback; after the grant, init succeeds."""
+    running = pg_server.running()
+    assert running is not None
+    role, name = f"owner_{uuid.uuid4().hex[:8]}", f"init_owner_{uuid.uuid4().hex[:8]}"
+    admin = running.url()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        for existing in (db.READER_ROLE, db.API_ROLE):  # as another database's setup left them
+            conn.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{existing}') "
+                         f"THEN CREATE ROLE {existing}; END IF; END $$")
+        conn.execute(f'CREATE ROLE "{role}" LOGIN CREATEROLE')
+        conn.execute(f'CREATE DATABASE "{name}" OWNER "{role}"')
+    owner_url = make_conninfo(**{**conninfo_to_dict(admin), "dbname": name, "user": role})
+    try:
+        with psycopg.connect(make_conninfo(**{**conninfo_to_dict(admin), "dbname": name}), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION vector")  # what the pgvector error tells a superuser to run
+        with psycopg.connect(owner_url, autocommit=True) as conn:
+            conn.execute((HERE / "lending.sql").read_text())
+        for var in ("CUBESAGE_DATABASE_URL", "CUBESAGE_MODEL_DIR", "CUBESAGE_GLOSSARY", "CUBESAGE_WIKI_DIR",
+                    "CUBESAGE_DETAIL_VOCABULARY"):
+            monkeypatch.delenv(var, raising=False)
+        get_settings.cache_clear()
+        args = ["init", "--database-url", owner_url, "--schema", "lending", "--models", str(tmp_path / "model"),
+                "--config", str(tmp_path / "cubesage.toml")]
+        refused = CliRunner().invoke(app, args)
+        assert refused.exit_code == 2, refused.output
+        assert "WITH ADMIN OPTION" in refused.output and "Traceback" not in refused.output
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'GRANT cubesage_reader, cubesage_api TO "{role}" WITH ADMIN OPTION')
+        done = CliRunner().invoke(app, args)
+        assert done.exit_code == 0, done.output
+        assert "cubesage is ready" in done.output
+    finally:
+        get_settings.cache_clear()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'REVOKE cubesage_reader FROM cubesage_api GRANTED BY "{role}"')  # its setup's grant
+            conn.execute(f'DROP ROLE IF EXISTS "{role}"')

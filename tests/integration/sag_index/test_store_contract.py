@@ -97,6 +97,16 @@ def _bm25_reference(query: list[str], ids: list[str]) -> list[str]:
     return sorted(scores, key=lambda d: -scores[d])
 
 
+def test_an_event_indexed_again_keeps_only_its_new_terms(loaded: VectorStore) -> None:
+    title, text = "late fees", "a loan returned after its due day pays a late fee"
+    tv, cv = EMB.embed([title, f"{title}. {text}"])
+    again = IndexBatch(events=[EventDoc("ev_pay", "c_ev_pay", "doc", title, tokenize(f"{title}\n{text}"), tv, cv)])
+    loaded.upsert(again)
+    loaded.flush()
+    assert loaded.text_events(tokenize("due day loan"), 3)[0].id == "ev_pay"
+    assert "ev_pay" not in [h.id for h in loaded.text_events(tokenize("alipay wechat cash"), 6)]
+
+
 def test_text_events_bm25(loaded: VectorStore) -> None:
     query = tokenize("which table has the refund reason")
     hits = loaded.text_events(query, 5, kinds=["doc"])

@@ -227,3 +227,16 @@ def test_rows_cut_at_the_default_limit_are_stated(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(get_settings(), "default_limit", 3)
     out = synthesize(result("order count by customer", "aggregate", table, aggregate=agg), use_llm=False)
     assert out.table["truncated"] is True and "only the first 3 rows were returned" in out.text
+
+
+def test_a_refusal_crag_found_insufficient_names_the_missing_words() -> None:
+    from fourengine.models import CragResult
+
+    class Retrieved:
+        crag = CragResult("low", 0.1, 0, decision="insufficient", missing=["world", "cup"])
+
+    res = result("Who won the World Cup?", "unsupported", ResultTable([]))
+    res.retrieval = {"result": Retrieved()}
+    assert synthesize(res, use_llm=False).text.endswith("Nothing in it matches “world”, “cup”.")
+    res.retrieval["result"].crag.decision = "corrected"
+    assert "Nothing in it matches" not in synthesize(res, use_llm=False).text

@@ -27,6 +27,7 @@ TABLES = [
 @pytest.mark.parametrize(("name", "prefix", "title"), [
     ("o_orderdate", "o_", "Order date"), ("unit_price", "", "Unit price"), ("c_custkey", "c_", "Cust key"),
     ("o_totalprice", "o_", "Total price"), ("signup_date", "", "Signup date"), ("status", "", "Status"),
+    ("l_discount", "l_", "Discount"), ("is_valid", "", "Is valid"), ("l_shipdate", "l_", "Ship date"),
 ])
 def test_titles_from_names(name: str, prefix: str, title: str) -> None:
     assert title_of(name, prefix) == title

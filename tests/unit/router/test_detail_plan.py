@@ -9,6 +9,7 @@ import pytest
 
 from cube_models.model import load_model
 from cubesage_core.settings import Settings
+from fourengine.glossary import parse_glossary
 from router.detail.build import build_select as build
 from router.detail.entities import EntityDirectory, EntityMatch
 from router.detail.plan import DetailPlanError, plan_detail
@@ -16,7 +17,20 @@ from router.detail.schema import build_catalog, load_vocabulary
 from router.sqlguard import GuardPolicy, guard_sql
 
 SETTINGS = Settings()
-DEMO = build_catalog(load_model(SETTINGS.model_dir), vocabulary=load_vocabulary(SETTINGS.detail_vocabulary))
+
+
+def _glossary_table_words() -> dict[str, list[str]]:
+    """cube -> the glossary's words for its table, as ``router.detail.schema.table_terms`` reads them."""
+    out: dict[str, list[str]] = {}
+    for term in parse_glossary(SETTINGS.glossary)[0]:
+        if (term.mapped_asset_id or "").startswith("table:"):
+            out.setdefault(term.mapped_asset_id.removeprefix("table:"), []).extend([term.canonical_term,
+                                                                                    *term.synonyms])
+    return out
+
+
+DEMO = build_catalog(load_model(SETTINGS.model_dir), vocabulary=load_vocabulary(SETTINGS.detail_vocabulary),
+                     table_words=_glossary_table_words())
 WANG = EntityMatch("dim_customer", "customer_id", 17, "王芳", "customer", "directory")
 AURORA = EntityMatch("dim_product", "product_id", 1, "Aurora X1 headphones", "product", "directory")
 EAST = EntityMatch("dim_region", "region_id", 1, "East China", "region", "directory")

@@ -102,3 +102,27 @@ def test_path_error_is_kept_as_an_answer_with_the_classified_intent() -> None:
     assert result.intent.intent == "aggregate"
     assert result.error == {"type": "AggregateError", "message": "no measure found for this question"}
     assert result.table.rows == []
+
+
+def test_an_aggregate_crag_found_insufficient_is_refused_naming_what_is_missing() -> None:
+    from dataclasses import replace as with_
+
+    from fourengine.models import CragResult
+
+    @dataclass
+    class Retrieved:
+        crag: CragResult
+
+    env = DetailEnv(directory=EntityDirectory({}), policy=GuardPolicy(frozenset({"warehouse.fact_order"})))
+
+    def run(decision: str) -> tuple[Any, list[str]]:
+        seen: list[str] = []
+        found = Retrieved(CragResult("low", 0.1, 0, decision=decision, missing=["blorp"]))
+        parts = with_(components(seen), retrieve=lambda u, subs: ({"result": found}, []))
+        return Pipeline(parts, env).run("blorp of x", conn=None, today=TODAY), seen
+
+    refused, seen = run("insufficient")
+    assert refused.intent.intent == "unsupported" and seen == []  # no guessed query ran
+    assert "crag: insufficient: nothing matches blorp" in refused.intent.reasons
+    corrected, seen = run("corrected")
+    assert corrected.intent.intent == "aggregate" and seen == ["blorp of x"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sag_index.wiki import load_wiki, page_tables, split_front_matter
@@ -35,3 +36,16 @@ def test_load_wiki_strips_front_matter_and_links(tmp_path: Path) -> None:
     assert by_source["returns.md"].meta["tables"] == ["sales.orders"]
     assert "tables:" not in by_source["returns.md"].text
     assert by_source["customers.zh.md"].meta["tables"] == ["sales.customers"]
+
+
+NOUNS = [("sales.orders", re.compile(r"\border\b|\borders\b", re.I)),
+         ("sales.customers", re.compile(r"\bcustomer\b|\bbuyer\b|客户", re.I))]
+
+
+def test_nouns_link_prose_pages_only_when_no_name_matches() -> None:
+    assert page_tables({}, "Refund policy", "A buyer may return an order within 14 days.", NAMES, NOUNS) == [
+        "sales.orders", "sales.customers"]
+    assert page_tables({}, "退款规则", "每位客户可以退货。", NAMES, NOUNS) == ["sales.customers"]
+    # a page that names a table exactly keeps that link alone
+    assert page_tables({}, "Refunds", "orders are refunded to the buyer", NAMES, NOUNS) == ["sales.orders"]
+    assert page_tables({}, "Holidays", "Nothing about tables.", NAMES, NOUNS) == []

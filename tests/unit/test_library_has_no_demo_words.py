@@ -1,0 +1,154 @@
+"""Library code names nothing of the demo warehouse: its tables, columns, cubes, metrics and region names live
+in demo/ (model, glossary, detail vocabulary), never in router/ fourengine/ sag_index/ answer/ cube_models/
+cubesage_core/.
+
+The words come from the demo's own files: every name in demo/model/*.yml (cubes and their singulars,
+physical tables, joins, dimensions, measures, segments), the regions of demo/vocab.yaml, the customers and
+products the docs name, and the Chinese metric and table names of the warehouse contract. They are looked
+for in the code of the library's Python modules (identifiers and string literals; comments and docstrings
+are prose and may give examples) and in the chat page's scripts. Words of the demo model that are also Cube,
+SQL, HTTP or plain-language vocabulary (``count``, ``order``, ``status``, ``amount``...) are left out.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import subprocess
+import sys
+import tokenize
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cubesage_core.settings import REPO_ROOT
+
+LIBRARY = ("router", "fourengine", "sag_index", "answer", "cube_models", "cubesage_core")
+DEMO = REPO_ROOT / "demo"
+# demo model names that are also Cube/SQL/HTTP/Python or plain-language words (a Cube query's "order", an
+# HTTP status, a measure "count", the "segment" member type, an "amount" column, the "kind" of a thing ...)
+GENERIC = frozenset({"count", "order", "status", "amount", "method", "reason", "category", "segment", "city",
+                     "brand", "quantity", "discount", "kind", "ts", "online", "completed", "channel"})
+# the warehouse contract's Chinese metric names and the demo glossary's Chinese nouns of its tables (its verbs
+# 支付 "pay" and 下单 "place an order" are language)
+CHINESE = ("成交总额", "交易额", "销售额", "订单量", "客单价", "退款率", "活跃客户", "新客",
+           "订单", "退款", "客户", "商品")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_REGEX_ESCAPE = re.compile(r"\\[bBdDsSwWAZ]")  # r"\border" is "order" after a word boundary
+
+
+def _singular(name: str) -> str:
+    return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
+
+
+@cache
+def demo_words() -> frozenset[str]:
+    """Lower-case identifiers of the demo model (and their singulars), without the generic ones."""
+    names: set[str] = set()
+    for path in sorted((DEMO / "model").glob("*.yml")):
+        for cube in yaml.safe_load(path.read_text(encoding="utf-8"))["cubes"]:
+            names |= {cube["name"], _singular(cube["name"])}
+            if cube.get("sql_table"):
+                names.add(str(cube["sql_table"]).rsplit(".", 1)[-1])
+            names |= set(re.findall(r"\bwarehouse\.(\w+)", str(cube.get("sql") or "")))
+            for kind in ("joins", "dimensions", "measures", "segments"):
+                names |= {str(member["name"]) for member in cube.get(kind) or []}
+    return frozenset(n.lower() for n in names) - GENERIC
+
+
+@cache
+def demo_phrases() -> tuple[str, ...]:
+    """Names written as they are (matched as substrings): region names, named customers and products."""
+    vocab = yaml.safe_load((DEMO / "vocab.yaml").read_text(encoding="utf-8"))
+    regions = [name for r in vocab["regions"] for name in (r["name_zh"], r["name_en"])]
+    products = [p["product_name"] for p in vocab["reserved_products"]]
+    return (*regions, *vocab["reserved_customers"], *products, *CHINESE)
+
+
+def _docstring_lines(tree: ast.AST) -> set[int]:
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                lines.add(first.lineno)
+    return lines
+
+
+def python_code(source: str) -> list[tuple[int, str]]:
+    """(line, text) of the identifiers and string literals of ``source``, docstrings and comments left out."""
+    docstrings = _docstring_lines(ast.parse(source))
+    kept = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.NAME or (tok.type == tokenize.STRING and tok.start[0] not in docstrings):
+            kept.append((tok.start[0], tok.string))
+    return kept
+
+
+def script_code(source: str) -> list[tuple[int, str]]:
+    """(line, text) of a JavaScript/HTML file without its comments (block, line and HTML comments)."""
+    blank = re.sub(r"/\*.*?\*/|<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), source, flags=re.DOTALL)
+    return [(n, line) for n, line in enumerate(blank.splitlines(), 1) if not line.lstrip().startswith("//")]
+
+
+def demo_words_in(text: str) -> list[str]:
+    words = {w for w in _WORD.findall(_REGEX_ESCAPE.sub(" ", text)) if w.lower() in demo_words()}
+    return sorted(words | {p for p in demo_phrases() if p in text})
+
+
+def library_files() -> list[Path]:
+    files = []
+    for package in LIBRARY:
+        root = REPO_ROOT / package
+        files += sorted(root.rglob("*.py"))
+        files += sorted(p for p in root.rglob("*") if p.suffix in (".js", ".html")
+                        and not {"vendor", "node_modules"} & set(p.parts))
+    return files
+
+
+def findings(path: Path) -> list[str]:
+    source = path.read_text(encoding="utf-8")
+    code = python_code(source) if path.suffix == ".py" else script_code(source)
+    return [f"{path.relative_to(REPO_ROOT)}:{line}: {', '.join(words)}"
+            for line, text in code if (words := demo_words_in(text))]
+
+
+def test_the_word_list_is_the_demos() -> None:
+    words = demo_words()
+    assert {"fact_order", "dim_customer", "gmv", "refund", "refunds", "refund_rate", "order_items",
+            "customer_name", "name_zh"} <= words
+    assert not GENERIC & words and "华东" in demo_phrases()
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    ('ID = re.compile(r"\\b(order|refund|payment)\\s*(\\d+)")\n', ["payment", "refund"]),
+    ('LABELS = {"gmv": "GMV", "name_zh": "地区"}\n', ["GMV", "gmv", "name_zh"]),
+    ('def f():\n    """GMV by region in 华东"""\n    return 1  # refunds of fact_order\n', []),
+    ('x = query["order"]; y = "ORDER BY 1"; z = "count"\n', []),
+    ('SQL = "SELECT 1 FROM warehouse.fact_order"\n', ["fact_order"]),
+])
+def test_code_is_read_without_prose(source: str, found: list[str]) -> None:
+    assert sorted({w for _, text in python_code(source) for w in demo_words_in(text)}) == found
+
+
+def test_script_comments_are_prose() -> None:
+    code = script_code('// GMV by region\nconst a = "refunds"; /* 华东\n */ const b = 1;\n<!-- gmv -->\n')
+    assert [(n, demo_words_in(t)) for n, t in code if demo_words_in(t)] == [(2, ["refunds"])]
+
+
+def test_library_code_names_no_demo_table_column_or_metric() -> None:
+    found = [line for path in library_files() for line in findings(path)]
+    assert not found, "demo words in library code (move them to demo/ or derive them from the model):\n" + \
+        "\n".join(found)
+
+
+def test_the_library_does_not_import_the_demo() -> None:
+    """Only `cubesage demo ...` loads demo/ code: the CLI, the API and the answering service do not."""
+    code = ("import sys, answer.cli, answer.api, answer.service, answer.init; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'demo'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    assert out.stdout.strip() == "[]", out.stdout
