@@ -41,7 +41,7 @@ from fourengine.calibration_data import OFF_DOMAIN
 from fourengine.settings import RetrievalSettings
 
 NAME = "fourengine"
-PROBE = "calibration probe: monthly revenue by region 各地区每月收入"
+PROBE = "calibration probe: how many per week, and the average 每周多少"
 BINDING_PRECISION = 0.95
 D_PRECISION = 0.95
 D_FLOOR_PRECISION = 0.8  # examples steer generation (and the fast path takes their measures): mostly right
