@@ -228,13 +228,18 @@ def load_components(settings: Any, url: str) -> Components:
 
 
 class WikiPassages:
-    """The SAG wiki search as fourengine's passage source (corrective retrieval of a low CRAG grade)."""
+    """The SAG wiki search as fourengine's passage source (corrective retrieval of a low CRAG grade). Always
+    the fast SAG steps: LLM mode's NER and selection serve detail recall, not the schema retrieval before the
+    LLM grades it (they would add two sequential calls to every low-graded question)."""
 
     def __init__(self, sag: Any) -> None:
         self.sag = sag
 
     def passages(self, question: str, limit: int) -> list[Passage]:
-        events = self.sag.search(question).events
+        from cubesage_core.llm import fast_only
+
+        with fast_only():
+            events = self.sag.search(question).events
         return [Passage(str(table), float(e.score), e.title, e.event_id, e.content)
                 for e in events[:limit] for table in e.meta.get("tables", [])]
 

@@ -36,13 +36,14 @@ from cubesage_core.llm._family import model_family
 from cubesage_core.settings import Settings, get_settings
 
 __all__ = ["BudgetExhausted", "ModeResult", "QuestionBudget", "breaker_state", "breaker_states", "current_budget",
-           "get_lm", "in_context", "metrics_text", "model_family", "observe_steps", "question_budget",
+           "fast_only", "get_lm", "in_context", "metrics_text", "model_family", "observe_steps", "question_budget",
            "run_concurrently", "two_mode", "using_settings", "wants_llm"]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 REASON_CHARS = 300
 _ACTIVE_SETTINGS: ContextVar[Settings | None] = ContextVar("cubesage_llm_settings", default=None)
+_FAST_ONLY: ContextVar[bool] = ContextVar("cubesage_llm_fast_only", default=False)
 _observer: Callable[[str, Callable[[], Any]], None] | None = None
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cubesage-llm")
 
@@ -55,6 +56,17 @@ def using_settings(settings: Settings) -> Iterator[None]:
         yield
     finally:
         _ACTIVE_SETTINGS.reset(token)
+
+
+@contextmanager
+def fast_only() -> Iterator[None]:
+    """Every step run inside the block (this context only) answers in fast mode, with no LLM call and no
+    fallback recorded: for work that is not the question's own LLM step (a search another step reads)."""
+    token = _FAST_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _FAST_ONLY.reset(token)
 
 
 def _settings(settings: Settings | None = None) -> Settings:
@@ -73,7 +85,7 @@ def wants_llm(use_llm: bool | None = None) -> bool:
     """Whether a step asked with ``use_llm`` would try the LLM (an endpoint is set and the question allows it)."""
     budget = current_budget()
     wanted = use_llm if use_llm is not None else (budget.use_llm if budget is not None else None)
-    return wanted is not False and bool(_settings().llm_url)
+    return wanted is not False and not _FAST_ONLY.get() and bool(_settings().llm_url)
 
 
 @dataclass
@@ -163,7 +175,7 @@ def two_mode(llm_step: Callable[[], T], fast_step: Callable[[], T], *, step: str
     settings = _settings()
     budget = current_budget()
     wanted = use_llm if use_llm is not None else (budget.use_llm if budget is not None else None)
-    if wanted is False or not settings.llm_url:
+    if wanted is False or _FAST_ONLY.get() or not settings.llm_url:
         reason = "no llm endpoint configured" if wanted and not settings.llm_url else None
         if reason and budget is not None:
             budget.record(StepCost(step, f"fast ({reason})"))

@@ -206,3 +206,17 @@ def test_question_choice_applies_to_steps_asked_without_use_llm() -> None:
         with using_settings(settings), question_budget(settings, use_llm=False):
             result = two_mode(_ask, lambda: "fast", step="t")
     assert result.label == "fast" and not stub.requests
+
+
+def test_fast_only_blocks_answer_without_calling_the_endpoint() -> None:
+    from cubesage_core.llm import fast_only, wants_llm
+
+    with openai_stub([dspy_reply(answer="llm")]) as stub:
+        settings = _settings(stub.url)
+        with using_settings(settings), question_budget(settings) as budget:
+            with fast_only():
+                inside = (two_mode(_ask, lambda: "fast", step="t"), wants_llm())
+            after = two_mode(_ask, lambda: "fast", step="t")
+    assert (inside[0].label, inside[0].value, inside[1]) == ("fast", "fast", False)
+    assert (after.label, after.value) == ("llm", "llm") and len(stub.requests) == 1
+    assert [s.step for s in budget.steps] == ["t"]  # the fast-only step is no fallback of the question
