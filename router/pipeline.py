@@ -106,8 +106,10 @@ class Pipeline:
         if (change := write_request(question)) is not None:  # cubesage never changes data: refused as such
             return refused_result(question, understanding, change, timings)
 
+        # SAG row recall (database lookups) runs while retrieval (and the LLM's CRAG grade) runs
+        rows_pending = self._workers.submit(in_context(_recall_rows), self.c, understanding.normalized)
         retrieval, fused = self.c.retrieve(understanding, sub_queries)
-        row_hits, sag_down = _recall_rows(self.c, understanding.normalized)
+        row_hits, sag_down = rows_pending.result()
         entities = merge(self.detail_env.directory.match(understanding.normalized),
                          from_row_hits(row_hits, understanding.normalized,
                                        tables=self.detail_env.warehouse.tables or None))
