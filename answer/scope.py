@@ -88,9 +88,10 @@ def model_scope(model: Any, conn: Any = None, default_schema: str = "public", na
     vocabulary) gives the Chinese nouns of the cubes the glossary names."""
     cubes = [c for c in model.cubes.values() if c.title]
     measures = [m.title for c in cubes for m in c.measures.values() if m.title and m.type != "count" and m.public]
-    nouns = {table: c.title.lower() for c in cubes if (table := _physical(c))}
-    nouns_zh = {table: zh for c in model.cubes.values()
-                if (table := _physical(c)) and names is not None and (zh := names.member_label(c.name, "zh"))}
+    # by physical table (the template planner's plans) and by cube name (listings through the model)
+    nouns = {key: c.title.lower() for c in cubes for key in (_physical(c), c.name) if key}
+    nouns_zh = {key: zh for c in model.cubes.values() if names is not None and (zh := names.member_label(c.name, "zh"))
+                for key in (_physical(c), c.name) if key}
     try:
         period = _period(conn, model, default_schema) if conn is not None else None
     except Exception:  # a table the model names but the database lacks: no range, not a failed start

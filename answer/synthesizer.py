@@ -384,6 +384,18 @@ def _count_text(n: int, lang: str) -> str:
     return f"共 {fmt_number(n)} 行结果。" if lang == "zh" else f"{fmt_number(n)} rows."
 
 
+def _named(result: PipelineResult, plan: dict[str, Any]) -> list[str]:
+    """What the rows are for, as the question says it: the recognised rows' names and the values a listing
+    filters by, those the question writes, once each ("Frank", "Harris"; not "Frank, Frank, Frank")."""
+    assert result.detail is not None
+    filters = (plan.get("reading") or {}).get("filters") or [] if plan.get("kind") == "listing" else []
+    names = [e.label for e in result.detail.entities] + [
+        str(v) for f in filters if f.get("operator") == "equals" for v in f.get("values") or []]
+    asked = result.question.lower()
+    written = [n for n in names if n and n.lower() in asked]
+    return list(dict.fromkeys(written if plan.get("kind") == "listing" else names))
+
+
 def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:
     detail = result.detail
     assert detail is not None
@@ -396,7 +408,7 @@ def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:
             return f"相关数据在表 {table}{'（' + title + '）' if title else ''}中。"
         return f"That is in table {table}{' (' + title + ')' if title else ''}."
     noun = scope.noun(plan.get("target", ""), lang)
-    who = ", ".join(e.label for e in detail.entities)
+    who = ", ".join(_named(result, plan))
     n = len(detail.rows)
     capped = n >= int(plan.get("limit") or 0) > 0
     if lang == "zh":

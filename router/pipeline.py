@@ -269,7 +269,8 @@ class Pipeline:
         query, load = self.c.listing(reading, understanding, understanding.today, limit)
         columns = list(query["dimensions"])
         result.detail = DetailResult(
-            plan={"kind": "listing", "cube_query": query, "reading": reading.to_dict()}, columns=columns,
+            plan={"kind": "listing", "target": reading.listing, "cube_query": query, "reading": reading.to_dict()},
+            columns=columns,
             rows=[[row.get(c) for c in columns] for row in load.rows], sql=load.sql, params={},
             tables=[reading.listing], entities=entities)
         return True

@@ -37,9 +37,11 @@ _NUMBER_RE = re.compile(NUMBER, _F)
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9, "万": 1e4, "千": 1e3,
           "百万": 1e6, "亿": 1e8}
 
-_GT = r"more than|greater than|higher than|larger than|bigger than|over|above|exceeding|exceeds?|in excess of|>"
+_GT = (r"more than|greater than|higher than|larger than|bigger than|longer than|later than|heavier than|faster than|"
+       r"older than|more expensive than|over|above|exceeding|exceeds?|in excess of|>")
 _GTE = r"at least|no less than|not less than|minimum of|>=|≥"
-_LT = r"less than|fewer than|lower than|smaller than|under|below|<"
+_LT = (r"less than|fewer than|lower than|smaller than|shorter than|earlier than|lighter than|slower than|"
+       r"cheaper than|younger than|under|below|<")
 _LTE = r"at most|no more than|not more than|up to|maximum of|<=|≤"
 _EQ = r"equal to|equals|exactly|="
 _ZH_BEFORE = {"超过": "gt", "大于": "gt", "高于": "gt", "多于": "gt", "超出": "gt", "不少于": "gte", "至少": "gte",

@@ -23,6 +23,7 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN, UNIT_SECONDS, number_text
 from router.parse.nearby import after, before, free
+from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
 from router.parse.text import has_cjk, name_key, words
 
@@ -163,6 +164,8 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
         if counted:
             r.use(following.span)
             return k.model.find_member(counted), "count"
+    if (named := adjective_member(mark.text, r, k, cubes)) is not None:
+        return named, "row"  # "tracks longer than 5 minutes": the length, not the tracks' amount
     prior = before(r, mark.span, extra=_LINK)
     for m in (prior, following):
         member = _numeric(m, k, cubes, rows=r.intent == "detail")

@@ -125,15 +125,15 @@ def _over_column(k: Knowledge, dim: Any, kind: str) -> tuple[Any | None, str]:
              "distinct": ("count_distinct", "count_distinct_approx"),
              "count": ("count_distinct", "count_distinct_approx"), "median": ()}[kind]
     found = facts.measures_over(k.model, dim.cube, facts.column(dim), types)
-    word = {"avg": "an average", "sum": "a total", "max": "a maximum", "min": "a minimum", "median": "a median",
-            "distinct": "a distinct count", "count": "a distinct count"}[kind]
+    word = {"avg": "average", "sum": "total", "max": "maximum", "min": "minimum", "median": "median",
+            "distinct": "distinct count", "count": "distinct count"}[kind]
     return (found[0] if found else None), f"{word} of {dim.title or dim.path}"
 
 
 def _twin(k: Knowledge, measure: Any, kind: str) -> tuple[Any | None, str]:
     """"average <sum measure>": the avg measure over the same column."""
     found = facts.measures_over(k.model, measure.cube, facts.column(measure), _TYPE_FIT[kind][:1])
-    word = {"avg": "an average", "median": "a median"}.get(kind, kind)
+    word = {"avg": "average", "median": "median"}.get(kind, kind)
     return (found[0] if found else None), f"{word} of {measure.title or measure.path}"
 
 

@@ -25,12 +25,13 @@ from router.understanding._calendar import parse_number
 # adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
 ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"expensive|cheap|pricey|costly|贵|便宜", re.IGNORECASE), stems("price cost total amount")),
-    (re.compile(r"longest|shortest|\blong\b|\bshort\b|最长|最短", re.IGNORECASE),
+    (re.compile(r"longest|shortest|\blong(?:er)?\b|\bshort(?:er)?\b|最长|最短", re.IGNORECASE),
      stems("length duration millisecond minute second time day")),
     (re.compile(r"biggest|largest|smallest|\bbig\b|\blarge\b|\bsmall\b|最大|最小", re.IGNORECASE),
      stems("size total amount quantity value balance")),
-    (re.compile(r"heaviest|lightest|heavy|light", re.IGNORECASE), stems("weight")),
-    (re.compile(r"fastest|slowest|\bfast\b|\bslow\b|最快|最慢", re.IGNORECASE), stems("speed velocity mph")),
+    (re.compile(r"heaviest|lightest|heavy|heavier|light", re.IGNORECASE), stems("weight")),
+    (re.compile(r"fastest|slowest|\bfast(?:er)?\b|\bslow(?:er)?\b|最快|最慢", re.IGNORECASE),
+     stems("speed velocity mph")),
 )
 _TIME_ADJECTIVE = re.compile(r"latest|newest|most recent|recent|oldest|earliest|最新|最近|最早", re.IGNORECASE)
 _DESC_ADJ = re.compile(r"most|expensive|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"
@@ -39,6 +40,11 @@ _WORST = re.compile(r"\bworst\b|\bbottom\b|最差|垫底", re.IGNORECASE)
 _BEST = re.compile(r"\bbest\b|最好", re.IGNORECASE)
 _SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwho\b|\bwhat (?:is|was) the\b|哪(?:个|一|家|位|款|种|国)|是谁",
                        re.IGNORECASE)
+
+
+def adjective_member(text: str, r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
+    """The numeric column an adjective compares ("longer" -> a length, "cheaper" -> a price), not a time."""
+    return None if _TIME_ADJECTIVE.search(text) else _adjective_member(text, r, k, cubes)
 
 
 def _adjective_member(text: str, r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:

@@ -215,3 +215,10 @@ def test_numbers_and_rankings_nothing_used_refuse(knowledge: Knowledge) -> None:
 def test_excluding_a_value_filters_it_out(knowledge: Knowledge) -> None:
     r = read(knowledge, "number of orders excluding cancelled ones")
     assert [(f.member, f.operator, f.values) for f in r.filters] == [("orders.status", "notEquals", ["cancelled"])]
+
+
+def test_a_comparative_bounds_the_column_it_names(knowledge: Knowledge) -> None:
+    r = read(knowledge, "orders with an order total higher than 100")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("orders.total", "gt", ["100"])]
+    cheap = read(knowledge, "orders cheaper than 50")  # the price-like column, not the rows' amount by default
+    assert [(f.member, f.operator) for f in cheap.filters] == [("orders.total", "lt")]
