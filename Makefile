@@ -71,6 +71,7 @@ bench: install-test
 	$(CUBESAGE) bench load --no-answer-cache --no-memo --requests 1000 | tee $(RESULTS)/load-no-cache.jsonl
 	$(CUBESAGE) bench fuzz | tee $(RESULTS)/fuzz.jsonl
 	$(CUBESAGE) bench faults | tee $(RESULTS)/faults.jsonl
+	$(CUBESAGE) bench scale | tee $(RESULTS)/scale.jsonl
 
 ## Regression suites, dev and test apart: the demo suite on the demo DB, then each warehouse pack's suite
 ## on its own data dir (.cubesage/bench-<pack>) after `cubesage warehouse load <pack>`; packs without a

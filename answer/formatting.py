@@ -140,6 +140,11 @@ def change_numbers(changes: list[dict[str, Any]] | None) -> set[str]:
     return {fmt_change(c["change_pct"]).lstrip("+") for c in changes or [] if c.get("change_pct") is not None}
 
 
+def cut_numbers(truncation: list[dict[str, Any]] | None) -> set[str]:
+    """How the text writes the limits an answer's rows stopped at (provenance ``truncation``: shown N of M)."""
+    return {fmt_number(c[key]) for c in truncation or [] for key in ("shown", "total") if c.get(key) is not None}
+
+
 def stray_numbers(text: str, allowed: set[str], labels: tuple[str, ...] = ()) -> list[str]:
     """Number tokens of ``text`` that are not in ``allowed``, after taking out dates, period tokens and the
     given ``labels`` (e.g. the question's time-range phrases); where they overlap the longest one goes."""

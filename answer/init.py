@@ -104,6 +104,15 @@ def _export_assets(run: InitRun) -> str:
     return f"semantic assets: {report.inserted} new, {report.updated} updated, {report.unchanged} unchanged"
 
 
+def _build_rollups(run: InitRun) -> str:
+    from cube_models import rollups
+
+    builds = rollups.refresh(run.url, run.model, tuple(run.settings.warehouse_schemas))
+    if not builds:
+        return "no pre-aggregations in the models"
+    return "rollups: " + ", ".join(f"{b.rollup} {b.rows if b.built else 'fresh'}" for b in builds)
+
+
 def _load_glossary(run: InitRun) -> str:
     if run.config.glossary is None:
         return "no glossary given (--glossary)"
@@ -197,6 +206,7 @@ STEPS: tuple[Step, ...] = (
     ("draft models", _draft_models),
     ("validate models", _validate_models),
     ("export semantic assets", _export_assets),
+    ("build rollups", _build_rollups),
     ("load glossary", _load_glossary),
     ("load few-shots", _load_few_shots),
     ("calibrate retrieval thresholds", _calibrate),

@@ -15,7 +15,9 @@ Suite format (YAML)::
 Gold: ``answer_sql`` (the answer's rows, see ``answer.regress_compare``), ``detail_sql`` (mixed cases
 only, required with ``answer_sql``: the keys of the detail rows), ``members`` (Cube members of the
 query), ``tables`` (tables named by the provenance). A detail case whose only gold is ``tables``
-("which table has the loan dates") is checked by its tables. Every case gets one outcome:
+("which table has the loan dates") is checked by its tables. Detail keys the answer states were cut at a
+limit (``provenance.truncation``: shown N of M) hold when every shown key is a gold key and M covers the
+gold keys; rows cut without saying so must hold every gold key. Every case gets one outcome:
 
 * ``passed``: intent right and every gold check holds (mixed: the aggregate rows and the detail keys).
 * ``wrong``: the system answered with rows/numbers that contradict the gold (the worst outcome).
@@ -244,7 +246,8 @@ def _check_rows(case: Case, answer: dict[str, Any], run_gold: GoldRunner, proble
         _check_detail_keys(case, answer, run_gold, problems)
     elif case.intent == "detail" and gold.rows and len(gold.rows[0]) == 1:
         table = answer.get("table") or {}
-        _add(problems.mismatch, "", key_column(gold, table.get("columns") or [], _rows(answer)))
+        _add(problems.mismatch, "", key_column(gold, table.get("columns") or [], _rows(answer),
+                                               stated_total=_stated_total(answer)))
     else:
         _add(problems.mismatch, "", compare(gold, _rows(answer)))
 
@@ -255,7 +258,14 @@ def _check_detail_keys(case: Case, answer: dict[str, Any], run_gold: GoldRunner,
         problems.missing.append("detail: the answer carries no detail rows")
         return
     gold = run_gold(str(case.detail_sql))
-    _add(problems.mismatch, "detail: ", key_column(gold, section.get("columns") or [], section.get("rows") or []))
+    _add(problems.mismatch, "detail: ", key_column(gold, section.get("columns") or [], section.get("rows") or [],
+                                                   stated_total=_stated_total(answer)))
+
+
+def _stated_total(answer: dict[str, Any]) -> int | None:
+    """The rows the answer says its detail has when it states they stop at a limit (else None)."""
+    cuts = (answer.get("provenance") or {}).get("truncation") or []
+    return next((int(c["total"]) for c in cuts if c.get("part") == "detail" and c.get("total") is not None), None)
 
 
 def _add(into: list[str], prefix: str, problem: str | None) -> None:

@@ -221,8 +221,13 @@ def _key(value: Any) -> float | str | None:
     return _text(value) if number is None else number
 
 
-def key_column(gold: Gold, columns: Sequence[str], answer_rows: list[Row]) -> str | None:
-    """None when one answer column holds exactly the gold keys (a one-column gold), in gold order if ordered."""
+def key_column(gold: Gold, columns: Sequence[str], answer_rows: list[Row], *, stated_total: int | None = None
+               ) -> str | None:
+    """None when one answer column holds exactly the gold keys (a one-column gold), in gold order if ordered.
+
+    Rows the answer states were cut at a limit (``stated_total``: the rows it says there are, its
+    ``provenance.truncation``) pass when a column holds only gold keys and the stated total covers them all.
+    """
     wanted = [_key(row[0]) for row in gold.rows]
     if not wanted and not answer_rows:
         return None
@@ -230,6 +235,8 @@ def key_column(gold: Gold, columns: Sequence[str], answer_rows: list[Row]) -> st
     near: str | None = None
     for c in range(width):
         values = [_key(row[c]) if c < len(row) else None for row in answer_rows]
+        if stated_total is not None and values and set(values) < set(wanted) and stated_total >= len(set(wanted)):
+            return None
         if set(values) != set(wanted):
             continue
         problem = _key_order_problem(gold, wanted, values)

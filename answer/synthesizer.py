@@ -33,8 +33,8 @@ from answer.tables import Parts, column_format, parts_of, view
 from answer.trend import Trend
 from answer.vocabulary import vocabulary
 from cubesage_core.llm import two_mode
-from cubesage_core.settings import get_settings
 from cubesage_core.tokens import truncate_to_tokens
+from router.cuts import Cut
 from router.pipeline import PipelineResult
 from router.tables import ResultTable, table_from_rows
 
@@ -68,19 +68,20 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Sc
     lang = result.understanding.language
     intent = result.intent.intent
     table = result.table
-    cut = truncated(result)
-    fast_text = _sentence(template_text(result, scope)) + (_cut_text(table, lang) if cut and intent != "detail"
-                                                           else "")
+    cut = table_cut(result)
+    fast_text = _sentence(template_text(result, scope))
     if intent in ("unsupported", "clarify") or not table.rows or result.error:
         text, mode, reason = fast_text, "fast", None
     else:
         outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, step="answer", use_llm=use_llm)
         text, mode, reason = outcome.value, outcome.mode, outcome.fallback_reason
+    text += "".join(_cut_text(c, lang) for c in result.cuts)  # every limit reached is said, in either mode
     prov = provenance(result)
     prov["answer_mode"] = mode
     if reason:
         prov["answer_fallback_reason"] = reason
-    return Synthesis(text=text, table=view(table, lang, truncated=cut), chart=_chart(result, scope, trend),
+    return Synthesis(text=text, table=view(table, lang, truncated=cut is not None,
+                                           total_rows=cut.total if cut else None), chart=_chart(result, scope, trend),
                      provenance=prov)
 
 
@@ -116,22 +117,29 @@ def _period_order(agg: Any) -> list[str] | None:
     return [p["label"] for p in sorted(periods, key=start)] or None
 
 
-def truncated(result: PipelineResult) -> bool:
-    """Whether the rows stop at a row limit the question did not ask for: a detail query's cap, or the
-    default limit of an aggregate query without one."""
-    if result.detail is not None and result.intent.intent == "detail":
-        limit = int(result.detail.plan.get("limit") or 0)
-        return limit > 0 and len(result.detail.rows) >= limit
-    query = getattr(result.aggregate, "cube_query", None) or {}
-    if result.aggregate is None or query.get("limit"):
-        return False
-    return len(result.aggregate.rows) >= min(get_settings().default_limit, get_settings().query_row_cap)
+def table_cut(result: PipelineResult) -> Cut | None:
+    """The limit the answer's own table stopped at (``router.cuts``): the detail query's of a detail answer,
+    else the aggregate's (a mixed answer's table is its aggregate, with per-entity counts)."""
+    part = "detail" if result.intent.intent == "detail" else "aggregate"
+    return next((c for c in result.cuts if c.part == part), None)
 
 
-def _cut_text(table: ResultTable, lang: str) -> str:
-    n = fmt_number(len(table.rows))
-    return (f" 结果在行数上限处截断：只返回了前 {n} 行。" if lang == "zh"
-            else f" The result stops at the row limit: only the first {n} rows were returned.")
+_CUT_TEXT = {
+    "aggregate": (" The result stops at the row limit: {shown} of {total} rows are shown.",
+                  " 结果在行数上限处截断：显示 {shown} 行，共 {total} 行。"),
+    "detail": (" The rows stop at the limit: {shown} of {total} are shown.",
+               " 明细达到上限：显示 {shown} 条，共 {total} 条。"),
+    "entities": (" Detail rows were looked up for the first {shown} of {total} rows only.",
+                 " 只为前 {shown} 行（共 {total} 行）查找了明细。"),
+}
+_UNCOUNTED = (" The rows stop at a limit: {shown} are shown, and their total could not be counted.",
+              " 结果在上限处截断：显示 {shown} 条，总数未能统计。")
+
+
+def _cut_text(cut: Cut, lang: str) -> str:
+    """The sentence stating one cut, "shown N of M" (M unknown when it could not be counted)."""
+    en, zh = _CUT_TEXT[cut.part] if cut.total is not None else _UNCOUNTED
+    return (zh if lang == "zh" else en).format(shown=fmt_number(cut.shown), total=fmt_number(cut.total or 0))
 
 
 # -- templates -------------------------------------------------------------------------------------------
@@ -409,16 +417,14 @@ def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:
         return f"That is in table {table}{' (' + title + ')' if title else ''}."
     noun = scope.noun(plan.get("target", ""), lang)
     who = ", ".join(_named(result, plan))
-    n = len(detail.rows)
-    capped = n >= int(plan.get("limit") or 0) > 0
+    cut = table_cut(result)
+    n = cut.total if cut is not None and cut.total is not None else len(detail.rows)  # the cut is said after
     if lang == "zh":
         scope = f"（{who}）" if who else ""
-        more = f"，已达上限，仅显示前 {fmt_number(n)} 条，可能还有更多" if capped else ""
-        return f"找到 {fmt_number(n)} 条{noun}{scope}{more}。" if n else f"没有找到符合条件的{noun}{scope}。"
+        return f"找到 {fmt_number(n)} 条{noun}{scope}。" if n else f"没有找到符合条件的{noun}{scope}。"
     scope = f" for {who}" if who else ""
-    more = f" (the limit: only the first {fmt_number(n)} are shown, there may be more)" if capped else ""
     one = noun[:-1] if n == 1 and noun.endswith("s") else noun
-    return f"Found {fmt_number(n)} {one}{scope}{more}." if n else f"No {noun} found{scope}."
+    return f"Found {fmt_number(n)} {one}{scope}." if n else f"No {noun} found{scope}."
 
 
 # -- LLM mode --------------------------------------------------------------------------------------------
@@ -488,6 +494,7 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "problems": list(result.problems),
         "error": result.error,
         "timings_ms": dict(result.timings_ms),
+        "truncation": [c.to_dict() for c in result.cuts],  # every limit the rows stopped at: shown N of M
     }
     if result.mixed is not None:  # both halves, also when joined: the table then has per-entity counts only
         prov["sections"] = result.mixed.sections

@@ -79,16 +79,18 @@ def cell(value: Any, column: Column) -> str:
     return fmt_value(value)
 
 
-def view(table: ResultTable, language: str, *, truncated: bool = False) -> dict[str, Any]:
+def view(table: ResultTable, language: str, *, truncated: bool = False, total_rows: int | None = None
+         ) -> dict[str, Any]:
     """The table of an answer: raw ``columns``/``rows`` plus ``labels``, ``formats``, ``kinds``, ``grains``,
-    ``display`` (the text of every cell), ``row_count`` and ``truncated`` (the query's row limit was hit)."""
+    ``display`` (the text of every cell), ``row_count``, ``truncated`` (the query's row limit was hit) and
+    ``total_rows`` (the rows there are when truncated; None when not truncated or not countable)."""
     columns = describe(table, language)
     return {
         **table.to_dict(),
         "labels": [c.title for c in columns], "formats": [c.format for c in columns],
         "kinds": [c.kind for c in columns], "grains": [c.grain for c in columns],
         "display": [[cell(v, c) for v, c in zip(row, columns, strict=False)] for row in table.rows],
-        "row_count": len(table.rows), "truncated": truncated,
+        "row_count": len(table.rows), "truncated": truncated, "total_rows": total_rows if truncated else None,
     }
 
 

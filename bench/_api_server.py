@@ -29,8 +29,10 @@ class RunningApi:
 
 
 @contextmanager
-def api_server(env: dict[str, str] | None = None, timeout_s: float = 180.0) -> Iterator[RunningApi]:
-    """``cubesage serve --host 127.0.0.1 --port N`` with ``env`` added; stopped (SIGTERM) on exit."""
+def api_server(env: dict[str, str] | None = None, timeout_s: float = 180.0, ready_path: str = "/healthz"
+               ) -> Iterator[RunningApi]:
+    """``cubesage serve --host 127.0.0.1 --port N`` with ``env`` added, yielded once ``ready_path`` answers 200;
+    stopped (SIGTERM) on exit."""
     port = _free_port()
     cmd = [sys.executable, "-c", "from answer.cli import main; main()", "serve", "--host", "127.0.0.1",
            "--port", str(port)]
@@ -38,7 +40,7 @@ def api_server(env: dict[str, str] | None = None, timeout_s: float = 180.0) -> I
         proc = subprocess.Popen(cmd, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=log, text=True)
         try:
-            _wait_healthy(proc, f"http://127.0.0.1:{port}", log, timeout_s)
+            _wait_healthy(proc, f"http://127.0.0.1:{port}", log, timeout_s, ready_path)
             yield RunningApi(url=f"http://127.0.0.1:{port}", pid=proc.pid)
         finally:
             proc.terminate()
@@ -49,14 +51,14 @@ def api_server(env: dict[str, str] | None = None, timeout_s: float = 180.0) -> I
                 proc.wait(5)
 
 
-def _wait_healthy(proc: subprocess.Popen, url: str, log: IO[str], timeout_s: float) -> None:
+def _wait_healthy(proc: subprocess.Popen, url: str, log: IO[str], timeout_s: float, path: str = "/healthz") -> None:
     deadline = time.monotonic() + timeout_s
     while True:
         if proc.poll() is not None:
             log.seek(0)
             raise RuntimeError(f"cubesage serve exited with {proc.returncode}: {log.read()[-2000:]}")
         try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+            if httpx.get(url + path, timeout=1).status_code == 200:
                 return
         except httpx.HTTPError:
             pass

@@ -102,6 +102,26 @@ def llm(
     run(suite, split, tuple(delay_ms))
 
 
+@app.command()
+def scale(
+    scales: list[float] = typer.Option([1.0, 10.0], "--scale", min=0.01, max=20.0,
+                                       help="Demo warehouse scales (repeat; the first is the base)."),
+    root: Path = typer.Option(Path(".cubesage/bench-scale"), help="Parent of one data dir per scale."),
+    requests: int = typer.Option(400, min=1, help="/v1/ask requests of the load run, per scale."),
+    concurrency: int = typer.Option(16, min=1, max=256, help="Concurrent clients of the load run."),
+    suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
+                                      help="Questions with gold (default: demo/regress/suite.yaml)."),
+    skip_build: bool = typer.Option(False, help="Keep the data dirs as built before (no build line timings)."),
+    rounds: int = typer.Option(2, min=1, help="Turns of the load run across the scales (interleaved)."),
+) -> None:
+    """The demo at each scale: build, start-up, serial suite pass (judged), pipeline-only load; then the
+    bigger scale against the first with the scale targets (JSON lines)."""
+    from bench.scale import run
+
+    run(scales=list(scales), root=root.resolve(), requests=requests, concurrency=concurrency, suite_path=suite,
+        skip_build=skip_build, rounds=rounds)
+
+
 @app.command("compile")
 def compile_bench(
     database_url: str | None = typer.Option(None, help="Warehouse URL (default: start an embedded PostgreSQL "

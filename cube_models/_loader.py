@@ -9,6 +9,7 @@ from typing import Any
 import sqlglot
 from sqlglot.errors import ParseError
 
+from cube_models._preaggs import check_pre_aggregations, parse_pre_aggregation
 from cube_models._refs import Ref, classify, to_placeholders
 from cube_models.errors import ModelError
 from cube_models.model import (
@@ -26,7 +27,8 @@ from cube_models.model import (
 )
 from cubesage_core import safe_yaml
 
-_CAMEL = {"sqlTable": "sql_table", "primaryKey": "primary_key", "joinPath": "join_path",
+_CAMEL = {"sqlTable": "sql_table", "preAggregations": "pre_aggregations", "primaryKey": "primary_key",
+          "joinPath": "join_path",
           "countDistinct": "count_distinct", "countDistinctApprox": "count_distinct_approx",
           "rollingWindow": "rolling_window"}
 _INTERVAL = re.compile(r"^(unbounded|[1-9][0-9]* (second|minute|hour|day|week|month|year)s?)$")
@@ -167,6 +169,8 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
             description=(_text(d, "description", file, name, d["name"]) or "").strip(),
             format=_text(d, "format", file, name, d["name"]), meta=_mapping(d, file, name, d["name"]),
             public=bool(d.get("public", d.get("shown", not _get(d, "primary_key", False)))))
+    cube.pre_aggregations = [parse_pre_aggregation(p, name, file) for p in _as_list(
+        _get(raw, "pre_aggregations"), file, name, "pre_aggregations")]
     for s in _as_list(raw.get("segments"), file, name, "segments"):
         claim(s.get("name"))
         seg_sql = _text(s, "sql", file, name, s["name"])
@@ -345,6 +349,7 @@ def build_model(files: list[Path], source: str = "") -> SemanticModel:
         raw_views += [(v, file) for v in _as_list(doc.get("views"), file, None, "views")]
     _check_refs(model)
     _check_joins(model)
+    check_pre_aggregations(model)
     for raw, file in raw_views:
         view = _parse_view(raw, file, model)
         if view.name in model.cubes or view.name in model.views:

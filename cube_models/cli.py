@@ -183,6 +183,32 @@ def export(model_dir: Path | None = typer.Option(None, help="Folder of Cube YAML
     typer.echo(json.dumps({k: v for k, v in report.__dict__.items() if k != "changed_ids"}))
 
 
+@app.command("rollups")
+def rollups_command(
+    model_dir: Path | None = typer.Option(None, help="Folder of Cube YAML models."),
+    force: bool = typer.Option(False, help="Rebuild every rollup, fresh or not."),
+) -> None:
+    """Build the models' rollup pre-aggregations that are not fresh (one JSON line per rollup)."""
+    import psycopg
+
+    from cube_models import rollups
+    from cubesage_core.cli import bootstrap_or_exit
+    from cubesage_core.settings import get_settings
+
+    settings = get_settings()
+    try:
+        model = _model(model_dir)
+    except (CubeModelsError, ValueError) as exc:
+        raise _fail(exc) from exc
+    url = bootstrap_or_exit(settings)
+    try:
+        builds = rollups.refresh(url, model, tuple(settings.warehouse_schemas), force=force)
+    except psycopg.Error as exc:
+        raise _fail(CubeModelsError(f"a rollup could not be built: {exc}")) from exc
+    for build in builds:
+        typer.echo(json.dumps(build.as_dict()))
+
+
 model_app = typer.Typer(help="Cube YAML models of your own warehouse: draft them from the database catalog.",
                         no_args_is_help=True)
 

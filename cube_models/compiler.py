@@ -9,6 +9,7 @@ User values are bind parameters (``$1``...), never SQL text.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -19,11 +20,11 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer.scope import walk_in_scope
 
-from cube_models import _joins, _rolling
+from cube_models import _joins, _rolling, _rollup_sql
 from cube_models._refs import PLACEHOLDER_PREFIX, Ref, classify, to_placeholders
 from cube_models.dates import filter_bound, fmt, resolve_date_range
 from cube_models.errors import QueryError
-from cube_models.model import Cube, Dimension, Measure, RollingWindow, Segment, SemanticModel
+from cube_models.model import Cube, Dimension, Measure, PreAggregation, RollingWindow, Segment, SemanticModel
 from cube_models.query import DATE_OPERATORS, CubeQuery, Filter, FilterGroup, TimeDimension
 
 DEFAULT_LIMIT = 10_000
@@ -51,6 +52,7 @@ class Compiled:
     total_sql: str | None = None
     join_root: str = ""
     annotation: dict[str, Any] = field(default_factory=dict)
+    rollup: str | None = None  # the pre-aggregation (cube.name) whose table answered the query
 
     def rows(self, records: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
         """Database tuples -> Cube-shaped rows (ISO time strings, Python numbers)."""
@@ -107,11 +109,16 @@ def _date_trunc(granularity: str, raw: exp.Expression) -> exp.Expression:
 
 class _Compiler:
     def __init__(self, model: SemanticModel, query: CubeQuery, today: date | datetime | None,
-                 default_limit: int, row_cap: int) -> None:
+                 default_limit: int, row_cap: int, rollups: Mapping[str, str] | None = None,
+                 build: PreAggregation | None = None) -> None:
         self.model, self.q, self.today = model, query, today
         self.default_limit, self.row_cap = default_limit, row_cap
         self.params: list[str] = []
         self.ctes: dict[str, str] = {}
+        self.rollups = rollups or {}
+        self.build = build  # compiling the rows of this rollup: no order, no limit, segments as columns
+        self.rollup: PreAggregation | None = None
+        self.rollup_cols: dict[str, str] = {}
 
     # ---- members ------------------------------------------------------------------------
     def _get(self, path: str, kinds: tuple[type, ...], where: str) -> Any:
@@ -173,6 +180,8 @@ class _Compiler:
         return self.raw_expr(member)
 
     def raw_expr(self, member: Dimension | Segment) -> exp.Expression:
+        if member.path in self.rollup_cols:
+            return exp.column(self.rollup_cols[member.path], table=_rollup_sql.ROLLUP_ALIAS, quoted=True)
         return self.render(self.model.cubes[member.cube], member.sql)
 
     # ---- measures ---------------------------------------------------------------------------
@@ -351,10 +360,15 @@ class _Compiler:
             hints += self._hints(path)
         self.tree = _joins.build_join_tree(model, hints)
         self.multiplied = {c: _joins.multiplied(c, self.tree) for c in self.tree.cubes()}
-        columns = self._columns()
         leaves = self._needed_leaves(True in kinds)
         multiplied_leaves = [leaf for leaf in leaves if self.is_multiplied_leaf(leaf)]
-        if any(leaf.rolling_window for leaf in leaves):
+        self.rollup = _rollup_sql.choose(self, leaves, bool(multiplied_leaves), self.rollups)
+        if self.rollup is not None:
+            self.rollup_cols = _rollup_sql.columns_of(self.rollup)
+        columns = self._columns()
+        if self.rollup is not None:
+            select = self._simple(self._where(), _rollup_sql.rendered_measures(self, self.rollup, leaves))
+        elif any(leaf.rolling_window for leaf in leaves):
             select = self._rolling(leaves)
         elif not multiplied_leaves:
             select = self._simple(self._where())
@@ -383,6 +397,9 @@ class _Compiler:
             extra = td.dimension if td.dimension not in q.dimensions else None
             columns.append(Column(key, alias, dim.path, "time", "time", extra))
             self.dim_selects.append((_date_trunc(td.granularity, self.raw_expr(dim)), alias))
+        for segment in self.build.segments if self.build else ():
+            columns.append(Column(segment, alias_of(segment), segment, "dimension", "boolean"))
+            self.dim_selects.append((self.raw_expr(self.model.member(segment)), alias_of(segment)))  # type: ignore[arg-type]
         for path, measure in self.measures:
             columns.append(Column(path, alias_of(path), measure.path, "measure", measure.type))
         return columns
@@ -408,6 +425,8 @@ class _Compiler:
             select = select.with_(exp.to_identifier(cte, quoted=True), as_=self._template(sql), materialized=False,
                                   copy=False)
         base = select.copy() if q.total else select
+        if self.build is not None:
+            return Compiled(sql=select.sql(dialect="postgres"), params=list(self.params), columns=columns)
         if order:
             select = select.order_by(*order, copy=False)
         select = select.limit(exp.Literal.number(limit), copy=False)
@@ -420,7 +439,7 @@ class _Compiler:
             total_sql = total.sql(dialect="postgres")
         return Compiled(sql=select.sql(dialect="postgres"), params=list(self.params), columns=columns,
                         total_sql=total_sql, join_root=self.tree.root,
-                        annotation=self._annotation(columns))
+                        annotation=self._annotation(columns), rollup=self.rollup.path if self.rollup else None)
 
     def _hints(self, path: str) -> list[_joins.Hint]:
         """Join hints of a query member (Cube's collectJoinHints): a view member brings its join path as a chain,
@@ -452,6 +471,10 @@ class _Compiler:
                     self._collect_cubes(self.model.member(ref.path), out, seen)
 
     def _from(self, select: exp.Select, tree: _joins.JoinTree) -> exp.Select:
+        if self.rollup is not None:
+            table = exp.to_table(self.rollups[self.rollup.path], dialect="postgres")
+            table.set("alias", exp.TableAlias(this=exp.to_identifier(_rollup_sql.ROLLUP_ALIAS, quoted=True)))
+            return select.from_(table, copy=False)
         select = select.from_(self._table(tree.root), copy=False)
         for join in tree.joins:
             on = self.render(self.model.cubes[join.source], join.sql)
@@ -495,14 +518,15 @@ class _Compiler:
             select = select.group_by(*(exp.Literal.number(i + 1) for i in range(n)), copy=False)
         return select
 
-    def _simple(self, where: list[exp.Expression]) -> exp.Select:
+    def _simple(self, where: list[exp.Expression], rendered: dict[str, exp.Expression] | None = None) -> exp.Select:
+        rendered = rendered or {}
         select = exp.select(*(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
-                            *(exp.alias_(self.measure_expr(m, {}), alias_of(p)) for p, m in self.measures))
+                            *(exp.alias_(self.measure_expr(m, rendered), alias_of(p)) for p, m in self.measures))
         select = self._from(select, self.tree)
         if where:
             select = select.where(*(w.copy() for w in where), copy=False)
         select = self._group(select, len(self.dim_selects))
-        having = self._having({})
+        having = self._having(rendered)
         if having:
             select = select.having(*having, copy=False)
         return select
@@ -686,6 +710,13 @@ class _Compiler:
 
 def compile_query(query: CubeQuery | dict[str, Any] | str, model: SemanticModel,
                   today: date | datetime | None = None, default_limit: int = DEFAULT_LIMIT,
-                  row_cap: int = ROW_CAP) -> Compiled:
-    """Compile a Cube query against ``model`` to PostgreSQL (``$n`` bind parameters in ``.params``)."""
-    return _Compiler(model, CubeQuery.parse(query), today, default_limit, row_cap).compile()
+                  row_cap: int = ROW_CAP, rollups: Mapping[str, str] | None = None) -> Compiled:
+    """Compile a Cube query against ``model`` to PostgreSQL (``$n`` bind parameters in ``.params``).
+    ``rollups`` (pre-aggregation path -> built table) lets a matching rollup answer the query."""
+    return _Compiler(model, CubeQuery.parse(query), today, default_limit, row_cap, rollups).compile()
+
+
+def compile_rollup(pre: PreAggregation, model: SemanticModel) -> str:
+    """The SELECT whose rows are the rollup table of ``pre`` (no order, no limit)."""
+    query = _rollup_sql.build_query(pre)
+    return _Compiler(model, query, None, DEFAULT_LIMIT, ROW_CAP, build=pre).compile().sql

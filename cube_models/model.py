@@ -92,6 +92,25 @@ Member = Measure | Dimension | Segment
 
 
 @dataclass(frozen=True)
+class PreAggregation:
+    """A cube's ``rollup`` pre-aggregation: member paths as written (``CUBE.x`` resolved to the cube), the time
+    dimension with its granularity; cubesage builds it as a table (``cube_models.rollups``)."""
+
+    cube: str
+    name: str
+    measures: tuple[str, ...] = ()
+    dimensions: tuple[str, ...] = ()
+    segments: tuple[str, ...] = ()
+    time_dimension: str | None = None
+    granularity: str | None = None
+    allow_non_strict_date_range_match: bool = False
+
+    @property
+    def path(self) -> str:
+        return f"{self.cube}.{self.name}"
+
+
+@dataclass(frozen=True)
 class Join:
     """A join declared in cube ``source`` towards ``target``; Cube's joins are directed."""
 
@@ -118,6 +137,7 @@ class Cube:
     segments: dict[str, Segment] = field(default_factory=dict)
     joins: list[Join] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    pre_aggregations: list[PreAggregation] = field(default_factory=list)
 
     @property
     def primary_keys(self) -> list[Dimension]:
@@ -194,6 +214,9 @@ class SemanticModel:
 
     def joins(self) -> list[Join]:
         return [j for c in self.cubes.values() for j in c.joins]
+
+    def pre_aggregations(self) -> list[PreAggregation]:
+        return [p for c in self.cubes.values() for p in c.pre_aggregations]
 
     def join(self, source: str, target: str) -> Join | None:
         cube = self.cubes.get(source)

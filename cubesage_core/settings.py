@@ -68,6 +68,7 @@ class Settings(BaseSettings):
     default_limit: int = 10_000
     # built-in backend result cache: seconds between reads of the warehouse refresh key (0 = no cache)
     warehouse_cache_refresh_s: float = 10.0
+    rollup_refresh: bool = True  # the built-in backend rebuilds stale rollup tables in the background
 
     # SAG vector/BM25 store
     es_url: str | None = None

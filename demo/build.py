@@ -1,4 +1,4 @@
-"""Build everything the demo needs, in order, idempotently: warehouse, semantic assets, glossary,
+"""Build everything the demo needs, in order, idempotently: warehouse, rollup tables, semantic assets, glossary,
 few-shots, the SAG indices and the retrieval calibration. Used by ``cubesage demo load|run`` and by the test session."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from cubesage_core.settings import Settings
 from demo import load as demo_warehouse
 
 Step = Callable[[], Any]
-STEPS = ("warehouse", "semantic assets", "glossary", "few-shots", "SAG indices", "retrieval calibration")
+STEPS = ("warehouse", "rollups", "semantic assets", "glossary", "few-shots", "SAG indices", "retrieval calibration")
 
 
 @dataclass
@@ -34,6 +34,7 @@ def prepare_demo(
 ) -> BootstrapReport:
     """Run the build steps; the warehouse is regenerated only when asked or missing. The retrieval thresholds
     are fitted on the demo suite's ``dev`` split (``answer.calibration``)."""
+    from cube_models import rollups
     from cube_models.export import export_assets
     from cube_models.model import load_model
     from fourengine.fewshot import load_few_shots
@@ -49,6 +50,8 @@ def prepare_demo(
             demo_warehouse.load(url, scale=scale, demo_dir=demo)
             if reload_warehouse or not demo_warehouse.loaded(url) else "kept"
         ),
+        "rollups": lambda: [b.as_dict() for b in rollups.refresh(url, load_model(settings.model_dir),
+                                                                  tuple(settings.warehouse_schemas))],
         "semantic assets": lambda: export_assets(url, load_model(settings.model_dir), embedder=embedder),
         "glossary": lambda: load_glossary(url, demo / "glossary.yaml", embedder=embedder),
         "few-shots": lambda: load_few_shots(url, demo / "few_shots.yaml", embedder=embedder),

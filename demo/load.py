@@ -7,7 +7,9 @@ seed and scale always produce the same rows. Rows are bulk-loaded with COPY.
 
 from __future__ import annotations
 
+import bisect
 import io
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -39,21 +41,55 @@ def _pick(rng: np.random.Generator, values: Sequence[Any], weights: Sequence[flo
     return rng.choice(np.asarray(values, dtype=object), size=n, p=p / p.sum())
 
 
+Form = tuple[Sequence[str], ...]  # word lists: a name is one word of each, joined
+
+
+def _decode(index: int, form: Form, sep: str) -> str:
+    """The ``index``-th name of ``form`` (the first list varies slowest, as nested loops would)."""
+    parts: list[str] = []
+    for words in reversed(form):
+        index, at = divmod(index, len(words))
+        parts.append(words[at])
+    return sep.join(reversed(parts))
+
+
+def _from_tiers(rng: np.random.Generator, tiers: Sequence[Sequence[Form]], count: int, skip: set[str],
+                sep: str) -> list[str]:
+    """``count`` distinct names: a tier is the concatenation of its forms' products, shuffled as a whole; tiers
+    are used in order, each only when the ones before it are used up. Names of different forms differ in their
+    number of parts, so no name repeats; only the ``skip`` names and repeated surnames are left out."""
+    picked: list[str] = []
+    for forms in tiers:
+        if len(picked) >= count:
+            break
+        sizes = [int(np.prod([len(words) for words in form])) for form in forms]
+        offsets = [0, *itertools.accumulate(sizes)]
+        for index in rng.permutation(offsets[-1]).tolist():
+            at = bisect.bisect_right(offsets, index) - 1
+            name = _decode(index - offsets[at], forms[at], sep)
+            parts = name.split(sep) if sep else list(name)
+            if name in skip or (len(forms[at]) == 4 and parts[0] == parts[1]):
+                continue
+            picked.append(name)
+            if len(picked) == count:
+                break
+    if len(picked) < count:
+        raise ValueError(f"name vocabulary too small for {count} names")
+    return picked
+
+
 def _unique_names(rng: np.random.Generator, vocab: dict[str, Any], n: int) -> list[str]:
-    """``n`` distinct customer names: the reserved ones, about a third English, the rest Chinese."""
+    """``n`` distinct customer names: the reserved ones, English ones (up to a third, from first x last names),
+    the rest Chinese: surname + given name(s), then, past those, double surnames (张王丽华) for big scales."""
     reserved = list(vocab["reserved_customers"])
     sur, given = vocab["cn_surnames"], vocab["cn_given"]
-    cn_space = [s + g for s in sur for g in given] + [s + g1 + g2 for s in sur for g1 in given for g2 in given]
-    en_space = [f"{f} {la}" for f in vocab["en_first"] for la in vocab["en_last"]]
+    en_form: Form = (vocab["en_first"], vocab["en_last"])
     need = max(n - len(reserved), 0)
-    n_en = min(need // 3, len(en_space) - len(reserved))
-    picked: list[str] = []
-    for space, count in ((en_space, n_en), (cn_space, need - n_en)):
-        fresh = [space[i] for i in rng.permutation(len(space)) if space[i] not in reserved]
-        if len(fresh) < count:
-            raise ValueError(f"name vocabulary too small for {n} customers")
-        picked.extend(fresh[:count])
-    out = reserved + picked
+    n_en = min(need // 3, len(en_form[0]) * len(en_form[1]) - len(reserved))
+    english = _from_tiers(rng, [[en_form]], n_en, set(reserved), " ")
+    chinese = _from_tiers(rng, [[(sur, given), (sur, given, given)], [(sur, sur, given, given)]], need - n_en,
+                          set(reserved), "")
+    out = reserved + english + chinese
     return [out[i] for i in rng.permutation(len(out))][:n]
 
 

@@ -8,6 +8,7 @@ keeps one row per aggregate row. When no column links the two, both are returned
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,22 +44,32 @@ def entity_key(aggregate: ResultTable, entity_columns: tuple[str, ...]) -> str |
     return next((c for c in aggregate.columns if c.rsplit(".", 1)[-1] in entity_columns), None)
 
 
-def join_results(aggregate: ResultTable, detail: ResultTable, columns: JoinColumns, *, language: str = "en",
-                 covered_rows: int | None = None) -> MixedResult:
-    """Summarise ``detail`` per entity key and join it onto ``aggregate`` (left join, order kept).
-
-    Only the first ``covered_rows`` aggregate rows had their detail looked up; later rows get empty cells.
-    """
-    sections = [{"kind": "aggregate", **aggregate.to_dict()}, {"kind": "detail", **detail.to_dict()}]
+def join_keys(aggregate: ResultTable, detail_columns: Sequence[str], columns: JoinColumns
+              ) -> tuple[str, str, str | None] | None:
+    """(aggregate column, detail column, summary column or None) that join ``aggregate`` to detail rows with
+    ``detail_columns``; None when no entity column links them."""
     agg_col = entity_key(aggregate, columns.entity)
     det_col = agg_col.rsplit(".", 1)[-1] if agg_col else None
-    if agg_col is None or det_col not in detail.columns:
+    if agg_col is None or det_col is None or det_col not in detail_columns:
+        return None
+    return agg_col, det_col, next((c for c in columns.summary if c in detail_columns), None)
+
+
+def join_results(aggregate: ResultTable, detail: ResultTable, columns: JoinColumns, *, language: str = "en",
+                 covered_rows: int | None = None, counts: Sequence[tuple[Any, ...]] | None = None) -> MixedResult:
+    """Summarise ``detail`` per entity key and join it onto ``aggregate`` (left join, order kept).
+
+    ``counts`` are the detail query's rows per (entity key, summary value), counted in SQL
+    (``router.detail.counts.count_groups``): given, they are the summary, so a capped detail query still
+    counts every row; without them the fetched rows are counted. Only the first ``covered_rows`` aggregate
+    rows had their detail looked up; later rows get empty cells.
+    """
+    sections = [{"kind": "aggregate", **aggregate.to_dict()}, {"kind": "detail", **detail.to_dict()}]
+    keys = join_keys(aggregate, detail.columns, columns)
+    if keys is None:
         return MixedResult(table=aggregate, join=None, sections=sections)
-    summary_col = next((c for c in columns.summary if c in detail.columns), None)
-    d_key = detail.columns.index(det_col)
-    groups: dict[Any, list[list[Any]]] = {}
-    for row in detail.rows:
-        groups.setdefault(_norm(row[d_key]), []).append(row)
+    agg_col, det_col, summary_col = keys
+    tallies = _tallies(detail, det_col, summary_col) if counts is None else _from_counts(counts)
     count_name = "detail_rows" if language == "en" else "明细条数"
     columns = [*aggregate.columns, count_name]
     if summary_col:
@@ -69,15 +80,31 @@ def join_results(aggregate: ResultTable, detail: ResultTable, columns: JoinColum
         if covered_rows is not None and index >= covered_rows:
             rows.append([*row, None] + ([None] if summary_col else []))
             continue
-        matched = groups.get(_norm(row[a_key]), [])
-        out = [*row, len(matched)]
+        tally = tallies.get(_norm(row[a_key]), Counter())
+        out = [*row, sum(tally.values())]
         if summary_col:
-            s_idx = detail.columns.index(summary_col)
-            counts = Counter(str(r[s_idx]) for r in matched)
-            out.append(", ".join(f"{v} ({n})" for v, n in counts.most_common()))
+            out.append(", ".join(f"{v} ({n})" for v, n in tally.most_common()))
         rows.append(out)
     return MixedResult(table=ResultTable(columns, rows), join={"aggregate": agg_col, "detail": det_col},
                        sections=sections)
+
+
+def _tallies(detail: ResultTable, det_col: str, summary_col: str | None) -> dict[Any, Counter[str]]:
+    """Fetched detail rows per entity key: summary value -> rows."""
+    d_key = detail.columns.index(det_col)
+    s_idx = detail.columns.index(summary_col) if summary_col else None
+    out: dict[Any, Counter[str]] = {}
+    for row in detail.rows:
+        out.setdefault(_norm(row[d_key]), Counter())[str(row[s_idx]) if s_idx is not None else ""] += 1
+    return out
+
+
+def _from_counts(counts: Sequence[tuple[Any, ...]]) -> dict[Any, Counter[str]]:
+    """Rows counted in SQL, (key, n) or (key, summary value, n), as :func:`_tallies` gives them."""
+    out: dict[Any, Counter[str]] = {}
+    for key, *summary, n in counts:
+        out.setdefault(_norm(key), Counter())[str(summary[0]) if summary else ""] += int(n)
+    return out
 
 
 def _norm(value: Any) -> Any:

@@ -21,9 +21,11 @@ from psycopg_pool import ConnectionPool
 
 from cube_models.errors import CubeModelsError
 from cubesage_core.llm import in_context, run_concurrently, wants_llm
+from cubesage_core.settings import get_settings
 from router.aggregate import AggregateError, OutOfModelError
 from router.aggregate.follow_up import FollowUp
 from router.components import Components
+from router.cuts import CUBE_DETAIL_KINDS, Cut, PathCounter, find_cuts
 from router.detail import (
     DetailEnv,
     DetailPlanError,
@@ -33,10 +35,11 @@ from router.detail import (
     SqlGuardError,
     run_detail,
 )
+from router.detail.counts import count_groups, count_rows
 from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
-from router.mixed import MixedResult, join_columns, join_results
+from router.mixed import MixedResult, join_columns, join_keys, join_results
 from router.parse.verdict import judge
 from router.tables import ResultTable, table_from_rows
 from router.write_requests import refused_result, write_request
@@ -81,6 +84,7 @@ class PipelineResult:
     problems: list[Any] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     turn: Turn | None = None
+    cuts: list[Cut] = field(default_factory=list)  # limits the rows stopped at, counted (router.cuts)
 
 
 class Pipeline:
@@ -148,6 +152,8 @@ class Pipeline:
             understanding.time_ranges = _follow_up_period(understanding, follow_up)
         try:
             self._run_paths(result, conn, retrieval, entities, today, use_llm, clock, emit, follow_up)
+            result.cuts = self._cuts(result, conn, today)
+            clock.lap("cuts")
         except PATH_ERRORS as err:
             result.error = {"type": type(err).__name__, "message": str(err)}
             result.table = ResultTable([])
@@ -205,11 +211,48 @@ class Pipeline:
                 emit("plan", {"sql": result.detail.sql, "plan": result.detail.plan})
                 detail_table = ResultTable(result.detail.columns, result.detail.rows)
                 if intent == "mixed":
-                    result.mixed = join_results(result.table, detail_table, join_columns(self.detail_env.warehouse),
-                                                language=understanding.language, covered_rows=MIXED_ENTITIES)
+                    joins = join_columns(self.detail_env.warehouse)
+                    result.mixed = join_results(result.table, detail_table, joins, language=understanding.language,
+                                                covered_rows=MIXED_ENTITIES,
+                                                counts=self._entity_counts(result, conn, joins))
                     result.table = result.mixed.table
                 else:
                     result.table = detail_table
+
+    def _entity_counts(self, result: PipelineResult, conn: Any, joins: Any) -> list[tuple[Any, ...]] | None:
+        """A mixed answer's detail rows per entity (and summary value), counted in SQL over its detail query
+        without the LIMIT; None when the detail came from a Cube query or names no entity of the aggregate."""
+        detail = result.detail
+        if detail is None or not detail.sql or detail.plan.get("kind") in CUBE_DETAIL_KINDS:
+            return None
+        keys = join_keys(result.table, detail.columns, joins)
+        if keys is None:
+            return None
+        _, det_col, summary = keys
+        env = self.detail_env.for_mixed()
+        try:
+            with _connection(conn) as connection:
+                counts = count_groups(connection, detail.sql, detail.params,
+                                      [det_col, *([summary] if summary else [])], env.policy, timeout_ms=env.timeout_ms)
+        except (SqlGuardError, QueryExecutionError) as err:
+            result.problems.append({"code": "detail_count_failed", "message": str(err)})
+            return None
+        if len(counts) < env.policy.max_limit:  # every group came back: their rows are all the rows
+            detail.total = sum(int(group[-1]) for group in counts)
+        return counts
+
+    def _cuts(self, result: PipelineResult, conn: Any, today: date) -> list[Cut]:
+        """The limits this answer's rows stopped at, each with the rows there are (``router.cuts``)."""
+        env = self.detail_env.for_mixed() if result.intent.intent == "mixed" else self.detail_env
+
+        def count_sql(sql: str, params: dict[str, Any]) -> int:
+            with _connection(conn) as connection:
+                return count_rows(connection, sql, params, env.policy, timeout_ms=env.timeout_ms)
+
+        settings = get_settings()
+        counter = PathCounter(load=lambda query: self.c.load(query, today), count_sql=count_sql)
+        return find_cuts(result.intent.intent, result.aggregate, result.detail, counter, covered=MIXED_ENTITIES,
+                         default_limit=min(settings.default_limit, settings.query_row_cap))
 
     def _detail_path(self, result: PipelineResult, conn: Any, entities: list[EntityMatch],
                      recalled: list[tuple[str, str, float]], use_llm: bool | None) -> None:

@@ -101,11 +101,17 @@ def events_of_entities(conn: psycopg.Connection, entity_ids: Sequence[str], max_
     """(event_id, entity_id, role) for entities linked to at most ``max_df`` events (hubs skipped)."""
     if not entity_ids:
         return []
+    # one index probe per entity (LATERAL), its links counted only up to max_df + 1: the plan cannot flip to a
+    # scan of every link as the table grows, and a hub costs max_df + 1 index entries, not all of its links
     return conn.execute(
-        """WITH df AS (SELECT entity_id FROM sag.event_entity WHERE entity_id = ANY(%s)
-                       GROUP BY entity_id HAVING count(*) <= %s)
-           SELECT ee.event_id, ee.entity_id, ee.role FROM sag.event_entity ee JOIN df USING (entity_id)""",
-        (list(entity_ids), max_df)).fetchall()
+        """SELECT ee.event_id, ee.entity_id, ee.role
+           FROM unnest(%(ids)s::text[]) AS q(entity_id)
+           CROSS JOIN LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM sag.event_entity x
+                               WHERE x.entity_id = q.entity_id LIMIT %(cap)s) capped) df
+           CROSS JOIN LATERAL (SELECT e.event_id, e.entity_id, e.role FROM sag.event_entity e
+                               WHERE e.entity_id = q.entity_id) ee
+           WHERE df.n <= %(max_df)s""",
+        {"ids": list(dict.fromkeys(entity_ids)), "cap": max_df + 1, "max_df": max_df}).fetchall()
 
 
 def entities_of_events(conn: psycopg.Connection, event_ids: Sequence[str]) -> list[tuple[str, str, str]]:

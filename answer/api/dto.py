@@ -35,6 +35,7 @@ class Table(Struct):
     display: list[list[str]] = msgspec.field(default_factory=list)  # every cell as shown (2024-01, 6.64%)
     row_count: int = 0
     truncated: bool = False  # the query stopped at a row limit the question did not ask for
+    total_rows: int | None = None  # when truncated: the rows there are (provenance.truncation has every cut)
 
 
 class AskResponse(Struct):

@@ -21,11 +21,12 @@ class LoadResult:
     elapsed_ms: float = 0.0
     params: list[Any] = field(default_factory=list)
     cached: bool = False  # served from the built-in backend's result cache
+    rollup: str | None = None  # the pre-aggregation whose table answered (built-in backend)
 
     def to_dict(self) -> dict[str, Any]:
         return {"backend": self.backend, "fallback_reason": self.fallback_reason, "sql": self.sql,
                 "params": self.params, "total": self.total, "elapsed_ms": round(self.elapsed_ms, 2),
-                "cached": self.cached, "rows": self.rows, "annotation": self.annotation}
+                "cached": self.cached, "rollup": self.rollup, "rows": self.rows, "annotation": self.annotation}
 
 
 QueryInput = CubeQuery | dict[str, Any] | str

@@ -3,11 +3,15 @@
 Each query runs in a READ ONLY transaction with ``SET LOCAL statement_timeout``, ``SET LOCAL ROLE
 cubesage_reader`` and UTC time zone; user values travel as bind parameters (``$n``, raw cursor).
 Results are kept in a :class:`~cube_models.result_cache.ResultCache` while the warehouse's refresh
-key is unchanged (``settings.warehouse_cache_refresh_s``; 0 turns it off).
+key is unchanged (``settings.warehouse_cache_refresh_s``; 0 turns it off). Queries a fresh rollup table can
+answer (``cube_models.rollups``) read it instead of the warehouse; the backend checks which rollups are
+fresh as often as the result cache checks the warehouse (every ``ROLLUP_CHECK_S`` seconds when that cache
+is off) and refreshes stale ones in a background thread (``settings.rollup_refresh``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -20,6 +24,7 @@ import psycopg
 from psycopg import sql as pgsql
 from psycopg_pool import ConnectionPool
 
+from cube_models import rollups
 from cube_models.backends.base import LoadResult, QueryInput, SemanticBackend
 from cube_models.compiler import Compiled, compile_query
 from cube_models.errors import QueryError
@@ -29,10 +34,11 @@ from cube_models.result_cache import ResultCache
 from cubesage_core import db
 from cubesage_core.db import READER_ROLE
 from cubesage_core.lru import Lru
-from cubesage_core.refresh_key import afingerprint, fingerprint
+from cubesage_core.refresh_key import RefreshKey, afingerprint, fingerprint
 from cubesage_core.settings import Settings, get_settings
 
 POOL_SIZE = 8
+ROLLUP_CHECK_S = 10.0
 COMPILED_ENTRIES = 1024  # compiled queries kept per backend (the model is fixed for its lifetime)
 
 
@@ -84,16 +90,34 @@ class BuiltinBackend(SemanticBackend):
         self._lock = threading.Lock()
         self.cache = ResultCache(tuple(self.settings.warehouse_schemas), self.settings.warehouse_cache_refresh_s)
         self._compiled: Lru[Compiled] = Lru(COMPILED_ENTRIES)
+        schemas = tuple(self.settings.warehouse_schemas)
+        self._rollup_key = RefreshKey(schemas, self.settings.warehouse_cache_refresh_s or ROLLUP_CHECK_S)
+        self.rollup_tables: dict[str, str] = {}
+        self.refresher = rollups.Refresher(url, model, schemas) if model.pre_aggregations() else None
+
+    def check_rollups(self, conn: psycopg.Connection, force: bool = False) -> None:
+        """Which rollups are fresh (when due); a stale one starts a background refresh."""
+        if self.refresher is None or not (force or self._rollup_key.due()):
+            return
+        key = fingerprint(conn, self._rollup_key.schema)
+        self._rollup_key.update(key)
+        fresh = rollups.fresh_tables(conn, self.model, self._rollup_key.schema, key)
+        self.rollup_tables = fresh
+        if len(fresh) < len(self.model.pre_aggregations()) and self.settings.rollup_refresh:
+            self.refresher.start()
 
     def compile(self, query: QueryInput, today: date | None = None) -> Compiled:
-        """The compiled query, memoised by (query, today) when ``today`` anchors the relative dates."""
+        """The compiled query, memoised by (query, today, fresh rollups) when ``today`` anchors the relative
+        dates."""
         parsed = CubeQuery.parse(query)
         today = today or self.settings.today
-        key = (json.dumps(parsed.to_dict(), sort_keys=True), today) if today is not None else None
+        tables = dict(self.rollup_tables)
+        key = (json.dumps(parsed.to_dict(), sort_keys=True), today, tuple(sorted(tables.items()))) \
+            if today is not None else None
         compiled = self._compiled.get(key) if key is not None else None
         if compiled is None:
             compiled = compile_query(parsed, self.model, today=today, default_limit=self.settings.default_limit,
-                                     row_cap=self.settings.query_row_cap)
+                                     row_cap=self.settings.query_row_cap, rollups=tables)
             if key is not None:
                 self._compiled.put(key, compiled)
         return compiled
@@ -119,19 +143,22 @@ class BuiltinBackend(SemanticBackend):
                 started: float, *, cached: bool = False) -> LoadResult:
         return LoadResult(rows=compiled.rows(records), sql=compiled.sql, backend=self.name, total=total,
                           annotation=compiled.annotation, elapsed_ms=(time.perf_counter() - started) * 1000,
-                          params=list(compiled.params), cached=cached)
+                          params=list(compiled.params), cached=cached, rollup=compiled.rollup)
 
     def load(self, query: QueryInput, today: date | None = None) -> LoadResult:
         """Run the compiled query (read-only: retried once on a fresh connection when the server dropped the
         first mid-query)."""
         started = time.perf_counter()
+        parsed = CubeQuery.parse(query)
+        self.compile(parsed, today)  # a malformed query fails before any connection is taken
+        with _warehouse_errors(self.settings.statement_timeout_ms):
+            return db.read(self._connections(), lambda conn: self._load_on(conn, parsed, today, started))
+
+    def _load_on(self, conn: psycopg.Connection, query: CubeQuery, today: date | None,
+                 started: float) -> LoadResult:
+        self.check_rollups(conn)
         compiled = self.compile(query, today)
         key = _cache_key(compiled)
-        with _warehouse_errors(self.settings.statement_timeout_ms):
-            return db.read(self._connections(), lambda conn: self._load_on(conn, compiled, key, started))
-
-    def _load_on(self, conn: psycopg.Connection, compiled: Compiled, key: Hashable | None,
-                 started: float) -> LoadResult:
         if self.cache.due():
             self.cache.refresh(fingerprint(conn, self.cache.key.schema))
         hit = self.cache.get(key) if key is not None else None
@@ -150,6 +177,8 @@ class BuiltinBackend(SemanticBackend):
 
     async def aload(self, query: QueryInput, today: date | None = None) -> LoadResult:
         started = time.perf_counter()
+        if self.refresher is not None and self._rollup_key.due():
+            await asyncio.to_thread(db.read, self._connections(), self.check_rollups)
         compiled = self.compile(query, today)
         key = _cache_key(compiled)
         with _warehouse_errors(self.settings.statement_timeout_ms):

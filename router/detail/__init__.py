@@ -34,7 +34,8 @@ class DetailEnv:
     policy: GuardPolicy
     warehouse: DetailCatalog = field(default_factory=DetailCatalog)  # tables, joins, words (from the model)
     timeout_ms: int = 5000
-    mixed_limit: int = 5000  # rows a mixed question may summarise per entity (above the listing cap)
+    mixed_limit: int = 5000  # rows a mixed question's detail part fetches in all (its counts per entity are
+    # counted in SQL, router.detail.counts; a cut at this limit is stated, router.cuts)
     catalog: dict[str, tuple[str, str]] = field(default_factory=dict)  # table -> (title, description)
 
     def for_mixed(self) -> DetailEnv:
@@ -54,6 +55,7 @@ class DetailResult:
     fallback_reason: str | None = None
     problems: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    total: int | None = None  # rows without the LIMIT, once counted (router.detail.counts)
 
 
 def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, language: str,

@@ -1,9 +1,11 @@
 """PostgreSQL backend: pgvector cosine search and BM25 over token postings, in schema ``sag``.
 
-Exact (sequential) vector search keeps bulk loads fast and results exact; ``kind`` filters
-narrow scans (wiki events vs. table rows). BM25 uses Lucene's formula (k1=1.2, b=0.75)
-over ``sag.bm25_term``/``sag.bm25_doc``, filled from the shared tokenizer and partitioned by
-index (``event:doc``, ``event:row``, ``entity``). Connections come from a checked pool
+kNN runs on HNSW indexes (``cubesage_core/schema/035_sag_vector_indexes.sql``) with ``hnsw.ef_search``
+raised to k; events are searched kind by kind, wiki events through their index, table-row events (never
+recalled by their own vectors) exactly. A bulk load drops the indexes and builds them once at its end
+(``_hnsw``). BM25 uses Lucene's formula (k1=1.2,
+b=0.75) over ``sag.bm25_term``/``sag.bm25_doc``, filled from the shared tokenizer and partitioned by index
+(``event:doc``, ``event:row``, ``entity``). Connections come from a checked pool
 (:func:`cubesage_core.db.pool`); reads are retried once when the server dropped their connection.
 """
 
@@ -11,13 +13,15 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from psycopg import sql
 from psycopg_pool import PoolTimeout
 
 from cubesage_core import db
+from sag_index.backends import _hnsw
 from sag_index.backends.base import IndexBatch, VectorField, VectorStore
 from sag_index.errors import StoreUnavailable
 from sag_index.models import Hit
@@ -26,6 +30,8 @@ K1, B = 1.2, 0.75
 BLOCK_CAP = 5000
 EVENT_KINDS = ("doc", "row")
 ANALYZE_AFTER = 5000  # documents written before flush() refreshes statistics
+HNSW_EF = 40  # pgvector's default hnsw.ef_search; raised to k for bigger k
+HNSW_EF_MAX = 1000  # pgvector's upper bound of hnsw.ef_search
 _VEC_COLUMN = {"title": "title_vec", "content": "content_vec"}
 
 
@@ -42,10 +48,25 @@ class PostgresStore(VectorStore):
         self._url = url
         self._stats: dict[str, tuple[int, float, float]] = {}
         self._written = 0
+        self._bulk = False  # HNSW indexes dropped for a bulk load (sag_index.backends._hnsw)
 
     def _rows(self, query: str, params: Sequence[Any] | dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """All rows of a read (retried once on a fresh connection when the server dropped the first)."""
         return db.read(self._pool, lambda conn: conn.execute(query, params).fetchall())
+
+    def _knn_rows(self, query: str, params: dict[str, Any], k: int) -> list[tuple[Any, ...]]:
+        """Rows of an HNSW kNN query: ``hnsw.ef_search`` at least ``k`` (an index scan returns at most that many)."""
+        def work(conn: Any) -> list[tuple[Any, ...]]:
+            with conn.transaction():
+                ef = min(max(HNSW_EF, int(k)), HNSW_EF_MAX)
+                conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
+                return conn.execute(query, params).fetchall()
+
+        return db.read(self._pool, work)
+
+    def _write_with(self, work: Callable[[Any], None]) -> None:
+        with self._pool.connection() as conn:
+            work(conn)
 
     def _write(self, query: str, params: Sequence[Any] | None = None) -> None:
         with self._pool.connection() as conn:
@@ -62,6 +83,9 @@ class PostgresStore(VectorStore):
         self._stats.clear()
 
     def upsert(self, batch: IndexBatch) -> None:
+        if not self._bulk and len(batch.events) + len(batch.entities) >= _hnsw.BULK_DOCS:
+            self._bulk = True  # a bulk load: HNSW indexes are built once, by flush()
+            self._write_with(_hnsw.drop)
         postings: list[tuple[str, str, str, int]] = []
         docs: list[tuple[str, str, str, int]] = []
         for ev in batch.events:
@@ -122,7 +146,11 @@ class PostgresStore(VectorStore):
         self._written += len(batch.events) + len(batch.entities)
 
     def flush(self) -> None:
-        """Refresh planner statistics after bulk loads (fresh tables without them get ruinous plans)."""
+        """Build the HNSW indexes a bulk load dropped; refresh planner statistics after bulk loads (fresh
+        tables without them get ruinous plans)."""
+        if self._bulk:
+            self._write_with(_hnsw.build)
+            self._bulk = False
         if self._written >= ANALYZE_AFTER:
             self._write("ANALYZE sag.event_vectors, sag.entity_vectors, sag.bm25_doc, sag.bm25_term")
             self._written = 0
@@ -142,11 +170,16 @@ class PostgresStore(VectorStore):
     def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
                    kinds: Sequence[str] | None = None) -> list[Hit]:
         col = _VEC_COLUMN[field]
-        where = "WHERE kind = ANY(%(kinds)s)" if kinds else ""
-        rows = self._rows(
-            f"SELECT event_id, 1 - ({col} <=> %(v)s) FROM sag.event_vectors {where} "
-            f"ORDER BY {col} <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k, "kinds": list(kinds or [])})
-        return [Hit(r[0], float(r[1])) for r in rows]
+        parts = [sql.SQL("(SELECT event_id, {col} <=> %(v)s AS d FROM sag.event_vectors WHERE kind = {kind} "
+                         "ORDER BY {col} <=> %(v)s LIMIT %(k)s)").format(col=sql.Identifier(col),
+                                                                         kind=sql.Literal(kind))
+                 for kind in EVENT_KINDS if not kinds or kind in kinds]  # a literal kind picks its partial index
+        if not parts:
+            return []
+        query = (sql.SQL("SELECT event_id, d FROM (") + sql.SQL(" UNION ALL ").join(parts)
+                 + sql.SQL(") hits ORDER BY d, event_id LIMIT %(k)s"))
+        rows = self._knn_rows(query, {"v": vector, "k": k}, k)
+        return [Hit(r[0], 1 - float(r[1])) for r in rows]
 
     def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content"
                      ) -> dict[str, float]:
@@ -168,15 +201,15 @@ class PostgresStore(VectorStore):
                    ORDER BY s DESC LIMIT %(k)s""",
                 {"t": sorted(set(tokens)), "v": vector, "k": k, "cap": BLOCK_CAP})
             return [Hit(r[0], float(r[1])) for r in rows if r[1] >= threshold]
-        rows = self._rows(
+        rows = self._knn_rows(
             "SELECT entity_id, 1 - (name_vec <=> %(v)s) AS s FROM sag.entity_vectors WHERE name_vec IS NOT NULL "
-            "ORDER BY name_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k})
+            "ORDER BY name_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k}, k)
         return [Hit(r[0], float(r[1])) for r in rows if r[1] >= threshold]
 
     def knn_links(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
-        rows = self._rows(
+        rows = self._knn_rows(
             "SELECT event_id, entity_id, 1 - (desc_vec <=> %(v)s) FROM sag.event_entity_vectors "
-            "ORDER BY desc_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k})
+            "ORDER BY desc_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k}, k)
         return [(r[0], r[1], float(r[2])) for r in rows]
 
     def text_events(self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None,
@@ -225,4 +258,6 @@ class PostgresStore(VectorStore):
         return {"events": row[0], "entities": row[1], "links": row[2]}
 
     def close(self) -> None:
+        if self._bulk:  # a bulk load that stopped before flush(): the indexes are built all the same
+            self.flush()
         self._pool.close()

@@ -164,7 +164,7 @@ const Cubesage = (() => {
         const cut = document.createElement("span");
         cut.className = "cut";
         cut.setAttribute("data-testid", "rows-cut");
-        cut.textContent = t("cut");
+        cut.textContent = t("cut")(table.row_count, table.total_rows);
         bar.appendChild(cut);
       }
       bar.appendChild(button(t("csv"), "csv", () => downloadCsv(table, opts.name)));

@@ -16,7 +16,8 @@ const I18n = (() => {
       filter: "Filter the catalog", followUp: (q) => `follow-up of “${q}”`, turns: (n) => `${n} question${n === 1 ? "" : "s"}`,
       asOf: (d, p) => `relative dates resolve to ${d}` + (p ? ` · data ${p[0]} to ${p[1]}` : ""),
       rows: (a, b, n) => (n <= b - a + 1 ? `${n} row${n === 1 ? "" : "s"}` : `rows ${a}–${b} of ${n}`),
-      cut: "the query stopped at its row limit: there may be more rows", csv: "Download CSV",
+      cut: (n, m) => (m == null ? "the query stopped at its row limit: there are more rows"
+        : `the query stopped at its row limit: ${n} of ${m} rows`), csv: "Download CSV",
       up: "▲ Helpful", down: "▼ Not helpful", pin: "Pin to dashboard", pinned: "Pinned to the dashboard", pinFailed: "Could not pin",
       needKey: "This server needs an API key: paste it into the API key field.",
       term: "term", member: "member", engine: "engine", ms: "ms", confidence: "confidence",
@@ -36,7 +37,7 @@ const I18n = (() => {
       followUp: (q) => `追问自“${q}”`, turns: (n) => `${n} 个问题`,
       asOf: (d, p) => `相对日期以 ${d} 为准` + (p ? ` · 数据范围 ${p[0]} 至 ${p[1]}` : ""),
       rows: (a, b, n) => (n <= b - a + 1 ? `共 ${n} 行` : `第 ${a}–${b} 行，共 ${n} 行`),
-      cut: "查询在行数上限处截断：可能还有更多行", csv: "下载 CSV",
+      cut: (n, m) => (m == null ? "查询在行数上限处截断：还有更多行" : `查询在行数上限处截断：显示 ${n} 行，共 ${m} 行`), csv: "下载 CSV",
       up: "▲ 有帮助", down: "▼ 没帮助", pin: "固定到看板", pinned: "已固定到看板", pinFailed: "无法固定",
       needKey: "此服务需要 API 密钥：请填入 API 密钥输入框。",
       term: "术语", member: "成员", engine: "引擎", ms: "毫秒", confidence: "置信度",

@@ -88,6 +88,9 @@ def start_cube(pg_url: str, model_dir: Path, workdir: Path, port: int | None = N
         "CUBEJS_TELEMETRY": "false",
         "CUBEJS_LOG_LEVEL": "warn",
         "CUBEJS_SCHEDULED_REFRESH_DEFAULT": "false",
+        # the API instance builds the models' rollups on first use, in PostgreSQL (no Cube Store here)
+        "CUBEJS_PRE_AGGREGATIONS_BUILDER": "true",
+        "CUBEJS_EXTERNAL_DEFAULT": "false",
     }
     log_path = workdir / "cube.log"
     log = log_path.open("wb")

@@ -28,11 +28,12 @@ def _numbers_not_in_table(answer: dict[str, Any]) -> list[str]:
     """Number tokens of the answer text that are no number of its table (dates and period labels aside);
     a percent in the text must be a value of a percent column times 100, written by ``fmt_percent``, or
     the change between two compared periods that provenance ``changes`` derives from table numbers."""
-    from answer.formatting import change_numbers, stray_numbers, table_numbers
+    from answer.formatting import change_numbers, cut_numbers, stray_numbers, table_numbers
 
     table = answer["table"]
     allowed = table_numbers(table["columns"], table["rows"], table.get("formats"))
     allowed |= change_numbers(answer["provenance"].get("changes"))  # compared periods: change of two table numbers
+    allowed |= cut_numbers(answer["provenance"].get("truncation"))  # "5,000 of 5,872 are shown": counted totals
     labels = tuple(tr["label"] for tr in answer["provenance"].get("understanding", {}).get("time_ranges", []))
     return stray_numbers(answer["text"], allowed, labels)
 

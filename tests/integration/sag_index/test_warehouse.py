@@ -148,3 +148,24 @@ def test_table_searches_are_memoised_until_the_index_changes(pg_url: str, recall
     while recall.search(question) is second and time.monotonic() < stop:
         time.sleep(0.2)
     assert recall.search(question) is not second
+
+
+def test_a_changed_row_reindexes_that_row_only(pg_url: str, recall: SagRecall) -> None:
+    """Incremental re-indexing: a renamed customer is one new chunk and one pruned, the rest is skipped."""
+    with connection(pg_url) as conn:
+        key, name = conn.execute("SELECT customer_id, customer_name FROM warehouse.dim_customer "
+                                 "ORDER BY customer_id LIMIT 1").fetchone()
+        conn.execute("UPDATE warehouse.dim_customer SET customer_name = %s WHERE customer_id = %s",
+                     ("Zelda Incremental", key))
+    try:
+        report = index_warehouse(pg_url, warehouse_map_of(pg_url), REPO_ROOT / "demo" / "wiki")
+        assert (report.rows.chunks_processed, report.chunks_pruned) == (1, 1)
+        assert report.wiki.chunks_processed == 0
+        assert report.rows.chunks_already_indexed == sum(report.row_counts.values()) - 1
+        with connection(pg_url) as conn:
+            assert conn.execute("SELECT count(*) FROM sag.entity WHERE name = 'Zelda Incremental'").fetchone()[0] == 1
+    finally:
+        with connection(pg_url) as conn:
+            conn.execute("UPDATE warehouse.dim_customer SET customer_name = %s WHERE customer_id = %s", (name, key))
+        back = index_warehouse(pg_url, warehouse_map_of(pg_url), REPO_ROOT / "demo" / "wiki")
+    assert (back.rows.chunks_processed, back.chunks_pruned) == (1, 1)

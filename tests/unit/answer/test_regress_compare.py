@@ -87,3 +87,13 @@ def test_key_column_needs_one_column_with_exactly_the_gold_keys() -> None:
                                               ("2024年3季度", dt.date(2024, 7, 1))])
 def test_a_compared_periods_label_matches_its_start_date(label: str, start: dt.date) -> None:
     assert cell_matches(start, label) and not cell_matches(start + dt.timedelta(days=1), label)
+
+
+def test_rows_stated_as_cut_pass_when_they_are_gold_keys_and_the_total_covers_the_gold() -> None:
+    gold = gold_result(gold_query("SELECT refund_id FROM t"), [[11], [12], [13], [14]])
+    columns = ["refund_id", "reason"]
+    shown = [[13, "damaged"], [11, "other"]]
+    assert key_column(gold, columns, shown) is not None  # silent: two of four keys is wrong
+    assert key_column(gold, columns, shown, stated_total=4) is None  # "2 of 4 are shown"
+    assert key_column(gold, columns, shown, stated_total=3) is not None  # the stated total misses a gold key
+    assert key_column(gold, columns, [[13, "x"], [99, "y"]], stated_total=9) is not None  # 99 is no gold key

@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from answer.formatting import change_numbers, stray_numbers, table_numbers
+from answer.formatting import change_numbers, cut_numbers, stray_numbers, table_numbers
 from answer.synthesizer import synthesize
 from router.detail import DetailResult
 from router.intent import IntentDecision
@@ -216,17 +216,40 @@ def test_compared_periods_by_group_and_by_measure_go_from_earlier_to_later() -> 
     assert not stray_numbers(by_region.text, allowed | change_numbers(agg.derived["changes"]), ("2024", "2023"))
 
 
-def test_rows_cut_at_the_default_limit_are_stated(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cubesage_core.settings import get_settings
+def test_cuts_found_by_the_pipeline_are_stated_shown_n_of_m() -> None:
     from router.aggregate import AggregateResult
+    from router.cuts import Cut
 
     rows = [{"customers.customer_name": f"c{i}", "orders.count": "1"} for i in range(3)]
     agg = AggregateResult(cube_query={"measures": ["orders.count"], "dimensions": ["customers.customer_name"]},
                           rows=rows, sql="", backend="test")
     table = ResultTable(["customers.customer_name", "orders.count"], [[r["customers.customer_name"], 1] for r in rows])
-    monkeypatch.setattr(get_settings(), "default_limit", 3)
-    out = synthesize(result("order count by customer", "aggregate", table, aggregate=agg), use_llm=False)
-    assert out.table["truncated"] is True and "only the first 3 rows were returned" in out.text
+    out = synthesize(result("order count by customer", "aggregate", table, aggregate=agg,
+                            cuts=[Cut("aggregate", 3, 7, 3)]), use_llm=False)
+    assert out.table["truncated"] is True and out.table["total_rows"] == 7
+    assert "3 of 7 rows are shown" in out.text
+    assert out.provenance["truncation"] == [{"part": "aggregate", "truncated": True, "shown": 3, "total": 7,
+                                             "limit": 3}]
+    uncut = synthesize(result("order count by customer", "aggregate", table, aggregate=agg), use_llm=False)
+    assert uncut.table["truncated"] is False and uncut.provenance["truncation"] == []
+    assert "row limit" not in uncut.text
+
+
+def test_a_mixed_answer_states_the_cut_of_its_detail_and_of_its_entities() -> None:
+    from router.cuts import Cut
+
+    table = ResultTable(["products.product_name", "order_items.gmv", "detail_rows"], [["a", 5.0, 9]])
+    cuts = [Cut("detail", 5000, 5872, 5000), Cut("entities", 20, 35, 20)]
+    out = synthesize(result("top products by GMV and their refunds", "mixed", table, cuts=cuts), use_llm=False)
+    assert out.table["truncated"] is False  # the joined table itself is whole
+    assert "5,000 of 5,872 are shown" in out.text and "first 20 of 35 rows" in out.text
+    assert [c["part"] for c in out.provenance["truncation"]] == ["detail", "entities"]
+    allowed = table_numbers(out.table["columns"], out.table["rows"], out.table["formats"])
+    assert stray_numbers(out.text, allowed) and not stray_numbers(out.text, allowed | cut_numbers(
+        out.provenance["truncation"]))  # the text's numbers: the table's and the counted cuts'
+    zh = synthesize(result("GMV最高的产品及其退款", "mixed", table, cuts=[Cut("detail", 5000, None, 5000)]),
+                    use_llm=False)
+    assert "显示 5,000 条，总数未能统计" in zh.text
 
 
 def test_a_refusal_crag_found_insufficient_names_the_missing_words() -> None:

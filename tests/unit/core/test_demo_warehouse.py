@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+import yaml
+
 from demo import load as demo_warehouse
 
 
@@ -33,3 +36,14 @@ def test_invariants_of_the_generated_data() -> None:
     ts = [r[5] for r in t["fact_order"].rows]
     assert min(ts).isoformat() >= "2023-01-01" and max(ts).isoformat() < "2025-07-01"
     assert {r[3] for r in t["fact_order"].rows} == {"web", "app", "store"}
+
+
+def test_names_are_unique_at_every_scale_up_to_the_limit() -> None:
+    """Past the single-surname space the generator takes double surnames: 200,000 customers (scale 10) and
+    400,000 (scale 20, the limit) get distinct names, the reserved ones among them."""
+    vocab = yaml.safe_load((demo_warehouse.DEMO_DIR / "vocab.yaml").read_text())
+    for n in (200_000, 400_000):
+        names = demo_warehouse._unique_names(np.random.default_rng(demo_warehouse.SEED), vocab, n)
+        assert len(names) == n == len(set(names))
+        assert set(vocab["reserved_customers"]) <= set(names)
+        assert any(len(name) == 4 and " " not in name for name in names)

@@ -48,3 +48,13 @@ def test_join_columns_come_from_the_catalog() -> None:
     assert "channel" not in columns.entity and "order_id" not in columns.entity  # orders name no entity
     assert {"reason", "method", "status", "channel", "segment", "category"} <= set(columns.summary)
     assert join_results(AGG, REFUNDS, JoinColumns()).join is None  # a model without entity tables joins nothing
+
+
+def test_counts_from_sql_replace_the_fetched_rows() -> None:
+    """A capped detail query fetched 4 rows; the SQL counts say how many there are per product and reason."""
+    counts = [("Aurora X1 headphones", "damaged", 40), ("aurora x1 headphones", "other", 2),
+              ("Lotus K3 kettle", "late_delivery", 7), ("Nimbus S2 smartwatch", "other", 1)]
+    mixed = join_results(AGG, REFUNDS, COLUMNS, counts=counts)
+    assert mixed.table.rows[0][2:] == [42, "damaged (40), other (2)"]
+    assert mixed.table.rows[1][2:] == [7, "late_delivery (7)"]
+    assert mixed.sections[1]["rows"] == REFUNDS.rows  # the detail section keeps the rows that were fetched
