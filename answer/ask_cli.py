@@ -15,6 +15,7 @@ from rich.table import Table
 
 from answer.console_table import rich_table
 from answer.regress import INTENTS, OUTCOMES, CaseResult, SuiteError, load_suite, result_line, run_suite, summarize
+from cubesage_core.settings import get_settings
 from router.understanding.types import QuestionError
 
 console = Console()
@@ -78,34 +79,73 @@ def ask(
         console.print_json(json.dumps(answer["provenance"], ensure_ascii=False, default=str))
 
 
+MODES = {"fast": ("fast",), "llm": ("llm",), "both": ("fast", "llm")}
+
+
 def regress(
     suite: Path = typer.Argument(..., exists=True, dir_okay=False, help="Suite YAML (today + cases)."),
     split: str = typer.Option("all", "--split", help="Cases of this split: dev, test or all."),
     as_json: bool = typer.Option(False, "--json", help="One JSON line per case, then a summary line."),
+    mode: str = typer.Option("fast", "--mode", help="fast, llm (needs CUBESAGE_LLM_URL) or both, side by side."),
 ) -> None:
     """Run a regression suite and report every case's outcome; exit code 2 only for a malformed suite."""
     try:
         spec = load_suite(suite).select(split)
+        modes = MODES[mode] if mode in MODES else _bad_mode(mode)
     except SuiteError as err:
         err_console.print(f"[red]{err}[/red]")
         raise typer.Exit(2) from err
+    if "llm" in modes and not get_settings().llm_url:
+        err_console.print(f"[red]--mode {mode} needs an LLM endpoint: set CUBESAGE_LLM_URL (and _MODEL, _API_KEY)"
+                          "[/red]")
+        raise typer.Exit(2)
     started = time.perf_counter()
     with _service() as service:
         results = []
         with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn(), console=err_console, disable=as_json) as progress:
-            task = progress.add_task(f"{spec.name} ({spec.split})", total=len(spec.cases))
-            for result in run_suite(spec, service.ask, service.url):
+            task = progress.add_task(f"{spec.name} ({spec.split}, {mode})", total=len(spec.cases) * len(modes))
+            for result in run_suite(spec, service.ask, service.url, modes):
                 results.append(result)
                 progress.advance(task)
                 if as_json:
                     typer.echo(result_line(result))
-        summary = summarize(results, time.perf_counter() - started, service.startup_ms, suite=spec.name,
-                            split=spec.split)
+        elapsed = time.perf_counter() - started
+        summaries = {m: summarize([r for r in results if r.mode == m], elapsed, service.startup_ms, suite=spec.name,
+                                  split=spec.split) for m in modes}
+    summary = summaries[modes[0]] if len(modes) == 1 else summaries
     if as_json:
         typer.echo(json.dumps({"summary": summary}, ensure_ascii=False))
-    else:
+    elif len(modes) == 1:
         _print_report(results, summary)
+    else:
+        _print_side_by_side(results, summaries)
+
+
+def _bad_mode(mode: str) -> tuple[str, ...]:
+    raise SuiteError(f"--mode must be fast, llm or both, got {mode!r}")
+
+
+def _print_side_by_side(results: list[CaseResult], summaries: dict[str, dict[str, Any]]) -> None:
+    """One row per case with its fast and LLM outcomes, then both modes' counts."""
+    view = Table("id", "intent", "fast", "llm", "fast ms", "llm ms", "llm calls", "reason (where they differ)")
+    by_case: dict[str, dict[str, CaseResult]] = {}
+    for r in results:
+        by_case.setdefault(r.id, {})[r.mode] = r
+    for cid, pair in by_case.items():
+        fast, llm = pair["fast"], pair["llm"]
+        styled = [f"[{OUTCOME_STYLE[r.outcome]}]{r.outcome}[/{OUTCOME_STYLE[r.outcome]}]" for r in (fast, llm)]
+        reason = "" if fast.outcome == llm.outcome else f"fast: {fast.reason} | llm: {llm.reason}"
+        view.add_row(cid, fast.intent_expected, *styled, f"{fast.latency_ms:.0f}", f"{llm.latency_ms:.0f}",
+                     str((llm.llm or {}).get("calls", 0)), reason)
+    console.print(view)
+    for mode, summary in summaries.items():
+        cost = summary.get("llm") or {}
+        console.print(f"{mode}: pass rate {_rate(summary['pass_rate'])}, wrong {summary['wrong']}, intent acc "
+                      f"{_rate(summary['intent_accuracy'])}, p50 {summary['latency_p50_ms']} ms, p95 "
+                      f"{summary['latency_p95_ms']} ms" + (f", {cost['calls_per_question']} LLM calls and "
+                      f"{cost['prompt_tokens_per_question'] + cost['completion_tokens_per_question']:.0f} tokens "
+                      f"per question, {cost['fallback_steps']} steps fell back" if cost else ""))
 
 
 OUTCOME_STYLE = {"passed": "green", "wrong": "bold red", "refused": "yellow", "failed": "red", "unchecked": "dim"}

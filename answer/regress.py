@@ -127,6 +127,8 @@ class CaseResult:
     outcome: str
     reason: str
     latency_ms: float
+    mode: str = "fast"  # the mode asked: fast | llm
+    llm: dict[str, int] | None = None  # LLM calls, prompt/completion tokens, steps that fell back (provenance)
 
     @property
     def passed(self) -> bool:
@@ -317,12 +319,22 @@ def judge(case: Case, answer: dict[str, Any] | None, error: str | None, run_gold
     return ("failed", reason) if intent_note or problems.missing else ("passed", reason)
 
 
+def llm_cost(answer: dict[str, Any] | None) -> dict[str, int] | None:
+    """The LLM calls and tokens of an answer and how many of its LLM steps fell back (``provenance.llm``)."""
+    report = ((answer or {}).get("provenance") or {}).get("llm")
+    if not report:
+        return None
+    return {"calls": int(report.get("calls") or 0), "prompt_tokens": int(report.get("prompt_tokens") or 0),
+            "completion_tokens": int(report.get("completion_tokens") or 0),
+            "fallbacks": sum(str(s.get("mode", "")).startswith("fast") for s in report.get("steps") or [])}
+
+
 def check_case(case: Case, answer: dict[str, Any] | None, error: str | None, run_gold: GoldRunner,
-               latency_ms: float) -> CaseResult:
+               latency_ms: float, mode: str = "fast") -> CaseResult:
     got = (answer or {}).get("intent")
     outcome, reason = judge(case, answer, error, run_gold)
     return CaseResult(case.id, case.question, case.split, case.language, case.intent, got, got == case.intent,
-                      outcome, reason, round(latency_ms, 1))
+                      outcome, reason, round(latency_ms, 1), mode, llm_cost(answer))
 
 
 # -- running ---------------------------------------------------------------------------------------------
@@ -344,29 +356,34 @@ def gold_runner(conn: Any) -> GoldRunner:
     return run
 
 
-def _ask(ask: Asker, case: Case, today: dt.date) -> tuple[dict[str, Any] | None, str | None]:
+def _ask(ask: Asker, case: Case, today: dt.date, mode: str) -> tuple[dict[str, Any] | None, str | None]:
     try:
-        payload = ask(case.question, today=today, mode="fast")
+        payload = ask(case.question, today=today, mode=mode)
     except Exception as exc:  # a crashing case is a failed case; the run goes on
         return None, f"{type(exc).__name__}: {exc}"
     return (payload.to_dict() if hasattr(payload, "to_dict") else payload), None
 
 
-def run_suite(suite: Suite, ask: Asker, url: str) -> Iterator[CaseResult]:
-    """Ask each case (``ask(question, today=..., mode="fast") -> payload``), yield its result."""
+def run_suite(suite: Suite, ask: Asker, url: str, modes: tuple[str, ...] = ("fast",)) -> Iterator[CaseResult]:
+    """Ask each case in each of ``modes`` (``ask(question, today=..., mode=...) -> payload``), yield the results
+    (a case's modes one after the other)."""
     with db.connection(url) as conn:
         run_gold = gold_runner(conn)
         for case in suite.cases:
-            started = time.perf_counter()
-            answer, error = _ask(ask, case, suite.today)
-            latency = (time.perf_counter() - started) * 1000
-            try:
-                yield check_case(case, answer, error, run_gold, latency)
-            except psycopg.Error as exc:  # a broken gold query is reported on its case, not fatal
-                got = (answer or {}).get("intent")
-                yield CaseResult(case.id, case.question, case.split, case.language, case.intent, got,
-                                 got == case.intent, "failed", f"gold SQL failed: {type(exc).__name__}: {exc}",
-                                 round(latency, 1))
+            for mode in modes:
+                yield _run_case(case, ask, suite.today, mode, run_gold)
+
+
+def _run_case(case: Case, ask: Asker, today: dt.date, mode: str, run_gold: GoldRunner) -> CaseResult:
+    started = time.perf_counter()
+    answer, error = _ask(ask, case, today, mode)
+    latency = (time.perf_counter() - started) * 1000
+    try:
+        return check_case(case, answer, error, run_gold, latency, mode)
+    except psycopg.Error as exc:  # a broken gold query is reported on its case, not fatal
+        got = (answer or {}).get("intent")
+        return CaseResult(case.id, case.question, case.split, case.language, case.intent, got, got == case.intent,
+                          "failed", f"gold SQL failed: {type(exc).__name__}: {exc}", round(latency, 1), mode)
 
 
 def result_line(result: CaseResult) -> str:
@@ -406,4 +423,19 @@ def summarize(results: list[CaseResult], elapsed_s: float, startup_ms: float, *,
         "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else 0.0,
         "latency_p95_ms": _p95(latencies),
         "startup_ms": round(startup_ms, 1), "elapsed_s": round(elapsed_s, 2),
+        **({"llm": _llm_summary(results)} if any(r.llm for r in results) else {}),
     }
+
+
+def _llm_summary(results: list[CaseResult]) -> dict[str, Any]:
+    """Mean LLM calls and tokens per question, overall and by expected intent, and the steps that fell back."""
+
+    def mean(group: list[CaseResult]) -> dict[str, Any]:
+        costs = [r.llm or {} for r in group]
+        n = len(costs) or 1
+        return {"questions": len(costs), **{f"{k}_per_question": round(sum(c.get(k, 0) for c in costs) / n, 2)
+                                            for k in ("calls", "prompt_tokens", "completion_tokens")},
+                "fallback_steps": sum(c.get("fallbacks", 0) for c in costs)}
+
+    return {**mean(results), "by_intent": {i: mean([r for r in results if r.intent_expected == i]) for i in INTENTS
+                                           if any(r.intent_expected == i for r in results)}}

@@ -29,7 +29,7 @@ from answer.vocabulary import vocabulary
 from cubesage_core import db
 from cubesage_core.blas import limit_blas_threads
 from cubesage_core.embeddings import get_embedder
-from cubesage_core.llm import using_settings
+from cubesage_core.llm import question_budget, using_settings
 from cubesage_core.settings import Settings, get_settings
 from router.aggregate.derive import merge_groups
 from router.components import Components, load_components
@@ -151,13 +151,14 @@ class Cubesage:
         today = today or self.settings.today or date.today()
         query_id = str(uuid.uuid4())
         started = time.perf_counter()
-        with using_settings(self.settings):
+        with using_settings(self.settings), question_budget(self.settings, use_llm=use_llm) as budget:
             result = self.pipeline.run(text, conn=self.pool, today=today, use_llm=use_llm,
                                        previous=_turn(previous), on_stage=on_stage)
             t = time.perf_counter()
             trend = self._trend(result, today)
             synthesis = synthesize(result, use_llm=use_llm, scope=self.scope, trend=trend)
             synthesis.provenance["passages"] = self._passages(result)
+        synthesis.provenance["llm"] = budget.report() if budget.steps else None
         result.timings_ms["answer"] = round((time.perf_counter() - t) * 1000, 3)
         result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
         synthesis.provenance["timings_ms"] = dict(result.timings_ms)
@@ -217,7 +218,7 @@ class Cubesage:
             raise QuestionError("write_request", change.message("en"))
         today = today or self.settings.today or date.today()
         c = self.components
-        with using_settings(self.settings):
+        with using_settings(self.settings), question_budget(self.settings):
             understanding = c.understand(text, today)
             retrieval, _ = c.retrieve(understanding, [])
             agg = c.aggregate(understanding, retrieval, today, None)

@@ -16,6 +16,7 @@ import dspy
 from answer.charts import chart_spec, count_card
 from answer.formatting import (
     GRAIN_WORDS_ZH,
+    change_numbers,
     fmt_change,
     fmt_measure,
     fmt_number,
@@ -32,9 +33,12 @@ from answer.tables import Parts, column_format, parts_of, view
 from answer.trend import Trend
 from answer.vocabulary import vocabulary
 from cubesage_core.llm import two_mode
+from cubesage_core.tokens import truncate_to_tokens
 from router.cuts import Cut
 from router.pipeline import PipelineResult
 from router.tables import ResultTable, table_from_rows
+
+TABLE_TOKENS = 1500  # the result table as the answer prompt shows it
 
 
 @dataclass
@@ -47,12 +51,12 @@ class Synthesis:
 
 class AnswerText(dspy.Signature):
     """Answer the question in 1-3 sentences in the given language, using only numbers copied exactly
-    as written from the result table. No numbers that are not in the table."""
+    as written from the result table or the facts. No other numbers."""
 
     question: str = dspy.InputField()
     language: str = dspy.InputField(desc="en or zh")
     table: str = dspy.InputField(desc="result table, pipe-separated, numbers already formatted")
-    facts: str = dspy.InputField(desc="what was queried: intent, filters, time range")
+    facts: str = dspy.InputField(desc="what was queried: intent, filters, time range; changes of compared periods")
     answer: str = dspy.OutputField()
 
 
@@ -69,7 +73,7 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Sc
     if intent in ("unsupported", "clarify") or not table.rows or result.error:
         text, mode, reason = fast_text, "fast", None
     else:
-        outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, use_llm=use_llm)
+        outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, step="answer", use_llm=use_llm)
         text, mode, reason = outcome.value, outcome.mode, outcome.fallback_reason
     text += "".join(_cut_text(c, lang) for c in result.cuts)  # every limit reached is said, in either mode
     prov = provenance(result)
@@ -434,12 +438,17 @@ def _llm_text(result: PipelineResult) -> str:
         return fmt_measure(v, fmts[i]) if is_number(v) else fmt_period(v, grains[i], lang)
 
     lines = [" | ".join(table.columns)] + [" | ".join(cell(v, i) for i, v in enumerate(r)) for r in table.rows[:30]]
+    changes = (getattr(result.aggregate, "derived", None) or {}).get("changes") if result.aggregate else None
     facts = f"intent={result.intent.intent}; period={_period(result)}"
+    if changes:
+        facts += "; changes: " + ", ".join(f"{label(c['measure'], lang)} {fmt_change(c['change_pct'])}"
+                                           for c in changes if c.get("change_pct") is not None)
     pred = dspy.Predict(AnswerText)(question=result.question, language=result.understanding.language,
-                                    table="\n".join(lines), facts=facts)
+                                    table=truncate_to_tokens("\n".join(lines), TABLE_TOKENS), facts=facts)
     text = str(pred.answer).strip()
-    allowed = table_numbers(table.columns, table.rows, fmts)
-    stray = [n for n in stray_numbers(text, allowed) if not _is_date_part(n)]
+    allowed = table_numbers(table.columns, table.rows, fmts) | change_numbers(changes)
+    labels = tuple(r.label for r in result.understanding.time_ranges)
+    stray = [n for n in stray_numbers(text, allowed, labels) if not _is_date_part(n)]
     if not text or stray:
         raise ValueError(f"LLM answer has numbers not in the table: {stray[:5]}")
     return text

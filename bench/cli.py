@@ -90,6 +90,19 @@ def e2e(
 
 
 @app.command()
+def llm(
+    suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
+                                      help="Suite (default: demo/regress/suite.yaml, its dev split replayed)."),
+    split: str = typer.Option("dev", help="The split the replay records were made for."),
+    delay_ms: list[int] = typer.Option([300], "--delay-ms", min=0, help="Stub delay per LLM call (repeatable)."),
+) -> None:
+    """LLM mode on the replay stub: calls and tokens per question by intent, latency per call delay."""
+    from bench.llm import run
+
+    run(suite, split, tuple(delay_ms))
+
+
+@app.command()
 def scale(
     scales: list[float] = typer.Option([1.0, 10.0], "--scale", min=0.01, max=20.0,
                                        help="Demo warehouse scales (repeat; the first is the base)."),

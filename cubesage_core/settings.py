@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -83,7 +83,20 @@ class Settings(BaseSettings):
     llm_url: str | None = None
     llm_model: str = "openai/gpt-4o-mini"
     llm_api_key: SecretStr | None = None
-    llm_timeout_s: float = 20.0
+    llm_timeout_s: Annotated[float, Field(gt=0)] = 20.0  # one call, at most (the question deadline cuts it)
+    llm_deadline_s: Annotated[float, Field(gt=0)] = 8.0  # one question's LLM calls end within this
+    llm_max_calls: Annotated[int, Field(ge=0)] = 12  # LLM calls per question
+    llm_temperature: float = 0.0  # chat models
+    llm_max_tokens: Annotated[int, Field(gt=0)] = 1024  # chat models
+    # reasoning models (o1/o3/o4, gpt-5*): DSPy 3.4 wants temperature 1.0/None and at least 16,000 tokens
+    llm_reasoning_max_tokens: Annotated[int, Field(ge=16_000)] = 16_000
+    llm_reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = "low"
+    # circuit breaker: after this many consecutive failed calls, LLM mode pauses for llm_breaker_pause_s
+    llm_breaker_failures: Annotated[int, Field(ge=1)] = 3
+    llm_breaker_pause_s: Annotated[float, Field(ge=0)] = 30.0
+    llm_sag_steps: bool = True  # SAG detail recall: step 1 NER and step 7 selection by the LLM
+    llm_crag_grade: bool = True  # the LLM grades the retrieved context before generation (CRAG)
+    llm_selection_tokens: Annotated[int, Field(gt=0)] = 1500  # SAG step 7: candidate text shown to the LLM
 
     # embeddings
     embedding_backend: Literal["use", "hash"] = "use"
@@ -141,6 +154,12 @@ class Settings(BaseSettings):
             if old:
                 data["warehouse_schemas"] = old
         return data
+
+    @field_validator("llm_reasoning_effort", mode="before")
+    @classmethod
+    def _no_effort(cls, value: Any) -> Any:
+        """An empty value or ``none`` sends no reasoning effort."""
+        return None if isinstance(value, str) and value.strip().lower() in ("", "none") else value
 
     @field_validator("warehouse_schemas", mode="before")
     @classmethod

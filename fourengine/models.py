@@ -157,10 +157,12 @@ class CragResult:
     grade_after: str | None = None  # the grade after corrective retrieval (low grades only)
     # use | rerank_then_use | corrected (low, then better) | insufficient (still low: an aggregate is refused)
     decision: str = ""
-    missing: list[str] = field(default_factory=list)  # question words nothing in the index matched
+    missing: list[str] = field(default_factory=list)  # question words nothing matched (the LLM's: what it lacks)
     passages: list[dict[str, Any]] = field(default_factory=list)  # wiki passages corrective retrieval used
     thresholds: dict[str, float] = field(default_factory=dict)  # the V/D/CRAG thresholds in force
     calibration: str = "seed"  # calibrated | seed (no calibration stored) | stale (fitted for another embedder)
+    rule_grade: str | None = None  # the seed's rule, when the LLM graded the context (``grade`` is the LLM's)
+    mode: str = "rule"  # rule | llm | fast (<why the LLM did not grade>)
 
     @property
     def final(self) -> str:

@@ -11,6 +11,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -24,6 +25,7 @@ from fourengine.budget import build_context
 from fourengine.calibration import Calibration, fingerprint
 from fourengine.calibration import load_async as load_calibration
 from fourengine.crag import assess, conclude, missing_terms, rewrite
+from fourengine.crag_llm import llm_grade
 from fourengine.engines._rows import ASSET_COLUMNS, asset_from
 from fourengine.engines.fewshot import similar_examples
 from fourengine.engines.graph import GraphCache, JoinGraph
@@ -32,9 +34,11 @@ from fourengine.engines.vector import search_assets
 from fourengine.evidence import R_PREFIX, table_evidence
 from fourengine.models import (
     Asset,
+    ContextBlock,
     CragResult,
     FewShot,
     JoinPlan,
+    RankedAsset,
     RetrievalResult,
     TermBinding,
     TermHit,
@@ -194,52 +198,54 @@ class Retriever:
         return calibration.apply(self.settings), "calibrated"
 
     async def _corrective(
-        self, timings: dict[str, float], crag: CragResult, question: str, terms: list[str], vec: np.ndarray,
-        r_hits: list[TermHit], v_all: list[VectorHit], scope: str | None, s: RetrievalSettings,
-        tables: dict[str, Asset],
-    ) -> tuple[list[TermHit], list[VectorHit], list[VectorHit], list[TermBinding], list[tuple[Passage, Asset]]]:
+        self, timings: dict[str, float], found: _Found, question: str, terms: list[str], vec: np.ndarray,
+        scope: str | None, s: RetrievalSettings, tables: dict[str, Asset],
+    ) -> None:
         """Low grade: rewrite the query with the names of the terms it matched, search V wider (lower threshold,
         top_k x factor) and R fuzzier, and ask the wiki passages which tables the question is about."""
+        crag = found.crag
         threshold = s.threshold * s.corrective_threshold_factor
         top_k = s.top_k * s.corrective_top_k_factor
         trigram = max(s.trigram_threshold - 0.2, 0.3)
-        rewritten = rewrite(question, r_hits)
+        rewritten = rewrite(question, found.r_hits)
         vec2 = vec if rewritten == question else (self.embedder or get_embedder()).embed_one(rewritten)
         wiki = (asyncio.create_task(asyncio.to_thread(self.passages.passages, question, CORRECTIVE_PASSAGES))
                 if self.passages else None)
         r_more, v_more, _ = await self._r_and_v(
             timings, "_corrective", terms, rewritten, np.asarray(vec2, dtype=np.float32), trigram, top_k, scope,
             with_d=False, settings=s)
-        found = await _timed(timings, "W", wiki) if wiki is not None else []
-        r_hits = _dedupe_hits(r_hits + r_more)
-        v_all = v_all + v_more
-        v_hits = [h for h in v_more if h.score >= threshold]
-        bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
-        passages = table_assets(found, tables) if scope is None else []
+        wiki_found = await _timed(timings, "W", wiki) if wiki is not None else []
+        found.r_hits = _dedupe_hits(found.r_hits + r_more)
+        found.v_all = found.v_all + v_more
+        found.v_hits = [h for h in v_more if h.score >= threshold]
+        found.bindings = build_bindings(found.r_hits, found.v_hits, s.binding_vector_threshold)
+        found.passages = table_assets(wiki_found, tables) if scope is None else []
+        found.corrected = True
         crag.actions = ([f"rewrite:{rewritten}"] if rewritten != question else []) + [
             f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}", f"fuzzy_terms:{trigram:.2f}",
-            f"wiki_passages:{len(passages)}", f"supplement_by_bindings:{len(bindings)}"]
+            f"wiki_passages:{len(found.passages)}", f"supplement_by_bindings:{len(found.bindings)}"]
         words = [t for t in terms if t not in STOPWORDS]
         crag.passages = [{"table": a.asset_id, "title": p.title, "score": round(p.score, 4), "ref": p.ref,
-                          "shares_words": p.shares_words(words)} for p, a in passages]
+                          "shares_words": p.shares_words(words)} for p, a in found.passages]
         top_after = max((h.score for h in v_more), default=0.0)
-        named = {a.asset_id for p, a in passages if p.shares_words(words)}
-        conclude(crag, top_after, len(bindings) + len(named), s, missing_terms(terms, r_hits, question))
-        return r_hits, v_all, v_hits, bindings, passages
+        named = {a.asset_id for p, a in found.passages if p.shares_words(words)}
+        conclude(crag, top_after, len(found.bindings) + len(named), s, missing_terms(terms, found.r_hits, question))
 
     # -- main -----------------------------------------------------------------------
     async def retrieve(
         self, question: str, search_terms: list[str] | None = None, *, embedding: np.ndarray | None = None,
-        complexity: str = "medium", scope: str | None = None,
+        complexity: str = "medium", scope: str | None = None, grade_with_llm: bool = False,
     ) -> RetrievalResult:
         """Retrieve, rerank, grade and budget the schema context of ``question``.
 
         ``search_terms`` come from query understanding (``default_search_terms`` when None);
-        ``scope`` restricts retrieval to assets whose ``meta.namespace`` equals it.
+        ``scope`` restricts retrieval to assets whose ``meta.namespace`` equals it; ``complexity``
+        (simple | medium | complex) sets the few-shots of the budget; ``grade_with_llm`` lets the LLM
+        grade the budgeted context (``fourengine.crag_llm``; a low grade runs the corrective retrieval).
         Database failures surface as ``RetrievalError``.
         """
         try:
-            return await self._retrieve(question, search_terms, embedding, complexity, scope)
+            return await self._retrieve(question, search_terms, embedding, complexity, scope, grade_with_llm)
         except psycopg.OperationalError as exc:  # the database went away: a 503, not a bad question
             raise RetrievalUnavailable(f"the database is unavailable for retrieval: {exc}") from exc
         except psycopg.Error as exc:
@@ -247,7 +253,7 @@ class Retriever:
 
     async def _retrieve(
         self, question: str, search_terms: list[str] | None, embedding: np.ndarray | None, complexity: str,
-        scope: str | None,
+        scope: str | None, grade_with_llm: bool,
     ) -> RetrievalResult:
         if not question or not question.strip():
             raise RetrievalError("question is empty")
@@ -276,39 +282,84 @@ class Retriever:
         top_score = max((h.score for h in v_all), default=0.0)
         v_hits = [h for h in v_all if h.score >= s.threshold]
         bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
-        crag = assess(top_score, len(bindings), s)
-        crag.calibration = calibration_state
-        passages: list[tuple[Passage, Asset]] = []
-        if crag.grade == "low":
-            r_hits, v_all, v_hits, bindings, passages = await self._corrective(
-                timings, crag, question, terms, vec, r_hits, v_all, scope, s, tables)
+        found = _Found(r_hits, v_all, v_hits, few_shots, bindings, assess(top_score, len(bindings), s))
+        found.crag.calibration = calibration_state
+        if found.crag.grade == "low":
+            await self._corrective(timings, found, question, terms, vec, scope, s, tables)
         timings["R+V+D"] = (time.perf_counter() - engines_started) * 1000
+        catalog = (tables, rules, graph)
+        assembled = self._assemble(timings, question, terms, found, complexity, scope, s, catalog)
+        if grade_with_llm:
+            assembled = await self._grade_by_llm(timings, question, terms, vec, found, complexity, scope, s, catalog,
+                                                 assembled)
+        ranked, plan, context = assembled
+        timings["retrieval"] = (time.perf_counter() - engines_started) * 1000
+        timings["total"] = (time.perf_counter() - started) * 1000
+        return RetrievalResult(question, terms, ranked, found.bindings, found.few_shots, plan, found.crag, context,
+                               timings)
 
+    def _assemble(self, timings: dict[str, float], question: str, terms: list[str], found: _Found, complexity: str,
+                  scope: str | None, s: RetrievalSettings, catalog: tuple[dict[str, Asset], list[Asset], JoinGraph],
+                  ) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
+        """Engine G (join plan), the reranker and the token budget over what the engines found."""
+        tables, rules, graph = catalog
         t = time.perf_counter()
         if scope is not None:
             tables = {k: a for k, a in tables.items() if a.meta.get("namespace") == scope}
-        similarity = {h.asset.asset_id: h.score for h in sorted(v_all, key=lambda h: h.score)}
-        ctx = RerankContext(question, terms, {}, bindings, JoinPlan(), s, tables, similarity)
-        _merge(ctx, r_hits, v_hits)
-        _merge_passages(ctx, passages, s.threshold)
+        similarity = {h.asset.asset_id: h.score for h in sorted(found.v_all, key=lambda h: h.score)}
+        ctx = RerankContext(question, terms, {}, found.bindings, JoinPlan(), s, tables, similarity)
+        _merge(ctx, found.r_hits, found.v_hits)
+        _merge_passages(ctx, found.passages, s.threshold)
         _bound_rules(ctx, rules, s.bound_score - RULE_BELOW_BOUND)
-        plan = _plan_joins(ctx, graph, bindings, few_shots, s.graph_depth)
+        plan = _plan_joins(ctx, graph, found.bindings, found.few_shots, s.graph_depth)
         ctx.join_plan = plan
-        timings["G"] = (time.perf_counter() - t) * 1000
-
+        timings["G"] = timings.get("G", 0.0) + (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         reranker = self.reranker
-        if crag.grade == "high" and isinstance(reranker, ModelReranker):  # a high grade skips the model
+        if found.crag.grade == "high" and isinstance(reranker, ModelReranker):  # a high grade skips the model
             reranker = reranker.base
-            crag.actions.append("skip:model_rerank")
+            if "skip:model_rerank" not in found.crag.actions:
+                found.crag.actions.append("skip:model_rerank")
         ranked = reranker.rerank(ctx)
-        timings["rerank"] = (time.perf_counter() - t) * 1000
+        timings["rerank"] = timings.get("rerank", 0.0) + (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        context = build_context(ranked, bindings, few_shots, plan, s, complexity)
-        timings["budget"] = (time.perf_counter() - t) * 1000
-        timings["retrieval"] = (time.perf_counter() - engines_started) * 1000
-        timings["total"] = (time.perf_counter() - started) * 1000
-        return RetrievalResult(question, terms, ranked, bindings, few_shots, plan, crag, context, timings)
+        context = build_context(ranked, found.bindings, found.few_shots, plan, s, complexity)
+        timings["budget"] = timings.get("budget", 0.0) + (time.perf_counter() - t) * 1000
+        return ranked, plan, context
+
+    async def _grade_by_llm(self, timings: dict[str, float], question: str, terms: list[str], vec: np.ndarray,
+                            found: _Found, complexity: str, scope: str | None, s: RetrievalSettings,
+                            catalog: tuple[dict[str, Asset], list[Asset], JoinGraph],
+                            assembled: tuple[list[RankedAsset], JoinPlan, ContextBlock],
+                            ) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
+        """The LLM grades the budgeted context (CRAG before generation); low: corrective retrieval with what it
+        says is missing as extra terms, then the context is assembled again."""
+        t = time.perf_counter()
+        verdict, found.crag.mode = await asyncio.to_thread(llm_grade, question, assembled[2].text)
+        timings["crag_llm"] = (time.perf_counter() - t) * 1000
+        if verdict is None:
+            return assembled
+        found.crag.rule_grade, found.crag.grade, found.crag.missing = found.crag.grade, verdict.grade, verdict.missing
+        if verdict.grade != "low" or found.corrected:
+            return assembled
+        more = [normalise(m) for m in verdict.missing]
+        await self._corrective(timings, found, question, list(dict.fromkeys([*terms, *(m for m in more if m)])),
+                               vec, scope, s, catalog[0])
+        return self._assemble(timings, question, terms, found, complexity, scope, s, catalog)
+
+
+@dataclass
+class _Found:
+    """What the engines found for one question (changed in place by the corrective retrieval)."""
+
+    r_hits: list[TermHit]
+    v_all: list[VectorHit]
+    v_hits: list[VectorHit]
+    few_shots: list[FewShot]
+    bindings: list[TermBinding]
+    crag: CragResult
+    passages: list[tuple[Passage, Asset]] = field(default_factory=list)
+    corrected: bool = False
 
 
 def _dedupe_hits(hits: list[TermHit]) -> list[TermHit]:

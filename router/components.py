@@ -66,6 +66,7 @@ def load_components(settings: Any, url: str) -> Components:
     from cube_models.model import load_model
     from cubesage_core.db import connect
     from cubesage_core.embeddings import get_embedder
+    from cubesage_core.llm import wants_llm
     from fourengine.fusion import fuse
     from fourengine.model_terms import sync_model_terms
     from fourengine.retrieve import Retriever
@@ -76,6 +77,7 @@ def load_components(settings: Any, url: str) -> Components:
     from router.aggregate.entities import entity_filters
     from router.aggregate.measure_match import name_binding
     from router.aggregate.values import ValueIndex
+    from router.complexity import estimate_complexity
     from router.decompose import decompose, rrf_fuse
     from router.intent import classify_intent
     from router.parse import Knowledge, build_lexicon, parse
@@ -113,7 +115,9 @@ def load_components(settings: Any, url: str) -> Components:
         pending = {_text(sub): workers.submit(retriever.retrieve_sync, _text(sub),
                                               getattr(sub, "search_terms", None) or None, embedding=vec)
                    for sub, vec in zip(subs, vectors, strict=True)}  # sub-queries run concurrently with the main
-        main = retriever.retrieve_sync(understanding.normalized, understanding.search_terms)
+        main = retriever.retrieve_sync(understanding.normalized, understanding.search_terms,
+                                       complexity=estimate_complexity(understanding, sub_queries),
+                                       grade_with_llm=settings.llm_crag_grade and wants_llm())
         by_sub = {text: future.result() for text, future in pending.items()}
         fused = rrf_fuse([[a.asset.asset_id for a in r.assets] for r in [main, *by_sub.values()]])
         context = fuse(main, list(by_sub.values()), retriever.settings)  # what generation and provenance see
@@ -224,16 +228,20 @@ def load_components(settings: Any, url: str) -> Components:
 
 
 class WikiPassages:
-    """The SAG wiki search as fourengine's passage source (corrective retrieval of a low CRAG grade)."""
+    """The SAG wiki search as fourengine's passage source (corrective retrieval of a low CRAG grade). Always
+    the fast SAG steps: LLM mode's NER and selection serve detail recall, not the schema retrieval before the
+    LLM grades it (they would add two sequential calls to every low-graded question)."""
 
     def __init__(self, sag: Any) -> None:
         self.sag = sag
 
     def passages(self, question: str, limit: int) -> list[Passage]:
+        from cubesage_core.llm import fast_only
         from sag_index.errors import NotIndexedError
 
         try:
-            events = self.sag.search(question).events
+            with fast_only():
+                events = self.sag.search(question).events
         except NotIndexedError:  # a fresh database before `sag index`: no wiki passages yet
             return []
         return [Passage(str(table), float(e.score), e.title, e.event_id, e.content)
@@ -304,7 +312,16 @@ def intent_signals(understanding: Any, retrieval: dict[str, Any], entities: list
         bound_words=[b.matched or b.canonical_term for b in bindings],
         few_shots=[{"question": f.question, "cube_query": f.cube_query, "sql": f.sql}
                    for f in getattr(main, "few_shots", []) or []],
+        warehouse=warehouse_text(model) if model is not None else "",
     )
+
+
+def warehouse_text(model: Any, subjects: int = 12, measures: int = 8) -> str:
+    """What the warehouse holds, from the model: its subjects (cube titles) and some measures."""
+    cubes = [c for c in model.cubes.values() if c.title]
+    named = [m.title for c in cubes for m in c.measures.values() if m.title and m.public and m.type != "count"]
+    return (f"subjects: {', '.join(c.title for c in cubes[:subjects])}; "
+            f"measures such as: {', '.join(named[:measures]) or 'counts'}")
 
 
 def _text(sub: Any) -> str:

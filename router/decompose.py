@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from cubesage_core.llm import two_mode
@@ -104,7 +105,8 @@ class _Decompose:
     """Lazily built DSPy signature (keeps dspy out of the fast path's import time)."""
 
     @staticmethod
-    def run(question: str) -> list[SubQuery]:
+    @lru_cache(maxsize=1)
+    def signature() -> type:
         import dspy
 
         class DecomposeQuestion(dspy.Signature):
@@ -116,7 +118,13 @@ class _Decompose:
             sub_queries: list[str] = dspy.OutputField(desc="1-4 self-contained sub-queries, question language")
             kinds: list[Literal["aggregate", "detail", "any"]] = dspy.OutputField(desc="one kind per sub-query")
 
-        prediction = dspy.Predict(DecomposeQuestion)(question=question)
+        return DecomposeQuestion
+
+    @staticmethod
+    def run(question: str) -> list[SubQuery]:
+        import dspy
+
+        prediction = dspy.Predict(_Decompose.signature())(question=question)
         texts = [str(t).strip() for t in prediction.sub_queries if str(t).strip()][:MAX_SUB_QUERIES]
         kinds = list(prediction.kinds)
         if not texts:
@@ -136,7 +144,7 @@ def decompose_fast(u: Understanding) -> list[SubQuery]:
 def decompose(understanding: Understanding, *, use_llm: bool | None = None) -> list[SubQuery]:
     """Sub-queries of the question (the whole question alone when it is not compound)."""
     return two_mode(lambda: _Decompose.run(understanding.normalized), lambda: decompose_fast(understanding),
-                    use_llm=use_llm).value
+                    step="decompose", use_llm=use_llm).value
 
 
 def _default_key(item: Any) -> Hashable:

@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from datetime import date
 from typing import Any
@@ -20,6 +20,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from cube_models.errors import CubeModelsError
+from cubesage_core.llm import in_context, run_concurrently, wants_llm
 from cubesage_core.settings import get_settings
 from router.aggregate import AggregateError, OutOfModelError
 from router.aggregate.follow_up import FollowUp
@@ -104,14 +105,15 @@ class Pipeline:
         clock = _Clock(timings)
 
         asked, follow_up_of = _with_context(question, previous)
-        understanding = self.c.understand(asked, today, use_llm=use_llm)
-        sub_queries = self.c.decompose(understanding, use_llm=use_llm)
+        understanding, sub_queries = self._understand(asked, today, use_llm)
         clock.lap("understand")
         if (change := write_request(question)) is not None:  # cubesage never changes data: refused as such
             return refused_result(question, understanding, change, timings)
 
+        # SAG row recall (database lookups) runs while retrieval (and the LLM's CRAG grade) runs
+        rows_pending = self._workers.submit(in_context(_recall_rows), self.c, understanding.normalized)
         retrieval, fused = self.c.retrieve(understanding, sub_queries)
-        row_hits, sag_down = _recall_rows(self.c, understanding.normalized)
+        row_hits, sag_down = rows_pending.result()
         entities = merge(self.detail_env.directory.match(understanding.normalized),
                          from_row_hits(row_hits, understanding.normalized,
                                        tables=self.detail_env.warehouse.tables or None))
@@ -132,7 +134,7 @@ class Pipeline:
         if sag_down is not None and intent in ("detail", "mixed"):
             raise sag_down  # the SAG store is unreachable (no fallback): detail questions cannot be answered
         # detail/mixed: SAG table recall (provenance, catalog) runs while the path(s) run
-        pending = (self._workers.submit(self.c.recall_tables, understanding.normalized, rows=row_hits)
+        pending = (self._workers.submit(in_context(self.c.recall_tables), understanding.normalized, rows=row_hits)
                    if intent in ("detail", "mixed") and not lookup else None)
         sag = {"tables": [_hit_dict(h) for h in table_hits], "rows": [e.to_dict() for e in entities]}
         emit("retrieval", {"fused": fused[:10], "bindings": _bindings(retrieval), "entities": sag["rows"],
@@ -164,6 +166,17 @@ class Pipeline:
         result.turn = Turn(question=asked, intent=decision.intent, cube_query=cube_query, entities=sag["rows"])
         timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
         return result
+
+    def _understand(self, asked: str, today: date, use_llm: bool | None) -> tuple[Any, list[Any]]:
+        """Understanding and decomposition; in LLM mode their LLM calls run at the same time (the decomposer
+        reads the rule-based understanding, ready in milliseconds)."""
+        if not wants_llm(use_llm):
+            understanding = self.c.understand(asked, today, use_llm=use_llm)
+            return understanding, self.c.decompose(understanding, use_llm=use_llm)
+        rules = self.c.understand(asked, today, use_llm=False)
+        understanding, sub_queries = run_concurrently(lambda: self.c.understand(asked, today, use_llm=use_llm),
+                                                      lambda: self.c.decompose(rules, use_llm=use_llm))
+        return understanding, sub_queries
 
     def _follow_up(self, question: str, previous: Turn, today: date) -> FollowUp:
         """The follow-up read on its own, to edit the previous Cube query with (fast mode)."""
@@ -252,7 +265,8 @@ class Pipeline:
                                                                  entities)
             env = env.for_mixed()
             limit = env.policy.max_limit
-        if not _llm_active(use_llm) and self._listing(result, detail_question, detail_entities):
+        llm = wants_llm(use_llm)
+        if not llm and self._listing(result, detail_question, detail_entities):
             return
         try:
             with _connection(conn) as connection:
@@ -261,9 +275,18 @@ class Pipeline:
                     entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
                     limit=limit, use_llm=use_llm)
         except (DetailPlanError, SqlGuardError, QueryExecutionError) as err:
+            if llm and self._listing(result, detail_question, detail_entities):
+                return  # LLM mode, the template planner refused: fast mode's listing answers
             if intent != "mixed":
                 raise
             result.problems.append({"code": "detail_failed", "message": str(err)})  # keep the aggregate
+            return
+        if llm and result.detail.mode != "llm":  # the LLM did not write the SQL: the rows fast mode gives
+            template, problems = result.detail, len(result.problems)
+            with suppress(DetailPlanError):
+                self._listing(result, detail_question, detail_entities)
+            if result.detail is template:  # no listing either: the template's rows stand
+                del result.problems[problems:]
 
     def _listing(self, result: PipelineResult, question: str, entities: list[EntityMatch]) -> bool:
         """The rows of a detail (sub-)question the parser reads as a listing, through the semantic layer;
@@ -369,13 +392,6 @@ def _aggregate_clause(text: str) -> str:
     """The aggregate part of a mixed question: the text before the clause about rows."""
     clause = rows_clause(text, [])
     return text[:text.find(clause[1])].strip() if clause else ""
-
-
-def _llm_active(use_llm: bool | None) -> bool:
-    """LLM mode writes the detail SQL itself (the template planner is its fallback)."""
-    from cubesage_core.llm import get_lm
-
-    return use_llm is not False and get_lm() is not None
 
 
 def _deferred(reading: Any, env: DetailEnv) -> bool:

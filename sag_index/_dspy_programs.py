@@ -14,7 +14,7 @@ class EntitySpec(BaseModel):
 
 class ExtractEvent(dspy.Signature):
     """Fuse the chunk into exactly ONE self-contained event (title + content) and list the entities
-    (people, organisations, places, works, products, tables, columns, terms) that take part in it."""
+    (people, organisations, places, works, things, tables, columns, terms) that take part in it."""
 
     heading: str = dspy.InputField(desc="section heading of the chunk, may be empty")
     chunk: str = dspy.InputField(desc="source text")
@@ -24,7 +24,7 @@ class ExtractEvent(dspy.Signature):
 
 
 class ExtractQueryEntities(dspy.Signature):
-    """List the named entities (names, titles, products, places, table or column names) in the question."""
+    """List the named entities (names, titles, places, table or column names) in the question."""
 
     question: str = dspy.InputField()
     entities: list[str] = dspy.OutputField(desc="entity names exactly as written in the question")

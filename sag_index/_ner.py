@@ -72,3 +72,11 @@ def surface_mentions(question: str) -> list[str]:
         if span and normalize_name(span) not in STOPWORDS:
             out.append(span)
     return list(dict.fromkeys(out))
+
+
+def fast_ner(question: str, dictionary: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Step 1 fast: (entity ids the dictionary names in the question, free mentions for vector recall)."""
+    found = dictionary_mentions(question, dictionary)
+    known = {m.text for m in found}
+    free = [s for s in surface_mentions(question) if normalize_name(s) not in known]
+    return [m.entity_id for m in found if m.entity_id], free

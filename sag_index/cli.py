@@ -105,22 +105,19 @@ def search(
     llm: bool = typer.Option(False, "--llm", help="Step 1 NER and step 7 selection by the LLM (DSPy)."),
 ) -> None:
     """Run the 8-step retrieval for a question."""
+    from cubesage_core.llm import question_budget, using_settings
     from sag_index.errors import SagError
     from sag_index.recall import SagRecall
     from sag_index.retrieval import RetrievalParams, Retriever
 
     url, store, settings = _context()
     try:
-        if llm:
-            from cubesage_core.llm import get_lm
-
-            lm = get_lm(settings)
-            if lm is None:
-                raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
-            retriever = Retriever.with_llm(url, store, lm)
-        else:
-            retriever = Retriever(url, store)
-        result = retriever.retrieve(question, RetrievalParams(top_k=top_k, max_hops=max_hops))
+        if llm and not settings.llm_url:
+            raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
+        retriever = (Retriever.with_llm(url, store, settings.llm_selection_tokens) if llm
+                     else Retriever(url, store))
+        with using_settings(settings), question_budget(settings, use_llm=llm):
+            result = retriever.retrieve(question, RetrievalParams(top_k=top_k, max_hops=max_hops))
         if explain:
             typer.echo(json.dumps(result.explain(), ensure_ascii=False, indent=2, default=str))
         else:

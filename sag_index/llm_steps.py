@@ -1,70 +1,87 @@
 """LLM (DSPy) implementations of retrieval Step 1 (NER) and Step 7 (selection).
 
-Both plug into ``Retriever(ner=..., selector=...)`` and fall back to the fast implementation
-on any LLM failure (timeout, transport, unparsable output), reporting the mode they ran in.
+Both plug into ``Retriever(ner=..., selector=...)`` and run through ``cubesage_core.llm.two_mode``
+(steps ``sag_ner`` and ``sag_select``): the fast implementation answers in fast mode and on any LLM
+failure (timeout, transport, unparsable or out-of-range output), and the step reports its mode.
+Step 7 shows the LLM the candidates (no scores), the fast formula's best first, cut to ``selection_tokens``.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
-from typing import Any
 
-from sag_index._ner import dictionary_mentions, surface_mentions
+from cubesage_core.llm import two_mode
+from cubesage_core.tokens import count_tokens
+from sag_index._ner import fast_ner
 from sag_index._text import normalize_name
 from sag_index.retrieval import Candidate
 
-log = logging.getLogger(__name__)
 MAX_CANDIDATE_CHARS = 300
+Ner = Callable[[str, dict[str, str]], tuple[list[str], list[str], str]]
+Selector = Callable[[str, list[Candidate], dict[str, dict], int], tuple[list[str], str]]
 
 
-def llm_ner(lm: Any) -> Callable[[str, dict[str, str]], tuple[list[str], list[str], str]]:
+def llm_ner() -> Ner:
     """Step 1 by DSPy: entity names from the question; known names resolve exactly, others stay free."""
-    import dspy
 
-    from sag_index._dspy_programs import ExtractQueryEntities
+    def ask(question: str, dictionary: dict[str, str]) -> tuple[list[str], list[str]]:
+        import dspy
 
-    program = dspy.Predict(ExtractQueryEntities)
+        from sag_index._dspy_programs import ExtractQueryEntities
+
+        names = [str(n) for n in (dspy.Predict(ExtractQueryEntities)(question=question).entities or [])
+                 if str(n).strip()]
+        exact = [dictionary[normalize_name(n)] for n in names if normalize_name(n) in dictionary]
+        return list(dict.fromkeys(exact)), [n for n in names if normalize_name(n) not in dictionary]
 
     def ner(question: str, dictionary: dict[str, str]) -> tuple[list[str], list[str], str]:
-        try:
-            with dspy.context(lm=lm):
-                names = [str(n) for n in (program(question=question).entities or []) if str(n).strip()]
-        except Exception as err:
-            log.warning("LLM NER failed, using fast mode: %s", err)
-            found = dictionary_mentions(question, dictionary)
-            known = {m.text for m in found}
-            free = [s for s in surface_mentions(question) if normalize_name(s) not in known]
-            return [m.entity_id for m in found if m.entity_id], free, "fast"
-        exact = [dictionary[normalize_name(n)] for n in names if normalize_name(n) in dictionary]
-        free = [n for n in names if normalize_name(n) not in dictionary]
-        return list(dict.fromkeys(exact)), free, "llm"
+        result = two_mode(lambda: ask(question, dictionary), lambda: fast_ner(question, dictionary),
+                          step="sag_ner")
+        exact, free = result.value
+        return exact, free, result.label
 
     return ner
 
 
-def llm_selector(lm: Any, fast: Callable[[list[Candidate], int], list[str]]
-                 ) -> Callable[[str, list[Candidate], dict[str, dict], int], tuple[list[str], str]]:
+def candidate_lines(pool: list[Candidate], details: dict[str, dict], budget: int,
+                    rank: Callable[[Candidate], float] | None = None) -> list[tuple[str, str]]:
+    """(event id, '[i] title: content') of the candidates, best by ``rank`` first (else pool order), while they
+    fit ``budget`` tokens: bridge events the fast formula lifts stay in view when the pool is cut."""
+    ordered = sorted(pool, key=rank, reverse=True) if rank is not None else pool
+    out, used = [], 0
+    for c in ordered:
+        if c.event_id not in details:
+            continue
+        d = details[c.event_id]
+        line = f"[{len(out)}] {d['title']}: {d['content'][:MAX_CANDIDATE_CHARS]}"
+        used += count_tokens(line) + 1
+        if out and used > budget:
+            break
+        out.append((c.event_id, line))
+    return out
+
+
+def llm_selector(fast: Callable[[list[Candidate], int], list[str]], budget: int = 1500,
+                 rank: Callable[[Candidate], float] | None = None) -> Selector:
     """Step 7 by DSPy: the model sees the candidates (no scores) and picks the useful ones."""
-    import dspy
 
-    from sag_index._dspy_programs import SelectEvents
+    def ask(question: str, pool: list[Candidate], details: dict[str, dict], top_k: int) -> list[str]:
+        import dspy
 
-    program = dspy.Predict(SelectEvents)
+        from sag_index._dspy_programs import SelectEvents
+
+        shown = candidate_lines(pool, details, budget, rank)
+        picked = dspy.Predict(SelectEvents)(question=question, candidates=[line for _, line in shown],
+                                            top_k=top_k).selected or []
+        if any(not 0 <= int(i) < len(shown) for i in picked):
+            raise ValueError(f"selected indices {picked} outside 0..{len(shown) - 1}")
+        chosen = list(dict.fromkeys(shown[int(i)][0] for i in picked))[:top_k]
+        if not chosen:
+            raise ValueError("the LLM selected no candidate")
+        return chosen
 
     def select(question: str, pool: list[Candidate], details: dict[str, dict], top_k: int) -> tuple[list[str], str]:
-        ordered = [c for c in pool if c.event_id in details]
-        lines = [f"[{i}] {details[c.event_id]['title']}: {details[c.event_id]['content'][:MAX_CANDIDATE_CHARS]}"
-                 for i, c in enumerate(ordered)]
-        try:
-            with dspy.context(lm=lm):
-                picked = program(question=question, candidates=lines, top_k=top_k).selected or []
-            chosen = [ordered[int(i)].event_id for i in picked if 0 <= int(i) < len(ordered)]
-        except Exception as err:
-            log.warning("LLM selection failed, using fast mode: %s", err)
-            return fast(pool, top_k), "fast"
-        if not chosen:
-            return fast(pool, top_k), "fast"
-        return list(dict.fromkeys(chosen))[:top_k], "llm"
+        result = two_mode(lambda: ask(question, pool, details, top_k), lambda: fast(pool, top_k), step="sag_select")
+        return result.value, result.label
 
     return select

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cubesage_core import db
+from cubesage_core.llm import wants_llm
 from cubesage_core.lru import Lru
 from cubesage_core.refresh_key import RefreshKey, fingerprint
 from cubesage_core.settings import Settings, get_settings
@@ -68,12 +69,19 @@ class SagRecall:
         self.url = url
         self.params = params or RetrievalParams(top_k=10, kinds=("doc",))
         self._pool = db.pool(url, max_size=2, name="sag-recall")
-        self.retriever = Retriever(url, self.store, params=self.params, connections=self._pool)
+        self.retriever = self._new_retriever()
         self._lock = threading.Lock()
         kept = SEARCHES_KEPT if self.settings.sag_cache_refresh_s > 0 else 0
         self._searches: Lru[RetrievalResult] = Lru(kept)
         self._row_hits: Lru[list[RowHit]] = Lru(kept)
         self._index_key = RefreshKey(SAG_SCHEMA, self.settings.sag_cache_refresh_s)
+
+    def _new_retriever(self) -> Retriever:
+        """Fast steps, or, with ``llm_sag_steps``, Step 1 NER and Step 7 selection by the LLM in LLM mode."""
+        if self.settings.llm_sag_steps:
+            return Retriever.with_llm(self.url, self.store, self.settings.llm_selection_tokens, params=self.params,
+                                      connections=self._pool)
+        return Retriever(self.url, self.store, params=self.params, connections=self._pool)
 
     def close(self) -> None:
         self.retriever.close()
@@ -99,14 +107,17 @@ class SagRecall:
 
     # -- tables ---------------------------------------------------------------------------------
     def search(self, question: str) -> RetrievalResult:
-        """The retrieval over wiki events (memoised while the index is unchanged)."""
+        """The retrieval over wiki events (memoised per question and mode while the index is unchanged)."""
+        key = f"{'llm' if self.settings.llm_sag_steps and wants_llm() else 'fast'}:{question}"
         with self._lock:
             self._check_index()
-            result = self._searches.get(question)
-            if result is None:
-                result = self.retriever.retrieve(question, self.params)
-                self._searches.put(question, result)
-            return result
+            result = self._searches.get(key)
+        if result is None:  # outside the lock: a search waiting on the LLM holds up no other (pooled reads)
+            result = self.retriever.retrieve(question, self.params)
+            if "fast (" not in " ".join(result.modes.values()):  # an LLM failure is not remembered
+                with self._lock:
+                    self._searches.put(key, result)
+        return result
 
     def recall_tables(self, question: str, top_k: int = 5, rows: list[RowHit] | None = None) -> list[TableHit]:
         """Tables by the wiki sections about them, plus the tables of rows the question names (``rows``:

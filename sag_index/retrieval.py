@@ -23,8 +23,8 @@ from psycopg_pool import ConnectionPool
 from cubesage_core import db
 from cubesage_core.embeddings import Embedder, get_embedder
 from sag_index import repository
-from sag_index._ner import dictionary_mentions, surface_mentions
-from sag_index._text import normalize_name, tokenize
+from sag_index._ner import fast_ner
+from sag_index._text import tokenize
 from sag_index.backends.base import VectorStore
 from sag_index.errors import NotIndexedError
 
@@ -159,11 +159,7 @@ class Retriever:
         if self._ner is not None:
             exact_ids, free, ner_mode = self._ner(question, dictionary)
         else:
-            found = dictionary_mentions(question, dictionary)
-            exact_ids = [m.entity_id for m in found if m.entity_id]
-            known = {m.text for m in found}
-            free = [s for s in surface_mentions(question) if normalize_name(s) not in known]
-            ner_mode = "fast"
+            (exact_ids, free), ner_mode = fast_ner(question, dictionary), "fast"
         done("1_ner", [{"entity_id": e} for e in exact_ids] + [{"mention": m} for m in free],
              f"{len(exact_ids)} dictionary hits, {len(free)} free mentions")
 
@@ -279,7 +275,7 @@ class Retriever:
             seen_chunks.add(d["chunk_id"])
             c = cands[event_id]
             events.append(RetrievedEvent(event_id, d["chunk_id"], d["title"], d["content"], d["source"],
-                                         d["kind"], round(c.score, 4), c.hop, d["meta"]))
+                                         d["kind"], round(self.fast_score(c, p), 4), c.hop, d["meta"]))
         chunk_rows = self._read(repository.chunks_by_id, [e.chunk_id for e in events])
         chunks = [{"chunk_id": e.chunk_id, **chunk_rows[e.chunk_id]} for e in events if e.chunk_id in chunk_rows]
         done("8_chunk_backtrack", [{"chunk_id": ch["chunk_id"], "source": ch["source"]} for ch in chunks])
@@ -310,20 +306,23 @@ class Retriever:
             rel = p.w_text * c.text / max_text + (1 - p.w_text) * vec_share
             c.score = rel + p.w_entity * c.entity / max_entity
 
-    def select_fast(self, pool: list[Candidate], top_k: int, p: RetrievalParams | None = None) -> list[str]:
-        """Step 7 fast: relevance (BM25 + vector + question entities) + bridge bonus - hop penalty."""
+    def fast_score(self, c: Candidate, p: RetrievalParams | None = None) -> float:
+        """Step 7's formula: relevance (BM25 + vector + question entities) + bridge bonus - hop penalty."""
         p = p or self.params
-        for c in pool:
-            c.score = c.score + p.w_bridge * c.bridge - p.w_hop * c.hop
-        return [c.event_id for c in sorted(pool, key=lambda c: c.score, reverse=True)[:top_k]]
+        return c.score + p.w_bridge * c.bridge - p.w_hop * c.hop
+
+    def select_fast(self, pool: list[Candidate], top_k: int, p: RetrievalParams | None = None) -> list[str]:
+        """Step 7 fast: the ``fast_score`` ranking (the candidates are left as they are)."""
+        return [c.event_id for c in sorted(pool, key=lambda c: self.fast_score(c, p), reverse=True)[:top_k]]
 
     @classmethod
-    def with_llm(cls, url: str, store: VectorStore, lm: Any, **kwargs: Any) -> Retriever:
-        """A retriever whose Step 1 and Step 7 run through DSPy (fast fallbacks on failure)."""
+    def with_llm(cls, url: str, store: VectorStore, selection_tokens: int = 1500, **kwargs: Any) -> Retriever:
+        """A retriever whose Step 1 and Step 7 run through DSPy when LLM mode is on (``cubesage_core.llm``:
+        the active settings and question), the fast steps otherwise and on any LLM failure."""
         from sag_index.llm_steps import llm_ner, llm_selector
 
-        retriever = cls(url, store, ner=llm_ner(lm), **kwargs)
-        retriever._selector = llm_selector(lm, retriever.select_fast)
+        retriever = cls(url, store, ner=llm_ner(), **kwargs)
+        retriever._selector = llm_selector(retriever.select_fast, selection_tokens, retriever.fast_score)
         return retriever
 
     def _kinds_of(self, event_ids: list[str], kinds: list[str]) -> list[str]:

@@ -13,6 +13,7 @@ rows by key up to the cap; its names beyond the cap are not resolvable through S
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -31,6 +32,8 @@ from sag_index.models import Chunk
 from sag_index.pipeline import IndexReport, index_chunks, prune_sources
 from sag_index.processor import FastProcessor, Processor, load_glossary
 from sag_index.wiki import Nouns, load_wiki
+
+log = logging.getLogger(__name__)
 
 ROW_CAP = 20_000
 _CJK_LATIN = re.compile(r"^([\u4e00-\u9fff]+) (\S.*)$")
@@ -166,7 +169,11 @@ def _wiki_processor(url: str) -> Processor:
     from cubesage_core.llm import get_lm
 
     glossary = load_glossary(url)
-    lm = get_lm()
+    try:
+        lm = get_lm()
+    except Exception as err:  # the LM refuses its parameters: index with the fast processor
+        log.warning("LLM processor unavailable, indexing wiki pages in fast mode: %s", err)
+        lm = None
     if lm is None:
         return FastProcessor(glossary)
     from sag_index.llm_processor import LlmProcessor

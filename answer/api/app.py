@@ -2,7 +2,7 @@
 
 Routes: /v1/ask (+ /stream), /v1/nl2cube, /v1/cube/load, /v1/feedback, /v1/ingest/*, /v1/catalog,
 /v1/suggestions, /v1/queries/{id} (all behind the API-key and rate-limit guard), /healthz, /readyz,
-OpenAPI at /schema, the chat page at / and the dashboard at /dashboard.
+/metrics, OpenAPI at /schema, the chat page at / and the dashboard at /dashboard.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from answer.api.controllers.cube import CubeController
 from answer.api.controllers.feedback import FeedbackController
 from answer.api.controllers.health import HealthController
 from answer.api.controllers.ingest import IngestController
+from answer.api.controllers.metrics import MetricsController
 from answer.api.controllers.nl2cube import NL2CubeController
 from answer.api.controllers.queries import QueriesController
 from answer.api.controllers.suggestions import SuggestionsController
@@ -85,7 +86,7 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
         security=[{"apiKey": []}],
     )
     app = Litestar(
-        route_handlers=[api, HealthController,
+        route_handlers=[api, HealthController, MetricsController,
                         create_static_files_router(path="/", directories=[STATIC_DIR], html_mode=True,
                                                    name="chat", include_in_schema=False)],
         dependencies={

@@ -34,16 +34,16 @@ def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
     ctx = AggregateContext.of(context)
 
     def llm() -> CubeQueryDraft:
-        from router.aggregate.program import write_query
+        from router.aggregate.program import resolved_members, write_query
 
-        return write_query(understanding, ctx, model)
+        return write_query(understanding, ctx, model, resolved=resolved_members(fast))
 
     def fast() -> CubeQueryDraft:
         if follow_up is not None:
             return edit_query(follow_up.previous, follow_up.understanding, follow_up.context, model)
         return parsed if parsed is not None else fill_slots(understanding, ctx, model)
 
-    result = two_mode(llm, fast, use_llm=use_llm)
+    result = two_mode(llm, fast, step="cube_query", use_llm=use_llm)
     draft = result.value
     draft.mode, draft.fallback_reason = result.mode, result.fallback_reason
     return draft
@@ -52,10 +52,12 @@ def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
 def _correct(draft: CubeQueryDraft, problems: list[Problem], understanding: Understanding, ctx: AggregateContext,
              model: Any) -> CubeQueryDraft | None:
     if draft.mode == "llm":
-        from router.aggregate.program import write_query
+        from router.aggregate.program import resolved_members, write_query
 
         feedback = "; ".join(p.message for p in problems)
-        asked = two_mode(lambda: write_query(understanding, ctx, model, feedback=feedback), lambda: None)
+        listed = resolved_members(lambda: draft)  # the members the failed query was allowed
+        asked = two_mode(lambda: write_query(understanding, ctx, model, feedback=feedback, resolved=listed),
+                         lambda: None, step="cube_query_fix")
         if asked.value is not None:
             asked.value.notes.insert(0, f"re-asked the LLM with: {feedback}")
             return asked.value

@@ -76,7 +76,8 @@ def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, langu
     def fast() -> tuple[str, dict[str, Any]]:
         return build_select(plan, env.warehouse)
 
-    generated = two_mode(lambda: llm_detail_sql(question, entities, env.warehouse), fast, use_llm=use_llm)
+    generated = two_mode(lambda: llm_detail_sql(question, plan, env.warehouse, env.policy, tables), fast,
+                         step="detail_sql", use_llm=use_llm)
     sql, params = generated.value
     t1 = time.perf_counter()
     try:

@@ -1,52 +1,83 @@
-"""LLM mode of the detail path: a DSPy program writes the SELECT, entity values only as placeholders."""
+"""LLM mode of the detail path: a DSPy program writes the SELECT over the budgeted context.
+
+The prompt lists only the tables the plan needs, the named rows' tables and the recalled tables (their
+own columns and the join keys between them, cut to ``CONTEXT_TOKENS``), the named rows as placeholders
+(``%(e0)s``) and the words the question binds to values, time ranges and bounds. The SQL is rejected,
+and asked again once with the reasons, when it does not parse or pass the SQL guard, reads a table not
+listed, inlines an entity value, uses an unknown placeholder or leaves an entity filter unused.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import dspy
 import sqlglot
 from sqlglot import exp
 
+from cubesage_core.tokens import count_tokens
 from router.detail.entities import EntityMatch
+from router.detail.plan import DetailPlan
 from router.detail.schema import DetailCatalog
+from router.sqlguard import GuardPolicy, SqlGuardError, guard_sql
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
+CONTEXT_TOKENS = 1200  # table and join lines shown to the LLM
+RECALLED_TABLES = 3
 
 
 class DetailSql(dspy.Signature):
-    """Write ONE PostgreSQL SELECT listing the warehouse rows the question asks for.
-    Use only the tables and columns given, schema-qualified exactly as listed. Refer to every entity value
-    only through its named placeholder exactly as given, e.g. %(e0)s; never write entity values as literals.
-    Add ORDER BY on the time column (newest first) and a LIMIT."""
+    """Write ONE PostgreSQL SELECT listing the rows the question asks for.
+    Use only the tables and columns listed, schema-qualified exactly as listed, joined on the join keys given.
+    Filter by every named row through its placeholder exactly as given (e.g. %(e0)s); never write a named
+    row's value as a literal. Apply every binding as a WHERE condition. Order by the listed time column,
+    newest first, and end with the LIMIT given."""
 
     question: str = dspy.InputField()
-    tables: str = dspy.InputField(desc="tables, their columns and join keys")
-    entities: str = dspy.InputField(desc="placeholder = value (table.column) per named entity")
+    tables: str = dspy.InputField(desc="tables with their columns, then join keys")
+    entities: str = dspy.InputField(desc="placeholder = value (table.column) per named row; use every one")
+    bindings: str = dspy.InputField(desc="question words bound to column values, time ranges, bounds; the limit")
+    feedback: str = dspy.InputField(desc="why the previous SQL was rejected, or 'none'")
     sql: str = dspy.OutputField(desc="one SELECT statement, no commentary")
 
 
-class DetailSqlProgram(dspy.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.write = dspy.Predict(DetailSql)
+@dataclass(frozen=True)
+class DetailContext:
+    """The budgeted prompt context: tables shown (by name) and their text."""
 
-    def forward(self, question: str, tables: str, entities: str) -> dspy.Prediction:
-        return self.write(question=question, tables=tables, entities=entities)
+    tables: tuple[str, ...]
+    text: str
 
 
-def schema_text(catalog: DetailCatalog) -> str:
-    """One line per table (its plain, display and time columns) and one per join key."""
-    lines = []
-    for table, spec in catalog.tables.items():
-        shown = {c for t, c in (*spec.display, *([spec.time] if spec.time else [])) if t == table}
-        own = sorted(shown | set(spec.columns))
-        lines.append(f"{spec.qualified}({', '.join(own)})")
+def _table_line(catalog: DetailCatalog, table: str) -> str:
+    spec = catalog.tables[table]
+    shown = {c for t, c in (*spec.display, *([spec.time] if spec.time else [])) if t == table}
+    time = f"; time column {spec.time[1]}" if spec.time and spec.time[0] == table else ""
+    return f"{spec.qualified}({', '.join(sorted(shown | set(spec.columns)))}){time}"
+
+
+def detail_context(plan: DetailPlan, catalog: DetailCatalog, recalled: list[str],
+                   budget: int = CONTEXT_TOKENS) -> DetailContext:
+    """Plan tables first, then the named rows' tables, recalled tables, then the target's neighbours, while the
+    table lines fit ``budget`` tokens; join keys between the shown tables."""
+    neighbours = [e.parent if e.child == plan.target else e.child for e in catalog.graph.edges
+                  if plan.target in (e.child, e.parent)]
+    wanted = [*plan.tables, *(e.table for e in plan.entities), *recalled[:RECALLED_TABLES], *neighbours]
+    shown, lines, used = [], [], 0
+    for table in dict.fromkeys(t for t in wanted if t in catalog.tables):
+        line = _table_line(catalog, table)
+        cost = count_tokens(line) + 1
+        if shown and used + cost > budget:
+            continue
+        shown.append(table)
+        lines.append(line)
+        used += cost
     tables = catalog.tables
     lines += [f"join {tables[e.child].qualified}.{e.column} = {tables[e.parent].qualified}.{e.parent_column}"
-              for e in catalog.graph.edges]
-    return "\n".join(lines)
+              for e in catalog.graph.edges if e.child in shown and e.parent in shown]
+    return DetailContext(tuple(shown), "\n".join(lines))
 
 
 def entity_params(entities: list[EntityMatch]) -> tuple[str, dict[str, Any]]:
@@ -56,19 +87,55 @@ def entity_params(entities: list[EntityMatch]) -> tuple[str, dict[str, Any]]:
     return text, params
 
 
-def llm_detail_sql(question: str, entities: list[EntityMatch],
-                   catalog: DetailCatalog) -> tuple[str, dict[str, Any]]:
-    """``(sql, params)`` from the LM; raises ValueError when the SQL inlines an entity value."""
-    text, params = entity_params(entities)
-    pred = DetailSqlProgram()(question=question, tables=schema_text(catalog), entities=text)
-    sql = _FENCE.sub("", str(pred.sql).strip()).strip().rstrip(";")
-    tree = sqlglot.parse_one(sql, read="postgres")
-    labels = {e.label.lower() for e in entities}
-    for literal in tree.find_all(exp.Literal):
-        if literal.is_string and literal.name.lower() in labels:
-            raise ValueError(f"the generated SQL inlines the entity value {literal.name!r}")
+def bindings_text(plan: DetailPlan, catalog: DetailCatalog) -> str:
+    """The plan's filters that are not named rows (value words, time range, bounds), and its limit."""
+    named = {(e.table, e.key_column, e.key_value) for e in plan.entities}
+    lines = [f"{catalog.tables[f.table].qualified}.{f.column} {f.op} {f.value!r} ({f.label})"
+             for f in plan.filters if (f.table, f.column, f.value) not in named and f.table in catalog.tables]
+    return "\n".join([*lines, f"LIMIT {plan.limit}"])
+
+
+def check_sql(sql: str, params: dict[str, Any], entities: list[EntityMatch], context: DetailContext,
+              catalog: DetailCatalog, policy: GuardPolicy) -> list[str]:
+    """Why the SQL cannot be run as the answer (empty when it can)."""
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+        guard_sql(sql, policy)
+    except (sqlglot.errors.ParseError, SqlGuardError) as err:
+        return [f"{type(err).__name__}: {err}"[:300]]
+    problems = []
+    allowed = {catalog.tables[t].table.lower() for t in context.tables}
+    outside = sorted({t.name for t in tree.find_all(exp.Table) if t.name.lower() not in allowed})
+    if outside:
+        problems.append(f"tables not listed: {outside}; use only the listed tables")
+    labels = {str(e.label).lower() for e in entities}
+    inlined = sorted({lit.name for lit in tree.find_all(exp.Literal) if lit.is_string and lit.name.lower() in labels})
+    if inlined:
+        problems.append(f"the SQL inlines the entity value(s) {inlined}: use their placeholders")
     used = {p.name for p in tree.find_all(exp.Placeholder)}
-    unknown = used - set(params)
-    if unknown:
-        raise ValueError(f"the generated SQL uses unknown placeholders {sorted(unknown)}")
-    return sql, {k: v for k, v in params.items() if k in used}
+    if unknown := sorted(used - set(params)):
+        problems.append(f"unknown placeholders {unknown}")
+    for name in sorted(set(params) - used):
+        entity = entities[int(name[1:])]
+        problems.append(f"the entity filter %({name})s ({entity.label}) is unused: filter "
+                        f"{catalog.tables[entity.table].qualified}.{entity.key_column} by it")
+    return problems
+
+
+def llm_detail_sql(question: str, plan: DetailPlan, catalog: DetailCatalog, policy: GuardPolicy,
+                   recalled: list[str] | None = None) -> tuple[str, dict[str, Any]]:
+    """``(sql, params)`` from the LM, asked again once with the problems; raises ValueError after that."""
+    entities = list(plan.entities)
+    context = detail_context(plan, catalog, recalled or [])
+    text, params = entity_params(entities)
+    predict = dspy.Predict(DetailSql)
+    feedback = "none"
+    for _ in range(2):
+        reply = predict(question=question, tables=context.text, entities=text,
+                        bindings=bindings_text(plan, catalog), feedback=feedback)
+        sql = _FENCE.sub("", str(reply.sql).strip()).strip().rstrip(";")
+        problems = check_sql(sql, params, entities, context, catalog, policy)
+        if not problems:
+            return sql, params
+        feedback = "; ".join(problems)
+    raise ValueError(f"the LLM SQL was rejected twice: {feedback}")

@@ -24,7 +24,7 @@ def classify_intent(understanding: Understanding, signals: IntentSignals | None 
 
         return classify_llm(understanding, signals)
 
-    result = two_mode(llm, lambda: classify_fast(understanding, signals), use_llm=use_llm)
+    result = two_mode(llm, lambda: classify_fast(understanding, signals), step="intent", use_llm=use_llm)
     decision = result.value
     decision.mode = result.mode
     decision.fallback_reason = result.fallback_reason

@@ -34,6 +34,7 @@ class IntentSignals:
     table_words: list[str] = field(default_factory=list)  # the question's words that bound a table or segment
     bound_words: list[str] = field(default_factory=list)  # the question's words that bound anything in the model
     few_shots: list[dict[str, Any]] = field(default_factory=list)
+    warehouse: str = ""  # what the warehouse holds, in the model's words (the LLM classifier's only domain text)
 
     def __post_init__(self) -> None:
         self.row_hits = [h if isinstance(h, RowHit) else RowHit(**h) for h in self.row_hits]

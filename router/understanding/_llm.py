@@ -6,17 +6,16 @@ import dspy
 
 
 class ExtractSearchTerms(dspy.Signature):
-    """Extract the search terms of a data question: business metrics, dimensions, entity names (customers,
-    products, regions), table-like nouns. Keep multi-word names whole, keep the question's language, drop
-    dates and filler words."""
+    """Extract the search terms of a data question: metrics, dimensions, names of rows (people, things,
+    places), table-like nouns. Keep multi-word names whole, keep the question's language, drop dates and
+    filler words."""
 
     question: str = dspy.InputField()
-    search_terms: list[str] = dspy.OutputField(desc="5-15 short terms, most important first")
+    search_terms: list[str] = dspy.OutputField(desc="up to 15 short terms, most important first; none for a "
+                                               "question that names nothing")
 
 
 def llm_search_terms(question: str) -> list[str]:
+    """The LLM's terms (none is an answer too: a vague question names nothing to search for)."""
     prediction = dspy.Predict(ExtractSearchTerms)(question=question)
-    terms = [str(t).strip() for t in prediction.search_terms if str(t).strip()]
-    if not terms:
-        raise ValueError("the LLM returned no search terms")
-    return terms[:20]
+    return [str(t).strip() for t in prediction.search_terms or [] if str(t).strip()][:20]

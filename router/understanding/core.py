@@ -36,7 +36,7 @@ def understand(question: str, today: date, *, use_llm: bool | None = None,
         known = {t.lower() for t in terms}
         return terms + [t for t in fast_terms if t.lower() not in known]
 
-    terms = two_mode(llm_terms, lambda: fast_terms, use_llm=use_llm)
+    terms = two_mode(llm_terms, lambda: fast_terms, step="understand", use_llm=use_llm)
     language = detect_language(text)
     return Understanding(
         question=question,

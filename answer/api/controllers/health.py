@@ -2,7 +2,8 @@
 
 /readyz checks each service as it is now, through the connections the API really uses: PostgreSQL
 is a round trip through the audit store's pool *and* the answering service's pool, Cube its
-``/readyz``, Elasticsearch its cluster health (red = down), the LLM endpoint any HTTP answer.
+``/readyz``, Elasticsearch its cluster health (red = down), the LLM endpoint any HTTP answer (and its
+LM built for the model, its circuit breaker not open: shown under ``checks.llm.breaker``).
 200 "ready" when every configured service answers; 200 "degraded" when only a service with a
 configured fallback is down (Cube -> built-in compiler, Elasticsearch -> PostgreSQL backend,
 LLM -> fast mode); 503 "unavailable" when PostgreSQL or a service without fallback is down.
@@ -21,6 +22,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from answer.api._service import ServiceAdapter
 from answer.api.dto import Health, Readiness
 from answer.api.store import Store
+from cubesage_core.llm import breaker_state, get_lm
 from cubesage_core.settings import Settings
 
 TIMEOUT_S = 2.0
@@ -42,6 +44,16 @@ async def _http_ok(client: httpx.AsyncClient, url: str, *, any_status: bool = Fa
     response = await client.get(url)
     if not any_status and response.status_code >= 400:
         raise RuntimeError(f"HTTP {response.status_code} from {url}")
+
+
+async def _llm_ok(client: httpx.AsyncClient, settings: Settings) -> None:
+    """The LM can be built for the model, the endpoint answers, and its circuit breaker is not open."""
+    get_lm(settings)  # raises for parameters the model refuses
+    await _http_ok(client, str(settings.llm_url).rstrip("/") + "/models", any_status=True)
+    state = breaker_state(settings) or {}
+    if state.get("state") == "open":
+        raise RuntimeError(f"circuit open after {state['consecutive_failures']} failed calls: LLM mode paused, "
+                           f"retry in {state['retry_in_s']} s")
 
 
 async def _es_ok(client: httpx.AsyncClient, url: str) -> None:
@@ -81,12 +93,14 @@ class HealthController(Controller):
                 fallback["elasticsearch"] = settings.es_fallback_postgres
             if settings.llm_url:
                 names.append("llm")
-                checks.append(_http_ok(client, settings.llm_url.rstrip("/") + "/models", any_status=True))
+                checks.append(_llm_ok(client, settings))
                 fallback["llm"] = True
             results = await asyncio.gather(*(_timed(c) for c in checks))
         report = dict(zip(names, results, strict=True))
         for name, result in report.items():
             result["fallback"] = fallback[name]
+        if "llm" in report:
+            report["llm"]["breaker"] = breaker_state(settings)
         down = [n for n, r in report.items() if not r["ok"]]
         if any(not fallback[n] for n in down):
             status, code = "unavailable", 503

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from cubesage_core.embeddings import get_embedder
-from cubesage_core.llm import _build_lm
+from cubesage_core.llm import using_settings
+from cubesage_core.settings import Settings
 from sag_index.backends.base import VectorStore
 from sag_index.loaders import make_chunk
 from sag_index.pipeline import index_chunks
@@ -17,6 +18,10 @@ from tests.integration.sag_index.conftest import BACKENDS, fresh_database, make_
 from tests.llm_stub import dspy_reply, openai_stub
 
 pytestmark = pytest.mark.integration
+
+
+def _settings(url: str) -> Settings:
+    return Settings(llm_url=url, llm_model="openai/stub", llm_timeout_s=10.0)
 
 # "Where was the director of Moonfall Harbor born?": the film page names the director; the director's
 # page (the answer) shares no words with the question beyond his name -> reachable only by the graph.
@@ -96,9 +101,8 @@ def test_llm_mode_ner_and_selection(indexed: tuple[str, VectorStore]) -> None:
             return dspy_reply(selected=sorted(wanted, key=lambda i: f"[{i}] Tobias" not in prompt))
         return dspy_reply(entities=["Moonfall Harbor"])
 
-    with openai_stub(script) as stub:
-        lm = _build_lm(stub.url, "openai/stub", "", 10.0)
-        retriever = Retriever.with_llm(url, store, lm)
+    with openai_stub(script) as stub, using_settings(_settings(stub.url)):
+        retriever = Retriever.with_llm(url, store)
         result = retriever.retrieve(QUESTION, RetrievalParams(top_k=2))
         retriever.close()
     assert result.modes == {"ner": "llm", "selection": "llm"}
@@ -108,9 +112,9 @@ def test_llm_mode_ner_and_selection(indexed: tuple[str, VectorStore]) -> None:
 
 def test_llm_failure_falls_back_to_fast(indexed: tuple[str, VectorStore]) -> None:
     url, store = indexed
-    with openai_stub(["not a DSPy reply"]) as stub:
-        retriever = Retriever.with_llm(url, store, _build_lm(stub.url, "openai/stub", "", 10.0))
+    with openai_stub(["not a DSPy reply"]) as stub, using_settings(_settings(stub.url)):
+        retriever = Retriever.with_llm(url, store)
         result = retriever.retrieve(QUESTION, RetrievalParams(top_k=3))
         retriever.close()
-    assert result.modes == {"ner": "fast", "selection": "fast"}
+    assert all(mode.startswith("fast (llm error: ") for mode in result.modes.values()), result.modes
     assert "Moonfall Harbor" in _titles(result)

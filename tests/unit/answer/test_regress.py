@@ -192,6 +192,22 @@ def test_summary_counts_per_intent_and_language() -> None:
     assert s["latency_p50_ms"] == 10.0 and s["latency_p95_ms"] == 30.0
 
 
+def test_llm_mode_cases_carry_their_llm_cost_and_the_summary_averages_it_by_intent() -> None:
+    steps = [{"step": "intent", "mode": "llm"}, {"step": "answer", "mode": "fast (deadline: 8.0 s used)"}]
+    answer = payload("aggregate", [[100]], llm={"calls": 3, "prompt_tokens": 900, "completion_tokens": 60,
+                                               "steps": steps})
+    llm = check_case(case(answer_sql=AGG_SQL), answer, None, run_gold, 5.0, mode="llm")
+    fast = check_case(case(answer_sql=AGG_SQL), payload("aggregate", [[100]]), None, run_gold, 5.0)
+    assert (llm.mode, llm.outcome, fast.mode, fast.llm) == ("llm", "passed", "fast", None)
+    assert llm.llm == {"calls": 3, "prompt_tokens": 900, "completion_tokens": 60, "fallbacks": 1}
+    detail = CaseResult("d", "q", "dev", "en", "detail", "detail", True, "passed", "", 1.0, "llm",
+                        {"calls": 5, "prompt_tokens": 100, "completion_tokens": 10, "fallbacks": 0})
+    s = summarize([llm, detail], 1.0, 0.0)["llm"]
+    assert (s["questions"], s["calls_per_question"], s["fallback_steps"]) == (2, 4.0, 1)
+    assert s["by_intent"]["detail"]["prompt_tokens_per_question"] == 100.0
+    assert "llm" not in summarize([fast], 1.0, 0.0)
+
+
 def test_language_and_members() -> None:
     assert language_of("Aurora X1 headphones的退款记录") == "zh" and language_of("GMV by region") == "en"
     q = {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"],
@@ -209,3 +225,25 @@ def test_cli_exits_2_on_a_malformed_suite_before_starting_anything(tmp_path: Pat
     assert result.exit_code == 2
     bad_split = write(tmp_path, "cases: []\n")
     assert CliRunner().invoke(app, ["regress", str(bad_split), "--split", "train"]).exit_code == 2
+
+
+def test_cli_refuses_an_unknown_mode_and_llm_mode_without_an_endpoint(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both are exit code 2 with the reason, before any database is started."""
+    from typer.testing import CliRunner
+
+    from answer.cli import app
+    from cubesage_core.settings import get_settings
+
+    path = write(tmp_path, "cases:\n  - {id: x, question: q, split: dev, expect: {intent: clarify}}\n")
+    monkeypatch.delenv("CUBESAGE_LLM_URL", raising=False)
+    monkeypatch.setenv("CUBESAGE_DATA_DIR", str(tmp_path / "no-data"))  # would be created by a started database
+    get_settings.cache_clear()
+    try:
+        bogus = CliRunner().invoke(app, ["regress", str(path), "--mode", "smart"])
+        without = CliRunner().invoke(app, ["regress", str(path), "--mode", "both"])
+    finally:
+        get_settings.cache_clear()
+    assert bogus.exit_code == 2 and "--mode must be fast, llm or both, got 'smart'" in bogus.output
+    assert without.exit_code == 2 and "needs an LLM endpoint: set CUBESAGE_LLM_URL" in without.output
+    assert not (tmp_path / "no-data").exists()

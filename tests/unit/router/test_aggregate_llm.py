@@ -108,10 +108,41 @@ def test_execution_error_re_asks_the_llm_with_the_error(monkeypatch: pytest.Monk
     assert "could not resolve a join path" in json.dumps(stub.requests[1]["messages"])
 
 
-def test_the_rows_a_question_names_filter_the_llm_query_too(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_query_leaving_out_the_named_rows_is_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
     named = {"member": "customers.customer_name", "operator": "equals", "values": ["Li Wei"]}
     context = {**CONTEXT, "filters": [named]}
-    with llm_mode(monkeypatch, [reply(GOOD)]) as stub:
+    filtered = {**GOOD, "filters": [*GOOD["filters"], named]}
+    with llm_mode(monkeypatch, [reply(GOOD), reply(filtered)]) as stub:
         draft = build_cube_query(question(), context, MODEL)
-    assert draft.mode == "llm" and draft.query["filters"] == [*GOOD["filters"], named]
-    assert "named rows -> customers.customer_name" in json.dumps(stub.requests[0]["messages"], ensure_ascii=False)
+    assert draft.mode == "llm" and draft.query == filtered and len(stub.requests) == 2
+    assert "named rows -> " in json.dumps(stub.requests[0]["messages"], ensure_ascii=False)
+    assert "the named rows must filter the query" in stub.requests[1]["messages"][-1]["content"]
+
+
+def test_named_rows_left_out_twice_fall_back_to_fast_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    named = {"member": "customers.customer_name", "operator": "equals", "values": ["Li Wei"]}
+    with llm_mode(monkeypatch, [reply(GOOD)]) as stub:
+        draft = build_cube_query(question(), {**CONTEXT, "filters": [named]}, MODEL)
+    assert draft.mode == "fast" and named in draft.query["filters"] and len(stub.requests) == 2
+    assert "the named rows must filter the query" in (draft.fallback_reason or "")
+
+
+def test_a_reply_that_is_not_a_typed_cube_query_is_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    extra = {**GOOD, "having": "gmv > 10"}  # not a key of the typed query
+    with llm_mode(monkeypatch, [reply(extra), reply(GOOD)]) as stub:
+        draft = build_cube_query(question(), CONTEXT, MODEL)
+    assert draft.mode == "llm" and draft.query == GOOD
+    assert "did not parse as a Cube query" in stub.requests[1]["messages"][-1]["content"]
+
+
+def test_shares_are_part_of_the_typed_reply(monkeypatch: pytest.MonkeyPatch) -> None:
+    base = {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"]}
+    whole = {**GOOD, "share": "of_whole", "part": ["regions.region_code"]}
+    total = {**base, "share": "of_total", "keep": {"regions.name_en": ["East China"]}}
+    context = {**CONTEXT, "assets": [*CONTEXT["assets"]]}
+    with llm_mode(monkeypatch, [reply(whole), reply(total)]):
+        part = build_cube_query(question(), context, MODEL)
+        shares = build_cube_query(understand("GMV share by region", TODAY, use_llm=False), context, MODEL)
+    assert part.mode == "llm" and part.post == ["part"] and part.queries[0] == GOOD
+    assert part.queries[1] == {k: v for k, v in GOOD.items() if k != "filters"}  # the whole drops the part
+    assert shares.post == ["share"] and shares.keep == {"regions.name_en": ["East China"]} and shares.query == base

@@ -1,45 +1,76 @@
-"""LLM mode of the detail path (DSPy against the in-test stub): placeholders only, else refused."""
+"""LLM mode of the detail path (DSPy against the in-test stub): budgeted context, placeholders only, every
+entity filter used; a rejected SQL is asked again once with the reasons, then the step fails."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 from cube_models.model import load_model
+from cubesage_core.llm import two_mode, using_settings
 from cubesage_core.settings import Settings
 from router.detail.entities import EntityMatch
-from router.detail.llm import llm_detail_sql
+from router.detail.llm import detail_context, llm_detail_sql
+from router.detail.plan import plan_detail
 from router.detail.schema import build_catalog, load_vocabulary
+from router.sqlguard import GuardPolicy
 from tests.llm_stub import dspy_reply, openai_stub
 
 SETTINGS = Settings()
 DEMO = build_catalog(load_model(SETTINGS.model_dir), vocabulary=load_vocabulary(SETTINGS.detail_vocabulary))
 LI = EntityMatch("dim_customer", "customer_id", 5, "Li Wei", "customer", "directory")
+QUESTION = "list the refunded orders of Li Wei"
+POLICY = GuardPolicy(allowed_tables=frozenset(f"warehouse.{t}" for t in DEMO.tables), default_schema="warehouse")
+GOOD = ("SELECT o.order_id FROM warehouse.fact_order o JOIN warehouse.dim_customer c "
+        "ON c.customer_id = o.customer_id WHERE c.customer_id = %(e0)s AND o.status = 'refunded' LIMIT 50")
 
 
-def run(reply: str) -> tuple[str, dict]:
-    import dspy
+def plan():
+    return plan_detail(QUESTION, language="en", entities=[LI], time_range=None, limit=None, recalled_tables=[],
+                       catalog=DEMO)
 
-    with openai_stub([dspy_reply(sql=reply)]) as stub:
-        lm = dspy.LM("openai/stub", api_base=stub.url, api_key="x", cache=False, num_retries=0)
-        with dspy.context(lm=lm):
-            out = llm_detail_sql("list the refunded orders of Li Wei", [LI], DEMO)
-        prompt = str(stub.requests[0])
-    assert "%(e0)s" in prompt and "warehouse.fact_order" in prompt
-    return out
+
+def run(*replies: str) -> tuple[object, list[dict]]:
+    with openai_stub([dspy_reply(sql=r) for r in replies]) as stub, using_settings(
+            Settings(llm_url=stub.url, llm_model="openai/stub")):
+        result = two_mode(lambda: llm_detail_sql(QUESTION, plan(), DEMO, POLICY), lambda: ("fast", {}),
+                          step="detail_sql")
+    return result, stub.requests
 
 
 def test_placeholder_sql_is_accepted_with_its_params() -> None:
-    sql, params = run("```sql\nSELECT o.order_id FROM warehouse.fact_order o JOIN warehouse.dim_customer c "
-                      "ON c.customer_id = o.customer_id WHERE c.customer_id = %(e0)s AND o.status = 'refunded' "
-                      "LIMIT 50;\n```")
-    assert sql.startswith("SELECT") and not sql.endswith(";") and params == {"e0": 5}
+    result, requests = run(f"```sql\n{GOOD};\n```")
+    sql, params = result.value
+    assert result.mode == "llm" and sql == GOOD and params == {"e0": 5}
+    prompt = requests[0]["messages"][-1]["content"]
+    assert "%(e0)s" in prompt and "warehouse.fact_order(" in prompt and "warehouse.dim_customer(" in prompt
 
 
-def test_inlined_entity_value_is_refused() -> None:
-    with pytest.raises(ValueError, match="inlines"):
-        run("SELECT * FROM warehouse.dim_customer c WHERE c.customer_name = 'Li Wei'")
+def test_the_prompt_lists_the_budgeted_tables_not_the_catalog() -> None:
+    context = detail_context(plan(), DEMO, [])
+    assert {"fact_order", "dim_customer"} <= set(context.tables) < set(DEMO.tables)
+    assert "dim_product" not in context.tables and "warehouse.dim_product" not in context.text
+    tiny = detail_context(plan(), DEMO, [], budget=1)
+    assert tiny.tables == ("fact_order",)  # the target is always shown
 
 
-def test_unknown_placeholder_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown placeholders"):
-        run("SELECT * FROM warehouse.dim_customer c WHERE c.customer_id = %(e9)s")
+@pytest.mark.parametrize(("bad", "reason"), [
+    ("SELECT * FROM warehouse.dim_customer c WHERE c.customer_name = 'Li Wei' LIMIT 5", "inlines"),
+    ("SELECT * FROM warehouse.fact_order o WHERE o.customer_id = %(e9)s LIMIT 5", "unknown placeholders"),
+    ("SELECT o.order_id FROM warehouse.fact_order o WHERE o.status = 'refunded' LIMIT 5", "entity filter %(e0)s"),
+    ("SELECT p.product_id FROM warehouse.dim_product p WHERE p.product_id = %(e0)s LIMIT 5", "tables not listed"),
+    ("DELETE FROM warehouse.fact_order", "SqlGuardError"),
+])
+def test_a_rejected_sql_is_asked_again_once_with_the_reason(bad: str, reason: str) -> None:
+    result, requests = run(bad, GOOD)
+    assert result.mode == "llm" and result.value[0] == GOOD and len(requests) == 2
+    assert reason in requests[1]["messages"][-1]["content"]
+
+
+def test_twice_rejected_sql_falls_back_to_the_template() -> None:
+    unused = "SELECT o.order_id FROM warehouse.fact_order o LIMIT 5"
+    result, requests = run(unused, unused)
+    assert result.value == ("fast", {}) and len(requests) == 2
+    assert result.label.startswith("fast (llm error: ValueError: the LLM SQL was rejected twice")
+    assert json.dumps(requests[0]).count("%(e0)s") >= 1
