@@ -45,7 +45,7 @@ class Scope:
 
     def noun(self, table: str, lang: str) -> str:
         if lang == "zh":
-            return self.nouns_zh.get(table) or "条记录"
+            return self.nouns_zh.get(table) or "记录"
         return self.nouns.get(table) or "rows"
 
 
