@@ -90,14 +90,22 @@ class Calibration:
 
 
 # -- fitting (pure) -------------------------------------------------------------------------------------------
-def fbeta_threshold(pos: np.ndarray, neg: np.ndarray, beta: float = 1.0) -> float | None:
-    """The score that maximises F-beta of ``score >= t`` for positives vs negatives (None without data)."""
+def _ranked(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Scores of positives and negatives together, highest first, with their labels (1 positive, 0
+    negative); None when either side has too few samples to fit on."""
     if len(pos) < MIN_SAMPLES or len(neg) < MIN_SAMPLES:
         return None
     scores = np.concatenate([pos, neg])
     labels = np.concatenate([np.ones(len(pos)), np.zeros(len(neg))])
     order = np.argsort(-scores, kind="stable")
-    scores, labels = scores[order], labels[order]
+    return scores[order], labels[order]
+
+
+def fbeta_threshold(pos: np.ndarray, neg: np.ndarray, beta: float = 1.0) -> float | None:
+    """The score that maximises F-beta of ``score >= t`` for positives vs negatives (None without data)."""
+    if (ranked := _ranked(pos, neg)) is None:
+        return None
+    scores, labels = ranked
     tp = np.cumsum(labels)
     fp = np.cumsum(1 - labels)
     b2 = beta * beta
@@ -108,12 +116,9 @@ def fbeta_threshold(pos: np.ndarray, neg: np.ndarray, beta: float = 1.0) -> floa
 
 def precision_threshold(pos: np.ndarray, neg: np.ndarray, precision: float) -> float | None:
     """The lowest score above which at least ``precision`` of the pairs are positives (None: never)."""
-    if len(pos) < MIN_SAMPLES or len(neg) < MIN_SAMPLES:
+    if (ranked := _ranked(pos, neg)) is None:
         return None
-    scores = np.concatenate([pos, neg])
-    labels = np.concatenate([np.ones(len(pos)), np.zeros(len(neg))])
-    order = np.argsort(-scores, kind="stable")
-    scores, labels = scores[order], labels[order]
+    scores, labels = ranked
     prec = np.cumsum(labels) / np.arange(1, len(labels) + 1)
     ok = np.nonzero(prec >= precision)[0]
     if len(ok) == 0:

@@ -45,10 +45,8 @@ class ValueIndex:
                                 "WHERE n.nspname = %s AND c.relname = %s", (schema, table)).fetchone()
             if rows is None:
                 continue  # not a table of this database (a view, another catalog): nothing to index
-            for dim in cube.dimensions.values():
-                column = (dim.sql or "").strip()
-                if dim.type != "string" or dim.primary_key or not dim.public or not re.fullmatch(r"\w+", column):
-                    continue
+            for dim in _indexed_dimensions(cube):
+                column = dim.sql.strip()
                 values = (_distinct(conn, schema, table, column) if rows[0] <= SCAN_ROWS
                           else _common(conn, schema, table, column))
                 for value in values if len(values) <= MAX_VALUES else []:
