@@ -183,7 +183,7 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     listed = any(x.start < m.start for x in r.marks_of("list")) or mark_before(r, m.span, ("which",))
     named_rows = (r.keyed or any(x.of("value") for x in r.mentions)) and not _cued(q, k)
     if kind is not None or not (listed or named_rows) or COUNT_WORDS.search(m.text):
-        return False  # "the order count" asks the count
+        return False  # "the invoice count" asks the count
     counts = [k.model.find_member(t.path) for t in m.of("measure")]
     if not counts or any(c is None or c.type not in _COUNTS for c in counts):
         return False
@@ -373,7 +373,7 @@ def _usage_counted(q: Question, k: Knowledge) -> None:
 
 
 def _ranked_by(q: Question, k: Knowledge) -> None:
-    """"best selling 5 products by GMV": the measure after "by" ranks; one a ranking phrase named ("best
+    """"best selling 5 products by sales": the measure after "by" ranks; one a ranking phrase named ("best
     selling" = units sold) gives way to it."""
     r = q.reading
     if q.understanding.ranking is None or len(r.measures) < 2:

@@ -1,5 +1,5 @@
 """Pass: shares ("what share of revenue came from promotional parts", "percentage of customers with a
-company", "各渠道GMV占比").
+company", "各渠道销售额占比").
 
 - grouped ("share of revenue by region"): every group's share of the total;
 - of named values ("share of revenue from the USA"): grouped by their dimension, every share computed,
@@ -23,7 +23,7 @@ def choose(q: Question, k: Knowledge) -> None:
         return
     comparison = q.understanding.comparison
     if r.marks_of("change") and comparison is not None and len(comparison.ranges) > 1:
-        r.use(*(m.span for m in marks))  # "by what percentage did GMV grow from 2023 to 2024": the change
+        r.use(*(m.span for m in marks))  # "by what percentage did sales grow from 2023 to 2024": the change
         return
     r.share = True
     r.use(marks[0].span)
