@@ -436,8 +436,11 @@ def _behind_aggregate(reading: Any, table: ResultTable, cube_query: dict[str, An
 def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:
     """The parser's intent where it read the question (a mixed decision keeps both paths): a listing
     whose words the model does not all explain is unsupported."""
-    if reading is None or _deferred(reading, env):
+    if reading is None:
         return decision
+    if _deferred(reading, env):  # the template planner answers a listing: never the aggregate path
+        return replace(decision, intent="detail", reasons=[*decision.reasons, "parser reads a listing"]) \
+            if reading.intent == "detail" and decision.intent == "aggregate" else decision
     verdict = judge(reading)
     if decision.intent == "mixed":  # "... customers in INDIA, with their phone numbers": rows, not a mix
         listed = reading.intent == "detail" and verdict.answers and not reading.measures and not reading.marks_of(

@@ -127,3 +127,11 @@ def is_numeric(member: Any) -> bool:
 def title_words(member: Any) -> set[str]:
     """The words of a member's or cube's title and name."""
     return set(name_key(getattr(member, "title", "") or "")) | set(name_key(getattr(member, "name", "")))
+
+
+def column_titled(model: Any, cubes: list[str], said: set[str]) -> Any | None:
+    """The one numeric column of ``cubes`` whose title has one of the ``said`` words ("balance" for
+    "Account balance"); None when none or several do."""
+    found = [d for c in cubes for d in model.cubes[c].dimensions.values()
+             if d.type == "number" and not d.primary_key and d.public and said & title_words(d)]
+    return found[0] if len(found) == 1 else None

@@ -31,7 +31,7 @@ from router.understanding._calendar import parse_number
 
 _F = re.IGNORECASE
 # an amount: "9,000", "$15", "1.5k", "38万", "2 million", "5000元"
-NUMBER = (r"(?:[$¥€£]\s*)?(\d[\d,]*(?:\.\d+)?|\.\d+)\s*((?:k|m|bn|thousand|million|billion)(?![a-z])|万|千|百万|亿)?"
+NUMBER = (r"(?:[$¥€£]\s*)?(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)\s*((?:k|m|bn|thousand|million|billion)(?![a-z])|万|千|百万|亿)?"
           r"(?:\s*(?:元|块|美元|dollars?|usd|rmb|yuan))?")
 _NUMBER_RE = re.compile(NUMBER, _F)
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9, "万": 1e4, "千": 1e3,
@@ -104,6 +104,8 @@ _RECENT = re.compile(rf"\b(latest|newest|most recent|last|recent|oldest|earliest
 _BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}", _F)
 _BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间|"
                       rf"\b(?:from\s+)?{NUMBER}\s+to\s+{NUMBER}", _F)
+_WORD_NUMBER = r"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred)"
+_BOUND_EN_WORD = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT})\s+{_WORD_NUMBER}\b", _F)  # "more than three hours"
 _BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
 # "4 or more order lines", "45+ items", "100 or fewer": the bound word after the number
 _BOUND_EN_AFTER = re.compile(rf"(?<![\w.]){NUMBER}\s*(\+(?![\d\w])|or (?:more|greater|higher|above|over|longer|"
@@ -185,6 +187,10 @@ def _number_bounds(text: str) -> list[Mark]:
             value = amount(m.group(0)[m.start(number_at) - m.start():])
             if value is not None and not any(o.start <= m.start() < o.end for o in out):
                 out.append(Mark("bound", m.start(), m.end(), m.group(0), (op_of(m.group(1)), [value])))
+    for m in _BOUND_EN_WORD.finditer(text):
+        value = parse_number(m.group(2))
+        if value is not None and not any(o.start <= m.start() < o.end for o in out):
+            out.append(Mark("bound", m.start(), m.end(), m.group(0), (_op_en(m.group(1)), [float(value)])))
     for m in _BOUND_EN_AFTER.finditer(text):
         value = amount(m.group(0))
         if value is not None and not any(o.start <= m.start() < o.end for o in out):
@@ -281,7 +287,7 @@ STOPWORDS_ZH = _word_list("""
 其中 以 跟 同 比 算 计算 带来 贡献 产生 发生 出现 属于 包括 涉及 关于 对于 通过 经过 根据
 按照 来自 给出 接 做 用 让 使 能 会 要 想 需要 可以 一些 哪一个 多大 几 数 怎么样 信息 资料
 详情 详细 因为 由于 负责 开 开出 开了 各自 买 买过 卖 卖出 带上 还是 一共有 是否 有没有 或者
-以来 至今 为止 期间
+以来 至今 为止 期间 所属 所在
 飞往 飞到 前往 到达 出发 去往 从
 趋势 走势
 """)

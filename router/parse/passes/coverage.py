@@ -59,6 +59,21 @@ def _restated(r: Reading) -> None:
             r.use(m.span)
 
 
+_GLOSSED = re.compile(r"(?:(?<!\w)(?:[A-Z][\w'’.-]*\s*){1,3}|[\u3400-\u9fff]{1,8})$")
+
+
+def _glossed(r: Reading) -> list[tuple[int, int]]:
+    """"Anchorage (ANC)", "旧金山（SFO）": a name right before parentheses that hold a value the reading
+    filters by is the same thing said in words: known."""
+    values = {str(v).lower() for f in r.filters for v in f.values}
+    out = []
+    for aside in _ASIDE.finditer(r.text):
+        inner = aside.group(0)[1:-1].strip().lower()
+        if inner and inner in values and (m := _GLOSSED.search(r.text[:aside.start()].rstrip())):
+            out.append(m.span())
+    return out
+
+
 def _inflects_a_name(word: str, k: Knowledge) -> bool:
     """"supplies" beside a model that says "supplier", "charging" beside "charge", "billed" beside "Billing
     country": a verb formed on a name's stem (the first five letters of an inflected word of six or more, or
@@ -109,7 +124,7 @@ def check(q: Question, k: Knowledge) -> None:
     unknown: list[tuple[str, int]] = []
     asides = [m.span() for m in _ASIDE.finditer(r.text)]
     known = [*r.used, *(m.span for m in r.marks), *(m.span() for m in FILLER_PHRASES.finditer(r.text)),
-             *_ranking_span(q)]
+             *_ranking_span(q), *_glossed(r)]
     # "average quantity per line *item*": a word of the title of a cube the answer is about restates it
     scope_words = {w for cube in r.scope() for w in facts.title_words(k.model.cubes[cube])}
     for w in words(r.text):

@@ -25,7 +25,7 @@ from router.parse.language import STOPWORDS_EN, UNIT_SECONDS, number_text
 from router.parse.nearby import after, before, free
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
-from router.parse.text import has_cjk, name_key, words
+from router.parse.text import GLUE, has_cjk, name_key, words
 
 _LINK = r"with|whose|where|having|of|is|are|was|were|has|have|had|a|an|the|that|an?|total|their|its|at|for|in"
 
@@ -44,7 +44,10 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge) -> float:
     near = {w.norm for w in words(r.text[max(0, m.start - 30):m.end + 30])}
     score = 1.0 if t.source == "glossary" else 0.0
     score += 2.0 if t.cube in named_cubes else 0.0
-    score += 1.0 * len(set(name_key(getattr(member, "title", "") or "")) & near - {"name"})
+    title = set(name_key(getattr(member, "title", "") or "")) - {"name"}
+    score += 1.0 * len(title & near)
+    said = {w.norm for w in words(r.text[max(0, m.start - 24):m.start])[-3:]}  # "*billed* in the USA"
+    score += 1.5 * len(title & said - {"in", "to", "of"})
     return score
 
 
@@ -172,7 +175,27 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
         if member is not None and m is not None:
             r.use(m.span)
             return member, "group" if getattr(member, "kind", "") == "measure" else "row"
-    return _delay(r, mark, k, cubes), "row"  # nothing beside the bound names what it bounds: refused
+    return _delay(r, mark, k, cubes) or _worded(r, mark, k, cubes), "row"  # else refused
+
+
+_CURRENCY = re.compile(r"[$¥€£]|元|块|美元|\b(?:dollars?|usd|rmb|yuan|eur|euros?)\b", re.IGNORECASE)
+
+
+def _worded(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
+    """"products *listed* under 500" (List price), "invoices came in above *$15*": a word right before the
+    bound that titles one numeric column of the answer's cube; else a sum of money bounds the one cube's
+    amount."""
+    said = [w for w in words(r.text[max(0, mark.start - 30):mark.start])][-3:]
+    own = {w for c in cubes for w in facts.title_words(k.model.cubes[c])}  # "flights" is no "Flight number"
+    said = [w for w in said if w.norm not in GLUE and w.raw.lower() not in STOPWORDS_EN and w.norm not in own]
+    for w in reversed(said):
+        if (member := facts.column_titled(k.model, cubes, {w.norm})) is not None:
+            start = max(0, mark.start - 30) + w.start
+            r.use((start, start + len(w.raw)))
+            return member
+    if _CURRENCY.search(mark.text) and len(cubes) == 1:
+        return facts.amount_column(k.model, cubes[0])
+    return None
 
 
 _LATE = re.compile(r"^\s*(?:late|early|delayed|behind|overdue)\b|^\s*(?:的)?(?:延误|晚点|延迟)", re.IGNORECASE)
@@ -212,17 +235,44 @@ def _count_rows_of_listing(r: Reading, k: Knowledge, counted: str, mark: Mark) -
     r.intent = "aggregate"
 
 
+def _in_segment(r: Reading, k: Knowledge, mark: Mark, cubes: list[str]) -> tuple[bool, Any | None]:
+    """A sign inside a segment's name ("negative balance"): (True, None) when the segment applies (its cube
+    is in reach: the segment says it); else (True, the column the name's other words title) for the listed
+    rows' own column ("suppliers with a negative balance" where the segment is on customers)."""
+    outer = next((m for m in r.mentions if m.start <= mark.start and mark.end <= m.end and m.of("segment")), None)
+    if outer is None:
+        return False, None
+    if any(_joined(k, t.cube, cubes) for t in outer.of("segment")):
+        return True, None
+    said = {w.norm for w in words(r.text[outer.start:outer.end])} - {w.norm for w in words(mark.text)}
+    return True, facts.column_titled(k.model, cubes, said)
+
+
+def _exists(r: Reading, counted: str, op: str, values: list[float]) -> bool:
+    """"at least one order" beside a measure over the orders themselves: the bound only says they exist."""
+    cube = counted.split(".", 1)[0]
+    at_least_one = (op == "gte" and values == [1]) or (op == "gt" and values == [0])
+    return at_least_one and any(m.split(".", 1)[0] == cube and m != counted for m in r.measures)
+
+
 def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for mark in r.marks_of("bound", "sign"):
         if not free(r, mark):
             continue
         op, values, *unit = mark.data
-        member, how = _bound_member(r, mark, k, cubes)
+        inside, own = _in_segment(r, k, mark, cubes) if mark.kind == "sign" else (False, None)
+        if inside and own is None:
+            continue  # the segment's own definition applies (or nothing does: its words stay unknown)
+        member, how = (own, "row") if own is not None else _bound_member(r, mark, k, cubes)
         if member is not None and unit:  # "more than 5 hours late" on a delay in minutes
             values = _in_units_of(member, values, unit[0])
         if member is None:
             r.refuse(f"nothing in the model is bounded by '{mark.text}': name the column it applies to")
             return
+        if how == "count" and _exists(r, member.path, op, values):
+            r.use(mark.span)  # "distinct customers who placed at least one order": counted over orders already
+            r.notes.append(f"{mark.text!r}: every row the measure counts has one")
+            continue
         if how == "count" and member.path not in r.measures:
             _count_rows_of_listing(r, k, member.path, mark)
         numbers = [values] if isinstance(values, str) else [number_text(v) for v in values]
@@ -232,6 +282,8 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         else:
             r.filters.append(Filter(member.path, op, numbers, mark.text))
         r.use(mark.span)
+        if inside:
+            r.use(next(m.span for m in r.mentions if m.start <= mark.start and mark.end <= m.end))
         r.notes.append(f"{member.path} {op} {' '.join(numbers)} ({mark.text!r})")
 
 
@@ -302,12 +354,38 @@ def _segments(r: Reading, k: Knowledge, cubes: list[str]) -> None:
                 break
 
 
+_BARE_NUMBER = re.compile(r"(?<![\w.,#$-])\d+(?:\.\d+)?(?![\w.,%-]|\.\d)")
+
+
+def _equal_numbers(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """"tracks priced 0.99", "planes with 4 engines": a bare number right after (or right before) a number
+    column's name is that column's value."""
+    taken = [*r.used, *(m.span for m in r.marks), *(m.span for m in r.mentions)]
+    for found in _BARE_NUMBER.finditer(r.text):
+        span = found.span()
+        if any(t[0] <= span[0] < t[1] for t in taken):
+            continue
+        prior = before(r, span, extra=r"=|:|of|is|at")
+        following = after(r, span)
+        for m, gap in ((prior, r"\s*(?:=|:|of|is|at)?\s*"), (following, r"\s+")):
+            if m is None or not free(r, m) or not re.fullmatch(gap, r.text[m.end:span[0]] if m is prior
+                                                               else r.text[span[1]:m.start]):
+                continue
+            member = next((d for t in m.of("dimension") if (d := k.model.find_member(t.path)) is not None
+                           and d.type == "number" and not d.primary_key and _joined(k, d.cube, cubes)), None)
+            if member is not None:
+                r.filters.append(Filter(member.path, "equals", [found.group(0)], r.text[min(m.start, span[0]):
+                                                                                      max(m.end, span[1])]))
+                r.use(span, m.span)
+                break
+
+
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.refusal:
         return
     cubes = r.scope()
-    for step in (_values, _bounds, _percents, _patterns, _present, _segments):
+    for step in (_values, _bounds, _equal_numbers, _percents, _patterns, _present, _segments):
         step(r, k, cubes)
         if r.refusal:
             return

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import names_a_number
+from router.parse.language import STOPWORDS_EN, names_a_number
 from router.parse.nearby import free, phrase_after
 from router.parse.reading import Mention, Reading
+from router.parse.text import GLUE, words
 
 DISPLAY_CAP = 8  # columns a listing shows of its cube when the question names none
 
@@ -61,7 +62,8 @@ def head(q: Question, k: Knowledge) -> None:
     if chosen is None:
         cubes = [m for m in r.mentions if m.of("cube")]
         unkeyed = [m for m in cubes if m.of("cube")[0].path not in r.keyed]
-        chosen = (unkeyed or cubes or [m for m in r.mentions if _cube_of(m)] or [None])[0]
+        columns = [m for m in r.mentions if m.of("dimension") and not m.of("value")]  # "tracks priced 0.99"
+        chosen = (unkeyed or cubes or columns[:1] or [m for m in r.mentions if _cube_of(m)] or [None])[0]
     if chosen is None:
         return
     cube = chosen.of("cube")[0].path if chosen.of("cube") else _cube_of(chosen)
@@ -85,6 +87,23 @@ def _key_parts(k: Knowledge, cube: str) -> list[str]:
             if not d.primary_key and (col := facts.column(d)) and col.isidentifier() and col in sql]
 
 
+def _titled_words(r: Reading, k: Knowledge, cube: str) -> list[str]:
+    """"name, phone, *balance*": a free word that is a word of the title of exactly one column of the listed
+    cube (and not of the cube's own title) asks for that column."""
+    own = facts.title_words(k.model.cubes[cube])
+    dims = [d for d in k.model.cubes[cube].dimensions.values() if d.public]
+    out = []
+    for w in words(r.text):
+        if w.cjk or w.norm in GLUE or w.raw.lower() in STOPWORDS_EN or w.norm in own or \
+                any(u[0] <= w.start and w.end <= u[1] for u in [*r.used, *(m.span for m in r.marks)]):
+            continue
+        found = [d.path for d in dims if w.norm in facts.title_words(d)]
+        if len(found) == 1:
+            out.append(found[0])
+            r.use((w.start, w.end))
+    return out
+
+
 def columns(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.intent != "detail" or r.listing is None or r.refusal:
@@ -101,6 +120,7 @@ def columns(q: Question, k: Knowledge) -> None:
         if own or dims:
             shown.append((own or dims)[0])
             r.use(m.span)
+    shown += _titled_words(r, k, cube)
     if q.understanding.time_ranges and (time_dim := r.time_dimension or k.model.cube_time_dimension(cube)):
         shown.append(time_dim)
     if len(set(shown) - {None}) <= 2 + len(r.filters):  # nothing asked beyond key, label and filters

@@ -44,8 +44,8 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
             r, m.span, ("count", "avg", "sum", "median", "most"))
     else:  # "how many FURNITURE customers", "average Rock track length": values may stand between
         mark = mark_before(r, (_values_before(r, m), m.end), AGGREGATION) or _trailing_count(r, m)
-    if mark is None:
-        return None, []
+    if mark is None or any(o.start <= mark.start and mark.end <= o.end for o in r.marks_of("order")):
+        return None, []  # "highest balance first" orders the rows: no maximum asked
     used = [mark]
     if mark.kind == "distinct" and (count := mark_before(r, mark.span, ("count",))):
         used.append(count)

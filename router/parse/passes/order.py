@@ -19,7 +19,7 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import names_a_number
 from router.parse.nearby import after, before, free
 from router.parse.reading import Reading
-from router.parse.text import name_key, stems
+from router.parse.text import GLUE, name_key, stems, words
 from router.understanding._calendar import parse_number
 
 # adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
@@ -87,10 +87,22 @@ def _by_member(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
     return None
 
 
+_ORDER_WORDS = stems("highest largest biggest most greatest longest newest latest recent expensive top lowest smallest "
+                     "least fewest shortest oldest earliest cheapest first")
+
+
+def _title_word(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) -> Any | None:
+    """"Highest *balance* first" after "account balance": a word of the order phrase that is a word of the
+    title of exactly one numeric column of the answer's cubes names that column."""
+    said = {w.norm for w in words(r.text[span[0]:span[1]])} - _ORDER_WORDS - GLUE
+    return facts.column_titled(k.model, cubes, said)
+
+
 def _explicit(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
     for mark in r.marks_of("order"):
         member = (_adjective_member(mark.text, r, k, cubes) if _TIME_ADJECTIVE.search(mark.text) else None) or \
-            _named(r, mark.span, k, cubes) or _adjective_member(mark.text, r, k, cubes)
+            _named(r, mark.span, k, cubes) or _adjective_member(mark.text, r, k, cubes) or \
+            _title_word(r, mark.span, k, cubes)
         if member is None and r.measures:
             member = k.model.find_member(r.measures[0])
         if member is not None:

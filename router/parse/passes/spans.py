@@ -96,8 +96,10 @@ def collect(q: Question, k: Knowledge) -> None:
     r.mentions = sorted(names + rows, key=lambda m: m.start)
     for m in r.mentions:
         _widen_to_value(r.text, m)
-    # a language word inside a name is part of the name ("Average order value", "Order count")
+    # a language word inside a name is part of the name ("Average order value", "Order count"); a sign
+    # inside a segment's name stays, for the rows of a cube the segment is not on ("negative balance")
     r.marks = [k_ for k_ in r.marks if not any(m.start <= k_.start and k_.end <= m.end and (k_.start, k_.end) !=
-                                              (m.start, m.end) for m in r.mentions)]
+                                              (m.start, m.end) and not (k_.kind == "sign" and m.of("segment"))
+                                              for m in r.mentions)]
     if grains:
         r.notes.append("; ".join(f"{g.text!r}: {g.data[0]} of {g.data[1]}" for g in grains))

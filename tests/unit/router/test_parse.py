@@ -222,3 +222,43 @@ def test_a_comparative_bounds_the_column_it_names(knowledge: Knowledge) -> None:
     assert [(f.member, f.operator, f.values) for f in r.filters] == [("orders.total", "gt", ["100"])]
     cheap = read(knowledge, "orders cheaper than 50")  # the price-like column, not the rows' amount by default
     assert [(f.member, f.operator) for f in cheap.filters] == [("orders.total", "lt")]
+
+
+def _filters(r: Reading) -> list[tuple[str, str, list[str]]]:
+    return [(f.member, f.operator, f.values) for f in r.filters]
+
+
+def test_an_order_phrase_names_a_column_by_one_word_of_its_title(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the customers in Germany, highest balance first")
+    assert r.order == [("customers.balance", "desc")] and judge(r).answers
+
+
+def test_a_bare_title_word_asks_for_that_column_of_the_listed_rows(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the customers in Germany with their account")  # "Account balance"
+    assert "customers.balance" in r.columns and not r.unknown
+
+
+def test_a_money_bound_with_no_name_bounds_the_counted_cube_amount(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many orders came in above $15?")
+    assert ("orders.total", "gt", ["15"]) in _filters(r) and judge(r).answers
+    bare = read(knowledge, "how many orders came in above 15?")
+    assert not judge(bare).answers  # no currency and no name: nothing says what is bounded
+
+
+def test_a_number_right_after_a_number_column_is_its_value(knowledge: Knowledge) -> None:
+    r = read(knowledge, "orders with discount 0.15")
+    assert ("orders.discount", "equals", ["0.15"]) in _filters(r) and not r.unknown
+
+
+def test_a_bound_said_in_words_and_a_trailing_comma(knowledge: Knowledge) -> None:
+    r = read(knowledge, "customers with more than three orders")
+    assert ("orders.count", "gt", ["3"]) in _filters(r)
+    comma = read(knowledge, "orders with an order total of at least 2,000, newest first")
+    assert ("orders.total", "gte", ["2000"]) in _filters(comma)
+
+
+def test_a_name_before_parentheses_holding_its_value_is_known(knowledge: Knowledge) -> None:
+    r = read(knowledge, "revenue from customers in Deutschland (GERMANY)")
+    assert ("nations.name", "equals", ["GERMANY"]) in _filters(r) and not r.unknown
+    alone = read(knowledge, "revenue from customers in Deutschland")
+    assert "Deutschland" in alone.unknown
