@@ -31,7 +31,8 @@ from router.understanding._calendar import parse_number
 
 _F = re.IGNORECASE
 # an amount: "9,000", "$15", "1.5k", "38万", "2 million", "5000元"
-NUMBER = (r"(?:[$¥€£]\s*)?(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)\s*((?:k|m|bn|thousand|million|billion)(?![a-z])|万|千|百万|亿)?"
+NUMBER = (r"(?:[$¥€£]\s*)?(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
+          r"\s*((?:k|m|bn|thousand|million|billion)(?![a-z])|万|千|百万|亿)?"
           r"(?:\s*(?:元|块|美元|dollars?|usd|rmb|yuan))?")
 _NUMBER_RE = re.compile(NUMBER, _F)
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9, "万": 1e4, "千": 1e3,
