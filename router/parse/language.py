@@ -236,6 +236,11 @@ def _word_list(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+# verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
+# a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
+EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends
+spending charged ship shipped ships deliver delivered delivers receive received receives""")
+
 # words that carry no meaning of their own in a question about data: they are neither used nor unknown
 STOPWORDS_EN = _word_list("""
 a an the of in on at to for from with and or but is are was were be been being do does did done have has had

@@ -12,7 +12,7 @@ import re
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH, names_a_number
+from router.parse.language import EVENT_VERBS, FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH, names_a_number
 from router.parse.nearby import free
 from router.parse.passes.measures import UNIT_WORDS
 from router.parse.reading import Reading
@@ -74,6 +74,12 @@ def _glossed(r: Reading) -> list[tuple[int, int]]:
     return out
 
 
+def _about_events(r: Reading, k: Knowledge) -> bool:
+    """The reading is about rows of things that happen (a cube with a date): "sold", "paid" restate them."""
+    cubes = {*r.scope(), *(p.split(".", 1)[0] for p in _members(r))}
+    return bool(r.time_dimension) or any(k.model.cube_time_dimension(c) for c in cubes)
+
+
 def _inflects_a_name(word: str, k: Knowledge) -> bool:
     """"supplies" beside a model that says "supplier", "charging" beside "charge", "billed" beside "Billing
     country": a verb formed on a name's stem (the first five letters of an inflected word of six or more, or
@@ -127,14 +133,16 @@ def check(q: Question, k: Knowledge) -> None:
              *_ranking_span(q), *_glossed(r)]
     # "average quantity per line *item*": a word of the title of a cube the answer is about restates it
     scope_words = {w for cube in r.scope() for w in facts.title_words(k.model.cubes[cube])}
+    events = _about_events(r, k)
     for w in words(r.text):
         core = w.end - (len(w.raw) - len(re.sub(r"['’]\w+$", "", w.raw)))  # "Smith's": "Smith"
         if _inside(known, w.start, core) or _inside(asides, w.start, w.end):
             continue
         if w.cjk:
             unknown += _cjk_leftover(r.text, w.start, w.end, known)
-        elif _NUMBER.match(w.raw) or (w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN
-                                      and not _inflects_a_name(w.raw.lower(), k) and w.norm not in scope_words):
+        elif _NUMBER.match(w.raw) or (w.raw.lower() in EVENT_VERBS and not events) or (
+                w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN
+                and not _inflects_a_name(w.raw.lower(), k) and w.norm not in scope_words):
             unknown.append((w.raw, w.start))
     r.unknown = list(dict.fromkeys(w for w, _ in unknown))
     r.unknown_spans = [(at, at + len(w)) for w, at in unknown]

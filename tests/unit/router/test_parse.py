@@ -262,3 +262,10 @@ def test_a_name_before_parentheses_holding_its_value_is_known(knowledge: Knowled
     assert ("nations.name", "equals", ["GERMANY"]) in _filters(r) and not r.unknown
     alone = read(knowledge, "revenue from customers in Deutschland")
     assert "Deutschland" in alone.unknown
+
+
+def test_a_verb_of_an_event_beside_rows_of_things_is_a_dropped_condition(knowledge: Knowledge) -> None:
+    things = read(knowledge, "how many nations have ever bought")
+    assert "bought" in things.unknown and not judge(things).answers
+    events = read(knowledge, "how many orders were paid in 2024")
+    assert "paid" not in events.unknown
