@@ -118,6 +118,8 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if member is not None and _grain_of_average(r, k, mark.text, member):
             r.use(mark.span, *(m.span for m in run))  # "average price per invoice line": the average's rows
             continue
+        if member is not None and mark.text.lower() in ("per", "每") and member.type == "number":
+            continue  # "charge per unit" is a rate, not groups of a quantity: left for the coverage to declare
         if member is not None:
             _add(r, member, run, mark.text)
             r.use(mark.span)

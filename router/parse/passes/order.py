@@ -98,11 +98,24 @@ def _title_word(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str
     return facts.column_titled(k.model, cubes, said)
 
 
+_AMOUNT = re.compile(r"\bamounts?\b|金额|总额|总价", re.IGNORECASE)
+
+
+def _amount_word(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) -> Any | None:
+    """"按金额从高到低", "by amount, highest first": the generic word for an amount orders by the listed
+    cube's amount (the column its sum measure adds up)."""
+    near = _AMOUNT.search(r.text, max(0, span[0] - 12), span[1])
+    if near is None or not cubes or (member := facts.amount_column(k.model, cubes[0])) is None:
+        return None
+    r.use(near.span())
+    return member
+
+
 def _explicit(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
     for mark in r.marks_of("order"):
         member = (_adjective_member(mark.text, r, k, cubes) if _TIME_ADJECTIVE.search(mark.text) else None) or \
             _named(r, mark.span, k, cubes) or _adjective_member(mark.text, r, k, cubes) or \
-            _title_word(r, mark.span, k, cubes)
+            _title_word(r, mark.span, k, cubes) or _amount_word(r, mark.span, k, cubes)
         if member is None and r.measures:
             member = k.model.find_member(r.measures[0])
         if member is not None:

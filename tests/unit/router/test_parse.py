@@ -269,3 +269,14 @@ def test_a_verb_of_an_event_beside_rows_of_things_is_a_dropped_condition(knowled
     assert "bought" in things.unknown and not judge(things).answers
     events = read(knowledge, "how many orders were paid in 2024")
     assert "paid" not in events.unknown
+
+
+def test_the_generic_amount_word_orders_by_the_cube_amount(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the orders of German customers by amount, highest first")
+    assert r.order == [("orders.total", "desc")] and not r.unknown
+
+
+def test_per_a_number_column_is_a_rate_not_groups(knowledge: Knowledge) -> None:
+    r = read(knowledge, "revenue per discount")
+    assert "orders.discount" not in r.dimensions and not judge(r).answers
+    assert read(knowledge, "revenue by order status").dimensions == ["orders.status"]
