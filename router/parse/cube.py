@@ -13,8 +13,9 @@ from router.understanding.types import TimeRange, Understanding
 LISTING_LIMIT = 1000
 
 
-def _ranges(u: Understanding) -> list[TimeRange]:
-    return list(u.comparison.ranges) if u.comparison and len(u.comparison.ranges) > 1 else u.time_ranges[:1]
+def _ranges(u: Understanding, r: Reading) -> list[TimeRange]:
+    compared = r.periods(list(u.comparison.ranges)) if u.comparison else []
+    return compared if len(compared) > 1 else r.periods(u.time_ranges)[:1]
 
 
 def _groups(r: Reading, model: Any) -> list[tuple[str | None, list[str]]]:
@@ -55,7 +56,7 @@ def _base(r: Reading, model: Any, measures: list[str], leading: bool, grain: str
 
 def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
     """The Cube queries of an aggregate reading (see the module docstring)."""
-    ranges = _ranges(u)
+    ranges = _ranges(u, r)
     grain = r.granularity or u.granularity
     groups = _groups(r, model)
     notes = list(r.notes)
@@ -108,9 +109,10 @@ def listing_query(r: Reading, u: Understanding, model: Any, max_rows: int = LIST
     if r.segments:
         query["segments"] = list(r.segments)
     time_dim = r.time_dimension or model.cube_time_dimension(r.listing)
-    if u.time_ranges and time_dim:  # rows of several periods ("in 2009 and 2010"): from the first to the last
-        start = min(t.start for t in u.time_ranges).isoformat()
-        end = max(t.end for t in u.time_ranges).isoformat()
+    periods = r.periods(u.time_ranges)
+    if periods and time_dim:  # rows of several periods ("in 2009 and 2010"): from the first to the last
+        start = min(t.start for t in periods).isoformat()
+        end = max(t.end for t in periods).isoformat()
         query["timeDimensions"] = [{"dimension": time_dim, "dateRange": [start, end]}]
     order = [[m, d] for m, d in r.order]
     if r.limit and order:  # "the 5 with the biggest delays": rows without a value are not among them

@@ -119,7 +119,8 @@ _STRING_OP = re.compile(
     r"\b(?:(?:start|begin)(?:s|ing)?|that (?:start|begin)s?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
     r"\b(?:contain(?:s|ing)?|including the word|with the word|made of)\s+['\"“]?([\w#&./-]+)['\"”]?|"
     r"\b(?:end(?:s|ing)?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
-    r"以\s*['\"“]?([\w#&./-]+?)['\"”]?\s*开头|(?:包含|含有)\s*['\"“]?([\w#&./-]+)['\"”]?", _F)
+    r"以\s*['\"“]?([\w#&./-]+?)['\"”]?\s*开头|(?:包含|含有)\s*(?:['\"“「]([^'\"”」]+)['\"”」]|([A-Za-z0-9#&./-]+))",
+    _F)
 
 
 def amount(text: str) -> float | None:
@@ -204,10 +205,22 @@ def _number_bounds(text: str) -> list[Mark]:
     return out
 
 
+# "flights flown *by* planes ...", "tracks written by": a participle before "by" names an agent, no grouping
+# (unless the participle itself groups or orders: "grouped by", "sorted by")
+_AGENT = re.compile(r"\b(?!(?:grouped|sorted|ordered|ranked|listed|organi[sz]ed|aggregated|summari[sz]ed|"
+                    r"categori[sz]ed|classified|bucketed|segmented|split|broken|filtered|counted)\b)"
+                    r"(?:[a-z]+(?:ed|en)|flown|built|made|sold|bought|run|done|held|kept|sent|won|paid|spent)\s+$",
+                    re.IGNORECASE)
+
+
+def _agent(text: str, m: re.Match[str]) -> bool:
+    return m.group(0).lower() == "by" and bool(_AGENT.search(text[max(0, m.start() - 20):m.start()]))
+
+
 @lru_cache(maxsize=4096)
 def _marks(text: str) -> tuple[Mark, ...]:
     out: list[Mark] = [Mark(kind, m.start(), m.end(), m.group(0)) for kind, pattern in _COMPILED
-                       for m in pattern.finditer(text)]
+                       for m in pattern.finditer(text) if not (kind == "group" and _agent(text, m))]
     for m in _ORDER.finditer(text):
         direction = "desc" if (m.group(1) or m.group(3) or m.group(5)) else "asc"
         out.append(Mark("order", m.start(), m.end(), m.group(0), direction))
@@ -293,7 +306,7 @@ STOPWORDS_ZH = _word_list("""
 其中 以 跟 同 比 算 计算 带来 贡献 产生 发生 出现 属于 包括 涉及 关于 对于 通过 经过 根据
 按照 来自 给出 接 做 用 让 使 能 会 要 想 需要 可以 一些 哪一个 多大 几 数 怎么样 信息 资料
 详情 详细 因为 由于 负责 开 开出 开了 各自 买 买过 卖 卖出 带上 还是 一共有 是否 有没有 或者
-以来 至今 为止 期间 所属 所在
+以来 至今 为止 期间 所属 所在 但 但是 而
 飞往 飞到 前往 到达 出发 去往 从
 趋势 走势
 """)

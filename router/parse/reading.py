@@ -106,12 +106,17 @@ class Reading:
     compared_segments: list[str] = field(default_factory=list)  # one query per segment, side by side
     asks_one: bool | None = None  # "which region has ...": one row (None: the question does not say)
     keyed: list[str] = field(default_factory=list)  # cubes a row of which is named by its key
+    year_periods: list[str] = field(default_factory=list)  # periods read as a year column's bounds, not dates
     used: list[Span] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     unknown_spans: list[Span] = field(default_factory=list)
     unhonoured: list[str] = field(default_factory=list)  # language words no pass used (average, share, ...)
     refusal: str | None = None
     notes: list[str] = field(default_factory=list)
+
+    def periods(self, ranges: list[Any]) -> list[Any]:
+        """The question's periods that are dates (not bounds of a year column)."""
+        return [t for t in ranges if t.phrase not in self.year_periods]
 
     def use(self, *spans: Span) -> None:
         self.used.extend(spans)

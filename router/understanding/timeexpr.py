@@ -332,6 +332,12 @@ CHANGE = re.compile(r"\b(?:growth|grow|grew|grown|change[ds]?|increase[ds]?|decr
 _SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s+(?:the\s+)?(?:start|beginning)\s+of\s+$|"
                            r"\b(?:since|starting)\s*$|自\s*$", re.IGNORECASE | re.ASCII)
 _SINCE_AFTER = re.compile(r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起|onwards|to date|until now|so far)")
+# open-ended periods: "before 2024", "until June", "after March", "2012 or later", "2024年以前"
+EARLIEST = date(1900, 1, 1)
+_OPEN_BEFORE = re.compile(r"\b(?:(before|prior to|earlier than)|(until|till|up until|no later than)|"
+                          r"(after|later than))\s*(?:the\s+)?$", re.IGNORECASE | re.ASCII)
+_OPEN_AFTER = re.compile(r"^\s*(?:(以前|之前|前的)|(or earlier|or before|and earlier|及以前)|"
+                         r"(or later|or after|and later|or newer|and after|以后|之后|及以后))", re.IGNORECASE)
 
 
 def _atoms(text: str, today: date) -> list[_Atom]:
@@ -417,10 +423,38 @@ def extract_time(text: str, today: date) -> TimeParse:
             end = max(end, today) if start <= today else end
             # the label says the range runs to today: "since 2024", "2024年以来"
             phrase = text[since.start():span_end] if since else text[atom.start:span_end + until_now.end()]
+        elif joined is None and not compared and (opened := _open_ended(text, atom.start, span_end, start, end,
+                                                                         today)):
+            start, end, phrase = opened
+            at = text.find(phrase, max(0, atom.start - len(phrase)))
+            result.spans.append((at, at + len(phrase)))
         label = _labelled(phrase, start, grain) if spec.inherited and not re.search(r"\d{4}", phrase) else phrase
         result.ranges.append(TimeRange(start, end, label, grain, phrase))
         i += 1
     return result
+
+
+def _open_ended(text: str, at: int, span_end: int, start: date, end: date,
+                today: date) -> tuple[date, date, str] | None:
+    """(start, end, phrase) of a period said open on one side: "before 2024" ends the day before it,
+    "until June" at its end, "after March" starts the day after it, "2012 or later" runs from it to today."""
+    before = _OPEN_BEFORE.search(text[:at])
+    after = _OPEN_AFTER.match(text[span_end:])
+    if before:
+        phrase = text[before.start():span_end]
+        if before.group(1):
+            return EARLIEST, start - timedelta(days=1), phrase
+        if before.group(2):
+            return EARLIEST, end, phrase
+        return end + timedelta(days=1), max(today, end + timedelta(days=1)), phrase
+    if after:
+        phrase = text[at:span_end + after.end()]
+        if after.group(1):
+            return EARLIEST, start - timedelta(days=1), phrase
+        if after.group(2):
+            return EARLIEST, end, phrase
+        return start, max(today, end), phrase
+    return None
 
 
 def _labelled(phrase: str, start: date, grain: Granularity | None) -> str:

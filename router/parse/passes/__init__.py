@@ -20,6 +20,7 @@ from router.parse.passes import (
     spans,
     time,
     translate,
+    years,
 )
 
 Pass = Callable[[Question, Knowledge], None]
@@ -35,6 +36,7 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("filters", filters.choose),
     ("share", share.choose),
     ("members", members.choose),
+    ("years", years.choose),
     ("time", time.choose),
     ("order", order.choose),
     ("columns", listing.columns),

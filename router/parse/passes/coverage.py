@@ -80,15 +80,25 @@ def _about_events(r: Reading, k: Knowledge) -> bool:
     return bool(r.time_dimension) or any(k.model.cube_time_dimension(c) for c in cubes)
 
 
-def _inflects_a_name(word: str, k: Knowledge) -> bool:
+def _inflects_a_name(word: str, k: Knowledge, particle: str = "") -> bool:
     """"supplies" beside a model that says "supplier", "charging" beside "charge", "billed" beside "Billing
     country": a verb formed on a name's stem (the first five letters of an inflected word of six or more, or
     its whole stem) is that name said as a verb."""
     if word.endswith(("ed", "ing")) and len(word) >= 5 and norm_word(word) in k.lexicon.word_stems:
         return True
+    if word.endswith(("ed", "ing")) and particle and norm_word(word) + particle in k.lexicon.word_stems:
+        return True  # "signed up" beside "Signup date"
     if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing", "es", "s")) or UNIT_WORDS.fullmatch(word):
         return False
     return word[:5] in k.lexicon.stems
+
+
+_PARTICLE = re.compile(r"\s+(up|in|out|on|off)\b", re.IGNORECASE)
+
+
+def _particle(text: str, at: int) -> str:
+    found = _PARTICLE.match(text, at)
+    return found.group(1).lower() if found else ""
 
 
 def _ranking_span(q: Question) -> list[tuple[int, int]]:
@@ -142,7 +152,7 @@ def check(q: Question, k: Knowledge) -> None:
             unknown += _cjk_leftover(r.text, w.start, w.end, known)
         elif _NUMBER.match(w.raw) or (w.raw.lower() in EVENT_VERBS and not events) or (
                 w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN
-                and not _inflects_a_name(w.raw.lower(), k) and w.norm not in scope_words):
+                and not _inflects_a_name(w.raw.lower(), k, _particle(r.text, w.end)) and w.norm not in scope_words):
             unknown.append((w.raw, w.start))
     r.unknown = list(dict.fromkeys(w for w, _ in unknown))
     r.unknown_spans = [(at, at + len(w)) for w, at in unknown]

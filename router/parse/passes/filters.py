@@ -248,6 +248,22 @@ def _in_segment(r: Reading, k: Knowledge, mark: Mark, cubes: list[str]) -> tuple
     return True, facts.column_titled(k.model, cubes, said)
 
 
+def _group_asked_rows(r: Reading, k: Knowledge, mark: Mark) -> None:
+    """"Which of today's orders have 4 or more order lines?": a bound on a measure over the rows a
+    "which"/"list" asks for groups them (never under "how many", which counts the groups)."""
+    if r.marks_of("count"):
+        return
+    asked = [m for m in r.mentions if m.end <= mark.start and m.of("cube") and free(r, m)
+             and any(x.end <= m.start for x in r.marks_of("which", "list"))]
+    if asked:
+        cube = asked[0].of("cube")[0].path
+        label = facts.label(k.model, cube, r.language) or facts.primary_key(k.model, cube)
+        if label:
+            r.dimensions.append(label)
+            r.use(asked[0].span)
+            r.notes.append(f"group by {label} (the rows asked for, {asked[0].text!r})")
+
+
 def _exists(r: Reading, counted: str, op: str, values: list[float]) -> bool:
     """"at least one order" beside a measure over the orders themselves: the bound only says they exist."""
     cube = counted.split(".", 1)[0]
@@ -275,6 +291,8 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
             continue
         if how == "count" and member.path not in r.measures:
             _count_rows_of_listing(r, k, member.path, mark)
+        if how == "group" and not r.dimensions:
+            _group_asked_rows(r, k, mark)
         numbers = [values] if isinstance(values, str) else [number_text(v) for v in values]
         if op == "between":
             r.filters += [Filter(member.path, "gte", numbers[:1], mark.text),
@@ -310,6 +328,9 @@ def _patterns(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         op, value = mark.data
         if str(value).lower() in STOPWORDS_EN:
             continue  # "contain the song X": an article, no pattern
+        if any(not free(r, x) and x.of("value") and x.start < mark.end and mark.start < x.end for x in r.mentions):
+            r.use(mark.span)  # "包含Aurora品牌商品的订单": rows holding a value the filters already name
+            continue
         m = before(r, mark.span, extra=_LINK)
         dims = [k.model.find_member(t.path) for t in m.of("dimension")] if m else []
         if m is None:

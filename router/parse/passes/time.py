@@ -61,14 +61,15 @@ def choose(q: Question, k: Knowledge) -> None:
         if times and free(r, m):
             r.time_dimension = r.time_dimension or times[0]
             r.use(m.span)
-    timed = bool(q.understanding.time_ranges or q.understanding.granularity or r.granularity)
+    periods = r.periods(q.understanding.time_ranges)
+    timed = bool(periods or q.understanding.granularity or r.granularity)
     if r.time_dimension is None and timed:
         r.time_dimension = _by_verb(r, k)
     if r.time_dimension:
         r.notes.append(f"periods on {r.time_dimension}")
     if timed:
         _dated(q, k)
-    if r.intent == "detail" and not _contiguous(q.understanding.time_ranges):
+    if r.intent == "detail" and not _contiguous(periods):
         r.refuse("rows of separate periods are listed one period at a time: ask for each period")
 
 
@@ -81,7 +82,8 @@ def _contiguous(ranges: list[Any]) -> bool:
 def _dated(q: Question, k: Knowledge) -> None:
     """A period or grain asked of something the model does not date is refused, not ignored."""
     r = q.reading
-    phrase = ", ".join(t.label for t in q.understanding.time_ranges[:2]) or r.granularity or q.understanding.granularity
+    phrase = ", ".join(t.label for t in r.periods(q.understanding.time_ranges)[:2]) or r.granularity or \
+        q.understanding.granularity
     if r.intent == "aggregate":
         undated = [m for m in r.measures if not (r.time_dimension or k.model.time_dimension_for(m))]
     elif r.intent == "detail" and r.listing:

@@ -280,3 +280,15 @@ def test_per_a_number_column_is_a_rate_not_groups(knowledge: Knowledge) -> None:
     r = read(knowledge, "revenue per discount")
     assert "orders.discount" not in r.dimensions and not judge(r).answers
     assert read(knowledge, "revenue by order status").dimensions == ["orders.status"]
+
+
+def test_which_rows_have_a_bounded_measure_groups_those_rows(knowledge: Knowledge) -> None:
+    r = read(knowledge, "which customers have revenue above 500?")
+    assert r.dimensions == ["customers.name"] and ("orders.revenue", "gt", ["500"]) in _filters(r)
+    counted = read(knowledge, "how many customers have revenue above 500?")
+    assert not judge(counted).answers  # a count of groups is refused, not answered as one grand total
+
+
+def test_rows_containing_a_named_value_are_filtered_by_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "包含GERMANY客户的订单有哪些")
+    assert ("nations.name", "equals", ["GERMANY"]) in _filters(r) and not r.unhonoured

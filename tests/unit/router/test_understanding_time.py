@@ -154,3 +154,17 @@ def test_the_compared_year_is_labelled_as_such() -> None:
 def test_a_year_like_number_next_to_comparison_currency_or_unit_words_is_an_amount(question: str) -> None:
     ranges = extract_time(normalize(question), TODAY).ranges
     assert [(r.start, r.end) for r in ranges] == [(date(2025, 5, 1), date(2025, 5, 31))]
+
+
+@pytest.mark.parametrize(("question", "start", "end"), [
+    ("orders placed before 2024", "1900-01-01", "2023-12-31"),
+    ("orders until June 2024", "1900-01-01", "2024-06-30"),
+    ("orders after March 2024", "2024-04-01", "2025-06-30"),
+    ("planes built in 2012 or later", "2012-01-01", "2025-06-30"),
+    ("2024年以前的订单", "1900-01-01", "2023-12-31"),
+    ("2024年以后的订单", "2024-01-01", "2025-06-30"),
+])
+def test_a_period_open_on_one_side(question: str, start: str, end: str) -> None:
+    """"before 2024" is not the year 2024: the period runs from the earliest day or to today."""
+    (found,) = understand(question, TODAY).time_ranges
+    assert (found.start.isoformat(), found.end.isoformat()) == (start, end)
