@@ -64,6 +64,7 @@ cubes:
     dimensions:
       - {name: nation_id, sql: nation_id, type: number, primary_key: true}
       - {name: name, sql: name, type: string, title: Nation, meta: {synonyms: [country]}}
+      - {name: founded, sql: founded, type: number, title: Year founded}
     measures:
       - {name: count, type: count, title: Number of nations}
 """
@@ -292,3 +293,18 @@ def test_which_rows_have_a_bounded_measure_groups_those_rows(knowledge: Knowledg
 def test_rows_containing_a_named_value_are_filtered_by_it(knowledge: Knowledge) -> None:
     r = read(knowledge, "包含GERMANY客户的订单有哪些")
     assert ("nations.name", "equals", ["GERMANY"]) in _filters(r) and not r.unhonoured
+
+
+def test_a_period_said_of_a_year_column_bounds_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "revenue from customers in nations founded before 1900")
+    assert _filters(r) == [("nations.founded", "lte", ["1899"])] and not r.unknown
+    query = aggregate_draft(r, understand("revenue from customers in nations founded before 1900", TODAY),
+                            knowledge.model).queries[0]
+    assert "timeDimensions" not in query  # the period is no date of the orders
+    dated = read(knowledge, "revenue before 2024")
+    assert not dated.filters and dated.periods(understand("revenue before 2024", TODAY).time_ranges)
+
+
+def test_by_after_a_participle_names_an_agent_not_a_group(knowledge: Knowledge) -> None:
+    assert read(knowledge, "revenue of orders placed by BUILDING customers").dimensions == []
+    assert read(knowledge, "revenue grouped by market segment").dimensions == ["customers.segment"]
