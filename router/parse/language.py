@@ -213,8 +213,15 @@ _AGENT = re.compile(r"\b(?!(?:grouped|sorted|ordered|ranked|listed|organi[sz]ed|
                     re.IGNORECASE)
 
 
+# ... when what follows names particular rows ("by planes *built* before 1990", "by *BUILDING* customers"),
+# not a grouping ("units sold by genre")
+_AGENT_ROWS = re.compile(r"^\s+(?:the\s+)?(?:[A-Z]\S*|\w+\s+(?:[a-z]+(?:ed|en)|built|made|who|that|which|whose|in|from|"
+                         r"with|of)\b)")
+
+
 def _agent(text: str, m: re.Match[str]) -> bool:
-    return m.group(0).lower() == "by" and bool(_AGENT.search(text[max(0, m.start() - 20):m.start()]))
+    return m.group(0).lower() == "by" and bool(_AGENT.search(text[max(0, m.start() - 20):m.start()])) and \
+        bool(_AGENT_ROWS.match(text[m.end():]))
 
 
 @lru_cache(maxsize=4096)
