@@ -116,7 +116,7 @@ class Lexicon:
         return sorted(mentions, key=lambda m: m.start)
 
     def _word_finds(self, text: str) -> list[tuple[int, int, list[Entry]]]:
-        seq: list[Word] = [w for w in words(text) if not w.cjk and w.norm not in GLUE]
+        seq: list[Word] = [w for w in words(text) if not w.cjk and w.norm not in GLUE and w.norm not in _AUXILIARY]
         out = []
         for i in range(len(seq)):
             for n in range(min(self.longest, len(seq) - i), 0, -1):
@@ -157,11 +157,17 @@ def _merge(mention: Mention, entries: list[Entry]) -> None:
             mention.weights[entry.target] = entry.weight
 
 
+# auxiliary verbs a question puts inside a name ("tracks *were* sold" names "Tracks sold")
+_AUXILIARY = stems("is are was were be been being ever")
+
+
 def _adjacent(text: str, run: list[Word]) -> bool:
-    """The words of a name stand together: only spaces, hyphens, glue words or a possessive between them."""
+    """The words of a name stand together: only spaces, hyphens, glue words, auxiliary verbs or a possessive
+    between them."""
     for a, b in itertools.pairwise(run):
         gap = text[a.end:b.start]
-        if not re.fullmatch(r"(?:[\s\-/_'’]|\b(?:the|a|an|of)\b)*", gap, re.IGNORECASE):
+        if not re.fullmatch(r"(?:[\s\-/_'’]|\b(?:the|a|an|of|is|are|was|were|be|been|being|ever)\b)*",
+                            gap, re.IGNORECASE):
             return False
     return True
 

@@ -6,7 +6,8 @@ Built once per model from PostgreSQL's statistics (no scan): the *shape* of the 
 or symbol, lower case, then letters as ``a`` and digits as ``9``, runs collapsed: "Clerk#000000286" ->
 ``clerk:a#9``). A literal of the question is looked up only in the dimensions whose samples have its
 shape, one indexed or bounded equality query each (read-only, 500 ms timeout), so a question costs no
-scan of columns that cannot hold it.
+scan of columns that cannot hold it. A name in title case ("Smells Like Teen Spirit") is looked up in the
+columns whose samples are mostly such names (track, album or product names the value index leaves out).
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ LITERAL = re.compile(r"(?<![A-Za-z0-9_#])(?=[A-Za-z0-9_#./-]*[A-Za-z])(?=[A-Za-z
 
 
 CAPS_PHRASE = re.compile(r"\b[A-Z][A-Z0-9]+(?:[ -][A-Z][A-Z0-9]+)+\b")  # "ECONOMY ANODIZED STEEL"
+# "Smells Like Teen Spirit", "The Dark Side of the Moon": a name in title case, two words or more
+TITLE_PHRASE = re.compile(r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|and|in|on|a|an|to|for|at|by|with|de|la|le|del)\s+)*"
+                          r"[A-Z0-9][\w'’.&-]*)+")
+_TITLE = "title:"
 
 
 def shape(value: str) -> str:
@@ -65,7 +70,9 @@ class Probe:
 
     def find(self, literal: str) -> list[Target]:
         """Value targets for ``literal`` in the dimensions whose samples have its shape."""
-        columns = self.shapes.get(shape(literal), [])
+        columns = list(self.shapes.get(shape(literal), []))
+        if TITLE_PHRASE.fullmatch(literal):
+            columns += [c for c in self.shapes.get(_TITLE, []) if c not in columns]
         if not columns:
             return []
         found = []
@@ -80,7 +87,9 @@ def _sample_shapes(conn: psycopg.Connection, schema: str, table: str, column: st
     row = conn.execute("SELECT most_common_vals::text::text[], histogram_bounds::text::text[] FROM pg_stats "
                        "WHERE schemaname = %s AND tablename = %s AND attname = %s", (schema, table, column)).fetchone()
     samples = [v for part in (row or ()) for v in (part or [])][:50]
-    return {shape(v) for v in samples if LITERAL.fullmatch(v) or CAPS_PHRASE.fullmatch(v)}
+    shapes = {shape(v) for v in samples if LITERAL.fullmatch(v) or CAPS_PHRASE.fullmatch(v)}
+    titled = [v for v in samples if TITLE_PHRASE.fullmatch(v)]
+    return shapes | ({_TITLE} if len(titled) >= max(3, len(samples) // 4) else set())
 
 
 def _holds(conn: psycopg.Connection, col: _Column, literal: str) -> bool:

@@ -77,7 +77,8 @@ def _glossed(r: Reading) -> list[tuple[int, int]]:
 def _about_events(r: Reading, k: Knowledge) -> bool:
     """The reading is about rows of things that happen (a cube with a date): "sold", "paid" restate them."""
     cubes = {*r.scope(), *(p.split(".", 1)[0] for p in _members(r))}
-    return bool(r.time_dimension) or any(k.model.cube_time_dimension(c) for c in cubes)
+    return bool(r.time_dimension) or any(k.model.time_dimension_for(m) for m in r.measures) or \
+        any(k.model.cube_time_dimension(c) for c in cubes)
 
 
 def _inflects_a_name(word: str, k: Knowledge, particle: str = "") -> bool:

@@ -326,8 +326,10 @@ def _percents(r: Reading, k: Knowledge, cubes: list[str]) -> None:
 def _patterns(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for mark in r.marks_of("string_op"):
         op, value = mark.data
-        if str(value).lower() in STOPWORDS_EN:
-            continue  # "contain the song X": an article, no pattern
+        if str(value).lower() in STOPWORDS_EN:  # "contain the song X": an article, no pattern; the named
+            if any(not free(r, x) and x.of("value") and 0 <= x.start - mark.end <= 30 for x in r.mentions):
+                r.use(mark.span)  # value after it is what the rows contain
+            continue
         if any(not free(r, x) and x.of("value") and x.start < mark.end and mark.start < x.end for x in r.mentions):
             r.use(mark.span)  # "包含Aurora品牌商品的订单": rows holding a value the filters already name
             continue

@@ -10,7 +10,7 @@ import re
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN
 from router.parse.lexicon import value_stems
-from router.parse.probe import CAPS_PHRASE, LITERAL
+from router.parse.probe import CAPS_PHRASE, LITERAL, TITLE_PHRASE
 from router.parse.reading import Mention
 from router.parse.text import norm_word, overlaps
 
@@ -48,11 +48,14 @@ def choose(q: Question, k: Knowledge) -> None:
 def _probed(q: Question, k: Knowledge) -> None:
     r = q.reading
     assert k.probe is not None
-    found = [*LITERAL.finditer(r.text), *CAPS_PHRASE.finditer(r.text)]
+    found = [*LITERAL.finditer(r.text), *CAPS_PHRASE.finditer(r.text), *TITLE_PHRASE.finditer(r.text)]
+    titles = {m.span() for m in TITLE_PHRASE.finditer(r.text)}
     for m in found:
         span = m.span()
-        if any(overlaps(span, t) for t in r.time_spans) or any(
-                x.of("value") and overlaps(span, x.span) for x in r.mentions):
+        # a known value inside a longer title ("Rock" in "Let There Be Rock") does not stop the longer look-up
+        blocked = [x for x in r.mentions if x.of("value") and overlaps(span, x.span)
+                   and (span not in titles or (x.start <= span[0] and span[1] <= x.end))]
+        if any(overlaps(span, t) for t in r.time_spans) or blocked:
             continue
         targets = k.probe(m.group(0))
         if not targets:

@@ -4,6 +4,8 @@ company", "各渠道销售额占比").
 - grouped ("share of revenue by region"): every group's share of the total;
 - of named values ("share of revenue from the USA"): grouped by their dimension, every share computed,
   the named values' rows kept;
+- of a segment said of named rows ("percentage of the Rock tracks that were never sold"): the measure of
+  those rows with the segment (the part) over the measure of those rows (the whole);
 - of other restrictions (a segment, a pattern, a bound, "has a company"): the measure with them (the part)
   over the measure without them (the whole), in the same period;
 - with nothing to divide, the question is refused: a share needs a part.
@@ -11,9 +13,27 @@ company", "各渠道销售额占比").
 
 from __future__ import annotations
 
+import re
+
 from router.parse.context import Knowledge, Question
 from router.parse.language import COMBINED
 from router.parse.nearby import free
+from router.parse.reading import Reading
+
+_RELATIVE = re.compile(r"\b(?:that|which|who|have|has|had|were|are|is|was)\b", re.IGNORECASE)
+
+
+def _said_of_them(r: Reading) -> list[str]:
+    """The segments said of the named rows after a relative word ("the Rock tracks *that were* never sold"):
+    the part of a share whose whole is those rows."""
+    valued = [m for m in r.mentions if m.of("value") and not free(r, m)]
+    out = []
+    for m in r.mentions:
+        named = [t.path for t in m.of("segment") if t.path in r.segments]
+        if named and valued and valued[0].end <= m.start and _RELATIVE.search(r.text[valued[0].end:m.start]):
+            out += named
+    return out
+
 
 
 def choose(q: Question, k: Knowledge) -> None:
@@ -31,6 +51,10 @@ def choose(q: Question, k: Knowledge) -> None:
         return
     rows = [f for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"]
     values = [f for f in rows if f.operator == "equals"]
+    if values and (said := _said_of_them(r)):  # "percentage of the Rock tracks that were never sold"
+        r.part_segments = said
+        r.notes.append(f"share: the measure with {', '.join(said)} over the measure of the named rows")
+        return
     if values and not (len(values[0].values) > 1 and COMBINED.search(r.text)):
         named = values[0]
         r.filters.remove(named)

@@ -308,3 +308,9 @@ def test_a_period_said_of_a_year_column_bounds_it(knowledge: Knowledge) -> None:
 def test_by_after_a_participle_names_an_agent_not_a_group(knowledge: Knowledge) -> None:
     assert read(knowledge, "revenue of orders placed by BUILDING customers").dimensions == []
     assert read(knowledge, "revenue grouped by market segment").dimensions == ["customers.segment"]
+
+
+def test_a_share_of_named_rows_that_have_a_property_is_within_those_rows(knowledge: Knowledge) -> None:
+    r = read(knowledge, "what percentage of the GERMANY orders were late?")
+    assert r.share and r.part_segments == ["orders.late"]
+    assert ("nations.name", "equals", ["GERMANY"]) in _filters(r)  # the whole: the German orders
