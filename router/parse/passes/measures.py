@@ -274,6 +274,10 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
     if named is not None and ranking is not None and names_a_number(ranking.phrase) and (
             named.type in ("max", "min") or (kind in ("max", "min") and m.of("dimension"))):
         named = None  # "the 3 largest orders", "the 5 departures with the biggest delays": rows, not a value
+    if named is not None and named.type == "count" and kind in ("count", "distinct") and \
+            (q.understanding.time_ranges or q.understanding.granularity) and not k.model.time_dimension_for(named.path):
+        dated = _count_of_cube(q, k, named.cube, kind)  # "distinct parts shipped in Q4": lines' distinct parts
+        named = k.model.find_member(dated) if dated else named
     if named is not None:
         if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
             twin, missing = _twin(k, named, kind)

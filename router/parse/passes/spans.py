@@ -92,6 +92,12 @@ def collect(q: Question, k: Knowledge) -> None:
     r.marks = [m for m in language.marks(r.text) if not any(overlaps(m.span, t) for t in free)] + grains
     names = [m for m in k.lexicon.find(r.text) if not any(overlaps(m.span, t) for t in free)]
     rows = _row_mentions(q, names)
+    for row in list(rows):  # a name the model also knows there ("ROMANIA": a nation row and a supplier's
+        same = next((m for m in names if m.span == row.span), None)  # nation value) keeps every reading
+        if same is not None:
+            same.targets += [t for t in row.targets if t not in same.targets]
+            same.weights.update(row.weights)
+            rows.remove(row)
     names = [m for m in names if not any(overlaps(m.span, row.span) for row in rows)]
     r.mentions = sorted(names + rows, key=lambda m: m.start)
     for m in r.mentions:
