@@ -81,6 +81,16 @@ def _about_events(r: Reading, k: Knowledge) -> bool:
         any(k.model.cube_time_dimension(c) for c in cubes)
 
 
+def _verb_of(word: str, r: Reading, k: Knowledge) -> bool:
+    """"把供应它的供应商列出来": a Chinese word that begins the name of a cube or member the reading uses
+    (供应 in 供应商) is that name said as a verb."""
+    if len(word) < 2:
+        return False
+    used = {*_members(r), *r.scope(), *(p.split(".", 1)[0] for p in _members(r))}
+    return any(surface.startswith(word) and len(surface) > len(word) and any(e.target.path in used for e in entries)
+               for surface, entries in k.lexicon.by_text.items())
+
+
 def _inflects_a_name(word: str, k: Knowledge, particle: str = "") -> bool:
     """"supplies" beside a model that says "supplier", "charging" beside "charge", "billed" beside "Billing
     country": a verb formed on a name's stem (the first five letters of an inflected word of six or more, or
@@ -150,7 +160,7 @@ def check(q: Question, k: Knowledge) -> None:
         if _inside(known, w.start, core) or _inside(asides, w.start, w.end):
             continue
         if w.cjk:
-            unknown += _cjk_leftover(r.text, w.start, w.end, known)
+            unknown += [(x, at) for x, at in _cjk_leftover(r.text, w.start, w.end, known) if not _verb_of(x, r, k)]
         elif _NUMBER.match(w.raw) or (w.raw.lower() in EVENT_VERBS and not events) or (
                 w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN
                 and not _inflects_a_name(w.raw.lower(), k, _particle(r.text, w.end)) and w.norm not in scope_words):
