@@ -40,6 +40,8 @@ from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
 from router.mixed import MixedResult, join_columns, join_keys, join_results
+from router.parse.facts import joined
+from router.parse.reading import Filter
 from router.parse.verdict import judge
 from router.tables import ResultTable, table_from_rows
 from router.write_requests import refused_result, write_request
@@ -298,7 +300,10 @@ class Pipeline:
         if reading is None or reading.intent != "detail" or _deferred(reading, self.detail_env):
             return False
         if result.intent.intent == "mixed":
-            _behind_aggregate(reading, result.table, (getattr(result.aggregate, "cube_query", None) or {}))
+            cube_query = getattr(result.aggregate, "cube_query", None) or {}
+            _behind_aggregate(reading, result.table, cube_query)
+            _aggregate_filters(reading, cube_query, self.c.model())
+            _behind_extreme(reading, cube_query, self.c.model())
         verdict = judge(reading)
         if not verdict.answers:
             if result.intent.intent == "mixed":
@@ -418,8 +423,6 @@ def _behind_aggregate(reading: Any, table: ResultTable, cube_query: dict[str, An
     """A mixed question's rows are those of the aggregate's groups: its first grouped column's values (the
     first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column. Groups without a
     value name no rows: the listing is refused rather than left unfiltered."""
-    from router.parse.reading import Filter
-
     grouped = [c for c in cube_query.get("dimensions") or [] if c in table.columns]
     if grouped and table.rows and all(row[table.columns.index(grouped[0])] is None
                                       for row in table.rows[:MIXED_ENTITIES]):
@@ -431,6 +434,38 @@ def _behind_aggregate(reading: Any, table: ResultTable, cube_query: dict[str, An
             reading.filters.append(Filter(column, "equals", list(dict.fromkeys(values)), "the aggregate's rows"))
             reading.columns = list(dict.fromkeys([*reading.columns, column]))
             return
+
+
+def _aggregate_filters(reading: Any, cube_query: dict[str, Any], model: Any) -> None:
+    """The rows behind an aggregate are restricted as it is: its filters on dimensions and its segments the
+    listing does not restate ("the average supply cost for part 2500, and the suppliers of it": part 2500)."""
+    if reading.listing is None:
+        return
+    measures = set(cube_query.get("measures") or [])
+    said = {f.member for f in reading.filters}
+    for f in cube_query.get("filters") or []:
+        member = str(f.get("member", ""))
+        if member in measures or member in said or f.get("operator") in ("set", "notSet") or "." not in member:
+            continue
+        if not joined(model, reading.listing, member.split(".", 1)[0]):  # all the rows would be listed
+            reading.refuse(f"the {reading.listing} rows cannot be restricted to the aggregate's {member}: "
+                           "the model joins them no way")
+            return
+        reading.filters.append(Filter(member, f["operator"], [str(v) for v in f.get("values") or []],
+                                      "the aggregate's filters"))
+    for segment in cube_query.get("segments") or []:
+        if segment not in reading.segments and joined(model, reading.listing, segment.split(".", 1)[0]):
+            reading.segments.append(segment)
+
+
+def _behind_extreme(reading: Any, cube_query: dict[str, Any], model: Any) -> None:
+    """The rows behind one maximum or minimum ("the single largest order in 1997, and who placed it") are not
+    all the rows it was taken over: refused rather than listed unfiltered."""
+    measures = [model.find_member(m) for m in cube_query.get("measures") or []]
+    if measures and not cube_query.get("dimensions") and all(getattr(m, "type", "") in ("max", "min")
+                                                             for m in measures):
+        reading.refuse("the rows behind a maximum or minimum are not listed: ask for the top row itself "
+                       "(e.g. 'the largest ... with its ...')")
 
 
 def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:

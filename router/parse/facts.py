@@ -130,8 +130,12 @@ def title_words(member: Any) -> set[str]:
 
 
 def column_titled(model: Any, cubes: list[str], said: set[str]) -> Any | None:
-    """The one numeric column of ``cubes`` whose title has one of the ``said`` words ("balance" for
-    "Account balance"); None when none or several do."""
+    """The one numeric column of ``cubes`` (not a key or a reference to one) whose title has one of the
+    ``said`` words ("balance" for "Account balance"); None when none or several do."""
     found = [d for c in cubes for d in model.cubes[c].dimensions.values()
-             if d.type == "number" and not d.primary_key and d.public and said & title_words(d)]
+             if d.type == "number" and not d.primary_key and d.public and not _KEYLIKE.search(d.name)
+             and said & title_words(d)]
     return found[0] if len(found) == 1 else None
+
+
+_KEYLIKE = re.compile(r"(?:^|_)(?:id|key|fk)$|(?<=[a-z])(?:Id|Key)$")  # "customer_key": a reference, no quantity

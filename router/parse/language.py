@@ -256,6 +256,9 @@ def _word_list(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+# the generic word for a row's amount of money: the column a cube's sum measure adds up (facts.amount_column)
+AMOUNT_WORD = re.compile(r"\bamounts?\b|金额|总额|总价", re.IGNORECASE)
+
 # verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
 # a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
 EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends

@@ -11,12 +11,14 @@ columns the listing shows.
 
 from __future__ import annotations
 
+import re
+
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import STOPWORDS_EN, names_a_number
+from router.parse.language import AMOUNT_WORD, STOPWORDS_EN, names_a_number
 from router.parse.nearby import free, phrase_after
-from router.parse.reading import Mention, Reading
-from router.parse.text import GLUE, words
+from router.parse.reading import Mark, Mention, Reading
+from router.parse.text import GLUE, Word, words
 
 DISPLAY_CAP = 8  # columns a listing shows of its cube when the question names none
 
@@ -87,21 +89,45 @@ def _key_parts(k: Knowledge, cube: str) -> list[str]:
             if not d.primary_key and (col := facts.column(d)) and col.isidentifier() and col in sql]
 
 
+_LIST_GAP = re.compile(r"\s*(?:,|，|、|;|&|\band\b|\bor\b|和|及)\s*", re.IGNORECASE)
+
+
 def _titled_words(r: Reading, k: Knowledge, cube: str) -> list[str]:
-    """"name, phone, *balance*": a free word that is a word of the title of exactly one column of the listed
-    cube (and not of the cube's own title) asks for that column."""
+    """"name, phone, *balance*": a free word in a list of columns (right after "with their", or beside another
+    column named with only a comma or "and" between) that is a word of the title of exactly one column of the
+    listed cube (and not of the cube's own title) asks for that column."""
     own = facts.title_words(k.model.cubes[cube])
     dims = [d for d in k.model.cubes[cube].dimensions.values() if d.public]
-    out = []
+    taken = [*r.used, *(m.span for m in r.marks)]
+    found: list[tuple[Word, str]] = []
     for w in words(r.text):
         if w.cjk or w.norm in GLUE or w.raw.lower() in STOPWORDS_EN or w.norm in own or \
-                any(u[0] <= w.start and w.end <= u[1] for u in [*r.used, *(m.span for m in r.marks)]):
+                any(u[0] <= w.start and w.end <= u[1] for u in taken):
             continue
-        found = [d.path for d in dims if w.norm in facts.title_words(d)]
-        if len(found) == 1:
-            out.append(found[0])
+        titled = [d.path for d in dims if w.norm in facts.title_words(d)]
+        if len(titled) == 1:
+            found.append((w, titled[0]))
+    columns = [*(m.span for m in r.mentions if m.of("dimension") and not m.of("value")),
+               *((w.start, w.end) for w, _ in found)]
+    asked = [m.end for m in r.marks_of("columns")]  # "with their account"
+    out = []
+    for w, path in found:
+        if any(not r.text[end:w.start].strip() for end in asked) or any(
+                _LIST_GAP.fullmatch(r.text[a[1]:w.start]) or _LIST_GAP.fullmatch(r.text[w.end:a[0]])
+                for a in columns if a != (w.start, w.end)):
+            out.append(path)
             r.use((w.start, w.end))
     return out
+
+
+def _amount(r: Reading, k: Knowledge, cube: str) -> list[str]:
+    """"Give date and *amount*", "带上金额": the generic amount word shows the listed cube's amount."""
+    found = next((m for m in AMOUNT_WORD.finditer(r.text) if free(r, Mark("word", *m.span(), m.group(0)))), None)
+    amount = facts.amount_column(k.model, cube) if found else None
+    if found is None or amount is None:
+        return []
+    r.use(found.span())
+    return [amount.path]
 
 
 def columns(q: Question, k: Knowledge) -> None:
@@ -120,7 +146,7 @@ def columns(q: Question, k: Knowledge) -> None:
         if own or dims:
             shown.append((own or dims)[0])
             r.use(m.span)
-    shown += _titled_words(r, k, cube)
+    shown += _titled_words(r, k, cube) + _amount(r, k, cube)
     if q.understanding.time_ranges and (time_dim := r.time_dimension or k.model.cube_time_dimension(cube)):
         shown.append(time_dim)
     if len(set(shown) - {None}) <= 2 + len(r.filters):  # nothing asked beyond key, label and filters

@@ -16,7 +16,7 @@ from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import names_a_number
+from router.parse.language import AMOUNT_WORD, names_a_number
 from router.parse.nearby import after, before, free
 from router.parse.reading import Reading
 from router.parse.text import GLUE, name_key, stems, words
@@ -98,13 +98,10 @@ def _title_word(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str
     return facts.column_titled(k.model, cubes, said)
 
 
-_AMOUNT = re.compile(r"\bamounts?\b|金额|总额|总价", re.IGNORECASE)
-
-
 def _amount_word(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) -> Any | None:
     """"按金额从高到低", "by amount, highest first": the generic word for an amount orders by the listed
     cube's amount (the column its sum measure adds up)."""
-    near = _AMOUNT.search(r.text, max(0, span[0] - 12), span[1])
+    near = AMOUNT_WORD.search(r.text, max(0, span[0] - 12), span[1])
     if near is None or not cubes or (member := facts.amount_column(k.model, cubes[0])) is None:
         return None
     r.use(near.span())

@@ -1,0 +1,55 @@
+"""The rows behind a mixed question's aggregate (router.pipeline): restricted as the aggregate is, or refused
+when they cannot be (never listed unfiltered)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cube_models.model import SemanticModel, load_model
+from router.parse.reading import Reading
+from router.pipeline import _aggregate_filters, _behind_extreme
+from tests.unit.router.test_parse import MODEL, TODAY
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> SemanticModel:
+    folder: Path = tmp_path_factory.mktemp("model")
+    (folder / "shop.yml").write_text(MODEL + """
+  - name: suppliers
+    title: Suppliers
+    sql_table: shop.suppliers
+    dimensions:
+      - {name: supplier_id, sql: supplier_id, type: number, primary_key: true}
+""", encoding="utf-8")
+    return load_model(folder)
+
+
+def _listing(cube: str) -> Reading:
+    return Reading("...", "en", TODAY, listing=cube, intent="detail")
+
+
+def test_the_aggregate_filters_restrict_its_rows(model: SemanticModel) -> None:
+    reading = _listing("orders")
+    _aggregate_filters(reading, {"measures": ["orders.revenue"], "segments": ["orders.late"], "filters": [
+        {"member": "nations.name", "operator": "equals", "values": ["GERMANY"]},
+        {"member": "orders.revenue", "operator": "gt", "values": ["5"]}]}, model)
+    assert [(f.member, f.values) for f in reading.filters] == [("nations.name", ["GERMANY"])]
+    assert reading.segments == ["orders.late"] and reading.refusal is None
+
+
+def test_rows_the_model_cannot_restrict_are_refused(model: SemanticModel) -> None:
+    reading = _listing("suppliers")
+    _aggregate_filters(reading, {"measures": ["orders.revenue"], "filters": [
+        {"member": "nations.name", "operator": "equals", "values": ["GERMANY"]}]}, model)
+    assert reading.refusal and "nations.name" in reading.refusal
+
+
+def test_the_rows_behind_a_maximum_are_refused(model: SemanticModel) -> None:
+    reading = _listing("orders")
+    _behind_extreme(reading, {"measures": ["orders.max_total"]}, model)
+    assert reading.refusal
+    grouped = _listing("orders")
+    _behind_extreme(grouped, {"measures": ["orders.max_total"], "dimensions": ["nations.name"]}, model)
+    assert grouped.refusal is None
