@@ -1,19 +1,26 @@
-"""The ``cubesage`` command line: the root app that mounts each package's commands."""
+"""The ``cubesage`` command line: the root app that mounts each package's commands.
+
+The programs above ``answer`` (``bench``, ``demo``) are not imported here: they declare their command groups
+as ``cubesage.commands`` entry points (pyproject.toml) and the root app mounts what is installed.
+"""
 
 from __future__ import annotations
 
 import json
+from importlib.metadata import entry_points
+from pathlib import Path
 
 import typer
 from rich.console import Console
 
-from answer import ask_cli, demo_cli, feedback_cli, init_cli, keys_cli
+from answer import ask_cli, feedback_cli, init_cli, keys_cli
 from answer.bootstrap import warehouse_map_of
+from answer.calibration import suite_samples
 from answer.serve_cli import serve
-from bench.cli import app as bench_app
 from cube_models.cli import app as cube_app
 from cube_models.cli import model_app
 from cubesage_core.settings import get_settings
+from fourengine.calibration import Sample
 from fourengine.cli import app as fourengine_app
 from sag_index.cli import app as sag_app
 from sag_index.warehouse import WarehouseMap
@@ -24,10 +31,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-app.add_typer(demo_cli.app, name="demo")
 app.command()(ask_cli.ask)
 app.command()(ask_cli.regress)
-app.add_typer(bench_app, name="bench")
 app.add_typer(sag_app, name="sag")
 app.add_typer(cube_app, name="cube")
 app.add_typer(model_app, name="model")
@@ -37,6 +42,9 @@ app.add_typer(feedback_cli.app, name="feedback")
 app.command("serve")(serve)
 app.command("init")(init_cli.init)
 app.add_typer(init_cli.warehouse_app, name="warehouse")
+COMMAND_GROUP = "cubesage.commands"
+for _entry in sorted(entry_points(group=COMMAND_GROUP), key=lambda e: e.name):
+    app.add_typer(_entry.load(), name=_entry.name)
 
 console = Console()
 
@@ -46,6 +54,10 @@ class CliContext:
 
     def warehouse_map(self, url: str) -> WarehouseMap:
         return warehouse_map_of(url)
+
+    def calibration_samples(self, suite: Path) -> list[Sample]:
+        """Labelled questions of a regression suite's dev split (``fourengine calibrate --suite``)."""
+        return suite_samples(suite)
 
 
 @app.callback()

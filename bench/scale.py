@@ -319,7 +319,7 @@ def _le(value: float | None, bound: float) -> bool:
 
 def run(*, scales: list[float], root: Path, requests: int, concurrency: int, suite_path: Path | None,
         skip_build: bool, rounds: int = 2) -> None:
-    from answer.demo_cli import use_demo_settings
+    from demo.cli import use_demo_settings
     from answer.regress import load_suite
     from bench.load import SUITE
 
