@@ -164,7 +164,7 @@ class ModelValidator:
         from cube_models.backends.builtin import BuiltinBackend
         from cube_models.errors import CubeModelsError
         from cube_models.model import load_model
-        from cube_models.validation import validate
+        from cube_models.validate import validate
 
         model = load_model(self.settings.model_folder())
         problems = [f"cube query: {p}" for p in validate(query, model)]

@@ -11,8 +11,7 @@ from sqlglot.errors import ParseError
 
 from cube_models._preaggs import check_pre_aggregations, parse_pre_aggregation
 from cube_models._refs import Ref, classify, to_placeholders
-from cube_models.errors import ModelError
-from cube_models.model import (
+from cube_models._types import (
     DIMENSION_TYPES,
     MEASURE_TYPES,
     RELATIONSHIPS,
@@ -25,6 +24,7 @@ from cube_models.model import (
     SemanticModel,
     View,
 )
+from cube_models.errors import ModelError
 from cubesage_core import safe_yaml
 
 _CAMEL = {"sqlTable": "sql_table", "preAggregations": "pre_aggregations", "primaryKey": "primary_key",

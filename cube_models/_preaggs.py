@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cube_models._types import GRANULARITIES, Dimension, Measure, PreAggregation, Segment, SemanticModel
 from cube_models.errors import ModelError
-from cube_models.model import GRANULARITIES, Dimension, Measure, PreAggregation, Segment, SemanticModel
 
 _STORAGE_KEYS = {"external", "partition_granularity", "partitionGranularity", "refresh_key", "refreshKey",
                  "scheduled_refresh", "scheduledRefresh", "indexes", "sql_alias", "sqlAlias", "type", "name",

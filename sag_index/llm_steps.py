@@ -14,11 +14,11 @@ from cubesage_core.llm import two_mode
 from cubesage_core.tokens import count_tokens
 from sag_index._ner import fast_ner
 from sag_index._text import normalize_name
-from sag_index.retrieval import Candidate
+from sag_index.steps.base import Candidate, Details
 
 MAX_CANDIDATE_CHARS = 300
 Ner = Callable[[str, dict[str, str]], tuple[list[str], list[str], str]]
-Selector = Callable[[str, list[Candidate], dict[str, dict], int], tuple[list[str], str]]
+Selector = Callable[[str, list[Candidate], Details, int], tuple[list[str], str]]
 
 
 def llm_ner() -> Ner:
@@ -43,7 +43,7 @@ def llm_ner() -> Ner:
     return ner
 
 
-def candidate_lines(pool: list[Candidate], details: dict[str, dict], budget: int,
+def candidate_lines(pool: list[Candidate], details: Details, budget: int,
                     rank: Callable[[Candidate], float] | None = None) -> list[tuple[str, str]]:
     """(event id, '[i] title: content') of the candidates, best by ``rank`` first (else pool order), while they
     fit ``budget`` tokens: bridge events the fast formula lifts stay in view when the pool is cut."""
@@ -65,7 +65,7 @@ def llm_selector(fast: Callable[[list[Candidate], int], list[str]], budget: int 
                  rank: Callable[[Candidate], float] | None = None) -> Selector:
     """Step 7 by DSPy: the model sees the candidates (no scores) and picks the useful ones."""
 
-    def ask(question: str, pool: list[Candidate], details: dict[str, dict], top_k: int) -> list[str]:
+    def ask(question: str, pool: list[Candidate], details: Details, top_k: int) -> list[str]:
         import dspy
 
         from sag_index._dspy_programs import SelectEvents
@@ -80,7 +80,7 @@ def llm_selector(fast: Callable[[list[Candidate], int], list[str]], budget: int 
             raise ValueError("the LLM selected no candidate")
         return chosen
 
-    def select(question: str, pool: list[Candidate], details: dict[str, dict], top_k: int) -> tuple[list[str], str]:
+    def select(question: str, pool: list[Candidate], details: Details, top_k: int) -> tuple[list[str], str]:
         result = two_mode(lambda: ask(question, pool, details, top_k), lambda: fast(pool, top_k), step="sag_select")
         return result.value, result.label
 
