@@ -92,12 +92,12 @@ def choose(c: _Compiler, leaves: Sequence[Measure], multiplied: bool, tables: Ma
     return pre if pre is not None and pre.path in tables else None
 
 
-def rendered_measures(c: _Compiler, pre: PreAggregation, leaves: Sequence[Measure]) -> dict[str, exp.Expression]:
+def rendered_measures(c: _Compiler, pre: PreAggregation, leaves: Sequence[Measure]) -> dict[str, exp.Expr]:
     """Measure path -> its aggregate over the rollup's columns: leaves re-aggregated; a measure whose leaves
     the rollup lacks (an exact match on a listed number measure) is summed as stored."""
     cols = columns_of(pre)
 
-    def agg(path: str, kind: str) -> exp.Expression:
+    def agg(path: str, kind: str) -> exp.Expr:
         column = exp.column(cols[path], table=ROLLUP_ALIAS, quoted=True)
         return exp.Min(this=column) if kind == "min" else exp.Max(this=column) if kind == "max" else \
             exp.Sum(this=column)

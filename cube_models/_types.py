@@ -147,6 +147,10 @@ class Cube:
     def member(self, name: str) -> Member | None:
         return self.measures.get(name) or self.dimensions.get(name) or self.segments.get(name)
 
+    def members(self) -> list[Member]:
+        """Measures, then dimensions, then segments."""
+        return [*self.measures.values(), *self.dimensions.values(), *self.segments.values()]
+
 
 @dataclass
 class View:
@@ -204,8 +208,7 @@ class SemanticModel:
         return [s for c in self.cubes.values() for s in c.segments.values()]
 
     def member_paths(self) -> list[str]:
-        paths = [m.path for c in self.cubes.values() for m in (*c.measures.values(),
-                                                                *c.dimensions.values(), *c.segments.values())]
+        paths = [m.path for c in self.cubes.values() for m in c.members()]
         paths += [f"{v.name}.{n}" for v in self.views.values() for n in v.members]
         return paths
 

@@ -68,13 +68,18 @@ class Compiled:
         return out
 
 
+def _whole_exponent(value: Decimal) -> bool:
+    exponent = value.as_tuple().exponent
+    return isinstance(exponent, int) and exponent >= 0
+
+
 def to_cube_value(value: Any) -> Any:
     if isinstance(value, datetime):
         return fmt(value.replace(tzinfo=None))
     if isinstance(value, date):
         return f"{value.isoformat()}T00:00:00.000"
     if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() and value.as_tuple().exponent >= 0 \
+        return int(value) if value == value.to_integral_value() and _whole_exponent(value) \
             else float(value)
     return value
 
@@ -89,7 +94,7 @@ def _physical_table(name: str) -> exp.Table:
 
 
 @lru_cache(maxsize=4096)
-def _parse_template(sql: str) -> exp.Expression:
+def _parse_template(sql: str) -> exp.Expr:
     """Model SQL parsed once per process (callers copy the tree before changing it)."""
     return sqlglot.parse_one(to_placeholders(sql)[0], read="postgres")
 
@@ -98,12 +103,12 @@ def alias_of(path: str) -> str:
     return path.replace(".", "__").lower()
 
 
-def _utc(raw: exp.Expression) -> exp.Expression:
+def _utc(raw: exp.Expr) -> exp.Expr:
     """A time column as a UTC timestamp (Cube's convertedToTz): ``raw::timestamptz AT TIME ZONE 'UTC'``."""
     return exp.AtTimeZone(this=exp.Cast(this=raw, to=TIMESTAMPTZ.copy()), zone=exp.Literal.string("UTC"))
 
 
-def _date_trunc(granularity: str, raw: exp.Expression) -> exp.Expression:
+def _date_trunc(granularity: str, raw: exp.Expr) -> exp.Expr:
     return exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(granularity), exp.Paren(this=_utc(raw))])
 
 
@@ -130,15 +135,15 @@ class _Compiler:
             raise QueryError(f"{where}: '{path}' is a {member.kind}, expected a {wanted}")
         return member
 
-    def param(self, value: str) -> exp.Expression:
+    def param(self, value: str) -> exp.Expr:
         self.params.append(value)
         return exp.Parameter(this=exp.Literal.number(len(self.params)))
 
     # ---- SQL templates -> AST -----------------------------------------------------------
-    def _template(self, sql: str) -> exp.Expression:
+    def _template(self, sql: str) -> exp.Expr:
         return _parse_template(sql).copy()
 
-    def render(self, cube: Cube, sql: str, rendered: dict[str, exp.Expression] | None = None) -> exp.Expression:
+    def render(self, cube: Cube, sql: str, rendered: dict[str, exp.Expr] | None = None) -> exp.Expr:
         """Member SQL of ``cube`` -> AST: ``{CUBE}``/``{cube}`` become table aliases, ``{member}`` the member's
         expression; bare column names of the outermost scope are prefixed with the cube alias (Cube's
         autoPrefixWithCubeName). Columns of subqueries (``x IN (SELECT id FROM t WHERE amount > 0)``) belong
@@ -156,7 +161,7 @@ class _Compiler:
                 return ref
             return None
 
-        def swap(node: exp.Expression) -> exp.Expression:
+        def swap(node: exp.Expr) -> exp.Expr:
             if not isinstance(node, exp.Column):
                 return node
             table_ref = ref_at(node.table) if node.table else None
@@ -173,13 +178,13 @@ class _Compiler:
 
         return tree.transform(swap, copy=False)
 
-    def member_expr(self, path: str, rendered: dict[str, exp.Expression] | None = None) -> exp.Expression:
+    def member_expr(self, path: str, rendered: dict[str, exp.Expr] | None = None) -> exp.Expr:
         member = self.model.member(path)
         if isinstance(member, Measure):
             return self.measure_expr(member, rendered or {})
         return self.raw_expr(member)
 
-    def raw_expr(self, member: Dimension | Segment) -> exp.Expression:
+    def raw_expr(self, member: Dimension | Segment) -> exp.Expr:
         if member.path in self.rollup_cols:
             return exp.column(self.rollup_cols[member.path], table=_rollup_sql.ROLLUP_ALIAS, quoted=True)
         return self.render(self.model.cubes[member.cube], member.sql)
@@ -209,7 +214,7 @@ class _Compiler:
             return False
         return leaf.type not in _NOT_MULTIPLIED and not (leaf.type == "count" and not leaf.sql)
 
-    def measure_expr(self, measure: Measure, rendered: dict[str, exp.Expression]) -> exp.Expression:
+    def measure_expr(self, measure: Measure, rendered: dict[str, exp.Expr]) -> exp.Expr:
         if measure.path in rendered:
             return rendered[measure.path].copy()
         cube = self.model.cubes[measure.cube]
@@ -227,11 +232,11 @@ class _Compiler:
         func = {"sum": exp.Sum, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[measure.type]
         return func(this=inner)
 
-    def measure_value(self, measure: Measure) -> exp.Expression:
+    def measure_value(self, measure: Measure) -> exp.Expr:
         """The per-row value a measure aggregates: its SQL (or primary key, or ``*``) under its ``filters``."""
         cube = self.model.cubes[measure.cube]
         if measure.sql:
-            inner: exp.Expression = self.render(cube, measure.sql)
+            inner: exp.Expr = self.render(cube, measure.sql)
         elif len(cube.primary_keys) == 1:
             inner = self.raw_expr(cube.primary_keys[0])
         elif cube.primary_keys:
@@ -248,22 +253,22 @@ class _Compiler:
         return inner
 
     # ---- filters ----------------------------------------------------------------------------
-    def condition(self, column: exp.Expression, f: Filter, is_time: bool) -> exp.Expression:
+    def condition(self, column: exp.Expr, f: Filter, is_time: bool) -> exp.Expr:
         op, values = f.operator, list(f.values)
         non_null = [v for v in values if v is not None]
         has_null = len(non_null) != len(values)
 
-        def col() -> exp.Expression:
+        def col() -> exp.Expr:
             return column.copy()
 
-        def or_null(expr: exp.Expression, add: bool) -> exp.Expression:
+        def or_null(expr: exp.Expr, add: bool) -> exp.Expr:
             return exp.or_(expr, exp.Is(this=col(), expression=exp.Null())) if add else expr
 
         if op in DATE_OPERATORS:
             start = filter_bound(non_null[0], False)
             end = filter_bound(non_null[1], True) if len(non_null) > 1 else None
 
-            def ts(value: str) -> exp.Expression:
+            def ts(value: str | None) -> exp.Expr:
                 p = self.param(f"{value}Z")
                 return p if not is_time else exp.Cast(this=p, to=TIMESTAMPTZ.copy())
 
@@ -294,7 +299,7 @@ class _Compiler:
             kind = op[3:].lower() if negated else op.lower()
             likes = []
             for value in non_null:
-                pattern: exp.Expression = self.param(
+                pattern: exp.Expr = self.param(
                     value.replace("%", "\\%").replace("_", "\\_") if "contains" in kind else value)
                 if kind in ("contains", "endswith"):
                     pattern = exp.DPipe(this=exp.Literal.string("%"), expression=pattern)
@@ -307,8 +312,8 @@ class _Compiler:
         cls = {"gt": exp.GT, "gte": exp.GTE, "lt": exp.LT, "lte": exp.LTE}[op]
         return cls(this=col(), expression=self.param(non_null[0]))
 
-    def filter_expr(self, f: Filter | FilterGroup, measures: bool, rendered: dict[str, exp.Expression]
-                    ) -> exp.Expression | None:
+    def filter_expr(self, f: Filter | FilterGroup, measures: bool, rendered: dict[str, exp.Expr]
+                    ) -> exp.Expr | None:
         if isinstance(f, FilterGroup):
             parts = [p for p in (self.filter_expr(i, measures, rendered) for i in f.items) if p is not None]
             if not parts:
@@ -380,7 +385,7 @@ class _Compiler:
         """Result columns (dimensions, time dimensions with granularity, measures); fills ``dim_selects``."""
         q = self.q
         columns: list[Column] = []
-        self.dim_selects: list[tuple[exp.Expression, str]] = []
+        self.dim_selects: list[tuple[exp.Expr, str]] = []
         for path, dim in self.dims:
             alias = alias_of(path)
             columns.append(Column(path, alias, dim.path, "dimension", dim.type))
@@ -481,7 +486,7 @@ class _Compiler:
             select = select.join(self._table(join.target), on=on, join_type="left", copy=False)
         return select
 
-    def _table(self, name: str) -> exp.Expression:
+    def _table(self, name: str) -> exp.Expr:
         cube = self.model.cubes[name]
         alias = exp.TableAlias(this=exp.to_identifier(name, quoted=True))
         if cube.sql_table:
@@ -493,15 +498,15 @@ class _Compiler:
         self.ctes.setdefault(cte, cube.sql or "")
         return exp.Table(this=exp.to_identifier(cte, quoted=True), alias=alias)
 
-    def _where(self, date_ranges: bool = True) -> list[exp.Expression]:
+    def _where(self, date_ranges: bool = True) -> list[exp.Expr]:
         """WHERE conditions: time dimension date ranges (unless ``date_ranges`` is false), segments, filters."""
-        conds: list[exp.Expression] = []
+        conds: list[exp.Expr] = []
         for td, dim in self.tds:
             if td.date_range is None or not date_ranges:
                 continue
             start, end = resolve_date_range(td.date_range, self.today)
-            f = Filter(td.dimension, "inDateRange", (start, end))
-            conds.append(exp.Paren(this=self.condition(self.raw_expr(dim), f, True)))
+            in_range = Filter(td.dimension, "inDateRange", (start, end))
+            conds.append(exp.Paren(this=self.condition(self.raw_expr(dim), in_range, True)))
         for seg in self.segs:
             conds.append(exp.Paren(this=self.raw_expr(seg)))
         for f in self.q.filters:
@@ -510,7 +515,7 @@ class _Compiler:
                 conds.append(cond)
         return conds
 
-    def _having(self, rendered: dict[str, exp.Expression]) -> list[exp.Expression]:
+    def _having(self, rendered: dict[str, exp.Expr]) -> list[exp.Expr]:
         return [c for c in (self.filter_expr(f, True, rendered) for f in self.q.filters) if c is not None]
 
     def _group(self, select: exp.Select, n: int) -> exp.Select:
@@ -518,7 +523,7 @@ class _Compiler:
             select = select.group_by(*(exp.Literal.number(i + 1) for i in range(n)), copy=False)
         return select
 
-    def _simple(self, where: list[exp.Expression], rendered: dict[str, exp.Expression] | None = None) -> exp.Select:
+    def _simple(self, where: list[exp.Expr], rendered: dict[str, exp.Expr] | None = None) -> exp.Select:
         rendered = rendered or {}
         select = exp.select(*(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
                             *(exp.alias_(self.measure_expr(m, rendered), alias_of(p)) for p, m in self.measures))
@@ -531,7 +536,7 @@ class _Compiler:
             select = select.having(*having, copy=False)
         return select
 
-    def _aggregated(self, where: list[exp.Expression], leaves: list[Measure],
+    def _aggregated(self, where: list[exp.Expr], leaves: list[Measure],
                     multiplied_leaves: list[Measure]) -> exp.Select:
         """Cube's fullKeyQueryAggregate: regular measures in one subquery, each multiplied cube's measures
         over its distinct primary keys per dimension tuple, joined on the dimensions."""
@@ -582,7 +587,8 @@ class _Compiler:
         """Subqueries ``q_i`` of the same dimension columns joined on them (NULL matches NULL); the query's
         measures computed from the leaf measure columns (``location``: leaf path -> subquery index)."""
         dim_aliases = [a for _, a in self.dim_selects]
-        rendered = {path: exp.column(alias_of(path), table=f"q_{i}") for path, i in location.items()}
+        rendered: dict[str, exp.Expr] = {path: exp.column(alias_of(path), table=f"q_{i}")
+                                         for path, i in location.items()}
         outer = exp.select(*(exp.column(a, table="q_0") for a in dim_aliases),
                            *(exp.alias_(self.measure_expr(m, rendered), alias_of(p)) for p, m in self.measures))
         outer = outer.from_(exp.Subquery(this=subqueries[0], alias=exp.TableAlias(this=exp.to_identifier("q_0"))),
@@ -617,6 +623,7 @@ class _Compiler:
                 raise QueryError(f"rolling-window measure '{leaf.path}' would be multiplied by a one_to_many join; "
                                  "query it without the joined cube")
         td, dim = self.tds[0]
+        assert td.date_range is not None  # checked above
         start, end = resolve_date_range(td.date_range, self.today)
         if not td.granularity:
             return self._combine([self._rolling_total(leaf, leaf.rolling_window, dim, start, end)
@@ -642,7 +649,7 @@ class _Compiler:
         return self._group(select, len(self.dim_selects))
 
     def _rolling_measure(self, measure: Measure, window: RollingWindow, dim: Dimension,
-                         series: exp.Select, span: tuple[exp.Expression, exp.Expression]) -> exp.Select:
+                         series: exp.Select, span: tuple[exp.Expr, exp.Expr]) -> exp.Select:
         """One rolling measure: base rows (grouped per dimensions and truncated time for count/sum/min/max,
         raw values for count_distinct/avg) LEFT JOINed to the series on the window, aggregated per bucket."""
         granularity = self.tds[0][0].granularity or ""
@@ -672,7 +679,7 @@ class _Compiler:
                        join_type="left", copy=False)
         return self._group(sub, len(dims) + 1)
 
-    def _order(self, columns: list[Column]) -> list[exp.Expression]:
+    def _order(self, columns: list[Column]) -> list[exp.Ordered]:
         q = self.q
         items: list[tuple[str, bool]] = [(m, d == "desc") for m, d in q.order]
         if not q.order_given:
@@ -701,8 +708,9 @@ class _Compiler:
         for c in columns:
             member = self.model.member(c.member)
             info = {"title": member.title or member.name, "type": "number" if c.kind == "measure" else c.type}
-            if getattr(member, "format", None):
-                info["format"] = member.format
+            number_format = getattr(member, "format", None)
+            if number_format:
+                info["format"] = number_format
             group = {"measure": "measures", "dimension": "dimensions", "time": "timeDimensions"}[c.kind]
             out[group][c.key] = info
         return out

@@ -182,7 +182,7 @@ def _member(value: Any, where: str) -> str:
 def _granularity(value: Any) -> str:
     if value not in GRANULARITIES:
         raise QueryError(f"unknown granularity {value!r} (one of {', '.join(GRANULARITIES)})")
-    return value
+    return str(value)
 
 
 def _time_dimension(raw: Any) -> TimeDimension:

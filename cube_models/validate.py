@@ -49,8 +49,7 @@ _EMB_CACHE: dict[tuple[int, int], tuple[list[str], np.ndarray]] = {}
 
 def _candidates(model: SemanticModel, kind: str, time_only: bool = False) -> list[str]:
     cls = _KIND[kind]
-    out = [m.path for c in model.cubes.values() for m in (*c.measures.values(), *c.dimensions.values(),
-                                                           *c.segments.values())
+    out = [m.path for c in model.cubes.values() for m in c.members()
            if isinstance(m, cls) and (not time_only or getattr(m, "type", "") == "time")]
     for view in model.views.values():
         out += [f"{view.name}.{n}" for n, p in view.members.items()
@@ -169,7 +168,7 @@ def validate(query: CubeQuery | dict[str, Any] | str, model: SemanticModel, toda
             problems.append(Problem("order_not_selected",
                                     f"order: '{member}' is not selected, so Cube ignores it", member))
     if not problems:
-        cubes = [model.member(model.resolve_path(p)).cube for p in q.members()]
+        cubes: list[_joins.Hint] = [model.member(model.resolve_path(p)).cube for p in q.members()]
         try:
             _joins.build_join_tree(model, cubes)
         except CubeModelsError as exc:
