@@ -319,9 +319,9 @@ def _le(value: float | None, bound: float) -> bool:
 
 def run(*, scales: list[float], root: Path, requests: int, concurrency: int, suite_path: Path | None,
         skip_build: bool, rounds: int = 2) -> None:
-    from demo.cli import use_demo_settings
     from answer.regress import load_suite
     from bench.load import SUITE
+    from demo.cli import use_demo_settings
 
     use_demo_settings()
     suite = load_suite(suite_path or SUITE)

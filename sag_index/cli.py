@@ -59,7 +59,7 @@ def index(
     """Index documents (idempotent: unchanged chunks are skipped; an interrupted run resumes)."""
     from sag_index.errors import SagError
     from sag_index.pipeline import index_chunks
-    from sag_index.processor import FastProcessor, load_glossary
+    from sag_index.processor import FastProcessor, Processor, load_glossary
     from sag_index.warehouse import index_warehouse
     from sag_index.wiki import load_page, load_wiki
 
@@ -76,7 +76,8 @@ def index(
             for path in paths:
                 chunks.extend(load_wiki(path, tables.tables, tables.nouns) if path.is_dir()
                               else load_page(path, tables.tables, nouns=tables.nouns))
-            processor = FastProcessor(load_glossary(url))
+            fast = FastProcessor(load_glossary(url))
+            processor: Processor = fast
             if llm:
                 from cubesage_core.llm import get_lm
                 from sag_index.llm_processor import LlmProcessor
@@ -84,7 +85,7 @@ def index(
                 lm = get_lm(settings)
                 if lm is None:
                     raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
-                processor = LlmProcessor(lm, fallback=processor)
+                processor = LlmProcessor(lm, fallback=fast)
             result = index_chunks(chunks, url, store, processor, batch_size=batch_size, progress=True,
                                   relation_vectors=True)
             typer.echo(json.dumps(result.as_dict(), ensure_ascii=False))

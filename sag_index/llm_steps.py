@@ -48,7 +48,8 @@ def candidate_lines(pool: list[Candidate], details: Details, budget: int,
     """(event id, '[i] title: content') of the candidates, best by ``rank`` first (else pool order), while they
     fit ``budget`` tokens: bridge events the fast formula lifts stay in view when the pool is cut."""
     ordered = sorted(pool, key=rank, reverse=True) if rank is not None else pool
-    out, used = [], 0
+    out: list[tuple[str, str]] = []
+    used = 0
     for c in ordered:
         if c.event_id not in details:
             continue

@@ -149,10 +149,10 @@ def _cjk_nouns(text: str) -> list[str]:
 
 def load_glossary(url: str) -> list[str]:
     """Business terms and synonyms from ``semlayer.business_term`` (empty if the table is absent)."""
-    from cubesage_core.db import connection
+    from cubesage_core.db import connection, one
 
     with connection(url) as conn:
-        exists = conn.execute("SELECT to_regclass('semlayer.business_term')").fetchone()[0]
+        exists = one(conn.execute("SELECT to_regclass('semlayer.business_term')").fetchone())[0]
         if exists is None:
             return []
         rows = conn.execute("SELECT canonical_term, synonyms FROM semlayer.business_term").fetchall()

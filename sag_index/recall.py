@@ -208,7 +208,7 @@ class SagRecall:
         from sag_index.pipeline import default_name_embedder
 
         embedder = default_name_embedder()
-        out = []
+        out: list[tuple[dict[str, Any], float, str]] = []
         for entity_id in candidates:
             name = by_id[entity_id]
             n = len(name.split())

@@ -54,7 +54,7 @@ class PostgresStore(VectorStore):
         """All rows of a read (retried once on a fresh connection when the server dropped the first)."""
         return db.read(self._pool, lambda conn: conn.execute(query, params).fetchall())
 
-    def _knn_rows(self, query: str, params: dict[str, Any], k: int) -> list[tuple[Any, ...]]:
+    def _knn_rows(self, query: str | sql.Composable, params: dict[str, Any], k: int) -> list[tuple[Any, ...]]:
         """Rows of an HNSW kNN query: ``hnsw.ef_search`` at least ``k`` (an index scan returns at most that many)."""
         def work(conn: Any) -> list[tuple[Any, ...]]:
             with conn.transaction():
