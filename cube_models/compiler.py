@@ -112,6 +112,11 @@ def _date_trunc(granularity: str, raw: exp.Expr) -> exp.Expr:
     return exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(granularity), exp.Paren(this=_utc(raw))])
 
 
+def _or_null(column: exp.Expr, expr: exp.Expr, add: bool) -> exp.Expr:
+    """``expr OR column IS NULL`` when ``add``."""
+    return exp.or_(expr, exp.Is(this=column.copy(), expression=exp.Null())) if add else expr
+
+
 class _Compiler:
     def __init__(self, model: SemanticModel, query: CubeQuery, today: date | datetime | None,
                  default_limit: int, row_cap: int, rollups: Mapping[str, str] | None = None,
@@ -256,61 +261,65 @@ class _Compiler:
     def condition(self, column: exp.Expr, f: Filter, is_time: bool) -> exp.Expr:
         op, values = f.operator, list(f.values)
         non_null = [v for v in values if v is not None]
-        has_null = len(non_null) != len(values)
-
-        def col() -> exp.Expr:
-            return column.copy()
-
-        def or_null(expr: exp.Expr, add: bool) -> exp.Expr:
-            return exp.or_(expr, exp.Is(this=col(), expression=exp.Null())) if add else expr
-
         if op in DATE_OPERATORS:
-            start = filter_bound(non_null[0], False)
-            end = filter_bound(non_null[1], True) if len(non_null) > 1 else None
-
-            def ts(value: str | None) -> exp.Expr:
-                p = self.param(f"{value}Z")
-                return p if not is_time else exp.Cast(this=p, to=TIMESTAMPTZ.copy())
-
-            if op in ("inDateRange", "onTheDate"):
-                return exp.and_(exp.GTE(this=col(), expression=ts(start)), exp.LTE(this=col(), expression=ts(end)))
-            if op == "notInDateRange":
-                return exp.or_(exp.LT(this=col(), expression=ts(start)), exp.GT(this=col(), expression=ts(end)))
-            cls = {"beforeDate": exp.LT, "beforeOrOnDate": exp.LTE, "afterDate": exp.GT,
-                   "afterOrOnDate": exp.GTE}[op]
-            return cls(this=col(), expression=ts(start))
+            return self._date_condition(column, op, non_null, is_time)
         if op == "set":
-            return exp.not_(exp.Is(this=col(), expression=exp.Null()))
+            return exp.not_(exp.Is(this=column.copy(), expression=exp.Null()))
         if op == "notSet":
-            return exp.Is(this=col(), expression=exp.Null())
+            return exp.Is(this=column.copy(), expression=exp.Null())
         if op in ("equals", "notEquals"):
-            positive = op == "equals"
-            if len(values) > 1:
-                inside = exp.In(this=col(), expressions=[self.param(v) for v in non_null])
-                return or_null(inside if positive else exp.not_(inside), has_null if positive else not has_null)
-            if has_null:
-                is_null = exp.Is(this=col(), expression=exp.Null())
-                return is_null if positive else exp.not_(is_null)
-            if positive:
-                return exp.EQ(this=col(), expression=self.param(non_null[0]))
-            return or_null(exp.NEQ(this=col(), expression=self.param(non_null[0])), True)
+            return self._equality(column, op == "equals", values, non_null)
         if op in ("contains", "notContains", "startsWith", "notStartsWith", "endsWith", "notEndsWith"):
-            negated = op.startswith("not")
-            kind = op[3:].lower() if negated else op.lower()
-            likes = []
-            for value in non_null:
-                pattern: exp.Expr = self.param(
-                    value.replace("%", "\\%").replace("_", "\\_") if "contains" in kind else value)
-                if kind in ("contains", "endswith"):
-                    pattern = exp.DPipe(this=exp.Literal.string("%"), expression=pattern)
-                if kind in ("contains", "startswith"):
-                    pattern = exp.DPipe(this=pattern, expression=exp.Literal.string("%"))
-                like = exp.ILike(this=col(), expression=pattern)
-                likes.append(exp.not_(like) if negated else like)
-            joined = exp.and_(*likes) if negated else exp.or_(*likes)
-            return or_null(joined, not has_null if negated else has_null)
+            return self._like(column, op, non_null, has_null=len(non_null) != len(values))
         cls = {"gt": exp.GT, "gte": exp.GTE, "lt": exp.LT, "lte": exp.LTE}[op]
-        return cls(this=col(), expression=self.param(non_null[0]))
+        return cls(this=column.copy(), expression=self.param(non_null[0]))
+
+    def _date_condition(self, column: exp.Expr, op: str, non_null: list[str], is_time: bool) -> exp.Expr:
+        start = filter_bound(non_null[0], False)
+        end = filter_bound(non_null[1], True) if len(non_null) > 1 else None
+
+        def ts(value: str | None) -> exp.Expr:
+            p = self.param(f"{value}Z")
+            return p if not is_time else exp.Cast(this=p, to=TIMESTAMPTZ.copy())
+
+        if op in ("inDateRange", "onTheDate"):
+            return exp.and_(exp.GTE(this=column.copy(), expression=ts(start)),
+                            exp.LTE(this=column.copy(), expression=ts(end)))
+        if op == "notInDateRange":
+            return exp.or_(exp.LT(this=column.copy(), expression=ts(start)),
+                           exp.GT(this=column.copy(), expression=ts(end)))
+        cls = {"beforeDate": exp.LT, "beforeOrOnDate": exp.LTE, "afterDate": exp.GT,
+               "afterOrOnDate": exp.GTE}[op]
+        return cls(this=column.copy(), expression=ts(start))
+
+    def _equality(self, column: exp.Expr, positive: bool, values: list[str | None], non_null: list[str]
+                  ) -> exp.Expr:
+        has_null = len(non_null) != len(values)
+        if len(values) > 1:
+            inside = exp.In(this=column.copy(), expressions=[self.param(v) for v in non_null])
+            return _or_null(column, inside if positive else exp.not_(inside), has_null if positive else not has_null)
+        if has_null:
+            is_null = exp.Is(this=column.copy(), expression=exp.Null())
+            return is_null if positive else exp.not_(is_null)
+        if positive:
+            return exp.EQ(this=column.copy(), expression=self.param(non_null[0]))
+        return _or_null(column, exp.NEQ(this=column.copy(), expression=self.param(non_null[0])), True)
+
+    def _like(self, column: exp.Expr, op: str, non_null: list[str], has_null: bool) -> exp.Expr:
+        negated = op.startswith("not")
+        kind = op[3:].lower() if negated else op.lower()
+        likes = []
+        for value in non_null:
+            pattern: exp.Expr = self.param(
+                value.replace("%", "\\%").replace("_", "\\_") if "contains" in kind else value)
+            if kind in ("contains", "endswith"):
+                pattern = exp.DPipe(this=exp.Literal.string("%"), expression=pattern)
+            if kind in ("contains", "startswith"):
+                pattern = exp.DPipe(this=pattern, expression=exp.Literal.string("%"))
+            like = exp.ILike(this=column.copy(), expression=pattern)
+            likes.append(exp.not_(like) if negated else like)
+        joined = exp.and_(*likes) if negated else exp.or_(*likes)
+        return _or_null(column, joined, not has_null if negated else has_null)
 
     def filter_expr(self, f: Filter | FilterGroup, measures: bool, rendered: dict[str, exp.Expr]
                     ) -> exp.Expr | None:

@@ -19,6 +19,7 @@ from cube_models._types import (
     Dimension,
     Join,
     Measure,
+    Member,
     PreAggregation,
     RollingWindow,
     Segment,
@@ -29,7 +30,7 @@ from cube_models.errors import ModelError
 
 __all__ = [
     "DIMENSION_TYPES", "GRANULARITIES", "MEASURE_TYPES", "RELATIONSHIPS", "Cube", "Dimension", "Join", "Measure",
-    "PreAggregation", "RollingWindow", "Segment", "SemanticModel", "View", "load_model", "model_files",
+    "Member", "PreAggregation", "RollingWindow", "Segment", "SemanticModel", "View", "load_model", "model_files",
 ]
 
 _CACHE: dict[tuple[str, tuple[tuple[str, float], ...]], SemanticModel] = {}
