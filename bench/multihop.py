@@ -99,22 +99,9 @@ def rrf(*rankings: list[str], k: int = 60) -> list[str]:
 
 def bench_database(url: str) -> str:
     """A separate database on the same server (created if absent, schema applied)."""
-    import psycopg
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    from cubesage_core.scratch import scratch_database
 
-    from cubesage_core.db import apply_schema, connection
-
-    with connection(url) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (BENCH_DB,)).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
-    params = conninfo_to_dict(url)
-    params["dbname"] = BENCH_DB
-    bench_url = make_conninfo(**params)
-    with psycopg.connect(bench_url, autocommit=True) as raw:  # pgvector types exist only after this
-        raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    apply_schema(bench_url)
-    return bench_url
+    return scratch_database(url, BENCH_DB)
 
 
 def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_url: str | None = None,
