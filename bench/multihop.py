@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.splits import split_indices
+from cubesage_core.settings import Settings, get_settings
+from sag_index.backends.base import VectorStore
+from sag_index.backends.postgres import PostgresStore
 from sag_index.loaders import make_chunk
 from sag_index.models import Chunk
 
@@ -109,9 +112,6 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         progress: bool = True) -> list[dict[str, Any]]:
     from cubesage_core.db import connection, database_url
     from cubesage_core.embeddings import get_embedder
-    from cubesage_core.settings import get_settings
-    from sag_index.backends.base import VectorStore
-    from sag_index.backends.postgres import PostgresStore
     from sag_index.pipeline import index_chunks
     from sag_index.processor import FastProcessor
     from sag_index.retrieval import RetrievalParams, Retriever
@@ -122,20 +122,7 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
     chunks = load_corpus(corpus_path)
     title_of = {f"ev_{c.chunk_id}": c.heading for c in chunks}
     url = bench_database(database_url(settings))
-    es_server = None
-    store: VectorStore
-    if backend == "elasticsearch":
-        from sag_index.backends.elasticsearch import ElasticsearchStore
-
-        es_url = es_url or settings.es_url
-        if not es_url:
-            es_server = _es_launcher().start_elasticsearch(Path(settings.data_dir) / "bench-es")
-            es_url = es_server.url
-        store = ElasticsearchStore(es_url, prefix=settings.es_index_prefix + BENCH_NAMESPACE)
-    elif backend == "postgres":
-        store = PostgresStore(url)
-    else:
-        raise ValueError(f"unknown backend {backend!r} (postgres or elasticsearch)")
+    store, es_server = _open_store(backend, url, es_url, settings)
     try:
         store.ensure()
         store.reset()
@@ -179,6 +166,23 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         store.close()
         if es_server is not None:
             es_server.stop()
+
+
+def _open_store(backend: str, url: str, es_url: str | None, settings: Settings) -> tuple[VectorStore, Any]:
+    """The store under bench, and the Elasticsearch node started for it (None when one was given or the
+    backend is PostgreSQL)."""
+    if backend == "elasticsearch":
+        from sag_index.backends.elasticsearch import ElasticsearchStore
+
+        es_url = es_url or settings.es_url
+        es_server = None
+        if not es_url:
+            es_server = _es_launcher().start_elasticsearch(Path(settings.data_dir) / "bench-es")
+            es_url = es_server.url
+        return ElasticsearchStore(es_url, prefix=settings.es_index_prefix + BENCH_NAMESPACE), es_server
+    if backend == "postgres":
+        return PostgresStore(url), None
+    raise ValueError(f"unknown backend {backend!r} (postgres or elasticsearch)")
 
 
 def load_average() -> float | None:
