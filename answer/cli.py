@@ -1,17 +1,20 @@
 """The ``cubesage`` command line: the root app that mounts each package's commands.
 
 The programs above ``answer`` (``bench``, ``demo``) are not imported here: they declare their command groups
-as ``cubesage.commands`` entry points (pyproject.toml) and the root app mounts what is installed.
+as ``cubesage.commands`` entry points (pyproject.toml), and the root group loads one when it is named (or
+when the help lists them).
 """
 
 from __future__ import annotations
 
 import json
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
+import click
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from answer import ask_cli, feedback_cli, init_cli, keys_cli
 from answer.bootstrap import warehouse_map_of
@@ -25,8 +28,33 @@ from fourengine.cli import app as fourengine_app
 from sag_index.cli import app as sag_app
 from sag_index.warehouse import WarehouseMap
 
+COMMAND_GROUP = "cubesage.commands"
+
+
+class _RootGroup(TyperGroup):
+    """The root command group: its own commands, then the installed ``cubesage.commands`` entry points."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        own = super().list_commands(ctx)
+        return own + [name for name in sorted(_entries()) if name not in own]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        entry = _entries().get(cmd_name)
+        if command is not None or entry is None:
+            return command
+        loaded = typer.main.get_command(entry.load())
+        loaded.name = cmd_name
+        return loaded
+
+
+def _entries() -> dict[str, EntryPoint]:
+    return {e.name: e for e in entry_points(group=COMMAND_GROUP)}
+
+
 app = typer.Typer(
     name="cubesage",
+    cls=_RootGroup,
     help="Ask business questions in English or Chinese; get numbers, the table behind them, a chart and provenance.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -42,9 +70,6 @@ app.add_typer(feedback_cli.app, name="feedback")
 app.command("serve")(serve)
 app.command("init")(init_cli.init)
 app.add_typer(init_cli.warehouse_app, name="warehouse")
-COMMAND_GROUP = "cubesage.commands"
-for _entry in sorted(entry_points(group=COMMAND_GROUP), key=lambda e: e.name):
-    app.add_typer(_entry.load(), name=_entry.name)
 
 console = Console()
 

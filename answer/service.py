@@ -26,13 +26,14 @@ from answer.synthesizer import Synthesis, synthesize
 from answer.tables import view
 from answer.trend import Trend, trend_of, trend_query
 from answer.vocabulary import vocabulary
+from answer.wiring import load_components
 from cubesage_core import db
 from cubesage_core.blas import limit_blas_threads
 from cubesage_core.embeddings import get_embedder
 from cubesage_core.llm import question_budget, using_settings
 from cubesage_core.settings import Settings, get_settings
 from router.aggregate.derive import merge_groups
-from router.components import Components, load_components
+from router.components import Components
 from router.detail import DetailEnv, EntityDirectory
 from router.detail.catalog import table_catalog
 from router.detail.schema import catalog_for
@@ -67,6 +68,8 @@ class AnswerPayload:
 
 class Cubesage:
     """One process-wide answering service."""
+
+    streams_stages = True  # ask() reports each stage through on_stage (answer.api._service)
 
     def __init__(self, settings: Settings | None = None, *, url: str | None = None,
                  components: Components | None = None) -> None:
