@@ -129,7 +129,7 @@ def _review(url: str, proposal_id: int, status: Status, reviewer: str, cache_id:
 def approve(url: str, proposal_id: int, *, reviewer: str, validator: Validator,
             embedder: Embedder | None = None) -> Proposal:
     """Validate the pending proposal again and add it to engine D's cache as approved."""
-    from fourengine.fewshot import add_example
+    from fourengine.fewshot_cache import add_example
 
     proposal = get_proposal(url, proposal_id)
     if proposal.status != "pending":

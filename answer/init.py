@@ -125,7 +125,7 @@ def _load_glossary(run: InitRun) -> str:
 def _load_few_shots(run: InitRun) -> str:
     if run.config.few_shots is None:
         return "no few-shots given (--few-shots)"
-    from fourengine.fewshot import load_few_shots
+    from fourengine.fewshot_cache import load_few_shots
 
     report = load_few_shots(run.url, run.config.few_shots)
     return f"few-shots: {json.dumps(report.__dict__, default=str)}"

@@ -114,7 +114,7 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
     from cubesage_core.embeddings import get_embedder
     from sag_index.pipeline import index_chunks
     from sag_index.processor import FastProcessor
-    from sag_index.retrieval import RetrievalParams, Retriever
+    from sag_index.retrieval import RetrievalParams, SagRetriever
 
     settings = get_settings()
     backend = backend or ("elasticsearch" if settings.es_url else "postgres")
@@ -133,7 +133,7 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         warm_up()
         report = index_chunks(chunks, url, store, FastProcessor(), embedder, progress=progress,
                               description=f"indexing {corpus_path.name} ({backend})")
-        retriever = Retriever(url, store, embedder)
+        retriever = SagRetriever(url, store, embedder)
         systems: dict[str, Callable[[str], list[str]]] = {
             "cubesage": lambda q: [e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10)).events],
             "cubesage-no-expansion": lambda q: [

@@ -37,7 +37,7 @@ def prepare_demo(
     from cube_models import rollups
     from cube_models.export import export_assets
     from cube_models.model import load_model
-    from fourengine.fewshot import load_few_shots
+    from fourengine.fewshot_cache import load_few_shots
     from fourengine.glossary import load_glossary
     from sag_index.backends import get_store
     from sag_index.warehouse import index_warehouse

@@ -99,7 +99,7 @@ def load_few_shots_cmd(
     """Upsert approved question -> Cube query pairs into the dynamic few-shot cache."""
     from dataclasses import asdict
 
-    from fourengine.fewshot import FewShotError, load_few_shots
+    from fourengine.fewshot_cache import FewShotError, load_few_shots
 
     try:
         typer.echo(json.dumps(asdict(load_few_shots(_url(url), path)), ensure_ascii=False))
@@ -111,11 +111,11 @@ def load_few_shots_cmd(
 @app.command()
 def approve(example_id: int, url: str | None = typer.Option(None, help="Database URL.")) -> None:
     """Approve a few-shot example (engine D may return it)."""
-    from fourengine import fewshot
+    from fourengine import fewshot_cache
 
     try:
-        fewshot.approve(_url(url), example_id)
-    except fewshot.FewShotError as exc:
+        fewshot_cache.approve(_url(url), example_id)
+    except fewshot_cache.FewShotError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
 
@@ -123,10 +123,10 @@ def approve(example_id: int, url: str | None = typer.Option(None, help="Database
 @app.command()
 def reject(example_id: int, url: str | None = typer.Option(None, help="Database URL.")) -> None:
     """Reject a few-shot example (engine D no longer returns it)."""
-    from fourengine import fewshot
+    from fourengine import fewshot_cache
 
     try:
-        fewshot.reject(_url(url), example_id)
-    except fewshot.FewShotError as exc:
+        fewshot_cache.reject(_url(url), example_id)
+    except fewshot_cache.FewShotError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

@@ -109,14 +109,14 @@ def search(
     from cubesage_core.llm import question_budget, using_settings
     from sag_index.errors import SagError
     from sag_index.recall import SagRecall
-    from sag_index.retrieval import RetrievalParams, Retriever
+    from sag_index.retrieval import RetrievalParams, SagRetriever
 
     url, store, settings = _context()
     try:
         if llm and not settings.llm_url:
             raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
-        retriever = (Retriever.with_llm(url, store, settings.llm_selection_tokens) if llm
-                     else Retriever(url, store))
+        retriever = (SagRetriever.with_llm(url, store, settings.llm_selection_tokens) if llm
+                     else SagRetriever(url, store))
         with using_settings(settings), question_budget(settings, use_llm=llm):
             result = retriever.retrieve(question, RetrievalParams(top_k=top_k, max_hops=max_hops))
         if explain:

@@ -1,6 +1,6 @@
 """LLM (DSPy) implementations of retrieval Step 1 (NER) and Step 7 (selection).
 
-Both plug into ``Retriever(ner=..., selector=...)`` and run through ``cubesage_core.llm.two_mode``
+Both plug into ``SagRetriever(ner=..., selector=...)`` and run through ``cubesage_core.llm.two_mode``
 (steps ``sag_ner`` and ``sag_select``): the fast implementation answers in fast mode and on any LLM
 failure (timeout, transport, unparsable or out-of-range output), and the step reports its mode.
 Step 7 shows the LLM the candidates (no scores), the fast formula's best first, cut to ``selection_tokens``.

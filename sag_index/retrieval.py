@@ -30,7 +30,7 @@ from sag_index.pipeline import default_name_embedder
 from sag_index.steps import STEPS
 from sag_index.steps.base import Candidate, Details, RetrievalParams, RetrievedEvent, Run
 
-__all__ = ["Candidate", "RetrievalParams", "RetrievalResult", "RetrievedEvent", "Retriever", "Step"]
+__all__ = ["Candidate", "RetrievalParams", "RetrievalResult", "RetrievedEvent", "SagRetriever", "Step"]
 
 T = TypeVar("T")
 
@@ -64,7 +64,7 @@ class RetrievalResult:
                 "events": [{k: v for k, v in asdict(e).items() if k != "meta"} for e in self.events]}
 
 
-class Retriever:
+class SagRetriever:
     """Runs the 8 steps; ``ner`` and ``selector`` may be replaced by the DSPy implementations."""
 
     def __init__(self, url: str, store: VectorStore, embedder: Embedder | None = None,
@@ -146,7 +146,7 @@ class Retriever:
         return [c.event_id for c in sorted(pool, key=lambda c: self.fast_score(c, p), reverse=True)[:top_k]]
 
     @classmethod
-    def with_llm(cls, url: str, store: VectorStore, selection_tokens: int = 1500, **kwargs: Any) -> Retriever:
+    def with_llm(cls, url: str, store: VectorStore, selection_tokens: int = 1500, **kwargs: Any) -> SagRetriever:
         """A retriever whose Step 1 and Step 7 run through DSPy when LLM mode is on (``cubesage_core.llm``:
         the active settings and question), the fast steps otherwise and on any LLM failure."""
         retriever = cls(url, store, ner=llm_ner(), **kwargs)

@@ -1,4 +1,4 @@
-"""The SAG retrieval as named steps, run in order by ``sag_index.retrieval.Retriever.retrieve``.
+"""The SAG retrieval as named steps, run in order by ``sag_index.retrieval.SagRetriever.retrieve``.
 
 1 NER -> 2 entity recall -> 3 dual-channel event recall -> 4 event details -> 5 multi-hop expansion ->
 6 coarse rerank -> 7 selection -> 8 chunk backtrack; one module per step, each a function

@@ -2,7 +2,7 @@
 
 A step is a function ``(services, run) -> (candidates, note)``: it reads what earlier steps left in the
 :class:`Run`, adds its own part and reports the candidates (and a note) its trace entry shows.
-``Services`` is the port a step reaches the index through (``sag_index.retrieval.Retriever`` implements it).
+``Services`` is the port a step reaches the index through (``sag_index.retrieval.SagRetriever`` implements it).
 """
 
 from __future__ import annotations

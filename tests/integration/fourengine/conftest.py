@@ -12,7 +12,7 @@ from cube_models.model import load_model
 from cubesage_core.embeddings import get_embedder
 from cubesage_core.scratch import scratch_database
 from cubesage_core.settings import REPO_ROOT
-from fourengine.fewshot import load_few_shots
+from fourengine.fewshot_cache import load_few_shots
 from fourengine.glossary import load_glossary
 from fourengine.retrieve import Retriever
 
