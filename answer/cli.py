@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import click
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
+
+if TYPE_CHECKING:  # the click that typer vendors: TyperGroup's methods are typed with its classes
+    from typer._click import Command, Context
 
 from answer import ask_cli, feedback_cli, init_cli, keys_cli
 from answer.bootstrap import warehouse_map_of
@@ -34,11 +37,11 @@ COMMAND_GROUP = "cubesage.commands"
 class _RootGroup(TyperGroup):
     """The root command group: its own commands, then the installed ``cubesage.commands`` entry points."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Context) -> list[str]:
         own = super().list_commands(ctx)
         return own + [name for name in sorted(_entries()) if name not in own]
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         command = super().get_command(ctx, cmd_name)
         entry = _entries().get(cmd_name)
         if command is not None or entry is None:

@@ -58,7 +58,7 @@ class Proposal:
     sql: str | None
     comment: str | None
     api_key_id: str | None
-    status: str
+    status: Status
     validation: dict[str, Any]
     created_at: datetime
     reviewed_at: datetime | None = None
@@ -87,7 +87,7 @@ def propose(url: str, *, query_id: UUID | str, question: str, verdict: str, cube
             f"api_key_id, validation) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
             (str(query_id), question, verdict, Jsonb(cube_query) if cube_query is not None else None, sql, comment,
              api_key_id, Jsonb(validation.checks))).fetchone()
-    return _proposal(row)
+    return _proposal(db.one(row))
 
 
 def list_proposals(url: str, status: str | None = "pending", limit: int = 100) -> list[Proposal]:

@@ -27,6 +27,7 @@ from answer.tables import view
 from answer.trend import Trend, trend_of, trend_query
 from answer.vocabulary import vocabulary
 from answer.wiring import load_components
+from cube_models.backends.base import LoadResult
 from cubesage_core import db
 from cubesage_core.blas import limit_blas_threads
 from cubesage_core.embeddings import get_embedder
@@ -187,7 +188,7 @@ class Cubesage:
         if query is None:
             return None
         try:
-            return trend_of(query, self.components.load(query.query, today).rows)
+            return trend_of(query, self._run(query.query, today).rows)
         except Exception as err:  # the card still shows the number; the sparkline is a bonus
             log.warning("trend query failed: %s", err)
             return None
@@ -198,6 +199,13 @@ class Cubesage:
             return []
         with self.pool.connection() as conn:
             return passages(conn, tables)
+
+    def _run(self, cube_query: dict[str, Any], today: date) -> LoadResult:
+        """A Cube query on the current backend (components without one cannot run stored queries)."""
+        result = self.components.load(cube_query, today)
+        if result is None:
+            raise RuntimeError("these components cannot run stored Cube queries")
+        return result
 
     def _log(self, conn: Any, payload: AnswerPayload, session_id: str | None = None) -> None:
         prov = payload.provenance
@@ -248,7 +256,7 @@ class Cubesage:
         (compared periods) are stacked with a ``period`` column."""
         today = today or self.settings.today or date.today()
         with using_settings(self.settings):
-            loads = [(label, query, self.components.load(query, today)) for label, query in queries]
+            loads = [(label, query, self._run(query, today)) for label, query in queries]
             rows = stack_loads(loads)
             table = table_from_rows(rows)
             several = len({label for label, _, _ in loads}) > 1

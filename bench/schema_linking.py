@@ -371,7 +371,7 @@ LATENCY_QUESTIONS = (
 def latency(url: str, rounds: int = 5, settings: RetrievalSettings | None = None) -> dict[str, Any]:
     """p50/p95 of one retrieval (R+V+D+G+rerank+budget; embedding reported apart) on a loaded demo DB."""
     with db.connection(url) as conn:
-        tables = conn.execute("SELECT count(*) FROM semlayer.asset WHERE asset_type = 'table'").fetchone()[0]
+        tables = db.one(conn.execute("SELECT count(*) FROM semlayer.asset WHERE asset_type = 'table'").fetchone())[0]
     line: dict[str, Any] = {"bench": "retrieval-latency", "data": "demo"}
     if not tables:
         return line | {"skipped": "the demo semantic layer is empty (run `cubesage demo load`)"}

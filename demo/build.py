@@ -50,9 +50,9 @@ def prepare_demo(
             demo_warehouse.load(url, scale=scale, demo_dir=demo)
             if reload_warehouse or not demo_warehouse.loaded(url) else "kept"
         ),
-        "rollups": lambda: [b.as_dict() for b in rollups.refresh(url, load_model(settings.model_dir),
+        "rollups": lambda: [b.as_dict() for b in rollups.refresh(url, load_model(settings.model_folder()),
                                                                   tuple(settings.warehouse_schemas))],
-        "semantic assets": lambda: export_assets(url, load_model(settings.model_dir), embedder=embedder),
+        "semantic assets": lambda: export_assets(url, load_model(settings.model_folder()), embedder=embedder),
         "glossary": lambda: load_glossary(url, demo / "glossary.yaml", embedder=embedder),
         "few-shots": lambda: load_few_shots(url, demo / "few_shots.yaml", embedder=embedder),
         "SAG indices": lambda: index_warehouse(url, warehouse_map_of(url, settings), demo / "wiki",

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from cubesage_core.db import connection
+from cubesage_core.db import connection, one
 
 SEED = 20240301
 SCHEMA = "warehouse"
@@ -225,7 +225,7 @@ def _payments(rng: np.random.Generator, vocab: dict[str, Any], orders: list[tupl
     paid = (status == "completed") | (status == "refunded") | ((status == "pending") & (rng.random(n_ord) < 0.5))
     method = _pick(rng, vocab["payment_methods"], vocab["payment_weights"], n_ord)
     delay = rng.integers(10, 3600, size=n_ord)
-    payments = []
+    payments: list[tuple[Any, ...]] = []
     for i in np.flatnonzero(paid):
         payments.append((len(payments) + 1, int(i + 1), method[i], round(float(order_total[i + 1]), 2),
                          orders[i][5] + timedelta(seconds=int(delay[i]))))
@@ -240,7 +240,7 @@ def _refunds(rng: np.random.Generator, vocab: dict[str, Any], orders: list[tuple
     reason = _pick(rng, vocab["refund_reasons"], vocab["refund_weights"], n_ord)
     refund_days = rng.integers(1, 31, size=n_ord)
     partial = rng.random(n_ord) < 0.4
-    refunds = []
+    refunds: list[tuple[Any, ...]] = []
     for i in np.flatnonzero(status == "refunded"):
         total = float(order_total[i + 1])
         amt = round(total * 0.5, 2) if partial[i] else round(total, 2)
@@ -290,5 +290,6 @@ def load(url: str, schema: str = SCHEMA, scale: float = 1.0, demo_dir: Path | No
 def loaded(url: str) -> bool:
     """Whether the demo's orders are in the database (``cubesage demo run`` keeps them)."""
     with connection(url) as conn:
-        exists = conn.execute(f"SELECT to_regclass('{SCHEMA}.fact_order') IS NOT NULL").fetchone()[0]
-        return bool(exists) and conn.execute(f"SELECT EXISTS (SELECT 1 FROM {SCHEMA}.fact_order)").fetchone()[0]
+        exists = one(conn.execute(f"SELECT to_regclass('{SCHEMA}.fact_order') IS NOT NULL").fetchone())[0]
+        return bool(exists) and bool(one(conn.execute(f"SELECT EXISTS (SELECT 1 FROM {SCHEMA}.fact_order)"
+                                                      ).fetchone())[0])
