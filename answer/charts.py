@@ -159,7 +159,8 @@ def _compare(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> di
         if parts.time is not None and parts.columns[parts.time].grain in POSITION:  # aligned lines per period
             x = {"field": "pos", "type": "ordinal", "title": parts.columns[parts.time].title, "sort": "ascending",
                  "axis": {"labelAngle": 0}}
-            spec = {"mark": {"type": "line", "point": True}, "encoding": {"x": x, "y": y, "color": color}}
+            spec: dict[str, Any] = {"mark": {"type": "line", "point": True},
+                                    "encoding": {"x": x, "y": y, "color": color}}
         elif parts.dims:
             x = {**_nominal(parts, parts.dims[0]), "sort": {"field": _f(m), "op": "sum", "order": "descending"}}
             many = len({r[_f(parts.dims[0])] for r in data}) > 4

@@ -58,7 +58,7 @@ class Proposal:
     sql: str | None
     comment: str | None
     api_key_id: str | None
-    status: str
+    status: Status
     validation: dict[str, Any]
     created_at: datetime
     reviewed_at: datetime | None = None
@@ -87,7 +87,7 @@ def propose(url: str, *, query_id: UUID | str, question: str, verdict: str, cube
             f"api_key_id, validation) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
             (str(query_id), question, verdict, Jsonb(cube_query) if cube_query is not None else None, sql, comment,
              api_key_id, Jsonb(validation.checks))).fetchone()
-    return _proposal(row)
+    return _proposal(db.one(row))
 
 
 def list_proposals(url: str, status: str | None = "pending", limit: int = 100) -> list[Proposal]:
@@ -129,7 +129,7 @@ def _review(url: str, proposal_id: int, status: Status, reviewer: str, cache_id:
 def approve(url: str, proposal_id: int, *, reviewer: str, validator: Validator,
             embedder: Embedder | None = None) -> Proposal:
     """Validate the pending proposal again and add it to engine D's cache as approved."""
-    from fourengine.fewshot import add_example
+    from fourengine.fewshot_cache import add_example
 
     proposal = get_proposal(url, proposal_id)
     if proposal.status != "pending":
@@ -164,7 +164,7 @@ class ModelValidator:
         from cube_models.backends.builtin import BuiltinBackend
         from cube_models.errors import CubeModelsError
         from cube_models.model import load_model
-        from cube_models.validation import validate
+        from cube_models.validate import validate
 
         model = load_model(self.settings.model_folder())
         problems = [f"cube query: {p}" for p in validate(query, model)]

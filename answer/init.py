@@ -51,7 +51,7 @@ def _check_database(run: InitRun) -> str:
     run.url = db.database_url(run.settings)
     try:
         with psycopg.connect(run.url, autocommit=True) as conn:  # no vector type to register yet
-            version = conn.execute("SHOW server_version").fetchone()[0]
+            version = db.one(conn.execute("SHOW server_version").fetchone())[0]
             vector = conn.execute("SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
                                   ).fetchone()
     except psycopg.OperationalError as err:
@@ -65,8 +65,8 @@ def _check_database(run: InitRun) -> str:
 def _create_schemas(run: InitRun) -> str:
     db.apply_schema(run.url, run.config.schemas)
     with db.connection(run.url) as conn:
-        tables = conn.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = ANY(%s)",
-                              (list(run.config.schemas),)).fetchone()[0]
+        tables = db.one(conn.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = ANY(%s)",
+                              (list(run.config.schemas),)).fetchone())[0]
     if not tables:
         where = "the embedded server" if run.config.database_url is None else "the database"
         raise db.DatabaseSetupError(f"no tables in schema(s) {', '.join(run.config.schemas)} of {where} "
@@ -125,7 +125,7 @@ def _load_glossary(run: InitRun) -> str:
 def _load_few_shots(run: InitRun) -> str:
     if run.config.few_shots is None:
         return "no few-shots given (--few-shots)"
-    from fourengine.fewshot import load_few_shots
+    from fourengine.fewshot_cache import load_few_shots
 
     report = load_few_shots(run.url, run.config.few_shots)
     return f"few-shots: {json.dumps(report.__dict__, default=str)}"

@@ -21,7 +21,7 @@ def _run(config: InitConfig, settings: Settings) -> None:
     """Run the init steps with a progress bar; print what they did and the next command, or one error line."""
     from cube_models.errors import CubeModelsError
     from cubesage_core.cli import SETUP_ERRORS, fail
-    from fourengine.fewshot import FewShotError
+    from fourengine.fewshot_cache import FewShotError
     from fourengine.glossary import GlossaryError
     from sag_index.errors import SagError
 

@@ -75,7 +75,8 @@ def new_token() -> tuple[str, str]:
 
 
 def _key(row: tuple) -> ApiKey:
-    return ApiKey(*row[:5], scopes=tuple(row[5]))
+    key_id, name, created_at, revoked_at, last_used_at, scopes = row[:6]
+    return ApiKey(key_id, name, created_at, revoked_at, last_used_at, scopes=tuple(scopes))
 
 
 def create_key(url: str, name: str, scopes: Iterable[str] = DEFAULT_SCOPES) -> tuple[ApiKey, str]:
@@ -96,7 +97,7 @@ def create_key(url: str, name: str, scopes: Iterable[str] = DEFAULT_SCOPES) -> t
             f"RETURNING {_COLUMNS}",
             (key_id, name, hash_token(token), list(granted)),
         ).fetchone()
-    return _key(row), token
+    return _key(db.one(row)), token
 
 
 def list_keys(url: str, include_revoked: bool = False) -> list[ApiKey]:

@@ -79,6 +79,9 @@ def shown(value: Any) -> float | str:
     return _text(value) if number is None else number
 
 
+_MONTHS: dict[str, int] = {name: i + 1 for i, name in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
+
 _PERIOD_LABELS = (  # a compared period's label -> the ISO date its period starts on
     (re.compile(r"^(\d{4})\s*年?$"), lambda m: f"{m[1]}-01-01"),
     (re.compile(r"^(\d{4})\s*[-年/]\s*(\d{1,2})\s*月?$"), lambda m: f"{m[1]}-{int(m[2]):02d}-01"),
@@ -87,8 +90,6 @@ _PERIOD_LABELS = (  # a compared period's label -> the ISO date its period start
     (re.compile(r"^([a-z]{3,9})\.?\s+(?:of\s+)?(\d{4})$"),  # "june 1998", "sep 2024"
      lambda m: f"{m[2]}-{_MONTHS[m[1][:3]]:02d}-01" if m[1][:3] in _MONTHS else None),
 )
-_MONTHS = {name: i + 1 for i, name in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
 
 
 def _period_start(label: str) -> str | None:
@@ -130,7 +131,9 @@ def gold_query(sql: str) -> GoldQuery:
     if not isinstance(tree, exp.Select) or order is None or tree.args.get("limit") is None:
         return GoldQuery(sql, None, None)
     outputs = list(tree.expressions)
-    width, extra, keys = len(outputs), [], []
+    width = len(outputs)
+    extra: list[exp.Expr] = []
+    keys: list[int] = []
     for ordered in order.expressions:
         index = _output_index(ordered.this, outputs)
         if index is None:
@@ -167,7 +170,7 @@ def gold_result(query: GoldQuery, rows: list[list[Any]]) -> Gold:
 
 # -- rows ------------------------------------------------------------------------------------------------
 
-def assign(gold_rows: list[list[Any]], answer_rows: list[Row]) -> list[int | None]:
+def assign(gold_rows: list[list[Any]], answer_rows: Sequence[Row]) -> list[int | None]:
     """For each answer row, the gold row it is paired with (maximum bipartite matching, Kuhn's algorithm)."""
     options = [[j for j, a in enumerate(answer_rows) if row_matches(g, a)] for g in gold_rows]
     owner: list[int | None] = [None] * len(answer_rows)
@@ -188,7 +191,7 @@ def assign(gold_rows: list[list[Any]], answer_rows: list[Row]) -> list[int | Non
     return owner
 
 
-def compare(gold: Gold, answer_rows: list[Row]) -> str | None:
+def compare(gold: Gold, answer_rows: Sequence[Row]) -> str | None:
     """None when the answer rows match the gold rows one-to-one (and in order when the gold is ordered)."""
     if len(gold.rows) != len(answer_rows):
         return f"row count {len(answer_rows)} != gold {len(gold.rows)}"
@@ -221,7 +224,7 @@ def _key(value: Any) -> float | str | None:
     return _text(value) if number is None else number
 
 
-def key_column(gold: Gold, columns: Sequence[str], answer_rows: list[Row], *, stated_total: int | None = None
+def key_column(gold: Gold, columns: Sequence[str], answer_rows: Sequence[Row], *, stated_total: int | None = None
                ) -> str | None:
     """None when one answer column holds exactly the gold keys (a one-column gold), in gold order if ordered.
 
@@ -254,7 +257,7 @@ def _key_order_problem(gold: Gold, wanted: list[Any], values: list[Any]) -> str 
         return None
     if len(values) != len(wanted):
         return f"row count {len(values)} != gold {len(wanted)}"
-    first = {}
+    first: dict[Any, int] = {}
     for gi, key in enumerate(wanted):
         first.setdefault(key, gi)
     return _order_problem(gold, [first[v] for v in values])

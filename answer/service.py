@@ -26,13 +26,15 @@ from answer.synthesizer import Synthesis, synthesize
 from answer.tables import view
 from answer.trend import Trend, trend_of, trend_query
 from answer.vocabulary import vocabulary
+from answer.wiring import load_components
+from cube_models.backends.base import LoadResult
 from cubesage_core import db
 from cubesage_core.blas import limit_blas_threads
 from cubesage_core.embeddings import get_embedder
 from cubesage_core.llm import question_budget, using_settings
 from cubesage_core.settings import Settings, get_settings
 from router.aggregate.derive import merge_groups
-from router.components import Components, load_components
+from router.components import Components
 from router.detail import DetailEnv, EntityDirectory
 from router.detail.catalog import table_catalog
 from router.detail.schema import catalog_for
@@ -67,6 +69,8 @@ class AnswerPayload:
 
 class Cubesage:
     """One process-wide answering service."""
+
+    streams_stages = True  # ask() reports each stage through on_stage (answer.api._service)
 
     def __init__(self, settings: Settings | None = None, *, url: str | None = None,
                  components: Components | None = None) -> None:
@@ -184,7 +188,7 @@ class Cubesage:
         if query is None:
             return None
         try:
-            return trend_of(query, self.components.load(query.query, today).rows)
+            return trend_of(query, self._run(query.query, today).rows)
         except Exception as err:  # the card still shows the number; the sparkline is a bonus
             log.warning("trend query failed: %s", err)
             return None
@@ -195,6 +199,13 @@ class Cubesage:
             return []
         with self.pool.connection() as conn:
             return passages(conn, tables)
+
+    def _run(self, cube_query: dict[str, Any], today: date) -> LoadResult:
+        """A Cube query on the current backend (components without one cannot run stored queries)."""
+        result = self.components.load(cube_query, today)
+        if result is None:
+            raise RuntimeError("these components cannot run stored Cube queries")
+        return result
 
     def _log(self, conn: Any, payload: AnswerPayload, session_id: str | None = None) -> None:
         prov = payload.provenance
@@ -245,7 +256,7 @@ class Cubesage:
         (compared periods) are stacked with a ``period`` column."""
         today = today or self.settings.today or date.today()
         with using_settings(self.settings):
-            loads = [(label, query, self.components.load(query, today)) for label, query in queries]
+            loads = [(label, query, self._run(query, today)) for label, query in queries]
             rows = stack_loads(loads)
             table = table_from_rows(rows)
             several = len({label for label, _, _ in loads}) > 1

@@ -251,13 +251,13 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
 
     n = len(table.rows)
     if lang == "zh":
-        listed = "，".join(f"{name(r)} {value(r)}" for r in ranked[:3])
+        top = "，".join(f"{name(r)} {value(r)}" for r in ranked[:3])
         total = f"（共 {fmt_number(n)} 项）" if n > 1 else ""
-        return f"{period}按{by}的{metric}：{listed}{total}。"
-    listed = ", ".join(f"{name(r)} {value(r)}" for r in ranked[:3])
+        return f"{period}按{by}的{metric}：{top}{total}。"
+    top = ", ".join(f"{name(r)} {value(r)}" for r in ranked[:3])
     tail = f" ({period})" if period else ""
     total = f" ({fmt_number(n)} rows in total)" if n > 1 else ""
-    return f"{metric} by {by}{tail}: {listed}{total}."
+    return f"{metric} by {by}{tail}: {top}{total}."
 
 
 MAX_SERIES_TEXT = 5
@@ -420,11 +420,11 @@ def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:
     cut = table_cut(result)
     n = cut.total if cut is not None and cut.total is not None else len(detail.rows)  # the cut is said after
     if lang == "zh":
-        scope = f"（{who}）" if who else ""
-        return f"找到 {fmt_number(n)} 条{noun}{scope}。" if n else f"没有找到符合条件的{noun}{scope}。"
-    scope = f" for {who}" if who else ""
+        whose = f"（{who}）" if who else ""
+        return f"找到 {fmt_number(n)} 条{noun}{whose}。" if n else f"没有找到符合条件的{noun}{whose}。"
+    whose = f" for {who}" if who else ""
     one = noun[:-1] if n == 1 and noun.endswith("s") else noun
-    return f"Found {fmt_number(n)} {one}{scope}." if n else f"No {noun} found{scope}."
+    return f"Found {fmt_number(n)} {one}{whose}." if n else f"No {noun} found{whose}."
 
 
 # -- LLM mode --------------------------------------------------------------------------------------------

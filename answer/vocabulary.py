@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cube_models.errors import ModelError
-from cube_models.model import load_model
+from cube_models.model import Dimension, Measure, load_model
 from cubesage_core.settings import get_settings
 from fourengine.glossary import GlossaryError, parse_glossary
 
@@ -87,7 +87,7 @@ def build(model_dir: Path | None, glossary: Path | None, detail_vocabulary: Path
     titles: dict[str, str] = {}
     with contextlib.suppress(ModelError, OSError):
         model = load_model(model_dir) if model_dir else None
-        members = [*model.measures(), *model.dimensions()] if model is not None else []
+        members: list[Measure | Dimension] = [*model.measures(), *model.dimensions()] if model is not None else []
         vocab.formats = {m.path: m.format for m in members if m.format}
         vocab.types = {m.path: m.type for m in members}
         titles = {m.path: m.title for m in members if m.title}

@@ -29,6 +29,16 @@ class RunningApi:
 
 
 @contextmanager
+def api_at(url: str | None, env: dict[str, str] | None = None) -> Iterator[str]:
+    """``url`` when one is given, else the URL of an API started for the block (:func:`api_server`)."""
+    if url:
+        yield url
+        return
+    with api_server(env) as running:
+        yield running.url
+
+
+@contextmanager
 def api_server(env: dict[str, str] | None = None, timeout_s: float = 180.0, ready_path: str = "/healthz"
                ) -> Iterator[RunningApi]:
     """``cubesage serve --host 127.0.0.1 --port N`` with ``env`` added, yielded once ``ready_path`` answers 200;

@@ -30,8 +30,8 @@ WAREHOUSE_WRITES = ("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0):
 
 def fingerprint(url: str, model_dir: Path | None, schemas: list[str]) -> dict[str, str]:
     with db.connection(url) as conn:
-        out = {name: str(conn.execute(query).fetchone()[0]) for name, query in PARTS.items()}
-        out["warehouse_writes"] = str(conn.execute(WAREHOUSE_WRITES, (schemas,)).fetchone()[0])
+        out = {name: str(db.one(conn.execute(query).fetchone())[0]) for name, query in PARTS.items()}
+        out["warehouse_writes"] = str(db.one(conn.execute(WAREHOUSE_WRITES, (schemas,)).fetchone())[0])
     if model_dir is not None:
         digest = hashlib.sha256()
         for path in sorted(Path(model_dir).glob("*.y*ml")):

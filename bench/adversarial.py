@@ -197,10 +197,10 @@ def ingest_cases(ingest_token: str) -> list[Case]:
 
 def correction_cases(query_id: str) -> list[Case]:
     """Corrections that must not even become proposals."""
-    def fb(**c: Any) -> dict[str, Any]:
+    def fb(c: dict[str, Any]) -> dict[str, Any]:
         return {"query_id": query_id, "verdict": "down", **c}
 
-    return [Case(f"correction: {name}", "POST", "/v1/feedback", json=fb(**c)) for name, c in [
+    corrections: list[tuple[str, dict[str, Any]]] = [
         ("sql reading api keys", {"corrected_sql": "SELECT token_sha256 FROM semlayer.api_key"}),
         ("sql reading pg_roles", {"corrected_sql": "SELECT rolname FROM pg_catalog.pg_roles"}),
         ("unqualified pg_roles", {"corrected_sql": "SELECT * FROM pg_roles"}),
@@ -211,7 +211,8 @@ def correction_cases(query_id: str) -> list[Case]:
         ("malformed cube query", {"corrected_cube_query": {"measures": "x", "limit": -1}}),
         ("query that does not run", {"corrected_cube_query": {"measures": ["orders.count"], "filters": [
             {"member": "orders.order_id", "operator": "equals", "values": ["not a number"]}]}}),
-    ]]
+    ]
+    return [Case(f"correction: {name}", "POST", "/v1/feedback", json=fb(c)) for name, c in corrections]
 
 
 def leaked(text: str) -> bool:

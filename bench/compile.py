@@ -94,7 +94,8 @@ def run(database_url: str | None = None, cube_url: str | None = None, cube_secre
         started = time.perf_counter()
         url, cube, secret = _services(stack, database_url, cube_url, cube_secret, scale, model_dir)
         setup_s = time.perf_counter() - started
-        builtin = BuiltinBackend(url, model, Settings(_env_file=None))
+        # _env_file is pydantic-settings' init option, which mypy (without the pydantic plugin) does not know
+        builtin = BuiltinBackend(url, model, Settings(_env_file=None))  # type: ignore[call-arg]
         stack.callback(builtin.close)
         client = CubeClient(cube, secret, timeout_s=120, max_wait_s=300)
         stack.callback(client.close)

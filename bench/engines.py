@@ -66,7 +66,7 @@ def run(suite: Path | None = None) -> list[dict[str, Any]]:
     from cubesage_core.settings import get_settings
     from fourengine.retrieve import Retriever
     from fourengine.settings import RetrievalSettings
-    from router.components import WikiPassages
+    from router.schema_retrieval import WikiPassages
     from sag_index.recall import SagRecall
 
     settings = get_settings()

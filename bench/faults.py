@@ -38,8 +38,8 @@ def terminate_api_backends(admin_url: str) -> int:
     from cubesage_core import db
 
     with db.connection(admin_url) as conn:
-        return int(conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = %s "
-                                "AND pid <> pg_backend_pid()", (db.API_ROLE,)).fetchone()[0])
+        return int(db.one(conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
+                                       "usename = %s AND pid <> pg_backend_pid()", (db.API_ROLE,)).fetchone())[0])
 
 
 def recovery(samples: list[Sample], reset_at: float, until: float) -> dict[str, Any]:

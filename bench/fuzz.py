@@ -20,7 +20,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,7 @@ def run(*, url: str | None, max_examples: int, include_ingest: bool, api_key: st
 def _run(url: str | None, tmp: Path, *, max_examples: int, include_ingest: bool, api_key: str | None,
          seed: int, mode: str, schemathesis: bool, adversarial: bool) -> int:
     from answer import keys
-    from bench._api_server import api_server
+    from bench._api_server import api_at
     from cubesage_core import db
     from cubesage_core.settings import get_settings
 
@@ -53,8 +52,7 @@ def _run(url: str | None, tmp: Path, *, max_examples: int, include_ingest: bool,
            "CUBESAGE_API_ANSWER_CACHE_TTL_S": "0"}
     lines: list[dict[str, Any]] = []
     try:
-        with nullcontext(None) if url else api_server(env) as running:
-            base = url or running.url
+        with api_at(url, env) as base:
             if schemathesis:
                 token = api_key or (ingest_token if include_ingest else None)
                 lines.append(_schemathesis(base, tmp, max_examples=max_examples, include_ingest=include_ingest,
@@ -132,8 +130,8 @@ def _adversarial(base: str, admin_url: str, model_dir: Path, schemas: list[str],
 
     def approved() -> int:
         with db.connection(admin_url) as conn:
-            return int(conn.execute("SELECT count(*) FROM semlayer.dynamic_few_shot_cache WHERE approved"
-                                    ).fetchone()[0])
+            return int(db.one(conn.execute("SELECT count(*) FROM semlayer.dynamic_few_shot_cache WHERE approved"
+                                           ).fetchone())[0])
 
     before = fingerprint(admin_url, model_dir, schemas)
     with httpx.Client(base_url=base, timeout=120) as client:

@@ -19,14 +19,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import psycopg
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from cubesage_core.scratch import temporary_database
 
 TARGET_S = 60.0
 SCHEMA = "tpch"
@@ -49,15 +47,8 @@ def _cubesage() -> list[str]:
 
 @contextmanager
 def _fresh_database(admin_url: str, keep: bool) -> Iterator[str]:
-    name = f"cubesage_bench_init_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_conninfo(**{**conninfo_to_dict(admin_url), "dbname": name})
-    finally:
-        if not keep:
-            with psycopg.connect(admin_url, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with temporary_database(admin_url, "cubesage_bench_init", setup="none", keep=keep) as url:
+        yield url
 
 
 def _env(folder: Path) -> dict[str, str]:

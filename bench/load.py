@@ -142,7 +142,7 @@ def run(*, url: str | None, suite: Path | None, requests: int, concurrency: int,
         env["CUBESAGE_WAREHOUSE_CACHE_REFRESH_S"] = env["CUBESAGE_SAG_CACHE_REFRESH_S"] = "0"
     server = nullcontext(None) if url else api_server(env)
     with server as running:
-        base = url or running.url
+        base = running.url if running is not None else str(url)  # no server started: url was given
         lines = asyncio.run(run_load(base, cases, today, requests=requests, concurrency=concurrency,
                                      headers=headers))
         lines[0]["mix"] = source

@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.splits import split_indices
+from cubesage_core.settings import Settings, get_settings
+from sag_index.backends.base import VectorStore
+from sag_index.backends.postgres import PostgresStore
 from sag_index.loaders import make_chunk
 from sag_index.models import Chunk
 
@@ -99,22 +102,9 @@ def rrf(*rankings: list[str], k: int = 60) -> list[str]:
 
 def bench_database(url: str) -> str:
     """A separate database on the same server (created if absent, schema applied)."""
-    import psycopg
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    from cubesage_core.scratch import scratch_database
 
-    from cubesage_core.db import apply_schema, connection
-
-    with connection(url) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (BENCH_DB,)).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
-    params = conninfo_to_dict(url)
-    params["dbname"] = BENCH_DB
-    bench_url = make_conninfo(**params)
-    with psycopg.connect(bench_url, autocommit=True) as raw:  # pgvector types exist only after this
-        raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    apply_schema(bench_url)
-    return bench_url
+    return scratch_database(url, BENCH_DB)
 
 
 def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_url: str | None = None,
@@ -122,12 +112,9 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         progress: bool = True) -> list[dict[str, Any]]:
     from cubesage_core.db import connection, database_url
     from cubesage_core.embeddings import get_embedder
-    from cubesage_core.settings import get_settings
-    from sag_index.backends.base import VectorStore
-    from sag_index.backends.postgres import PostgresStore
     from sag_index.pipeline import index_chunks
     from sag_index.processor import FastProcessor
-    from sag_index.retrieval import RetrievalParams, Retriever
+    from sag_index.retrieval import RetrievalParams, SagRetriever
 
     settings = get_settings()
     backend = backend or ("elasticsearch" if settings.es_url else "postgres")
@@ -135,20 +122,7 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
     chunks = load_corpus(corpus_path)
     title_of = {f"ev_{c.chunk_id}": c.heading for c in chunks}
     url = bench_database(database_url(settings))
-    es_server = None
-    store: VectorStore
-    if backend == "elasticsearch":
-        from sag_index.backends.elasticsearch import ElasticsearchStore
-
-        es_url = es_url or settings.es_url
-        if not es_url:
-            es_server = _es_launcher().start_elasticsearch(Path(settings.data_dir) / "bench-es")
-            es_url = es_server.url
-        store = ElasticsearchStore(es_url, prefix=settings.es_index_prefix + BENCH_NAMESPACE)
-    elif backend == "postgres":
-        store = PostgresStore(url)
-    else:
-        raise ValueError(f"unknown backend {backend!r} (postgres or elasticsearch)")
+    store, es_server = _open_store(backend, url, es_url, settings)
     try:
         store.ensure()
         store.reset()
@@ -159,7 +133,7 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         warm_up()
         report = index_chunks(chunks, url, store, FastProcessor(), embedder, progress=progress,
                               description=f"indexing {corpus_path.name} ({backend})")
-        retriever = Retriever(url, store, embedder)
+        retriever = SagRetriever(url, store, embedder)
         systems: dict[str, Callable[[str], list[str]]] = {
             "cubesage": lambda q: [e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10)).events],
             "cubesage-no-expansion": lambda q: [
@@ -192,6 +166,23 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         store.close()
         if es_server is not None:
             es_server.stop()
+
+
+def _open_store(backend: str, url: str, es_url: str | None, settings: Settings) -> tuple[VectorStore, Any]:
+    """The store under bench, and the Elasticsearch node started for it (None when one was given or the
+    backend is PostgreSQL)."""
+    if backend == "elasticsearch":
+        from sag_index.backends.elasticsearch import ElasticsearchStore
+
+        es_url = es_url or settings.es_url
+        es_server = None
+        if not es_url:
+            es_server = _es_launcher().start_elasticsearch(Path(settings.data_dir) / "bench-es")
+            es_url = es_server.url
+        return ElasticsearchStore(es_url, prefix=settings.es_index_prefix + BENCH_NAMESPACE), es_server
+    if backend == "postgres":
+        return PostgresStore(url), None
+    raise ValueError(f"unknown backend {backend!r} (postgres or elasticsearch)")
 
 
 def load_average() -> float | None:

@@ -106,7 +106,7 @@ def lookups(target: Scale, repeat: int = 20) -> None:
             vectors = [np.asarray(json.loads(r[0]), dtype=np.float32) for r in conn.execute(
                 "SELECT content_vec::text FROM sag.event_vectors WHERE kind = 'doc' ORDER BY event_id LIMIT %s",
                 (repeat,)).fetchall()]
-            links = conn.execute("SELECT count(*) FROM sag.event_entity").fetchone()[0]
+            links = db.one(conn.execute("SELECT count(*) FROM sag.event_entity").fetchone())[0]
 
             def median_ms(work: Any, n: int) -> float:
                 times = []
@@ -128,9 +128,9 @@ def _sag_mb(target: Scale) -> float:
     from cubesage_core.settings import Settings
 
     with db.connection(db.database_url(Settings(data_dir=target.data_dir))) as conn:
-        size = conn.execute("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-                            "JOIN pg_namespace n ON n.oid = c.relnamespace "
-                            "WHERE n.nspname = 'sag' AND c.relkind IN ('r', 'm')").fetchone()[0]
+        size = db.one(conn.execute("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                                   "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                                   "WHERE n.nspname = 'sag' AND c.relkind IN ('r', 'm')").fetchone())[0]
     return round(int(size) / 2**20, 1)
 
 
@@ -319,9 +319,9 @@ def _le(value: float | None, bound: float) -> bool:
 
 def run(*, scales: list[float], root: Path, requests: int, concurrency: int, suite_path: Path | None,
         skip_build: bool, rounds: int = 2) -> None:
-    from answer.demo_cli import use_demo_settings
     from answer.regress import load_suite
     from bench.load import SUITE
+    from demo.cli import use_demo_settings
 
     use_demo_settings()
     suite = load_suite(suite_path or SUITE)

@@ -26,14 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import psycopg
 import sqlglot
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from sqlglot import exp
 
 from bench.splits import split_indices
 from cubesage_core import db
 from cubesage_core.embeddings import Embedder, get_embedder
+from cubesage_core.scratch import scratch_database
 from fourengine.models import Asset
 from fourengine.retrieve import Retriever
 from fourengine.settings import RetrievalSettings
@@ -158,17 +157,7 @@ def _flat(values: Iterable[Any]) -> list[int]:
 # -- bench database -----------------------------------------------------------------------------------------
 def bench_url(admin_url: str, name: str) -> str:
     dbname = "cubesage_bench_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-    with db.connection(admin_url) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{dbname}"')
-    params = conninfo_to_dict(admin_url)
-    params["dbname"] = dbname
-    url = make_conninfo(**params)
-    with psycopg.connect(url, autocommit=True) as conn:  # extensions first: db.connect registers pgvector
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-    return url
+    return scratch_database(admin_url, dbname, setup="extensions")  # load_assets applies the schema
 
 
 def load_assets(url: str, schemas: dict[str, list[Table]], embedder: Embedder) -> dict[str, int]:
@@ -382,7 +371,7 @@ LATENCY_QUESTIONS = (
 def latency(url: str, rounds: int = 5, settings: RetrievalSettings | None = None) -> dict[str, Any]:
     """p50/p95 of one retrieval (R+V+D+G+rerank+budget; embedding reported apart) on a loaded demo DB."""
     with db.connection(url) as conn:
-        tables = conn.execute("SELECT count(*) FROM semlayer.asset WHERE asset_type = 'table'").fetchone()[0]
+        tables = db.one(conn.execute("SELECT count(*) FROM semlayer.asset WHERE asset_type = 'table'").fetchone())[0]
     line: dict[str, Any] = {"bench": "retrieval-latency", "data": "demo"}
     if not tables:
         return line | {"skipped": "the demo semantic layer is empty (run `cubesage demo load`)"}

@@ -11,8 +11,7 @@ from sqlglot.errors import ParseError
 
 from cube_models._preaggs import check_pre_aggregations, parse_pre_aggregation
 from cube_models._refs import Ref, classify, to_placeholders
-from cube_models.errors import ModelError
-from cube_models.model import (
+from cube_models._types import (
     DIMENSION_TYPES,
     MEASURE_TYPES,
     RELATIONSHIPS,
@@ -20,11 +19,13 @@ from cube_models.model import (
     Dimension,
     Join,
     Measure,
+    Member,
     RollingWindow,
     Segment,
     SemanticModel,
     View,
 )
+from cube_models.errors import ModelError
 from cubesage_core import safe_yaml
 
 _CAMEL = {"sqlTable": "sql_table", "preAggregations": "pre_aggregations", "primaryKey": "primary_key",
@@ -144,7 +145,7 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
         _check_sql(cube.sql, file, name, None)
     seen: set[str] = set()
 
-    def claim(member: str) -> None:
+    def claim(member: object) -> None:
         if not isinstance(member, str) or not member.isidentifier():
             raise ModelError(f"member name {member!r} is missing or not an identifier", file, name)
         if member in seen:
@@ -156,51 +157,64 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
         cube.measures[m["name"]] = _parse_measure(m, file, name)
     for d in _as_list(raw.get("dimensions"), file, name, "dimensions"):
         claim(d.get("name"))
-        _refuse_unsupported(d, "dimension", file, name)
-        if d.get("type") not in DIMENSION_TYPES:
-            raise ModelError(f"unknown dimension type {d.get('type')!r} (one of {', '.join(DIMENSION_TYPES)})",
-                             file, name, d["name"])
-        dim_sql = _text(d, "sql", file, name, d["name"])
-        if not dim_sql:
-            raise ModelError("a dimension needs 'sql'", file, name, d["name"])
-        cube.dimensions[d["name"]] = Dimension(
-            cube=name, name=d["name"], type=d["type"], sql=dim_sql,
-            primary_key=bool(_get(d, "primary_key", False)), title=_text(d, "title", file, name, d["name"]) or "",
-            description=(_text(d, "description", file, name, d["name"]) or "").strip(),
-            format=_text(d, "format", file, name, d["name"]), meta=_mapping(d, file, name, d["name"]),
-            public=bool(d.get("public", d.get("shown", not _get(d, "primary_key", False)))))
+        cube.dimensions[d["name"]] = _parse_dimension(d, file, name)
     cube.pre_aggregations = [parse_pre_aggregation(p, name, file) for p in _as_list(
         _get(raw, "pre_aggregations"), file, name, "pre_aggregations")]
     for s in _as_list(raw.get("segments"), file, name, "segments"):
         claim(s.get("name"))
-        seg_sql = _text(s, "sql", file, name, s["name"])
-        if not seg_sql:
-            raise ModelError("a segment needs 'sql'", file, name, s["name"])
-        cube.segments[s["name"]] = Segment(
-            cube=name, name=s["name"], sql=seg_sql, title=_text(s, "title", file, name, s["name"]) or "",
-            description=(_text(s, "description", file, name, s["name"]) or "").strip(),
-            meta=_mapping(s, file, name, s["name"]))
-    joins = raw.get("joins") or []
-    if isinstance(joins, dict):  # older object form: {target: {relationship, sql}}
-        joins = [{"name": k, **v} if isinstance(v, dict) else v for k, v in joins.items()]
-    targets: set[str] = set()
-    for j in _as_list(joins, file, name, "joins"):
-        target, rel = _text(j, "name", file, name), j.get("relationship")
-        if not isinstance(rel, str) or rel not in RELATIONSHIPS:
-            raise ModelError(f"join to {target!r}: unknown relationship {rel!r} "
-                             f"(one of {', '.join(sorted(RELATIONSHIPS))})", file, name)
-        join_sql = _text(j, "sql", file, name)
-        if not join_sql:
-            raise ModelError(f"join to {target!r} needs 'sql'", file, name)
-        if target in targets:
-            raise ModelError(f"duplicated join to '{target}'", file, name)
-        targets.add(target)
-        cube.joins.append(Join(source=name, target=str(target), relationship=RELATIONSHIPS[rel], sql=join_sql))
-    for member in (*cube.measures.values(), *cube.dimensions.values(), *cube.segments.values()):
+        cube.segments[s["name"]] = _parse_segment(s, file, name)
+    cube.joins = _parse_joins(raw.get("joins") or [], file, name)
+    for member in cube.members():
         _check_sql(member.sql or "1", file, name, member.name)
         for f in getattr(member, "filters", ()):
             _check_sql(f, file, name, member.name)
     return cube
+
+
+def _parse_dimension(d: dict[str, Any], file: str, cube: str) -> Dimension:
+    _refuse_unsupported(d, "dimension", file, cube)
+    if d.get("type") not in DIMENSION_TYPES:
+        raise ModelError(f"unknown dimension type {d.get('type')!r} (one of {', '.join(DIMENSION_TYPES)})",
+                         file, cube, d["name"])
+    dim_sql = _text(d, "sql", file, cube, d["name"])
+    if not dim_sql:
+        raise ModelError("a dimension needs 'sql'", file, cube, d["name"])
+    return Dimension(
+        cube=cube, name=d["name"], type=d["type"], sql=dim_sql,
+        primary_key=bool(_get(d, "primary_key", False)), title=_text(d, "title", file, cube, d["name"]) or "",
+        description=(_text(d, "description", file, cube, d["name"]) or "").strip(),
+        format=_text(d, "format", file, cube, d["name"]), meta=_mapping(d, file, cube, d["name"]),
+        public=bool(d.get("public", d.get("shown", not _get(d, "primary_key", False)))))
+
+
+def _parse_segment(s: dict[str, Any], file: str, cube: str) -> Segment:
+    seg_sql = _text(s, "sql", file, cube, s["name"])
+    if not seg_sql:
+        raise ModelError("a segment needs 'sql'", file, cube, s["name"])
+    return Segment(
+        cube=cube, name=s["name"], sql=seg_sql, title=_text(s, "title", file, cube, s["name"]) or "",
+        description=(_text(s, "description", file, cube, s["name"]) or "").strip(),
+        meta=_mapping(s, file, cube, s["name"]))
+
+
+def _parse_joins(joins: Any, file: str, cube: str) -> list[Join]:
+    if isinstance(joins, dict):  # older object form: {target: {relationship, sql}}
+        joins = [{"name": k, **v} if isinstance(v, dict) else v for k, v in joins.items()]
+    out: list[Join] = []
+    targets: set[str | None] = set()
+    for j in _as_list(joins, file, cube, "joins"):
+        target, rel = _text(j, "name", file, cube), j.get("relationship")
+        if not isinstance(rel, str) or rel not in RELATIONSHIPS:
+            raise ModelError(f"join to {target!r}: unknown relationship {rel!r} "
+                             f"(one of {', '.join(sorted(RELATIONSHIPS))})", file, cube)
+        join_sql = _text(j, "sql", file, cube)
+        if not join_sql:
+            raise ModelError(f"join to {target!r} needs 'sql'", file, cube)
+        if target in targets:
+            raise ModelError(f"duplicated join to '{target}'", file, cube)
+        targets.add(target)
+        out.append(Join(source=cube, target=str(target), relationship=RELATIONSHIPS[rel], sql=join_sql))
+    return out
 
 
 def _check_refs(model: SemanticModel) -> None:
@@ -208,40 +222,47 @@ def _check_refs(model: SemanticModel) -> None:
     graph: dict[str, list[str]] = {}
     for cube in model.cubes.values():
         own = {*cube.measures, *cube.dimensions, *cube.segments}
-        members = [*cube.measures.values(), *cube.dimensions.values(), *cube.segments.values()]
-        for member in members:
-            texts = [member.sql or "", *getattr(member, "filters", ())]
-            deps: list[str] = []
-            for text in texts:
-                for raw, ref in classify(text, cube.name, names, own):
-                    if isinstance(ref, str):
-                        raise ModelError(ref, cube.file, cube.name, member.name)
-                    if ref.kind != "member":
-                        continue
-                    target = model.find_member(ref.path)
-                    if target is None:
-                        raise ModelError(f"unknown member '{ref.path}' in {raw}", cube.file, cube.name, member.name)
-                    if isinstance(member, Measure) and isinstance(target, Measure) and member.type != "number" \
-                            and text == member.sql:
-                        raise ModelError(f"a {member.type} measure cannot reference measure '{ref.path}'; "
-                                         "use type number", cube.file, cube.name, member.name)
-                    if not isinstance(member, Measure) and isinstance(target, Measure):
-                        raise ModelError(f"a {member.kind} cannot reference measure '{ref.path}'",
-                                         cube.file, cube.name, member.name)
-                    deps.append(ref.path)
-            graph[member.path] = deps
+        for member in cube.members():
+            graph[member.path] = _member_deps(model, cube, member, names, own)
         for join in cube.joins:
-            if join.target not in model.cubes:
-                raise ModelError(f"join to unknown cube '{join.target}'", cube.file, cube.name)
-            if join.target == cube.name:
-                raise ModelError("a cube cannot join itself (join cycle)", cube.file, cube.name)
-            for raw, ref in classify(join.sql, cube.name, names, own):
-                if isinstance(ref, str):
-                    raise ModelError(f"join to '{join.target}': {ref}", cube.file, cube.name)
-                if ref.kind == "member" and model.find_member(ref.path) is None:
-                    raise ModelError(f"join to '{join.target}': unknown member '{ref.path}' in {raw}",
-                                     cube.file, cube.name)
+            _check_join(model, cube, join, names, own)
     _check_member_cycles(model, graph)
+
+
+def _member_deps(model: SemanticModel, cube: Cube, member: Member, names: set[str], own: set[str]) -> list[str]:
+    """The member paths ``member``'s SQL (and filters) reference; wrong references raise."""
+    deps: list[str] = []
+    for text in [member.sql or "", *getattr(member, "filters", ())]:
+        for raw, ref in classify(text, cube.name, names, own):
+            if isinstance(ref, str):
+                raise ModelError(ref, cube.file, cube.name, member.name)
+            if ref.kind != "member":
+                continue
+            target = model.find_member(ref.path)
+            if target is None:
+                raise ModelError(f"unknown member '{ref.path}' in {raw}", cube.file, cube.name, member.name)
+            if isinstance(member, Measure) and isinstance(target, Measure) and member.type != "number" \
+                    and text == member.sql:
+                raise ModelError(f"a {member.type} measure cannot reference measure '{ref.path}'; "
+                                 "use type number", cube.file, cube.name, member.name)
+            if not isinstance(member, Measure) and isinstance(target, Measure):
+                raise ModelError(f"a {member.kind} cannot reference measure '{ref.path}'",
+                                 cube.file, cube.name, member.name)
+            deps.append(ref.path)
+    return deps
+
+
+def _check_join(model: SemanticModel, cube: Cube, join: Join, names: set[str], own: set[str]) -> None:
+    if join.target not in model.cubes:
+        raise ModelError(f"join to unknown cube '{join.target}'", cube.file, cube.name)
+    if join.target == cube.name:
+        raise ModelError("a cube cannot join itself (join cycle)", cube.file, cube.name)
+    for raw, ref in classify(join.sql, cube.name, names, own):
+        if isinstance(ref, str):
+            raise ModelError(f"join to '{join.target}': {ref}", cube.file, cube.name)
+        if ref.kind == "member" and model.find_member(ref.path) is None:
+            raise ModelError(f"join to '{join.target}': unknown member '{ref.path}' in {raw}",
+                             cube.file, cube.name)
 
 
 def _check_member_cycles(model: SemanticModel, graph: dict[str, list[str]]) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cube_models._types import GRANULARITIES, Dimension, Measure, PreAggregation, Segment, SemanticModel
 from cube_models.errors import ModelError
-from cube_models.model import GRANULARITIES, Dimension, Measure, PreAggregation, Segment, SemanticModel
 
 _STORAGE_KEYS = {"external", "partition_granularity", "partitionGranularity", "refresh_key", "refreshKey",
                  "scheduled_refresh", "scheduledRefresh", "indexes", "sql_alias", "sqlAlias", "type", "name",
@@ -81,13 +81,13 @@ def check_pre_aggregations(model: SemanticModel) -> None:
             for paths, kind in kinds:
                 for path in paths:
                     member = model.find_member(path)
-                    if not isinstance(member, kind):
+                    if member is None or not isinstance(member, kind):
                         raise ModelError(f"pre-aggregation {pre.name}: '{path}' is not a {kind.__name__.lower()}",
                                          cube.file, cube.name)
                     if member.cube != path.split(".")[0]:
                         raise ModelError(f"pre-aggregation {pre.name}: '{path}' names a view member",
                                          cube.file, cube.name)
-            if pre.time_dimension and model.member(pre.time_dimension).type != "time":  # type: ignore[union-attr]
+            if pre.time_dimension and model.member(pre.time_dimension).type != "time":
                 raise ModelError(f"pre-aggregation {pre.name}: '{pre.time_dimension}' is not a time dimension",
                                  cube.file, cube.name)
             if not pre.measures and not pre.dimensions and not pre.time_dimension:

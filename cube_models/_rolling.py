@@ -18,7 +18,7 @@ _STEP = {"quarter": "3 month"}
 TIMESTAMP = exp.DataType.build("timestamp")
 
 
-def step(granularity: str) -> exp.Expression:
+def step(granularity: str) -> exp.Expr:
     """One bucket of ``granularity`` as a PostgreSQL interval."""
     return exp.Interval(this=exp.Literal.string(_STEP.get(granularity, f"1 {granularity}")))
 
@@ -38,22 +38,22 @@ def base_granularity(window: RollingWindow, granularity: str) -> str:
     return min(units, key=_ORDER.index) if "week" not in units else "week"
 
 
-def _trunc(granularity: str, value: exp.Expression) -> exp.Expression:
+def _trunc(granularity: str, value: exp.Expr) -> exp.Expr:
     return exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(granularity),
                                                           exp.Cast(this=value, to=TIMESTAMP.copy())])
 
 
-def _bucket_end(granularity: str, bucket_start: exp.Expression) -> exp.Expression:
+def _bucket_end(granularity: str, bucket_start: exp.Expr) -> exp.Expr:
     return exp.Sub(this=exp.Add(this=bucket_start, expression=step(granularity)),
                    expression=exp.Interval(this=exp.Literal.string("1 millisecond")))
 
 
-def bounds(granularity: str, start: exp.Expression, end: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+def bounds(granularity: str, start: exp.Expr, end: exp.Expr) -> tuple[exp.Expr, exp.Expr]:
     """(first bucket's date_from, last bucket's date_to) of the series over [start, end]."""
     return _trunc(granularity, start), _bucket_end(granularity, _trunc(granularity, end))
 
 
-def series(granularity: str, start: exp.Expression, end: exp.Expression) -> exp.Select:
+def series(granularity: str, start: exp.Expr, end: exp.Expr) -> exp.Select:
     """``SELECT d AS date_from, d + step - 1ms AS date_to FROM generate_series(trunc(start), end, step) d``."""
     gen = exp.Anonymous(this="generate_series", expressions=[_trunc(granularity, start),
                                                              exp.Cast(this=end, to=TIMESTAMP.copy()),
@@ -63,24 +63,24 @@ def series(granularity: str, start: exp.Expression, end: exp.Expression) -> exp.
                       exp.alias_(_bucket_end(granularity, exp.column("d")), "date_to")).from_(source)
 
 
-def window_condition(window: RollingWindow, date_from: Callable[[], exp.Expression],
-                     date_to: Callable[[], exp.Expression], field: exp.Expression,
-                     whole_range: bool = False) -> exp.Expression:
+def window_condition(window: RollingWindow, date_from: Callable[[], exp.Expr],
+                     date_to: Callable[[], exp.Expr], field: exp.Expr,
+                     whole_range: bool = False) -> exp.Expr:
     """Cube's rollingWindowDateJoinCondition: ``field`` inside the window of the bucket [date_from, date_to]
     (``whole_range``: of the whole series, the base query's filter). The bounds are built only when used
     (an unused bind parameter has no type in PostgreSQL)."""
-    conditions: list[exp.Expression] = []
+    conditions: list[exp.Expr] = []
     if window.trailing != "unbounded":
         start = (date_from if whole_range or window.offset == "start" else date_to)()
         if window.trailing:
             start = exp.Sub(this=start, expression=exp.Interval(this=exp.Literal.string(window.trailing)))
-        cls = exp.GTE if window.offset == "start" else exp.GT
-        conditions.append(cls(this=field.copy(), expression=start))
+        lower = exp.GTE if window.offset == "start" else exp.GT
+        conditions.append(lower(this=field.copy(), expression=start))
     if window.leading != "unbounded":
         end = (date_to if whole_range or window.offset == "end" else date_from)()
         if window.leading:
             end = exp.Add(this=end, expression=exp.Interval(this=exp.Literal.string(window.leading)))
-        cls = exp.LTE if window.offset == "end" else exp.LT
-        conditions.append(cls(this=field.copy(), expression=end))
+        upper = exp.LTE if window.offset == "end" else exp.LT
+        conditions.append(upper(this=field.copy(), expression=end))
     return exp.and_(*conditions) if conditions else exp.EQ(this=exp.Literal.number(1),
                                                             expression=exp.Literal.number(1))

@@ -20,7 +20,7 @@ from cube_models.model import Measure, PreAggregation, SemanticModel
 from cube_models.query import CubeQuery, Filter, FilterGroup, TimeDimension
 
 if TYPE_CHECKING:
-    from cube_models.compiler import _Compiler
+    from cube_models._compile.state import CompilerState
 
 ROLLUP_ALIAS = "__rollup"
 
@@ -49,7 +49,7 @@ def _resolved(f: Filter | FilterGroup, model: SemanticModel) -> Filter | FilterG
     return Filter(model.resolve_path(f.member), f.operator, f.values)
 
 
-def shape_of(c: _Compiler, leaves: Sequence[Measure], multiplied: bool) -> QueryShape:
+def shape_of(c: CompilerState, leaves: Sequence[Measure], multiplied: bool) -> QueryShape:
     """The query as matching reads it (view members resolved to their cubes' members)."""
     model, q = c.model, c.q
     dim_filters = [_resolved(f, model) for f in q.filters if c._filter_kinds(f) == {False}]
@@ -72,7 +72,7 @@ def shape_of(c: _Compiler, leaves: Sequence[Measure], multiplied: bool) -> Query
         filters=tuple(dim_filters), multiplied=multiplied, rolling=any(m.rolling_window for m in leaves))
 
 
-def query_cubes(c: _Compiler) -> list[str]:
+def query_cubes(c: CompilerState) -> list[str]:
     """The query's cubes in Cube's order (measures, dimensions, segments, time dimensions, filters)."""
     out: list[str] = []
     for path in [*c.q.measures, *c.q.dimensions, *c.q.segments, *(t.dimension for t in c.q.time_dimensions),
@@ -83,7 +83,7 @@ def query_cubes(c: _Compiler) -> list[str]:
     return out
 
 
-def choose(c: _Compiler, leaves: Sequence[Measure], multiplied: bool, tables: Mapping[str, str]
+def choose(c: CompilerState, leaves: Sequence[Measure], multiplied: bool, tables: Mapping[str, str]
            ) -> PreAggregation | None:
     """The first matching rollup, if its table is built (``tables``: rollup path -> qualified table)."""
     if not tables or not any(p.path in tables for p in c.model.pre_aggregations()):
@@ -92,12 +92,12 @@ def choose(c: _Compiler, leaves: Sequence[Measure], multiplied: bool, tables: Ma
     return pre if pre is not None and pre.path in tables else None
 
 
-def rendered_measures(c: _Compiler, pre: PreAggregation, leaves: Sequence[Measure]) -> dict[str, exp.Expression]:
+def rendered_measures(c: CompilerState, pre: PreAggregation, leaves: Sequence[Measure]) -> dict[str, exp.Expr]:
     """Measure path -> its aggregate over the rollup's columns: leaves re-aggregated; a measure whose leaves
     the rollup lacks (an exact match on a listed number measure) is summed as stored."""
     cols = columns_of(pre)
 
-    def agg(path: str, kind: str) -> exp.Expression:
+    def agg(path: str, kind: str) -> exp.Expr:
         column = exp.column(cols[path], table=ROLLUP_ALIAS, quoted=True)
         return exp.Min(this=column) if kind == "min" else exp.Max(this=column) if kind == "max" else \
             exp.Sum(this=column)

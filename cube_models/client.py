@@ -153,7 +153,7 @@ class CubeClient:
         deadline = time.monotonic() + self.max_wait_s
         delay = 0.05
         while True:
-            body = self._send(method, path, **kwargs).json()
+            body: dict[str, Any] = self._send(method, path, **kwargs).json()
             if not (isinstance(body, dict) and body.get("error") == "Continue wait"):
                 return body
             if time.monotonic() + delay > deadline:
@@ -174,7 +174,8 @@ class CubeClient:
 
     def sql(self, query: dict[str, Any]) -> dict[str, Any]:
         """GET /v1/sql: ``{"sql": [text, params], ...}`` as Cube returns it under ``sql``."""
-        return self._waiting("GET", f"{API}/sql", params={"query": json.dumps(query)})["sql"]
+        sql: dict[str, Any] = self._waiting("GET", f"{API}/sql", params={"query": json.dumps(query)})["sql"]
+        return sql
 
     def ready(self) -> bool:
         try:
@@ -202,7 +203,7 @@ class CubeClient:
         delay = 0.05
         async with httpx.AsyncClient(timeout=self.timeout_s, transport=self.transport) as client:  # type: ignore[arg-type]
             while True:
-                body = (await self._asend(client, method, path, **kwargs)).json()
+                body: dict[str, Any] = (await self._asend(client, method, path, **kwargs)).json()
                 if not (isinstance(body, dict) and body.get("error") == "Continue wait"):
                     return body
                 if time.monotonic() + delay > deadline:
@@ -222,7 +223,8 @@ class CubeClient:
                                                       content=json.dumps({"query": query})))
 
     async def asql(self, query: dict[str, Any]) -> dict[str, Any]:
-        return (await self._awaiting("GET", f"{API}/sql", params={"query": json.dumps(query)}))["sql"]
+        sql: dict[str, Any] = (await self._awaiting("GET", f"{API}/sql", params={"query": json.dumps(query)}))["sql"]
+        return sql
 
     async def aready(self) -> bool:
         try:

@@ -310,7 +310,8 @@ def write_cubes(cubes: Sequence[dict[str, Any]], out_dir: Path) -> list[Path]:
 
 def draft_models(conn: Executor, schemas: Sequence[str], out_dir: Path) -> list[DraftReport]:
     """Draft every table of ``schemas`` into ``out_dir``; cube names stay unique across schemas."""
-    reports, taken = [], set()
+    reports: list[DraftReport] = []
+    taken: set[str] = set()
     for schema in schemas:
         tables = read_catalog(conn, schema)
         cubes = draft_cubes(tables, frozenset(taken))

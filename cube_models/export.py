@@ -118,7 +118,7 @@ def plain_sql(cube: Cube, sql: str, model: SemanticModel) -> str:
             return None
         return ref.cube if ref.kind == "cube" else ref.path
 
-    def swap(node: exp.Expression) -> exp.Expression:
+    def swap(node: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.Column):
             table = name_of(node.table) if node.table else None
             if table:

@@ -22,10 +22,10 @@ class ParityCase:
 
 def _close(a: Any, b: Any, rel: float = 1e-9) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
-        return a == b
+        return bool(a == b)
     if isinstance(a, int | float) and isinstance(b, int | float):
         return math.isclose(float(a), float(b), rel_tol=rel, abs_tol=1e-9)
-    return a == b
+    return bool(a == b)
 
 
 def _canon(row: dict[str, Any]) -> tuple[Any, ...]:

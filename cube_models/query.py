@@ -90,15 +90,7 @@ class CubeQuery:
             except json.JSONDecodeError as exc:
                 raise QueryError(f"query is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") \
                     from exc
-        if not isinstance(raw, dict):
-            raise QueryError("query must be a JSON object")
-        unknown = sorted(set(raw) - _KEYS)
-        if unknown:
-            raise QueryError(f"unknown query key(s): {', '.join(unknown)}")
-        if raw.get("ungrouped"):
-            raise QueryError("ungrouped queries are not supported")
-        if raw.get("timezone") not in (None, "UTC", "Etc/UTC"):
-            raise QueryError("only the UTC timezone is supported")
+        raw = _checked(raw)
         q = cls()
         q.measures = [_member(m, "measures") for m in _list(raw, "measures")]
         for d in _list(raw, "dimensions"):
@@ -182,7 +174,7 @@ def _member(value: Any, where: str) -> str:
 def _granularity(value: Any) -> str:
     if value not in GRANULARITIES:
         raise QueryError(f"unknown granularity {value!r} (one of {', '.join(GRANULARITIES)})")
-    return value
+    return str(value)
 
 
 def _time_dimension(raw: Any) -> TimeDimension:
@@ -202,6 +194,39 @@ def _time_dimension(raw: Any) -> TimeDimension:
     elif date_range is not None and not isinstance(date_range, str):
         raise QueryError("dateRange must be a string or a list of one or two date strings")
     return TimeDimension(_member(raw["dimension"], "timeDimensions"), granularity, date_range)
+
+
+def _filter_values(values: Any, member: str) -> list[str | None]:
+    """A filter's values as strings (null stays None; booleans are "true"/"false")."""
+    if values is None:
+        values = []
+    if not isinstance(values, list) or len(values) > MAX_FILTER_VALUES:
+        raise QueryError(f"filter on {member}: values must be a list (at most {MAX_FILTER_VALUES})")
+    out: list[str | None] = []
+    for v in values:
+        if v is None:
+            out.append(None)
+        elif isinstance(v, bool):
+            out.append("true" if v else "false")
+        elif isinstance(v, int | float | str):
+            out.append(str(v))
+        else:
+            raise QueryError(f"filter on {member}: value {v!r} must be a string, number, boolean or null")
+    return out
+
+
+def _checked(raw: Any) -> dict[str, Any]:
+    """``raw`` if it is a JSON object of known keys, grouped, in UTC."""
+    if not isinstance(raw, dict):
+        raise QueryError("query must be a JSON object")
+    unknown = sorted(set(raw) - _KEYS)
+    if unknown:
+        raise QueryError(f"unknown query key(s): {', '.join(unknown)}")
+    if raw.get("ungrouped"):
+        raise QueryError("ungrouped queries are not supported")
+    if raw.get("timezone") not in (None, "UTC", "Etc/UTC"):
+        raise QueryError("only the UTC timezone is supported")
+    return raw
 
 
 def _filter(raw: Any, depth: int) -> Filter | FilterGroup:
@@ -224,21 +249,7 @@ def _filter(raw: Any, depth: int) -> Filter | FilterGroup:
     operator = raw.get("operator")
     if operator not in OPERATORS:
         raise QueryError(f"filter on {member}: unknown operator {operator!r}")
-    values = raw.get("values")
-    if values is None:
-        values = []
-    if not isinstance(values, list) or len(values) > MAX_FILTER_VALUES:
-        raise QueryError(f"filter on {member}: values must be a list (at most {MAX_FILTER_VALUES})")
-    out: list[str | None] = []
-    for v in values:
-        if v is None:
-            out.append(None)
-        elif isinstance(v, bool):
-            out.append("true" if v else "false")
-        elif isinstance(v, int | float | str):
-            out.append(str(v))
-        else:
-            raise QueryError(f"filter on {member}: value {v!r} must be a string, number, boolean or null")
+    out = _filter_values(raw.get("values"), member)
     if not out and operator not in ("set", "notSet"):
         raise QueryError(f"filter on {member}: operator {operator} needs values")
     if operator in ("inDateRange", "notInDateRange", "onTheDate") and len(out) != 2:

@@ -24,7 +24,7 @@ from psycopg import sql
 
 from cube_models.compiler import compile_rollup
 from cube_models.model import PreAggregation, SemanticModel
-from cubesage_core.db import API_ROLE, READER_ROLE
+from cubesage_core.db import API_ROLE, READER_ROLE, one
 from cubesage_core.refresh_key import Schemas, fingerprint
 
 SCHEMA = "cubesage_rollups"
@@ -73,7 +73,7 @@ def _as_api_role(conn: psycopg.Connection) -> None:
 
 def registry(conn: psycopg.Connection) -> dict[str, tuple[str, str, str]]:
     """rollup path -> (table, sql hash, refresh key) of the rollups built so far."""
-    if conn.execute("SELECT to_regclass('cubesage_rollups.registry')").fetchone()[0] is None:
+    if one(conn.execute("SELECT to_regclass('cubesage_rollups.registry')").fetchone())[0] is None:
         return {}
     with psycopg.Cursor(conn) as cur:
         rows = cur.execute("SELECT rollup, table_name, sql_hash, refresh_key FROM cubesage_rollups.registry")

@@ -37,7 +37,7 @@ def _texts(cube: Cube) -> Iterator[tuple[str, str]]:
         yield f"join {join.target}", join.sql
 
 
-def _tree_problems(tree: exp.Expression, schemas: frozenset[str]) -> list[str]:
+def _tree_problems(tree: exp.Expr, schemas: frozenset[str]) -> list[str]:
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     names = ", ".join(sorted(schemas))
     problems: list[str] = []
@@ -57,7 +57,7 @@ def _tree_problems(tree: exp.Expression, schemas: frozenset[str]) -> list[str]:
     return problems
 
 
-def _parse(sql: str, as_query: bool) -> exp.Expression:
+def _parse(sql: str, as_query: bool) -> exp.Expr:
     text = to_placeholders(sql)[0]
     statements = [s for s in sqlglot.parse(text if as_query else f"SELECT {text}", read="postgres") if s is not None]
     if len(statements) != 1:

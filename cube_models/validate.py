@@ -9,6 +9,7 @@ closest member names by edit distance and by embedding similarity.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -18,9 +19,10 @@ import numpy as np
 from cube_models import _joins
 from cube_models.dates import resolve_date_range
 from cube_models.errors import CubeModelsError
-from cube_models.model import Dimension, Measure, Segment, SemanticModel
+from cube_models.model import Dimension, Measure, Member, Segment, SemanticModel
 from cube_models.query import CubeQuery, Filter, FilterGroup
-from cubesage_core.embeddings import Embedder
+from cubesage_core.embeddings import Embedder, get_embedder
+from cubesage_core.settings import Settings, get_settings
 
 
 @dataclass
@@ -49,8 +51,7 @@ _EMB_CACHE: dict[tuple[int, int], tuple[list[str], np.ndarray]] = {}
 
 def _candidates(model: SemanticModel, kind: str, time_only: bool = False) -> list[str]:
     cls = _KIND[kind]
-    out = [m.path for c in model.cubes.values() for m in (*c.measures.values(), *c.dimensions.values(),
-                                                           *c.segments.values())
+    out = [m.path for c in model.cubes.values() for m in c.members()
            if isinstance(m, cls) and (not time_only or getattr(m, "type", "") == "time")]
     for view in model.views.values():
         out += [f"{view.name}.{n}" for n, p in view.members.items()
@@ -99,79 +100,104 @@ def validate(query: CubeQuery | dict[str, Any] | str, model: SemanticModel, toda
         q = CubeQuery.parse(query)
     except CubeModelsError as exc:
         return [Problem("malformed", str(exc))]
-    from cubesage_core.settings import get_settings
-
     settings = get_settings()
-    if row_cap is None:
-        row_cap = settings.query_row_cap
-    problems: list[Problem] = []
-    lazy: list[Embedder] = [embedder] if embedder is not None else []
+    checker = _Checker(model, settings, today, row_cap if row_cap is not None else settings.query_row_cap,
+                       [embedder] if embedder is not None else [])
+    for check in _CHECKS:
+        check(checker, q)
+    if not checker.problems:
+        checker.joins(q)
+    return checker.problems
 
-    def hint(path: str, kind: str, time_only: bool = False) -> list[str]:
-        if not lazy:  # the embedder is loaded only when a suggestion is needed
-            from cubesage_core.embeddings import get_embedder
 
-            lazy.append(get_embedder(settings.embedding_backend))
-        return suggest_members(path, model, kind, lazy[0], time_only=time_only)
+@dataclass
+class _Checker:
+    """The checks of one query; each adds its problems to ``problems``."""
 
-    def check(path: str, kind: str, where: str, time_only: bool = False) -> Any:
-        member = model.find_member(path)
+    model: SemanticModel
+    settings: Settings
+    today: date | None
+    row_cap: int
+    lazy: list[Embedder]  # the embedder, loaded only when a suggestion is needed
+    problems: list[Problem] = field(default_factory=list)
+
+    def hint(self, path: str, kind: str, time_only: bool = False) -> list[str]:
+        if not self.lazy:
+            self.lazy.append(get_embedder(self.settings.embedding_backend))
+        return suggest_members(path, self.model, kind, self.lazy[0], time_only=time_only)
+
+    def member(self, path: str, kind: str, where: str, time_only: bool = False) -> Member | None:
+        """The member at ``path`` if it is of ``kind`` (filters may name measures too), else a problem."""
+        member = self.model.find_member(path)
         if member is None:
-            problems.append(Problem("unknown_member", f"{where}: unknown member '{path}'", path,
-                                    hint(path, kind, time_only)))
+            self.problems.append(Problem("unknown_member", f"{where}: unknown member '{path}'", path,
+                                         self.hint(path, kind, time_only)))
             return None
         if not isinstance(member, _KIND[kind]) and not (kind == "dimension" and where == "filters"
                                                         and isinstance(member, Measure)):
-            problems.append(Problem("wrong_kind", f"{where}: '{path}' is a {member.kind}, not a {kind}", path,
-                                    hint(path, kind, time_only)))
+            self.problems.append(Problem("wrong_kind", f"{where}: '{path}' is a {member.kind}, not a {kind}", path,
+                                         self.hint(path, kind, time_only)))
             return None
         return member
 
-    for m in q.measures:
-        check(m, "measure", "measures")
-    for d in q.dimensions:
-        check(d, "dimension", "dimensions")
-    for s in q.segments:
-        check(s, "segment", "segments")
-    for td in q.time_dimensions:
-        dim = check(td.dimension, "dimension", "timeDimensions", time_only=True)
-        if isinstance(dim, Dimension) and dim.type != "time":
-            problems.append(Problem("not_time_dimension",
-                                    f"timeDimensions: '{td.dimension}' is a {dim.type} dimension, not a time one",
-                                    td.dimension, hint(td.dimension, "dimension", True)))
-        if td.date_range is not None:
-            try:
-                resolve_date_range(td.date_range, today)
-            except CubeModelsError as exc:
-                problems.append(Problem("bad_date_range", f"timeDimensions {td.dimension}: {exc}", td.dimension))
+    def members(self, q: CubeQuery) -> None:
+        for m in q.measures:
+            self.member(m, "measure", "measures")
+        for d in q.dimensions:
+            self.member(d, "dimension", "dimensions")
+        for s in q.segments:
+            self.member(s, "segment", "segments")
 
-    def walk(f: Filter | FilterGroup) -> None:
+    def time_dimensions(self, q: CubeQuery) -> None:
+        for td in q.time_dimensions:
+            dim = self.member(td.dimension, "dimension", "timeDimensions", time_only=True)
+            if isinstance(dim, Dimension) and dim.type != "time":
+                self.problems.append(Problem(
+                    "not_time_dimension", f"timeDimensions: '{td.dimension}' is a {dim.type} dimension, not a time one",
+                    td.dimension, self.hint(td.dimension, "dimension", True)))
+            if td.date_range is not None:
+                try:
+                    resolve_date_range(td.date_range, self.today)
+                except CubeModelsError as exc:
+                    self.problems.append(Problem("bad_date_range", f"timeDimensions {td.dimension}: {exc}",
+                                                 td.dimension))
+
+    def filters(self, q: CubeQuery) -> None:
+        for f in q.filters:
+            self._filter(f)
+
+    def _filter(self, f: Filter | FilterGroup) -> None:
         if isinstance(f, FilterGroup):
             for item in f.items:
-                walk(item)
+                self._filter(item)
             return
-        member = check(f.member, "dimension", "filters")
+        member = self.member(f.member, "dimension", "filters")
         if isinstance(member, Dimension) and f.operator.endswith(("DateRange", "Date")) and member.type != "time":
-            problems.append(Problem("not_time_dimension",
-                                    f"filters: {f.operator} needs a time dimension, '{f.member}' is {member.type}",
-                                    f.member))
+            self.problems.append(Problem(
+                "not_time_dimension", f"filters: {f.operator} needs a time dimension, '{f.member}' is {member.type}",
+                f.member))
 
-    for f in q.filters:
-        walk(f)
-    limit = q.limit
-    if limit is not None and limit > row_cap:
-        problems.append(Problem("limit_over_cap", f"limit {limit} is over the row cap of {row_cap}", None,
-                                [str(row_cap)]))
-    selected = {*q.measures, *q.dimensions, *(t.dimension for t in q.time_dimensions if t.granularity),
-                *(f"{t.dimension}.{t.granularity}" for t in q.time_dimensions if t.granularity)}
-    for member, _ in q.order:
-        if member not in selected:
-            problems.append(Problem("order_not_selected",
-                                    f"order: '{member}' is not selected, so Cube ignores it", member))
-    if not problems:
-        cubes = [model.member(model.resolve_path(p)).cube for p in q.members()]
+    def limit(self, q: CubeQuery) -> None:
+        if q.limit is not None and q.limit > self.row_cap:
+            self.problems.append(Problem("limit_over_cap", f"limit {q.limit} is over the row cap of {self.row_cap}",
+                                         None, [str(self.row_cap)]))
+
+    def order(self, q: CubeQuery) -> None:
+        selected = {*q.measures, *q.dimensions, *(t.dimension for t in q.time_dimensions if t.granularity),
+                    *(f"{t.dimension}.{t.granularity}" for t in q.time_dimensions if t.granularity)}
+        for member, _ in q.order:
+            if member not in selected:
+                self.problems.append(Problem("order_not_selected",
+                                             f"order: '{member}' is not selected, so Cube ignores it", member))
+
+    def joins(self, q: CubeQuery) -> None:
+        """Run last, on a query without other problems: its cubes must be joinable."""
+        cubes: list[_joins.Hint] = [self.model.member(self.model.resolve_path(p)).cube for p in q.members()]
         try:
-            _joins.build_join_tree(model, cubes)
+            _joins.build_join_tree(self.model, cubes)
         except CubeModelsError as exc:
-            problems.append(Problem("no_join_path", str(exc)))
-    return problems
+            self.problems.append(Problem("no_join_path", str(exc)))
+
+
+_CHECKS: tuple[Callable[[_Checker, CubeQuery], None], ...] = (
+    _Checker.members, _Checker.time_dimensions, _Checker.filters, _Checker.limit, _Checker.order)

@@ -19,6 +19,7 @@ from typing import Any, Protocol, TypeVar
 import psycopg
 from pgvector.psycopg import register_vector, register_vector_async
 from psycopg import sql
+from psycopg.abc import Params
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import AsyncConnectionPool, ConnectionPool, PoolTimeout
 
@@ -37,7 +38,14 @@ class DatabaseSetupError(RuntimeError):
 
 
 class Executor(Protocol):
-    def execute(self, query: str | sql.Composable, params: Sequence[object] | None = None, /) -> object: ...
+    def execute(self, query: str | bytes | sql.SQL | sql.Composed, params: Params | None = None, /) -> object: ...
+
+
+def one(row: T | None) -> T:
+    """The row of a query that always returns one (an aggregate, a function call)."""
+    if row is None:
+        raise RuntimeError("the query returned no row")
+    return row
 
 
 def database_url(settings: Settings | None = None) -> str:
@@ -282,7 +290,7 @@ def with_user(url: str, user: str) -> str:
     params = conninfo_to_dict(url)
     params.pop("password", None)
     params["user"] = user
-    return make_conninfo(**params)
+    return make_conninfo("", **params)
 
 
 def api_url(settings: Settings, admin_url: str) -> str:

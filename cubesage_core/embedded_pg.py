@@ -106,6 +106,8 @@ class EmbeddedPostgres:
         )
 
         entry = ensure_user_exists(PG_SYSTEM_USER)
+        if entry is None:
+            raise EmbeddedPostgresError(f"cannot create the system user {PG_SYSTEM_USER!r} to run PostgreSQL as")
         bins = _bin_dir()
         ensure_prefix_permissions(bins)
         ensure_folder_permissions(bins, 0o555)
@@ -164,15 +166,12 @@ class EmbeddedPostgres:
 
     def _run(self, argv: list[str]) -> None:
         exe = str(_bin_dir() / argv[0])
-        kwargs: dict[str, object] = {}
-        if self._as_root:
-            kwargs["user"] = PG_SYSTEM_USER
-            kwargs["cwd"] = "/"
+        user, cwd = (PG_SYSTEM_USER, "/") if self._as_root else (None, None)
         env = {**os.environ, "LC_ALL": "C.UTF-8"}
         try:
             subprocess.run(
                 [exe, *argv[1:]], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                stdin=subprocess.DEVNULL, timeout=START_TIMEOUT_S + 30, env=env, **kwargs,  # type: ignore[arg-type]
+                stdin=subprocess.DEVNULL, timeout=START_TIMEOUT_S + 30, env=env, user=user, cwd=cwd,
             )
         except subprocess.CalledProcessError as err:
             raise EmbeddedPostgresError(f"{argv[0]} failed: {err.stderr.decode(errors='replace')}") from err

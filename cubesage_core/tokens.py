@@ -11,6 +11,10 @@ import importlib.util
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tiktoken
 
 ENCODING = "cl100k_base"
 
@@ -23,7 +27,7 @@ def _litellm_tokenizer_dir() -> Path | None:
 
 
 @lru_cache(maxsize=1)
-def encoding():
+def encoding() -> tiktoken.Encoding:
     if "TIKTOKEN_CACHE_DIR" not in os.environ:
         folder = _litellm_tokenizer_dir()
         if folder is not None:

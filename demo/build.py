@@ -37,7 +37,7 @@ def prepare_demo(
     from cube_models import rollups
     from cube_models.export import export_assets
     from cube_models.model import load_model
-    from fourengine.fewshot import load_few_shots
+    from fourengine.fewshot_cache import load_few_shots
     from fourengine.glossary import load_glossary
     from sag_index.backends import get_store
     from sag_index.warehouse import index_warehouse
@@ -50,9 +50,9 @@ def prepare_demo(
             demo_warehouse.load(url, scale=scale, demo_dir=demo)
             if reload_warehouse or not demo_warehouse.loaded(url) else "kept"
         ),
-        "rollups": lambda: [b.as_dict() for b in rollups.refresh(url, load_model(settings.model_dir),
+        "rollups": lambda: [b.as_dict() for b in rollups.refresh(url, load_model(settings.model_folder()),
                                                                   tuple(settings.warehouse_schemas))],
-        "semantic assets": lambda: export_assets(url, load_model(settings.model_dir), embedder=embedder),
+        "semantic assets": lambda: export_assets(url, load_model(settings.model_folder()), embedder=embedder),
         "glossary": lambda: load_glossary(url, demo / "glossary.yaml", embedder=embedder),
         "few-shots": lambda: load_few_shots(url, demo / "few_shots.yaml", embedder=embedder),
         "SAG indices": lambda: index_warehouse(url, warehouse_map_of(url, settings), demo / "wiki",

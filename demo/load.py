@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from cubesage_core.db import connection
+from cubesage_core.db import connection, one
 
 SEED = 20240301
 SCHEMA = "warehouse"
@@ -94,19 +94,37 @@ def _unique_names(rng: np.random.Generator, vocab: dict[str, Any], n: int) -> li
 
 
 def generate(scale: float = 1.0, vocab_path: Path | None = None, seed: int = SEED) -> list[Table]:
-    """All seven tables, deterministic for (scale, vocab, seed)."""
+    """All seven tables, deterministic for (scale, vocab, seed): one random stream, drawn table by table."""
     if scale <= 0 or scale > 20:
         raise ValueError(f"scale must be in (0, 20], got {scale}")
     vocab = yaml.safe_load((vocab_path or DEMO_DIR / "vocab.yaml").read_text())
     rng = np.random.default_rng(seed)
     start = datetime.fromisoformat(vocab["start"])
     end = datetime.fromisoformat(vocab["end"]) + timedelta(days=1) - timedelta(seconds=1)
-    span_s = int((end - start).total_seconds())
+    region_rows = [(r["region_id"], r["region_code"], r["name_en"], r["name_zh"]) for r in vocab["regions"]]
+    customers = _customers(rng, vocab, scale, start, end)
+    products, popularity = _products(rng, vocab, scale, start)
+    orders = _orders(rng, vocab, scale, start, end, customers)
+    items, order_total = _items(rng, vocab, orders, products, popularity)
+    payments = _payments(rng, vocab, orders, order_total)
+    refunds = _refunds(rng, vocab, orders, order_total, end)
+    return [
+        Table("dim_region", ("region_id", "region_code", "name_en", "name_zh"), region_rows),
+        Table("dim_customer", ("customer_id", "customer_name", "segment", "region_id", "city", "signup_date"),
+              customers),
+        Table("dim_product", ("product_id", "product_name", "category", "brand", "unit_price", "launched_on"),
+              products),
+        Table("fact_order", ("order_id", "customer_id", "region_id", "channel", "status", "order_ts"), orders),
+        Table("fact_order_item", ("order_item_id", "order_id", "product_id", "quantity", "unit_price", "discount",
+                                  "amount"), items),
+        Table("fact_payment", ("payment_id", "order_id", "method", "amount", "paid_ts"), payments),
+        Table("fact_refund", ("refund_id", "order_id", "amount", "reason", "refund_ts"), refunds),
+    ]
 
+
+def _customers(rng: np.random.Generator, vocab: dict[str, Any], scale: float, start: datetime,
+               end: datetime) -> list[tuple[Any, ...]]:
     regions = vocab["regions"]
-    region_rows = [(r["region_id"], r["region_code"], r["name_en"], r["name_zh"]) for r in regions]
-
-    # customers
     n_cust = max(int(20_000 * scale), 50)
     names = _unique_names(rng, vocab, n_cust)
     cust_region = _pick(rng, [r["region_id"] for r in regions], vocab["region_weights"], n_cust)
@@ -120,8 +138,12 @@ def generate(scale: float = 1.0, vocab_path: Path | None = None, seed: int = SEE
         city = cities[int(city_pick[i] * len(cities))]
         customers.append((i + 1, names[i], seg[i], int(cust_region[i]), city,
                           (start + timedelta(days=int(signup_days[i]))).date()))
+    return customers
 
-    # products
+
+def _products(rng: np.random.Generator, vocab: dict[str, Any], scale: float, start: datetime
+              ) -> tuple[list[tuple[Any, ...]], np.ndarray]:
+    """The products (the reserved ones first) and their order popularity (Zipf, shuffled)."""
     n_prod = max(int(500 * scale), 40)
     products = []
     seen: set[str] = set()
@@ -145,12 +167,17 @@ def generate(scale: float = 1.0, vocab_path: Path | None = None, seed: int = SEE
         price = round(float(np.exp(rng.uniform(np.log(lo), np.log(hi)))), 0) - 0.01
         launched = (start + timedelta(days=int(rng.integers(-600, 700)))).date()
         products.append((len(products) + 1, name, cat, brand, price, launched))
-    prod_price = np.array([p[4] for p in products])
     popularity = 1.0 / np.arange(1, n_prod + 1) ** 0.8
     popularity = popularity[rng.permutation(n_prod)]
     popularity /= popularity.sum()
+    return products, popularity
 
-    # orders: growth over time plus a year-end peak
+
+def _orders(rng: np.random.Generator, vocab: dict[str, Any], scale: float, start: datetime, end: datetime,
+            customers: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Orders: growth over time plus a year-end peak; the last two weeks' are often still pending."""
+    regions = vocab["regions"]
+    span_s = int((end - start).total_seconds())
     n_ord = max(int(100_000 * scale), 200)
     u = rng.random(n_ord * 2)
     ts_s = (np.sqrt(u) * span_s).astype(np.int64)  # linear growth of order density
@@ -160,7 +187,7 @@ def generate(scale: float = 1.0, vocab_path: Path | None = None, seed: int = SEE
     if len(ts_s) < n_ord:
         ts_s = np.sort(np.concatenate([ts_s, rng.integers(0, span_s, n_ord - len(ts_s))]))
     order_ts = [start + timedelta(seconds=int(s)) for s in ts_s]
-    order_cust = rng.integers(1, n_cust + 1, size=n_ord)
+    order_cust = rng.integers(1, len(customers) + 1, size=n_ord)
     cust_reg = np.array([c[3] for c in customers])
     other_region = _pick(rng, [r["region_id"] for r in regions], vocab["region_weights"], n_ord)
     order_region = np.where(rng.random(n_ord) < 0.95, cust_reg[order_cust - 1], other_region)
@@ -168,10 +195,15 @@ def generate(scale: float = 1.0, vocab_path: Path | None = None, seed: int = SEE
     status = _pick(rng, vocab["statuses"], vocab["status_weights"], n_ord)
     recent = ts_s > span_s - 14 * 86400
     status = np.where(recent & (rng.random(n_ord) < 0.35), "pending", status)
-    orders = [(i + 1, int(order_cust[i]), int(order_region[i]), channel[i], status[i], order_ts[i])
-              for i in range(n_ord)]
+    return [(i + 1, int(order_cust[i]), int(order_region[i]), channel[i], status[i], order_ts[i])
+            for i in range(n_ord)]
 
-    # order items
+
+def _items(rng: np.random.Generator, vocab: dict[str, Any], orders: list[tuple[Any, ...]],
+           products: list[tuple[Any, ...]], popularity: np.ndarray) -> tuple[list[tuple[Any, ...]], np.ndarray]:
+    """Order lines (1-4 per order), and each order's total by order id."""
+    n_ord, n_prod = len(orders), len(products)
+    prod_price = np.array([p[4] for p in products])
     n_items = rng.choice([1, 2, 3, 4], size=n_ord, p=[0.25, 0.3, 0.25, 0.2])
     item_order = np.repeat(np.arange(1, n_ord + 1), n_items)
     n_lines = len(item_order)
@@ -182,40 +214,39 @@ def generate(scale: float = 1.0, vocab_path: Path | None = None, seed: int = SEE
     amount = np.round(qty * price * (1 - disc), 2)
     items = [(k + 1, int(item_order[k]), int(item_prod[k]), int(qty[k]), float(price[k]), float(disc[k]),
               float(amount[k])) for k in range(n_lines)]
-    order_total = np.bincount(item_order, weights=amount, minlength=n_ord + 1)
+    return items, np.bincount(item_order, weights=amount, minlength=n_ord + 1)
 
-    # payments: completed and refunded orders, and half of the pending ones
+
+def _payments(rng: np.random.Generator, vocab: dict[str, Any], orders: list[tuple[Any, ...]],
+              order_total: np.ndarray) -> list[tuple[Any, ...]]:
+    """Payments of completed and refunded orders, and of half of the pending ones."""
+    n_ord = len(orders)
+    status = np.array([o[4] for o in orders], dtype=object)
     paid = (status == "completed") | (status == "refunded") | ((status == "pending") & (rng.random(n_ord) < 0.5))
     method = _pick(rng, vocab["payment_methods"], vocab["payment_weights"], n_ord)
     delay = rng.integers(10, 3600, size=n_ord)
-    payments = []
+    payments: list[tuple[Any, ...]] = []
     for i in np.flatnonzero(paid):
         payments.append((len(payments) + 1, int(i + 1), method[i], round(float(order_total[i + 1]), 2),
-                         order_ts[i] + timedelta(seconds=int(delay[i]))))
+                         orders[i][5] + timedelta(seconds=int(delay[i]))))
+    return payments
 
-    # refunds: one per refunded order, full or partial
+
+def _refunds(rng: np.random.Generator, vocab: dict[str, Any], orders: list[tuple[Any, ...]],
+             order_total: np.ndarray, end: datetime) -> list[tuple[Any, ...]]:
+    """One refund per refunded order, full or partial."""
+    n_ord = len(orders)
+    status = np.array([o[4] for o in orders], dtype=object)
     reason = _pick(rng, vocab["refund_reasons"], vocab["refund_weights"], n_ord)
     refund_days = rng.integers(1, 31, size=n_ord)
     partial = rng.random(n_ord) < 0.4
-    refunds = []
+    refunds: list[tuple[Any, ...]] = []
     for i in np.flatnonzero(status == "refunded"):
         total = float(order_total[i + 1])
         amt = round(total * 0.5, 2) if partial[i] else round(total, 2)
-        when = min(order_ts[i] + timedelta(days=int(refund_days[i]), hours=3), end)
+        when = min(orders[i][5] + timedelta(days=int(refund_days[i]), hours=3), end)
         refunds.append((len(refunds) + 1, int(i + 1), amt, reason[i], when))
-
-    return [
-        Table("dim_region", ("region_id", "region_code", "name_en", "name_zh"), region_rows),
-        Table("dim_customer", ("customer_id", "customer_name", "segment", "region_id", "city", "signup_date"),
-              customers),
-        Table("dim_product", ("product_id", "product_name", "category", "brand", "unit_price", "launched_on"),
-              products),
-        Table("fact_order", ("order_id", "customer_id", "region_id", "channel", "status", "order_ts"), orders),
-        Table("fact_order_item", ("order_item_id", "order_id", "product_id", "quantity", "unit_price", "discount",
-                                  "amount"), items),
-        Table("fact_payment", ("payment_id", "order_id", "method", "amount", "paid_ts"), payments),
-        Table("fact_refund", ("refund_id", "order_id", "amount", "reason", "refund_ts"), refunds),
-    ]
+    return refunds
 
 
 def _fmt(value: Any) -> str:
@@ -259,5 +290,6 @@ def load(url: str, schema: str = SCHEMA, scale: float = 1.0, demo_dir: Path | No
 def loaded(url: str) -> bool:
     """Whether the demo's orders are in the database (``cubesage demo run`` keeps them)."""
     with connection(url) as conn:
-        exists = conn.execute(f"SELECT to_regclass('{SCHEMA}.fact_order') IS NOT NULL").fetchone()[0]
-        return bool(exists) and conn.execute(f"SELECT EXISTS (SELECT 1 FROM {SCHEMA}.fact_order)").fetchone()[0]
+        exists = one(conn.execute(f"SELECT to_regclass('{SCHEMA}.fact_order') IS NOT NULL").fetchone())[0]
+        return bool(exists) and bool(one(conn.execute(f"SELECT EXISTS (SELECT 1 FROM {SCHEMA}.fact_order)"
+                                                      ).fetchone())[0])

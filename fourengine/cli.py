@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from fourengine.calibration import Sample
 
 app = typer.Typer(help="Four-engine schema retrieval (R/V/G/D), glossary and few-shot cache.", no_args_is_help=True)
 
@@ -40,21 +44,32 @@ def retrieve(
     typer.echo(result.context.text if context_only else json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
 
 
+def _samples(ctx: typer.Context, suite: Path) -> list[Sample]:
+    """The suite's labelled questions, from the provider the root ``cubesage`` app puts in ``ctx.obj`` (the
+    regression suite's format lives above this package)."""
+    provider = getattr(ctx.find_root().obj, "calibration_samples", None)
+    if provider is None:
+        typer.echo("error: --suite needs the regression suites: run it as 'cubesage fourengine calibrate'", err=True)
+        raise typer.Exit(2)
+    samples: list[Sample] = provider(suite)
+    return samples
+
+
 @app.command()
 def calibrate(
+    ctx: typer.Context,
     suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
                                       help="Regression suite whose dev split labels the questions."),
     force: bool = typer.Option(False, help="Fit again even when the stored calibration is current."),
     url: str | None = typer.Option(None, help="Database URL (default: the configured/embedded one)."),
 ) -> None:
     """Fit the V, D and CRAG thresholds to the embedder's scores on this index (stored in semlayer.calibration)."""
-    from answer.calibration import suite_samples
     from cubesage_core.db import connect
     from cubesage_core.embeddings import get_embedder
     from fourengine.calibration import as_dict, ensure
 
+    labelled = _samples(ctx, suite) if suite is not None else None
     with connect(_url(url)) as conn:
-        labelled = suite_samples(suite) if suite is not None else None
         calibration, recomputed = ensure(conn, get_embedder(), labelled, force=force)
     typer.echo(json.dumps({"recomputed": recomputed, **as_dict(calibration)}, ensure_ascii=False, indent=2))
 
@@ -84,7 +99,7 @@ def load_few_shots_cmd(
     """Upsert approved question -> Cube query pairs into the dynamic few-shot cache."""
     from dataclasses import asdict
 
-    from fourengine.fewshot import FewShotError, load_few_shots
+    from fourengine.fewshot_cache import FewShotError, load_few_shots
 
     try:
         typer.echo(json.dumps(asdict(load_few_shots(_url(url), path)), ensure_ascii=False))
@@ -96,11 +111,11 @@ def load_few_shots_cmd(
 @app.command()
 def approve(example_id: int, url: str | None = typer.Option(None, help="Database URL.")) -> None:
     """Approve a few-shot example (engine D may return it)."""
-    from fourengine import fewshot
+    from fourengine import fewshot_cache
 
     try:
-        fewshot.approve(_url(url), example_id)
-    except fewshot.FewShotError as exc:
+        fewshot_cache.approve(_url(url), example_id)
+    except fewshot_cache.FewShotError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
 
@@ -108,10 +123,10 @@ def approve(example_id: int, url: str | None = typer.Option(None, help="Database
 @app.command()
 def reject(example_id: int, url: str | None = typer.Option(None, help="Database URL.")) -> None:
     """Reject a few-shot example (engine D no longer returns it)."""
-    from fourengine import fewshot
+    from fourengine import fewshot_cache
 
     try:
-        fewshot.reject(_url(url), example_id)
-    except fewshot.FewShotError as exc:
+        fewshot_cache.reject(_url(url), example_id)
+    except fewshot_cache.FewShotError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

@@ -154,5 +154,6 @@ def _write(
         known = {r[0] for r in conn.execute(
             "SELECT asset_id FROM semlayer.asset WHERE asset_id = ANY(%s)",
             ([t.mapped_asset_id for t in terms],)).fetchall()}
-    unresolved = sorted({t.mapped_asset_id for t in terms if t.mapped_asset_id not in known})
+    unresolved = sorted({t.mapped_asset_id for t in terms if t.mapped_asset_id is not None  # maps_to is required
+                         and t.mapped_asset_id not in known})
     return GlossaryReport(len(terms), len(rules), embedded, removed, unresolved)

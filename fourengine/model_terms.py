@@ -87,7 +87,7 @@ def model_terms(rows: Iterable[tuple[str, str, str, str | None, dict[str, Any]]]
         if asset_type == "table":
             words = [w for w in words if normalise(w) not in taken.get(name, set())]
         elif meta.get("agg") == "count" or asset_type != "metric":
-            words = [w for w in words if normalise(w) not in cube_words.get(meta.get("cube"), set())]
+            words = [w for w in words if normalise(w) not in cube_words.get(meta.get("cube") or "", set())]
         if words:
             terms.append(TermRow(f"{PREFIX}{asset_id}", words[0], words[1:], "en", "", asset_type, asset_id))
     return terms

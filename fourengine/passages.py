@@ -50,7 +50,7 @@ def table_assets(passages: list[Passage], tables: dict[str, Asset]) -> list[tupl
     out = []
     for passage in passages:
         name = passage.table.lower()
-        asset = by_name.get(name) or by_name.get(name.rpartition(".")[2])
-        if asset is not None:
-            out.append((passage, asset))
+        match = by_name.get(name) or by_name.get(name.rpartition(".")[2])
+        if match is not None:
+            out.append((passage, match))
     return out

@@ -373,16 +373,16 @@ def _dedupe_hits(hits: list[TermHit]) -> list[TermHit]:
 
 def _merge(ctx: RerankContext, r_hits: list[TermHit], v_hits: list[VectorHit]) -> None:
     """Candidates from V (score = cosine) and R (lexical evidence per matched search term)."""
-    for hit in v_hits:
-        ranked = ctx.add(hit.asset, "V", hit.score)
-        ranked.features["v"] = max(ranked.features.get("v", 0.0), hit.score)
-    for hit in r_hits:
-        if hit.asset is None:
+    for v_hit in v_hits:
+        ranked = ctx.add(v_hit.asset, "V", v_hit.score)
+        ranked.features["v"] = max(ranked.features.get("v", 0.0), v_hit.score)
+    for r_hit in r_hits:
+        if r_hit.asset is None:
             continue
-        ranked = ctx.add(hit.asset, "R")
-        key = R_PREFIX + hit.matched
-        ranked.features[key] = max(ranked.features.get(key, 0.0), hit.score / hit.ambiguity)
-        ranked.reasons.append(f"term {hit.canonical_term!r} {hit.match} match of {hit.matched!r}")
+        ranked = ctx.add(r_hit.asset, "R")
+        key = R_PREFIX + r_hit.matched
+        ranked.features[key] = max(ranked.features.get(key, 0.0), r_hit.score / r_hit.ambiguity)
+        ranked.reasons.append(f"term {r_hit.canonical_term!r} {r_hit.match} match of {r_hit.matched!r}")
 
 
 def _merge_passages(ctx: RerankContext, passages: list[tuple[Passage, Asset]], admit: float) -> None:
@@ -425,7 +425,7 @@ def _plan_joins(
     terminals = list(dict.fromkeys(bound + shots))
     if ranked_tables:
         top = ranked_tables[0]
-        namespace = ctx.tables.get(top).meta.get("namespace") if top in ctx.tables else None
+        namespace = ctx.tables[top].meta.get("namespace") if top in ctx.tables else None
         for table in ranked_tables:
             if len(terminals) >= MAX_TERMINALS:
                 break

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 BUDGET_SHARES: dict[str, float] = {
     "tables": 0.30, "columns": 0.25, "metrics": 0.15, "few_shots": 0.10, "join_rules": 0.10, "business_rules": 0.10,
@@ -48,5 +49,5 @@ class RetrievalSettings:
     budget_shares: dict[str, float] = field(default_factory=lambda: dict(BUDGET_SHARES))
     few_shots_by_complexity: dict[str, int] = field(default_factory=lambda: dict(FEW_SHOTS_BY_COMPLEXITY))
 
-    def with_(self, **changes: object) -> RetrievalSettings:
+    def with_(self, **changes: Any) -> RetrievalSettings:
         return replace(self, **changes)

@@ -59,7 +59,7 @@ def upsert_assets(conn: psycopg.Connection, assets: Sequence[Asset], texts: Sequ
         )
         cur.execute("SELECT asset_id, text_hash FROM semlayer.asset_embedding WHERE asset_id = ANY(%s)",
                     ([a.asset_id for a in assets],))
-        known = dict(cur.fetchall())
+        known: dict[str, str] = dict(cur.fetchall())
         todo = [(a.asset_id, t) for a, t in zip(assets, texts, strict=True) if known.get(a.asset_id) != text_hash(t)]
         for start in range(0, len(todo), 256):
             chunk = todo[start : start + 256]

@@ -59,7 +59,7 @@ def index(
     """Index documents (idempotent: unchanged chunks are skipped; an interrupted run resumes)."""
     from sag_index.errors import SagError
     from sag_index.pipeline import index_chunks
-    from sag_index.processor import FastProcessor, load_glossary
+    from sag_index.processor import FastProcessor, Processor, load_glossary
     from sag_index.warehouse import index_warehouse
     from sag_index.wiki import load_page, load_wiki
 
@@ -76,7 +76,8 @@ def index(
             for path in paths:
                 chunks.extend(load_wiki(path, tables.tables, tables.nouns) if path.is_dir()
                               else load_page(path, tables.tables, nouns=tables.nouns))
-            processor = FastProcessor(load_glossary(url))
+            fast = FastProcessor(load_glossary(url))
+            processor: Processor = fast
             if llm:
                 from cubesage_core.llm import get_lm
                 from sag_index.llm_processor import LlmProcessor
@@ -84,7 +85,7 @@ def index(
                 lm = get_lm(settings)
                 if lm is None:
                     raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
-                processor = LlmProcessor(lm, fallback=processor)
+                processor = LlmProcessor(lm, fallback=fast)
             result = index_chunks(chunks, url, store, processor, batch_size=batch_size, progress=True,
                                   relation_vectors=True)
             typer.echo(json.dumps(result.as_dict(), ensure_ascii=False))
@@ -108,14 +109,14 @@ def search(
     from cubesage_core.llm import question_budget, using_settings
     from sag_index.errors import SagError
     from sag_index.recall import SagRecall
-    from sag_index.retrieval import RetrievalParams, Retriever
+    from sag_index.retrieval import RetrievalParams, SagRetriever
 
     url, store, settings = _context()
     try:
         if llm and not settings.llm_url:
             raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
-        retriever = (Retriever.with_llm(url, store, settings.llm_selection_tokens) if llm
-                     else Retriever(url, store))
+        retriever = (SagRetriever.with_llm(url, store, settings.llm_selection_tokens) if llm
+                     else SagRetriever(url, store))
         with using_settings(settings), question_budget(settings, use_llm=llm):
             result = retriever.retrieve(question, RetrievalParams(top_k=top_k, max_hops=max_hops))
         if explain:

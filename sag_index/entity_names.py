@@ -23,6 +23,8 @@ from typing import Any, Protocol
 import psycopg
 from psycopg import sql
 
+from cubesage_core.db import one
+
 NAME_CAP = 2_000_000  # rows per entity table whose names are indexed (the first by key)
 
 
@@ -133,7 +135,7 @@ def refresh(conn: psycopg.Connection, specs: Sequence[NameSource]) -> dict[str, 
 
 def longest(conn: psycopg.Connection) -> int:
     """The longest surface (candidate substrings of a question never need to be longer)."""
-    return int(conn.execute("SELECT coalesce(max(length(surface)), 0) FROM sag.entity_name").fetchone()[0])
+    return int(one(conn.execute("SELECT coalesce(max(length(surface)), 0) FROM sag.entity_name").fetchone())[0])
 
 
 _LOOKUP = """

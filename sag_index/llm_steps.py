@@ -1,6 +1,6 @@
 """LLM (DSPy) implementations of retrieval Step 1 (NER) and Step 7 (selection).
 
-Both plug into ``Retriever(ner=..., selector=...)`` and run through ``cubesage_core.llm.two_mode``
+Both plug into ``SagRetriever(ner=..., selector=...)`` and run through ``cubesage_core.llm.two_mode``
 (steps ``sag_ner`` and ``sag_select``): the fast implementation answers in fast mode and on any LLM
 failure (timeout, transport, unparsable or out-of-range output), and the step reports its mode.
 Step 7 shows the LLM the candidates (no scores), the fast formula's best first, cut to ``selection_tokens``.
@@ -14,11 +14,11 @@ from cubesage_core.llm import two_mode
 from cubesage_core.tokens import count_tokens
 from sag_index._ner import fast_ner
 from sag_index._text import normalize_name
-from sag_index.retrieval import Candidate
+from sag_index.steps.base import Candidate, Details
 
 MAX_CANDIDATE_CHARS = 300
 Ner = Callable[[str, dict[str, str]], tuple[list[str], list[str], str]]
-Selector = Callable[[str, list[Candidate], dict[str, dict], int], tuple[list[str], str]]
+Selector = Callable[[str, list[Candidate], Details, int], tuple[list[str], str]]
 
 
 def llm_ner() -> Ner:
@@ -43,12 +43,13 @@ def llm_ner() -> Ner:
     return ner
 
 
-def candidate_lines(pool: list[Candidate], details: dict[str, dict], budget: int,
+def candidate_lines(pool: list[Candidate], details: Details, budget: int,
                     rank: Callable[[Candidate], float] | None = None) -> list[tuple[str, str]]:
     """(event id, '[i] title: content') of the candidates, best by ``rank`` first (else pool order), while they
     fit ``budget`` tokens: bridge events the fast formula lifts stay in view when the pool is cut."""
     ordered = sorted(pool, key=rank, reverse=True) if rank is not None else pool
-    out, used = [], 0
+    out: list[tuple[str, str]] = []
+    used = 0
     for c in ordered:
         if c.event_id not in details:
             continue
@@ -65,7 +66,7 @@ def llm_selector(fast: Callable[[list[Candidate], int], list[str]], budget: int 
                  rank: Callable[[Candidate], float] | None = None) -> Selector:
     """Step 7 by DSPy: the model sees the candidates (no scores) and picks the useful ones."""
 
-    def ask(question: str, pool: list[Candidate], details: dict[str, dict], top_k: int) -> list[str]:
+    def ask(question: str, pool: list[Candidate], details: Details, top_k: int) -> list[str]:
         import dspy
 
         from sag_index._dspy_programs import SelectEvents
@@ -80,7 +81,7 @@ def llm_selector(fast: Callable[[list[Candidate], int], list[str]], budget: int 
             raise ValueError("the LLM selected no candidate")
         return chosen
 
-    def select(question: str, pool: list[Candidate], details: dict[str, dict], top_k: int) -> tuple[list[str], str]:
+    def select(question: str, pool: list[Candidate], details: Details, top_k: int) -> tuple[list[str], str]:
         result = two_mode(lambda: ask(question, pool, details, top_k), lambda: fast(pool, top_k), step="sag_select")
         return result.value, result.label
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from sag_index._text import STOPWORDS, fold, has_cjk, normalize_name, sentences
@@ -90,6 +90,27 @@ class FastProcessor:
         entities = self.entities(chunk.text, title, subject)
         return Extraction(chunk.chunk_id, title, condense(chunk.text), entities)
 
+    def _mentions(self, text: str) -> Iterator[tuple[str, str, bool]]:
+        """(name, entity type, whether to embed it) of every candidate mention, in priority order."""
+        for match in _QUOTED.finditer(text):
+            yield match.group(1), "title", True
+        for match in _DATE.finditer(text):
+            yield match.group(0), "date", False
+        for match in _IDENT.finditer(text):
+            yield match.group(0), "column" if "_" in match.group(0) else "table", False
+        if self._glossary_re is not None:
+            for match in self._glossary_re.finditer(fold(text)):
+                yield match.group(1), "term", True
+        for match in _CAP_SPAN.finditer(text):
+            span = _strip_leading_stopwords(match.group(0))
+            if span and not span.isdigit():
+                yield span, "name", True
+        for match in _YEAR.finditer(text):
+            yield match.group(0), "date", False
+        if has_cjk(text):
+            for word in _cjk_nouns(text):
+                yield word, "noun", True
+
     def entities(self, text: str, title: str, subject: str | None = None) -> list[RawEntity]:
         """Entities of ``text``; ``subject`` (the page topic, default the title) is the subject entity."""
         found: dict[str, RawEntity] = {}
@@ -105,24 +126,8 @@ class FastProcessor:
 
         if subject or title:
             add(subject or title, "topic", "subject")
-        for match in _QUOTED.finditer(text):
-            add(match.group(1), "title")
-        for match in _DATE.finditer(text):
-            add(match.group(0), "date", embed=False)
-        for match in _IDENT.finditer(text):
-            add(match.group(0), "column" if "_" in match.group(0) else "table", embed=False)
-        if self._glossary_re is not None:
-            for match in self._glossary_re.finditer(fold(text)):
-                add(match.group(1), "term")
-        for match in _CAP_SPAN.finditer(text):
-            span = _strip_leading_stopwords(match.group(0))
-            if span and not span.isdigit():
-                add(span, "name")
-        for match in _YEAR.finditer(text):
-            add(match.group(0), "date", embed=False)
-        if has_cjk(text):
-            for word in _cjk_nouns(text):
-                add(word, "noun")
+        for name, type_, embed in self._mentions(text):
+            add(name, type_, embed=embed)
         return list(found.values())[:MAX_ENTITIES]
 
 
@@ -149,10 +154,10 @@ def _cjk_nouns(text: str) -> list[str]:
 
 def load_glossary(url: str) -> list[str]:
     """Business terms and synonyms from ``semlayer.business_term`` (empty if the table is absent)."""
-    from cubesage_core.db import connection
+    from cubesage_core.db import connection, one
 
     with connection(url) as conn:
-        exists = conn.execute("SELECT to_regclass('semlayer.business_term')").fetchone()[0]
+        exists = one(conn.execute("SELECT to_regclass('semlayer.business_term')").fetchone())[0]
         if exists is None:
             return []
         rows = conn.execute("SELECT canonical_term, synonyms FROM semlayer.business_term").fetchall()

@@ -31,7 +31,7 @@ from sag_index._text import STOPWORDS, has_cjk, normalize_name, tokenize
 from sag_index.backends import get_store
 from sag_index.backends.base import VectorStore
 from sag_index.errors import NotIndexedError
-from sag_index.retrieval import RetrievalParams, RetrievalResult, Retriever
+from sag_index.retrieval import RetrievalParams, RetrievalResult, SagRetriever
 
 ROW_TABLE_FACTOR = 0.5  # a table whose rows the question names, relative to the best wiki table
 SEARCHES_KEPT = 2048
@@ -76,12 +76,12 @@ class SagRecall:
         self._row_hits: Lru[list[RowHit]] = Lru(kept)
         self._index_key = RefreshKey(SAG_SCHEMA, self.settings.sag_cache_refresh_s)
 
-    def _new_retriever(self) -> Retriever:
+    def _new_retriever(self) -> SagRetriever:
         """Fast steps, or, with ``llm_sag_steps``, Step 1 NER and Step 7 selection by the LLM in LLM mode."""
         if self.settings.llm_sag_steps:
-            return Retriever.with_llm(self.url, self.store, self.settings.llm_selection_tokens, params=self.params,
+            return SagRetriever.with_llm(self.url, self.store, self.settings.llm_selection_tokens, params=self.params,
                                       connections=self._pool)
-        return Retriever(self.url, self.store, params=self.params, connections=self._pool)
+        return SagRetriever(self.url, self.store, params=self.params, connections=self._pool)
 
     def close(self) -> None:
         self.retriever.close()
@@ -208,7 +208,7 @@ class SagRecall:
         from sag_index.pipeline import default_name_embedder
 
         embedder = default_name_embedder()
-        out = []
+        out: list[tuple[dict[str, Any], float, str]] = []
         for entity_id in candidates:
             name = by_id[entity_id]
             n = len(name.split())

@@ -12,6 +12,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from cubesage_core.db import one
 from sag_index.models import Chunk, EventRecord
 
 
@@ -149,4 +150,4 @@ def counts(conn: psycopg.Connection) -> dict[str, int]:
         """SELECT (SELECT count(*) FROM sag.source_chunk), (SELECT count(*) FROM sag.source_chunk
                   WHERE status = 'pending'), (SELECT count(*) FROM sag.event), (SELECT count(*) FROM sag.entity),
                   (SELECT count(*) FROM sag.event_entity)""").fetchone()
-    return dict(zip(("chunks", "pending", "events", "entities", "links"), row, strict=True))
+    return dict(zip(("chunks", "pending", "events", "entities", "links"), one(row), strict=True))

@@ -107,6 +107,22 @@ def es_url(services_dir: Path) -> Iterator[str]:
     server.stop()
 
 
+# the folder a test lives in sets its marker: `pytest -m unit` (`make unit`) runs what starts no service
+FOLDER_MARKERS = ("unit", "integration", "e2e")
+SERVICES = "services_dir"  # every service fixture (PostgreSQL, Cube, Elasticsearch) starts from this one
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(__file__).parent
+    for item in items:
+        parts = item.path.relative_to(root).parts
+        folder = parts[0] if len(parts) > 1 else ""
+        if folder in FOLDER_MARKERS:
+            item.add_marker(folder)
+        if folder == "unit" and SERVICES in getattr(item, "fixturenames", ()):
+            raise pytest.UsageError(f"{item.nodeid} is a unit test but starts a service: move it to tests/integration")
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     if SERVICE_TIMINGS:
         terminalreporter.write_line(

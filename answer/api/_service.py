@@ -2,9 +2,9 @@
 
 The service may be sync or async; sync calls run in a worker thread so the event
 loop keeps serving. Its results (dataclasses, msgspec Structs, pydantic models or
-dicts) are turned into plain dicts. Streaming: the service reports stages through an
-``on_stage(name, data)`` callback when it supports one; otherwise the stages are
-derived from the finished answer.
+dicts) are turned into plain dicts. Streaming: a service that declares ``streams_stages = True``
+reports stages through the ``on_stage(name, data)`` callback of its ``ask``; otherwise the stages
+are derived from the finished answer.
 """
 
 from __future__ import annotations
@@ -32,7 +32,16 @@ class AnswerService(Protocol):
     def ask(self, question: str, *, session_id: str | None = None, mode: str | None = None,
             today: date | None = None, previous: Any = None) -> Any: ...
 
-    def nl2cube(self, question: str, run: bool = False) -> Any: ...
+    def nl2cube(self, question: str, run: bool = False, today: date | None = None) -> Any: ...
+
+
+class StreamingAnswerService(AnswerService, Protocol):
+    """A service whose ``ask`` reports each stage as it is done (``streams_stages`` is True)."""
+
+    streams_stages: bool
+
+    def ask(self, question: str, *, session_id: str | None = None, mode: str | None = None,
+            today: date | None = None, previous: Any = None, on_stage: StageCallback | None = None) -> Any: ...
 
 
 def as_plain(value: Any) -> Any:
@@ -50,14 +59,6 @@ def as_plain(value: Any) -> Any:
     if isinstance(value, str | int | float | bool) or value is None:
         return value
     return msgspec.to_builtins(value, str_keys=True, enc_hook=str)
-
-
-def _accepts(func: Callable[..., Any], name: str) -> bool:
-    try:
-        params = inspect.signature(func).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def stages_of(answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -79,7 +80,7 @@ class ServiceAdapter:
 
     def __init__(self, service: AnswerService, max_concurrent: int = 4) -> None:
         self.service = service
-        self.streams = _accepts(service.ask, "on_stage")
+        self.streams = getattr(service, "streams_stages", False) is True
         # pipeline runs are CPU-bound Python: more of them at once only share the GIL with the event loop
         self._slots = asyncio.Semaphore(max(1, max_concurrent))
 
@@ -130,10 +131,7 @@ class ServiceAdapter:
         return as_plain(await anyio.to_thread.run_sync(hook, language))
 
     async def nl2cube(self, question: str, *, run: bool, today: date | None) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"run": run}
-        if today is not None and _accepts(self.service.nl2cube, "today"):
-            kwargs["today"] = today
-        return as_plain(await self._call(self.service.nl2cube, question, **kwargs))
+        return as_plain(await self._call(self.service.nl2cube, question, run=run, today=today))
 
 
 def threadsafe_callback(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue) -> StageCallback:

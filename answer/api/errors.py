@@ -9,6 +9,8 @@ generic 500 that names nothing internal.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -151,7 +153,7 @@ def error_responses(*codes: int) -> dict[int, ResponseSpec]:
     return {code: ResponseSpec(data_container=ErrorBody, description=_DESCRIPTIONS[code]) for code in wanted}
 
 
-EXCEPTION_HANDLERS = {
+EXCEPTION_HANDLERS: dict[int | type[Exception], Callable[[Request[Any, Any, Any], Any], Response[ErrorBody]]] = {
     ApiError: api_error_handler,
     HTTPException: http_exception_handler,
     Exception: unexpected_handler,

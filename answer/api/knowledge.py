@@ -9,20 +9,30 @@ validation, the warehouse-schema trust check, model export), fourengine (glossar
 
 from __future__ import annotations
 
-import importlib
+import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from answer import feedback
-from answer.api.errors import ServiceUnavailable, Unprocessable
+from answer.api.errors import Unprocessable
+from answer.bootstrap import warehouse_map_of
 from answer.feedback import ModelValidator, Proposal, Validation
+from cube_models.errors import CubeModelsError
+from cube_models.export import export_assets
+from cube_models.model import load_model, model_files
+from cube_models.trust import model_problems
+from cube_models.validate import validate
+from cubesage_core.embeddings import Embedder, get_embedder
 from cubesage_core.settings import Settings
-
-if TYPE_CHECKING:
-    from sag_index.warehouse import WarehouseMap
+from fourengine.glossary import ingest_text
+from sag_index import loaders, wiki
+from sag_index.backends import get_store
+from sag_index.models import Chunk
+from sag_index.pipeline import index_chunks, prune_sources
+from sag_index.warehouse import WarehouseMap
 
 
 @runtime_checkable
@@ -40,13 +50,6 @@ class Knowledge(Protocol):
     def ingest_glossary(self, content: str, fmt: str) -> dict[str, Any]: ...
 
 
-def _import(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError as err:
-        raise ServiceUnavailable(f"{module} is not available in this installation: {err}") from err
-
-
 class PipelineKnowledge:
     """Knowledge backed by the real packages and the cubesage database."""
 
@@ -55,9 +58,7 @@ class PipelineKnowledge:
         self.url = database_url
         self.validator = ModelValidator(settings, database_url)
 
-    def _embedder(self) -> Any:
-        from cubesage_core.embeddings import get_embedder
-
+    def _embedder(self) -> Embedder:
         return get_embedder(self.settings.embedding_backend)
 
     # -- feedback ---------------------------------------------------------------------------
@@ -67,10 +68,7 @@ class PipelineKnowledge:
 
     def validate_cube_query(self, query: dict[str, Any]) -> list[str]:
         """Problems of a stored Cube query against the current model (empty = valid); nothing is run."""
-        from cube_models.model import load_model
-        from cube_models.validation import validate
-
-        return [str(getattr(p, "message", p)) for p in validate(query, load_model(self.settings.model_folder()))]
+        return [p.message for p in validate(query, load_model(self.settings.model_folder()))]
 
     def propose(self, **proposal: Any) -> Proposal:
         return feedback.propose(self.url, **proposal)
@@ -91,26 +89,23 @@ class PipelineKnowledge:
         """Chunk each document with sag_index's loader for its format, link pages to their tables, drop the
         sections an edited document no longer has and index the chunks (idempotent: chunk ids are content
         hashes, so a repeat reports every chunk as already indexed)."""
-        loaders, wiki = _import("sag_index.loaders"), _import("sag_index.wiki")
-        pipeline = _import("sag_index.pipeline")
-        backends = _import("sag_index.backends")
         tables = self._tables()
-        chunks = []
+        chunks: list[Chunk] = []
         for doc in documents:
             source = f"wiki:{doc['name']}"
             front, body = wiki.split_front_matter(doc["content"])
             try:
-                page = _chunks_of(loaders, {**doc, "content": body}, source)
+                page = _chunks_of({**doc, "content": body}, source)
             except loaders.LoaderError as err:
                 raise Unprocessable(str(err)) from err
             chunks += page if doc["format"] == "json" else wiki.link_page(
                 page, front, wiki.page_title(doc["name"], body), body, tables.tables, tables.nouns)
         if not chunks:
             raise Unprocessable("the documents contain no text to index")
-        store = backends.get_store(self.settings, self.url)
+        store = get_store(self.settings, self.url)
         try:
-            removed = pipeline.prune_sources(chunks, self.url, store)  # sections an edited page no longer has
-            report = pipeline.index_chunks(chunks, self.url, store, embedder=self._embedder())
+            removed = prune_sources(chunks, self.url, store)  # sections an edited page no longer has
+            report = index_chunks(chunks, self.url, store, embedder=self._embedder())
         finally:
             store.close()
         return {"added": report.chunks_new, "unchanged": report.chunks_already_indexed, "removed": removed,
@@ -120,31 +115,28 @@ class PipelineKnowledge:
     def _tables(self) -> WarehouseMap:
         """The model's table names and nouns, for linking pages (no model configured: none)."""
         if self.settings.model_dir is None:
-            return _import("sag_index.warehouse").WarehouseMap()
-        return _import("answer.bootstrap").warehouse_map_of(self.url, self.settings)
+            return WarehouseMap()
+        return warehouse_map_of(self.url, self.settings)
 
     def ingest_cube_models(self, files: list[dict[str, str]]) -> dict[str, Any]:
         """Validate the model folder with these files added/replaced, refuse cubes of these files that read
         outside the warehouse schemas (``cube_models.trust``), export its assets (one transaction,
         idempotent), then write the files into ``settings.model_dir``."""
-        model_mod, export, errors = (_import("cube_models.model"), _import("cube_models.export"),
-                                     _import("cube_models.errors"))
         target = Path(self.settings.model_folder())
         with tempfile.TemporaryDirectory(prefix="cubesage-models-") as tmp:
             staged = Path(tmp)
-            for path in model_mod.model_files(target) if target.exists() else []:
+            for path in model_files(target) if target.exists() else []:
                 shutil.copy2(path, staged / path.name)
             for f in files:
                 (staged / f["name"]).write_text(f["content"], encoding="utf-8")
             try:
-                model = model_mod.load_model(staged)
-            except errors.CubeModelsError as err:  # named by file name: the staging folder is no one's business
+                model = load_model(staged)
+            except CubeModelsError as err:  # named by file name: the staging folder is no one's business
                 raise Unprocessable(f"the models do not validate: {str(err).replace(f'{staged}/', '')}") from err
-            foreign = _import("cube_models.trust").model_problems(model, self.settings.warehouse_schemas,
-                                                                  [f["name"] for f in files])
+            foreign = model_problems(model, self.settings.warehouse_schemas, [f["name"] for f in files])
             if foreign:
                 raise Unprocessable("the models read outside the warehouse schemas: " + "; ".join(foreign[:10]))
-            report = export.export_assets(self.url, model, embedder=self._embedder())
+            report = export_assets(self.url, model, embedder=self._embedder())
         target.mkdir(parents=True, exist_ok=True)
         written = []
         for f in files:
@@ -158,22 +150,19 @@ class PipelineKnowledge:
         return {**report.as_counts(), "files_written": written}
 
     def ingest_glossary(self, content: str, fmt: str) -> dict[str, Any]:
-        glossary = _import("fourengine.glossary")
         try:
-            return dict(glossary.ingest_text(self.url, content, fmt, embedder=self._embedder()))
+            return dict(ingest_text(self.url, content, fmt, embedder=self._embedder()))
         except ValueError as err:
             raise Unprocessable(str(err)) from err
 
 
-def _chunks_of(loaders: Any, doc: dict[str, str], source: str) -> list[Any]:
+def _chunks_of(doc: dict[str, str], source: str) -> list[Chunk]:
     fmt, text = doc["format"], doc["content"]
     if fmt == "markdown":
         return loaders.load_markdown(text, source)
     if fmt == "html":
         return loaders.load_html(text, source)
     if fmt == "json":
-        import json
-
         try:
             parsed = json.loads(text)
         except ValueError:

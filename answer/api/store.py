@@ -183,7 +183,8 @@ class PostgresStore:
                                 "AND meta->>'source' = 'cube_models' ORDER BY name")
         terms = await self._all("SELECT canonical_term, synonyms, language, definition, mapped_asset_id "
                                 "FROM semlayer.business_term ORDER BY canonical_term")
-        metrics, dimensions = [], []
+        metrics: list[CatalogMember] = []
+        dimensions: list[CatalogMember] = []
         for kind, name, title, description, cube, typ, fmt in members:
             member = CatalogMember(name=name, title=title or "", description=description or "", cube=cube,
                                    type=typ, format=fmt)

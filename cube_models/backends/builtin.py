@@ -170,7 +170,7 @@ class BuiltinBackend(SemanticBackend):
             records = cur.execute(compiled.sql, compiled.params).fetchall()
             total = None
             if compiled.total_sql:
-                total = int(cur.execute(compiled.total_sql, compiled.params).fetchone()[0])
+                total = int(db.one(cur.execute(compiled.total_sql, compiled.params).fetchone())[0])
         if key is not None:
             self.cache.put(key, records, total, version)
         return self._result(compiled, records, total, started)
@@ -195,7 +195,7 @@ class BuiltinBackend(SemanticBackend):
                     total = None
                     if compiled.total_sql:
                         row = await (await cur.execute(compiled.total_sql, compiled.params)).fetchone()
-                        total = int(row[0])
+                        total = int(db.one(row)[0])
         if key is not None:
             self.cache.put(key, records, total, version)
         return self._result(compiled, records, total, started)

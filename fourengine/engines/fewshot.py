@@ -1,4 +1,5 @@
-"""Engine D: nearest approved question -> Cube query / SQL pairs from ``dynamic_few_shot_cache``.
+"""Engine D: nearest approved question -> Cube query / SQL pairs from ``dynamic_few_shot_cache``
+(the cache itself is written by ``fourengine.fewshot_cache``).
 
 One round trip: the nearest approved examples come back with their similarity;
 those at or above the cache threshold are cache hits and their ``hits`` counter
@@ -10,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from psycopg import AsyncConnection
 
-from fourengine.fewshot import add_example as add_example_sync
+from fourengine.fewshot_cache import add_example as add_example_sync
 from fourengine.models import FewShot
 
 __all__ = ["add_example_sync", "similar_examples"]  # add_example_sync: the cache writer, for callers of engine D

@@ -69,7 +69,8 @@ class JoinGraph:
         the table of the measure rather than through another dimension.
         """
         best: dict[str, float] = {n: 0.0 for n in tree}
-        heap = [(0.0, 0, rank, n, (n,)) for rank, n in enumerate(tree)]
+        heap: list[tuple[float, int, int, str, tuple[str, ...]]] = [(0.0, 0, rank, n, (n,))
+                                                                    for rank, n in enumerate(tree)]
         heapq.heapify(heap)
         while heap:
             cost, hops, rank, node, path = heapq.heappop(heap)

@@ -37,9 +37,9 @@ class JoinSimplification(RerankStage):
             return
         floor = min(ctx.candidates[t].score for t in terminals) - BRIDGE_GAP
         for bridge in plan.bridge_tables:
-            ranked = ctx.table(bridge, "G")
-            if ranked is not None and ranked.score < floor:
-                ranked.score = floor
+            bridged = ctx.table(bridge, "G")
+            if bridged is not None and bridged.score < floor:
+                bridged.score = floor
                 ranked.reasons.append(f"bridge table of the join tree -> {floor:.3f}")
 
     @staticmethod

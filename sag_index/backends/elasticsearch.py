@@ -169,7 +169,8 @@ class ElasticsearchStore(VectorStore):
                                "num_candidates": max(k * 5, 100)}
         if filt:
             knn["filter"] = filt
-        resp = self._es.search(index=self.index(index), knn=knn, size=k, source=source or False)
+        resp = self._es.search(index=self.index(index), knn=knn, size=k,
+                               source={"includes": source} if source else False)
         return resp["hits"]["hits"]
 
     @_translate_errors
@@ -211,7 +212,7 @@ class ElasticsearchStore(VectorStore):
             if body is not None:
                 searches.extend([{"index": self.index("event_vectors")}, body])
         responses = iter(self._es.msearch(searches=searches)["responses"] if searches else [])
-        out = []
+        out: list[list[dict[str, Any]]] = []
         for body in bodies:
             if body is None:
                 out.append([])

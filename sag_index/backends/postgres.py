@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import psycopg
 from psycopg import sql
 from psycopg_pool import PoolTimeout
 
@@ -54,7 +55,7 @@ class PostgresStore(VectorStore):
         """All rows of a read (retried once on a fresh connection when the server dropped the first)."""
         return db.read(self._pool, lambda conn: conn.execute(query, params).fetchall())
 
-    def _knn_rows(self, query: str, params: dict[str, Any], k: int) -> list[tuple[Any, ...]]:
+    def _knn_rows(self, query: str | sql.Composable, params: dict[str, Any], k: int) -> list[tuple[Any, ...]]:
         """Rows of an HNSW kNN query: ``hnsw.ef_search`` at least ``k`` (an index scan returns at most that many)."""
         def work(conn: Any) -> list[tuple[Any, ...]]:
             with conn.transaction():
@@ -86,62 +87,11 @@ class PostgresStore(VectorStore):
         if not self._bulk and len(batch.events) + len(batch.entities) >= _hnsw.BULK_DOCS:
             self._bulk = True  # a bulk load: HNSW indexes are built once, by flush()
             self._write_with(_hnsw.drop)
-        postings: list[tuple[str, str, str, int]] = []
-        docs: list[tuple[str, str, str, int]] = []
-        for ev in batch.events:
-            counts = Counter(ev.tokens)
-            docs.append((f"event:{ev.kind}", ev.event_id, ev.kind, len(ev.tokens)))
-            postings.extend((f"event:{ev.kind}", term, ev.event_id, tf) for term, tf in counts.items())
-        for en in batch.entities:
-            counts = Counter(en.tokens)
-            docs.append(("entity", en.entity_id, "entity", len(en.tokens)))
-            postings.extend(("entity", term, en.entity_id, tf) for term, tf in counts.items())
+        docs, postings = _bm25_rows(batch)
         with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            cur.execute("CREATE TEMP TABLE IF NOT EXISTS _ev (LIKE sag.event_vectors) ON COMMIT DROP")
-            with cur.copy("COPY _ev (event_id, chunk_id, kind, title, title_vec, content_vec) FROM STDIN "
-                          "WITH (FORMAT BINARY)") as copy:
-                copy.set_types(["text", "text", "text", "text", "vector", "vector"])
-                for ev in batch.events:
-                    copy.write_row((ev.event_id, ev.chunk_id, ev.kind, ev.title, ev.title_vec, ev.content_vec))
-            cur.execute("INSERT INTO sag.event_vectors SELECT DISTINCT ON (event_id) * FROM _ev "
-                        "ON CONFLICT (event_id) DO UPDATE SET "
-                        "chunk_id = EXCLUDED.chunk_id, kind = EXCLUDED.kind, title = EXCLUDED.title, "
-                        "title_vec = EXCLUDED.title_vec, content_vec = EXCLUDED.content_vec")
-            cur.execute("CREATE TEMP TABLE IF NOT EXISTS _en (LIKE sag.entity_vectors) ON COMMIT DROP")
-            with cur.copy("COPY _en (entity_id, name, normalized, type, name_vec) FROM STDIN "
-                          "WITH (FORMAT BINARY)") as copy:
-                copy.set_types(["text", "text", "text", "text", "vector"])
-                for en in batch.entities:
-                    copy.write_row((en.entity_id, en.name, en.normalized, en.type, en.name_vec))
-            cur.execute("INSERT INTO sag.entity_vectors SELECT DISTINCT ON (entity_id) * FROM _en "
-                        "ON CONFLICT (entity_id) DO UPDATE SET name_vec = "
-                        "COALESCE(EXCLUDED.name_vec, sag.entity_vectors.name_vec)")
-            if batch.links:
-                cur.executemany(
-                    "INSERT INTO sag.event_entity_vectors VALUES (%s, %s, %s, %s) ON CONFLICT (event_id, "
-                    "entity_id) DO UPDATE SET description = EXCLUDED.description, desc_vec = EXCLUDED.desc_vec",
-                    [(ln.event_id, ln.entity_id, ln.description, ln.desc_vec) for ln in batch.links])
+            _upsert_vectors(cur, batch)
             if docs:
-                ids_by_idx: dict[str, list[str]] = {}
-                for idx, doc_id, _, _ in docs:
-                    ids_by_idx.setdefault(idx, []).append(doc_id)
-                for idx, ids in ids_by_idx.items():  # replace postings of re-indexed docs (new ones have none)
-                    cur.execute("SELECT doc_id FROM sag.bm25_doc WHERE idx = %s AND doc_id = ANY(%s)", (idx, ids))
-                    known = [r[0] for r in cur.fetchall()]
-                    if known:
-                        cur.execute("DELETE FROM sag.bm25_term WHERE idx = %s AND doc_id = ANY(%s)", (idx, known))
-                cur.execute("CREATE TEMP TABLE IF NOT EXISTS _bd (LIKE sag.bm25_doc) ON COMMIT DROP")
-                with cur.copy("COPY _bd FROM STDIN") as copy:
-                    for row in docs:
-                        copy.write_row(row)
-                cur.execute("INSERT INTO sag.bm25_doc SELECT DISTINCT ON (idx, doc_id) * FROM _bd "
-                            "ON CONFLICT (idx, doc_id) DO UPDATE SET length = EXCLUDED.length, kind = EXCLUDED.kind")
-                cur.execute("CREATE TEMP TABLE IF NOT EXISTS _bt (LIKE sag.bm25_term) ON COMMIT DROP")
-                with cur.copy("COPY _bt (idx, term, doc_id, tf) FROM STDIN") as copy:
-                    for row in postings:
-                        copy.write_row(row)
-                cur.execute("INSERT INTO sag.bm25_term SELECT DISTINCT ON (idx, term, doc_id) * FROM _bt "
-                            "ON CONFLICT (idx, term, doc_id) DO UPDATE SET tf = EXCLUDED.tf")
+                _upsert_bm25(cur, docs, postings)
         self._stats.clear()
         self._written += len(batch.events) + len(batch.entities)
 
@@ -261,3 +211,71 @@ class PostgresStore(VectorStore):
         if self._bulk:  # a bulk load that stopped before flush(): the indexes are built all the same
             self.flush()
         self._pool.close()
+
+
+def _bm25_rows(batch: IndexBatch) -> tuple[list[tuple[str, str, str, int]], list[tuple[str, str, str, int]]]:
+    """(documents: index, doc id, kind, length; postings: index, term, doc id, tf) of the batch."""
+    postings: list[tuple[str, str, str, int]] = []
+    docs: list[tuple[str, str, str, int]] = []
+    for ev in batch.events:
+        counts = Counter(ev.tokens)
+        docs.append((f"event:{ev.kind}", ev.event_id, ev.kind, len(ev.tokens)))
+        postings.extend((f"event:{ev.kind}", term, ev.event_id, tf) for term, tf in counts.items())
+    for en in batch.entities:
+        counts = Counter(en.tokens)
+        docs.append(("entity", en.entity_id, "entity", len(en.tokens)))
+        postings.extend(("entity", term, en.entity_id, tf) for term, tf in counts.items())
+    return docs, postings
+
+
+def _upsert_vectors(cur: psycopg.Cursor[Any], batch: IndexBatch) -> None:
+    """Event, entity and link vectors, copied in binary through temporary tables."""
+    cur.execute("CREATE TEMP TABLE IF NOT EXISTS _ev (LIKE sag.event_vectors) ON COMMIT DROP")
+    with cur.copy("COPY _ev (event_id, chunk_id, kind, title, title_vec, content_vec) FROM STDIN "
+                  "WITH (FORMAT BINARY)") as copy:
+        copy.set_types(["text", "text", "text", "text", "vector", "vector"])
+        for ev in batch.events:
+            copy.write_row((ev.event_id, ev.chunk_id, ev.kind, ev.title, ev.title_vec, ev.content_vec))
+    cur.execute("INSERT INTO sag.event_vectors SELECT DISTINCT ON (event_id) * FROM _ev "
+                "ON CONFLICT (event_id) DO UPDATE SET "
+                "chunk_id = EXCLUDED.chunk_id, kind = EXCLUDED.kind, title = EXCLUDED.title, "
+                "title_vec = EXCLUDED.title_vec, content_vec = EXCLUDED.content_vec")
+    cur.execute("CREATE TEMP TABLE IF NOT EXISTS _en (LIKE sag.entity_vectors) ON COMMIT DROP")
+    with cur.copy("COPY _en (entity_id, name, normalized, type, name_vec) FROM STDIN "
+                  "WITH (FORMAT BINARY)") as copy:
+        copy.set_types(["text", "text", "text", "text", "vector"])
+        for en in batch.entities:
+            copy.write_row((en.entity_id, en.name, en.normalized, en.type, en.name_vec))
+    cur.execute("INSERT INTO sag.entity_vectors SELECT DISTINCT ON (entity_id) * FROM _en "
+                "ON CONFLICT (entity_id) DO UPDATE SET name_vec = "
+                "COALESCE(EXCLUDED.name_vec, sag.entity_vectors.name_vec)")
+    if batch.links:
+        cur.executemany(
+            "INSERT INTO sag.event_entity_vectors VALUES (%s, %s, %s, %s) ON CONFLICT (event_id, "
+            "entity_id) DO UPDATE SET description = EXCLUDED.description, desc_vec = EXCLUDED.desc_vec",
+            [(ln.event_id, ln.entity_id, ln.description, ln.desc_vec) for ln in batch.links])
+
+
+def _upsert_bm25(cur: psycopg.Cursor[Any], docs: list[tuple[str, str, str, int]],
+                 postings: list[tuple[str, str, str, int]]) -> None:
+    """BM25 documents and postings; re-indexed documents lose their old postings first."""
+    ids_by_idx: dict[str, list[str]] = {}
+    for idx, doc_id, _, _ in docs:
+        ids_by_idx.setdefault(idx, []).append(doc_id)
+    for idx, ids in ids_by_idx.items():  # replace postings of re-indexed docs (new ones have none)
+        cur.execute("SELECT doc_id FROM sag.bm25_doc WHERE idx = %s AND doc_id = ANY(%s)", (idx, ids))
+        known = [r[0] for r in cur.fetchall()]
+        if known:
+            cur.execute("DELETE FROM sag.bm25_term WHERE idx = %s AND doc_id = ANY(%s)", (idx, known))
+    cur.execute("CREATE TEMP TABLE IF NOT EXISTS _bd (LIKE sag.bm25_doc) ON COMMIT DROP")
+    with cur.copy("COPY _bd FROM STDIN") as copy:
+        for row in docs:
+            copy.write_row(row)
+    cur.execute("INSERT INTO sag.bm25_doc SELECT DISTINCT ON (idx, doc_id) * FROM _bd "
+                "ON CONFLICT (idx, doc_id) DO UPDATE SET length = EXCLUDED.length, kind = EXCLUDED.kind")
+    cur.execute("CREATE TEMP TABLE IF NOT EXISTS _bt (LIKE sag.bm25_term) ON COMMIT DROP")
+    with cur.copy("COPY _bt (idx, term, doc_id, tf) FROM STDIN") as copy:
+        for row in postings:
+            copy.write_row(row)
+    cur.execute("INSERT INTO sag.bm25_term SELECT DISTINCT ON (idx, term, doc_id) * FROM _bt "
+                "ON CONFLICT (idx, term, doc_id) DO UPDATE SET tf = EXCLUDED.tf")

@@ -68,10 +68,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("docs/screenshots"))
     args = parser.parse_args()
     from answer.api import create_app
-    from answer.demo_cli import use_demo_settings
     from cubesage_core import db
     from cubesage_core.settings import get_settings
     from demo.build import prepare_demo
+    from demo.cli import use_demo_settings
     from tests.serve_app import serve_in_thread
 
     use_demo_settings()

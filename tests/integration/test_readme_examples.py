@@ -40,7 +40,7 @@ def answered(answer: dict[str, Any]) -> bool:
 
 
 def test_the_demo_today_is_the_last_day_of_the_demo_data(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from answer.demo_cli import use_demo_settings
+    from demo.cli import use_demo_settings
 
     with db.connection(pg_url) as conn:
         last = conn.execute("SELECT max(order_ts)::date FROM warehouse.fact_order").fetchone()[0]

@@ -21,7 +21,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from cubesage_core.db import READER_ROLE
+from cubesage_core.db import READER_ROLE, one
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "chinook_fixture.json.gz"
 
@@ -187,8 +187,8 @@ def load(url: str, schema: str = "chinook") -> dict[str, int]:
         for table in TABLES:
             _add_foreign_keys(cur, schema, table)
         _grant_reader(cur, schema)
-        counts = {t.name: cur.execute(sql.SQL("SELECT count(*) FROM {}.{}").format(
-            sql.Identifier(schema), sql.Identifier(t.name))).fetchone()[0] for t in TABLES}
+        counts = {t.name: one(cur.execute(sql.SQL("SELECT count(*) FROM {}.{}").format(
+            sql.Identifier(schema), sql.Identifier(t.name))).fetchone())[0] for t in TABLES}
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(sql.SQL("ANALYZE {}").format(sql.SQL(", ").join(
             sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(t.name)) for t in TABLES)))

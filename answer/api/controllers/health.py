@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from litestar import Controller, Response, get
@@ -102,6 +102,7 @@ class HealthController(Controller):
         if "llm" in report:
             report["llm"]["breaker"] = breaker_state(settings)
         down = [n for n, r in report.items() if not r["ok"]]
+        status: Literal["ready", "degraded", "unavailable"] = "ready"
         if any(not fallback[n] for n in down):
             status, code = "unavailable", 503
         else:

@@ -90,7 +90,8 @@ def _check_glossary(data: IngestGlossaryRequest) -> None:
 class IngestController(Controller):
     path = "/v1/ingest"
     tags = ("ingest",)
-    opt: ClassVar[dict[str, Any]] = {"scope": "ingest"}
+    # Litestar's Controller annotates opt as an instance attribute and reads (and deep-copies) this class value
+    opt: ClassVar[dict[str, Any]] = {"scope": "ingest"}  # type: ignore[misc]
 
     @post("/wiki", summary="Index wiki pages (markdown, html, text, json) into SAG", status_code=200,
           responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503))

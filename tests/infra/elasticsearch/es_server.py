@@ -201,12 +201,10 @@ def start_elasticsearch(workdir: Path, port: int | None = None, heap: str = "512
     raise last_err
 
 
-def _start_once(workdir: Path, port: int, heap: str, timeout: float, cluster_name: str,
-                extra_settings: dict[str, str]) -> EsServer:
-    java_home = find_java_home()
+def _launch_command(java_home: str | None, workdir: Path, port: int, heap: str, cluster_name: str,
+                    extra_settings: dict[str, str]) -> list[str]:
     tmp = workdir / "tmp"
     tmp.mkdir(exist_ok=True)
-    log_path = workdir / "es-launcher.log"
     cp = os.pathsep.join([str(HERE / "target" / "classes"), str(HERE / "target" / "lib" / "*")])
     cmd = [
         _java_bin(java_home),
@@ -227,11 +225,24 @@ def _start_once(workdir: Path, port: int, heap: str, timeout: float, cluster_nam
     ]
     for k, v in extra_settings.items():
         cmd += ["-E", f"{k}={v}"]
+    return cmd
+
+
+def _launch_env(java_home: str | None) -> dict[str, str]:
     env = dict(os.environ)
     if java_home:
         env["JAVA_HOME"] = java_home
     env.pop("JAVA_TOOL_OPTIONS", None)
     env.pop("_JAVA_OPTIONS", None)
+    return env
+
+
+def _start_once(workdir: Path, port: int, heap: str, timeout: float, cluster_name: str,
+                extra_settings: dict[str, str]) -> EsServer:
+    java_home = find_java_home()
+    log_path = workdir / "es-launcher.log"
+    cmd = _launch_command(java_home, workdir, port, heap, cluster_name, extra_settings)
+    env = _launch_env(java_home)
 
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -268,13 +279,7 @@ def _start_once(workdir: Path, port: int, heap: str, timeout: float, cluster_nam
             raise _fail(f"elasticsearch not ready within {timeout}s")
 
     url = ready_url[0] if ready_url else f"http://127.0.0.1:{port}"
-    while True:
-        try:
-            status, _ = _http("GET", url + "/", timeout=5)
-            if status == 200:
-                break
-        except (urllib.error.URLError, OSError):
-            pass
+    while not _answers(url):
         if proc.poll() is not None:
             raise _fail(f"elasticsearch exited with code {proc.returncode}")
         if time.monotonic() > deadline:
@@ -284,6 +289,14 @@ def _start_once(workdir: Path, port: int, heap: str, timeout: float, cluster_nam
     server = EsServer(proc, url, port, workdir, log_path, time.monotonic() - t0)
     server._reader = reader
     return server
+
+
+def _answers(url: str) -> bool:
+    try:
+        status, _ = _http("GET", url + "/", timeout=5)
+    except (urllib.error.URLError, OSError):
+        return False
+    return status == 200
 
 
 def _smoke_test() -> int:

@@ -7,14 +7,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from cube_models.export import export_assets, ingest_files
 from cube_models.model import load_model
 from cubesage_core import db
 from cubesage_core.embeddings import get_embedder
+from cubesage_core.scratch import drop_database, scratch_database
 from cubesage_core.settings import REPO_ROOT, Settings
 
 pytestmark = pytest.mark.integration
@@ -24,16 +23,8 @@ EMB = get_embedder("hash")
 
 @pytest.fixture(scope="module")
 def export_url(pg_url: str) -> Iterator[str]:
-    with db.connection(pg_url) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
-    url = make_conninfo(**{**conninfo_to_dict(pg_url), "dbname": DB_NAME})
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    db.apply_schema(url)
-    yield url
-    with db.connection(pg_url) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+    yield scratch_database(pg_url, DB_NAME, fresh=True)
+    drop_database(pg_url, DB_NAME)
 
 
 def _rows(url: str, sql: str, *params: object) -> list[tuple]:

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import psycopg
 import pytest
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from cube_models.export import export_assets
 from cube_models.model import load_model
-from cubesage_core import db
 from cubesage_core.embeddings import get_embedder
+from cubesage_core.scratch import scratch_database
 from cubesage_core.settings import REPO_ROOT
-from fourengine.fewshot import load_few_shots
+from fourengine.fewshot_cache import load_few_shots
 from fourengine.glossary import load_glossary
 from fourengine.retrieve import Retriever
 
@@ -23,16 +21,7 @@ DB_NAME = "fourengine_it"
 
 @pytest.fixture(scope="session")
 def fe_url(pg_url: str) -> str:
-    with db.connection(pg_url) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
-    params = conninfo_to_dict(pg_url)
-    params["dbname"] = DB_NAME
-    url = make_conninfo(**params)
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-    db.apply_schema(url)
+    url = scratch_database(pg_url, DB_NAME, fresh=True)
     embedder = get_embedder("use")
     export_assets(url, load_model(REPO_ROOT / "demo" / "model"), embedder=embedder)
     load_glossary(url, REPO_ROOT / "demo" / "glossary.yaml", embedder=embedder)

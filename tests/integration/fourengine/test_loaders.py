@@ -7,7 +7,7 @@ import pytest
 from cubesage_core.db import connection
 from cubesage_core.embeddings import get_embedder
 from cubesage_core.settings import REPO_ROOT
-from fourengine.fewshot import FewShotError, add_example, approve, load_few_shots, reject
+from fourengine.fewshot_cache import FewShotError, add_example, approve, load_few_shots, reject
 from fourengine.glossary import GlossaryError, ingest_text, load_glossary
 from fourengine.retrieve import Retriever
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,11 +15,11 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from typer.testing import CliRunner
 
 from answer.cli import app
 from cubesage_core.embedded_pg import EmbeddedPostgres
+from cubesage_core.scratch import temporary_database
 from cubesage_core.settings import get_settings
 from tests.live_api import LiveApi, running_api
 
@@ -49,14 +48,8 @@ def fresh_database(server: EmbeddedPostgres, prefix: str) -> Iterator[str]:
     """A new, empty database on the session's server (no cubesage schema, no pgvector yet); dropped after."""
     running = server.running()
     assert running is not None
-    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(running.url(), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_conninfo(**{**conninfo_to_dict(running.url()), "dbname": name})
-    finally:
-        with psycopg.connect(running.url(), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with temporary_database(running.url(), prefix, setup="none") as url:
+        yield url
 
 
 @contextmanager

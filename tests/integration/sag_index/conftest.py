@@ -5,11 +5,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 
-import psycopg
 import pytest
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from cubesage_core.db import apply_schema
+from cubesage_core.scratch import scratch_database, unique_name
 from sag_index.backends.base import VectorStore
 
 BACKENDS = ["postgres", "elasticsearch"]
@@ -17,16 +15,7 @@ BACKENDS = ["postgres", "elasticsearch"]
 
 def fresh_database(pg_url: str, prefix: str = "sag_test") -> str:
     """A new empty database on the session server with the cubesage schema applied."""
-    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    params = conninfo_to_dict(pg_url)
-    params["dbname"] = name
-    url = make_conninfo(**params)
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    apply_schema(url)
-    return url
+    return scratch_database(pg_url, unique_name(prefix))
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from sag_index.backends.base import VectorStore
 from sag_index.loaders import make_chunk
 from sag_index.pipeline import index_chunks
 from sag_index.processor import FastProcessor
-from sag_index.retrieval import RetrievalParams, Retriever
+from sag_index.retrieval import RetrievalParams, SagRetriever
 from tests.integration.sag_index.conftest import BACKENDS, fresh_database, make_store
 from tests.llm_stub import dspy_reply, openai_stub
 
@@ -59,7 +59,7 @@ def _titles(result) -> list[str]:
 
 def test_expansion_brings_in_the_bridge_page(indexed: tuple[str, VectorStore]) -> None:
     url, store = indexed
-    retriever = Retriever(url, store)
+    retriever = SagRetriever(url, store)
     with_hops = retriever.retrieve(QUESTION, RetrievalParams(top_k=3))
     assert "Moonfall Harbor" in _titles(with_hops)[:2]
     assert "Tobias Wrenfield" in _titles(with_hops)
@@ -75,7 +75,7 @@ def test_expansion_brings_in_the_bridge_page(indexed: tuple[str, VectorStore]) -
 
 def test_every_step_is_inspectable(indexed: tuple[str, VectorStore]) -> None:
     url, store = indexed
-    retriever = Retriever(url, store)
+    retriever = SagRetriever(url, store)
     result = retriever.retrieve(QUESTION, RetrievalParams(top_k=5))
     explain = result.explain()
     assert [s["name"] for s in explain["steps"]] == [
@@ -102,7 +102,7 @@ def test_llm_mode_ner_and_selection(indexed: tuple[str, VectorStore]) -> None:
         return dspy_reply(entities=["Moonfall Harbor"])
 
     with openai_stub(script) as stub, using_settings(_settings(stub.url)):
-        retriever = Retriever.with_llm(url, store)
+        retriever = SagRetriever.with_llm(url, store)
         result = retriever.retrieve(QUESTION, RetrievalParams(top_k=2))
         retriever.close()
     assert result.modes == {"ner": "llm", "selection": "llm"}
@@ -113,7 +113,7 @@ def test_llm_mode_ner_and_selection(indexed: tuple[str, VectorStore]) -> None:
 def test_llm_failure_falls_back_to_fast(indexed: tuple[str, VectorStore]) -> None:
     url, store = indexed
     with openai_stub(["not a DSPy reply"]) as stub, using_settings(_settings(stub.url)):
-        retriever = Retriever.with_llm(url, store)
+        retriever = SagRetriever.with_llm(url, store)
         result = retriever.retrieve(QUESTION, RetrievalParams(top_k=3))
         retriever.close()
     assert all(mode.startswith("fast (llm error: ") for mode in result.modes.values()), result.modes

@@ -20,7 +20,7 @@ from cube_models.model import SemanticModel, load_model
 from cube_models.validate import validate
 from cubesage_core.embedded_pg import EmbeddedPostgres
 from cubesage_core.settings import Settings
-from fourengine.fewshot import parse_few_shots
+from fourengine.fewshot_cache import parse_few_shots
 from fourengine.glossary import parse_glossary
 from tests.conftest import SERVICE_TIMINGS
 from warehouses.packs import get_pack

@@ -12,7 +12,7 @@ from cube_models.backends import BuiltinBackend
 from cube_models.model import SemanticModel, load_model
 from cube_models.validate import validate
 from cubesage_core.settings import Settings
-from fourengine.fewshot import parse_few_shots
+from fourengine.fewshot_cache import parse_few_shots
 from tests.integration.warehouses.conftest import LoadedPack
 
 pytestmark = pytest.mark.integration

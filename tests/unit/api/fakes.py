@@ -33,6 +33,8 @@ class FakePayload:
 class FakeService:
     """Answers "GMV by region" style questions with a fixed small table; records the calls it got."""
 
+    streams_stages = True
+
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
         self.changed: list[str] = []  # knowledge_changed kinds, in order
@@ -83,7 +85,7 @@ class FakeService:
         questions = ["今年各渠道的GMV"] if language == "zh" else ["GMV by channel this year"]
         return {"questions": questions, "today": "2025-06-30", "period": ["2023-01", "2025-06"]}
 
-    def nl2cube(self, question: str, run: bool = False) -> dict[str, Any]:
+    def nl2cube(self, question: str, run: bool = False, today: date | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"cube_query": {"measures": ["order_items.gmv"]}, "bindings": [{"term": "GMV"}],
                                "confidence": 0.8}
         if run:

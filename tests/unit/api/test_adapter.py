@@ -24,6 +24,8 @@ class S(msgspec.Struct):
 
 
 class AsyncService:
+    streams_stages = True
+
     async def ask(self, question: str, *, session_id: Any = None, mode: Any = None, today: Any = None,
                   previous: Any = None, on_stage: Any = None) -> dict[str, Any]:
         if on_stage:
@@ -31,7 +33,7 @@ class AsyncService:
         await asyncio.sleep(0)
         return {"query_id": "q1", "question": question, "intent": "detail", "table": {"rows": [[1]]}}
 
-    async def nl2cube(self, question: str, run: bool = False) -> dict[str, Any]:
+    async def nl2cube(self, question: str, run: bool = False, today: Any = None) -> dict[str, Any]:
         return {"cube_query": {}, "bindings": [], "confidence": 0.5}
 
 
@@ -40,7 +42,7 @@ class PlainService:
             previous: Any = None) -> dict[str, Any]:
         return {"query_id": "q2", "question": question, "mode": mode}
 
-    def nl2cube(self, question: str, run: bool = False) -> dict[str, Any]:
+    def nl2cube(self, question: str, run: bool = False, today: Any = None) -> dict[str, Any]:
         return {"cube_query": {"run": run}}
 
 

@@ -14,7 +14,7 @@ import yaml
 from cube_models.compiler import compile_query
 from cube_models.model import Dimension, Measure, Segment, SemanticModel, load_model
 from cube_models.validate import validate
-from fourengine.fewshot import parse_few_shots
+from fourengine.fewshot_cache import parse_few_shots
 from fourengine.glossary import parse_glossary
 from warehouses.flights.load import TABLES, data_file, load
 from warehouses.packs import get_pack, pack_names

@@ -10,7 +10,7 @@ import yaml
 from cube_models.compiler import compile_query
 from cube_models.model import Cube, Dimension, Measure, Segment, SemanticModel, load_model
 from cube_models.validate import validate
-from fourengine.fewshot import parse_few_shots
+from fourengine.fewshot_cache import parse_few_shots
 from fourengine.glossary import parse_glossary
 from warehouses.packs import Pack, get_pack
 from warehouses.tpch.load import TABLES

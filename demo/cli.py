@@ -44,7 +44,7 @@ DEMO_ROWS = 12
 
 
 def _build(settings: Settings, scale: float, reload_warehouse: bool) -> str:
-    from demo.build import STEPS, prepare_demo  # the demo's own code: only `cubesage demo ...` imports it
+    from demo.build import STEPS, prepare_demo  # loaded when a demo command runs, not when the CLI starts
 
     started = time.monotonic()
     url = db.database_url(settings)

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
 
 from cubesage_core import safe_yaml
-from cubesage_core.db import connection
+from cubesage_core.db import connection, one
 from cubesage_core.embeddings import Embedder, get_embedder
 
 MEMBER_KEYS = ("measures", "dimensions", "segments")
@@ -90,7 +91,7 @@ def parse_few_shots(path: Path) -> list[dict[str, Any]]:
 def _upsert(
     conn: psycopg.Connection, examples: list[dict[str, Any]], embedder: Embedder,
 ) -> tuple[int, int, list[int]]:
-    vectors = embedder.embed([e["question"] for e in examples]) if examples else []
+    vectors = embedder.embed([e["question"] for e in examples]) if examples else np.zeros((0, 0))
     inserted = updated = 0
     ids = []
     for example, vec in zip(examples, vectors, strict=True):
@@ -103,6 +104,7 @@ def _upsert(
             (example["question"], vec, Jsonb(example["cube_query"]) if example["cube_query"] is not None else None,
              example["sql"], example["approved"]),
         ).fetchone()
+        row = one(row)
         ids.append(int(row[0]))
         inserted += bool(row[1])
         updated += not row[1]
