@@ -256,8 +256,8 @@ def _word_list(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# the generic word for a row's amount of money: the column a cube's sum measure adds up (facts.amount_column)
-AMOUNT_WORD = re.compile(r"\bamounts?\b|金额|总额|总价", re.IGNORECASE)
+# the generic words for an amount of money: the column a cube's sum measure adds up (facts.amount_column)
+AMOUNT_WORD = re.compile(r"\bamounts?\b|\bmoney\b|金额|总额|总价|钱", re.IGNORECASE)
 
 # verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
 # a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
@@ -316,7 +316,7 @@ STOPWORDS_ZH = _word_list("""
 其中 以 跟 同 比 算 计算 带来 贡献 产生 发生 出现 属于 包括 涉及 关于 对于 通过 经过 根据
 按照 来自 给出 接 做 用 让 使 能 会 要 想 需要 可以 一些 哪一个 多大 几 数 怎么样 信息 资料
 详情 详细 因为 由于 负责 开 开出 开了 各自 买 买过 卖 卖出 带上 还是 一共有 是否 有没有 或者
-以来 至今 为止 期间 所属 所在 但 但是 而 这些 那些 这个 那个 这样 顺便 另外 然后 再 一并 顺带
+以来 至今 为止 期间 所属 所在 但 但是 而 记录 这些 那些 这个 那个 这样 顺便 另外 然后 再 一并 顺带
 飞往 飞到 前往 到达 出发 去往 从
 趋势 走势
 """)

@@ -22,7 +22,7 @@ from typing import Any
 from router.aggregate.measure_match import match_measure, unit_twin
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import names_a_number
+from router.parse.language import AMOUNT_WORD, names_a_number
 from router.parse.nearby import after, close, free, mark_after, mark_before, phrase_after
 from router.parse.reading import Mark, Mention, Reading, Target
 
@@ -346,18 +346,34 @@ _USAGE = re.compile(r"\b(?:used|use|popular|common|frequent|frequently|often)\b|
 
 
 def _how_much(r: Reading, k: Knowledge) -> None:
-    """"how much has Jack Yang paid through WeChat Pay": with no measure named, "how much" asks the amount
-    of the one cube the question's values belong to (its sum measure over its amount column)."""
+    """"how much has Jack Yang paid through WeChat Pay", "the most money", "总金额": with no measure named,
+    "how much" or a word for money asks the amount of the one cube the question's values (or cube) belong to
+    (its sum measure over its amount column)."""
     marks = [m for m in r.marks_of("sum") if m.text.lower() == "how much" and free(r, m)]
-    if r.measures or not marks:
+    money = [m for m in AMOUNT_WORD.finditer(r.text) if free(r, Mark("word", *m.span(), m.group(0)))]
+    if r.measures or not (marks or money):
         return
     cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
+    if not marks:  # "the most money", "总金额", "一共...多少钱": the amount of things that happened (dated rows)
+        marks = [Mark("sum", *money[0].span(), money[0].group(0))]
+        marks += [m for m in r.marks_of("sum", "count") if free(r, m) and abs(m.end - money[0].start()) <= 4]
+        cubes = {c for c in cubes if k.model.cube_time_dimension(c)}
     found = [p for c in cubes if (amount := facts.amount_column(k.model, c)) is not None
              for p in [m.path for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))][:1]]
     if len(found) == 1:
         r.measures.append(found[0])
-        r.use(marks[0].span)
-        r.notes.append(f"measure {found[0]}: 'how much' of the rows the question names")
+        r.use(*(m.span for m in marks))
+        r.notes.append(f"measure {found[0]}: '{marks[0].text}' of the rows the question names")
+
+
+def _money_restated(r: Reading, k: Knowledge) -> None:
+    """"支付的总金额", "退款多少钱": a word for money beside a measure over its cube's amount says that measure
+    again: used."""
+    amounts = {facts.column(a) for p in r.measures if (a := facts.amount_column(k.model, p.split(".", 1)[0]))}
+    over = [p for p in r.measures if facts.column(k.model.find_member(p)) in amounts]
+    for m in AMOUNT_WORD.finditer(r.text):
+        if over and free(r, Mark("word", *m.span(), m.group(0))):
+            r.use(m.span())
 
 
 def _usage_counted(q: Question, k: Knowledge) -> None:
@@ -451,6 +467,7 @@ def choose(q: Question, k: Knowledge) -> None:
     _usage_counted(q, k)
     _rows_counted(q, k)
     _summed_too(r, k)
+    _money_restated(r, k)
     _units(r, k)
     _unit_words(r, k)
     if r.measures:

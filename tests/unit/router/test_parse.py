@@ -314,3 +314,10 @@ def test_a_share_of_named_rows_that_have_a_property_is_within_those_rows(knowled
     r = read(knowledge, "what percentage of the GERMANY orders were late?")
     assert r.share and r.part_segments == ["orders.late"]
     assert ("nations.name", "equals", ["GERMANY"]) in _filters(r)  # the whole: the German orders
+
+
+def test_a_word_for_money_asks_the_amount_of_dated_rows(knowledge: Knowledge) -> None:
+    r = read(knowledge, "which market segment brought in the most money through orders in 2024?")
+    assert r.measures == ["orders.revenue"] and not r.unknown
+    things = read(knowledge, "which BUILDING customers have the most money?")
+    assert not things.measures and not judge(things).answers  # customers are no dated rows: not guessed
