@@ -355,8 +355,11 @@ def _how_much(r: Reading, k: Knowledge) -> None:
         return
     cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
     if not marks:  # "the most money", "总金额", "一共...多少钱": the amount of things that happened (dated rows)
-        marks = [Mark("sum", *money[0].span(), money[0].group(0))]
-        marks += [m for m in r.marks_of("sum", "count") if free(r, m) and abs(m.end - money[0].start()) <= 4]
+        asked = [m for m in r.marks_of("sum", "count", "most", "max") if free(r, m)
+                 and 0 <= money[0].start() - m.end <= 6]  # "with amount", "按金额排": a column, no total
+        if not asked:
+            return
+        marks = [Mark("sum", *money[0].span(), money[0].group(0)), *asked]
         cubes = {c for c in cubes if k.model.cube_time_dimension(c)}
     found = [p for c in cubes if (amount := facts.amount_column(k.model, c)) is not None
              for p in [m.path for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))][:1]]
