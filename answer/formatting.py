@@ -145,6 +145,12 @@ def cut_numbers(truncation: list[dict[str, Any]] | None) -> set[str]:
     return {fmt_number(c[key]) for c in truncation or [] for key in ("shown", "total") if c.get(key) is not None}
 
 
+def filter_numbers(queries: list[dict[str, Any] | None]) -> set[str]:
+    """How the text writes the numbers of the filters the answer applied ("under 500"): declared, not made up."""
+    values = [v for q in queries for f in (q or {}).get("filters") or [] for v in f.get("values") or []]
+    return {fmt_number(float(v)) for v in values if is_number(v) or re.fullmatch(r"-?\d+(?:\.\d+)?", str(v))}
+
+
 def stray_numbers(text: str, allowed: set[str], labels: tuple[str, ...] = ()) -> list[str]:
     """Number tokens of ``text`` that are not in ``allowed``, after taking out dates, period tokens and the
     given ``labels`` (e.g. the question's time-range phrases); where they overlap the longest one goes."""

@@ -25,15 +25,18 @@ def test_suite_shape() -> None:
 
 
 def _numbers_not_in_table(answer: dict[str, Any]) -> list[str]:
-    """Number tokens of the answer text that are no number of its table (dates and period labels aside);
-    a percent in the text must be a value of a percent column times 100, written by ``fmt_percent``, or
-    the change between two compared periods that provenance ``changes`` derives from table numbers."""
-    from answer.formatting import change_numbers, cut_numbers, stray_numbers, table_numbers
+    """Number tokens of the answer text that are no number of its table or of its filters (dates and period
+    labels aside); a percent in the text must be a value of a percent column times 100, written by
+    ``fmt_percent``, or the change between two compared periods that provenance ``changes`` derives from table
+    numbers."""
+    from answer.formatting import change_numbers, cut_numbers, filter_numbers, stray_numbers, table_numbers
 
     table = answer["table"]
     allowed = table_numbers(table["columns"], table["rows"], table.get("formats"))
     allowed |= change_numbers(answer["provenance"].get("changes"))  # compared periods: change of two table numbers
     allowed |= cut_numbers(answer["provenance"].get("truncation"))  # "5,000 of 5,872 are shown": counted totals
+    provenance = answer["provenance"]  # "products listed under 500": the filters the answer declares
+    allowed |= filter_numbers([provenance.get("cube_query"), (provenance.get("detail_plan") or {}).get("cube_query")])
     labels = tuple(tr["label"] for tr in answer["provenance"].get("understanding", {}).get("time_ranges", []))
     return stray_numbers(answer["text"], allowed, labels)
 

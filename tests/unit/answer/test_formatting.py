@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from answer.formatting import fmt_percent, fmt_period, label, stray_numbers, table_numbers
+from answer.formatting import filter_numbers, fmt_percent, fmt_period, label, stray_numbers, table_numbers
 from answer.synthesizer import synthesize
 from answer.vocabulary import vocabulary
 from router.aggregate.types import AggregateResult
@@ -155,3 +155,9 @@ def test_one_period_series_states_the_value_not_a_change(question: str, expected
     out = answer(question, ResultTable(["revenue.ts.year", "revenue.revenue"],
                                        [["2024-01-01T00:00:00.000", 76608469.14]]))
     assert out.text == expected
+
+
+def test_filter_numbers_are_the_values_an_answer_filtered_by() -> None:
+    queries = [{"filters": [{"member": "p.price", "operator": "lt", "values": ["500"]},
+                            {"member": "p.brand", "operator": "equals", "values": ["Vertex"]}]}, None]
+    assert filter_numbers(queries) == {"500"}
