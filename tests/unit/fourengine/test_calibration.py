@@ -73,6 +73,16 @@ def test_v_stays_selective_where_gold_and_hard_negatives_overlap() -> None:
     assert fbeta_threshold(scores.pos, scores.neg, 4.0) < np.quantile(top_out, V_OUT_QUANTILE) - 0.05
     assert cal.v_threshold == pytest.approx(np.quantile(top_out, V_OUT_QUANTILE), abs=1e-3)
     assert (top_out >= cal.v_threshold).mean() <= 1 - V_OUT_QUANTILE + 0.01  # unrelated questions: V rarely fires
+    assert cal.stats["v_rule"] == "unrelated_q95"
+
+
+def test_v_keeps_the_fbeta_fit_where_the_cosine_separates_gold() -> None:
+    pos, neg = _normal(0.6, 300), _normal(0.3, 3000)
+    top_out = np.concatenate([_normal(0.25, 280), _normal(0.8, 20)])  # a few unrelated questions come close
+    scores = Scores(pos, neg, _normal(0.6, 300), top_out, np.zeros(0), np.zeros(0))
+    cal = fit(scores, RetrievalSettings())
+    assert cal.v_threshold == pytest.approx(fbeta_threshold(pos, neg, 4.0), abs=1e-3)
+    assert cal.v_threshold < np.quantile(top_out, V_OUT_QUANTILE) and cal.stats["v_rule"] == "fbeta"
 
 
 def test_calibration_applies_to_settings() -> None:
