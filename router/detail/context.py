@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fourengine.models import RetrievalResult
+from fourengine.models import TABLE_PREFIX, RetrievalResult
 from router.detail.schema import DetailCatalog
 
 RRF_K = 60
@@ -42,7 +42,7 @@ def context_tables(context: RetrievalResult, catalog: DetailCatalog) -> list[str
         asset = ranked.asset
         if included and asset.asset_id not in included:
             continue  # ranked, but cut by the token budget: not what generation sees
-        cube = (asset.table_id or "").removeprefix("table:")
+        cube = (asset.table_id or "").removeprefix(TABLE_PREFIX)
         if (table := by_cube.get(cube)) is not None and table not in found:
             found.append(table)
     return found
