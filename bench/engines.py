@@ -4,7 +4,8 @@ For every question the retrieval runs as the answering path runs it (query under
 sub-queries, the four engines with wiki passages for corrective retrieval, fusion, token budget). An
 engine *contributes* to a question when an asset it found ends in the final (budgeted, fused) context:
 R (terms), V (vectors), D (a few-shot in the context), G (tables the join graph added), W (tables wiki
-passages named), binding (rules pulled in by a binding). One line per split and threshold set: ``seed``
+passages named), binding (rules pulled in by a binding); ``assets_per_question``: how many context assets
+each engine found, on average. One line per split and threshold set: ``seed``
 (the seed's fixed cosines) and ``calibrated`` (``fourengine.calibration``, as stored with the index).
 """
 
@@ -45,15 +46,24 @@ def _retrieve(retriever: Any, settings: Any, question: str, today: date) -> Any:
     return fuse(main, others, settings)
 
 
+def context_assets(result: Any) -> Counter[str]:
+    """How many assets of ``result``'s rendered context each engine found (an asset counts for each)."""
+    included = set(result.context.included)
+    return Counter(source for ranked in result.assets if ranked.asset.asset_id in included
+                   for source in ranked.sources if source in ENGINES)
+
+
 def _line(split: str, thresholds: str, results: list[Any]) -> dict[str, Any]:
     n = len(results)
     share = Counter(e for r in results for e in contributions(r))
+    assets = sum((context_assets(r) for r in results), Counter())
     grades = Counter(r.crag.grade for r in results)
     final = Counter(r.crag.final for r in results)
     decisions = Counter(r.crag.decision for r in results)
     top = [r.crag.top_score for r in results]
     return {"bench": "engines", "split": split, "thresholds": thresholds, "n": n,
             "share": {e: round(share[e] / n, 3) if n else None for e in ENGINES},
+            "assets_per_question": {e: round(assets[e] / n, 2) if n else None for e in ENGINES if e != "D"},
             "crag": dict(sorted(grades.items())), "crag_final": dict(sorted(final.items())),
             "decisions": dict(sorted(decisions.items())),
             "top_score_p50": round(statistics.median(top), 4) if top else None,

@@ -6,8 +6,14 @@ off the scores the current embedder gives on a calibration set over the current 
 
 - **V** admits an asset at the cosine that best separates the gold assets of in-domain questions from
   their nearest non-gold assets (F-beta-optimal over positives vs hard negatives, recall-weighted with
-  :data:`V_BETA`: V proposes candidates, the reranker orders them); a term asset binds at
-  the cosine where that separation reaches :data:`BINDING_PRECISION`.
+  :data:`V_BETA`: V proposes candidates, the reranker orders them), never below the median best score
+  unrelated questions reach. Where gold and hard negatives overlap (USE on whole questions: a question's
+  gold assets score no higher than its other near assets), the F-beta optimum admits (nearly) every pair
+  (:data:`ADMIT_ALL`): the cosine says nothing about gold there, so V's threshold comes from in-domain vs
+  unrelated questions alone, the :data:`V_OUT_QUANTILE` quantile of unrelated questions' best scores (an
+  unrelated question gets a V asset in at most 1 - V_OUT_QUANTILE of cases). A term asset binds at the
+  cosine where the separation reaches :data:`BINDING_PRECISION`. Gold tables named by their physical
+  table (a suite's ``tables``: ``fact_order``) count as the table asset of the cube over it.
 - **CRAG**: *low* below the :data:`LOW_QUANTILE` quantile of the best score unrelated questions reach
   (the retrieval looks like an unrelated question's); *high* above the median best score of in-domain
   questions and above the :data:`HIGH_OUT_QUANTILE` quantile of unrelated ones.
@@ -48,6 +54,8 @@ D_FLOOR_PRECISION = 0.8  # examples steer generation (and the fast path takes th
 LOW_QUANTILE = 0.9
 HIGH_OUT_QUANTILE = 0.99
 HARD_NEGATIVES = 20
+V_OUT_QUANTILE = 0.95  # V admits only cosines unrelated questions' best matches reach in < 5% of cases
+ADMIT_ALL = 0.99  # an F-beta optimum admitting this share of all pairs separates nothing
 V_BETA = 4.0  # V is a candidate generator (the reranker orders): recall-weighted; chosen on Spider dev
 PAIR_NEGATIVES = 5
 MIN_SAMPLES = 8
@@ -158,7 +166,8 @@ def fit(scores: Scores, base: RetrievalSettings, fingerprint: str = "", index_ke
             return default
         return _clamp(value)
 
-    v = pick("v", fbeta_threshold(scores.pos, scores.neg, V_BETA), base.threshold)
+    fitted = fbeta_threshold(scores.pos, scores.neg, V_BETA)
+    v = pick("v", fitted, base.threshold)
     binding = pick("binding", precision_threshold(scores.pos, scores.neg, BINDING_PRECISION),
                    base.binding_vector_threshold)
     binding = max(binding, v)
@@ -168,18 +177,26 @@ def fit(scores: Scores, base: RetrievalSettings, fingerprint: str = "", index_ke
     out_high = _quantile(scores.top_out, HIGH_OUT_QUANTILE)
     high_value = None if in_median is None or out_high is None else max(in_median, out_high)
     high = max(pick("crag_high", high_value, base.crag_high), low)
-    noise = _quantile(scores.top_out, 0.5)
-    v = _clamp(max(v, noise or 0.0))  # below what a typical unrelated question reaches V admits noise
+    separates = fitted is None or _admitted(scores, fitted) < ADMIT_ALL
+    noise = _quantile(scores.top_out, 0.5 if separates else V_OUT_QUANTILE)
+    v = _clamp(max(v, noise or 0.0))  # below what unrelated questions reach V admits noise
     binding = max(binding, v)
     d_hit = pick("d_hit", precision_threshold(scores.same, scores.diff, D_PRECISION), base.few_shot_threshold)
     d_floor = pick("d_floor", precision_threshold(scores.same, scores.diff, D_FLOOR_PRECISION),
                    base.few_shot_example_threshold)
     unrelated = _quantile(scores.cross, LOW_QUANTILE)  # an example must be closer than unrelated questions come
     d_floor = min(_clamp(max(d_floor, unrelated or 0.0)), d_hit)
-    stats = {"samples": {k: len(getattr(scores, k)) for k in ("pos", "neg", "top_in", "top_out", "same",
+    stats = {"v_rule": "fbeta" if separates else f"unrelated_q{round(V_OUT_QUANTILE * 100)}",
+             "samples": {k: len(getattr(scores, k)) for k in ("pos", "neg", "top_in", "top_out", "same",
                                                                     "diff", "cross")},
              "kept_seed": kept, **_summary(scores), **(extra or {})}
     return Calibration(fingerprint, index_key, v, binding, d_hit, d_floor, high, low, stats)
+
+
+def _admitted(scores: Scores, threshold: float) -> float:
+    """The share of positive and hard-negative pairs at or above ``threshold``."""
+    pairs = np.concatenate([scores.pos, scores.neg])
+    return float((pairs >= threshold - 1e-9).mean()) if len(pairs) else 0.0
 
 
 def _summary(scores: Scores) -> dict[str, Any]:
@@ -198,6 +215,7 @@ class _Index:
     types: np.ndarray
     scopes: np.ndarray
     vectors: np.ndarray
+    aliases: dict[str, str] = field(default_factory=dict)  # table:<physical table> -> table:<cube>
 
 
 def _array(value: Any) -> np.ndarray:
@@ -212,7 +230,19 @@ def _index(conn: psycopg.Connection, types: Sequence[str]) -> _Index:
         "FROM semlayer.asset_embedding e JOIN semlayer.asset a USING (asset_id) "
         "WHERE a.asset_type = ANY(%s) ORDER BY e.asset_id", (list(types),)).fetchall()
     vectors = np.asarray([_array(r[3]) for r in rows], dtype=np.float32).reshape(-1, 512)
-    return _Index([r[0] for r in rows], np.asarray([r[1] for r in rows]), np.asarray([r[2] for r in rows]), vectors)
+    return _Index([r[0] for r in rows], np.asarray([r[1] for r in rows]), np.asarray([r[2] for r in rows]), vectors,
+                  _table_aliases(conn))
+
+
+def _table_aliases(conn: psycopg.Connection) -> dict[str, str]:
+    """``table:<schema.table>`` and ``table:<table>`` -> the table asset of the cube over that table."""
+    out: dict[str, str] = {}
+    for asset_id, sql_table in conn.execute(
+            "SELECT asset_id, meta->>'sql_table' FROM semlayer.asset "
+            "WHERE asset_type = 'table' AND meta->>'sql_table' IS NOT NULL ORDER BY asset_id"):
+        for name in (sql_table, sql_table.rsplit(".", 1)[-1]):
+            out.setdefault(f"table:{name}", asset_id)
+    return out
 
 
 def observe(index: _Index, samples: Sequence[Sample], vectors: np.ndarray) -> Scores:
@@ -239,7 +269,8 @@ def observe(index: _Index, samples: Sequence[Sample], vectors: np.ndarray) -> Sc
         if not sample.phrase and sample.scope is not None and len(scopes) > 1:  # the question over another namespace
             other = scopes[(scopes.index(sample.scope) + 1) % len(scopes)] if sample.scope in scopes else scopes[0]
             top_out.append(float(row[index.scopes == other].max()))
-        gold = [position[g] for g in sample.gold if g in position and mask[position[g]]]
+        gold = sorted({position[g] for g in (index.aliases.get(g, g) for g in sample.gold)
+                       if g in position and mask[position[g]]})
         if not gold:
             continue
         pos.extend(float(row[g]) for g in gold)
@@ -325,7 +356,8 @@ def fingerprint(embedder: Embedder) -> str:
 
 def _method() -> str:
     """The fitting method's identity: a change of its constants or off-domain questions refits."""
-    return repr((OFF_DOMAIN, V_BETA, BINDING_PRECISION, D_PRECISION, D_FLOOR_PRECISION, LOW_QUANTILE,
+    return repr((OFF_DOMAIN, V_BETA, V_OUT_QUANTILE, ADMIT_ALL, BINDING_PRECISION, D_PRECISION, D_FLOOR_PRECISION,
+                 LOW_QUANTILE,
                  HIGH_OUT_QUANTILE, HARD_NEGATIVES, PAIR_NEGATIVES))
 
 

@@ -22,6 +22,7 @@ from psycopg_pool import ConnectionPool
 from cube_models.errors import CubeModelsError
 from cubesage_core.llm import in_context, run_concurrently, wants_llm
 from cubesage_core.settings import get_settings
+from fourengine.models import RetrievalResult
 from router.aggregate import AggregateError, OutOfModelError
 from router.aggregate.follow_up import FollowUp
 from router.components import Components
@@ -35,6 +36,7 @@ from router.detail import (
     SqlGuardError,
     run_detail,
 )
+from router.detail.context import DetailContext, detail_context
 from router.detail.counts import count_groups, count_rows
 from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
@@ -192,6 +194,7 @@ class Pipeline:
         """The aggregate and/or detail path by intent; mixed joins them."""
         understanding, sub_queries, intent = result.understanding, result.sub_queries, result.intent.intent
         recalled = [(h["table"], h["title"], h["score"]) for h in result.sag["tables"]]
+        detail_context = _detail_context(recalled, retrieval.get("context"), self.detail_env)
         if intent in ("aggregate", "mixed"):
             agg_understanding, agg_retrieval = understanding, {**retrieval, "entities": entities}
             if intent == "mixed":
@@ -207,7 +210,7 @@ class Pipeline:
         if intent in ("detail", "mixed"):
             result.detail = self._drill(result, retrieval, today) if intent == "mixed" else None
             if result.detail is None:
-                self._detail_path(result, conn, entities, recalled, use_llm)
+                self._detail_path(result, conn, entities, detail_context, use_llm)
             clock.lap("detail")
             if result.detail is not None:
                 emit("plan", {"sql": result.detail.sql, "plan": result.detail.plan})
@@ -257,7 +260,7 @@ class Pipeline:
                          default_limit=min(settings.default_limit, settings.query_row_cap))
 
     def _detail_path(self, result: PipelineResult, conn: Any, entities: list[EntityMatch],
-                     recalled: list[tuple[str, str, float]], use_llm: bool | None) -> None:
+                     context: DetailContext, use_llm: bool | None) -> None:
         """The detail path: the rows of a detail question, or those a mixed question's row clause asks for."""
         understanding, intent = result.understanding, result.intent.intent
         detail_question, detail_entities, limit = understanding.normalized, entities, _limit(understanding)
@@ -274,8 +277,9 @@ class Pipeline:
             with _connection(conn) as connection:
                 result.detail = run_detail(
                     detail_question, conn=connection, env=env, language=understanding.language,
-                    entities=detail_entities, recalled_tables=recalled, time_range=_time_range(understanding),
-                    limit=limit, use_llm=use_llm)
+                    entities=detail_entities, recalled_tables=context.recalled,
+                    time_range=_time_range(understanding), limit=limit, use_llm=use_llm)
+            result.detail.plan["context"] = context.to_dict()  # the tables it planned with, and their source
         except (DetailPlanError, SqlGuardError, QueryExecutionError) as err:
             if llm and self._listing(result, detail_question, detail_entities):
                 return  # LLM mode, the template planner refused: fast mode's listing answers
@@ -534,6 +538,11 @@ def _recall_rows(c: Components, question: str) -> tuple[list[Any], BaseException
             raise
         return [], err if isinstance(err, StoreUnavailable) else StoreUnavailable(
             f"the SAG store is unreachable: {type(err).__name__}: {err}")
+
+
+def _detail_context(recalled: list[tuple[str, str, float]], context: Any, env: DetailEnv) -> DetailContext:
+    """SAG's recalled tables fused with the tables of the (RAG-Fusion) four-engine context."""
+    return detail_context(recalled, context if isinstance(context, RetrievalResult) else None, env.warehouse)
 
 
 def _connection(conn: Any) -> AbstractContextManager[Any]:

@@ -13,7 +13,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from cubesage_core.db import one
-from sag_index.models import Chunk, EventRecord
+from sag_index.models import Chunk, EventEntityRecord, EventRecord
 
 
 def register_chunks(conn: psycopg.Connection, chunks: Sequence[Chunk]) -> int:
@@ -60,28 +60,50 @@ def known_entities(conn: psycopg.Connection, entity_ids: Iterable[str], store_ke
     return {r[0] for r in rows.fetchall()}
 
 
+WRITE_LOCK = 0x5A6_1DE  # transaction-level advisory lock: SAG writers check, then copy, one at a time
+
+
+def lock_writes(cur: psycopg.Cursor[Any]) -> None:
+    """Serialise SAG writers for this transaction, so the keys a writer found absent stay absent until it
+    has copied its rows in (concurrent ingests never meet on a unique key)."""
+    cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+
+
+def _copy(cur: psycopg.Cursor[Any], table: str, columns: str, rows: Iterable[tuple[Any, ...]]) -> None:
+    with cur.copy(f"COPY sag.{table} ({columns}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def _present(cur: psycopg.Cursor[Any], query: str, params: tuple[Any, ...]) -> set[Any]:
+    return {r[0] if len(r) == 1 else tuple(r) for r in cur.execute(query, params).fetchall()}
+
+
 def save_events(conn: psycopg.Connection, records: Sequence[EventRecord], store_key: str) -> None:
-    """One transaction: events, entities, links; then the chunks are marked ``indexed``."""
+    """One transaction: events, entities, links; then the chunks are marked ``indexed``. Rows already
+    present are kept (an entity named by an earlier document, an event indexed into another store); the
+    others are copied straight into their tables."""
     entities = {e.entity_id: e for r in records for e in r.entities}
+    events = {r.event_id: r for r in reversed(records)}  # a record given twice: the first, as DO NOTHING kept
     with conn.transaction(), conn.cursor() as cur:
-        cur.execute("CREATE TEMP TABLE IF NOT EXISTS _r_en (LIKE sag.entity) ON COMMIT DROP")
-        with cur.copy("COPY _r_en (entity_id, name, type, normalized) FROM STDIN") as copy:
-            for e in entities.values():
-                copy.write_row((e.entity_id, e.name, e.type, e.normalized))
-        cur.execute("INSERT INTO sag.entity SELECT * FROM _r_en ON CONFLICT DO NOTHING")
-        cur.execute("CREATE TEMP TABLE IF NOT EXISTS _r_ev (LIKE sag.event INCLUDING DEFAULTS) ON COMMIT DROP")
-        with cur.copy("COPY _r_ev (event_id, chunk_id, title, content, mode) FROM STDIN") as copy:
-            for r in records:
-                copy.write_row((r.event_id, r.chunk.chunk_id, r.title, r.content, r.mode))
-        cur.execute("INSERT INTO sag.event SELECT * FROM _r_ev ON CONFLICT (event_id) DO NOTHING")
-        cur.execute("CREATE TEMP TABLE IF NOT EXISTS _r_ee (LIKE sag.event_entity) ON COMMIT DROP")
-        with cur.copy("COPY _r_ee (event_id, entity_id, role, description) FROM STDIN") as copy:
-            for r in records:
-                for link in r.links:
-                    copy.write_row((link.event_id, link.entity_id, link.role, link.description))
-        cur.execute("INSERT INTO sag.event_entity SELECT * FROM _r_ee ON CONFLICT DO NOTHING")
-        cur.execute("INSERT INTO sag.entity_in_store SELECT %s, entity_id FROM _r_en ON CONFLICT DO NOTHING",
-                    (store_key,))
+        lock_writes(cur)
+        known = _present(cur, "SELECT entity_id FROM sag.entity WHERE entity_id = ANY(%s)", (list(entities),))
+        _copy(cur, "entity", "entity_id, name, type, normalized",
+              ((e.entity_id, e.name, e.type, e.normalized) for i, e in entities.items() if i not in known))
+        old = _present(cur, "SELECT event_id FROM sag.event WHERE event_id = ANY(%s)", (list(events),))
+        _copy(cur, "event", "event_id, chunk_id, title, content, mode",
+              ((r.event_id, r.chunk.chunk_id, r.title, r.content, r.mode) for i, r in events.items() if i not in old))
+        linked = _present(cur, "SELECT event_id, entity_id FROM sag.event_entity WHERE event_id = ANY(%s)",
+                          (list(old),)) if old else set()
+        links: dict[tuple[str, str], EventEntityRecord] = {}
+        for r in records:
+            for link in r.links:
+                links.setdefault((link.event_id, link.entity_id), link)
+        _copy(cur, "event_entity", "event_id, entity_id, role, description",
+              ((k[0], k[1], ln.role, ln.description) for k, ln in links.items() if k not in linked))
+        stored = _present(cur, "SELECT entity_id FROM sag.entity_in_store WHERE store_key = %s AND entity_id = ANY(%s)",
+                          (store_key, list(entities)))
+        _copy(cur, "entity_in_store", "store_key, entity_id", ((store_key, i) for i in entities if i not in stored))
         cur.execute("UPDATE sag.source_chunk SET status = 'indexed', indexed_in = %s WHERE chunk_id = ANY(%s)",
                     (store_key, [r.chunk.chunk_id for r in records]))
 

@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import psycopg
 from psycopg import sql
 from psycopg_pool import PoolTimeout
 
@@ -26,6 +25,7 @@ from sag_index.backends import _hnsw
 from sag_index.backends.base import IndexBatch, VectorField, VectorStore
 from sag_index.errors import StoreUnavailable
 from sag_index.models import Hit
+from sag_index.repository import lock_writes
 
 K1, B = 1.2, 0.75
 BLOCK_CAP = 5000
@@ -34,6 +34,73 @@ ANALYZE_AFTER = 5000  # documents written before flush() refreshes statistics
 HNSW_EF = 40  # pgvector's default hnsw.ef_search; raised to k for bigger k
 HNSW_EF_MAX = 1000  # pgvector's upper bound of hnsw.ef_search
 _VEC_COLUMN = {"title": "title_vec", "content": "content_vec"}
+
+
+def _copy_upsert(cur: Any, table: str, columns: tuple[str, ...], types: tuple[str, ...],
+                 rows: list[tuple[Any, ...]], on_conflict: str) -> None:
+    """Upsert ``rows`` (keyed by their first column; a key given twice: the last) into ``sag.<table>``: rows
+    with a new key are copied straight into the table (binary COPY), the others through a temporary table and
+    ``INSERT ... ON CONFLICT (key) DO UPDATE SET <on_conflict>`` (re-indexed documents are the exception)."""
+    if not rows:
+        return
+    by_key = {row[0]: row for row in rows}
+    key = sql.Identifier(columns[0])
+    cur.execute(sql.SQL("SELECT {k} FROM {t} WHERE {k} = ANY(%s)").format(k=key, t=sql.Identifier("sag", table)),
+                (list(by_key),))
+    known = {r[0] for r in cur.fetchall()}
+    cols = sql.SQL(", ").join(map(sql.Identifier, columns))
+
+    def copy_into(target: sql.Composable, chosen: list[tuple[Any, ...]]) -> None:
+        with cur.copy(sql.SQL("COPY {t} ({c}) FROM STDIN WITH (FORMAT BINARY)").format(t=target, c=cols)) as copy:
+            copy.set_types(list(types))
+            for row in chosen:
+                copy.write_row(row)
+
+    copy_into(sql.Identifier("sag", table), [row for k, row in by_key.items() if k not in known])
+    if known:
+        temp = sql.Identifier(f"_up_{table}")
+        cur.execute(sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {tmp} (LIKE {t}) ON COMMIT DROP").format(
+            tmp=temp, t=sql.Identifier("sag", table)))
+        copy_into(temp, [by_key[k] for k in known])
+        cur.execute(sql.SQL("INSERT INTO {t} ({c}) SELECT {c} FROM {tmp} ON CONFLICT ({k}) DO UPDATE SET ").format(
+            t=sql.Identifier("sag", table), c=cols, tmp=temp, k=key) + sql.SQL(on_conflict))
+
+
+def _bm25_docs(batch: IndexBatch) -> dict[tuple[str, str], tuple[str, list[str]]]:
+    """(idx, doc id) -> (kind, tokens) of the batch's events and entities (a doc given twice: the last)."""
+    docs: dict[tuple[str, str], tuple[str, list[str]]] = {}
+    for ev in batch.events:
+        docs[(f"event:{ev.kind}", ev.event_id)] = (ev.kind, ev.tokens)
+    for en in batch.entities:
+        docs[("entity", en.entity_id)] = ("entity", en.tokens)
+    return docs
+
+
+def _write_bm25(cur: Any, docs: dict[tuple[str, str], tuple[str, list[str]]]) -> None:
+    """Replace the BM25 rows of ``docs``: the known ones' doc and posting rows are deleted, then every row is
+    copied straight into its table (no conflict is left to resolve: one bulk COPY instead of an upsert through
+    a temporary table), postings term by term so the primary-key btree is filled page by page."""
+    if not docs:
+        return
+    ids_by_idx: dict[str, list[str]] = {}
+    for idx, doc_id in docs:
+        ids_by_idx.setdefault(idx, []).append(doc_id)
+    for idx, ids in ids_by_idx.items():  # re-indexed docs (new ones have no rows)
+        cur.execute("SELECT doc_id FROM sag.bm25_doc WHERE idx = %s AND doc_id = ANY(%s)", (idx, ids))
+        if known := [r[0] for r in cur.fetchall()]:
+            cur.execute("DELETE FROM sag.bm25_term WHERE idx = %s AND doc_id = ANY(%s)", (idx, known))
+            cur.execute("DELETE FROM sag.bm25_doc WHERE idx = %s AND doc_id = ANY(%s)", (idx, known))
+    with cur.copy("COPY sag.bm25_doc (idx, doc_id, kind, length) FROM STDIN") as copy:
+        for (idx, doc_id), (kind, tokens) in docs.items():
+            copy.write_row((idx, doc_id, kind, len(tokens)))
+    postings: dict[tuple[str, str], list[tuple[str, int]]] = {}  # (idx, term) -> (doc id, tf)
+    for (idx, doc_id), (_, tokens) in docs.items():
+        for term, tf in Counter(tokens).items():
+            postings.setdefault((idx, term), []).append((doc_id, tf))
+    with cur.copy("COPY sag.bm25_term (idx, term, doc_id, tf) FROM STDIN") as copy:
+        for idx, term in sorted(postings):
+            for doc_id, tf in postings[(idx, term)]:
+                copy.write_row((idx, term, doc_id, tf))
 
 
 class PostgresStore(VectorStore):
@@ -87,11 +154,10 @@ class PostgresStore(VectorStore):
         if not self._bulk and len(batch.events) + len(batch.entities) >= _hnsw.BULK_DOCS:
             self._bulk = True  # a bulk load: HNSW indexes are built once, by flush()
             self._write_with(_hnsw.drop)
-        docs, postings = _bm25_rows(batch)
         with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            lock_writes(cur)  # the keys _copy_upsert and _write_bm25 find absent stay absent until copied
             _upsert_vectors(cur, batch)
-            if docs:
-                _upsert_bm25(cur, docs, postings)
+            _write_bm25(cur, _bm25_docs(batch))
         self._stats.clear()
         self._written += len(batch.events) + len(batch.entities)
 
@@ -213,69 +279,25 @@ class PostgresStore(VectorStore):
         self._pool.close()
 
 
-def _bm25_rows(batch: IndexBatch) -> tuple[list[tuple[str, str, str, int]], list[tuple[str, str, str, int]]]:
-    """(documents: index, doc id, kind, length; postings: index, term, doc id, tf) of the batch."""
-    postings: list[tuple[str, str, str, int]] = []
-    docs: list[tuple[str, str, str, int]] = []
-    for ev in batch.events:
-        counts = Counter(ev.tokens)
-        docs.append((f"event:{ev.kind}", ev.event_id, ev.kind, len(ev.tokens)))
-        postings.extend((f"event:{ev.kind}", term, ev.event_id, tf) for term, tf in counts.items())
-    for en in batch.entities:
-        counts = Counter(en.tokens)
-        docs.append(("entity", en.entity_id, "entity", len(en.tokens)))
-        postings.extend(("entity", term, en.entity_id, tf) for term, tf in counts.items())
-    return docs, postings
-
-
-def _upsert_vectors(cur: psycopg.Cursor[Any], batch: IndexBatch) -> None:
-    """Event, entity and link vectors, copied in binary through temporary tables."""
-    cur.execute("CREATE TEMP TABLE IF NOT EXISTS _ev (LIKE sag.event_vectors) ON COMMIT DROP")
-    with cur.copy("COPY _ev (event_id, chunk_id, kind, title, title_vec, content_vec) FROM STDIN "
-                  "WITH (FORMAT BINARY)") as copy:
-        copy.set_types(["text", "text", "text", "text", "vector", "vector"])
-        for ev in batch.events:
-            copy.write_row((ev.event_id, ev.chunk_id, ev.kind, ev.title, ev.title_vec, ev.content_vec))
-    cur.execute("INSERT INTO sag.event_vectors SELECT DISTINCT ON (event_id) * FROM _ev "
-                "ON CONFLICT (event_id) DO UPDATE SET "
-                "chunk_id = EXCLUDED.chunk_id, kind = EXCLUDED.kind, title = EXCLUDED.title, "
-                "title_vec = EXCLUDED.title_vec, content_vec = EXCLUDED.content_vec")
-    cur.execute("CREATE TEMP TABLE IF NOT EXISTS _en (LIKE sag.entity_vectors) ON COMMIT DROP")
-    with cur.copy("COPY _en (entity_id, name, normalized, type, name_vec) FROM STDIN "
-                  "WITH (FORMAT BINARY)") as copy:
-        copy.set_types(["text", "text", "text", "text", "vector"])
-        for en in batch.entities:
-            copy.write_row((en.entity_id, en.name, en.normalized, en.type, en.name_vec))
-    cur.execute("INSERT INTO sag.entity_vectors SELECT DISTINCT ON (entity_id) * FROM _en "
-                "ON CONFLICT (entity_id) DO UPDATE SET name_vec = "
-                "COALESCE(EXCLUDED.name_vec, sag.entity_vectors.name_vec)")
+def _upsert_vectors(cur: Any, batch: IndexBatch) -> None:
+    """Event, entity and link vectors of a batch: new rows copied straight in, known keys updated."""
+    _copy_upsert(cur, "event_vectors", ("event_id", "chunk_id", "kind", "title", "title_vec", "content_vec"),
+                 ("text", "text", "text", "text", "vector", "vector"),
+                 [(ev.event_id, ev.chunk_id, ev.kind, ev.title, ev.title_vec, ev.content_vec) for ev in batch.events],
+                 "chunk_id = EXCLUDED.chunk_id, kind = EXCLUDED.kind, title = EXCLUDED.title, "
+                 "title_vec = EXCLUDED.title_vec, content_vec = EXCLUDED.content_vec")
+    _copy_upsert(cur, "entity_vectors", ("entity_id", "name", "normalized", "type", "name_vec"),
+                 ("text", "text", "text", "text", "vector"),
+                 [(en.entity_id, en.name, en.normalized, en.type, en.name_vec) for en in batch.entities],
+                 "name_vec = COALESCE(EXCLUDED.name_vec, sag.entity_vectors.name_vec)")
     if batch.links:
-        cur.executemany(
-            "INSERT INTO sag.event_entity_vectors VALUES (%s, %s, %s, %s) ON CONFLICT (event_id, "
-            "entity_id) DO UPDATE SET description = EXCLUDED.description, desc_vec = EXCLUDED.desc_vec",
-            [(ln.event_id, ln.entity_id, ln.description, ln.desc_vec) for ln in batch.links])
+        cur.execute("CREATE TEMP TABLE IF NOT EXISTS _ee (LIKE sag.event_entity_vectors) ON COMMIT DROP")
+        with cur.copy("COPY _ee (event_id, entity_id, description, desc_vec) FROM STDIN "
+                      "WITH (FORMAT BINARY)") as copy:
+            copy.set_types(["text", "text", "text", "vector"])
+            for ln in batch.links:
+                copy.write_row((ln.event_id, ln.entity_id, ln.description, ln.desc_vec))
+        cur.execute("INSERT INTO sag.event_entity_vectors SELECT DISTINCT ON (event_id, entity_id) * "
+                    "FROM _ee ON CONFLICT (event_id, entity_id) DO UPDATE SET "
+                    "description = EXCLUDED.description, desc_vec = EXCLUDED.desc_vec")
 
-
-def _upsert_bm25(cur: psycopg.Cursor[Any], docs: list[tuple[str, str, str, int]],
-                 postings: list[tuple[str, str, str, int]]) -> None:
-    """BM25 documents and postings; re-indexed documents lose their old postings first."""
-    ids_by_idx: dict[str, list[str]] = {}
-    for idx, doc_id, _, _ in docs:
-        ids_by_idx.setdefault(idx, []).append(doc_id)
-    for idx, ids in ids_by_idx.items():  # replace postings of re-indexed docs (new ones have none)
-        cur.execute("SELECT doc_id FROM sag.bm25_doc WHERE idx = %s AND doc_id = ANY(%s)", (idx, ids))
-        known = [r[0] for r in cur.fetchall()]
-        if known:
-            cur.execute("DELETE FROM sag.bm25_term WHERE idx = %s AND doc_id = ANY(%s)", (idx, known))
-    cur.execute("CREATE TEMP TABLE IF NOT EXISTS _bd (LIKE sag.bm25_doc) ON COMMIT DROP")
-    with cur.copy("COPY _bd FROM STDIN") as copy:
-        for row in docs:
-            copy.write_row(row)
-    cur.execute("INSERT INTO sag.bm25_doc SELECT DISTINCT ON (idx, doc_id) * FROM _bd "
-                "ON CONFLICT (idx, doc_id) DO UPDATE SET length = EXCLUDED.length, kind = EXCLUDED.kind")
-    cur.execute("CREATE TEMP TABLE IF NOT EXISTS _bt (LIKE sag.bm25_term) ON COMMIT DROP")
-    with cur.copy("COPY _bt (idx, term, doc_id, tf) FROM STDIN") as copy:
-        for row in postings:
-            copy.write_row(row)
-    cur.execute("INSERT INTO sag.bm25_term SELECT DISTINCT ON (idx, term, doc_id) * FROM _bt "
-                "ON CONFLICT (idx, term, doc_id) DO UPDATE SET tf = EXCLUDED.tf")

@@ -107,6 +107,19 @@ def test_an_event_indexed_again_keeps_only_its_new_terms(loaded: VectorStore) ->
     assert "ev_pay" not in [h.id for h in loaded.text_events(tokenize("alipay wechat cash"), 6)]
 
 
+def test_a_document_given_twice_in_one_batch_is_indexed_once_as_given_last(loaded: VectorStore) -> None:
+    def event(text: str) -> EventDoc:
+        tv, cv = EMB.embed(["twice", f"twice. {text}"])
+        return EventDoc("ev_twice", "c_ev_twice", "doc", "twice", tokenize(f"twice\n{text}"), tv, cv)
+
+    name = EntityDoc("en_twice", "Twice", "twice", "x", tokenize("Twice"), EMB.embed_one("Twice"))
+    loaded.upsert(IndexBatch(events=[event("zebra crossing"), event("walrus colony")], entities=[name, name]))
+    loaded.flush()
+    assert loaded.count() == {"events": 7, "entities": 6, "links": 2}
+    assert loaded.text_events(tokenize("walrus"), 3)[0].id == "ev_twice"
+    assert "ev_twice" not in [h.id for h in loaded.text_events(tokenize("zebra"), 7)]
+
+
 def test_text_events_bm25(loaded: VectorStore) -> None:
     query = tokenize("which table has the refund reason")
     hits = loaded.text_events(query, 5, kinds=["doc"])

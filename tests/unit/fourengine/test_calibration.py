@@ -7,6 +7,7 @@ import pytest
 
 from cubesage_core.embeddings import HashEmbedder
 from fourengine.calibration import (
+    V_OUT_QUANTILE,
     Calibration,
     Sample,
     Scores,
@@ -64,6 +65,26 @@ def test_fit_reads_crag_grades_off_in_and_out_of_domain_top_scores() -> None:
     assert cal.stats["kept_seed"] == [] or cal.stats["kept_seed"] == ["binding"]
 
 
+def test_v_stays_selective_where_gold_and_hard_negatives_overlap() -> None:
+    # whole questions under USE: gold assets score like their other near assets, so F-beta admits everything
+    top_out = _normal(0.2, 300)
+    scores = Scores(_normal(0.3, 300), _normal(0.3, 3000), _normal(0.45, 300), top_out, np.zeros(0), np.zeros(0))
+    cal = fit(scores, RetrievalSettings())
+    assert fbeta_threshold(scores.pos, scores.neg, 4.0) < np.quantile(top_out, V_OUT_QUANTILE) - 0.05
+    assert cal.v_threshold == pytest.approx(np.quantile(top_out, V_OUT_QUANTILE), abs=1e-3)
+    assert (top_out >= cal.v_threshold).mean() <= 1 - V_OUT_QUANTILE + 0.01  # unrelated questions: V rarely fires
+    assert cal.stats["v_rule"] == "unrelated_q95"
+
+
+def test_v_keeps_the_fbeta_fit_where_the_cosine_separates_gold() -> None:
+    pos, neg = _normal(0.6, 300), _normal(0.3, 3000)
+    top_out = np.concatenate([_normal(0.25, 280), _normal(0.8, 20)])  # a few unrelated questions come close
+    scores = Scores(pos, neg, _normal(0.6, 300), top_out, np.zeros(0), np.zeros(0))
+    cal = fit(scores, RetrievalSettings())
+    assert cal.v_threshold == pytest.approx(fbeta_threshold(pos, neg, 4.0), abs=1e-3)
+    assert cal.v_threshold < np.quantile(top_out, V_OUT_QUANTILE) and cal.stats["v_rule"] == "fbeta"
+
+
 def test_calibration_applies_to_settings() -> None:
     cal = Calibration("fp", "ix", 0.31, 0.8, 0.9, 0.7, 0.5, 0.25)
     s = cal.apply(RetrievalSettings(top_k=7))
@@ -100,3 +121,11 @@ def test_fingerprint_tells_embedders_apart() -> None:
     assert fingerprint(HashEmbedder()) != fingerprint(Shifted())
     h = HashEmbedder()
     assert fingerprint(h) == fingerprint(h)
+
+
+def test_gold_tables_named_by_their_physical_table_count_as_the_cubes_table_asset() -> None:
+    index = _Index(["table:orders", "table:refunds"], np.asarray(["table", "table"]), np.asarray(["", ""]),
+                   np.stack([_unit(1, 0), _unit(0, 1)]), {"table:fact_order": "table:orders"})
+    scores = observe(index, [Sample("q", frozenset({"table:fact_order"}))], np.stack([_unit(1, 0.2)]))
+    assert len(scores.pos) == 1 and scores.pos[0] == pytest.approx(float(_unit(1, 0.2) @ _unit(1, 0)))
+    assert len(scores.neg) == 1
