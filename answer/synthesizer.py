@@ -17,6 +17,7 @@ from answer.charts import chart_spec, count_card
 from answer.formatting import (
     GRAIN_WORDS_ZH,
     change_numbers,
+    filter_numbers,
     fmt_change,
     fmt_measure,
     fmt_number,
@@ -447,6 +448,8 @@ def _llm_text(result: PipelineResult) -> str:
                                     table=truncate_to_tokens("\n".join(lines), TABLE_TOKENS), facts=facts)
     text = str(pred.answer).strip()
     allowed = table_numbers(table.columns, table.rows, fmts) | change_numbers(changes)
+    allowed |= filter_numbers([getattr(result.aggregate, "cube_query", None),  # "under 500": a declared filter
+                               (getattr(result.detail, "plan", None) or {}).get("cube_query")])
     labels = tuple(r.label for r in result.understanding.time_ranges)
     stray = [n for n in stray_numbers(text, allowed, labels) if not _is_date_part(n)]
     if not text or stray:
