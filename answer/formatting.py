@@ -151,6 +151,11 @@ def filter_numbers(queries: list[dict[str, Any] | None]) -> set[str]:
     return {fmt_number(float(v)) for v in values if is_number(v) or re.fullmatch(r"-?\d+(?:\.\d+)?", str(v))}
 
 
+def question_numbers(question: str) -> set[str]:
+    """How the text writes the numbers the question itself wrote ("order 7", "top 59"): quoted, not made up."""
+    return {fmt_number(float(n.replace(",", ""))) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
+
+
 def stray_numbers(text: str, allowed: set[str], labels: tuple[str, ...] = ()) -> list[str]:
     """Number tokens of ``text`` that are not in ``allowed``, after taking out dates, period tokens and the
     given ``labels`` (e.g. the question's time-range phrases); where they overlap the longest one goes."""

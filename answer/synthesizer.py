@@ -17,6 +17,7 @@ from answer.charts import chart_spec, count_card
 from answer.formatting import (
     GRAIN_WORDS_ZH,
     change_numbers,
+    cut_numbers,
     filter_numbers,
     fmt_change,
     fmt_measure,
@@ -26,6 +27,7 @@ from answer.formatting import (
     grain_of,
     is_number,
     label,
+    question_numbers,
     stray_numbers,
     table_numbers,
 )
@@ -450,6 +452,8 @@ def _llm_text(result: PipelineResult) -> str:
     allowed = table_numbers(table.columns, table.rows, fmts) | change_numbers(changes)
     allowed |= filter_numbers([getattr(result.aggregate, "cube_query", None),  # "under 500": a declared filter
                                (getattr(result.detail, "plan", None) or {}).get("cube_query")])
+    allowed |= question_numbers(result.question)  # "order 7": the number the question wrote
+    allowed |= cut_numbers([c.to_dict() for c in result.cuts])  # "Found 7 orders": the counted total of a cut
     labels = tuple(r.label for r in result.understanding.time_ranges)
     stray = [n for n in stray_numbers(text, allowed, labels) if not _is_date_part(n)]
     if not text or stray:

@@ -6,7 +6,15 @@ from datetime import date
 
 import pytest
 
-from answer.formatting import filter_numbers, fmt_percent, fmt_period, label, stray_numbers, table_numbers
+from answer.formatting import (
+    filter_numbers,
+    fmt_percent,
+    fmt_period,
+    label,
+    question_numbers,
+    stray_numbers,
+    table_numbers,
+)
 from answer.synthesizer import synthesize
 from answer.vocabulary import vocabulary
 from router.aggregate.types import AggregateResult
@@ -161,3 +169,7 @@ def test_filter_numbers_are_the_values_an_answer_filtered_by() -> None:
     queries = [{"filters": [{"member": "p.price", "operator": "lt", "values": ["500"]},
                             {"member": "p.brand", "operator": "equals", "values": ["Vertex"]}]}, None]
     assert filter_numbers(queries) == {"500"}
+
+
+def test_question_numbers_are_the_numbers_the_question_wrote() -> None:
+    assert question_numbers("show order 7 and the 1,200 lines over 5.5") == {"7", "1,200", "5.5"}
