@@ -191,14 +191,20 @@ def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     """Two or more values of one column compared ("app or web orders") group by that column: of columns
     holding the same values, one the measures reach, on a cube the question names if it names one."""
     by_member: dict[str, set[str]] = {}
+    said_by: dict[str, set[int]] = {}  # the mentions that name each member's values
     for m in r.mentions:
         for t in m.of("value"):
             if not cubes or any(t.cube in facts.reach(k.model, c) for c in cubes):
                 by_member.setdefault(t.path, set()).add(str(t.value))
+                said_by.setdefault(t.path, set()).add(id(m))
     named = {t.path for m in r.mentions for t in m.of("cube")}
-    for values in {frozenset(v) for v in by_member.values()}:
-        same = [member for member, v in by_member.items() if v == values]
-        keep = next((p for p in same if p.split(".", 1)[0] in named), same[0])
+    filtered = {f.member for f in r.filters}
+    # columns holding the same values, or the same names written another way (a code and its English name)
+    for key in {frozenset(v) for v in by_member.values()} | {frozenset(ids) for ids in said_by.values()}:
+        same = [p for p in by_member if frozenset(by_member[p]) == key or frozenset(said_by[p]) == key]
+        labels = {facts.label(k.model, p.split(".", 1)[0], r.language) for p in same}  # the name, not the code
+        keep = next((p for p in same if p in filtered), None) or next((p for p in same if p in labels), None) or next(
+            (p for p in same if p.split(".", 1)[0] in named), same[0] if same else None)
         for member in same:
             if member != keep:
                 del by_member[member]
