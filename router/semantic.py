@@ -80,7 +80,7 @@ class ModelRoutes:
                 named := name_binding(current.model, understanding.normalized)):
             context.bindings.append(named)  # a measure the question names in other words
         valued = {member_path(b.mapped_asset_id) for b in context.bindings if b.filter_value}
-        if retrieval.get("entities"):  # rows the question names filter the aggregate ("GMV of Li Wei")
+        if retrieval.get("entities"):  # named rows filter the aggregate ("revenue of <a customer>")
             context.filters += entity_filters(retrieval["entities"], current.model,
                                               {m.split(".", 1)[0] for m in valued})
         # dimension values the question names ("the Pulse brand"), unless the glossary binds that member

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
+from router.parse.language import AMOUNT_WORD
 from router.parse.reading import Mark, Mention, Reading, Span
+from router.parse.text import Word, words
 
 # words that may stand between the parts of one phrase ("average *customer* account balance", "the
 # number *of the* orders", "revenue *for each* region")
@@ -27,7 +29,23 @@ def close(text: str, a: Span, b: Span, extra: str = "") -> bool:
 
 
 def free(r: Reading, m: Mention | Mark) -> bool:
-    return not any(u[0] <= m.start and m.end <= u[1] for u in r.used)
+    return free_span(r, m.span)
+
+
+def free_span(r: Reading, span: Span) -> bool:
+    return not any(u[0] <= span[0] and span[1] <= u[1] for u in r.used)
+
+
+def words_before(text: str, at: int, n: int = 3, reach: int = 30) -> list[Word]:
+    """The last ``n`` words within ``reach`` characters before ``at``, spans counted in ``text``
+    ("*billed* in the USA", "planes *built* before 1990")."""
+    start = max(0, at - reach)
+    return [Word(start + w.start, start + w.end, w.raw, w.norm) for w in words(text[start:at])][-n:]
+
+
+def free_amount_words(r: Reading) -> list[re.Match[str]]:
+    """The generic words for an amount of money ("amount", "金额", "钱") no pass has used yet."""
+    return [m for m in AMOUNT_WORD.finditer(r.text) if free_span(r, m.span())]
 
 
 def after(r: Reading, span: Span, mentions: list[Mention] | None = None, extra: str = "") -> Mention | None:

@@ -22,7 +22,7 @@ from typing import Any
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN, UNIT_SECONDS, number_text
-from router.parse.nearby import after, before, free
+from router.parse.nearby import after, before, free, words_before
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
 from router.parse.text import GLUE, has_cjk, name_key, words
@@ -46,7 +46,7 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge) -> float:
     score += 2.0 if t.cube in named_cubes else 0.0
     title = set(name_key(getattr(member, "title", "") or "")) - {"name"}
     score += 1.0 * len(title & near)
-    said = {w.norm for w in words(r.text[max(0, m.start - 24):m.start])[-3:]}  # "*billed* in the USA"
+    said = {w.norm for w in words_before(r.text, m.start, reach=24)}  # "*billed* in the USA"
     score += 1.5 * len(title & said - {"in", "to", "of"})
     return score
 
@@ -111,10 +111,9 @@ def _said_of(r: Reading, k: Knowledge, m: Mention, target: Target) -> None:
     """"*billed* to Germany", "*based* in Oslo": the words right before a value that are words of its
     dimension's title ("Billing country") say which dimension it is: they are used."""
     title = facts.title_words(k.model.find_member(target.path))
-    for w in reversed([w for w in words(r.text[max(0, m.start - 24):m.start])][-3:]):
-        start = max(0, m.start - 24) + w.start
+    for w in reversed(words_before(r.text, m.start, reach=24)):
         if w.norm in title and w.norm not in ("of", "in", "to"):
-            r.use((start, start + len(w.raw)))
+            r.use((w.start, w.end))
 
 
 def _numeric(m: Mention | None, k: Knowledge, cubes: list[str], rows: bool) -> Any | None:
@@ -185,13 +184,12 @@ def _worded(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | Non
     """"products *listed* under 500" (List price), "invoices came in above *$15*": a word right before the
     bound that titles one numeric column of the answer's cube; else a sum of money bounds the one cube's
     amount."""
-    said = [w for w in words(r.text[max(0, mark.start - 30):mark.start])][-3:]
     own = {w for c in cubes for w in facts.title_words(k.model.cubes[c])}  # "flights" is no "Flight number"
-    said = [w for w in said if w.norm not in GLUE and w.raw.lower() not in STOPWORDS_EN and w.norm not in own]
+    said = [w for w in words_before(r.text, mark.start)
+            if w.norm not in GLUE and w.raw.lower() not in STOPWORDS_EN and w.norm not in own]
     for w in reversed(said):
         if (member := facts.column_titled(k.model, cubes, {w.norm})) is not None:
-            start = max(0, mark.start - 30) + w.start
-            r.use((start, start + len(w.raw)))
+            r.use((w.start, w.end))
             return member
     if _CURRENCY.search(mark.text) and len(cubes) == 1:
         return facts.amount_column(k.model, cubes[0])
@@ -235,17 +233,16 @@ def _count_rows_of_listing(r: Reading, k: Knowledge, counted: str, mark: Mark) -
     r.intent = "aggregate"
 
 
-def _in_segment(r: Reading, k: Knowledge, mark: Mark, cubes: list[str]) -> tuple[bool, Any | None]:
-    """A sign inside a segment's name ("negative balance"): (True, None) when the segment applies (its cube
-    is in reach: the segment says it); else (True, the column the name's other words title) for the listed
-    rows' own column ("suppliers with a negative balance" where the segment is on customers)."""
+def _in_segment(r: Reading, k: Knowledge, mark: Mark, cubes: list[str]) -> tuple[Mention | None, Any | None]:
+    """A sign inside a segment's name ("negative balance"): (that name, None) when the segment applies (its
+    cube is in reach: the segment says it); else (that name, the column its other words title) for the listed
+    rows' own column ("suppliers with a negative balance" where the segment is on customers); (None, None)
+    for a sign in no segment's name."""
     outer = next((m for m in r.mentions if m.start <= mark.start and mark.end <= m.end and m.of("segment")), None)
-    if outer is None:
-        return False, None
-    if any(_joined(k, t.cube, cubes) for t in outer.of("segment")):
-        return True, None
+    if outer is None or any(_joined(k, t.cube, cubes) for t in outer.of("segment")):
+        return outer, None
     said = {w.norm for w in words(r.text[outer.start:outer.end])} - {w.norm for w in words(mark.text)}
-    return True, facts.column_titled(k.model, cubes, said)
+    return outer, facts.column_titled(k.model, cubes, said)
 
 
 def _group_asked_rows(r: Reading, k: Knowledge, mark: Mark) -> None:
@@ -276,8 +273,8 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if not free(r, mark):
             continue
         op, values, *unit = mark.data
-        inside, own = _in_segment(r, k, mark, cubes) if mark.kind == "sign" else (False, None)
-        if inside and own is None:
+        inside, own = _in_segment(r, k, mark, cubes) if mark.kind == "sign" else (None, None)
+        if inside is not None and own is None:
             continue  # the segment's own definition applies (or nothing does: its words stay unknown)
         member, how = (own, "row") if own is not None else _bound_member(r, mark, k, cubes)
         if member is not None and unit:  # "more than 5 hours late" on a delay in minutes
@@ -300,8 +297,8 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         else:
             r.filters.append(Filter(member.path, op, numbers, mark.text))
         r.use(mark.span)
-        if inside:
-            r.use(next(m.span for m in r.mentions if m.start <= mark.start and mark.end <= m.end))
+        if inside is not None:
+            r.use(inside.span)
         r.notes.append(f"{member.path} {op} {' '.join(numbers)} ({mark.text!r})")
 
 

@@ -15,9 +15,9 @@ import re
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import AMOUNT_WORD, STOPWORDS_EN, names_a_number
-from router.parse.nearby import free, phrase_after
-from router.parse.reading import Mark, Mention, Reading
+from router.parse.language import STOPWORDS_EN, names_a_number
+from router.parse.nearby import free, free_amount_words, phrase_after
+from router.parse.reading import Mention, Reading
 from router.parse.text import GLUE, Word, words
 
 DISPLAY_CAP = 8  # columns a listing shows of its cube when the question names none
@@ -122,7 +122,7 @@ def _titled_words(r: Reading, k: Knowledge, cube: str) -> list[str]:
 
 def _amount(r: Reading, k: Knowledge, cube: str) -> list[str]:
     """"Give date and *amount*", "带上金额": the generic amount word shows the listed cube's amount."""
-    found = next((m for m in AMOUNT_WORD.finditer(r.text) if free(r, Mark("word", *m.span(), m.group(0)))), None)
+    found = next(iter(free_amount_words(r)), None)
     amount = facts.amount_column(k.model, cube) if found else None
     if found is None or amount is None:
         return []

@@ -22,8 +22,8 @@ from typing import Any
 from router.aggregate.measure_match import match_measure, unit_twin
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import AMOUNT_WORD, names_a_number
-from router.parse.nearby import after, close, free, mark_after, mark_before, phrase_after
+from router.parse.language import names_a_number
+from router.parse.nearby import after, close, free, free_amount_words, mark_after, mark_before, phrase_after
 from router.parse.reading import Mark, Mention, Reading, Target
 
 UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
@@ -350,7 +350,7 @@ def _how_much(r: Reading, k: Knowledge) -> None:
     "how much" or a word for money asks the amount of the one cube the question's values (or cube) belong to
     (its sum measure over its amount column)."""
     marks = [m for m in r.marks_of("sum") if m.text.lower() == "how much" and free(r, m)]
-    money = [m for m in AMOUNT_WORD.finditer(r.text) if free(r, Mark("word", *m.span(), m.group(0)))]
+    money = free_amount_words(r)
     if r.measures or not (marks or money):
         return
     cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
@@ -370,13 +370,12 @@ def _how_much(r: Reading, k: Knowledge) -> None:
 
 
 def _money_restated(r: Reading, k: Knowledge) -> None:
-    """"支付的总金额", "退款多少钱": a word for money beside a measure over its cube's amount says that measure
-    again: used."""
+    """"总金额", "一共…多少钱", "the total amount": a word for money beside a measure over its cube's amount says
+    that measure again: used."""
     amounts = {facts.column(a) for p in r.measures if (a := facts.amount_column(k.model, p.split(".", 1)[0]))}
     over = [p for p in r.measures if facts.column(k.model.find_member(p)) in amounts]
-    for m in AMOUNT_WORD.finditer(r.text):
-        if over and free(r, Mark("word", *m.span(), m.group(0))):
-            r.use(m.span())
+    for m in free_amount_words(r) if over else []:
+        r.use(m.span())
 
 
 def _usage_counted(q: Question, k: Knowledge) -> None:

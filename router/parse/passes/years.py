@@ -9,8 +9,9 @@ from typing import Any
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN
+from router.parse.nearby import words_before
 from router.parse.reading import Filter, Reading
-from router.parse.text import GLUE, norm_word, words
+from router.parse.text import GLUE, norm_word
 from router.understanding.timeexpr import EARLIEST
 from router.understanding.types import TimeRange
 
@@ -26,13 +27,12 @@ def _year_columns(r: Reading, k: Knowledge) -> list[Any]:
 
 def _said_before(r: Reading, at: int, columns: list[Any]) -> tuple[Any, tuple[int, int]] | None:
     """The year column a word of the few words before ``at`` titles ("built" -> "Year built")."""
-    start = max(0, at - 30)
-    for w in reversed(words(r.text[start:at])[-3:]):
+    for w in reversed(words_before(r.text, at)):
         if w.norm in GLUE or w.norm == _YEAR or w.raw.lower() in STOPWORDS_EN or w.raw.isdigit():
             continue
         found = [d for d in columns if w.norm in facts.title_words(d) - {_YEAR}]
         if len(found) == 1:
-            return found[0], (start + w.start, start + w.end)
+            return found[0], (w.start, w.end)
     return None
 
 
