@@ -73,6 +73,9 @@ class Lexicon:
     longest: int = 1
     stems: set[str] = field(default_factory=set)  # the first five letters of every word of a name
     word_stems: set[str] = field(default_factory=set)  # the stems of the words of model names (not values)
+    known: set[str] = field(default_factory=set)  # every normalised word of every name, values too
+    forms: dict[str, str] = field(default_factory=dict)  # words of model names as written (lower) -> normalised
+    _short: dict[str, str] = field(default_factory=dict, repr=False)  # abbreviations met so far -> normalised
 
     def add(self, surface: str, target: Target, weight: int = TITLE) -> None:
         surface = str(surface).strip()
@@ -88,8 +91,11 @@ class Lexicon:
             bucket = self.by_words.setdefault(key, [])
             self.longest = max(self.longest, len(key))
             self.stems.update(w[:5] for w in key if len(w) >= 5)
+            self.known.update(key)
             if target.kind != "value":
                 self.word_stems.update(key)
+                self.forms.update((w.raw.lower(), w.norm) for w in words(surface) if w.raw.isalpha())
+            self._short.clear()
         if entry not in bucket:
             bucket.append(entry)
 
@@ -115,12 +121,25 @@ class Lexicon:
             mentions.append(mention)
         return sorted(mentions, key=lambda m: m.start)
 
+    def spelled_out(self, word: Word) -> str:
+        """The normalised model word ``word`` abbreviates ("qty" -> quantity, "avail" -> available, "dep" ->
+        departure) when it is no name's word itself, no language word, and abbreviates exactly one model
+        word; else its own normalised form."""
+        raw = word.raw.lower()
+        if word.norm in self.known or raw in LANGUAGE_WORDS or not raw.isalpha() or len(raw) < 3:
+            return word.norm
+        if raw not in self._short:
+            found = {norm for form, norm in self.forms.items() if _abbreviates(raw, form)}
+            self._short[raw] = found.pop() if len(found) == 1 else word.norm
+        return self._short[raw]
+
     def _word_finds(self, text: str) -> list[tuple[int, int, list[Entry]]]:
         seq: list[Word] = [w for w in words(text) if not w.cjk and w.norm not in GLUE and w.norm not in _AUXILIARY]
+        norms = [self.spelled_out(w) for w in seq]
         out = []
         for i in range(len(seq)):
             for n in range(min(self.longest, len(seq) - i), 0, -1):
-                entries = self.by_words.get(tuple(w.norm for w in seq[i:i + n]))
+                entries = self.by_words.get(tuple(norms[i:i + n]))
                 if entries and _adjacent(text, seq[i:i + n]):
                     out.append((seq[i].start, seq[i + n - 1].end, entries))
         return out
@@ -133,6 +152,17 @@ class Lexicon:
                 if _bounded(lowered, m.start(), m.end()):
                     out.append((m.start(), m.end(), entries))
         return out
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """"avail" of "available" (its first letters), "qty" of "quantity" (its first and last letter and
+    letters of it in order between); the long word at least two letters longer."""
+    if len(long) < len(short) + 2 or short[0] != long[0]:
+        return False
+    if long.startswith(short):
+        return True
+    rest = iter(long)
+    return short[-1] == long[-1] and all(ch in rest for ch in short)
 
 
 def _exact(entries: list[Entry], surface: str) -> bool:

@@ -20,9 +20,10 @@ def _derived(q: Question, k: Knowledge) -> None:
     for m in re.finditer(r"\b[A-Z][a-z]{3,}(?:['’]s)?\b", r.text):
         span = m.span()
         # a sentence's first word is capitalised for its place: a name there only as the first word of a value
-        # ("Frontier's cancellations"), never by derivation ("Brazilian")
+        # ("Frontier's cancellations") or as its demonym ("Canadian customers"), not by looser derivation
         first = not r.text[:span[0]].strip()
-        if m.group(0).lower() in STOPWORDS_EN or (first and not _first_word_of_value(k, m.group(0))):
+        if m.group(0).lower() in STOPWORDS_EN or (first and not _first_word_of_value(k, m.group(0))
+                                                   and not _demonym_of_value(k, m.group(0))):
             continue
         if any(overlaps(span, x.span) for x in [*r.mentions, *r.marks]) or any(overlaps(span, t) for t in r.time_spans):
             continue
@@ -37,6 +38,25 @@ def _first_word_of_value(k: Knowledge, word: str) -> bool:
     key = norm_word(word)
     return any(str(t.value or "").split()[:1] and norm_word(str(t.value).split()[0]) == key
                for t in value_stems(k.lexicon, word))
+
+
+# a demonym is its place's name, maybe less a final vowel or ending, plus one of these ("Canad-a" ->
+# "Canad-ian", "Japan" -> "Japan-ese", "Chil-e" -> "Chile-an", "German-y" -> "German")
+_DEMONYM_ENDINGS = ("ian", "an", "n", "ese", "i", "ish", "")
+_PLACE_ENDINGS = ("", "a", "e", "o", "y")
+
+
+def _demonym_of_value(k: Knowledge, word: str) -> bool:
+    """``word`` is the demonym of the one value it derives from ("Canadian" of CANADA), not a word that only
+    shares its first letters with one ("Average" and AVERY)."""
+    lowered = word.lower()
+    return any(_is_demonym(lowered, str(t.value or "").lower()) for t in value_stems(k.lexicon, word))
+
+
+def _is_demonym(word: str, place: str) -> bool:
+    return any(place.endswith(tail) and (stem := place[:len(place) - len(tail)]) and len(stem) >= 4
+               and any(word == stem + ending or word == place + ending for ending in _DEMONYM_ENDINGS)
+               for tail in _PLACE_ENDINGS)
 
 
 def choose(q: Question, k: Knowledge) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import STOPWORDS_EN
+from router.parse.language import EVENT_VERBS, STOPWORDS_EN
 from router.parse.nearby import free
 from router.parse.reading import Reading
 from router.parse.text import name_key, words
@@ -34,8 +34,8 @@ def _by_verb(r: Reading, k: Knowledge) -> str | None:
         m = _VERB.match(w.raw.lower())
         if any(s <= w.start < e for s, e in r.used) or any(x.start <= w.start < x.end for x in r.mentions):
             continue
-        if m is None:  # "did we hire": the word itself is a word of one time dimension's title
-            if len(w.norm) < 3 or w.raw.lower() in STOPWORDS_EN:
+        if m is None:  # "did we hire", "did we ship": the word itself is a word of one time dimension's title
+            if len(w.norm) < 3 or (w.raw.lower() in STOPWORDS_EN and w.raw.lower() not in EVENT_VERBS):
                 continue
             found = [d for d in times if w.norm in set(name_key(d.title or d.name)) - {"date", "time"}]
         else:

@@ -321,3 +321,21 @@ def test_a_word_for_money_asks_the_amount_of_dated_rows(knowledge: Knowledge) ->
     assert r.measures == ["orders.revenue"] and not r.unknown
     things = read(knowledge, "which BUILDING customers have the most money?")
     assert not things.measures and not judge(things).answers  # customers are no dated rows: not guessed
+
+
+def test_a_demonym_opening_the_question_names_its_place(knowledge: Knowledge) -> None:
+    r = read(knowledge, "German customers with a negative account balance")
+    assert ("nations.name", ["GERMANY"]) in [(f.member, f.values) for f in r.filters] and not r.unknown
+    assert not any(f.member == "nations.name" for f in read(knowledge, "Average order total in 2024").filters)
+
+
+def test_a_bare_event_verb_dates_by_its_time_dimension(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many orders did we ship in 2024")
+    assert r.time_dimension == "orders.shipped_at" and not r.unknown
+
+
+def test_an_abbreviation_of_one_model_word_is_that_word(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the customers with an acct balance below 0")
+    assert ("customers.balance", "lt", ["0"]) in [(f.member, f.operator, f.values) for f in r.filters]
+    assert not r.unknown
+    assert read(knowledge, "list the customers with their qqq").unknown == ["qqq"]
