@@ -2,7 +2,7 @@
 
 ``Pipeline.run`` returns a :class:`PipelineResult` with everything the synthesizer and the query log
 need, per-stage timings, and a :class:`Turn` the caller keeps for follow-up questions
-("and by channel?", "只看华东"). ``on_stage(name, payload)`` is called as stages finish
+("and by channel?", "只看德国"). ``on_stage(name, payload)`` is called as stages finish
 (intent, retrieval, plan, rows) so an API can stream them.
 """
 

@@ -111,7 +111,7 @@ def _url_of(conn: psycopg.Connection) -> str:
 
 
 def _bounded(text: str, start: int, end: int) -> bool:
-    """Latin names must sit on word boundaries ("Li Wei" not inside "Eli Weiss")."""
+    """Latin names must sit on word boundaries ("Jane Doe" not inside "Jane Doerr")."""
     before = text[start - 1] if start > 0 else " "
     after = text[end] if end < len(text) else " "
     first, last = text[start], text[end - 1]

@@ -76,7 +76,7 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
         raise DetailPlanError(f"the warehouse has no table named {missing!r} "
                               f"(it has {', '.join(sorted(catalog.tables))})")
     if TABLE_LOOKUP.search(text):
-        # SAG's ranking, with the table the question's noun names first ("refund reasons" -> fact_refund)
+        # SAG's ranking, with the table the question's noun names first ("complaint reasons" -> complaints)
         named = target_table(TABLE_LOOKUP.sub(" ", text), catalog.nouns, catalog.derived_nouns)
         target = named if named in recalled_tables else (recalled_tables[0] if recalled_tables else named)
         if target is None:
@@ -123,7 +123,7 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
 
 
 def _without_names(text: str, entities: list[EntityMatch]) -> str:
-    """The question without the names of its rows: "Aurora X1 headphones" names a product, not the brand."""
+    """The question without the names of its rows: "Acme T9 drill" names a product, not the brand."""
     for entity in entities:
         text = re.sub(re.escape(str(entity.label)), " ", text, flags=re.IGNORECASE)
     return text

@@ -220,7 +220,7 @@ _COUNT_SUFFIX = re.compile(r"(?:数量|总数|个数|数|量)$")
 
 
 def _add_count_stems(lex: Lexicon, model: Any) -> None:
-    """"订单量" names the order count, so "订单" names orders: the stem of a Chinese name of a cube's row
+    """"发票数" names the invoice count, so "发票" names invoices: the stem of a Chinese name of a cube's row
     count (before 数量/总数/个数/数/量) names the cube, unless it already names something."""
     for surface, entries in list(lex.by_text.items()):
         stem = _COUNT_SUFFIX.sub("", surface)

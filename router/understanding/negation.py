@@ -1,4 +1,4 @@
-"""Questions about what did not happen ("which products have never been refunded", "从未下单的客户").
+"""Questions about what did not happen ("which products have never been refunded", "从未开票的供应商").
 
 Neither path can answer them yet (they need an anti-join), and filtering on the named event would answer
 the opposite question, so both paths refuse them with this phrase named.
