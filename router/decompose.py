@@ -71,7 +71,7 @@ def _clause_split(text: str) -> list[SubQuery] | None:
     if not first.strip() or not second.strip():
         return None
     agg_first = bool(lex.AGGREGATION.search(first))
-    # the second clause is about rows: detail words, or a pronoun for the first clause's rows ("their refunds")
+    # the second clause is about rows: detail words, or a pronoun for the first clause's rows ("their claims")
     detail_second = bool(lex.DETAIL.search(second) or _PRONOUNS.search(text[m.start():]))
     if not (agg_first and detail_second):
         return None

@@ -615,7 +615,7 @@ def _bindings(retrieval: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _catalog_decision(decision: Any, hit: Any) -> Any:
-    """"Which table has refund reasons?" asks the catalog: SAG table recall answers it (detail path)."""
+    """"Which table has complaint reasons?" asks the catalog: SAG table recall answers it (detail path)."""
     decision.reasons = [*decision.reasons, f"catalog question answered by SAG table recall ({hit.table}); "
                         f"classifier said {decision.intent}"]
     decision.intent, decision.confidence = "detail", max(float(decision.confidence), 0.8)

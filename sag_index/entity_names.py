@@ -1,4 +1,4 @@
-"""The names of entity rows (customers, products, regions in the demo) as an index in PostgreSQL.
+"""The names of entity rows (customers, products, places: rows with a label) as an index in PostgreSQL.
 
 ``sag.entity_name`` holds one row per surface form: a row's label and other name columns (kind 0), the
 first words of its label and its suffixed forms ("浙江" + "省", kind 1), each lower-cased with the row's

@@ -86,7 +86,7 @@ def check(query: dict[str, Any], context: Any, model: Any, *, draft_measures: li
             problems.append(Problem("unused_binding", f"bound metric '{metric}' must be used as a measure",
                                     metric, metric))
     allowed = allowed_measures(ctx, model)
-    allowed |= {avg for m in list(allowed) for avg in _averages_of(m, model)}  # "average refund amount"
+    allowed |= {avg for m in list(allowed) for avg in _averages_of(m, model)}  # "average claim amount"
     if allowed:
         for measure in measures:
             if measure not in allowed:

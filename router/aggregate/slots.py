@@ -235,7 +235,7 @@ def _nearest_after(bindings: list[Any], text: str, start: int) -> list[Any]:
 
 
 def averaged(measures: list[str], model: Any, text: str, notes: list[str]) -> list[str]:
-    """"average refund amount": a sum measure becomes its cube's average of the same column; without one
+    """"average claim amount": a sum measure becomes its cube's average of the same column; without one
     the question is refused rather than answered with the total."""
     found = [model.find_member(m) for m in measures]
     if not _AVERAGE.search(text) or any(m.type in ("avg", "number") for m in found):

@@ -1,4 +1,4 @@
-"""Named entities of a question resolved to warehouse rows (customers, products, regions in the demo).
+"""Named entities of a question resolved to warehouse rows (customers, products, places: rows with a label).
 
 Two sources, merged: SAG row recall (``sag_index.recall.SagRecall.recall_rows``) and an exact-name
 directory of the catalog's entity tables (those with a label column), served by an index in PostgreSQL

@@ -149,7 +149,7 @@ def _value_filter(word: ValueWord) -> Filter:
 
 
 def _implied(word: ValueWord, target: str, catalog: DetailCatalog) -> bool:
-    """"refunds" listed from the refund table already are refunded orders: no status filter needed."""
+    """"returns" listed from the returns table already are returned shipments: no status filter needed."""
     return any(i.target == target and (i.table, i.column, i.value) == (word.table, word.column, word.value)
                for i in catalog.implied)
 

@@ -58,7 +58,7 @@ class TableSpec:
     name_columns: tuple[str, ...] = ()  # columns whose values name a row (label first)
     prefix_words: int = 0  # also the first N words of a label ("Acme T9" for "Acme T9 drill")
     suffixes: tuple[tuple[str, str], ...] = ()  # (column, suffix): also value + suffix ("浙江" + "省")
-    value: str | None = None  # the column its amounts are in (what its cube sums): "refunds over 1000"
+    value: str | None = None  # the column its amounts are in (what its cube sums): "claims over 1000"
 
     @property
     def qualified(self) -> str:
@@ -67,7 +67,7 @@ class TableSpec:
 
 @dataclass(frozen=True)
 class Implied:
-    """Listing ``target`` already means ``table.column = value`` ("refunds" are refunded orders)."""
+    """Listing ``target`` already means ``table.column = value`` ("returns" are returned shipments)."""
 
     target: str
     table: str

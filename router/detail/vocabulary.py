@@ -118,7 +118,7 @@ _SCALE = {"k": 1e3, "thousand": 1e3, "千": 1e3, "万": 1e4}
 
 @dataclass(frozen=True)
 class Threshold:
-    """An amount bound the question puts on the rows ("refunds over 1000", "5000元以上")."""
+    """An amount bound the question puts on the rows ("claims over 1000", "5000元以上")."""
 
     op: str  # > | >= | < | <=
     value: float

@@ -11,7 +11,7 @@ INTENTS: tuple[str, ...] = ("detail", "aggregate", "mixed", "unsupported", "clar
 
 @dataclass
 class RowHit:
-    """An entity row a name in the question resolved to (supplier 赵磊, product Acme T9 drill)."""
+    """An entity row a name in the question resolved to (supplier 欧阳澜, product Acme T9 drill)."""
 
     label: str
     type: str  # customer | product | region | order | ...

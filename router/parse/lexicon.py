@@ -98,8 +98,8 @@ class Lexicon:
         spelled like a language word ("ON", "IN", "ALL") is a value only where it is written as the value."""
         found = [(start, end, kept) for start, end, entries in self._word_finds(text) + self._text_finds(text)
                  if (kept := [e for e in entries if _as_written(e, text[start:end])])]
-        # longest first; of equal length, a name found as written ("refunded orders") before one found
-        # only by its stems ("number of refunded" for "number of refunds")
+        # longest first; of equal length, a name found as written ("returned orders") before one found
+        # only by its stems ("number of returned" for "number of returns")
         found.sort(key=lambda f: (-(len(name_key(text[f[0]:f[1]])) or f[1] - f[0]),
                                   not _exact(f[2], text[f[0]:f[1]]), -(f[1] - f[0]), f[0]))
         mentions: list[Mention] = []

@@ -312,7 +312,7 @@ _AMOUNT_AFTER = re.compile(
 
 
 def _is_amount(m: re.Match[str]) -> bool:
-    """A year-like number next to comparison, currency or unit words is an amount ("refunds over 2000",
+    """A year-like number next to comparison, currency or unit words is an amount ("claims over 2000",
     "2000元以上"), not a year."""
     return bool(_AMOUNT_BEFORE.search(m.string[:m.start(1)]) or _AMOUNT_AFTER.search(m.string[m.end(1):]))
 

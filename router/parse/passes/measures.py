@@ -176,7 +176,7 @@ def _cued(q: Question, k: Knowledge | None) -> bool:
 
 
 def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
-    """"list the refunded orders", "Sophia Brown's completed orders", "lines of order 1024": a count measure
+    """"list the returned orders", "Jane Doe's completed orders", "lines of order 1024": a count measure
     named after a listing word, or beside a named row with nothing to count by, names the rows it counts —
     its cube, and the segment whose SQL is the measure's filter. The mention is rewritten to name them."""
     r = q.reading
