@@ -77,7 +77,7 @@ def fmt_period(value: Any, grain: str | None, language: str) -> str:
 
 
 def grain_of(column: str) -> str | None:
-    """The granularity of a time-dimension column ("orders.order_ts.month" -> "month")."""
+    """The granularity of a time-dimension column ("invoices.issued_at.month" -> "month")."""
     parts = column.split(".")
     return parts[-1] if len(parts) >= 3 and parts[-1] in GRAINS else None
 
@@ -100,7 +100,7 @@ GRAIN_WORDS_ZH = {"day": "日", "week": "周", "month": "月", "quarter": "季�
 def label(column: str, language: str) -> str:
     """A readable name for a result column: the detail vocabulary's label of its last part, else the glossary's
     or the model's name of the member ("loans.fee_sum" -> "Total fee"); a time dimension by granularity names its
-    member and grain ("orders.order_ts.month" -> "order date (month)", "下单时间（月）")."""
+    member and grain ("invoices.issued_at.month" -> "issue date (month)", "开票时间（月）")."""
     parts = column.split(".")
     key = parts[-1]
     if len(parts) >= 3 and key == "share":  # a derived share of the total ("loans.fee_sum.share")

@@ -203,7 +203,7 @@ def formats(table: ResultTable) -> list[str | None]:
 
 
 def show_value(column: str, value: Any, lang: str) -> str:
-    """A dimension value as the text shows it: its glossary name in ``lang`` when it has one ("south" -> "华南")."""
+    """A dimension value as the text shows it: its glossary name in ``lang`` when it has one ("DE" -> "德国")."""
     if isinstance(value, str):
         named = vocabulary().value_label(column, value, lang)
         if named:
@@ -373,7 +373,7 @@ def _comparison_text(agg: Any, lang: str) -> str:
 
 def _change_clause(name: str, change: dict[str, Any], lang: str, *, periods: tuple[str, str] | None = None) -> str:
     """With the (earlier, later) ``periods``: "Total fee went from A (2023) to B (2024), +200.26%"; without:
-    "East China from A to B (+198.00%)"."""
+    "Germany from A to B (+198.00%)"."""
     fmt = vocabulary().member_format(change["measure"])
     before, now = fmt_measure(change["previous"], fmt), fmt_measure(change["current"], fmt)
     pct = fmt_change(change["change_pct"]) if change["change_pct"] is not None else "n/a"

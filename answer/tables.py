@@ -23,8 +23,8 @@ _TIME_VALUE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][\d:.]+)?$")
 
 @dataclass(frozen=True)
 class Column:
-    name: str  # the result column ("orders.order_ts.month", "order_id")
-    title: str  # what a header shows ("Order date (month)", "下单时间（月）")
+    name: str  # the result column ("invoices.issued_at.month", "invoice_id")
+    title: str  # what a header shows ("Issue date (month)", "开票时间（月）")
     kind: Kind
     grain: str | None = None  # time columns by granularity
     format: str | None = None  # "percent" | "currency" | "id" | None

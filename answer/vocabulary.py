@@ -22,7 +22,7 @@ from cubesage_core.settings import get_settings
 from fourengine.glossary import GlossaryError, parse_glossary
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-KEY_NAME = re.compile(r"(^|_)id$|key$", re.IGNORECASE)  # "customer_id", "o_orderkey": identifiers, not amounts
+KEY_NAME = re.compile(r"(^|_)id$|key$", re.IGNORECASE)  # "member_id", "o_orderkey": identifiers, not amounts
 
 
 ADDITIVE = frozenset({"sum", "count", "count_distinct", "count_distinct_approx", "running_total"})
@@ -50,7 +50,7 @@ class Vocabulary:
 
     def is_key(self, column: str) -> bool:
         """A column that identifies rows: a key dimension of the model, or a column outside the model named
-        like one ("order_id" of a detail table); shown without thousands separators."""
+        like one ("invoice_id" of a detail table); shown without thousands separators."""
         if column in self.types:
             return column in self.keys
         return bool(KEY_NAME.search(column.rsplit(".", 1)[-1]))
@@ -59,11 +59,11 @@ class Vocabulary:
         return self.member_labels.get((column, language))
 
     def column_label(self, name: str, language: str) -> str | None:
-        """The short label of a column by its last part ("name_zh", "zh" -> "地区"), when one is configured."""
+        """The short label of a column by its last part ("title_zh", "zh" -> "国家"), when one is configured."""
         return self.column_labels.get((name, language))
 
     def value_label(self, column: str, value: str, language: str) -> str | None:
-        """The name of a dimension value in ``language`` ("regions.region_code", "south", "zh" -> "华南")."""
+        """The name of a dimension value in ``language`` ("countries.country_code", "DE", "zh" -> "德国")."""
         cube = column.split(".", 1)[0]
         return self.value_labels.get((cube, value.lower(), language))
 

@@ -114,7 +114,7 @@ def common_prefix(columns: Sequence[str]) -> str:
 
 
 def title_of(name: str, prefix: str = "") -> str:
-    """``o_orderdate`` (prefix ``o_``) -> "Order date"; ``unit_price`` -> "Unit price"."""
+    """``o_orderdate`` (prefix ``o_``) -> "Order date"; ``hourly_rate`` -> "Hourly rate"."""
     words: list[str] = []
     for part in filter(None, name.removeprefix(prefix).split("_")):
         words.extend(_split_suffix(part.lower()))

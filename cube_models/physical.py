@@ -73,7 +73,7 @@ def _single_table_select(sql: str) -> tuple[exp.Table, dict[str, str]] | None:
 
 
 def _dimension_column(cube: Cube, sql: str) -> str | None:
-    """The column a dimension's SQL names (``order_id``, ``{CUBE}.order_id``), else None (an expression)."""
+    """The column a dimension's SQL names (``invoice_id``, ``{CUBE}.invoice_id``), else None (an expression)."""
     try:
         tree = sqlglot.parse_one(sql if "{" not in sql else plain_sql(cube, sql, _solo(cube)), read="postgres")
     except (sqlglot.errors.ParseError, KeyError, ValueError):

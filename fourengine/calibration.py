@@ -13,7 +13,7 @@ off the scores the current embedder gives on a calibration set over the current 
   unrelated questions alone, the :data:`V_OUT_QUANTILE` quantile of unrelated questions' best scores (an
   unrelated question gets a V asset in at most 1 - V_OUT_QUANTILE of cases). A term asset binds at the
   cosine where the separation reaches :data:`BINDING_PRECISION`. Gold tables named by their physical
-  table (a suite's ``tables``: ``fact_order``) count as the table asset of the cube over it.
+  table (a suite's ``tables``: ``fact_invoice``) count as the table asset of the cube over it.
 - **CRAG**: *low* below the :data:`LOW_QUANTILE` quantile of the best score unrelated questions reach
   (the retrieval looks like an unrelated question's); *high* above the median best score of in-domain
   questions and above the :data:`HIGH_OUT_QUANTILE` quantile of unrelated ones.

@@ -90,7 +90,7 @@ class TermBinding:
     mapped_asset_id: str
     filter_value: str | None = None
     source: str = "R"  # R (exact term match) or V (term asset above the binding threshold)
-    matched: str = ""  # the words of the question the term matched (R), e.g. "订单" for term "orders"
+    matched: str = ""  # the words of the question the term matched (R), e.g. "发票" for term "invoices"
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in asdict(self).items()

@@ -19,7 +19,7 @@ MIN_SHARED_CHARS = 3
 class Passage:
     """One wiki section about a table, as the passage source ranked it."""
 
-    table: str  # physical table, qualified or not ("warehouse.fact_refund")
+    table: str  # physical table, qualified or not ("billing.credit_notes")
     score: float
     title: str = ""
     ref: str = ""  # the source's id of the section (an event id)

@@ -2,13 +2,13 @@
 results with reciprocal-rank fusion.
 
 Fast rules (documented choices):
-- An aggregate clause joined to a detail clause ("top products by GMV and their refund reasons",
-  "华东GMV最高的产品以及退款原因") -> two sub-queries: aggregate, then detail (``depends_on`` = 0; the
+- An aggregate clause joined to a detail clause ("top suppliers by turnover and their complaint reasons",
+  "德国营业额最高的供应商以及投诉原因") -> two sub-queries: aggregate, then detail (``depends_on`` = 0; the
   pronoun "their/其" is dropped).
-- A comparison of coordinated members ("compare GMV of 华东 and 华北 by month", "华东和华北的GMV对比")
+- A comparison of coordinated members ("compare turnover of 德国 and 法国 by month", "德国和法国的营业额对比")
   -> one sub-query per member, the comparison word removed. Coordinated time periods are not split
   (the same terms retrieve the same context; the aggregate path makes one query per period).
-- Coordinated metrics without a comparison word ("GMV and order count in March 2024") stay ONE
+- Coordinated metrics without a comparison word ("turnover and invoice count in March 2024") stay ONE
   sub-query: both terms bind in one retrieval and go into one Cube query with two measures.
 - Anything else -> the whole question as the single sub-query.
 LLM mode: one DSPy call returning the sub-queries and their kinds; falls back to the rules on failure.
@@ -71,7 +71,7 @@ def _clause_split(text: str) -> list[SubQuery] | None:
     if not first.strip() or not second.strip():
         return None
     agg_first = bool(lex.AGGREGATION.search(first))
-    # the second clause is about rows: detail words, or a pronoun for the first clause's rows ("their refunds")
+    # the second clause is about rows: detail words, or a pronoun for the first clause's rows ("their claims")
     detail_second = bool(lex.DETAIL.search(second) or _PRONOUNS.search(text[m.start():]))
     if not (agg_first and detail_second):
         return None

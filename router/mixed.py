@@ -1,7 +1,7 @@
 """Mixed path: an aggregate result and detail rows joined on a shared entity key, or linked sections.
 
-"top 5 products by GMV and their refund reasons": the aggregate ranks products; the detail rows
-(refunds of those products) are summarised per product and joined onto the ranking, so the answer
+"top 5 suppliers by turnover and their complaint reasons": the aggregate ranks suppliers; the detail
+rows (complaints about those suppliers) are summarised per supplier and joined onto the ranking, so the answer
 keeps one row per aggregate row. When no column links the two, both are returned as sections.
 """
 

@@ -2,7 +2,7 @@
 
 ``Pipeline.run`` returns a :class:`PipelineResult` with everything the synthesizer and the query log
 need, per-stage timings, and a :class:`Turn` the caller keeps for follow-up questions
-("and by channel?", "只看华东"). ``on_stage(name, payload)`` is called as stages finish
+("and by channel?", "只看德国"). ``on_stage(name, payload)`` is called as stages finish
 (intent, retrieval, plan, rows) so an API can stream them.
 """
 
@@ -615,7 +615,7 @@ def _bindings(retrieval: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _catalog_decision(decision: Any, hit: Any) -> Any:
-    """"Which table has refund reasons?" asks the catalog: SAG table recall answers it (detail path)."""
+    """"Which table has complaint reasons?" asks the catalog: SAG table recall answers it (detail path)."""
     decision.reasons = [*decision.reasons, f"catalog question answered by SAG table recall ({hit.table}); "
                         f"classifier said {decision.intent}"]
     decision.intent, decision.confidence = "detail", max(float(decision.confidence), 0.8)

@@ -58,7 +58,7 @@ GRANULARITIES = ("second", "minute", "hour", "day", "week", "month", "quarter", 
 
 
 def _without_plain_time_twins(keys: list[str]) -> list[str]:
-    """Cube returns a time dimension twice ("orders.order_ts.month" and "orders.order_ts"); keep the first."""
+    """Cube returns a time dimension twice ("invoices.issued_at.month" and "invoices.issued_at"); keep the first."""
     grained = {k.rsplit(".", 1)[0] for k in keys if k.count(".") >= 2 and k.rsplit(".", 1)[1] in GRANULARITIES}
     return [k for k in keys if k not in grained]
 

@@ -1,4 +1,4 @@
-"""Requests to change data are refused as such: "delete all refunds", "update the price of X to 0", "删除所有退款".
+"""Requests to change data are refused as such: "delete all invoices", "update the price of X to 0", "删除所有发票".
 
 cubesage only reads the warehouse, so such a question must get a refusal that says why, never the rows
 or numbers its nouns happen to match. :func:`write_request` recognises, in English and Chinese, an

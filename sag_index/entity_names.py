@@ -1,7 +1,7 @@
-"""The names of entity rows (customers, products, regions in the demo) as an index in PostgreSQL.
+"""The names of entity rows (customers, products, places: rows with a label) as an index in PostgreSQL.
 
 ``sag.entity_name`` holds one row per surface form: a row's label and other name columns (kind 0), the
-first words of its label and its suffixed forms ("华东" + "地区", kind 1), each lower-cased with the row's
+first words of its label and its suffixed forms ("浙江" + "省", kind 1), each lower-cased with the row's
 key. It is filled server-side (``INSERT ... SELECT`` from the warehouse table: no row crosses the wire)
 and rebuilt only when the table changed (file node and write counters in ``sag.entity_name_source``).
 At most :data:`NAME_CAP` rows per table are named (the first by key); a question's candidate surfaces are

@@ -51,9 +51,9 @@ class TableHit:
 @dataclass
 class RowHit:
     table: str                      # e.g. "lending.members"
-    key_column: str                 # e.g. "customer_id"
+    key_column: str                 # e.g. "member_id"
     key_value: Any                  # e.g. 4833
-    label: str                      # e.g. "王芳"
+    label: str                      # e.g. "欧阳澜"
     entity_type: str                # the noun of its table ("customer")
     score: float
     matched_text: str

@@ -67,6 +67,6 @@ class AggregateContext:
 
 
 def member_path(asset_id: str) -> str:
-    """``metric:order_items.gmv`` -> ``order_items.gmv`` (ids without a type prefix are returned as is)."""
+    """``metric:invoices.net_total`` -> ``invoices.net_total`` (ids without a type prefix are returned as is)."""
     kind, sep, body = asset_id.partition(":")
     return body if sep and kind in MEMBER_TYPES else asset_id

@@ -1,10 +1,10 @@
-"""Rows an aggregate question names ("GMV of Aurora X1 headphones", "Li Wei's total spend") as filters.
+"""Rows an aggregate question names ("turnover of the Acme T9 drill", "Jane Doe's total spend") as filters.
 
 An entity row (``router.detail.entities.EntityMatch``: physical table, key column, key value, label) is
 mapped to the cube whose physical table (``sql_table``, or the base table of its single-table ``sql``) is
 that table: a name dimension (``name``, ``name_<language>``, ``*_name``) filtered to the label when the cube has
 one, else the key dimension filtered to the key.
-Cubes the question already filters by a glossary value ("华东" -> regions.region_code) are left alone.
+Cubes the question already filters by a glossary value ("德国" -> countries.country_code) are left alone.
 """
 
 from __future__ import annotations

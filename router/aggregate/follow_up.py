@@ -1,6 +1,6 @@
 """Follow-up questions as edits of the previous Cube query (fast mode).
 
-"and by channel?" adds a dimension, "只看华东" sets a filter, "what about order count?" swaps the
+"and by channel?" adds a dimension, "只看德国" sets a filter, "what about order count?" swaps the
 measures, "and in 2024?" replaces the date range, "top 3 only" ranks and limits. Only what the
 follow-up itself names changes; everything else of the previous query is kept. The follow-up is read
 on its own (its understanding and its retrieval bindings), never merged into the previous text.
@@ -68,7 +68,7 @@ def _dimensions(query: dict[str, Any], u: Understanding, ctx: AggregateContext, 
                 and model.find_member(member).type != "time":
             added.append(language_variant(model, member, u.language))
     dimensions = list(query.get("dimensions", []))
-    present = {language_variant(model, d, "en") for d in dimensions}  # regions.name_zh is regions.name_en
+    present = {language_variant(model, d, "en") for d in dimensions}  # countries.title_zh is countries.title_en
     for member in dict.fromkeys(added):
         if language_variant(model, member, "en") not in present:
             dimensions.append(member)

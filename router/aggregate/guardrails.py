@@ -48,7 +48,7 @@ def _problem(raw: Any) -> Problem:
 
 def allowed_measures(ctx: AggregateContext, model: Any) -> set[str]:
     """Bound and retrieved metrics, measures of cached examples, and the row count of every cube a bound
-    table, segment or dimension belongs to: "how many VIP customers" counts customers."""
+    table, segment or dimension belongs to: "how many premium accounts" counts accounts."""
     allowed = {member_path(b.mapped_asset_id) for b in ctx.bindings if b.mapped_asset_type in METRIC_TYPES}
     counted = {member_path(b.mapped_asset_id).removeprefix("table:").split(".", 1)[0]
                for b in ctx.bindings if b.mapped_asset_type in ("table", "segment", "dimension")}
@@ -86,7 +86,7 @@ def check(query: dict[str, Any], context: Any, model: Any, *, draft_measures: li
             problems.append(Problem("unused_binding", f"bound metric '{metric}' must be used as a measure",
                                     metric, metric))
     allowed = allowed_measures(ctx, model)
-    allowed |= {avg for m in list(allowed) for avg in _averages_of(m, model)}  # "average refund amount"
+    allowed |= {avg for m in list(allowed) for avg in _averages_of(m, model)}  # "average claim amount"
     if allowed:
         for measure in measures:
             if measure not in allowed:

@@ -112,7 +112,7 @@ def measure_cubes(measures: list[str]) -> list[str]:
 
 
 def language_variant(model: Any, member: str, language: str) -> str:
-    """``regions.name_en`` -> ``regions.name_zh`` for a Chinese question when that sibling exists."""
+    """``countries.title_en`` -> ``countries.title_zh`` for a Chinese question when that sibling exists."""
     stem, _, suffix = member.rpartition("_")
     if suffix in ("en", "zh") and suffix != language and model.find_member(f"{stem}_{language}") is not None:
         return f"{stem}_{language}"

@@ -1,22 +1,22 @@
 """Fast (deterministic) slot filling: understanding + retrieval context -> Cube query draft.
 
-- measures: metric bindings in order (``metric:order_items.gmv`` -> ``order_items.gmv``); without any,
+- measures: metric bindings in order (``metric:invoices.net_total`` -> ``invoices.net_total``); without any,
   the best retrieved metric asset, then the measures of a cached few-shot query;
-- measures, without a bound metric: "how many orders"/"多少订单" (or "daily orders": a grain, ranking,
+- measures, without a bound metric: "how many invoices"/"多少张发票" (or "daily invoices": a grain, ranking,
   comparison or group-by) counts the bound table (its row-count measure, ``members.row_count``);
 - dimensions: group-by mentions resolved against the model (``members.resolve_dimension``) plus
   dimension bindings without a value when the question has a group-by cue (by/per/which/top/按/各/哪/最);
   two or more bound values of one member in a comparison
-  ("compare 华东 and 华北") also group by that member;
-- segments: segment bindings ("online orders" -> ``orders.online``);
-- filters: value bindings (``华东`` -> ``regions.region_code equals east``) and entity filters from the
+  ("compare 德国 and 法国") also group by that member;
+- segments: segment bindings ("paid invoices" -> ``invoices.paid``);
+- filters: value bindings (``德国`` -> ``countries.country_code equals DE``) and entity filters from the
   pipeline, values passed as values only;
 - time: each range -> ``timeDimensions`` with ``dateRange`` on ``model.time_dimension_for(measure)``;
   granularity from "by month"/"按月"/"trend"; YoY/PoP/versus comparisons -> one query per range;
 - order/limit: top-N -> measure desc + limit (and a ``set`` filter on the measure, so groups without a
   value cannot take the top places); "lowest" -> asc; a time series is ordered by time;
 - derived: "share"/"占比" adds a post-query share of the total; with a value filter and no group-by
-  ("share of GMV from the app channel") the filtered member becomes the group-by so every share is shown.
+  ("share of turnover from the app channel") the filtered member becomes the group-by so every share is shown.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ MIN_ASSET_SCORE = 0.5
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|多少|几个|几笔|几单|数量", re.IGNORECASE | re.ASCII)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _MOST = re.compile(r"\b(?:the )?(?:most|fewest)\b|最多|最少", re.IGNORECASE | re.ASCII)
-# "customers with more than 5 orders", "超过5笔订单的客户": a bound on a count per group (HAVING)
+# "suppliers with more than 5 invoices", "超过5张发票的供应商": a bound on a count per group (HAVING)
 COUNT_BOUND = re.compile(
     r"\b(more than|over|fewer than|less than|at least|at most)\s+(\d+)\s+([a-z]+s)\b"
     r"|(超过|多于|大于|少于|低于|至少|不少于|至多|不超过)\s*(\d+)\s*(?:笔|单|次|个|件)", re.IGNORECASE | re.ASCII)
@@ -94,7 +94,7 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
             if b.mapped_asset_type == "table" and (count := _count_of(b, model)):
                 notes.append(f"measure {count}: a count asked of the bound table '{b.canonical_term}'")
                 return [count]
-    # "how many VIP customers": count the segment's cube; "which payment method is used most": count the
+    # "how many premium accounts": count the segment's cube; "which payment method is used most": count the
     # rows of the cube the bound dimension belongs to
     for kinds, asked in ((("segment",), counting), (("dimension",), counting or bool(_USAGE.search(text)))):
         for b in ctx.bindings if asked else []:
@@ -133,7 +133,7 @@ def _refuse_guessed_measure(u: Understanding, ctx: AggregateContext, model: Any)
 
 
 def _cube_of(binding: Any) -> str:
-    """The cube a bound table, member or segment belongs to ("table:orders", "customers.vip")."""
+    """The cube a bound table, member or segment belongs to ("table:invoices", "accounts.premium")."""
     return member_path(binding.mapped_asset_id).removeprefix("table:").split(".", 1)[0]
 
 
@@ -163,8 +163,8 @@ def _nearest_count(ctx: AggregateContext, model: Any, text: str, centre: int, li
 
 
 def _listed_table(ctx: AggregateContext, text: str, bound: re.Match[str]) -> Any | None:
-    """The rows a count bound lists: "customers with more than 5 orders" (before the bound), "超过5笔订单的
-    客户" (the noun after 的, last)."""
+    """The rows a count bound lists: "suppliers with more than 5 invoices" (before the bound), "超过5张发票的
+    供应商" (the noun after 的, last)."""
     tables = _tables_by_position(ctx, text)
     if bound.group(1):
         before = [b for at, b in tables if at < bound.start()]
@@ -174,13 +174,13 @@ def _listed_table(ctx: AggregateContext, text: str, bound: re.Match[str]) -> Any
 
 
 def _most_count(ctx: AggregateContext, model: Any, text: str, most: re.Match[str]) -> str | None:
-    """"which product has the most refunds" / "哪些商品的退款最多": with two tables named, the first one is
+    """"which supplier has the most invoices" / "哪些供应商的发票最多": with two tables named, the first one is
     ranked and the one nearest the superlative is counted."""
     tables = _tables_by_position(ctx, text)
     if len(tables) < 2:
         return None
     after = [b for at, b in tables if at >= most.end()]
-    # "退款最多的3个商品": in Chinese the ranked rows follow the superlative; otherwise they come first
+    # "发票最多的3个供应商": in Chinese the ranked rows follow the superlative; otherwise they come first
     listed = after[-1] if after and _CJK.search(text) else tables[0][1]
     return _nearest_count(ctx, model, text, most.start(), listed)
 
@@ -235,7 +235,7 @@ def _nearest_after(bindings: list[Any], text: str, start: int) -> list[Any]:
 
 
 def averaged(measures: list[str], model: Any, text: str, notes: list[str]) -> list[str]:
-    """"average refund amount": a sum measure becomes its cube's average of the same column; without one
+    """"average claim amount": a sum measure becomes its cube's average of the same column; without one
     the question is refused rather than answered with the total."""
     found = [model.find_member(m) for m in measures]
     if not _AVERAGE.search(text) or any(m.type in ("avg", "number") for m in found):
@@ -303,7 +303,7 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
         cube = member.split(".", 1)[0]
         if comparing_members and len(vals) > 1 and cube not in {d.split(".", 1)[0] for d in dimensions}:
             shown = language_variant(model, member, u.language)  # orders.channel stays orders.channel
-            if member.endswith(("_code", "_id")):  # codes are shown by name: regions.region_code -> name_zh
+            if member.endswith(("_code", "_id")):  # codes are shown by name: countries.country_code -> title_zh
                 label = resolve_dimension(model, cube, cubes, u.language)
                 shown = label if label and label.split(".", 1)[0] == cube else member
             dimensions.append(shown)
@@ -311,7 +311,7 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
     share = bool(_SHARE.search(u.normalized))
     keep: dict[str, list[str]] = {}
     if share and not dimensions and values:
-        # "share of GMV from the app channel": group by the filtered member, compute every share, show its own
+        # "share of turnover from the app channel": group by the filtered member, compute every share, show its own
         member = next(iter(values))
         dimensions.append(member)
         keep[member] = values.pop(member)
@@ -359,8 +359,8 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
 
 
 def measure_groups(measures: list[str], model: Any) -> list[tuple[str | None, list[str]]]:
-    """Measures grouped by the time dimension that dates them (GMV by order_ts, refunds by refund_ts,
-    new customers by signup_date): each group is one query, so every measure is dated by its own time."""
+    """Measures grouped by the time dimension that dates them (turnover by issued_at, credit notes by credited_at,
+    new accounts by opened_on): each group is one query, so every measure is dated by its own time."""
     groups: dict[str | None, list[str]] = {}
     for measure in measures:
         groups.setdefault(model.time_dimension_for(measure), []).append(measure)

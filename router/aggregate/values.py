@@ -63,7 +63,7 @@ class ValueIndex:
 
     def filters(self, text: str, skip_members: set[str], skip_words: set[str] = frozenset()) -> list[dict[str, Any]]:
         """``equals`` filters for the values named in ``text`` (longest surface first, no overlaps);
-        ``skip_words``: words the glossary already read as a value ("华东" -> regions.region_code)."""
+        ``skip_words``: words the glossary already read as a value ("德国" -> countries.country_code)."""
         lowered = text.lower()
         taken = [m.span() for w in skip_words if w for m in re.finditer(re.escape(w.lower()), lowered)]
         found: dict[str, list[str]] = {}

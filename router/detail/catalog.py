@@ -6,7 +6,7 @@ import psycopg
 
 
 def table_catalog(conn: psycopg.Connection) -> dict[str, tuple[str, str]]:
-    """Physical table name (``fact_refund``) -> (title, description) of its semantic asset."""
+    """Physical table name (``credit_notes``) -> (title, description) of its semantic asset."""
     rows = conn.execute(
         "SELECT meta->>'sql_table', title, description FROM semlayer.asset "
         "WHERE asset_type = 'table' AND meta ? 'sql_table' ORDER BY asset_id").fetchall()

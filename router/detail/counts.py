@@ -1,7 +1,7 @@
 """Counts behind a capped detail query, in SQL: its rows without the LIMIT, and its rows per group.
 
 A detail query stops at its LIMIT; how many rows it would have returned, and how many of them belong to
-each entity of a mixed answer ("refunds per product"), are counted by the database over the same SELECT
+each entity of a mixed answer ("claims per policy"), are counted by the database over the same SELECT
 (LIMIT, OFFSET and ORDER BY dropped), never by counting the rows that were fetched. Both queries pass the
 SQL guard and run read-only under the reader role, as the detail query did.
 """

@@ -1,4 +1,4 @@
-"""Named entities of a question resolved to warehouse rows (customers, products, regions in the demo).
+"""Named entities of a question resolved to warehouse rows (customers, products, places: rows with a label).
 
 Two sources, merged: SAG row recall (``sag_index.recall.SagRecall.recall_rows``) and an exact-name
 directory of the catalog's entity tables (those with a label column), served by an index in PostgreSQL
@@ -111,7 +111,7 @@ def _url_of(conn: psycopg.Connection) -> str:
 
 
 def _bounded(text: str, start: int, end: int) -> bool:
-    """Latin names must sit on word boundaries ("Li Wei" not inside "Eli Weiss")."""
+    """Latin names must sit on word boundaries ("Jane Doe" not inside "Jane Doerr")."""
     before = text[start - 1] if start > 0 else " "
     after = text[end] if end < len(text) else " "
     first, last = text[start], text[end - 1]

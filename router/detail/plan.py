@@ -76,7 +76,7 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
         raise DetailPlanError(f"the warehouse has no table named {missing!r} "
                               f"(it has {', '.join(sorted(catalog.tables))})")
     if TABLE_LOOKUP.search(text):
-        # SAG's ranking, with the table the question's noun names first ("refund reasons" -> fact_refund)
+        # SAG's ranking, with the table the question's noun names first ("complaint reasons" -> complaints)
         named = target_table(TABLE_LOOKUP.sub(" ", text), catalog.nouns, catalog.derived_nouns)
         target = named if named in recalled_tables else (recalled_tables[0] if recalled_tables else named)
         if target is None:
@@ -123,7 +123,7 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
 
 
 def _without_names(text: str, entities: list[EntityMatch]) -> str:
-    """The question without the names of its rows: "Aurora X1 headphones" names a product, not the brand."""
+    """The question without the names of its rows: "Acme T9 drill" names a product, not the brand."""
     for entity in entities:
         text = re.sub(re.escape(str(entity.label)), " ", text, flags=re.IGNORECASE)
     return text
@@ -149,7 +149,7 @@ def _value_filter(word: ValueWord) -> Filter:
 
 
 def _implied(word: ValueWord, target: str, catalog: DetailCatalog) -> bool:
-    """"refunds" listed from the refund table already are refunded orders: no status filter needed."""
+    """"returns" listed from the returns table already are returned shipments: no status filter needed."""
     return any(i.target == target and (i.table, i.column, i.value) == (word.table, word.column, word.value)
                for i in catalog.implied)
 

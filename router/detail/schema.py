@@ -53,12 +53,12 @@ class TableSpec:
     columns: tuple[str, ...]
     display: tuple[tuple[str, str], ...]
     time: tuple[str, str] | None
-    label: str | None  # the column naming a row ("customer_name"): an entity table when set
+    label: str | None  # the column naming a row ("supplier_name"): an entity table when set
     entity_type: str
     name_columns: tuple[str, ...] = ()  # columns whose values name a row (label first)
-    prefix_words: int = 0  # also the first N words of a label ("Aurora X1" for "Aurora X1 headphones")
-    suffixes: tuple[tuple[str, str], ...] = ()  # (column, suffix): also value + suffix ("华东" + "地区")
-    value: str | None = None  # the column its amounts are in (what its cube sums): "refunds over 1000"
+    prefix_words: int = 0  # also the first N words of a label ("Acme T9" for "Acme T9 drill")
+    suffixes: tuple[tuple[str, str], ...] = ()  # (column, suffix): also value + suffix ("浙江" + "省")
+    value: str | None = None  # the column its amounts are in (what its cube sums): "claims over 1000"
 
     @property
     def qualified(self) -> str:
@@ -67,7 +67,7 @@ class TableSpec:
 
 @dataclass(frozen=True)
 class Implied:
-    """Listing ``target`` already means ``table.column = value`` ("refunds" are refunded orders)."""
+    """Listing ``target`` already means ``table.column = value`` ("returns" are returned shipments)."""
 
     target: str
     table: str
@@ -109,7 +109,7 @@ def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
     (``canonical_term``, ``synonyms``, ``mapped_asset_id`` = ``dimension:cube.dim``, ``filter_value``);
     ``observed``: values read from the warehouse in the same shape, used for the columns no vocabulary
     word, glossary term or row name covers ("customers in 北京"); ``table_words``: cube -> the glossary's
-    words for its table ("客户", "songs"), head nouns beside the model's own."""
+    words for its table ("供应商", "songs"), head nouns beside the model's own."""
     vocab = vocabulary or {}
     try:
         catalog = _build(model, default_schema, vocab, list(terms), table_words or {})
@@ -332,7 +332,7 @@ def _derived_nouns(model: SemanticModel, tables: dict[str, TableSpec],
 
 def _key_nouns(model: SemanticModel, tables: dict[str, TableSpec],
                table_words: dict[str, list[str]]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """Per table, its nouns in the singular followed by a row key ("order 8579", "订单8579")."""
+    """Per table, its nouns in the singular followed by a row key ("invoice 8579", "发票8579")."""
     return tuple((spec.table, key_reference([spec.entity_type, *map(_singular, _words(spec, model, table_words))]))
                  for spec in tables.values())
 
@@ -364,7 +364,7 @@ def _plural(word: str) -> str:
 
 
 def _alias(cube_name: str, taken: set[str]) -> str:
-    """Initials of the cube name (``order_items`` -> ``oi``), made unique and never an SQL keyword."""
+    """Initials of the cube name (``invoice_lines`` -> ``il``), made unique and never an SQL keyword."""
     base = "".join(part[0] for part in re.split(r"[_\W]+", cube_name.lower()) if part) or "t"
     alias, n = base, 1
     while alias in taken or alias in _RESERVED_ALIASES or not alias[0].isalpha():

@@ -21,7 +21,7 @@ class ValueWord:
 
 def word_pattern(words: list[str], *, spaced: bool = False) -> re.Pattern[str]:
     """A case-insensitive pattern matching any of ``words``: Latin words on word boundaries, others anywhere;
-    ``spaced``: a space or underscore between words matches either ("order items", "order_items")."""
+    ``spaced``: a space or underscore between words matches either ("invoice lines", "invoice_lines")."""
     alternatives = []
     for word in dict.fromkeys(w.strip() for w in words if w and w.strip()):
         body = re.escape(word)
@@ -71,7 +71,7 @@ ROW_LIMIT = re.compile(
     r"\b(?:latest|last|most recent|recent|first|newest|top)\s+(\d+|one|two|three|five|ten)\b"
     r"|最近\s*(\d+|[一两二三五十])\s*(?:笔|条|个|单|次)|前\s*(\d+)\s*(?:笔|条|单)"
     r"|\b(\d+|one|two|three|five|ten)\s+(?:latest|most recent|newest|last)\b", re.I | re.A)
-# "payments of order 8579", "order #8579", "订单8579": a row named by its key after a noun of its table
+# "payments of invoice 8579", "invoice #8579", "发票8579": a row named by its key after a noun of its table
 # (a year or a month is no key); the nouns are the catalog's (``key_reference``)
 _KEY_AFTER_LATIN = r"\s*(?:#|no\.?|number|id)?\s*(\d+)\b(?!\s*(?:年|月))"
 _KEY_AFTER_CJK = r"\s*(?:号|编号|#)?\s*(\d{3,})(?![\d年月])"
@@ -118,7 +118,7 @@ _SCALE = {"k": 1e3, "thousand": 1e3, "千": 1e3, "万": 1e4}
 
 @dataclass(frozen=True)
 class Threshold:
-    """An amount bound the question puts on the rows ("refunds over 1000", "5000元以上")."""
+    """An amount bound the question puts on the rows ("claims over 1000", "5000元以上")."""
 
     op: str  # > | >= | < | <=
     value: float
@@ -145,7 +145,7 @@ def _threshold(word: str, number: str, scale: str | None, phrase: str) -> Thresh
 
 
 def row_limit(text: str) -> int | None:
-    """"the latest 5 orders" / "最近5笔订单" -> 5."""
+    """"the latest 5 invoices" / "最近5张发票" -> 5."""
     m = ROW_LIMIT.search(text)
     if m is None:
         return None

@@ -10,8 +10,8 @@ Decision order (documented rule):
    question does not name both a metric and a period, and names no entity row; also when only generic
    domain words are present with nothing to compute or list.
 3. ``mixed`` when an aggregate clause (the aggregate score reaches the threshold, or the clause holds an
-   aggregation word) is joined to a clause about rows ("..., and show their refund reasons", "and which ones
-   were they?", "及其退款原因", "？把名单列一下").
+   aggregation word) is joined to a clause about rows ("..., and show their complaint reasons", "and which ones
+   were they?", "及其投诉原因", "？把名单列一下").
    Without warehouse evidence, a question of one search term or less is ``clarify`` ("这个呢").
 4. otherwise the higher of the aggregate and detail scores (ties go to aggregate when a metric is bound).
 """
@@ -45,7 +45,7 @@ def _word_spans(text: str, words: list[str]) -> list[tuple[int, int, str]]:
 
 def _row_cues(text: str, s: IntentSignals) -> tuple[set[str], bool]:
     """Rows asked of a bound table ("show me the invoices", "所有曲目") and a key named after its noun
-    ("invoice 412", "订单号8579")."""
+    ("invoice 412", "发票号8579")."""
     asked, keyed = set(), False
     for start, end, word in _word_spans(text, s.table_words):
         if lex.ROWS_LEAD.search(text[:start]):
@@ -108,7 +108,7 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
 
 def rows_clause(text: str, table_words: list[str]) -> tuple[str, str] | None:
     """The joining words and the clause about rows when an aggregate clause is followed by one ("and their
-    refunds", "..., and which ones were they?", "？把名单列一下"); None otherwise."""
+    claims", "..., and which ones were they?", "？把名单列一下"); None otherwise."""
     m = lex.CLAUSE_JOIN.search(text)
     if not m:
         return None

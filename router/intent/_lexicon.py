@@ -40,7 +40,7 @@ ROWS_LEAD = _compile(
     r"(?:\s+(?:the|all|every|each|any|of\s+the))?\s+(?:[a-z]+\s+)?$",
     r"(?:哪些|哪几个|哪个|所有|全部|最近的|显示|查看|看看)(?:的)?$",
 )
-# after a table's noun: a key ("invoice 412", "order #8579", "订单号8579")
+# after a table's noun: a key ("invoice 412", "ticket #8579", "发票号8579")
 KEY_AFTER = _compile(r"^\s*(?:#|no\.?|number|id)?\s*#?\d{2,}\b", r"^\s*(?:号|编号|id)?\s*\d{2,}")
 LIST_VERB = _compile(r"\b(?:list|details?|records)\b", r"列出|列一下|明细|详情|清单")
 NAMED = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z0-9][A-Za-z0-9]*)+(?:\s+[a-z]+){0,2}", re.ASCII)

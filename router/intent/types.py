@@ -11,7 +11,7 @@ INTENTS: tuple[str, ...] = ("detail", "aggregate", "mixed", "unsupported", "clar
 
 @dataclass
 class RowHit:
-    """An entity row a name in the question resolved to (customer 王芳, product Aurora X1 headphones)."""
+    """An entity row a name in the question resolved to (supplier 欧阳澜, product Acme T9 drill)."""
 
     label: str
     type: str  # customer | product | region | order | ...
@@ -26,9 +26,9 @@ class IntentSignals:
     shows them as demonstrations (cube_query -> aggregate, sql only -> detail).
     """
 
-    metric_bindings: list[str] = field(default_factory=list)  # metric asset ids, e.g. metric:order_items.gmv
+    metric_bindings: list[str] = field(default_factory=list)  # metric asset ids, e.g. metric:invoices.net_total
     dimension_bindings: list[str] = field(default_factory=list)  # dimension asset ids
-    value_bindings: list[str] = field(default_factory=list)  # bound filter values ("east", "华东")
+    value_bindings: list[str] = field(default_factory=list)  # bound filter values ("DE", "德国")
     row_hits: list[RowHit] = field(default_factory=list)
     table_hits: list[str] = field(default_factory=list)  # confident table hits (asset ids or names)
     table_words: list[str] = field(default_factory=list)  # the question's words that bound a table or segment

@@ -64,7 +64,7 @@ def label(model: Any, cube: str, language: str = "en") -> str | None:
     def rank(d: Any) -> tuple[int, int, int, int]:
         words = set(name_key(d.name)) | set(name_key(d.title or ""))
         named = any(w in words for w in LABEL_WORDS)
-        # "name", "customer_name", "full name" before "first name" / "last name"
+        # "name", "supplier_name", "full name" before "first name" / "last name"
         whole = 0 if set(name_key(d.name)) == {"name"} or words & own or "full" in words else \
             2 if words & _PART_NAMES else 1
         suffix = d.name.rsplit("_", 1)[-1]

@@ -104,8 +104,8 @@ class Lexicon:
         spelled like a language word ("ON", "IN", "ALL") is a value only where it is written as the value."""
         found = [(start, end, kept) for start, end, entries in self._word_finds(text) + self._text_finds(text)
                  if (kept := [e for e in entries if _as_written(e, text[start:end])])]
-        # longest first; of equal length, a name found as written ("refunded orders") before one found
-        # only by its stems ("number of refunded" for "number of refunds")
+        # longest first; of equal length, a name found as written ("returned orders") before one found
+        # only by its stems ("number of returned" for "number of returns")
         found.sort(key=lambda f: (-(len(name_key(text[f[0]:f[1]])) or f[1] - f[0]),
                                   not _exact(f[2], text[f[0]:f[1]]), -(f[1] - f[0]), f[0]))
         mentions: list[Mention] = []
@@ -250,7 +250,7 @@ _COUNT_SUFFIX = re.compile(r"(?:数量|总数|个数|数|量)$")
 
 
 def _add_count_stems(lex: Lexicon, model: Any) -> None:
-    """"订单量" names the order count, so "订单" names orders: the stem of a Chinese name of a cube's row
+    """"发票数" names the invoice count, so "发票" names invoices: the stem of a Chinese name of a cube's row
     count (before 数量/总数/个数/数/量) names the cube, unless it already names something."""
     for surface, entries in list(lex.by_text.items()):
         stem = _COUNT_SUFFIX.sub("", surface)

@@ -1,7 +1,7 @@
 """Comparisons: year over year ("同比", "YoY", "去年同期", "vs last year", "比去年"), period over period
 ("环比", "MoM", "the quarter before"),
 explicit ranges ("2024 vs 2023", "3月和4月对比"; any question naming two separate ranges) and members
-("compare 华东 and 华北": a comparison word with fewer than two ranges).
+("compare 德国 and 法国": a comparison word with fewer than two ranges).
 
 With YoY/PoP and no time range in the question the current period is assumed: this year to date for
 YoY, this month to date for PoP (documented choice).
@@ -57,7 +57,7 @@ def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], to
     """The comparison asked for, with its ranges (current period first; labels in the question's language)."""
     labels = _LABELS.get(language, _LABELS["en"])
     if (m := _YOY.search(text)) or "yoy" in markers:
-        # "GMV growth vs last year": "last year" names the comparison, not the current period
+        # "turnover growth vs last year": "last year" names the comparison, not the current period
         own = [r for r in ranges if not (m and r.phrase and r.phrase.lower() in m.group(0).lower())]
         current = own[0] if own else _default(today, "year", labels)
         start, end = shift_range(current.start, current.end, -12)

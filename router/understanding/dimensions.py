@@ -1,6 +1,6 @@
-"""Group-by mentions: "by region", "per channel", "top 5 products by GMV", "which category ...",
+"""Group-by mentions: "by region", "per channel", "top 5 products by turnover", "which category ...",
 "按地区", "各渠道", "每个品类", "哪个城市". Concepts are raw words; the aggregate path resolves them to
-model members (a mention that names a measure, as in "by GMV", is dropped there).
+model members (a mention that names a measure, as in "by turnover", is dropped there).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _EN_PATTERNS = [
 ]
 _ZH_TRIGGERS = {"按", "按照", "各", "每个", "每一个", "分", "不同", "哪个", "哪些", "哪一个", "哪一", "各个", "哪"}
 _ZH_AFTER = {"分布", "维度", "分组", "构成"}
-# "前10的商品", "最多的3个地区", "GMV最高的5个客户": the noun after a ranked count
+# "前10的供应商", "最多的3个国家", "营业额最高的5个账户": the noun after a ranked count
 _ZH_RANKED = re.compile(r"(?:前\s*[\d一二三四五六七八九十]+\s*(?:名|位|个|大|款|家)?|"
                         r"[\d一二三四五六七八九十两]+\s*(?:个|家|款|位|大))\s*的?\s*([\u4e00-\u9fff]{2,4}?)(?=[的,.?和及与以并]|$|\s)")
 _ZH_SUFFIX = {"方式", "方法", "类型", "原因", "状态", "分类", "类别", "渠道", "等级", "名称", "分层", "分群", "层级"}

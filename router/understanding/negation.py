@@ -1,4 +1,4 @@
-"""Questions about what did not happen ("which products have never been refunded", "从未下单的客户").
+"""Questions about what did not happen ("which products have never been returned", "从未开票的供应商").
 
 Neither path can answer them yet (they need an anti-join), and filtering on the named event would answer
 the opposite question, so both paths refuse them with this phrase named.
@@ -10,7 +10,7 @@ import re
 
 NEGATION = re.compile(
     r"\bnever\b|\bwithout (?:any|a)\b|\bhave(?:n't| not) (?:been|had|placed|bought|ordered)\b|"
-    r"\bno (?!less\b)[a-z]*[a-rt-z]s\b|从未|从没|从来没|没有被|没被|未被|没有下单|没有购买",  # "with no refunds"
+    r"\bno (?!less\b)[a-z]*[a-rt-z]s\b|从未|从没|从来没|没有被|没被|未被|没有下单|没有购买",  # "with no claims"
     re.IGNORECASE | re.ASCII)
 
 

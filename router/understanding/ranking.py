@@ -21,7 +21,7 @@ _SUPERLATIVE_EN_N = re.compile(rf"\b(?<!at )({_SUPERLATIVES_EN})"
                                rf"(?:[\s-]+(?:selling|performing|grossing|rated|valued))?\s+{_NUM}\b", _FLAGS)
 _N_SUPERLATIVE_EN = re.compile(rf"\b{_NUM}\s+({_SUPERLATIVES_EN})\b", _FLAGS)
 _BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", _FLAGS)
-# "at least 40 refunds" / "at most" bound a count; they rank nothing
+# "at least 40 claims" / "at most" bound a count; they rank nothing
 _HIGH = re.compile(r"\b(?<!at )(?:highest|most|largest|biggest|best|top|greatest|maximum|max)\b|"
                    r"最高|最多|最大|最好|最畅销|最强",
                    _FLAGS)

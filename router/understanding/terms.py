@@ -2,8 +2,8 @@
 
 Chinese is segmented with jieba (loaded once, lazily, ~0.5 s); glossary words can be added with
 ``add_vocabulary`` so domain terms stay whole. Time words, stopwords and punctuation are dropped;
-adjacent content words are also kept as 2- and 3-grams ("refund rate", "average order value", "成交总额"), capitalised
-spans as phrases ("Aurora X1 headphones"), quoted strings verbatim.
+adjacent content words are also kept as 2- and 3-grams ("refund rate", "average invoice value", "营业额"), capitalised
+spans as phrases ("Acme T9 drill"), quoted strings verbatim.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def warm_up() -> None:
 
 
 def add_vocabulary(words: Iterable[str]) -> None:
-    """Keep these words whole when segmenting Chinese (e.g. glossary terms "成交总额", "客单价")."""
+    """Keep these words whole when segmenting Chinese (e.g. glossary terms "营业额", "均价")."""
     new = {w.strip() for w in words if w and w.strip() and _CJK_RUN.search(w)}
     _extra_words.update(new)
     if _jieba.cache_info().currsize:
@@ -138,7 +138,7 @@ def _tokens(body: str) -> Iterable[str | None]:
 
 
 def _is_weak(token: str) -> bool:
-    """Single Chinese characters count only inside n-grams ("订单"+"量" -> "订单量")."""
+    """Single Chinese characters count only inside n-grams ("库存"+"量" -> "库存量")."""
     return len(token) == 1 and not token.isascii() and token not in _extra_words
 
 

@@ -14,7 +14,7 @@ Rules (documented choices):
   ("March vs April 2024", "2024年3月和4月"); otherwise the most recent one.
 - "between X and Y", "from X to Y", "X到Y", "X至Y" merge into one range (Y inherits X's year when it
   has none); "since X"/"X以来"/"X至今" run to today. Not when the question asks for a change between two
-  periods of the same grain ("GMV growth from 2023 to 2024", "2023到2024年GMV增长"): those stay two
+  periods of the same grain ("turnover growth from 2023 to 2024", "2023到2024年营业额增长"): those stay two
   ranges, compared by ``comparisons``.
 - "same period last year"/"the same month last year"/"去年同期"/"上年同期"/"去年同月" is a marker (no range):
   comparisons shift the primary range.
@@ -312,7 +312,7 @@ _AMOUNT_AFTER = re.compile(
 
 
 def _is_amount(m: re.Match[str]) -> bool:
-    """A year-like number next to comparison, currency or unit words is an amount ("refunds over 2000",
+    """A year-like number next to comparison, currency or unit words is an amount ("claims over 2000",
     "2000元以上"), not a year."""
     return bool(_AMOUNT_BEFORE.search(m.string[:m.start(1)]) or _AMOUNT_AFTER.search(m.string[m.end(1):]))
 

@@ -5,11 +5,19 @@ cubesage_core/.
 The words come from the demo's own files: every name in demo/model/*.yml (cubes and their singulars,
 physical tables, joins, dimensions, measures, segments), the regions of demo/vocab.yaml, the customers and
 products the docs name, and the Chinese metric and table names of the warehouse contract. They are looked
-for in the code of the library's Python modules (identifiers and string literals; comments and docstrings
-are prose and may give examples) and in the chat page's scripts. Words of the demo model that are also Cube,
-SQL, HTTP or plain-language vocabulary (``count``, ``order``, ``status``, ``amount``...) are left out.
-"""
+for in the code of the library's Python modules (identifiers and string literals) and in the chat page's
+scripts. Words of the demo model that are also Cube, SQL, HTTP or plain-language vocabulary (``count``,
+``order``, ``status``, ``amount``...) are left out.
 
+Comments and docstrings (prose) are checked too, with one rule: an example there may use the everyday English
+nouns every shop's warehouse has ("customers", "orders", "products", "payments", "refunds", "regions",
+"revenue": ``PLAIN_ENGLISH``, the demo's cube names among them), but never the demo's own identifiers (any
+name with an underscore or a digit: ``order_items``, ``region_code``, ``name_zh``, ``fact_refund``), its
+abbreviations (``gmv``, ``aov``, ``vip``: every demo word not on that list), its region names, its named
+customers and products, or its Chinese metric and table names (``CHINESE``, plain nouns such as 订单 included:
+they are the glossary's words for the demo's tables). A new word in the demo model is forbidden in prose
+unless it is added to ``PLAIN_ENGLISH``.
+"""
 from __future__ import annotations
 
 import ast
@@ -36,6 +44,9 @@ GENERIC = frozenset({"count", "order", "status", "amount", "method", "reason", "
 # 支付 "pay" and 下单 "place an order" are language)
 CHINESE = ("成交总额", "交易额", "销售额", "订单量", "客单价", "退款率", "活跃客户", "新客",
            "订单", "退款", "客户", "商品")
+# demo cube names (and singulars) that are everyday English nouns of any shop: allowed in prose examples only
+PLAIN_ENGLISH = frozenset({"customer", "customers", "product", "products", "payment", "payments", "refund",
+                           "refunds", "refunded", "region", "regions", "revenue", "orders"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _REGEX_ESCAPE = re.compile(r"\\[bBdDsSwWAZ]")  # r"\border" is "order" after a word boundary
 
@@ -68,6 +79,12 @@ def demo_phrases() -> tuple[str, ...]:
     return (*regions, *vocab["reserved_customers"], *products, *CHINESE)
 
 
+@cache
+def demo_prose_words() -> frozenset[str]:
+    """The demo words an example in a comment or docstring must not use: all but the plain English ones."""
+    return demo_words() - PLAIN_ENGLISH
+
+
 def _docstring_lines(tree: ast.AST) -> set[int]:
     lines = set()
     for node in ast.walk(tree):
@@ -89,15 +106,40 @@ def python_code(source: str) -> list[tuple[int, str]]:
     return kept
 
 
+def python_prose(source: str) -> list[tuple[int, str]]:
+    """(line, text) of the comments and docstrings of ``source``, one entry per physical line."""
+    docstrings = _docstring_lines(ast.parse(source))
+    kept = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT or (tok.type == tokenize.STRING and tok.start[0] in docstrings):
+            kept += [(tok.start[0] + i, line) for i, line in enumerate(tok.string.splitlines())]
+    return kept
+
+
+def script_prose(source: str) -> list[tuple[int, str]]:
+    """(line, text) of the comments of a JavaScript/HTML file (block, line and HTML comments)."""
+    kept = []
+    for m in re.finditer(r"/\*.*?\*/|<!--.*?-->|(?<![:\\])//[^\n]*", source, flags=re.DOTALL):
+        first = source.count("\n", 0, m.start()) + 1
+        kept += [(first + i, line) for i, line in enumerate(m.group(0).splitlines())]
+    return kept
+
+
 def script_code(source: str) -> list[tuple[int, str]]:
     """(line, text) of a JavaScript/HTML file without its comments (block, line and HTML comments)."""
     blank = re.sub(r"/\*.*?\*/|<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), source, flags=re.DOTALL)
     return [(n, line) for n, line in enumerate(blank.splitlines(), 1) if not line.lstrip().startswith("//")]
 
 
-def demo_words_in(text: str) -> list[str]:
-    words = {w for w in _WORD.findall(_REGEX_ESCAPE.sub(" ", text)) if w.lower() in demo_words()}
-    return sorted(words | {p for p in demo_phrases() if p in text})
+def demo_words_in(text: str, words: frozenset[str] | None = None) -> list[str]:
+    """The demo names in ``text``: words of ``words`` (the demo words by default) and the demo phrases."""
+    vocabulary = demo_words() if words is None else words
+    found = {w for w in _WORD.findall(_REGEX_ESCAPE.sub(" ", text)) if w.lower() in vocabulary}
+    return sorted(found | {p for p in demo_phrases() if p in text})
+
+
+def demo_words_in_prose(text: str) -> list[str]:
+    return demo_words_in(text, demo_prose_words())
 
 
 def library_files() -> list[Path]:
@@ -115,6 +157,13 @@ def findings(path: Path) -> list[str]:
     code = python_code(source) if path.suffix == ".py" else script_code(source)
     return [f"{path.relative_to(REPO_ROOT)}:{line}: {', '.join(words)}"
             for line, text in code if (words := demo_words_in(text))]
+
+
+def prose_findings(path: Path) -> list[str]:
+    source = path.read_text(encoding="utf-8")
+    prose = python_prose(source) if path.suffix == ".py" else script_prose(source)
+    return [f"{path.relative_to(REPO_ROOT)}:{line}: {', '.join(words)}"
+            for line, text in prose if (words := demo_words_in_prose(text))]
 
 
 def test_the_word_list_is_the_demos() -> None:
@@ -138,6 +187,38 @@ def test_code_is_read_without_prose(source: str, found: list[str]) -> None:
 def test_script_comments_are_prose() -> None:
     code = script_code('// GMV by region\nconst a = "refunds"; /* 华东\n */ const b = 1;\n<!-- gmv -->\n')
     assert [(n, demo_words_in(t)) for n, t in code if demo_words_in(t)] == [(2, ["refunds"])]
+
+
+def test_prose_allows_only_plain_english_demo_words() -> None:
+    """The allowed words are demo words (the list cannot go stale) and none is an identifier or abbreviation."""
+    assert PLAIN_ENGLISH.issubset(demo_words())
+    assert not any("_" in w or any(c.isdigit() for c in w) for w in PLAIN_ENGLISH)
+    assert {w for w in demo_words() if "_" in w or any(c.isdigit() for c in w)} <= demo_prose_words()
+    assert {"gmv", "aov", "vip", "order_items", "region_code", "name_zh", "fact_refund"} <= demo_prose_words()
+
+
+@pytest.mark.parametrize(("source", "found"), [
+    ('def f():\n    """``metric:order_items.gmv`` by region"""\n', ["gmv", "order_items"]),
+    ('x = 1  # "GMV of Aurora X1 headphones" in 华东, for Li Wei\n',
+     ["Aurora X1 headphones", "GMV", "Li Wei", "华东"]),
+    ('"""Module.\n\nCodes shown by name: regions.region_code -> name_zh, "客单价".\n"""\n',
+     ["name_zh", "region_code", "客单价"]),
+    ('# "refunds over 1000", "top customers by revenue", "orders per region"\n', []),
+    ('SQL = "SELECT 1 FROM warehouse.fact_order"  # an invoice table\n', []),
+])
+def test_prose_is_read_without_code(source: str, found: list[str]) -> None:
+    assert sorted({w for _, text in python_prose(source) for w in demo_words_in_prose(text)}) == found
+
+
+def test_script_prose_is_its_comments() -> None:
+    source = 'const u = "https://x/gmv"; // GMV by region\n/* 华东\n */ const b = "refunds";\n<!-- aov -->\n'
+    assert [(n, demo_words_in_prose(t)) for n, t in script_prose(source) if demo_words_in_prose(t)] == \
+        [(1, ["GMV"]), (2, ["华东"]), (4, ["aov"])]
+
+
+def test_library_prose_names_no_demo_identifier_region_or_row() -> None:
+    found = [line for path in library_files() for line in prose_findings(path)]
+    assert not found, "demo names in library comments or docstrings (use a neutral example):\n" + "\n".join(found)
 
 
 def test_library_code_names_no_demo_table_column_or_metric() -> None:

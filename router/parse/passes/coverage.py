@@ -51,7 +51,7 @@ def _members(r: Reading) -> set[str]:
 
 
 def _restated(r: Reading) -> None:
-    """A name said again ("orders ... 订单") of a cube or member the reading already uses is used."""
+    """A name said again ("invoices ... 发票") of a cube or member the reading already uses is used."""
     members = _members(r)
     cubes = {*r.scope(), *(m.split(".", 1)[0] for m in members)}
     for m in r.mentions:

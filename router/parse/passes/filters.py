@@ -1,7 +1,7 @@
 """Pass: what the question restricts: values, bounds, signs, text patterns, segments; and what the model
 cannot restrict (a negation: "never", "without") is refused.
 
-- A value ("Germany", "AUTOMOBILE", "华东") filters its dimension; values of one dimension are one filter
+- A value ("Germany", "AUTOMOBILE", "浙江") filters its dimension; values of one dimension are one filter
   (any of them). A value of several dimensions goes to the one joined to what is asked, whose cube the
   question names, whose title's words stand near it ("*billed* in the USA"); when two stay equal the
   question is refused with both named, so the user can say which.
@@ -52,7 +52,7 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge) -> float:
 
 
 def _excluded(r: Reading, m: Mention) -> Mark | None:
-    """"excluding cancelled orders", "除了华东": the exclusion word before a value (in its clause)."""
+    """"excluding cancelled orders", "除了浙江": the exclusion word before a value (in its clause)."""
     for mark in r.marks_of("exclude"):
         gap = r.text[mark.end:m.start]
         if mark.end <= m.start and len(gap) <= 30 and not re.search(r"[,;.?!，。；？]", gap):
@@ -99,7 +99,7 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if best.value not in chosen.setdefault((best.path, operator), []):
             chosen[(best.path, operator)].append(str(best.value))
         r.use(m.span)
-        qualifier = before(r, m.span)  # "the album Let There Be Rock", "customer Li Wei"
+        qualifier = before(r, m.span)  # "the album Let There Be Rock", "customer Jane Doe"
         if qualifier is not None and any(t.path == best.cube for t in qualifier.of("cube")):
             r.use(qualifier.span)
         _said_of(r, k, m, best)
@@ -136,8 +136,8 @@ def _numeric(m: Mention | None, k: Knowledge, cubes: list[str], rows: bool) -> A
 
 
 def _count_bound(r: Reading, mark: Mark, following: Mention | None) -> bool:
-    """"more than 5 orders", "超过5笔订单": the number counts the cube right after it (in Chinese only with a
-    measure word: "超过38万的订单" bounds the orders' amount)."""
+    """"more than 5 invoices", "超过5张发票": the number counts the cube right after it (in Chinese only with a
+    measure word: "超过38万的发票" bounds the invoices' amount)."""
     if following is None or not following.of("cube"):
         return False
     gap = r.text[mark.end:following.start]
@@ -215,7 +215,7 @@ def _delay(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None
 
 
 def _count_rows_of_listing(r: Reading, k: Knowledge, counted: str, mark: Mark) -> None:
-    """"customers with more than 10 orders", "超过5笔订单的客户": the rows asked for (the listed cube, else
+    """"suppliers with more than 10 invoices", "超过5张发票的供应商": the rows asked for (the listed cube, else
     the cube named before the bound, or after it in Chinese) become groups whose count passes."""
     r.measures.append(counted)
     listed = r.listing if r.intent == "detail" else None
@@ -328,7 +328,7 @@ def _patterns(r: Reading, k: Knowledge, cubes: list[str]) -> None:
                 r.use(mark.span)  # value after it is what the rows contain
             continue
         if any(not free(r, x) and x.of("value") and x.start < mark.end and mark.start < x.end for x in r.mentions):
-            r.use(mark.span)  # "包含Aurora品牌商品的订单": rows holding a value the filters already name
+            r.use(mark.span)  # "包含Acme品牌工具的发票": rows holding a value the filters already name
             continue
         m = before(r, mark.span, extra=_LINK)
         dims = [k.model.find_member(t.path) for t in m.of("dimension")] if m else []

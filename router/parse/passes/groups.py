@@ -3,7 +3,7 @@
 - A group-by word ("by", "per", "for each", "across", "按", "各", "每个") or a question word ("which",
   "what", "哪个") followed by names groups by the last of them, the earlier ones qualifying it ("by
   *customer* region": the region reached through customers, not the supplier's region).
-- A ranked question without a group-by ("top 3 brands by units sold", "销售额最高的3个国家") groups by the
+- A ranked question without a group-by ("top 3 brands by units sold", "营业额最高的3个国家") groups by the
   first other name it ranks.
 - Two or more values of one dimension compared ("video vs audio", "Germany and France") group by it.
 - A name resolves to one of its dimensions, or to the label dimension of a cube it names, preferring one
@@ -32,7 +32,7 @@ _LANGUAGE_SUFFIX = re.compile(r"_(en|zh)$")
 
 
 def _language_twins(member: Any, k: Knowledge) -> list[Any]:
-    """``name_en`` and its ``name_zh``: a column and its twins in the other language (the question's
+    """``title_en`` and its ``title_zh``: a column and its twins in the other language (the question's
     language then decides, see ``_score``)."""
     base = _LANGUAGE_SUFFIX.sub("", member.name)
     if base == member.name:
@@ -76,7 +76,7 @@ def _score(member: Any, weight: int, qualifiers: list[Mention], r: Reading, k: K
     score += 0.5 if member.type == "string" else 0.0
     score -= 2.0 if member.primary_key else 0.0
     suffix = member.name.rsplit("_", 1)[-1]
-    if suffix in ("en", "zh"):  # name_en / name_zh: the question's language
+    if suffix in ("en", "zh"):  # title_en / title_zh: the question's language
         score += 0.8 if suffix == r.language else -0.8
     return score
 

@@ -1,5 +1,5 @@
 """Pass: rows named by their key: a cube's name followed by a number ("order 7", "part 1234", "invoice
-#98", "订单8579") filters that cube's primary key; a key dimension's name followed by a number ("order key
+#98", "发票8579") filters that cube's primary key; a key dimension's name followed by a number ("order key
 42", "customer id 17") filters that dimension. Numbers inside time expressions are never keys."""
 
 from __future__ import annotations

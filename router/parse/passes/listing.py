@@ -60,7 +60,7 @@ def head(q: Question, k: Knowledge) -> None:
     chosen = _last_noun(r) if r.language == "zh" and asked else None
     chosen = chosen or _run_head(r)
     if chosen is None and not asked:
-        return  # "what about the other region?", "那个大客户最近怎么样": nothing asks for rows
+        return  # "what about the other region?", "那个大供应商最近怎么样": nothing asks for rows
     if chosen is None:
         cubes = [m for m in r.mentions if m.of("cube")]
         unkeyed = [m for m in cubes if m.of("cube")[0].path not in r.keyed]

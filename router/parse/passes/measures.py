@@ -39,7 +39,7 @@ _COUNTS = ("count", "count_distinct", "count_distinct_approx")
 def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
     """The aggregation asked of ``m``: the nearest aggregation word before it (Chinese also after it), with
     a count word before a distinct word ("how many different")."""
-    if r.language == "zh":  # "平均供货成本", "订单数量", "下单最多的客户"; "最多的客户" ranks customers
+    if r.language == "zh":  # "平均供货成本", "发票数量", "开票最多的供应商"; "最多的供应商" ranks suppliers
         mark = mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median")) or mark_after(
             r, m.span, ("count", "avg", "sum", "median", "most"))
     else:  # "how many FURNITURE customers", "average Rock track length": values may stand between
@@ -176,7 +176,7 @@ def _cued(q: Question, k: Knowledge | None) -> bool:
 
 
 def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
-    """"list the refunded orders", "Sophia Brown's completed orders", "lines of order 1024": a count measure
+    """"list the returned orders", "Jane Doe's completed orders", "lines of order 1024": a count measure
     named after a listing word, or beside a named row with nothing to count by, names the rows it counts —
     its cube, and the segment whose SQL is the measure's filter. The mention is rewritten to name them."""
     r = q.reading
@@ -213,7 +213,7 @@ def _asks_which(mark: Mark) -> bool:
 
 
 def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
-    """"lines of order 1024 ... quantity and extended price", "列出订单4000的明细行，包括数量": a measure's name
+    """"lines of order 1024 ... quantity and extended price", "列出发票4000的明细行，包括数量": a measure's name
     asked with no aggregation word beside rows named by key, value or a listing word is the column the
     measure adds up (the mention is rewritten to name that dimension)."""
     r = q.reading

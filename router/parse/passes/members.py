@@ -1,4 +1,4 @@
-"""Pass: members compared ("video vs audio", "VIP versus consumer customers", "比较线上和线下"): two or
+"""Pass: members compared ("video vs audio", "premium versus basic accounts", "比较线上和线下"): two or
 more segments of one cube named with a comparison word are not applied together (no row is in both) but
 compared: one query per segment, labelled by its title."""
 

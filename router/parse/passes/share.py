@@ -1,5 +1,5 @@
 """Pass: shares ("what share of revenue came from promotional parts", "percentage of customers with a
-company", "各渠道销售额占比").
+company", "各渠道营业额占比").
 
 - grouped ("share of revenue by region"): every group's share of the total;
 - of named values ("share of revenue from the USA"): grouped by their dimension, every share computed,
