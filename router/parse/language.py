@@ -63,7 +63,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("min", r"\bmin(?:imum)?\b|\blowest\b|\bsmallest\b|\bshortest\b|\bcheapest\b|\bleast expensive\b|"
             r"\blightest\b|\bearliest\b|\boldest\b|\bslowest\b|\bfirst\b(?= (?:ever|one))|"
             r"最低|最小|最短|最便宜|最轻|最早|最旧"),
-    ("most", r"(?<!at )\bmost\b|\bfewest\b|(?<!at )\bleast\b|最多|最少"),
+    ("most", r"(?<!at )\bmost\b|\bfewest\b|(?<!at )\bleast\b|\bbusiest\b|\bquietest\b|最多|最少|最繁忙|最忙"),
     ("top", r"\btop\b|\bbest\b|\bworst\b|\bbottom\b|最好|最差|最"),
     ("median", r"\bmedian\b|\bpercentile\b|\bp\d{2}\b|\bquartile\b|中位数|分位"),
     ("share", r"\bshare\b|\bpercentage\b|\bpercent\b|\bproportion\b|\bfraction\b|%\s*of\b|\bratio\b|"

@@ -1,5 +1,8 @@
 """Time granularity asked for: "by month", "按月", "每周", "daily".
 
+"which day of the week", "by month of the year" name a cycle (a day-of-week or month-of-year column the
+model may have), not a grain.
+
 "trend"/"趋势" without a grain means month (day when the range is shorter than two months).
 """
 
@@ -10,14 +13,14 @@ import re
 from router.understanding.types import Granularity, TimeRange
 
 _GRAIN_PATTERNS: list[tuple[Granularity, str]] = [
-    ("day", r"\b(?:by|per|each|every)\s+day\b|\bdaily\b|\bday by day\b|\bday-over-day\b|"
-            r"\bwhich (?:day|date)\b|哪一?天|哪个日子|"
+    ("day", r"\b(?:by|per|each|every)\s+day\b(?!\s+of\b)|\bdaily\b|\bday by day\b|\bday-over-day\b|"
+            r"\bwhich (?:day|date)\b(?!\s+of\b)|哪一?天|哪个日子|"
             r"按天|按日|每天|每日|逐日|日度|分天|每一天"),
     ("week", r"\b(?:by|per|each|every)\s+week\b|\bweekly\b|\bweek by week\b|"
              r"\bwhich week\b|哪一?周|哪个星期|"
              r"按周|每周|逐周|周度|分周|每个星期|每星期"),
-    ("month", r"\b(?:by|per|each|every)\s+month\b|\bmonthly\b|\bmonth by month\b|"
-              r"\bwhich month\b|哪个月|哪一个?月|"
+    ("month", r"\b(?:by|per|each|every)\s+month\b(?!\s+of\b)|\bmonthly\b|\bmonth by month\b|"
+              r"\bwhich month\b(?!\s+of\b)|哪个月|哪一个?月|"
               r"按月|每月|逐月|月度|分月|每个月|各月|月份分布"),
     ("quarter", r"\b(?:by|per|each|every)\s+quarter\b|\bquarterly\b|"
                 r"\bwhich quarter\b|哪个季度|哪一季度?|"

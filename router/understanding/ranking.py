@@ -22,10 +22,12 @@ _SUPERLATIVE_EN_N = re.compile(rf"\b(?<!at )({_SUPERLATIVES_EN})"
 _N_SUPERLATIVE_EN = re.compile(rf"\b{_NUM}\s+({_SUPERLATIVES_EN})\b", _FLAGS)
 _BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", _FLAGS)
 # "at least 40 claims" / "at most" bound a count; they rank nothing
-_HIGH = re.compile(r"\b(?<!at )(?:highest|most|largest|biggest|best|top|greatest|maximum|max)\b|"
-                   r"最高|最多|最大|最好|最畅销|最强",
+_HIGH = re.compile(r"\b(?<!at )(?:highest|most|largest|biggest|best|top|greatest|maximum|max|longest|fastest|"
+                   r"heaviest|farthest|furthest|busiest)\b|"
+                   r"最高|最多|最大|最好|最畅销|最强|最繁忙|最忙",
                    _FLAGS)
-_LOW = re.compile(r"\b(?<!at )(?:lowest|least|smallest|worst|fewest|minimum|min)\b|最低|最少|最小|最差|垫底", _FLAGS)
+_LOW = re.compile(r"\b(?<!at )(?:lowest|least|smallest|worst|fewest|minimum|min|shortest|cheapest|slowest|"
+                  r"closest|nearest|quietest)\b|最低|最少|最小|最差|垫底", _FLAGS)
 _RANK = re.compile(r"\brank(?:ing|ed)?\b|\bsorted\b|\border(?:ed)? by\b|排名|排行|排序", _FLAGS)
 _SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwhat (?:is|was) the\b|"
                        r"哪个|哪一|哪家|哪款|哪位|哪个?月", _FLAGS)
@@ -34,6 +36,9 @@ _WHICH_N = re.compile(rf"\bwhich\s+{_NUM}\b|哪\s*{_NUM}\s*(?:个|家|款|位|�
 # "the 5 HOUSEHOLD customers in INDIA with the lowest balance": N rows, ranked by the superlative after them
 _THE_N = re.compile(rf"\bthe\s+{_NUM}\b(?![-.,:/%]|\s*(?:percent|years?|months?|weeks?|days?|quarters?|hours?|"
                     rf"minutes?)\b)", _FLAGS)
+
+
+_THEN_FIRST = re.compile(r"(?:\s+[a-z]+){0,3}?\s+first\b", re.IGNORECASE)
 
 
 def extract_ranking(text: str) -> Ranking | None:
@@ -68,10 +73,10 @@ def extract_ranking(text: str) -> Ranking | None:
     # "which customers spent the most": the top ten, not every customer ranked
     single = 1 if _SINGULAR.search(text) and not _PLURAL.search(text) else (
         DEFAULT_TOP if _PLURAL.search(text) else None)
-    if m := _LOW.search(text):
-        return Ranking("asc", single, m.group(0))
-    if m := _HIGH.search(text):
-        return Ranking("desc", single, m.group(0))
+    for pattern, direction in ((_LOW, "asc"), (_HIGH, "desc")):
+        for m in pattern.finditer(text):
+            if not _THEN_FIRST.match(text, m.end()):  # "cheapest first" orders the rows: it ranks none out
+                return Ranking(direction, single, m.group(0))  # type: ignore[arg-type]
     if m := _RANK.search(text):
         return Ranking("desc", None, m.group(0))
     return None

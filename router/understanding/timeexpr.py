@@ -275,7 +275,7 @@ def _rules() -> list[Rule]:
          lambda m, t: _relative_sub(_relative_year(m[1], t), m[2], t)),
         # years
         (r"(?<!\d)(\d{4})\s*年度?", lambda m, t: _Spec(_year(int(m[1])), "year")),
-        (r"(?<![\d\-/.])((?:19|20)\d{2})(?![\d\-/.])",
+        (r"(?<![\d\-/.])((?:19|20)\d{2})(?![\d\-/]|\.\d)",  # "in 2013." ends a sentence; "2013.5" no year
          lambda m, t: None if _is_amount(m) else _Spec(_year(int(m[1])), "year")),
         # bare months/quarters/halves (most recent)
         (rf"(?<![\d年个第近前后])({_CN_MONTH})\s*月份?(?![\d日号])",

@@ -51,6 +51,9 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
         used.append(count)
     if mark.kind == "count" and (distinct := mark_after(r, mark.span, ("distinct",))) and distinct.end <= m.start:
         return "distinct", [mark, distinct]
+    if mark.kind == "count" and m.of("dimension") and not m.of("cube", "measure") and \
+            (avg := mark_before(r, mark.span, ("avg",))) and close(r.text, avg.span, mark.span):
+        return "avg", [avg, mark]  # "the average number of seats": the column's average, not a count
     return mark.kind, used
 
 

