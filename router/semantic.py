@@ -147,6 +147,7 @@ def generation_context(retrieval: dict[str, Any], use_llm: bool | None) -> Aggre
     if fused is not None and wants_llm(use_llm):  # not get_lm(): building the LM may raise (its step falls back)
         wide = AggregateContext.of(fused)
         context.assets, context.few_shots, context.context_text = wide.assets, wide.few_shots, wide.context_text
+        context.budgeted = wide.budgeted
     return context
 
 
