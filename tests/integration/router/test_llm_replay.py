@@ -122,6 +122,22 @@ def test_a_dead_endpoint_answers_in_fast_mode_and_opens_the_breaker(demo_ready: 
     assert second["provenance"]["llm"]["calls"] == 0 and fast["provenance"]["llm"] is None
 
 
+def test_a_model_the_lm_refuses_answers_every_path_in_fast_mode(demo_ready: Any, pg_url: str,
+                                                                dead_endpoint: str) -> None:
+    """dspy.LM refuses to be built for the name: each LLM step of an aggregate, a detail and a mixed question
+    falls back with the construction error in provenance, and the answers are fast mode's."""
+    questions = ("GMV by region in 2024", "list the refunded orders of customer Li Wei",
+                 "top 5 products by GMV and their refund reasons")
+    with _service(pg_url, llm_url=dead_endpoint, llm_model="openai/") as service:
+        asked = [(service.ask(q, mode="llm").to_dict(), service.ask(q, mode="fast").to_dict()) for q in questions]
+    for llm, fast in asked:
+        steps = llm["provenance"]["llm"]["steps"]
+        assert llm["table"]["rows"] == fast["table"]["rows"] and fast["table"]["rows"], llm["text"]
+        assert steps and all(s["mode"].startswith("fast (llm error: ValueError: ") and "no model id" in s["mode"]
+                             for s in steps), steps
+        assert llm["provenance"]["llm"]["calls"] == 0
+
+
 def test_regress_cli_both_modes_side_by_side(demo_ready: Any, pg_url: str, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """``cubesage regress --mode both``: each case asked in fast then LLM mode, a summary per mode with the LLM
