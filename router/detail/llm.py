@@ -92,7 +92,7 @@ def detail_context(plan: DetailPlan, catalog: DetailCatalog, recalled: list[str]
     return DetailContext(tuple(shown), "\n".join(lines), frozenset(columns))
 
 
-def _unlisted_columns(tree: exp.Expression, context: DetailContext) -> list[str]:
+def _unlisted_columns(tree: exp.Expr, context: DetailContext) -> list[str]:
     """Columns the SQL reads that the prompt did not list (names the SQL itself defines as aliases are fine)."""
     defined = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
     defined |= {c.name.lower() for alias in tree.find_all(exp.TableAlias) for c in alias.columns}
