@@ -2,7 +2,8 @@
 
 A validation or execution problem triggers exactly one correction: in LLM mode the program is re-asked
 with the problems; in fast mode (or when the LLM fails) ``correct.fix`` uses suggestions / drops the
-offending members. A second failure raises ``AggregateError`` carrying the problems.
+offending members. A second failure of an LLM draft hands the question to the fast draft (with its own
+correction); a second failure of a fast draft raises ``AggregateError`` carrying the problems.
 """
 
 from __future__ import annotations
