@@ -14,7 +14,7 @@ from typing import Any
 
 from cube_models.backends.base import LoadResult, SemanticBackend
 from cube_models.model import SemanticModel
-from cubesage_core.llm import get_lm
+from cubesage_core.llm import wants_llm
 from router.aggregate import AggregateContext, AggregateError, Binding, OutOfModelError, run_aggregate
 from router.aggregate.context import member_path
 from router.aggregate.drill import drill_query
@@ -144,9 +144,10 @@ def generation_context(retrieval: dict[str, Any], use_llm: bool | None) -> Aggre
     and rendered context of the fused retrieval (RAG-Fusion over the sub-queries) feed the prompt."""
     context = AggregateContext.of(retrieval["result"])
     fused = retrieval.get("context")
-    if fused is not None and use_llm is not False and get_lm() is not None:
+    if fused is not None and wants_llm(use_llm):  # not get_lm(): building the LM may raise (its step falls back)
         wide = AggregateContext.of(fused)
         context.assets, context.few_shots, context.context_text = wide.assets, wide.few_shots, wide.context_text
+        context.budgeted = wide.budgeted
     return context
 
 

@@ -29,10 +29,16 @@ def intent_signals(understanding: Understanding, retrieval: dict[str, Any], enti
         table_hits=[str(h.table) for h in table_hits[:3]],
         table_words=[b.matched or b.canonical_term for b in bindings if b.mapped_asset_type in ("table", "segment")],
         bound_words=[b.matched or b.canonical_term for b in bindings],
-        few_shots=[{"question": f.question, "cube_query": f.cube_query, "sql": f.sql}
-                   for f in getattr(main, "few_shots", []) or []],
+        few_shots=[{"question": f.question, "cube_query": f.cube_query, "sql": f.sql} for f in _budgeted_shots(main)],
         warehouse=warehouse_text(model) if model is not None else "",
     )
+
+
+def _budgeted_shots(main: Any) -> list[Any]:
+    """The retrieval's few-shots its token budget kept (their number follows the question's complexity)."""
+    shots = list(getattr(main, "few_shots", []) or [])
+    rendered = getattr(getattr(main, "context", None), "included", None)
+    return shots if rendered is None else [f for f in shots if f"few_shot:{f.id}" in rendered]
 
 
 def warehouse_text(model: SemanticModel, subjects: int = 12, measures: int = 8) -> str:

@@ -79,10 +79,15 @@ def index(
             fast = FastProcessor(load_glossary(url))
             processor: Processor = fast
             if llm:
+                from dspy.utils.exceptions import LMConfigurationError
+
                 from cubesage_core.llm import get_lm
                 from sag_index.llm_processor import LlmProcessor
 
-                lm = get_lm(settings)
+                try:
+                    lm = get_lm(settings)
+                except (ValueError, LMConfigurationError) as err:  # dspy.LM refuses the model's parameters
+                    raise typer.BadParameter(f"the LLM model {settings.llm_model!r} cannot be used: {err}") from err
                 if lm is None:
                     raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
                 processor = LlmProcessor(lm, fallback=fast)

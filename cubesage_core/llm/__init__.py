@@ -37,7 +37,7 @@ from cubesage_core.settings import Settings, get_settings
 
 __all__ = ["BudgetExhausted", "ModeResult", "QuestionBudget", "breaker_state", "breaker_states", "current_budget",
            "fast_only", "get_lm", "in_context", "metrics_text", "model_family", "observe_steps", "question_budget",
-           "run_concurrently", "two_mode", "using_settings", "wants_llm"]
+           "record_fallback", "run_concurrently", "two_mode", "using_settings", "wants_llm"]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -196,6 +196,15 @@ def two_mode(llm_step: Callable[[], T], fast_step: Callable[[], T], *, step: str
         budget.record(StepCost(step, f"fast ({reason})"))
     _metrics.count_fallback(step, _cause(reason))
     return ModeResult(fast_step(), "fast", reason)
+
+
+def record_fallback(step: str, reason: str) -> None:
+    """Record that ``step``'s LLM answer was dropped after it ran (a later check refused it, the fast twin
+    answers): in the question's budget (provenance) and the fallback metrics."""
+    budget = current_budget()
+    if budget is not None:
+        budget.record(StepCost(step, f"fast ({reason})"))
+    _metrics.count_fallback(step, _cause(reason))
 
 
 @contextmanager

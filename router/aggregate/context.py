@@ -3,7 +3,8 @@
 Accepts the dict form ``{bindings: [{term_id, canonical_term, mapped_asset_type, mapped_asset_id,
 filter_value?}], assets: [{id, type, name, score}], few_shots: [{question, cube_query}], filters?:
 [{member, operator, values}], context_text?}``, fourengine's ``RetrievalResult`` (or its ``to_dict()``,
-keys ``term_bindings``/``assets``/``few_shots``/``context``), or an ``AggregateContext``.
+keys ``term_bindings``/``assets``/``few_shots``/``context``, the context's ``included`` naming what the
+token budget kept), or an ``AggregateContext``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,13 @@ class AggregateContext:
     few_shots: list[dict[str, Any]] = field(default_factory=list)
     filters: list[dict[str, Any]] = field(default_factory=list)  # entity filters from the pipeline (values only)
     context_text: str = ""
+    budgeted: frozenset[str] | None = None  # what the token budget rendered (asset ids, few_shot:<id>); None: unknown
+
+    def prompt_shots(self) -> list[dict[str, Any]]:
+        """The few-shots a prompt shows: those the budgeted context kept (the question's complexity caps them,
+        simple 2 / medium 4 / complex 6), every one when the context does not say."""
+        return [s for s in self.few_shots
+                if self.budgeted is None or s.get("id") is None or f"few_shot:{s['id']}" in self.budgeted]
 
     @classmethod
     def of(cls, context: Any) -> AggregateContext:
@@ -63,7 +71,10 @@ class AggregateContext:
                   for a in context.get("assets") or [] if a.get("id") or a.get("asset_id")]
         raw_context = context.get("context_text") or context.get("context") or ""
         text = raw_context.get("text", "") if isinstance(raw_context, dict) else str(raw_context)
-        return cls(bindings, assets, list(context.get("few_shots") or []), list(context.get("filters") or []), text)
+        block = context.get("context")
+        rendered = block.get("included") if isinstance(block, dict) else None
+        return cls(bindings, assets, list(context.get("few_shots") or []), list(context.get("filters") or []), text,
+                   None if rendered is None else frozenset(rendered))
 
 
 def member_path(asset_id: str) -> str:

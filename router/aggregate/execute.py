@@ -2,17 +2,18 @@
 
 A validation or execution problem triggers exactly one correction: in LLM mode the program is re-asked
 with the problems; in fast mode (or when the LLM fails) ``correct.fix`` uses suggestions / drops the
-offending members. A second failure raises ``AggregateError`` carrying the problems.
+offending members. A second failure of an LLM draft hands the question to the fast draft (with its own
+correction); a second failure of a fast draft raises ``AggregateError`` carrying the problems.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
-from cubesage_core.llm import two_mode
+from cubesage_core.llm import REASON_CHARS, record_fallback, two_mode
 from router.aggregate.context import AggregateContext, member_path
 from router.aggregate.correct import fix
 from router.aggregate.derive import combine
@@ -85,49 +86,82 @@ def _problems(draft: CubeQueryDraft, ctx: AggregateContext, model: Any) -> tuple
     return [p for p in problems if p.code not in WARNINGS], [p for p in problems if p.code in WARNINGS]
 
 
+def _checked_against(ctx: AggregateContext, draft: CubeQueryDraft, follow_up: FollowUp | None) -> AggregateContext:
+    """The context a draft is checked against: a fast follow-up's edit against what the follow-up binds, with
+    the previous turn's query as an example."""
+    if follow_up is None or draft.mode == "llm":
+        return ctx
+    own = AggregateContext.of(follow_up.context)
+    return replace(own, few_shots=[{"question": "(previous turn)", "cube_query": follow_up.previous},
+                                   *own.few_shots])
+
+
+@dataclass
+class _Run:
+    """One aggregate question's checks and loads: what it ran against, its timings and the problems met."""
+
+    understanding: Understanding
+    model: Any
+    backend: Any
+    today: date
+    timings: dict[str, float] = field(default_factory=dict)
+    history: list[Problem] = field(default_factory=list)
+
+    def _lap(self, name: str, mark: float) -> None:
+        self.timings[name] = self.timings.get(name, 0.0) + (time.perf_counter() - mark) * 1000
+
+    def execute(self, draft: CubeQueryDraft, ctx: AggregateContext) -> tuple[CubeQueryDraft, list[Any], int]:
+        """Check and load ``draft``, with one correction; (the draft that ran, its loads, retries). Raises
+        ``AggregateError`` when the corrected draft fails too."""
+        retries = 0
+        while True:
+            mark = time.perf_counter()
+            problems, warnings = _problems(draft, ctx, self.model)
+            self.history += [w for w in warnings if w not in self.history]
+            self._lap("guardrails_ms", mark)
+            if not problems:
+                mark = time.perf_counter()
+                try:
+                    return draft, [self.backend.load(q, today=self.today) for q in draft.queries], retries
+                except Exception as err:
+                    problems = [Problem("execution", f"{type(err).__name__}: {err}"[:500])]
+                finally:
+                    self._lap("execute_ms", mark)
+            self.history += problems
+            corrected = _correct(draft, problems, self.understanding, ctx, self.model) if retries == 0 else None
+            if corrected is None:
+                raise AggregateError("could not build a valid Cube query: " + "; ".join(p.message for p in problems),
+                                     self.history)
+            draft, retries = corrected, retries + 1
+
+
 def run_aggregate(understanding: Understanding, context: Any, model: Any, backend: Any, *, today: date | None = None,
                   use_llm: bool | None = None, follow_up: FollowUp | None = None,
                   parsed: CubeQueryDraft | None = None) -> AggregateResult:
-    """Build, check, execute (with one corrective retry) and combine the rows of an aggregate question."""
+    """Build, check, execute (with one corrective retry) and combine the rows of an aggregate question. An
+    LLM query that still fails after its correction is dropped for the fast draft (with its own retry)."""
     ctx = AggregateContext.of(context)
-    today = today or understanding.today
-    timings: dict[str, float] = {}
+    run = _Run(understanding, model, backend, today or understanding.today)
     started = time.perf_counter()
     draft = build_cube_query(understanding, ctx, model, use_llm=use_llm, follow_up=follow_up, parsed=parsed)
-    if follow_up is not None and draft.mode != "llm":
-        # the edit is checked against what the follow-up binds; the previous turn's query counts as an example
-        own = AggregateContext.of(follow_up.context)
-        ctx = replace(own, few_shots=[{"question": "(previous turn)", "cube_query": follow_up.previous},
-                                      *own.few_shots])
-    timings["build_ms"] = (time.perf_counter() - started) * 1000
-    history: list[Problem] = []
-    retries = 0
-    while True:
-        mark = time.perf_counter()
-        problems, warnings = _problems(draft, ctx, model)
-        history += [w for w in warnings if w not in history]
-        timings["guardrails_ms"] = timings.get("guardrails_ms", 0.0) + (time.perf_counter() - mark) * 1000
-        if not problems:
-            mark = time.perf_counter()
-            try:
-                loads = [backend.load(q, today=today) for q in draft.queries]
-            except Exception as err:
-                problems = [Problem("execution", f"{type(err).__name__}: {err}"[:500])]
-            timings["execute_ms"] = timings.get("execute_ms", 0.0) + (time.perf_counter() - mark) * 1000
-        history += problems
-        if not problems:
-            break
-        corrected = _correct(draft, problems, understanding, ctx, model) if retries == 0 else None
-        if corrected is None:
-            raise AggregateError("could not build a valid Cube query: " + "; ".join(p.message for p in problems),
-                                 history)
-        draft, retries = corrected, retries + 1
+    run.timings["build_ms"] = (time.perf_counter() - started) * 1000
+    try:
+        draft, loads, retries = run.execute(draft, _checked_against(ctx, draft, follow_up))
+    except AggregateError as err:
+        if draft.mode != "llm":
+            raise
+        reason = f"llm error: the LLM's Cube query failed after one correction: {err}"[:REASON_CHARS]
+        record_fallback("cube_query", reason)
+        draft = build_cube_query(understanding, ctx, model, use_llm=False, follow_up=follow_up, parsed=parsed)
+        draft.fallback_reason = reason
+        draft.notes.insert(0, reason)
+        draft, loads, retries = run.execute(draft, _checked_against(ctx, draft, follow_up))
     rows, derived = combine(draft, [load.rows for load in loads])
-    timings["total_ms"] = (time.perf_counter() - started) * 1000
+    run.timings["total_ms"] = (time.perf_counter() - started) * 1000
     first = loads[0]
     return AggregateResult(
         cube_query=draft.query, rows=rows, sql="\n;\n".join(load.sql for load in loads), backend=first.backend,
-        fallback_reason=first.fallback_reason or draft.fallback_reason, problems=history, retries=retries,
-        timings_ms={k: round(v, 3) for k, v in timings.items()}, cube_queries=draft.queries, labels=draft.labels,
+        fallback_reason=first.fallback_reason or draft.fallback_reason, problems=run.history, retries=retries,
+        timings_ms={k: round(v, 3) for k, v in run.timings.items()}, cube_queries=draft.queries, labels=draft.labels,
         derived=derived, mode=draft.mode, notes=draft.notes, cached=all(load.cached for load in loads),
     )

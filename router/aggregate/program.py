@@ -119,13 +119,13 @@ def resolved_members(fast: Callable[[], CubeQueryDraft]) -> list[str]:
 def allowed_members(ctx: AggregateContext, model: Any, u: Understanding | None = None,
                     resolved: Sequence[str] = ()) -> list[str]:
     """Members the LLM may use: the ones the rules resolve from the question (``resolved``), bound and
-    retrieved ones (and those of the few-shots and the named rows), the dimensions the question's group-by
-    phrases name, and of every cube these touch (bound tables too) its row count and its public text
-    dimensions; the measures' time dimensions. At most ``MAX_MEMBERS``."""
+    retrieved ones (and those of the few-shots the prompt shows and of the named rows), the dimensions the
+    question's group-by phrases name, and of every cube these touch (bound tables too) its row count and its
+    public text dimensions; the measures' time dimensions. At most ``MAX_MEMBERS``."""
     paths = [*resolved, *(member_path(b.mapped_asset_id) for b in ctx.bindings)]
     paths += [member_path(a.id) for a in sorted(ctx.assets, key=lambda a: -a.score)
               if a.type in ("metric", "measure", "dimension", "segment")]
-    for shot in ctx.few_shots:
+    for shot in ctx.prompt_shots():
         query = shot.get("cube_query") or {}
         paths += [*query.get("measures", []), *query.get("dimensions", [])]
     paths += [f["member"] for f in ctx.filters]  # the rows the question names
@@ -206,7 +206,7 @@ def _inputs(u: Understanding, ctx: AggregateContext, model: Any, members: list[s
         "bindings": "\n".join([*bound, *named]) or "none",
         "time_ranges": _time_text(u),
         "examples": "\n".join(f"{s.get('question')} -> {json.dumps(s.get('cube_query'), ensure_ascii=False)}"
-                              for s in ctx.few_shots[:MAX_EXAMPLES] if s.get("cube_query")) or "none",
+                              for s in ctx.prompt_shots()[:MAX_EXAMPLES] if s.get("cube_query")) or "none",
         "context": ctx.context_text[:MAX_CONTEXT_CHARS] or "none",
     }
 

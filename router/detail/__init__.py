@@ -20,7 +20,7 @@ from router.detail.llm import llm_detail_sql
 from router.detail.plan import DetailPlan, DetailPlanError, plan_detail
 from router.detail.schema import DetailCatalog
 from router.sqlguard import GuardPolicy, SqlGuardError, guard_sql
-from router.sqlguard.execute import QueryExecutionError, run_readonly
+from router.sqlguard.execute import QueryExecutionError, QueryRows, run_readonly
 
 __all__ = ["DetailCatalog", "DetailEnv", "DetailPlan", "DetailPlanError", "DetailResult", "EntityDirectory",
            "EntityMatch", "QueryExecutionError", "SqlGuardError", "run_detail"]
@@ -76,25 +76,24 @@ def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, langu
     def fast() -> tuple[str, dict[str, Any]]:
         return build_select(plan, env.warehouse)
 
-    generated = two_mode(lambda: llm_detail_sql(question, plan, env.warehouse, env.policy, tables), fast,
+    ran: dict[str, QueryRows] = {}  # the LLM's SQL the warehouse ran while it was checked
+
+    def probe(sql: str, params: dict[str, Any]) -> None:
+        ran[sql] = run_readonly(conn, guard_sql(sql, env.policy), params, timeout_ms=env.timeout_ms)
+
+    t1 = time.perf_counter()
+    generated = two_mode(lambda: llm_detail_sql(question, plan, env.warehouse, env.policy, tables, probe), fast,
                          step="detail_sql", use_llm=use_llm)
     sql, params = generated.value
-    t1 = time.perf_counter()
-    try:
-        guarded = guard_sql(sql, env.policy)
-    except SqlGuardError as err:
-        if generated.mode != "llm":
-            raise
-        sql, params = fast()  # LLM SQL refused: the template plan is always guard-clean
-        guarded = guard_sql(sql, env.policy)
-        generated.fallback_reason = str(err)
     t2 = time.perf_counter()
-    result = run_readonly(conn, guarded, params, timeout_ms=env.timeout_ms)
+    guarded = guard_sql(sql, env.policy)
+    result = ran.get(sql) if generated.mode == "llm" else None
+    result = result or run_readonly(conn, guarded, params, timeout_ms=env.timeout_ms)
     return DetailResult(
         plan=plan.to_dict(), columns=result.columns, rows=result.rows, sql=guarded.sql, params=params,
         tables=[t.rsplit(".", 1)[-1] for t in guarded.tables], entities=entities, mode=generated.mode,
         fallback_reason=generated.fallback_reason,
-        timings_ms={"plan": _ms(t0, t1), "guard": _ms(t1, t2), "rows": _ms(t2)},
+        timings_ms={"plan": _ms(t0, t1), "sql": _ms(t1, t2), "rows": _ms(t2)},
     )
 
 

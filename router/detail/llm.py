@@ -3,13 +3,15 @@
 The prompt lists only the tables the plan needs, the named rows' tables and the recalled tables (their
 own columns and the join keys between them, cut to ``CONTEXT_TOKENS``), the named rows as placeholders
 (``%(e0)s``) and the words the question binds to values, time ranges and bounds. The SQL is rejected,
-and asked again once with the reasons, when it does not parse or pass the SQL guard, reads a table not
-listed, inlines an entity value, uses an unknown placeholder or leaves an entity filter unused.
+and asked again once with the reasons, when it does not parse or pass the SQL guard, reads a table or a
+column not listed, inlines an entity value, uses an unknown placeholder, leaves an entity filter unused,
+or the warehouse refuses it (``probe``: the caller runs it).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +24,7 @@ from router.detail.entities import EntityMatch
 from router.detail.plan import DetailPlan
 from router.detail.schema import DetailCatalog
 from router.sqlguard import GuardPolicy, SqlGuardError, guard_sql
+from router.sqlguard.execute import QueryExecutionError
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
 CONTEXT_TOKENS = 1200  # table and join lines shown to the LLM
@@ -45,17 +48,23 @@ class DetailSql(dspy.Signature):
 
 @dataclass(frozen=True)
 class DetailContext:
-    """The budgeted prompt context: tables shown (by name) and their text."""
+    """The budgeted prompt context: tables shown (by name), their text and the columns it lists."""
 
     tables: tuple[str, ...]
     text: str
+    columns: frozenset[str] = frozenset()  # lower-cased: the shown tables' columns and the join keys
+
+
+def _table_columns(catalog: DetailCatalog, table: str) -> list[str]:
+    spec = catalog.tables[table]
+    shown = {c for t, c in (*spec.display, *([spec.time] if spec.time else [])) if t == table}
+    return sorted(shown | set(spec.columns))
 
 
 def _table_line(catalog: DetailCatalog, table: str) -> str:
     spec = catalog.tables[table]
-    shown = {c for t, c in (*spec.display, *([spec.time] if spec.time else [])) if t == table}
     time = f"; time column {spec.time[1]}" if spec.time and spec.time[0] == table else ""
-    return f"{spec.qualified}({', '.join(sorted(shown | set(spec.columns)))}){time}"
+    return f"{spec.qualified}({', '.join(_table_columns(catalog, table))}){time}"
 
 
 def detail_context(plan: DetailPlan, catalog: DetailCatalog, recalled: list[str],
@@ -75,9 +84,20 @@ def detail_context(plan: DetailPlan, catalog: DetailCatalog, recalled: list[str]
         lines.append(line)
         used += cost
     tables = catalog.tables
+    joins = [e for e in catalog.graph.edges if e.child in shown and e.parent in shown]
     lines += [f"join {tables[e.child].qualified}.{e.column} = {tables[e.parent].qualified}.{e.parent_column}"
-              for e in catalog.graph.edges if e.child in shown and e.parent in shown]
-    return DetailContext(tuple(shown), "\n".join(lines))
+              for e in joins]
+    columns = {c.lower() for t in shown for c in _table_columns(catalog, t)}
+    columns |= {c.lower() for e in joins for c in (e.column, e.parent_column)}
+    return DetailContext(tuple(shown), "\n".join(lines), frozenset(columns))
+
+
+def _unlisted_columns(tree: exp.Expr, context: DetailContext) -> list[str]:
+    """Columns the SQL reads that the prompt did not list (names the SQL itself defines as aliases are fine)."""
+    defined = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
+    defined |= {c.name.lower() for alias in tree.find_all(exp.TableAlias) for c in alias.columns}
+    return sorted({c.name for c in tree.find_all(exp.Column)
+                   if not isinstance(c.this, exp.Star) and c.name.lower() not in context.columns | defined})
 
 
 def entity_params(entities: list[EntityMatch]) -> tuple[str, dict[str, Any]]:
@@ -108,6 +128,8 @@ def check_sql(sql: str, params: dict[str, Any], entities: list[EntityMatch], con
     outside = sorted({t.name for t in tree.find_all(exp.Table) if t.name.lower() not in allowed})
     if outside:
         problems.append(f"tables not listed: {outside}; use only the listed tables")
+    if not outside and (unlisted := _unlisted_columns(tree, context)):
+        problems.append(f"columns not listed: {unlisted}; use only the listed columns of the listed tables")
     labels = {str(e.label).lower() for e in entities}
     inlined = sorted({lit.name for lit in tree.find_all(exp.Literal) if lit.is_string and lit.name.lower() in labels})
     if inlined:
@@ -122,9 +144,13 @@ def check_sql(sql: str, params: dict[str, Any], entities: list[EntityMatch], con
     return problems
 
 
+Probe = Callable[[str, dict[str, Any]], None]  # runs a checked SQL; raises what the warehouse refuses
+
+
 def llm_detail_sql(question: str, plan: DetailPlan, catalog: DetailCatalog, policy: GuardPolicy,
-                   recalled: list[str] | None = None) -> tuple[str, dict[str, Any]]:
-    """``(sql, params)`` from the LM, asked again once with the problems; raises ValueError after that."""
+                   recalled: list[str] | None = None, probe: Probe | None = None) -> tuple[str, dict[str, Any]]:
+    """``(sql, params)`` from the LM, asked again once with the problems (the checks, then what ``probe``
+    raises running it); raises ValueError after that."""
     entities = list(plan.entities)
     context = detail_context(plan, catalog, recalled or [])
     text, params = entity_params(entities)
@@ -135,7 +161,19 @@ def llm_detail_sql(question: str, plan: DetailPlan, catalog: DetailCatalog, poli
                         bindings=bindings_text(plan, catalog), feedback=feedback)
         sql = _FENCE.sub("", str(reply.sql).strip()).strip().rstrip(";")
         problems = check_sql(sql, params, entities, context, catalog, policy)
-        if not problems:
+        if not problems and (refused := _probe(probe, sql, params)) is None:
             return sql, params
+        problems = problems or [f"the warehouse refused the SQL: {refused}"]
         feedback = "; ".join(problems)
     raise ValueError(f"the LLM SQL was rejected twice: {feedback}")
+
+
+def _probe(probe: Probe | None, sql: str, params: dict[str, Any]) -> str | None:
+    """What the warehouse says running the SQL, when it refuses it (None: it ran, or nothing to run it on)."""
+    if probe is None:
+        return None
+    try:
+        probe(sql, params)
+    except (SqlGuardError, QueryExecutionError) as err:
+        return str(err)[:300]
+    return None

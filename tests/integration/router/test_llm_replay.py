@@ -126,6 +126,38 @@ def test_a_dead_endpoint_answers_in_fast_mode_and_opens_the_breaker(demo_ready: 
     assert second["provenance"]["llm"]["calls"] == 0 and fast["provenance"]["llm"] is None
 
 
+def test_a_model_the_lm_refuses_answers_every_path_in_fast_mode(demo_ready: Any, pg_url: str,
+                                                                dead_endpoint: str) -> None:
+    """dspy.LM refuses to be built for the name: each LLM step of an aggregate, a detail and a mixed question
+    falls back with the construction error in provenance, and the answers are fast mode's."""
+    questions = ("GMV by region in 2024", "list the refunded orders of customer Li Wei",
+                 "top 5 products by GMV and their refund reasons")
+    with _service(pg_url, llm_url=dead_endpoint, llm_model="openai/") as service:
+        asked = [(service.ask(q, mode="llm").to_dict(), service.ask(q, mode="fast").to_dict()) for q in questions]
+    for llm, fast in asked:
+        steps = llm["provenance"]["llm"]["steps"]
+        assert llm["table"]["rows"] == fast["table"]["rows"] and fast["table"]["rows"], llm["text"]
+        assert steps and all(s["mode"].startswith("fast (llm error: ValueError: ") and "no model id" in s["mode"]
+                             for s in steps), steps
+        assert llm["provenance"]["llm"]["calls"] == 0
+
+
+def test_the_settings_turn_the_sag_and_crag_llm_steps_of_serving_off(demo_ready: Any, pg_url: str) -> None:
+    """llm_sag_steps (SAG NER and selection in detail recall) and llm_crag_grade (the LLM's grade of the context):
+    on by default in serving, off by setting; the detail answer is the same either way."""
+    question = "list the refunded orders of customer Li Wei"
+    llm_steps = {"sag_ner", "sag_select", "crag"}
+    asked = {}
+    with openai_stub(Replay.load(RECORDS)) as stub:
+        for name, switches in (("on", {}), ("off", {"llm_sag_steps": False, "llm_crag_grade": False})):
+            with _service(pg_url, llm_url=stub.url, llm_model="openai/replay", **switches) as service:
+                asked[name] = service.ask(question, mode="llm").to_dict()
+    steps = {name: {s["step"]: s["mode"] for s in a["provenance"]["llm"]["steps"]} for name, a in asked.items()}
+    assert llm_steps <= set(steps["on"]) and all(steps["on"][s] == "llm" for s in llm_steps), steps
+    assert not llm_steps & set(steps["off"]) and steps["off"].get("detail_sql") == "llm", steps
+    assert asked["on"]["table"]["rows"] == asked["off"]["table"]["rows"] and asked["on"]["table"]["rows"]
+
+
 def test_regress_cli_both_modes_side_by_side(demo_ready: Any, pg_url: str, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """``cubesage regress --mode both``: each case asked in fast then LLM mode, a summary per mode with the LLM

@@ -108,6 +108,35 @@ def test_execution_error_re_asks_the_llm_with_the_error(monkeypatch: pytest.Monk
     assert "could not resolve a join path" in json.dumps(stub.requests[1]["messages"])
 
 
+class JoinlessBackend:
+    """Refuses every query grouping by region name (as Cube does without a join path), runs the others."""
+
+    def __init__(self) -> None:
+        self.queries: list[dict[str, Any]] = []
+
+    def load(self, query: dict[str, Any], today: date | None = None) -> LoadResult:
+        self.queries.append(query)
+        if "regions.name_en" in query.get("dimensions", []):
+            raise RuntimeError("Cube 400: could not resolve a join path for regions.name_en")
+        return LoadResult(rows=[{"order_items.gmv": 42.0}], sql="SELECT ...", backend="fake")
+
+
+def test_a_query_failing_after_its_correction_falls_back_to_fast_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The LLM's query fails, the re-asked one fails too: the fast draft answers, the fallback is recorded."""
+    from cubesage_core.llm import question_budget
+    from cubesage_core.settings import Settings
+
+    grouped = {**GOOD, "dimensions": ["regions.name_en"]}
+    backend = JoinlessBackend()
+    with llm_mode(monkeypatch, [reply(grouped)]) as stub, question_budget(Settings(llm_url=stub.url)) as budget:
+        result = run_aggregate(question(), CONTEXT, MODEL, backend, today=TODAY)
+    assert result.mode == "fast" and result.rows == [{"order_items.gmv": 42.0}] and result.cube_query == GOOD
+    assert backend.queries == [grouped, grouped, GOOD] and len(stub.requests) == 2
+    assert "failed after one correction" in (result.fallback_reason or "")
+    assert [s.step for s in budget.steps] == ["cube_query", "cube_query_fix", "cube_query"]
+    assert budget.steps[-1].mode.startswith("fast (llm error: the LLM's Cube query failed after one correction")
+
+
 def test_a_query_leaving_out_the_named_rows_is_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
     named = {"member": "customers.customer_name", "operator": "equals", "values": ["Li Wei"]}
     context = {**CONTEXT, "filters": [named]}
@@ -146,3 +175,30 @@ def test_shares_are_part_of_the_typed_reply(monkeypatch: pytest.MonkeyPatch) -> 
     assert part.mode == "llm" and part.post == ["part"] and part.queries[0] == GOOD
     assert part.queries[1] == {k: v for k, v in GOOD.items() if k != "filters"}  # the whole drops the part
     assert shares.post == ["share"] and shares.keep == {"regions.name_en": ["East China"]} and shares.query == base
+
+
+@pytest.mark.parametrize(("complexity", "shown"), [("simple", 2), ("medium", 4)])
+def test_the_prompt_shows_the_few_shots_the_budget_kept(monkeypatch: pytest.MonkeyPatch, complexity: str,
+                                                        shown: int) -> None:
+    """The question's complexity caps the budget's few-shots; the Cube-query prompt's examples and allowed
+    members follow the budgeted context, not every few-shot retrieval found."""
+    from dataclasses import asdict
+
+    from fourengine.budget import build_context
+    from fourengine.models import FewShot, JoinPlan
+    from fourengine.settings import RetrievalSettings
+
+    shots = [FewShot(i, f"approved question {i}", {"measures": ["order_items.gmv"], "dimensions": [dim]}, None,
+                     0.9 - i / 100, False)
+             for i, dim in enumerate(["regions.name_en", "regions.region_code", "orders.status", "orders.channel",
+                                      "payments.method", "products.category"])]
+    block = build_context([], [], shots, JoinPlan(), RetrievalSettings(token_budget=20_000), complexity)
+    context = {**CONTEXT, "few_shots": [asdict(s) for s in shots], "context": asdict(block)}
+    with llm_mode(monkeypatch, [reply(GOOD)]) as stub:
+        draft = build_cube_query(question(), context, MODEL)
+    prompt = stub.requests[0]["messages"][-1]["content"]
+    examples = prompt.split("[[ ## examples ## ]]", 1)[1].split("[[ ## ", 1)[0]
+    assert draft.mode == "llm" and [i for i in range(6) if f"approved question {i} ->" in examples] == list(
+        range(shown))
+    members = prompt.split("[[ ## members ## ]]", 1)[1].split("[[ ## ", 1)[0]
+    assert "payments.method" not in members and "products.category" not in members

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from types import SimpleNamespace
 
 import pytest
 
@@ -135,3 +136,20 @@ def test_listing_entity_rows_by_a_dimension_stays_detail() -> None:
     decision = classify_intent(understand("list orders by status", TODAY), IntentSignals(table_words=["order"]),
                                use_llm=False)
     assert decision.intent == "detail"
+
+
+def test_the_llm_demos_are_the_few_shots_the_budget_kept() -> None:
+    """The intent prompt's demos come from the budgeted context (its few-shot cap follows complexity)."""
+    from fourengine.budget import build_context
+    from fourengine.models import FewShot, JoinPlan
+    from fourengine.settings import RetrievalSettings
+    from router.signals import intent_signals
+
+    shots = [FewShot(i, f"approved question {i}", {"measures": ["c.m"]}, None, 0.9 - i / 100, False)
+             for i in range(5)]
+    main = SimpleNamespace(term_bindings=[], few_shots=shots,  # what retrieval found, what its budget rendered
+                           context=build_context([], [], shots, JoinPlan(), RetrievalSettings(token_budget=20_000),
+                                                 "simple"))
+
+    signals = intent_signals(understand("how many orders", TODAY), {"result": main}, [], [])
+    assert [s["question"] for s in signals.few_shots] == ["approved question 0", "approved question 1"]
