@@ -36,7 +36,7 @@ from router.aggregate.members import (
 from router.aggregate.types import AggregateError, CubeQueryDraft, OutOfModelError
 from router.intent.coverage import unbound_terms
 from router.understanding.negation import negation, refusal
-from router.understanding.types import Understanding
+from router.understanding.types import TimeRange, Understanding
 
 METRIC_ASSET_TYPES = ("metric", "measure")
 MIN_ASSET_SCORE = 0.5
@@ -336,7 +336,8 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
                      for index, (td, ms) in enumerate(groups)]
     queries: list[dict[str, Any]] = []
     labels: list[str] = []
-    for time_range in ranges or [None]:
+    periods: list[TimeRange | None] = [*ranges] or [None]  # one query round without a range
+    for time_range in periods:
         for (time_dim, group), base in zip(groups, group_queries, strict=True):
             query = {k: (list(v) if isinstance(v, list) else v) for k, v in base.items()}
             if time_dim and (time_range is not None or u.granularity):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 _LOCK = threading.Lock()
@@ -70,7 +70,7 @@ def segment(text: str) -> list[str]:
     return [t for t in _jieba().lcut(text) if t.strip()]
 
 
-def extract_terms(text: str, *, blank_spans: list[tuple[int, int]] = ()) -> list[str]:
+def extract_terms(text: str, *, blank_spans: Sequence[tuple[int, int]] = ()) -> list[str]:
     """Ordered, de-duplicated search terms; characters in ``blank_spans`` (time phrases) are ignored."""
     chars = list(text)
     for start, end in blank_spans:
