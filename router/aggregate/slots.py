@@ -109,7 +109,7 @@ def _asked_count(ctx: AggregateContext, model: Any, text: str, aggregate_cue: bo
             if b.mapped_asset_type == "table" and (count := _count_of(b, model)):
                 notes.append(f"measure {count}: a count asked of the bound table '{b.canonical_term}'")
                 return count
-    # "how many VIP customers": count the segment's cube; "which payment method is used most": count the
+    # "how many premium accounts": count the segment's cube; "which payment method is used most": count the
     # rows of the cube the bound dimension belongs to
     for kinds, asked in ((("segment",), counting), (("dimension",), counting or bool(_USAGE.search(text)))):
         for b in ctx.bindings if asked else []:
@@ -364,12 +364,12 @@ def _bound_dimensions(u: Understanding, ctx: AggregateContext, model: Any, dimen
 
 def _compared_members(u: Understanding, model: Any, values: dict[str, list[str]], cubes: list[str],
                       dimensions: list[str], notes: list[str]) -> None:
-    """"compare 华东 and 华北": two or more values of one member group by that member (codes by their name)."""
+    """"compare 德国 and 法国": two or more values of one member group by that member (codes by their name)."""
     for member, vals in values.items():
         cube = member.split(".", 1)[0]
         if len(vals) > 1 and cube not in {d.split(".", 1)[0] for d in dimensions}:
             shown = language_variant(model, member, u.language)  # orders.channel stays orders.channel
-            if member.endswith(("_code", "_id")):  # codes are shown by name: regions.region_code -> name_zh
+            if member.endswith(("_code", "_id")):  # codes are shown by name: countries.country_code -> title_zh
                 label = resolve_dimension(model, cube, cubes, u.language)
                 shown = label if label and label.split(".", 1)[0] == cube else member
             dimensions.append(shown)
@@ -377,7 +377,7 @@ def _compared_members(u: Understanding, model: Any, values: dict[str, list[str]]
 
 
 def _share_group(values: dict[str, list[str]], dimensions: list[str], notes: list[str]) -> dict[str, list[str]]:
-    """"share of GMV from the app channel": group by the filtered member, compute every share, show its own
+    """"share of turnover from the app channel": group by the filtered member, compute every share, show its own
     (the values kept are taken out of ``values``)."""
     member = next(iter(values))
     dimensions.append(member)

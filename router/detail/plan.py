@@ -112,8 +112,8 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
 
 
 def _table_lookup(text: str, recalled_tables: list[str], catalog: DetailCatalog) -> DetailPlan:
-    """"which table has ...": SAG's ranking, with the table the question's noun names first ("refund reasons"
-    -> the refunds table)."""
+    """"which table has ...": SAG's ranking, with the table the question's noun names first ("complaint reasons"
+    -> complaints)."""
     named = target_table(TABLE_LOOKUP.sub(" ", text), catalog.nouns, catalog.derived_nouns)
     target = named if named in recalled_tables else (recalled_tables[0] if recalled_tables else named)
     if target is None:
@@ -122,7 +122,7 @@ def _table_lookup(text: str, recalled_tables: list[str], catalog: DetailCatalog)
 
 
 def _amount_bound(plan: DetailPlan, text: str, catalog: DetailCatalog) -> None:
-    """An amount comparison of the question ("refunds over 1000") as a filter on the target's value column
+    """An amount comparison of the question ("claims over 1000") as a filter on the target's value column
     (shown among the columns); a target without one refuses it."""
     bound = threshold(text, tuple(p for _, p in (*catalog.nouns, *catalog.derived_nouns)))
     if bound is None:

@@ -82,7 +82,7 @@ def _en_mentions(text: str) -> list[tuple[int, DimensionMention]]:
 
 
 def _zh_mentions(text: str) -> list[tuple[int, DimensionMention]]:
-    """(position, mention) of the noun after a ranked count ("前10的商品") and of the jieba tokens a trigger
+    """(position, mention) of the noun after a ranked count ("前10的供应商") and of the jieba tokens a trigger
     word ("按", "各", "哪个") or an after-word ("分布") marks."""
     found: list[tuple[int, DimensionMention]] = []
     for m in _ZH_RANKED.finditer(text):
