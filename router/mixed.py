@@ -71,9 +71,9 @@ def join_results(aggregate: ResultTable, detail: ResultTable, columns: JoinColum
     agg_col, det_col, summary_col = keys
     tallies = _tallies(detail, det_col, summary_col) if counts is None else _from_counts(counts)
     count_name = "detail_rows" if language == "en" else "明细条数"
-    columns = [*aggregate.columns, count_name]
+    joined_columns = [*aggregate.columns, count_name]
     if summary_col:
-        columns.append(f"{summary_col}_counts" if language == "en" else f"{summary_col}分布")
+        joined_columns.append(f"{summary_col}_counts" if language == "en" else f"{summary_col}分布")
     a_key = aggregate.columns.index(agg_col)
     rows = []
     for index, row in enumerate(aggregate.rows):
@@ -85,7 +85,7 @@ def join_results(aggregate: ResultTable, detail: ResultTable, columns: JoinColum
         if summary_col:
             out.append(", ".join(f"{v} ({n})" for v, n in tally.most_common()))
         rows.append(out)
-    return MixedResult(table=ResultTable(columns, rows), join={"aggregate": agg_col, "detail": det_col},
+    return MixedResult(table=ResultTable(joined_columns, rows), join={"aggregate": agg_col, "detail": det_col},
                        sections=sections)
 
 

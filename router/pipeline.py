@@ -301,7 +301,8 @@ class Pipeline:
         if question != understanding.normalized:
             understanding = self.c.understand(question, understanding.today, use_llm=False)
         reading = self.c.parse(understanding, entities)
-        if reading is None or reading.intent != "detail" or _deferred(reading, self.detail_env):
+        if (reading is None or reading.intent != "detail" or reading.listing is None  # a detail reading names it
+                or _deferred(reading, self.detail_env)):
             return False
         if result.intent.intent == "mixed":
             cube_query = getattr(result.aggregate, "cube_query", None) or {}

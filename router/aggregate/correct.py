@@ -43,8 +43,8 @@ def _replace(query: dict[str, Any], old: str, new: str | None) -> None:
         query["filters"] = kept
     if "order" in query:
         order = query["order"]
-        items = list(order.items()) if isinstance(order, dict) else [tuple(o) for o in order]
-        query["order"] = [[new if m == old else m, d] for m, d in items if m != old or new]
+        pairs = list(order.items()) if isinstance(order, dict) else [tuple(o) for o in order]
+        query["order"] = [[new if m == old else m, d] for m, d in pairs if m != old or new]
     for key in [k for k, v in query.items() if v == [] and k != "measures"]:
         del query[key]
 

@@ -49,7 +49,8 @@ def merge_groups(queries: list[dict[str, Any]], results: list[list[dict[str, Any
             if key not in merged:
                 if index and queries[0].get("limit"):
                     continue
-                merged[key] = {**{d: row.get(d) for d in dims}, **({lead_time: row.get(time_key)} if lead_time else {})}
+                lead = {lead_time: row.get(time_key) if time_key else None} if lead_time else {}
+                merged[key] = {**{d: row.get(d) for d in dims}, **lead}
             merged[key].update({m: row.get(m) for m in query.get("measures", [])})
     return list(merged.values())
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cube_models.errors import CubeModelsError
+from cube_models.query import CubeQuery
+from cube_models.validate import Problem as ModelProblem
+from cube_models.validate import validate
 from router.aggregate.context import AggregateContext, member_path
 from router.aggregate.members import row_count, same_column_averages
 from router.aggregate.types import Problem
@@ -19,31 +23,16 @@ METRIC_TYPES = ("metric", "measure")
 
 
 def _validate(query: dict[str, Any], model: Any) -> list[Problem]:
-    from cube_models.errors import CubeModelsError
-    from cube_models.query import CubeQuery
-
     try:
         parsed = CubeQuery.parse(query)
     except CubeModelsError as err:
         return [Problem("invalid", str(err))]
-    try:
-        from cube_models.validate import validate
-    except ImportError:  # cube_models.validate not landed yet: member existence only
-        return [Problem("unknown_member", f"unknown member '{m}'", m)
-                for m in parsed.members() if model.find_member(m) is None]
     return [_problem(p) for p in validate(parsed, model)]
 
 
-def _problem(raw: Any) -> Problem:
-    if isinstance(raw, Problem):
-        return raw
-    if isinstance(raw, str):
-        return Problem("invalid", raw)
-    get = raw.get if isinstance(raw, dict) else lambda k, d=None: getattr(raw, k, d)
-    suggestions = get("suggestions") or []
-    suggestion = get("suggestion") or (suggestions[0] if suggestions else None)
-    return Problem(str(get("code") or get("kind") or "invalid"), str(get("message") or raw),
-                   get("member"), suggestion)
+def _problem(found: ModelProblem) -> Problem:
+    """The validator's problem as a guardrail problem (its first suggestion)."""
+    return Problem(found.code or "invalid", found.message or str(found), found.member, found.suggestion)
 
 
 def allowed_measures(ctx: AggregateContext, model: Any) -> set[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,7 @@ def reachable_cubes(model: Any, start: str) -> dict[str, int]:
     return hops
 
 
-def resolve_dimension(model: Any, concept: str, measure_cubes: list[str], language: str) -> str | None:
+def resolve_dimension(model: Any, concept: str, measure_cubes: Iterable[str], language: str) -> str | None:
     """The dimension member a group-by concept names, or None."""
     wanted = concept_words(concept)
     if not wanted:

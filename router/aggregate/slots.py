@@ -36,7 +36,7 @@ from router.aggregate.members import (
 from router.aggregate.types import AggregateError, CubeQueryDraft, OutOfModelError
 from router.intent.coverage import unbound_terms
 from router.understanding.negation import negation, refusal
-from router.understanding.types import Understanding
+from router.understanding.types import TimeRange, Understanding
 
 METRIC_ASSET_TYPES = ("metric", "measure")
 MIN_ASSET_SCORE = 0.5
@@ -70,6 +70,8 @@ def _dimension(model: Any, path: str) -> bool:
 
 def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: str = "",
                     aggregate_cue: bool = False) -> list[str]:
+    """The query's measures, the first found of: bound metrics, a measure the question names by its words,
+    a count the question asks for, a measure it names more loosely, a retrieved metric or cached example."""
     measures = [member_path(b.mapped_asset_id) for b in ctx.bindings
                 if b.mapped_asset_type in METRIC_ASSET_TYPES and b.filter_value is None]
     measures = [unit_twin(model, m, text) for m in dict.fromkeys(measures) if _measure(model, m)]
@@ -80,30 +82,45 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
     if named is not None and named.strong:
         notes.append(f"measure {named.path}: its name's words {' '.join(named.words)!r} are in the question")
         return [unit_twin(model, named.path, text)]
+    if count := _asked_count(ctx, model, text, aggregate_cue, notes):
+        return [count]
+    if named is not None:
+        notes.append(f"measure {named.path}: the question names {' '.join(named.words)!r}")
+        return [unit_twin(model, named.path, text)]
+    if retrieved := _retrieved_measures(ctx, model, notes):
+        return retrieved
+    raise OutOfModelError("no measure found for this question: name one of the model's metrics")
+
+
+def _asked_count(ctx: AggregateContext, model: Any, text: str, aggregate_cue: bool, notes: list[str]) -> str | None:
+    """The row count the question asks for: the one a count bound names, the rows asked "the most" of, the
+    bound table nearest a count word (or any, with an aggregate cue), a bound segment's or dimension's cube."""
     bound = COUNT_BOUND.search(text)
     if bound is not None and (count := _bounded_count(ctx, model, text, bound)):
         notes.append(f"measure {count}: the count the question bounds")
-        return [count]
+        return count
     if (most := _MOST.search(text)) and not _COUNT.search(text) and (count := _most_count(ctx, model, text, most)):
         notes.append(f"measure {count}: the rows the question asks the most of")
-        return [count]
+        return count
     counted = _COUNT.search(text) or most
     counting = counted is not None
     if aggregate_cue or counting:
         for b in _nearest_after(ctx.bindings, text, counted.end() if counted else 0):
             if b.mapped_asset_type == "table" and (count := _count_of(b, model)):
                 notes.append(f"measure {count}: a count asked of the bound table '{b.canonical_term}'")
-                return [count]
+                return count
     # "how many premium accounts": count the segment's cube; "which payment method is used most": count the
     # rows of the cube the bound dimension belongs to
     for kinds, asked in ((("segment",), counting), (("dimension",), counting or bool(_USAGE.search(text)))):
         for b in ctx.bindings if asked else []:
             if b.mapped_asset_type in kinds and b.filter_value is None and (count := _count_of(b, model)):
                 notes.append(f"measure {count}: a count of the rows '{b.canonical_term}' belongs to")
-                return [count]
-    if named is not None:
-        notes.append(f"measure {named.path}: the question names {' '.join(named.words)!r}")
-        return [unit_twin(model, named.path, text)]
+                return count
+    return None
+
+
+def _retrieved_measures(ctx: AggregateContext, model: Any, notes: list[str]) -> list[str] | None:
+    """The best retrieved metric asset of the model, else the measures of the first cached example."""
     ranked = sorted((a for a in ctx.assets if a.type in METRIC_ASSET_TYPES and a.score >= MIN_ASSET_SCORE),
                     key=lambda a: a.score, reverse=True)
     for asset in ranked:
@@ -115,7 +132,7 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
         if shot_measures:
             notes.append(f"measures from the cached example {shot.get('question')!r}")
             return shot_measures
-    raise OutOfModelError("no measure found for this question: name one of the model's metrics")
+    return None
 
 
 def _refuse_guessed_measure(u: Understanding, ctx: AggregateContext, model: Any) -> None:
@@ -266,6 +283,7 @@ def _value_filters(ctx: AggregateContext, model: Any) -> dict[str, list[str]]:
 
 
 def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
+    """The Cube queries of an aggregate question, filled slot by slot (see the module docstring)."""
     if phrase := negation(u.normalized):
         raise AggregateError(refusal(phrase))
     ctx = AggregateContext.of(context)
@@ -276,46 +294,16 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
     _refuse_guessed_measure(u, ctx, model)
     cubes = measure_cubes(measures)
     values = _value_filters(ctx, model)
-    measure_titles = {t for b in ctx.bindings if b.mapped_asset_type in METRIC_ASSET_TYPES
-                      for t in (b.canonical_term.lower(),)}
-    dimensions: list[str] = []
-    for mention in u.dimensions:
-        if mention.concept in measure_titles:
-            continue
-        member = resolve_dimension(model, mention.concept, cubes, u.language)
-        if member and member not in dimensions:
-            dimensions.append(member)
-            notes.append(f"dimension {member} for '{mention.phrase}'")
+    dimensions = _mentioned_dimensions(u, ctx, model, cubes, notes)
     group_cue = bool(_GROUP_CUE.search(u.normalized))
-    for b in ctx.bindings:
-        member = member_path(b.mapped_asset_id)
-        if b.mapped_asset_type != "dimension" or b.filter_value is not None or not _dimension(model, member) \
-                or model.find_member(member).type == "time" or not group_cue:
-            continue
-        member = language_variant(model, member, u.language)
-        if member.split(".", 1)[0] not in {d.split(".", 1)[0] for d in dimensions}:
-            dimensions.append(member)
-            notes.append(f"dimension {member} from the binding of '{b.canonical_term}'")
+    if group_cue:
+        _bound_dimensions(u, ctx, model, dimensions, notes)
     if group_cue and not dimensions and u.ranking is not None:
         dimensions += _ranked_rows(ctx, model, cubes, u.language, notes)
-    comparing_members = u.comparison is not None and u.comparison.kind == "members"
-    for member, vals in values.items():
-        cube = member.split(".", 1)[0]
-        if comparing_members and len(vals) > 1 and cube not in {d.split(".", 1)[0] for d in dimensions}:
-            shown = language_variant(model, member, u.language)  # orders.channel stays orders.channel
-            if member.endswith(("_code", "_id")):  # codes are shown by name: countries.country_code -> title_zh
-                label = resolve_dimension(model, cube, cubes, u.language)
-                shown = label if label and label.split(".", 1)[0] == cube else member
-            dimensions.append(shown)
-            notes.append(f"dimension {shown}: comparing {', '.join(vals)}")
+    if u.comparison is not None and u.comparison.kind == "members":
+        _compared_members(u, model, values, cubes, dimensions, notes)
     share = bool(_SHARE.search(u.normalized))
-    keep: dict[str, list[str]] = {}
-    if share and not dimensions and values:
-        # "share of turnover from the app channel": group by the filtered member, compute every share, show its own
-        member = next(iter(values))
-        dimensions.append(member)
-        keep[member] = values.pop(member)
-        notes.append(f"share: grouped by {member} instead of filtering {', '.join(keep[member])}")
+    keep = _share_group(values, dimensions, notes) if share and not dimensions and values else {}
     filters: list[dict[str, Any]] = [{"member": m, "operator": "equals", "values": v} for m, v in values.items()]
     segments = [p for p in dict.fromkeys(member_path(b.mapped_asset_id) for b in ctx.bindings
                                          if b.mapped_asset_type == "segment")
@@ -334,9 +322,78 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
                      + "; ".join(f"{', '.join(ms)} on {td}" for td, ms in groups))
     group_queries = [_group_query(u, td, ms, index == 0, dimensions, filters, segments, notes)
                      for index, (td, ms) in enumerate(groups)]
+    queries, labels = _dated_queries(u, ranges, groups, group_queries, notes)
+    for time_dim, _ in groups:
+        if time_dim and ranges:
+            notes.append(f"time on {time_dim}: " + "; ".join(f"{r.label} = {r.start}..{r.end}" for r in ranges))
+    kind = u.comparison.kind if u.comparison and len(ranges) > 1 else None
+    post = ["share"] if share and dimensions else []
+    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups), keep=keep)
+
+
+def _mentioned_dimensions(u: Understanding, ctx: AggregateContext, model: Any, cubes: list[str],
+                          notes: list[str]) -> list[str]:
+    """The dimensions the question's group-by mentions resolve to (a mention of a bound metric is none)."""
+    measure_titles = {t for b in ctx.bindings if b.mapped_asset_type in METRIC_ASSET_TYPES
+                      for t in (b.canonical_term.lower(),)}
+    dimensions: list[str] = []
+    for mention in u.dimensions:
+        if mention.concept in measure_titles:
+            continue
+        member = resolve_dimension(model, mention.concept, cubes, u.language)
+        if member and member not in dimensions:
+            dimensions.append(member)
+            notes.append(f"dimension {member} for '{mention.phrase}'")
+    return dimensions
+
+
+def _bound_dimensions(u: Understanding, ctx: AggregateContext, model: Any, dimensions: list[str],
+                      notes: list[str]) -> None:
+    """With a group-by cue, the bound non-time dimensions without a value, one per cube (in the question's
+    language)."""
+    for b in ctx.bindings:
+        member = member_path(b.mapped_asset_id)
+        if b.mapped_asset_type != "dimension" or b.filter_value is not None or not _dimension(model, member) \
+                or model.find_member(member).type == "time":
+            continue
+        member = language_variant(model, member, u.language)
+        if member.split(".", 1)[0] not in {d.split(".", 1)[0] for d in dimensions}:
+            dimensions.append(member)
+            notes.append(f"dimension {member} from the binding of '{b.canonical_term}'")
+
+
+def _compared_members(u: Understanding, model: Any, values: dict[str, list[str]], cubes: list[str],
+                      dimensions: list[str], notes: list[str]) -> None:
+    """"compare 德国 and 法国": two or more values of one member group by that member (codes by their name)."""
+    for member, vals in values.items():
+        cube = member.split(".", 1)[0]
+        if len(vals) > 1 and cube not in {d.split(".", 1)[0] for d in dimensions}:
+            shown = language_variant(model, member, u.language)  # orders.channel stays orders.channel
+            if member.endswith(("_code", "_id")):  # codes are shown by name: countries.country_code -> title_zh
+                label = resolve_dimension(model, cube, cubes, u.language)
+                shown = label if label and label.split(".", 1)[0] == cube else member
+            dimensions.append(shown)
+            notes.append(f"dimension {shown}: comparing {', '.join(vals)}")
+
+
+def _share_group(values: dict[str, list[str]], dimensions: list[str], notes: list[str]) -> dict[str, list[str]]:
+    """"share of turnover from the app channel": group by the filtered member, compute every share, show its own
+    (the values kept are taken out of ``values``)."""
+    member = next(iter(values))
+    dimensions.append(member)
+    keep = {member: values.pop(member)}
+    notes.append(f"share: grouped by {member} instead of filtering {', '.join(keep[member])}")
+    return keep
+
+
+def _dated_queries(u: Understanding, ranges: list[TimeRange], groups: list[tuple[str | None, list[str]]],
+                   group_queries: list[dict[str, Any]], notes: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """One query per (range, measure group), dated on the group's time dimension; with the ranges' labels
+    when there are several."""
     queries: list[dict[str, Any]] = []
     labels: list[str] = []
-    for time_range in ranges or [None]:
+    periods: list[TimeRange | None] = [*ranges] or [None]  # one query round without a range
+    for time_range in periods:
         for (time_dim, group), base in zip(groups, group_queries, strict=True):
             query = {k: (list(v) if isinstance(v, list) else v) for k, v in base.items()}
             if time_dim and (time_range is not None or u.granularity):
@@ -350,12 +407,7 @@ def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
                 notes.append(f"time range '{time_range.label}' ignored: {group[0]} has no time dimension")
             queries.append(query)
             labels.append(time_range.label if time_range is not None and len(ranges) > 1 else "")
-    for time_dim, _ in groups:
-        if time_dim and ranges:
-            notes.append(f"time on {time_dim}: " + "; ".join(f"{r.label} = {r.start}..{r.end}" for r in ranges))
-    kind = u.comparison.kind if u.comparison and len(ranges) > 1 else None
-    post = ["share"] if share and dimensions else []
-    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups), keep=keep)
+    return queries, labels
 
 
 def measure_groups(measures: list[str], model: Any) -> list[tuple[str | None, list[str]]]:

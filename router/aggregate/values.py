@@ -13,6 +13,7 @@ to a value keep the glossary's meaning.
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,7 +62,7 @@ class ValueIndex:
             if len(key) >= 2 and not key.replace(".", "").isdigit() and key not in IGNORED:
                 self.surfaces.setdefault(key, []).append((member, value))
 
-    def filters(self, text: str, skip_members: set[str], skip_words: set[str] = frozenset()) -> list[dict[str, Any]]:
+    def filters(self, text: str, skip_members: set[str], skip_words: Set[str] = frozenset()) -> list[dict[str, Any]]:
         """``equals`` filters for the values named in ``text`` (longest surface first, no overlaps);
         ``skip_words``: words the glossary already read as a value ("德国" -> countries.country_code)."""
         lowered = text.lower()
@@ -92,7 +93,7 @@ def _index_query_cube(conn: Any, cube: Any, index: ValueIndex) -> None:
         return
     for dim in _indexed_dimensions(cube):
         query = pgsql.SQL("SELECT DISTINCT {col} FROM ({sql}) AS cube_rows WHERE {col} IS NOT NULL LIMIT {n}").format(
-            col=pgsql.Identifier(dim.sql.strip()), sql=pgsql.SQL(sql), n=pgsql.Literal(MAX_VALUES + 1))  # type: ignore[arg-type]
+            col=pgsql.Identifier(dim.sql.strip()), sql=pgsql.SQL(sql), n=pgsql.Literal(MAX_VALUES + 1))
         values = _bounded_scan(conn, query)
         for value in values if len(values) <= MAX_VALUES else []:
             index.add(dim.path, value)

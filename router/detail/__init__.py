@@ -71,7 +71,7 @@ def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, langu
         ranked = sorted(recalled_tables, key=lambda hit: hit[0] != plan.target)  # the named table first
         rows = [[t, *env.catalog.get(t, ("", "")), evidence, round(score, 4)] for t, evidence, score in ranked]
         return DetailResult(plan.to_dict(), ["table", "title", "description", "evidence", "score"], rows, None, {},
-                            [r[0] for r in rows], entities, timings_ms={"plan": _ms(t0)})
+                            [t for t, _, _ in ranked], entities, timings_ms={"plan": _ms(t0)})
 
     def fast() -> tuple[str, dict[str, Any]]:
         return build_select(plan, env.warehouse)

@@ -24,7 +24,7 @@ def build_select(plan: DetailPlan, catalog: DetailCatalog) -> tuple[str, dict[st
 
     def source(table: str) -> exp.Table:
         spec = catalog.tables[table]
-        return exp.table_(spec.table, db=spec.schema).as_(spec.alias)  # type: ignore[return-value]
+        return exp.table_(spec.table, db=spec.schema, alias=spec.alias)
 
     names: list[str] = []
     select = []

@@ -74,7 +74,9 @@ def detail_context(plan: DetailPlan, catalog: DetailCatalog, recalled: list[str]
     neighbours = [e.parent if e.child == plan.target else e.child for e in catalog.graph.edges
                   if plan.target in (e.child, e.parent)]
     wanted = [*plan.tables, *(e.table for e in plan.entities), *recalled[:RECALLED_TABLES], *neighbours]
-    shown, lines, used = [], [], 0
+    shown: list[str] = []
+    lines: list[str] = []
+    used = 0
     for table in dict.fromkeys(t for t in wanted if t in catalog.tables):
         line = _table_line(catalog, table)
         cost = count_tokens(line) + 1

@@ -76,12 +76,7 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
         raise DetailPlanError(f"the warehouse has no table named {missing!r} "
                               f"(it has {', '.join(sorted(catalog.tables))})")
     if TABLE_LOOKUP.search(text):
-        # SAG's ranking, with the table the question's noun names first ("complaint reasons" -> complaints)
-        named = target_table(TABLE_LOOKUP.sub(" ", text), catalog.nouns, catalog.derived_nouns)
-        target = named if named in recalled_tables else (recalled_tables[0] if recalled_tables else named)
-        if target is None:
-            raise DetailPlanError("no table of the warehouse matches the question")
-        return DetailPlan(kind="table_lookup", target=target, limit=len(recalled_tables))
+        return _table_lookup(text, recalled_tables, catalog)
     if phrase := negation(text):
         raise DetailPlanError(refusal(phrase))
     entities = [e for e in entities if e.table in catalog.tables]  # rows of tables the model does not describe
@@ -101,13 +96,7 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
     for table, key, phrase in id_references(text, catalog.key_nouns):
         plan.filters.append(Filter(table, catalog.tables[table].key, "=", key, phrase))
     plan.filters.extend(_value_filter(v) for v in values if not _implied(v, target, catalog))
-    bound = threshold(text, tuple(p for _, p in (*catalog.nouns, *catalog.derived_nouns)))
-    if bound is not None:
-        spec = catalog.tables[target]
-        if spec.value is None:
-            raise DetailPlanError(f"{spec.entity_type} rows have no amount to compare with '{bound.phrase}'")
-        plan.filters.append(Filter(target, spec.value, bound.op, bound.value, bound.phrase))
-        plan.columns = _ensure(plan.columns, (target, spec.value))
+    _amount_bound(plan, text, catalog)
     time_column = catalog.tables[target].time
     if time_range is not None and time_column is not None:
         start, end = time_range
@@ -120,6 +109,30 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
     plan.joins = _join_steps(target, needed, catalog.graph)
     plan.distinct = any(s.fans_out for s in plan.joins)
     return plan
+
+
+def _table_lookup(text: str, recalled_tables: list[str], catalog: DetailCatalog) -> DetailPlan:
+    """"which table has ...": SAG's ranking, with the table the question's noun names first ("complaint reasons"
+    -> complaints)."""
+    named = target_table(TABLE_LOOKUP.sub(" ", text), catalog.nouns, catalog.derived_nouns)
+    target = named if named in recalled_tables else (recalled_tables[0] if recalled_tables else named)
+    if target is None:
+        raise DetailPlanError("no table of the warehouse matches the question")
+    return DetailPlan(kind="table_lookup", target=target, limit=len(recalled_tables))
+
+
+def _amount_bound(plan: DetailPlan, text: str, catalog: DetailCatalog) -> None:
+    """An amount comparison of the question ("claims over 1000") as a filter on the target's value column
+    (shown among the columns); a target without one refuses it."""
+    bound = threshold(text, tuple(p for _, p in (*catalog.nouns, *catalog.derived_nouns)))
+    if bound is None:
+        return
+    target = plan.target
+    spec = catalog.tables[target]
+    if spec.value is None:
+        raise DetailPlanError(f"{spec.entity_type} rows have no amount to compare with '{bound.phrase}'")
+    plan.filters.append(Filter(target, spec.value, bound.op, bound.value, bound.phrase))
+    plan.columns = _ensure(plan.columns, (target, spec.value))
 
 
 def _without_names(text: str, entities: list[EntityMatch]) -> str:

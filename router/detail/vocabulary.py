@@ -132,10 +132,10 @@ def threshold(text: str, counted: tuple[re.Pattern[str], ...] = ()) -> Threshold
         after = len(text) - len(text[m.end():].lstrip())  # the first word after the number
         if not any(noun.match(text, after) for noun in counted):
             return _threshold(m.group(1), m.group(2), m.group(3), m.group(0))
-    if m := THRESHOLD_ZH_BEFORE.search(text):  # Chinese counts take a measure word (5笔, 15个)
-        return _threshold(m.group(1), m.group(2), m.group(3), m.group(0))
-    if m := THRESHOLD_ZH_AFTER.search(text):
-        return _threshold(m.group(3), m.group(1), m.group(2), m.group(0))
+    if zh_before := THRESHOLD_ZH_BEFORE.search(text):  # Chinese counts take a measure word (5笔, 15个)
+        return _threshold(zh_before.group(1), zh_before.group(2), zh_before.group(3), zh_before.group(0))
+    if zh_after := THRESHOLD_ZH_AFTER.search(text):
+        return _threshold(zh_after.group(3), zh_after.group(1), zh_after.group(2), zh_after.group(0))
     return None
 
 

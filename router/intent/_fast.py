@@ -22,7 +22,7 @@ import re
 
 from router.intent import _lexicon as lex
 from router.intent.coverage import unbound_terms
-from router.intent.types import IntentDecision, IntentSignals
+from router.intent.types import IntentDecision, IntentSignals, RowHit
 from router.understanding.types import Understanding
 
 THRESHOLD = 2.0
@@ -55,13 +55,31 @@ def _row_cues(text: str, s: IntentSignals) -> tuple[set[str], bool]:
 
 
 def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]]:
+    """The aggregate and detail scores of the question, with the reason for each point (in that order)."""
     text = u.normalized
     reasons: list[str] = []
-    agg = det = 0.0
+    cues = {m.group(0).lower() for m in lex.AGGREGATION.finditer(text)}
+    agg = _aggregate_score(u, s, cues, reasons)
+    det, details, rows = _detail_score(text, s, cues, reasons)
+    grouped = {d.concept for d in u.dimensions}
+    tables = s.table_words
+    counted = tables and u.dimensions and not (s.metric_bindings or cues or details - grouped or rows) \
+        and not lex.LIST_VERB.search(text)
+    if counted:  # "orders by status", "customers per region": counts per group
+        agg += 2.5
+        reasons.append(f"'{tables[0]}' grouped by {u.dimensions[0].concept}: counts per group")
+    elif not s.metric_bindings and not cues and tables:
+        det += 1.0
+        reasons.append("table words without aggregation: rows asked for")
+    return agg, det, reasons
+
+
+def _aggregate_score(u: Understanding, s: IntentSignals, cues: set[str], reasons: list[str]) -> float:
+    """Points for a total: bound metrics, aggregation words, a granularity, a comparison, a group-by."""
+    agg = 0.0
     if s.metric_bindings:
         agg += 2.0 + 0.25 * (len(s.metric_bindings) - 1)
         reasons.append(f"metric binding(s): {', '.join(s.metric_bindings[:3])}")
-    cues = {m.group(0).lower() for m in lex.AGGREGATION.finditer(text)}
     if cues:
         agg += min(3.0, 1.5 * len(cues))
         reasons.append(f"aggregation word(s): {', '.join(sorted(cues)[:4])}")
@@ -74,6 +92,14 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     if u.dimensions and (s.metric_bindings or cues):
         agg += 1.0
         reasons.append(f"group-by: {', '.join(d.concept for d in u.dimensions[:3])}")
+    return agg
+
+
+def _detail_score(text: str, s: IntentSignals, cues: set[str],
+                  reasons: list[str]) -> tuple[float, set[str], list[RowHit]]:
+    """Points for rows: detail phrasing, a listing verb, a named entity, entity rows, a key; with the detail
+    phrases and the entity rows found."""
+    det = 0.0
     asked, keyed = _row_cues(text, s)
     details = {m.group(0).lower() for m in lex.DETAIL.finditer(text)} | asked
     if details:
@@ -93,17 +119,7 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     if keyed:
         det += 2.0
         reasons.append("a row named by its key")
-    grouped = {d.concept for d in u.dimensions}
-    tables = s.table_words
-    counted = tables and u.dimensions and not (s.metric_bindings or cues or details - grouped or rows) \
-        and not lex.LIST_VERB.search(text)
-    if counted:  # "orders by status", "customers per region": counts per group
-        agg += 2.5
-        reasons.append(f"'{tables[0]}' grouped by {u.dimensions[0].concept}: counts per group")
-    elif not s.metric_bindings and not cues and tables:
-        det += 1.0
-        reasons.append("table words without aggregation: rows asked for")
-    return agg, det, reasons
+    return det, details, rows
 
 
 def rows_clause(text: str, table_words: list[str]) -> tuple[str, str] | None:

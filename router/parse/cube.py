@@ -62,7 +62,8 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
     notes = list(r.notes)
     queries: list[dict[str, Any]] = []
     labels: list[str] = []
-    for time_range in ranges or [None]:
+    periods: list[TimeRange | None] = [*ranges] or [None]  # one query round without a range
+    for time_range in periods:
         for index, (time_dim, measures) in enumerate(groups):
             query = _base(r, model, measures, index == 0, grain, time_dim)
             if time_dim and (time_range is not None or grain):

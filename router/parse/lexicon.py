@@ -26,7 +26,7 @@ from fourengine.terms import normalise
 from router.aggregate.members import aliases
 from router.parse.facts import row_count
 from router.parse.language import STOPWORDS_EN
-from router.parse.reading import Mention, Target
+from router.parse.reading import Mention, Target, TargetKind, member_kinds
 from router.parse.text import GLUE, Word, has_cjk, name_key, norm_word, overlaps, stems, words
 
 GENERIC_NAMES = stems(" ".join({"name", "key", "id", "type", "count", "date", "time", "status", "code", "number",
@@ -39,8 +39,9 @@ LANGUAGE_ONLY = GENERIC_NAMES | stems(
     "lowest largest smallest biggest longest shortest top bottom best worst most least latest earliest newest "
     "oldest m ms sec minute hour day mb kb pct")
 TITLE, NAME_WORDS = 2, 1  # how a target was found: by a title/synonym/term, or only by the member's name
-_KIND_OF_ASSET = {"table": "cube", "metric": "measure", "measure": "measure", "dimension": "dimension",
-                  "segment": "segment", "time_dimension": "dimension"}
+_KIND_OF_ASSET: dict[str, TargetKind] = {"table": "cube", "metric": "measure", "measure": "measure",
+                                          "dimension": "dimension", "segment": "segment",
+                                          "time_dimension": "dimension"}
 
 
 class Term(Protocol):
@@ -229,13 +230,12 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
         for surface, weight in _names(cube.title, cube.name, cube.meta):
             lex.add(surface, Target("cube", cube.name), weight)
         _add_generic_tails(lex, cube)
-        for kind, members in (("measure", cube.measures), ("dimension", cube.dimensions),
-                              ("segment", cube.segments)):
+        for kind, members in member_kinds(cube):
             for member in members.values():
                 if not getattr(member, "public", True):
                     continue
                 for surface, weight in _names(member.title, member.name, member.meta):
-                    lex.add(surface, Target(kind, member.path), weight)  # type: ignore[arg-type]
+                    lex.add(surface, Target(kind, member.path), weight)
     for term in terms:
         _add_term(lex, model, term)
     for surface, found in (values.surfaces.items() if values is not None else []):
@@ -315,7 +315,7 @@ def _add_term(lex: Lexicon, model: Any, term: Term) -> None:
     if term.filter_value is not None:
         target = Target("value", body, str(term.filter_value), "glossary")
     else:
-        target = Target(kind, body, None, "glossary")  # type: ignore[arg-type]
+        target = Target(kind, body, None, "glossary")
     for surface in [term.canonical_term, *(term.synonyms or [])]:
         if has_cjk(surface) or not set(name_key(surface)) <= LANGUAGE_ONLY:
             lex.add(surface, target, TITLE + 1)

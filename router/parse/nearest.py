@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from router.parse.reading import Target
+from router.parse.reading import Target, member_kinds
 from router.parse.text import has_cjk
 
 THRESHOLD = 0.78
@@ -38,11 +38,10 @@ class Nearest:
         for cube in model.cubes.values():
             if cube.title and not has_cjk(cube.title):
                 names.append((cube.title, Target("cube", cube.name)))
-            for kind, members in (("measure", cube.measures), ("dimension", cube.dimensions),
-                                  ("segment", cube.segments)):
+            for kind, members in member_kinds(cube):
                 for member in members.values():
                     if getattr(member, "public", True) and member.title and not has_cjk(member.title):
-                        names.append((member.title, Target(kind, member.path)))  # type: ignore[arg-type]
+                        names.append((member.title, Target(kind, member.path)))
         vectors = np.asarray(embedder.embed([n for n, _ in names]), dtype=np.float32) if names else np.zeros((0, 1))
         if len(vectors):
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)

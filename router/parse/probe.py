@@ -35,7 +35,8 @@ _TITLE = "title:"
 
 
 def shape(value: str) -> str:
-    head = re.match(r"[A-Za-z]*", value).group(0).lower()  # type: ignore[union-attr]
+    letters = re.match(r"[A-Za-z]*", value)  # `*`: matches (maybe empty) at the start of every value
+    head = letters.group(0).lower() if letters else ""
     body = re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+", "9", value[len(head):]))
     return f"{head}:{body}"
 

@@ -32,6 +32,11 @@ class Target:
         return self.path.split(".", 1)[0]
 
 
+def member_kinds(cube: Any) -> tuple[tuple[TargetKind, dict[str, Any]], ...]:
+    """A cube's members by the kind of target they are: its measures, dimensions and segments."""
+    return (("measure", cube.measures), ("dimension", cube.dimensions), ("segment", cube.segments))
+
+
 @dataclass
 class Mention:
     start: int

@@ -14,10 +14,16 @@ from router.parse.reading import Target
 
 
 class Row(Protocol):
-    table: str
-    key_column: str
-    key_value: Any
-    label: str
+    """What the parser reads of a recognised row (read-only, so frozen dataclasses fit)."""
+
+    @property
+    def table(self) -> str: ...
+    @property
+    def key_column(self) -> str: ...
+    @property
+    def key_value(self) -> Any: ...
+    @property
+    def label(self) -> str: ...
 
 
 def row_targets(rows: Iterable[Row], model: Any) -> list[tuple[str, Target]]:

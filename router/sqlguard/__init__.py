@@ -17,7 +17,7 @@ from sqlglot.errors import ParseError
 
 from router.sqlguard.errors import SqlGuardError
 from router.sqlguard.policy import GuardPolicy
-from router.sqlguard.rules import RULES
+from router.sqlguard.rules import TREE_RULES, single_statement
 
 __all__ = ["GuardPolicy", "GuardedSql", "SqlGuardError", "guard_sql"]
 
@@ -39,13 +39,12 @@ def guard_sql(sql: str, policy: GuardPolicy) -> GuardedSql:
     if not sql or not sql.strip():
         raise SqlGuardError("parse", "empty SQL")
     try:
-        statements = [s for s in sqlglot.parse(sql, read=DIALECT) if s is not None]
+        statements = [s for s in sqlglot.parse(sql, read=DIALECT) if isinstance(s, exp.Expression)]  # not None
     except (ParseError, ValueError) as err:
         raise SqlGuardError("parse", f"SQL does not parse: {str(err).splitlines()[0]}") from err
-    tree: exp.Expression | list[exp.Expression] = statements
-    for rule in RULES:
+    tree = single_statement(statements, policy)
+    for rule in TREE_RULES:
         tree = rule(tree, policy)
-    assert isinstance(tree, exp.Expression)
     from router.sqlguard.rules.allowed_tables import physical_tables
     from router.sqlguard.rules.limit import limit_of
 

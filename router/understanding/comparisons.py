@@ -14,7 +14,7 @@ from datetime import date
 
 from router.understanding._calendar import previous_period, shift_range
 from router.understanding.timeexpr import CHANGE
-from router.understanding.types import Comparison, TimeRange
+from router.understanding.types import Comparison, Granularity, TimeRange
 
 _YOY = re.compile(r"\b(?:vs\.?|versus|compared (?:to|with)|than|over|from|against) last year\b|"
                   r"比去年|较去年|与去年相比|和去年相比|跟去年比|同比|year[\s-]+over[\s-]+year|\byoy\b|\by/y\b|"
@@ -37,16 +37,17 @@ _LABELS = {"en": {"yoy": "same period last year", "pop": "previous period", "yea
 # "month over month this year": a monthly series, not this year against the year before
 _POP_GRAIN = re.compile(r"\b(day|week|month|quarter)[\s-]+over[\s-]+\1\b|\b(mom|wow|qoq)\b|(环比)",
                         re.IGNORECASE | re.ASCII)
-_GRAIN_OF = {"mom": "month", "wow": "week", "qoq": "quarter"}
+_GRAIN_OF: dict[str, Granularity] = {"day": "day", "week": "week", "month": "month", "quarter": "quarter",
+                                     "mom": "month", "wow": "week", "qoq": "quarter"}
 
 
-def pop_series_grain(text: str, ranges: list[TimeRange]) -> str | None:
+def pop_series_grain(text: str, ranges: list[TimeRange]) -> Granularity | None:
     """The grain of a period-over-period question over a longer range ("month over month this year" ->
     month): the question wants that series; None when the range is one period of the grain."""
     m = _POP_GRAIN.search(text)
     if m is None or not ranges or m.group(3):
         return None
-    grain = (m.group(1) or _GRAIN_OF[m.group(2).lower()]).lower()
+    grain = _GRAIN_OF[(m.group(1) or m.group(2)).lower()]
     days = (ranges[0].end - ranges[0].start).days + 1
     longest = {"day": 1, "week": 7, "month": 31, "quarter": 92}[grain]
     return grain if days > longest else None

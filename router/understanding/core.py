@@ -26,7 +26,7 @@ def understand(question: str, today: date, *, use_llm: bool | None = None,
     text = check_question(question, max_chars=max_chars)
     time = extract_time(text, today)
     granularity, grain_spans = extract_granularity(text, time.ranges[0] if time.ranges else None)
-    granularity = granularity or pop_series_grain(text, time.ranges)  # type: ignore[assignment]
+    granularity = granularity or pop_series_grain(text, time.ranges)
     fast_terms = extract_terms(text, blank_spans=time.spans + grain_spans)
 
     def llm_terms() -> list[str]:

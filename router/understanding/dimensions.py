@@ -58,36 +58,9 @@ def _en_concept(phrase: str) -> str | None:
 
 def extract_dimensions(text: str) -> list[DimensionMention]:
     """Group-by mentions in order of appearance, de-duplicated by concept."""
-    found: list[tuple[int, DimensionMention]] = []
-    for pattern in _EN_PATTERNS:
-        for m in pattern.finditer(text):
-            concept = _en_concept(m.group(1))
-            if concept:
-                found.append((m.start(), DimensionMention(concept, m.group(0))))
+    found = _en_mentions(text)
     if re.search(r"[\u4e00-\u9fff]", text):
-        for m in _ZH_RANKED.finditer(text):
-            if m.group(1) not in _GRAINS:
-                found.append((m.start(1), DimensionMention(m.group(1), m.group(0))))
-        tokens = segment(text)
-        offset = 0
-        for i, token in enumerate(tokens):
-            position = text.find(token, offset)
-            offset = position + len(token) if position >= 0 else offset
-            target = None
-            if token in _ZH_TRIGGERS and i + 1 < len(tokens):
-                target = tokens[i + 1]
-                nxt = i + 2
-                if target in {"的", "个"} and nxt < len(tokens):
-                    target, nxt = tokens[nxt], nxt + 1
-                if nxt < len(tokens) and tokens[nxt] in _ZH_SUFFIX:
-                    target += tokens[nxt]
-            elif token in _ZH_AFTER and i > 0:
-                target = tokens[i - 1].removesuffix("的")
-            elif len(token) >= 3 and token[0] in "各按" and token[1:] not in _GRAINS:
-                target = token[1:]
-            if target and target not in _GRAINS and re.fullmatch(r"[\u4e00-\u9fff]{1,6}|[A-Za-z]+", target):
-                phrase = target + token if token in _ZH_AFTER else token + target
-                found.append((position, DimensionMention(target.lower(), phrase)))
+        found += _zh_mentions(text)
     seen: set[str] = set()
     out = []
     for _, mention in sorted(found, key=lambda item: item[0]):
@@ -95,3 +68,52 @@ def extract_dimensions(text: str) -> list[DimensionMention]:
             seen.add(mention.concept)
             out.append(mention)
     return out
+
+
+def _en_mentions(text: str) -> list[tuple[int, DimensionMention]]:
+    """(position, mention) of "by region", "top 5 products by ...", "which category has ..."."""
+    found: list[tuple[int, DimensionMention]] = []
+    for pattern in _EN_PATTERNS:
+        for m in pattern.finditer(text):
+            concept = _en_concept(m.group(1))
+            if concept:
+                found.append((m.start(), DimensionMention(concept, m.group(0))))
+    return found
+
+
+def _zh_mentions(text: str) -> list[tuple[int, DimensionMention]]:
+    """(position, mention) of the noun after a ranked count ("前10的供应商") and of the jieba tokens a trigger
+    word ("按", "各", "哪个") or an after-word ("分布") marks."""
+    found: list[tuple[int, DimensionMention]] = []
+    for m in _ZH_RANKED.finditer(text):
+        if m.group(1) not in _GRAINS:
+            found.append((m.start(1), DimensionMention(m.group(1), m.group(0))))
+    tokens = segment(text)
+    offset = 0
+    for i, token in enumerate(tokens):
+        position = text.find(token, offset)
+        offset = position + len(token) if position >= 0 else offset
+        target = _zh_target(tokens, i)
+        if target and target not in _GRAINS and re.fullmatch(r"[\u4e00-\u9fff]{1,6}|[A-Za-z]+", target):
+            phrase = target + token if token in _ZH_AFTER else token + target
+            found.append((position, DimensionMention(target.lower(), phrase)))
+    return found
+
+
+def _zh_target(tokens: list[str], i: int) -> str | None:
+    """The group-by noun token ``i`` marks: the next token after a trigger ("按 地区", "各 个 渠道", with a
+    suffix such as "方式"), the previous one before an after-word ("渠道 分布"), or the rest of "各地区"."""
+    token = tokens[i]
+    if token in _ZH_TRIGGERS and i + 1 < len(tokens):
+        target = tokens[i + 1]
+        nxt = i + 2
+        if target in {"的", "个"} and nxt < len(tokens):
+            target, nxt = tokens[nxt], nxt + 1
+        if nxt < len(tokens) and tokens[nxt] in _ZH_SUFFIX:
+            target += tokens[nxt]
+        return target
+    if token in _ZH_AFTER and i > 0:
+        return tokens[i - 1].removesuffix("的")
+    if len(token) >= 3 and token[0] in "各按" and token[1:] not in _GRAINS:
+        return token[1:]
+    return None

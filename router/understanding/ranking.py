@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from router.understanding._calendar import parse_number
 from router.understanding.types import Ranking
@@ -41,12 +42,17 @@ _THE_N = re.compile(rf"\bthe\s+{_NUM}\b(?![-.,:/%]|\s*(?:percent|years?|months?|
 _THEN_FIRST = re.compile(r"(?:\s+[a-z]+){0,3}?\s+first\b", re.IGNORECASE)
 
 
-def extract_ranking(text: str) -> Ranking | None:
-    """The ranking asked for, if any (first match: explicit N beats superlatives)."""
+def _superlative_n_zh(text: str) -> Ranking | None:
+    """'最高的5个': a superlative with its N."""
     if m := _SUPERLATIVE_N.search(text):
         limit = parse_number(m.group(2))
         if limit and 0 < limit <= 1000:
             return Ranking("asc" if m.group(1) in "低少小差" else "desc", limit, m.group(0))
+    return None
+
+
+def _superlative_n_en(text: str) -> Ranking | None:
+    """'best 5', '5 worst': a superlative with its N ('top N' is left to :func:`_top_or_bottom`)."""
     for pattern, word, number in ((_SUPERLATIVE_EN_N, 1, 2), (_N_SUPERLATIVE_EN, 2, 1)):
         m = pattern.search(text)
         if not m or (pattern is _SUPERLATIVE_EN_N and m.group(word).lower() in ("top", "bottom")):
@@ -55,7 +61,15 @@ def extract_ranking(text: str) -> Ranking | None:
         if limit and 0 < limit <= 1000 and m.group(number).lower() not in ("a", "an"):
             low = m.group(word).lower() in ("worst", "bottom", "lowest", "smallest", "least")
             return Ranking("asc" if low else "desc", limit, m.group(0))
-    for pattern, direction in ((_TOP, "desc"), (_BOTTOM, "asc")):
+    return None
+
+
+_TOP_BOTTOM: tuple[tuple[re.Pattern[str], Literal["desc", "asc"]], ...] = ((_TOP, "desc"), (_BOTTOM, "asc"))
+
+
+def _top_or_bottom(text: str) -> Ranking | None:
+    """'top 5', '前10', 'bottom 3', bare 'top' (the default N)."""
+    for pattern, direction in _TOP_BOTTOM:
         for m in pattern.finditer(text):
             number = next((g for g in m.groups() if g), None)
             limit = parse_number(number) if number else None
@@ -65,18 +79,42 @@ def extract_ranking(text: str) -> Ranking | None:
                 continue
             if limit is not None and not 0 < limit <= 1000:
                 continue
-            return Ranking(direction, limit or DEFAULT_TOP, m.group(0).strip())  # type: ignore[arg-type]
+            return Ranking(direction, limit or DEFAULT_TOP, m.group(0).strip())
+    return None
+
+
+def _which_n(text: str) -> Ranking | None:
+    """'which 3 ... the lowest', 'the 5 ... with the highest': N rows ranked by a superlative elsewhere."""
     if (m := _WHICH_N.search(text) or _THE_N.search(text)) and (_LOW.search(text) or _HIGH.search(text)):
         limit = parse_number(next(g for g in m.groups() if g))
         if limit and 0 < limit <= 1000:
             return Ranking("asc" if _LOW.search(text) else "desc", limit, m.group(0))
+    return None
+
+
+_LOW_HIGH: tuple[tuple[re.Pattern[str], Literal["desc", "asc"]], ...] = ((_LOW, "asc"), (_HIGH, "desc"))
+
+
+def _superlative(text: str) -> Ranking | None:
+    """A superlative or an order word without N: one row ('which'), the default N (plural) or all rows."""
     # "which customers spent the most": the top ten, not every customer ranked
     single = 1 if _SINGULAR.search(text) and not _PLURAL.search(text) else (
         DEFAULT_TOP if _PLURAL.search(text) else None)
-    for pattern, direction in ((_LOW, "asc"), (_HIGH, "desc")):
-        for m in pattern.finditer(text):
-            if not _THEN_FIRST.match(text, m.end()):  # "cheapest first" orders the rows: it ranks none out
-                return Ranking(direction, single, m.group(0))  # type: ignore[arg-type]
-    if m := _RANK.search(text):
-        return Ranking("desc", None, m.group(0))
+    for pattern, direction in _LOW_HIGH:
+        for said in pattern.finditer(text):
+            if not _THEN_FIRST.match(text, said.end()):  # "cheapest first" orders the rows: it ranks none out
+                return Ranking(direction, single, said.group(0))
+    if rank := _RANK.search(text):
+        return Ranking("desc", None, rank.group(0))
+    return None
+
+
+_STEPS = (_superlative_n_zh, _superlative_n_en, _top_or_bottom, _which_n, _superlative)
+
+
+def extract_ranking(text: str) -> Ranking | None:
+    """The ranking asked for, if any (first match: explicit N beats superlatives)."""
+    for step in _STEPS:
+        if (ranking := step(text)) is not None:
+            return ranking
     return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 _LOCK = threading.Lock()
@@ -70,19 +70,37 @@ def segment(text: str) -> list[str]:
     return [t for t in _jieba().lcut(text) if t.strip()]
 
 
-def extract_terms(text: str, *, blank_spans: list[tuple[int, int]] = ()) -> list[str]:
+def extract_terms(text: str, *, blank_spans: Sequence[tuple[int, int]] = ()) -> list[str]:
     """Ordered, de-duplicated search terms; characters in ``blank_spans`` (time phrases) are ignored."""
     chars = list(text)
     for start, end in blank_spans:
         chars[start:end] = " " * (end - start)
     body = "".join(chars)
-    terms: list[str] = []
-    for m in _QUOTED.finditer(body):
-        terms.append(next(g for g in m.groups() if g))
+    terms = [*_phrases(body), *_token_terms(body)]
+    seen: set[str] = set()
+    out = []
+    for term in terms:
+        key = term.lower()
+        if key not in seen:
+            seen.add(key)
+            out.append(term)
+    return out
+
+
+def _phrases(body: str) -> list[str]:
+    """Quoted phrases, then capitalised runs (names) without their stopwords at either end."""
+    terms = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(body)]
     for m in _CAPITALISED.finditer(body):
         phrase = _trim_phrase(m.group(0))
         if phrase and (" " in phrase or len(phrase) > 1) and phrase.lower() not in _EN_STOP:
             terms.append(phrase)
+    return terms
+
+
+def _token_terms(body: str) -> list[str]:
+    """Content tokens and the bi- and trigrams of each run of them (a run breaks at a stopword, punctuation
+    or a change between ASCII and Chinese)."""
+    terms: list[str] = []
     run: list[str] = []
     for token in _tokens(body):
         if token is None or (run and token.isascii() != run[-1].isascii()):
@@ -95,14 +113,7 @@ def extract_terms(text: str, *, blank_spans: list[tuple[int, int]] = ()) -> list
         for n in (2, 3):
             if len(run) >= n:
                 terms.append((" " if token.isascii() else "").join(run[-n:]))
-    seen: set[str] = set()
-    out = []
-    for term in terms:
-        key = term.lower()
-        if key not in seen:
-            seen.add(key)
-            out.append(term)
-    return out
+    return terms
 
 
 def _trim_phrase(phrase: str) -> str:

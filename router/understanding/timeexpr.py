@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
@@ -40,7 +40,7 @@ from router.understanding._calendar import (
 from router.understanding.types import Granularity, TimeRange
 
 Bounds = tuple[date, date]
-GRAIN_ORDER = ["day", "week", "month", "quarter", "year"]
+GRAIN_ORDER: list[Granularity] = ["day", "week", "month", "quarter", "year"]
 YOY_MARKER = "yoy"
 
 _MONTH_NAMES = "|".join(sorted((m for m in MONTHS if m != "may"), key=len, reverse=True))
@@ -199,7 +199,7 @@ _REL_EN = {
 }
 
 
-def _alternation(words: dict[str, object] | list[str]) -> str:
+def _alternation(words: Iterable[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
@@ -389,8 +389,12 @@ def _with_years(atoms: list[_Atom]) -> list[_Atom]:
 
 
 def _finer(a: Granularity | None, b: Granularity | None) -> Granularity | None:
-    grains = [g for g in (a, b) if g]
-    return min(grains, key=GRAIN_ORDER.index) if grains else None
+    ranks = [GRAIN_ORDER.index(g) for g in (a, b) if g]
+    return GRAIN_ORDER[min(ranks)] if ranks else None
+
+
+def _match_end(m: re.Match[str] | None) -> int:
+    return m.end() if m else 0
 
 
 def extract_time(text: str, today: date) -> TimeParse:
@@ -422,7 +426,7 @@ def extract_time(text: str, today: date) -> TimeParse:
         if since or until_now:
             end = max(end, today) if start <= today else end
             # the label says the range runs to today: "since 2024", "2024年以来"
-            phrase = text[since.start():span_end] if since else text[atom.start:span_end + until_now.end()]
+            phrase = text[since.start():span_end] if since else text[atom.start:span_end + _match_end(until_now)]
         elif joined is None and not compared and (opened := _open_ended(text, atom.start, span_end, start, end,
                                                                          today)):
             start, end, phrase = opened

@@ -115,7 +115,9 @@ def _particle(text: str, at: int) -> str:
 def _ranking_span(q: Question) -> list[tuple[int, int]]:
     """"which 5", "top 10": the number of the ranking phrase is its limit."""
     ranking = q.understanding.ranking
-    at = q.reading.text.lower().find(ranking.phrase.lower()) if ranking and ranking.phrase else -1
+    if not ranking or not ranking.phrase:
+        return []
+    at = q.reading.text.lower().find(ranking.phrase.lower())
     return [(at, at + len(ranking.phrase))] if at >= 0 else []
 
 

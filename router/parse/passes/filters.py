@@ -202,15 +202,15 @@ _LATE = re.compile(r"^\s*(?:late|early|delayed|behind|overdue)\b|^\s*(?:的)?(?:
 def _delay(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
     """"arrived more than 5 hours late": a duration before late/early bounds a delay column, the one whose
     title shares a verb of the question ("arrived" -> Arrival delay)."""
-    if not _LATE.match(r.text[mark.end:]):
+    late = _LATE.match(r.text[mark.end:])
+    if late is None:
         return None
     delays = [d for c in cubes for d in k.model.cubes[c].dimensions.values()
               if d.type == "number" and "delay" in (d.title or d.name).lower()]
     said = {w.norm[:5] for w in words(r.text)}
     chosen = [d for d in delays if any(t[:5] in said for t in facts.title_words(d) if t != "delay")] or delays
     if chosen:
-        late = _LATE.match(r.text[mark.end:])
-        r.use((mark.end, mark.end + late.end()))  # type: ignore[union-attr]
+        r.use((mark.end, mark.end + late.end()))
     return chosen[0] if chosen else None
 
 

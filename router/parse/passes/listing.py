@@ -65,7 +65,7 @@ def head(q: Question, k: Knowledge) -> None:
         cubes = [m for m in r.mentions if m.of("cube")]
         unkeyed = [m for m in cubes if m.of("cube")[0].path not in r.keyed]
         columns = [m for m in r.mentions if m.of("dimension") and not m.of("value")]  # "tracks priced 0.99"
-        chosen = (unkeyed or cubes or columns[:1] or [m for m in r.mentions if _cube_of(m)] or [None])[0]
+        chosen = next(iter(unkeyed or cubes or columns[:1] or [m for m in r.mentions if _cube_of(m)]), None)
     if chosen is None:
         return
     cube = chosen.of("cube")[0].path if chosen.of("cube") else _cube_of(chosen)

@@ -25,7 +25,8 @@ def _derived(q: Question, k: Knowledge) -> None:
         if m.group(0).lower() in STOPWORDS_EN or (first and not _first_word_of_value(k, m.group(0))
                                                    and not _demonym_of_value(k, m.group(0))):
             continue
-        if any(overlaps(span, x.span) for x in [*r.mentions, *r.marks]) or any(overlaps(span, t) for t in r.time_spans):
+        taken = [*(x.span for x in r.mentions), *(x.span for x in r.marks), *r.time_spans]
+        if any(overlaps(span, t) for t in taken):
             continue
         targets = value_stems(k.lexicon, m.group(0))
         if targets:

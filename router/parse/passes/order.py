@@ -91,7 +91,9 @@ def _by_member(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
     """The numeric column after "by" in a ranked listing."""
     for mark in r.marks_of("group"):
         m = after(r, mark.span)
-        for t in m.of("dimension") if m else []:
+        if m is None:
+            continue
+        for t in m.of("dimension"):
             member = k.model.find_member(t.path)
             if member is not None and member.type == "number" and any(facts.joined(k.model, c, member.cube)
                                                                        for c in cubes):

@@ -1,4 +1,5 @@
-"""The guard's rules in the order they run; each is ``rule(tree, policy) -> tree``."""
+"""The guard's rules in the order they run: ``single_statement(statements, policy) -> tree`` first, then each
+of ``TREE_RULES`` as ``rule(tree, policy) -> tree``."""
 
 from __future__ import annotations
 
@@ -9,4 +10,6 @@ from router.sqlguard.rules.no_writes import no_writes
 from router.sqlguard.rules.select_only import select_only
 from router.sqlguard.rules.single_statement import single_statement
 
-RULES = (single_statement, select_only, no_writes, allowed_tables, denied_functions, enforce_limit)
+__all__ = ["TREE_RULES", "single_statement"]
+
+TREE_RULES = (select_only, no_writes, allowed_tables, denied_functions, enforce_limit)

@@ -14,6 +14,7 @@ def limit_of(tree: exp.Expression) -> int:
 
 
 def enforce_limit(tree: exp.Expression, policy: GuardPolicy) -> exp.Expression:
+    assert isinstance(tree, exp.Query), "select_only runs before the limit rule"
     limit = tree.args.get("limit")
     if limit is None:
         return tree.limit(policy.default_limit, copy=False)
