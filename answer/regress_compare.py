@@ -100,6 +100,22 @@ def _period_start(label: str) -> str | None:
     return None
 
 
+_PERIOD_START = re.compile(r"^\d{4}-(\d{2})-01(?:[T ]00:00:00(?:\.0+)?)?$")
+
+
+def _period_number(gold: Any, got: Any) -> bool:
+    """A gold month or quarter number (``EXTRACT(MONTH ...)``: 6, ``EXTRACT(QUARTER ...)``: 2) is the period
+    an answer row shows by its start ("2013-06-01", "2013-04-01T00:00:00.000"); the row counts still have to
+    agree, so a series over several years does not pass for one year's months."""
+    if isinstance(gold, bool) or not isinstance(gold, int | Decimal | float) or not isinstance(got, str):
+        return False
+    m = _PERIOD_START.match(got.strip())
+    if m is None or float(gold) != int(gold) or not 1 <= int(gold) <= 12:
+        return False
+    month = int(m[1])
+    return month == int(gold) or (month % 3 == 1 and (month + 2) // 3 == int(gold))
+
+
 def cell_matches(gold: Any, got: Any) -> bool:
     g, a = _num(gold), _num(got)
     if g is not None and a is not None and not isinstance(gold, str):
@@ -108,6 +124,8 @@ def cell_matches(gold: Any, got: Any) -> bool:
         return math.isclose(g, a, rel_tol=REL_TOL, abs_tol=1e-9)
     if isinstance(gold, dt.date) and isinstance(got, str) and _period_start(got) == _text(gold):
         return True  # a compared period shown by its label ("1995年") is the gold's period start (1995-01-01)
+    if _period_number(gold, got):
+        return True
     return gold is not None and got is not None and _text(gold) == _text(got)
 
 

@@ -97,3 +97,9 @@ def test_rows_stated_as_cut_pass_when_they_are_gold_keys_and_the_total_covers_th
     assert key_column(gold, columns, shown, stated_total=4) is None  # "2 of 4 are shown"
     assert key_column(gold, columns, shown, stated_total=3) is not None  # the stated total misses a gold key
     assert key_column(gold, columns, [[13, "x"], [99, "y"]], stated_total=9) is not None  # 99 is no gold key
+
+
+def test_a_gold_month_or_quarter_number_is_the_period_the_answer_shows_by_its_start() -> None:
+    assert cell_matches(Decimal(6), "2013-06-01T00:00:00.000") and cell_matches(2, "2013-04-01")
+    assert not cell_matches(5, "2013-06-01") and not cell_matches(2, "2013-05-01")
+    assert not cell_matches(6, "2013-06-15") and not cell_matches(13, "2013-01-01")
