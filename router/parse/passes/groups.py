@@ -199,9 +199,10 @@ def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
                 said_by.setdefault(t.path, set()).add(id(m))
     named = {t.path for m in r.mentions for t in m.of("cube")}
     filtered = {f.member for f in r.filters}
-    # columns holding the same values, or the same names written another way (a code and its English name)
+    # columns holding the same values, or the same names written another way (a code and its English name),
+    # or named by the same words ("Airbus" in a manufacturer column and in its grouped twin)
     for key in {frozenset(v) for v in by_member.values()} | {frozenset(ids) for ids in said_by.values()}:
-        same = [p for p in by_member if frozenset(by_member[p]) == key or frozenset(said_by[p]) == key]
+        same = [p for p in by_member if frozenset(by_member[p]) == key or said_by[p] & key]
         labels = {facts.label(k.model, p.split(".", 1)[0], r.language) for p in same}  # the name, not the code
         keep = next((p for p in same if p in filtered), None) or next((p for p in same if p in labels), None) or next(
             (p for p in same if p.split(".", 1)[0] in named), same[0] if same else None)

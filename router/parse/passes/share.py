@@ -18,7 +18,7 @@ import re
 from router.parse.context import Knowledge, Question
 from router.parse.language import COMBINED
 from router.parse.nearby import free
-from router.parse.reading import Reading
+from router.parse.reading import Filter, Reading
 
 _RELATIVE = re.compile(r"\b(?:that|which|who|have|has|had|were|are|is|was)\b", re.IGNORECASE)
 
@@ -34,6 +34,14 @@ def _said_of_them(r: Reading) -> list[str]:
             out += named
     return out
 
+
+def _last_said(r: Reading, values: list[Filter]) -> Filter:
+    """Of several named values, the one the question says last: the earlier ones qualify the whole
+    ("Newark's departures"), the last one names the part ("went to Chicago O'Hare")."""
+    def said_at(f: Filter) -> int:
+        return max((m.start for m in r.mentions for t in m.of("value")
+                    if t.path == f.member and str(t.value) in f.values), default=-1)
+    return max(values, key=said_at)
 
 
 def choose(q: Question, k: Knowledge) -> None:
@@ -56,7 +64,7 @@ def choose(q: Question, k: Knowledge) -> None:
         r.notes.append(f"share: the measure with {', '.join(said)} over the measure of the named rows")
         return
     if values and not (len(values[0].values) > 1 and COMBINED.search(r.text)):
-        named = values[0]
+        named = _last_said(r, values)  # "share of Newark's departures that went to O'Hare": O'Hare is the part
         r.filters.remove(named)
         r.dimensions.append(named.member)
         r.keep[named.member] = list(named.values)

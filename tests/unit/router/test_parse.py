@@ -365,3 +365,9 @@ def test_the_average_number_of_a_numeric_column_is_its_average(knowledge: Knowle
     refused = read(knowledge, "the average number of discount")  # no avg measure of it: said so, no count
     assert refused.refusal and "average of Discount" in refused.refusal
     assert read(knowledge, "the average number of orders").measures != ["orders.avg_total"]
+
+
+def test_a_share_of_values_takes_the_last_named_one_as_the_part(knowledge: Knowledge) -> None:
+    r = read(knowledge, "what share of GERMANY's revenue came from BUILDING customers")
+    assert r.share and r.dimensions == ["customers.segment"] and r.keep == {"customers.segment": ["BUILDING"]}
+    assert [(f.member, f.values) for f in r.filters] == [("nations.name", ["GERMANY"])]
