@@ -259,6 +259,17 @@ def _word_list(text: str) -> frozenset[str]:
 # the generic words for an amount of money: the column a cube's sum measure adds up (facts.amount_column)
 AMOUNT_WORD = re.compile(r"\bamounts?\b|\bmoney\b|金额|总额|总价|钱", re.IGNORECASE)
 
+# verbs of money changing hands and the nouns a model names that money by, first choice first ("how much did
+# we sell" asks the sales, "how much did they spend" their spend, else the sales)
+MONEY_VERBS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("sell", "sells", "sold", "selling"), ("sales", "revenue")),
+    **dict.fromkeys(("spend", "spends", "spent", "spending"), ("spend", "spending", "sales", "revenue")),
+    **dict.fromkeys(("pay", "pays", "paid", "paying"), ("payments", "paid", "sales", "revenue")),
+    **dict.fromkeys(("buy", "buys", "bought", "buying"), ("purchases", "spend", "sales", "revenue")),
+    **dict.fromkeys(("earn", "earns", "earned", "earning", "make", "made"), ("earnings", "revenue", "sales")),
+    **dict.fromkeys(("bill", "billed", "invoice", "invoiced"), ("billing", "billed", "sales", "revenue")),
+}
+
 # verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
 # a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
 EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends
@@ -293,6 +304,7 @@ higher lower bigger smaller better worse greater larger fewer level levels tier 
 he him his she her hers theirs itself themselves wrote write writes written run runs ran running
 fly flies flying flew flown three four five six seven eight nine ten two
 inclusive inclusively
+goods merchandise
 trend trends trending
 leave leaves leaving depart departs departing
 """)

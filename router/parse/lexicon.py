@@ -270,11 +270,21 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
     lowered = word.lower()
     head = lowered[:max(4, len(lowered) - 3)]
     first = norm_word(word)
-    found = {entry.target for key, entries in lex.by_words.items()
-             for entry in entries if entry.target.kind == "value" and str(entry.target.value)[:1].isupper() and (
-                 (len(key) == 1 and (key[0].startswith(head) or (len(key[0]) >= 4 and lowered.startswith(key[0]))))
-                 or (len(key) > 1 and key[0] == first))}  # "Frontier" -> "Frontier Airlines Inc."
-    return list(found) if len({t.value for t in found}) == 1 else []  # one value, maybe in several columns
+    derived: set[Target] = set()
+    first_of: set[Target] = set()
+    for key, entries in lex.by_words.items():
+        for entry in entries:
+            if entry.target.kind != "value" or not str(entry.target.value)[:1].isupper():
+                continue
+            if len(key) == 1 and (key[0].startswith(head) or (len(key[0]) >= 4 and lowered.startswith(key[0]))):
+                derived.add(entry.target)
+            elif len(key) > 1 and key[0] == first:  # "Frontier" -> "Frontier Airlines Inc."
+                first_of.add(entry.target)
+    # a place's own name first ("Brazilian" -> Brazil, though an album title begins "Brazilian ...")
+    for found in (derived, first_of):
+        if found:
+            return list(found) if len({t.value for t in found}) == 1 else []  # one value, maybe in several columns
+    return []
 
 
 def _add_translations(lex: Lexicon) -> None:

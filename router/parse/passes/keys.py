@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from router.parse.context import Knowledge, Question
-from router.parse.reading import Filter
+from router.parse.reading import Filter, Mention, Reading
 from router.parse.text import overlaps
 
 _KEY_AFTER = re.compile(r"\s*(?:#|no\.?\s*|number\s*|num\s*|id\s*|key\s*|号码?\s*|编号\s*|为\s*)?#?\s*"
@@ -16,11 +16,22 @@ _KEY_AFTER = re.compile(r"\s*(?:#|no\.?\s*|number\s*|num\s*|id\s*|key\s*|号码?
                         re.IGNORECASE)
 
 
+# "100号发票": the number and 号 before the noun of the cube
+_KEY_BEFORE = re.compile(r"(?<![\d.])(\d{1,12})\s*号\s*的?\s*$")
+
+
+def _key_number(r: Reading, m: Mention) -> re.Match[str] | None:
+    found = _KEY_AFTER.match(r.text, m.end) or (_KEY_BEFORE.search(r.text[:m.start]) if m.of("cube") else None)
+    if found is None or any(overlaps(found.span(1), t) for t in r.time_spans):
+        return None
+    return found
+
+
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     for m in r.mentions:
-        found = _KEY_AFTER.match(r.text, m.end)
-        if found is None or any(overlaps(found.span(1), t) for t in r.time_spans):
+        found = _key_number(r, m)
+        if found is None:
             continue
         member = None
         for t in m.of("dimension"):
@@ -36,6 +47,7 @@ def choose(q: Question, k: Knowledge) -> None:
                     break
         if member is None:
             continue
-        r.filters.append(Filter(member, "equals", [found.group(1)], f"{r.text[m.start:found.end()]!r} names a row"))
-        r.use(m.span, (m.end, found.end()))
+        said = (min(m.start, found.start()), max(m.end, found.end()))
+        r.filters.append(Filter(member, "equals", [found.group(1)], f"{r.text[said[0]:said[1]]!r} names a row"))
+        r.use(m.span, said)
         r.keyed.append(member.split(".", 1)[0])

@@ -22,9 +22,10 @@ from typing import Any
 from router.aggregate.measure_match import match_measure, unit_twin
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import names_a_number
+from router.parse.language import MONEY_VERBS, names_a_number
 from router.parse.nearby import after, close, free, free_amount_words, mark_after, mark_before, phrase_after
 from router.parse.reading import Mark, Mention, Reading, Target
+from router.parse.text import words
 
 UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
                         r"分钟|小时|秒|天|毫秒|兆|字节", re.IGNORECASE)
@@ -348,6 +349,35 @@ _USAGE = re.compile(r"\b(?:used|use|popular|common|frequent|frequently|often)\b|
                     re.IGNORECASE)
 
 
+def _money_verb(r: Reading, k: Knowledge) -> None:
+    """"how much did we sell", "how much did Canada's customers spend": with no measure named, "how much"
+    and a verb of money changing hands ask the amount (a sum) the model names that money by ("sales",
+    "spend"), on a cube the question's values or cubes reach when it names any."""
+    marks = [m for m in r.marks_of("sum") if m.text.lower() == "how much" and free(r, m)]
+    if r.measures or not marks:
+        return
+    cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
+    for w in words(r.text[marks[0].end:]):
+        nouns = MONEY_VERBS.get(w.raw.lower(), ())
+        for noun in nouns:
+            found = [t for m in k.lexicon.find(noun) for t in sorted(m.of("measure"), key=lambda t: -m.weights[t])
+                     if _an_amount(k, t) and (not cubes or any(_linked(k, t.cube, c) for c in cubes))]
+            if found:
+                span = (marks[0].end + w.start, marks[0].end + w.end)
+                r.measures.append(found[0].path)
+                r.use(marks[0].span, span)
+                r.notes.append(f"measure {found[0].path}: '{marks[0].text} ... {w.raw}' asks the {noun}")
+                return
+
+
+def _an_amount(k: Knowledge, t: Target) -> bool:
+    return getattr(k.model.find_member(t.path), "type", "") in ("sum", "number")
+
+
+def _linked(k: Knowledge, a: str, b: str) -> bool:
+    return a in facts.reach(k.model, b) or b in facts.reach(k.model, a)
+
+
 def _how_much(r: Reading, k: Knowledge) -> None:
     """"how much has Jack Yang paid through WeChat Pay", "the most money", "总金额": with no measure named,
     "how much" or a word for money asks the amount of the one cube the question's values (or cube) belong to
@@ -469,6 +499,7 @@ def choose(q: Question, k: Knowledge) -> None:
             r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
     _ranked_by(q, k)
     _how_much(r, k)
+    _money_verb(r, k)
     _usage_counted(q, k)
     _rows_counted(q, k)
     _summed_too(r, k)

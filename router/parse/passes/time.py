@@ -55,14 +55,14 @@ def choose(q: Question, k: Knowledge) -> None:
     for mark in r.marks_of("dim_grain"):
         r.granularity, r.time_dimension = mark.data
         r.use(mark.span)
+    periods = r.periods(q.understanding.time_ranges)
+    timed = bool(periods or q.understanding.granularity or r.granularity)
     for m in r.mentions:
         times = [t.path for t in m.of("dimension")
                  if getattr(k.model.find_member(t.path), "type", "") == "time" and _joined(r, k, t.cube)]
-        if times and free(r, m):
+        if times and free(r, m) and (timed or r.intent != "detail"):  # a listing shows a date it names
             r.time_dimension = r.time_dimension or times[0]
             r.use(m.span)
-    periods = r.periods(q.understanding.time_ranges)
-    timed = bool(periods or q.understanding.granularity or r.granularity)
     if r.time_dimension is None and timed:
         r.time_dimension = _by_verb(r, k)
     if r.time_dimension:

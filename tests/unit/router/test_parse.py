@@ -371,3 +371,30 @@ def test_a_share_of_values_takes_the_last_named_one_as_the_part(knowledge: Knowl
     r = read(knowledge, "what share of GERMANY's revenue came from BUILDING customers")
     assert r.share and r.dimensions == ["customers.segment"] and r.keep == {"customers.segment": ["BUILDING"]}
     assert [(f.member, f.values) for f in r.filters] == [("nations.name", ["GERMANY"])]
+
+
+@dataclass
+class _Term:
+    canonical_term: str
+    mapped_asset_id: str
+    synonyms: list[str] = field(default_factory=list)
+    mapped_asset_type: str | None = None
+    filter_value: str | None = None
+
+
+def test_a_number_and_hao_before_a_chinese_noun_names_a_row(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    zh = Knowledge(model, build_lexicon(model, [_Term("订单", "table:orders")], Values()))
+    r = read(zh, "列出100号订单的状态")
+    assert [(f.member, f.values) for f in r.filters] == [("orders.order_id", ["100"])] and r.keyed == ["orders"]
+
+
+def test_how_much_with_a_verb_of_money_asks_the_measure_named_by_its_noun(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how much did we sell in 2024")
+    assert r.measures == ["orders.revenue"] and not r.unknown
+
+
+def test_a_listing_shows_a_date_it_names(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the orders with their ship date")
+    assert "orders.shipped_at" in r.columns and r.time_dimension is None
