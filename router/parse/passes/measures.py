@@ -273,26 +273,9 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
     kind, marks = _kind(r, m)
     if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind) or (kind is None and _bounded_column(r, m)):
         return None, [], None
-    named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
-    ranking = q.understanding.ranking
-    if named is not None and ranking is not None and names_a_number(ranking.phrase) and (
-            named.type in ("max", "min") or (kind in ("max", "min") and m.of("dimension"))):
-        named = None  # "the 3 largest orders", "the 5 departures with the biggest delays": rows, not a value
-    if named is not None and named.type == "count" and kind in ("count", "distinct") and \
-            (q.understanding.time_ranges or q.understanding.granularity) and not k.model.time_dimension_for(named.path):
-        dated = _count_of_cube(q, k, named.cube, kind)  # "distinct parts shipped in Q4": lines' distinct parts
-        named = k.model.find_member(dated) if dated else named
+    named = _named_for(q, k, m, kind)
     if named is not None:
-        if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
-            twin, missing = _twin(k, named, kind)
-            return (twin.path if twin else None), marks, None if twin else f"the model has no {missing}"
-        if kind in ("max", "min") and named.type == "sum" and not _grouped(q):
-            twin, _ = _twin(k, named, kind)  # "the biggest single invoice amount": the max of one row
-            if twin is not None:
-                return twin.path, marks, None
-            if _single_row(r, k, m, named, marks[0] if marks else None, kind):
-                return None, [], None
-        return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
+        return _of_named(q, k, m, named, kind, marks)
     cubes = m.of("cube")
     if cubes and kind is not None and _qualifies(r, m) is not None:
         return None, [], None
@@ -300,6 +283,45 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
         counted = _count_of_cube(q, k, cubes[0].path, "count" if kind == "share" else kind)
         if counted:
             return counted, marks if kind not in ("most", "share") else [], None
+    return _of_columns(q, k, m, kind, marks)
+
+
+def _named_for(q: Question, k: Knowledge, m: Mention, kind: str | None) -> Any | None:
+    """The measure ``m`` names, unless it names rows ranked by it or a count dated through another cube."""
+    named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
+    ranking = q.understanding.ranking
+    if named is not None and ranking is not None and names_a_number(ranking.phrase) and (
+            named.type in ("max", "min") or (kind in ("max", "min") and m.of("dimension"))):
+        return None  # "the 3 largest orders", "the 5 departures with the biggest delays": rows, not a value
+    if named is not None and named.type == "count" and kind in ("count", "distinct") and \
+            (q.understanding.time_ranges or q.understanding.granularity) and not k.model.time_dimension_for(named.path):
+        dated = _count_of_cube(q, k, named.cube, kind)  # "distinct parts shipped in Q4": lines' distinct parts
+        named = k.model.find_member(dated) if dated else named
+    return named
+
+
+def _of_named(q: Question, k: Knowledge, m: Mention, named: Any, kind: str | None,
+              marks: list[Mark]) -> tuple[str | None, list[Mark], str | None]:
+    """A named measure as asked: its average or extreme twin when the aggregation word asks another."""
+    r = q.reading
+    if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
+        twin, missing = _twin(k, named, kind)
+        return (twin.path if twin else None), marks, None if twin else f"the model has no {missing}"
+    if kind in ("max", "min") and named.type == "sum" and not _grouped(q):
+        twin, _ = _twin(k, named, kind)  # "the biggest single invoice amount": the max of one row
+        if twin is not None:
+            return twin.path, marks, None
+        if _single_row(r, k, m, named, marks[0] if marks else None, kind):
+            return None, [], None
+    return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
+
+
+def _of_columns(q: Question, k: Knowledge, m: Mention, kind: str | None,
+                marks: list[Mark]) -> tuple[str | None, list[Mark], str | None]:
+    """No measure named: an aggregation word over a cube's amount or over the numeric columns ``m`` names."""
+    r = q.reading
+    ranking = q.understanding.ranking
+    cubes = m.of("cube")
     named_elsewhere = any(x.of("measure") and not x.of("cube") for x in r.mentions if x is not m)
     rows_ranked = kind in ("max", "min") and ranking is not None and names_a_number(ranking.phrase)
     rows_ranked = rows_ranked or (bool(marks) and bool(_NAMES_ITS_COLUMN.search(marks[0].text)))  # "shortest"
@@ -310,16 +332,23 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
     dims = [k.model.find_member(t.path) for t in m.of("dimension")]
     dims = [d for d in dims if d is not None and d.type != "time"]
     if kind in ("avg", "sum", "max", "min", "median", "distinct", "count") and dims and not cubes and not rows_ranked:
-        numeric = [d for d in dims if d.type == "number"] if kind not in ("distinct", "count") else dims
-        for dim in numeric or dims:
-            found, missing = _over_column(k, dim, kind)
-            if found is not None:
-                return found.path, marks, None
-        titled = match_measure(k.model, r.text)  # "avg file size MB": "Average file size (MB)" by its words
-        if titled is not None and titled.strong and k.model.find_member(titled.path).type in _TYPE_FIT[kind]:
-            return titled.path, marks, None
-        if numeric or kind == "distinct":
-            return None, marks, f"the model has no {missing}"
+        return _over_dimensions(r, k, dims, kind, marks)
+    return None, [], None
+
+
+def _over_dimensions(r: Reading, k: Knowledge, dims: list[Any], kind: str,
+                     marks: list[Mark]) -> tuple[str | None, list[Mark], str | None]:
+    numeric = [d for d in dims if d.type == "number"] if kind not in ("distinct", "count") else dims
+    missing = ""
+    for dim in numeric or dims:
+        found, missing = _over_column(k, dim, kind)
+        if found is not None:
+            return found.path, marks, None
+    titled = match_measure(k.model, r.text)  # "avg file size MB": "Average file size (MB)" by its words
+    if titled is not None and titled.strong and k.model.find_member(titled.path).type in _TYPE_FIT[kind]:
+        return titled.path, marks, None
+    if numeric or kind == "distinct":
+        return None, marks, f"the model has no {missing}"
     return None, [], None
 
 
