@@ -1,8 +1,9 @@
 """PostgreSQL backend: pgvector cosine search and BM25 over token postings, in schema ``sag``.
 
 kNN runs on HNSW indexes (``cubesage_core/schema/035_sag_vector_indexes.sql``) with ``hnsw.ef_search``
-raised to k; events are searched kind by kind, wiki events through their index, table-row events (never
-recalled by their own vectors) exactly. A bulk load drops the indexes and builds them once at its end
+raised to k; events are searched kind by kind, wiki events through their index (table-row events have no
+vectors). Entity names have no graph: a mention's candidates are the entities sharing one of its tokens
+(BM25 postings), ranked by exact cosine. A bulk load drops the indexes and builds them once at its end
 (``_hnsw``). BM25 uses Lucene's formula (k1=1.2,
 b=0.75) over ``sag.bm25_term``/``sag.bm25_doc``, filled from the shared tokenizer and partitioned by index
 (``event:doc``, ``event:row``, ``entity``). Connections come from a checked pool
