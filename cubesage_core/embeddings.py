@@ -102,13 +102,22 @@ _QUERY_CACHE: dict[str, np.ndarray] = {}
 class HashEmbedder(Embedder):
     """Deterministic character 1-3 gram hashing embedder (SAG entity names; tests without weights).
 
-    Names and question windows repeat across requests, so vectors are memoised per text.
+    Names and question windows repeat across requests, so a small batch's vectors are memoised per text. A
+    batch of at least ``BULK_AT`` texts (indexing tens of thousands of row names) is counted in numpy slice by slice,
+    each distinct gram hashed once: the same vectors, without a Python step per gram.
     """
 
+    BULK_AT = 256
+    SLICE = 2048
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.empty((len(texts), DIM), dtype=np.float32)
-        for row, text in enumerate(texts):
-            out[row] = _hash_vector((text or "").lower())
+        lowered = [(text or "").lower() for text in texts]
+        if len(lowered) >= self.BULK_AT:  # slices keep the count matrix (texts x DIM int64) small
+            return np.concatenate([_hash_matrix(lowered[i : i + self.SLICE])
+                                   for i in range(0, len(lowered), self.SLICE)])
+        out = np.empty((len(lowered), DIM), dtype=np.float32)
+        for row, text in enumerate(lowered):
+            out[row] = _hash_vector(text)
         return out
 
 
@@ -123,6 +132,27 @@ def _hash_vector(lowered: str) -> np.ndarray:
     vector: np.ndarray = _normalise(np.bincount(buckets, minlength=DIM).astype(np.float32)[None, :])[0]
     vector.flags.writeable = False
     return vector
+
+
+def _hash_matrix(lowered: Sequence[str]) -> np.ndarray:
+    """``_hash_vector`` of every text, as one matrix: gram buckets counted per row by one ``bincount``."""
+    joined = "".join(lowered)
+    lengths = np.fromiter((len(t) for t in lowered), dtype=np.int64, count=len(lowered))
+    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    row_of = np.repeat(np.arange(len(lowered)), lengths)
+    end_of = np.repeat(np.cumsum(lengths), lengths)  # where the text of each character ends in ``joined``
+    flat: list[np.ndarray] = []
+    for n in (1, 2, 3):
+        starts = np.flatnonzero(np.arange(codes.size) + n <= end_of)  # grams that stay inside their text
+        grams = np.zeros(starts.size, dtype=np.int64)
+        for offset in range(n):  # code points are < 2**21: three of them fit one int64 exactly
+            grams = (grams << 21) | codes[starts + offset]
+        _, first, inverse = np.unique(grams, return_index=True, return_inverse=True)
+        buckets = np.fromiter((_gram_bucket(joined[i : i + n]) for i in starts[first]), dtype=np.int64,
+                              count=first.size)
+        flat.append(row_of[starts] * DIM + buckets[inverse])
+    counts = np.bincount(np.concatenate(flat), minlength=len(lowered) * DIM).astype(np.float32)
+    return _normalise(counts.reshape(len(lowered), DIM))
 
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:

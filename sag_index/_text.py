@@ -79,8 +79,12 @@ def segment_cjk(run: str) -> list[str]:
 
 def tokenize(text: str, keep_stopwords: bool = False) -> list[str]:
     """Search tokens of ``text`` (folded, stop words dropped unless asked)."""
+    folded = fold(text)
+    if not _HAS_CJK.search(folded):  # no run to segment: the tokens are the matches (most texts; fast)
+        tokens: list[str] = _TOKEN.findall(folded)
+        return tokens if keep_stopwords else [t for t in tokens if t not in STOPWORDS]
     out: list[str] = []
-    for match in _TOKEN.finditer(fold(text)):
+    for match in _TOKEN.finditer(folded):
         token = match.group(0)
         if _CJK_RUN.fullmatch(token):
             out.extend(w for w in segment_cjk(token) if keep_stopwords or w not in STOPWORDS)

@@ -2,9 +2,9 @@
 
 Chunks are first registered as ``pending`` (ids are content hashes, so nothing is registered
 twice). Each batch is processed, filtered, parsed, embedded and saved: vectors go to the store
-first (idempotent upserts by id), then one PostgreSQL transaction writes events, entities and
-links and marks the chunks ``indexed``. A crash loses at most the batch in flight, which the
-next run picks up again; no chunk gets a second event.
+(idempotent upserts by id) while one PostgreSQL transaction writes events, entities and links;
+that transaction marks the chunks ``indexed`` once the vectors are committed. A crash loses at
+most the batch in flight, which the next run picks up again; no chunk gets a second event.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -61,9 +61,9 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
                  name_embedder: Embedder | None = None) -> IndexReport:
     """Index ``chunks`` into the relational tables at ``url`` and into ``store``; skip indexed ones.
 
-    Two stages overlap: while one batch is written (store upsert, then the relational transaction, on a
-    connection of its own), the next is processed and embedded (numpy releases the GIL while it embeds,
-    PostgreSQL works in its own process), so a run costs about its embedding time plus one batch's writes.
+    Stages overlap: while one batch is written (store upsert and the relational transaction at once, each on
+    a connection of its own), the next is processed and embedded (numpy releases the GIL while it embeds,
+    PostgreSQL works in its own processes), so a run costs about the longer of its embedding and its writes.
     """
     started, cpu_started = time.monotonic(), time.process_time()
     processor = processor or FastProcessor()
@@ -73,7 +73,8 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     report = IndexReport(chunks_total=len(unique), mode=processor.mode, backend=store.backend,
                          store_fallback=store.fallback_reason)
     timing = {"register": 0.0, "process": 0.0, "filter_parse": 0.0, "lookup": 0.0, "embed": 0.0, "save": 0.0}
-    with connection(url) as conn, connection(url) as writer, ThreadPoolExecutor(1, "sag-save") as saving:
+    with (connection(url) as conn, connection(url) as writer, ThreadPoolExecutor(1, "sag-save") as saving,
+          ThreadPoolExecutor(1, "sag-vectors") as vectors_thread):
         t = time.monotonic()
         report.chunks_new = repository.register_chunks(conn, unique)
         pending = repository.pending_ids(conn, [c.chunk_id for c in unique], store.key)
@@ -90,7 +91,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
                                                 relation_vectors, sent, timing, report)
                 if in_flight is not None:
                     in_flight.result()
-                in_flight = saving.submit(_save, writer, store, records, index_batch, timing)
+                in_flight = saving.submit(_save, writer, store, records, index_batch, timing, vectors_thread)
                 report.chunks_processed += len(batch)
                 report.events_written += len(records)
                 report.entities_new += len(index_batch.entities)
@@ -138,11 +139,15 @@ def _prepare(batch: Sequence[Chunk], conn: Any, store: VectorStore, processor: P
 
 
 def _save(writer: Any, store: VectorStore, records: list[EventRecord], index_batch: IndexBatch,
-          timing: dict[str, float]) -> None:
-    """Vectors first (idempotent upserts by id), then the relational rows and the chunks' status."""
+          timing: dict[str, float], vectors_thread: ThreadPoolExecutor) -> None:
+    """The vectors (idempotent upserts by id, on a thread of their own) and the relational rows at once; the
+    relational transaction marks the chunks indexed only once the vectors are committed."""
     t = time.monotonic()
-    store.upsert(index_batch)
-    repository.save_events(writer, records, store.key)
+    upserted = vectors_thread.submit(store.upsert, index_batch)
+    try:
+        repository.save_events(writer, records, store.key, vectors_committed=upserted.result)
+    finally:
+        wait([upserted])  # a failed relational write: the vectors are not left being written
     timing["save"] += time.monotonic() - t
 
 
@@ -174,11 +179,10 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
 
     Only a wiki event's title+content gets a sentence embedding: it is the vector dense retrieval searches,
     and the sentence encoder is most of an indexing run's CPU. Titles are names: their vectors come from
-    ``name_embedder``, as entity names' do. Table rows are matched by surface form (names, ids), not by
-    meaning: both their vectors are the ``name_embedder`` vector of the row title (cheap: 20,000 rows in
-    seconds, where sentence embeddings take minutes on a busy 2-core machine), and retrieval keeps them out
-    of the dense channel. Ids, dates and numbers are matched exactly and get no name vector (see
-    ``default_name_embedder``).
+    ``name_embedder``, as entity names' do. Table rows are matched by surface form (their entities' names
+    and ids, BM25 over their text), never by their own vectors (retrieval keeps them out of the dense
+    channel): a row event gets no vectors, so 20,000 rows write no 4 KB of floats each. Ids, dates and
+    numbers are matched exactly and get no name vector (see ``default_name_embedder``).
     """
     texts: list[str] = []
 
@@ -186,12 +190,9 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
         texts.append(text)
         return len(texts) - 1
 
-    plan: list[tuple[EventRecord, int]] = []
-    title_vectors = name_embedder.embed([r.title for r in records])
-    rows = [r for r in records if r.chunk.kind == "row"]
-    for r in records:
-        if r.chunk.kind != "row":
-            plan.append((r, slot(f"{r.title}. {r.content}")))
+    docs = [r for r in records if r.chunk.kind != "row"]
+    plan = [(r, slot(f"{r.title}. {r.content}")) for r in docs]
+    title_vectors = name_embedder.embed([r.title for r in docs])
     new_entities = {e.entity_id: e for r in records for e in r.entities if e.entity_id not in known_entity_ids}
     embedded_names = [e for e in new_entities.values() if e.embed]
     name_vectors = {}
@@ -203,14 +204,13 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
         link_plan = [(ln, slot(ln.description)) for r in records if r.chunk.kind == "doc" for ln in r.links]
     vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dim), dtype=np.float32)
     batch = IndexBatch()
-    title_of = {r.event_id: title_vectors[i] for i, r in enumerate(records)}
-    for r, cs in plan:
+    for i, (r, cs) in enumerate(plan):
         batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
-                                     tokenize(r.tokens_text), title_of[r.event_id], vectors[cs]))
-    for r in rows:
-        vec = title_of[r.event_id]
-        batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
-                                     tokenize(r.tokens_text), vec, vec))
+                                     tokenize(r.tokens_text), title_vectors[i], vectors[cs]))
+    for r in records:
+        if r.chunk.kind == "row":
+            batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
+                                         tokenize(r.tokens_text), None, None))
     for eid, e in new_entities.items():
         batch.entities.append(EntityDoc(eid, e.name, e.normalized, e.type, tokenize(e.name), name_vectors.get(eid)))
     batch.links = [LinkDoc(ln.event_id, ln.entity_id, ln.description, vectors[s]) for ln, s in link_plan]

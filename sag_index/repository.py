@@ -6,7 +6,7 @@ and Step 8 chunk backtrack, as the seed assigns them to the relational store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import psycopg
@@ -61,12 +61,15 @@ def known_entities(conn: psycopg.Connection, entity_ids: Iterable[str], store_ke
 
 
 WRITE_LOCK = 0x5A6_1DE  # transaction-level advisory lock: SAG writers check, then copy, one at a time
+# the PostgreSQL vector store's tables hold other keys than the relational ones: their writers lock apart, so a
+# batch's vectors and its relational rows are written at once (sag_index.pipeline)
+STORE_WRITE_LOCK = WRITE_LOCK + 1
 
 
-def lock_writes(cur: psycopg.Cursor[Any]) -> None:
-    """Serialise SAG writers for this transaction, so the keys a writer found absent stay absent until it
-    has copied its rows in (concurrent ingests never meet on a unique key)."""
-    cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+def lock_writes(cur: psycopg.Cursor[Any], lock: int = WRITE_LOCK) -> None:
+    """Serialise the writers of one set of tables (``lock``) for this transaction, so the keys a writer found
+    absent stay absent until it has copied its rows in (concurrent ingests never meet on a unique key)."""
+    cur.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
 
 
 def _copy(cur: psycopg.Cursor[Any], table: str, columns: str, rows: Iterable[tuple[Any, ...]]) -> None:
@@ -79,10 +82,12 @@ def _present(cur: psycopg.Cursor[Any], query: str, params: tuple[Any, ...]) -> s
     return {r[0] if len(r) == 1 else tuple(r) for r in cur.execute(query, params).fetchall()}
 
 
-def save_events(conn: psycopg.Connection, records: Sequence[EventRecord], store_key: str) -> None:
-    """One transaction: events, entities, links; then the chunks are marked ``indexed``. Rows already
-    present are kept (an entity named by an earlier document, an event indexed into another store); the
-    others are copied straight into their tables."""
+def save_events(conn: psycopg.Connection, records: Sequence[EventRecord], store_key: str,
+                vectors_committed: Callable[[], object] | None = None) -> None:
+    """One transaction: events, entities, links; then ``vectors_committed()`` (it returns once the batch's
+    vectors are committed, or raises, which rolls this back), then the chunks are marked ``indexed``. Rows
+    already present are kept (an entity named by an earlier document, an event indexed into another store);
+    the others are copied straight into their tables."""
     entities = {e.entity_id: e for r in records for e in r.entities}
     events = {r.event_id: r for r in reversed(records)}  # a record given twice: the first, as DO NOTHING kept
     with conn.transaction(), conn.cursor() as cur:
@@ -104,6 +109,8 @@ def save_events(conn: psycopg.Connection, records: Sequence[EventRecord], store_
         stored = _present(cur, "SELECT entity_id FROM sag.entity_in_store WHERE store_key = %s AND entity_id = ANY(%s)",
                           (store_key, list(entities)))
         _copy(cur, "entity_in_store", "store_key, entity_id", ((store_key, i) for i in entities if i not in stored))
+        if vectors_committed is not None:
+            vectors_committed()
         cur.execute("UPDATE sag.source_chunk SET status = 'indexed', indexed_in = %s WHERE chunk_id = ANY(%s)",
                     (store_key, [r.chunk.chunk_id for r in records]))
 

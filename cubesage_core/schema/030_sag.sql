@@ -58,9 +58,10 @@ CREATE TABLE IF NOT EXISTS sag.event_vectors (
     chunk_id  text NOT NULL,
     kind      text NOT NULL DEFAULT 'doc',
     title     text NOT NULL,
-    title_vec vector(512) NOT NULL,
-    content_vec vector(512) NOT NULL              -- title + content
+    title_vec vector(512),
+    content_vec vector(512)                       -- title + content; both NULL for table rows (no dense search)
 );
+ALTER TABLE sag.event_vectors ALTER COLUMN title_vec DROP NOT NULL, ALTER COLUMN content_vec DROP NOT NULL;
 CREATE INDEX IF NOT EXISTS event_vectors_kind_idx ON sag.event_vectors (kind);
 
 CREATE TABLE IF NOT EXISTS sag.entity_vectors (

@@ -17,6 +17,7 @@ SQL_FILE = Path(__file__).resolve().parents[2] / "cubesage_core" / "schema" / "0
 BULK_DOCS = 1000  # documents in one batch from which the indexes are dropped until the load is flushed
 BUILD_MEMORY = "256MB"  # maintenance_work_mem of the build: the graph of ~200k vectors fits
 _INDEX = re.compile(r"CREATE INDEX IF NOT EXISTS (\w+) ON (\w+)\.\w+", re.IGNORECASE)
+_RETIRED = re.compile(r"^DROP INDEX IF EXISTS (\w+\.\w+);", re.IGNORECASE | re.MULTILINE)
 
 
 def names() -> list[str]:
@@ -24,8 +25,14 @@ def names() -> list[str]:
     return [f"{schema}.{name}" for name, schema in _INDEX.findall(SQL_FILE.read_text())]
 
 
+def retired() -> list[str]:
+    """Qualified names of the indexes the schema file drops (built by earlier versions, no longer searched)."""
+    return _RETIRED.findall(SQL_FILE.read_text())
+
+
 def drop(conn: psycopg.Connection) -> None:
-    for name in names():
+    """Drop the indexes (and retired ones a database that skipped ``apply_schema`` still maintains)."""
+    for name in [*names(), *retired()]:
         conn.execute(f"DROP INDEX IF EXISTS {name}")
 
 

@@ -20,13 +20,15 @@ VectorField = str  # "title" | "content" (title + content)
 
 @dataclass
 class EventDoc:
+    """An event as the store holds it; a table row's has no vectors (rows are found by names and BM25)."""
+
     event_id: str
     chunk_id: str
     kind: str
     title: str
     tokens: list[str]
-    title_vec: np.ndarray
-    content_vec: np.ndarray
+    title_vec: np.ndarray | None
+    content_vec: np.ndarray | None
 
 
 @dataclass

@@ -118,10 +118,12 @@ class ElasticsearchStore(VectorStore):
 
         actions: list[dict[str, Any]] = []
         for ev in batch.events:
-            actions.append({"_index": self.index("event_vectors"), "_id": ev.event_id, "_source": {
-                "event_id": ev.event_id, "chunk_id": ev.chunk_id, "kind": ev.kind, "title": ev.title,
-                "tokens": " ".join(ev.tokens), "title_vec": ev.title_vec.tolist(),
-                "content_vec": ev.content_vec.tolist()}})
+            event: dict[str, Any] = {"event_id": ev.event_id, "chunk_id": ev.chunk_id, "kind": ev.kind,
+                                     "title": ev.title, "tokens": " ".join(ev.tokens)}
+            for name, vec in (("title_vec", ev.title_vec), ("content_vec", ev.content_vec)):
+                if vec is not None:  # a table row's event has none
+                    event[name] = vec.tolist()
+            actions.append({"_index": self.index("event_vectors"), "_id": ev.event_id, "_source": event})
         for en in batch.entities:
             source: dict[str, Any] = {"entity_id": en.entity_id, "name": en.name, "normalized": en.normalized,
                                       "type": en.type, "tokens": " ".join(en.tokens)}

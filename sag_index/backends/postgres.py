@@ -1,8 +1,9 @@
 """PostgreSQL backend: pgvector cosine search and BM25 over token postings, in schema ``sag``.
 
 kNN runs on HNSW indexes (``cubesage_core/schema/035_sag_vector_indexes.sql``) with ``hnsw.ef_search``
-raised to k; events are searched kind by kind, wiki events through their index, table-row events (never
-recalled by their own vectors) exactly. A bulk load drops the indexes and builds them once at its end
+raised to k; events are searched kind by kind, wiki events through their index (table-row events have no
+vectors). Entity names have no graph: a mention's candidates are the entities sharing one of its tokens
+(BM25 postings), ranked by exact cosine. A bulk load drops the indexes and builds them once at its end
 (``_hnsw``). BM25 uses Lucene's formula (k1=1.2,
 b=0.75) over ``sag.bm25_term``/``sag.bm25_doc``, filled from the shared tokenizer and partitioned by index
 (``event:doc``, ``event:row``, ``entity``). Connections come from a checked pool
@@ -25,7 +26,7 @@ from sag_index.backends import _hnsw
 from sag_index.backends.base import IndexBatch, VectorField, VectorStore
 from sag_index.errors import StoreUnavailable
 from sag_index.models import Hit
-from sag_index.repository import lock_writes
+from sag_index.repository import STORE_WRITE_LOCK, lock_writes
 
 K1, B = 1.2, 0.75
 BLOCK_CAP = 5000
@@ -155,7 +156,7 @@ class PostgresStore(VectorStore):
             self._bulk = True  # a bulk load: HNSW indexes are built once, by flush()
             self._write_with(_hnsw.drop)
         with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            lock_writes(cur)  # the keys _copy_upsert and _write_bm25 find absent stay absent until copied
+            lock_writes(cur, STORE_WRITE_LOCK)  # keys _copy_upsert and _write_bm25 find absent stay absent
             _upsert_vectors(cur, batch)
             _write_bm25(cur, _bm25_docs(batch))
         self._stats.clear()
@@ -187,7 +188,7 @@ class PostgresStore(VectorStore):
                    kinds: Sequence[str] | None = None) -> list[Hit]:
         col = _VEC_COLUMN[field]
         parts = [sql.SQL("(SELECT event_id, {col} <=> %(v)s AS d FROM sag.event_vectors WHERE kind = {kind} "
-                         "ORDER BY {col} <=> %(v)s LIMIT %(k)s)").format(col=sql.Identifier(col),
+                         "AND {col} IS NOT NULL ORDER BY {col} <=> %(v)s LIMIT %(k)s)").format(col=sql.Identifier(col),
                                                                          kind=sql.Literal(kind))
                  for kind in EVENT_KINDS if not kinds or kind in kinds]  # a literal kind picks its partial index
         if not parts:
@@ -202,8 +203,8 @@ class PostgresStore(VectorStore):
         if not ids:
             return {}
         col = _VEC_COLUMN[field]
-        rows = self._rows(f"SELECT event_id, 1 - ({col} <=> %s) FROM sag.event_vectors WHERE event_id = ANY(%s)",
-                          (vector, list(ids)))
+        rows = self._rows(f"SELECT event_id, 1 - ({col} <=> %s) FROM sag.event_vectors WHERE event_id = ANY(%s) "
+                          f"AND {col} IS NOT NULL", (vector, list(ids)))
         return {r[0]: float(r[1]) for r in rows}
 
     def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,

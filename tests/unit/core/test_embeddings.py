@@ -39,3 +39,16 @@ def test_a_small_batch_and_a_single_worker_stay_on_the_calling_thread() -> None:
         embedder._model = FakeUse()
         assert embedder.embed(["ab"] * n).shape == (n, DIM)
         assert embedder._model.threads == {threading.current_thread().name}
+
+
+def test_a_big_hash_batch_gives_the_vectors_of_one_text_at_a_time() -> None:
+    from cubesage_core.embeddings import HashEmbedder, _hash_vector
+
+    texts = [f"Customer#{n:09d}" for n in range(300)] + ["兰州 Lanzhou", "Alû", "", "a", "ab", "😀 x"] * 60
+    embedder = HashEmbedder()
+    assert len(texts) >= HashEmbedder.BULK_AT
+    embedder.SLICE = 256  # several slices
+    bulk = embedder.embed(texts)
+    assert np.array_equal(bulk, np.stack([_hash_vector(t.lower()) for t in texts]))
+    assert np.array_equal(bulk[:5], embedder.embed(texts[:5]))
+    assert not bulk[texts.index("")].any()
