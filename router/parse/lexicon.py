@@ -230,6 +230,7 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
         for surface, weight in _names(cube.title, cube.name, cube.meta):
             lex.add(surface, Target("cube", cube.name), weight)
         _add_generic_tails(lex, cube)
+        _add_line_words(lex, cube)
         for kind, members in member_kinds(cube):
             for member in members.values():
                 if not getattr(member, "public", True):
@@ -300,6 +301,22 @@ def _add_translations(lex: Lexicon) -> None:
 
 # generic words a cube's own dimension goes by alone ("status"), unlike "number" ("phone numbers", "number of")
 _TAIL_NAMES = stems("name type date time status code flag comment description note size")
+
+
+# the rows of a document (an order's, an invoice's): however the model titles them, people say any of these
+_LINE_TAILS = stems("item items line lines lineitem lineitems")
+_LINE_WORDS = ("lines", "items", "line items", "明细行", "明细", "行项目")
+
+
+def _add_line_words(lex: Lexicon, cube: Any) -> None:
+    """"Order items", "Invoice lines", "Line items": a cube titled as the lines of something is also "lines",
+    "items", "line items" and "<something> lines" (weakly: a name the model gives wins)."""
+    key = name_key(cube.title or cube.name)
+    if not key or key[-1] not in _LINE_TAILS:
+        return
+    head = " ".join((cube.title or cube.name).split()[:-1])
+    for surface in (*_LINE_WORDS, *((f"{head} lines", f"{head} items") if head else ())):
+        lex.add(surface, Target("cube", cube.name), NAME_WORDS)
 
 
 def _add_generic_tails(lex: Lexicon, cube: Any) -> None:

@@ -58,6 +58,17 @@ cubes:
     measures:
       - {name: count, type: count, title: Number of customers}
       - {name: total_balance, type: sum, sql: balance, title: Total account balance}
+  - name: order_lines
+    title: Order items
+    sql_table: shop.order_lines
+    joins:
+      - {name: orders, relationship: many_to_one, sql: "{CUBE}.order_id = {orders}.order_id"}
+    dimensions:
+      - {name: line_id, sql: line_id, type: number, primary_key: true, title: Line id}
+      - {name: order_id, sql: order_id, type: number, title: Order id}
+      - {name: quantity, sql: quantity, type: number, title: Quantity}
+    measures:
+      - {name: count, type: count, title: Number of order items}
   - name: nations
     title: Nations
     sql_table: shop.nations
@@ -398,3 +409,9 @@ def test_how_much_with_a_verb_of_money_asks_the_measure_named_by_its_noun(knowle
 def test_a_listing_shows_a_date_it_names(knowledge: Knowledge) -> None:
     r = read(knowledge, "list the orders with their ship date")
     assert "orders.shipped_at" in r.columns and r.time_dimension is None
+
+
+def test_the_rows_of_a_document_go_by_lines_and_items(knowledge: Knowledge) -> None:
+    r = read(knowledge, "show the lines of order 42 with their quantity")
+    assert (r.intent, r.listing) == ("detail", "order_lines") and not r.unknown
+    assert [(f.member, f.values) for f in r.filters] == [("orders.order_id", ["42"])]
