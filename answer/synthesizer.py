@@ -180,7 +180,17 @@ def template_text(result: PipelineResult, scope: Scope) -> str:
                      else f" Detail rows are summarised per {key} in the detail_rows column.")
         else:
             text += (" 相关明细另列于下方。" if lang == "zh" else " The related detail rows are listed separately.")
+    elif intent == "mixed":
+        text += _rows_not_listed(result, lang)
     return text
+
+
+def _rows_not_listed(result: PipelineResult, lang: str) -> str:
+    """A mixed answer whose rows part was refused says so, and why (the numbers alone are not the answer)."""
+    why = next((p.get("message", "") for p in result.problems if p.get("code") == "detail_failed"), None)
+    if why is None:
+        return ""
+    return f" 明细未列出：{why}" if lang == "zh" else f" The rows were not listed: {why}"
 
 
 BOUNDS = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}  # a bound on a measure ("order count > 15")

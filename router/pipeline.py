@@ -273,6 +273,10 @@ class Pipeline:
         llm = wants_llm(use_llm)
         if not llm and self._listing(result, detail_question, detail_entities):
             return
+        if intent == "mixed" and not detail_entities and _extreme_only(
+                getattr(result.aggregate, "cube_query", None) or {}, self.c.model()):
+            result.problems.append({"code": "detail_failed", "message": _BEHIND_EXTREME})  # not every row it spans
+            return
         try:
             with _connection(conn) as connection:
                 result.detail = run_detail(
@@ -463,14 +467,22 @@ def _aggregate_filters(reading: Any, cube_query: dict[str, Any], model: Any) -> 
             reading.segments.append(segment)
 
 
+_BEHIND_EXTREME = ("the rows behind a maximum or minimum are not listed: ask for the top row itself "
+                   "(e.g. 'the largest ... with its ...')")
+
+
+def _extreme_only(cube_query: dict[str, Any], model: Any) -> bool:
+    """The aggregate is one maximum or minimum, grouped by nothing."""
+    measures = [model.find_member(m) for m in cube_query.get("measures") or []]
+    return bool(measures) and not cube_query.get("dimensions") and all(
+        getattr(m, "type", "") in ("max", "min") for m in measures)
+
+
 def _behind_extreme(reading: Any, cube_query: dict[str, Any], model: Any) -> None:
     """The rows behind one maximum or minimum ("the single largest order in 1997, and who placed it") are not
     all the rows it was taken over: refused rather than listed unfiltered."""
-    measures = [model.find_member(m) for m in cube_query.get("measures") or []]
-    if measures and not cube_query.get("dimensions") and all(getattr(m, "type", "") in ("max", "min")
-                                                             for m in measures):
-        reading.refuse("the rows behind a maximum or minimum are not listed: ask for the top row itself "
-                       "(e.g. 'the largest ... with its ...')")
+    if _extreme_only(cube_query, model):
+        reading.refuse(_BEHIND_EXTREME)
 
 
 def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:

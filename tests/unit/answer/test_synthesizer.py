@@ -263,3 +263,13 @@ def test_a_refusal_crag_found_insufficient_names_the_missing_words() -> None:
     assert synthesize(res, use_llm=False).text.endswith("Nothing in it matches “world”, “cup”.")
     res.retrieval["result"].crag.decision = "corrected"
     assert "Nothing in it matches" not in synthesize(res, use_llm=False).text
+
+
+def test_a_mixed_answer_whose_rows_were_refused_says_so_and_why() -> None:
+    table = ResultTable(["orders.max_total"], [[450789.68]])
+    problems = [{"code": "detail_failed", "message": "the rows behind a maximum are not listed"}]
+    out = synthesize(result("largest order in 1997, and who placed it?", "mixed", table, problems=problems),
+                     use_llm=False)
+    assert "The rows were not listed: the rows behind a maximum are not listed" in out.text
+    plain = synthesize(result("largest order in 1997, and who placed it?", "mixed", table), use_llm=False)
+    assert "not listed" not in plain.text
