@@ -262,12 +262,12 @@ AMOUNT_WORD = re.compile(r"\bamounts?\b|\bmoney\b|金额|总额|总价|钱", re.
 # verbs of money changing hands and the nouns a model names that money by, first choice first ("how much did
 # we sell" asks the sales, "how much did they spend" their spend, else the sales)
 MONEY_VERBS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("sell", "sells", "sold", "selling"), ("sales", "revenue")),
-    **dict.fromkeys(("spend", "spends", "spent", "spending"), ("spend", "spending", "sales", "revenue")),
-    **dict.fromkeys(("pay", "pays", "paid", "paying"), ("payments", "paid", "sales", "revenue")),
-    **dict.fromkeys(("buy", "buys", "bought", "buying"), ("purchases", "spend", "sales", "revenue")),
-    **dict.fromkeys(("earn", "earns", "earned", "earning", "make", "made"), ("earnings", "revenue", "sales")),
-    **dict.fromkeys(("bill", "billed", "invoice", "invoiced"), ("billing", "billed", "sales", "revenue")),
+    **dict.fromkeys(("sell", "sells", "sold", "selling"), ("sales", "sale")),
+    **dict.fromkeys(("spend", "spends", "spent", "spending"), ("spend", "spending", "sales")),
+    **dict.fromkeys(("pay", "pays", "paid", "paying"), ("paid", "sales")),
+    **dict.fromkeys(("buy", "buys", "bought", "buying"), ("purchases", "spend", "sales")),
+    **dict.fromkeys(("earn", "earns", "earned", "earning"), ("earnings", "sales")),
+    **dict.fromkeys(("bill", "billed", "invoice", "invoiced"), ("billing", "billed", "sales")),
 }
 
 # verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
