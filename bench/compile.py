@@ -15,7 +15,8 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from cube_models.model import load_model
 from cube_models.parity import compare_rows, order_keys
 from cube_models.query import CubeQuery
 from cubesage_core.settings import REPO_ROOT, Settings
-from demo.parity_cases import PARITY_CASES
+from demo.parity_cases import PARITY_CASES, ParityCase
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -86,6 +87,18 @@ def _uncached(query: dict[str, Any], model: Any) -> dict[str, Any]:
     return body
 
 
+@dataclass
+class _Totals:
+    """The latencies (ms) of every parity query, and how many gave the same rows on both backends."""
+
+    compile_ms: list[float] = field(default_factory=list)
+    compile_cpu_ms: list[float] = field(default_factory=list)
+    builtin_ms: list[float] = field(default_factory=list)
+    cube_ms: list[float] = field(default_factory=list)
+    cube_cached_ms: list[float] = field(default_factory=list)
+    matches: int = 0
+
+
 def run(database_url: str | None = None, cube_url: str | None = None, cube_secret: str | None = None,
         compile_rounds: int = 50, exec_rounds: int = 3, scale: float = 1.0, model_dir: Path | None = None) -> None:
     model_dir = model_dir or REPO_ROOT / "demo" / "model"
@@ -94,60 +107,80 @@ def run(database_url: str | None = None, cube_url: str | None = None, cube_secre
         started = time.perf_counter()
         url, cube, secret = _services(stack, database_url, cube_url, cube_secret, scale, model_dir)
         setup_s = time.perf_counter() - started
-        # _env_file is pydantic-settings' init option, which mypy (without the pydantic plugin) does not know
-        builtin = BuiltinBackend(url, model, Settings(_env_file=None))  # type: ignore[call-arg]
-        stack.callback(builtin.close)
-        client = CubeClient(cube, secret, timeout_s=120, max_wait_s=300)
-        stack.callback(client.close)
-        cube_backend = CubeBackend(client, with_sql=False)
-        compile_all: list[float] = []
-        compile_cpu: list[float] = []
-        builtin_all: list[float] = []
-        cube_all: list[float] = []
-        cube_cached_all: list[float] = []
-        matches = 0
+        builtin, cube_backend = _backends(stack, url, cube, secret, model)
+        totals = _Totals()
         with Progress(transient=True) as progress:
             task = progress.add_task("parity queries", total=len(PARITY_CASES))
             for case in PARITY_CASES:
-                today = datetime.now(UTC).date() if case.real_clock else None
-                times = []
-                for _ in range(compile_rounds):
-                    t0, c0 = time.perf_counter(), time.process_time()
-                    compile_query(case.query, model, today=today)
-                    times.append((time.perf_counter() - t0) * 1000)
-                    compile_cpu.append((time.process_time() - c0) * 1000)
-                compile_all += times
-                builtin_ms, cube_ms = [], []
-                for _ in range(exec_rounds):
-                    fresh = _uncached(case.query, model)
-                    t0 = time.perf_counter()
-                    builtin.load(fresh, today=today)
-                    builtin_ms.append((time.perf_counter() - t0) * 1000)
-                    t0 = time.perf_counter()
-                    cube_backend.load(fresh, today=today)
-                    cube_ms.append((time.perf_counter() - t0) * 1000)
-                ours = builtin.load(case.query, today=today)
-                t0 = time.perf_counter()
-                theirs = cube_backend.load(case.query)
-                cube_cached_ms = (time.perf_counter() - t0) * 1000
-                equal = not compare_rows(ours.rows, theirs.rows, order_keys(case.query))
-                matches += equal
-                builtin_all += builtin_ms
-                cube_all += cube_ms
-                cube_cached_all.append(cube_cached_ms)
-                _emit({"bench": "compile", "case": case.name, "compile_ms_p50": _pct(times, 0.5),
-                       "builtin_exec_ms": round(statistics.median(builtin_ms), 2),
-                       "cube_exec_ms": round(statistics.median(cube_ms), 2),
-                       "cube_cached_ms": round(cube_cached_ms, 2), "rows": len(ours.rows), "rows_equal": equal})
+                _bench_case(case, model, builtin, cube_backend, compile_rounds, exec_rounds, totals)
                 progress.advance(task)
-        _emit({"bench": "compile", "summary": "compile", "queries": len(PARITY_CASES), "rounds": compile_rounds,
-               "p50_ms": _pct(compile_all, 0.5), "p95_ms": _pct(compile_all, 0.95),
-               "cpu_p50_ms": _pct(compile_cpu, 0.5), "cpu_p95_ms": _pct(compile_cpu, 0.95)})
-        _emit({"bench": "compile", "summary": "execution", "rounds": exec_rounds,
-               "builtin_p50_ms": _pct(builtin_all, 0.5), "builtin_p95_ms": _pct(builtin_all, 0.95),
-               "cube_p50_ms": _pct(cube_all, 0.5), "cube_p95_ms": _pct(cube_all, 0.95),
-               "cube_cached_p50_ms": _pct(cube_cached_all, 0.5), "cube_cached_p95_ms": _pct(cube_cached_all, 0.95),
-               "note": "builtin = compile + execute on PostgreSQL (read-only txn, reader role); "
-                       "cube = /v1/load of a query made unique (no result-cache hit); cube_cached = the query as is"})
-        _emit({"bench": "compile", "summary": "parity", "queries": len(PARITY_CASES), "rows_equal": matches,
-               "setup_s": round(setup_s, 1)})
+        _emit_summaries(totals, compile_rounds, exec_rounds, setup_s)
+
+
+def _backends(stack: ExitStack, url: str, cube: str, secret: str, model: Any) -> tuple[BuiltinBackend, CubeBackend]:
+    """The built-in backend on ``url`` and a Cube backend on ``cube``, closed with ``stack``."""
+    # _env_file is pydantic-settings' init option, which mypy (without the pydantic plugin) does not know
+    builtin = BuiltinBackend(url, model, Settings(_env_file=None))  # type: ignore[call-arg]
+    stack.callback(builtin.close)
+    client = CubeClient(cube, secret, timeout_s=120, max_wait_s=300)
+    stack.callback(client.close)
+    return builtin, CubeBackend(client, with_sql=False)
+
+
+def _bench_case(case: ParityCase, model: Any, builtin: BuiltinBackend, cube_backend: CubeBackend, compile_rounds: int,
+                exec_rounds: int, totals: _Totals) -> None:
+    """One parity query: compiled ``compile_rounds`` times, run ``exec_rounds`` times on each backend (made
+    unique), then once as is on each to compare rows; its line emitted, its latencies added to ``totals``."""
+    today = datetime.now(UTC).date() if case.real_clock else None
+    times = _compile_times(case.query, model, today, compile_rounds, totals.compile_cpu_ms)
+    totals.compile_ms += times
+    builtin_ms, cube_ms = [], []
+    for _ in range(exec_rounds):
+        fresh = _uncached(case.query, model)
+        t0 = time.perf_counter()
+        builtin.load(fresh, today=today)
+        builtin_ms.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        cube_backend.load(fresh, today=today)
+        cube_ms.append((time.perf_counter() - t0) * 1000)
+    ours = builtin.load(case.query, today=today)
+    t0 = time.perf_counter()
+    theirs = cube_backend.load(case.query)
+    cube_cached_ms = (time.perf_counter() - t0) * 1000
+    equal = not compare_rows(ours.rows, theirs.rows, order_keys(case.query))
+    totals.matches += equal
+    totals.builtin_ms += builtin_ms
+    totals.cube_ms += cube_ms
+    totals.cube_cached_ms.append(cube_cached_ms)
+    _emit({"bench": "compile", "case": case.name, "compile_ms_p50": _pct(times, 0.5),
+           "builtin_exec_ms": round(statistics.median(builtin_ms), 2),
+           "cube_exec_ms": round(statistics.median(cube_ms), 2),
+           "cube_cached_ms": round(cube_cached_ms, 2), "rows": len(ours.rows), "rows_equal": equal})
+
+
+def _compile_times(query: dict[str, Any], model: Any, today: date | None, rounds: int,
+                   cpu_ms: list[float]) -> list[float]:
+    """The wall-clock ms of each of ``rounds`` compilations of ``query``; their CPU ms appended to ``cpu_ms``."""
+    times = []
+    for _ in range(rounds):
+        t0, c0 = time.perf_counter(), time.process_time()
+        compile_query(query, model, today=today)
+        times.append((time.perf_counter() - t0) * 1000)
+        cpu_ms.append((time.process_time() - c0) * 1000)
+    return times
+
+
+def _emit_summaries(totals: _Totals, compile_rounds: int, exec_rounds: int, setup_s: float) -> None:
+    """The summary lines: compile latency, execution latency per backend, parity."""
+    _emit({"bench": "compile", "summary": "compile", "queries": len(PARITY_CASES), "rounds": compile_rounds,
+           "p50_ms": _pct(totals.compile_ms, 0.5), "p95_ms": _pct(totals.compile_ms, 0.95),
+           "cpu_p50_ms": _pct(totals.compile_cpu_ms, 0.5), "cpu_p95_ms": _pct(totals.compile_cpu_ms, 0.95)})
+    _emit({"bench": "compile", "summary": "execution", "rounds": exec_rounds,
+           "builtin_p50_ms": _pct(totals.builtin_ms, 0.5), "builtin_p95_ms": _pct(totals.builtin_ms, 0.95),
+           "cube_p50_ms": _pct(totals.cube_ms, 0.5), "cube_p95_ms": _pct(totals.cube_ms, 0.95),
+           "cube_cached_p50_ms": _pct(totals.cube_cached_ms, 0.5),
+           "cube_cached_p95_ms": _pct(totals.cube_cached_ms, 0.95),
+           "note": "builtin = compile + execute on PostgreSQL (read-only txn, reader role); "
+                   "cube = /v1/load of a query made unique (no result-cache hit); cube_cached = the query as is"})
+    _emit({"bench": "compile", "summary": "parity", "queries": len(PARITY_CASES), "rows_equal": totals.matches,
+           "setup_s": round(setup_s, 1)})

@@ -58,73 +58,96 @@ async def _post(client: httpx.AsyncClient, path: str, payload: dict[str, Any]) -
     return status, (time.perf_counter() - started) * 1000, body
 
 
+def _ask_payload(case: dict[str, Any], today: str | None) -> dict[str, Any]:
+    body: dict[str, Any] = {"question": case["question"], "mode": "fast"}
+    if today:
+        body["today"] = today
+    return body
+
+
 async def run_load(url: str, cases: list[dict[str, Any]], today: str | None, *, requests: int,
                    concurrency: int, headers: dict[str, str]) -> list[dict[str, Any]]:
-    def payload(case: dict[str, Any]) -> dict[str, Any]:
-        body: dict[str, Any] = {"question": case["question"], "mode": "fast"}
-        if today:
-            body["today"] = today
-        return body
-
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits, headers=headers) as client:
-        reference: dict[str, str | None] = {}
-        serial_ms: list[float] = []
-        for case in cases:
-            status, ms, body = await _post(client, "/v1/ask", payload(case))
-            serial_ms.append(ms)
-            reference[case["question"]] = signature(body) if status == 200 and body else None
-
-        results: list[tuple[str, int, float, Any]] = []
-        next_index = 0
-
-        async def worker() -> None:
-            nonlocal next_index
-            while next_index < requests:
-                i = next_index
-                next_index += 1
-                case = cases[i % len(cases)]
-                status, ms, body = await _post(client, "/v1/ask", payload(case))
-                results.append((case["question"], status, ms, body))
-
-        started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        wall = time.perf_counter() - started
-
-        latencies = [ms for _, _, ms, _ in results]
-        cache_hits = sum(1 for _, status, _, body in results
-                         if status == 200 and (body.get("provenance") or {}).get("answer_cache"))
-        result_hits = sum(1 for _, status, _, body in results
-                          if status == 200 and (body.get("provenance") or {}).get("result_cache") == "hit")
-        wrong = [q for q, status, _, body in results
-                 if status == 200 and reference.get(q) is not None and signature(body) != reference[q]]
-        status_counts: dict[str, int] = {}
-        for _, status, _, _ in results:
-            status_counts[str(status)] = status_counts.get(str(status), 0) + 1
-        lines = [{
-            "bench": "api-load", "endpoint": "/v1/ask", "requests": len(results), "concurrency": concurrency,
-            "distinct_questions": len(cases), "throughput_rps": round(len(results) / wall, 1),
-            "p50_ms": _pct(latencies, 50), "p95_ms": _pct(latencies, 95), "p99_ms": _pct(latencies, 99),
-            "errors_5xx": sum(1 for _, s, _, _ in results if s >= 500), "status_counts": status_counts,
-            "wrong_answers": len(wrong), "wrong_examples": sorted(set(wrong))[:5],
-            "answer_cache_hits": cache_hits, "warehouse_result_cache_hits": result_hits,
-            "serial_p50_ms": _pct(serial_ms, 50),
-            "reference_failures": sum(1 for v in reference.values() if v is None),
-        }]
-
-        nl_ms: list[float] = []
-        nl_status: dict[str, int] = {}
-        for i in range(max(50, len(cases))):
-            case = cases[i % len(cases)]
-            body = {"question": case["question"]}
-            if today:
-                body["today"] = today
-            status, ms, _ = await _post(client, "/v1/nl2cube", body)
-            nl_ms.append(ms)
-            nl_status[str(status)] = nl_status.get(str(status), 0) + 1
-        lines.append({"bench": "api-load", "endpoint": "/v1/nl2cube", "requests": len(nl_ms),
-                      "p50_ms": _pct(nl_ms, 50), "p95_ms": _pct(nl_ms, 95), "status_counts": nl_status})
+        reference, serial_ms = await _serial_pass(client, cases, today)
+        results, wall = await _concurrent_pass(client, cases, today, requests, concurrency)
+        lines = [_ask_line(results, wall, reference, serial_ms, len(cases), concurrency)]
+        lines.append(await _nl2cube_pass(client, cases, today))
     return lines
+
+
+async def _serial_pass(client: httpx.AsyncClient, cases: list[dict[str, Any]], today: str | None
+                       ) -> tuple[dict[str, str | None], list[float]]:
+    """Each question asked once, one at a time: its reference answer (None when it failed) and latency."""
+    reference: dict[str, str | None] = {}
+    serial_ms: list[float] = []
+    for case in cases:
+        status, ms, body = await _post(client, "/v1/ask", _ask_payload(case, today))
+        serial_ms.append(ms)
+        reference[case["question"]] = signature(body) if status == 200 and body else None
+    return reference, serial_ms
+
+
+async def _concurrent_pass(client: httpx.AsyncClient, cases: list[dict[str, Any]], today: str | None,
+                           requests: int, concurrency: int) -> tuple[list[tuple[str, int, float, Any]], float]:
+    """``requests`` asks over the questions in turn by ``concurrency`` workers; their results and the wall time."""
+    results: list[tuple[str, int, float, Any]] = []
+    next_index = 0
+
+    async def worker() -> None:
+        nonlocal next_index
+        while next_index < requests:
+            i = next_index
+            next_index += 1
+            case = cases[i % len(cases)]
+            status, ms, body = await _post(client, "/v1/ask", _ask_payload(case, today))
+            results.append((case["question"], status, ms, body))
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return results, time.perf_counter() - started
+
+
+def _ask_line(results: list[tuple[str, int, float, Any]], wall: float, reference: dict[str, str | None],
+              serial_ms: list[float], distinct: int, concurrency: int) -> dict[str, Any]:
+    """The /v1/ask result line: throughput, latency percentiles, errors, answers unlike the reference, cache hits."""
+    latencies = [ms for _, _, ms, _ in results]
+    cache_hits = sum(1 for _, status, _, body in results
+                     if status == 200 and (body.get("provenance") or {}).get("answer_cache"))
+    result_hits = sum(1 for _, status, _, body in results
+                      if status == 200 and (body.get("provenance") or {}).get("result_cache") == "hit")
+    wrong = [q for q, status, _, body in results
+             if status == 200 and reference.get(q) is not None and signature(body) != reference[q]]
+    status_counts: dict[str, int] = {}
+    for _, status, _, _ in results:
+        status_counts[str(status)] = status_counts.get(str(status), 0) + 1
+    return {
+        "bench": "api-load", "endpoint": "/v1/ask", "requests": len(results), "concurrency": concurrency,
+        "distinct_questions": distinct, "throughput_rps": round(len(results) / wall, 1),
+        "p50_ms": _pct(latencies, 50), "p95_ms": _pct(latencies, 95), "p99_ms": _pct(latencies, 99),
+        "errors_5xx": sum(1 for _, s, _, _ in results if s >= 500), "status_counts": status_counts,
+        "wrong_answers": len(wrong), "wrong_examples": sorted(set(wrong))[:5],
+        "answer_cache_hits": cache_hits, "warehouse_result_cache_hits": result_hits,
+        "serial_p50_ms": _pct(serial_ms, 50),
+        "reference_failures": sum(1 for v in reference.values() if v is None),
+    }
+
+
+async def _nl2cube_pass(client: httpx.AsyncClient, cases: list[dict[str, Any]], today: str | None
+                        ) -> dict[str, Any]:
+    """The /v1/nl2cube result line: at least 50 requests over the questions, one at a time."""
+    nl_ms: list[float] = []
+    nl_status: dict[str, int] = {}
+    for i in range(max(50, len(cases))):
+        case = cases[i % len(cases)]
+        body = {"question": case["question"]}
+        if today:
+            body["today"] = today
+        status, ms, _ = await _post(client, "/v1/nl2cube", body)
+        nl_ms.append(ms)
+        nl_status[str(status)] = nl_status.get(str(status), 0) + 1
+    return {"bench": "api-load", "endpoint": "/v1/nl2cube", "requests": len(nl_ms),
+            "p50_ms": _pct(nl_ms, 50), "p95_ms": _pct(nl_ms, 95), "status_counts": nl_status}
 
 
 def run(*, url: str | None, suite: Path | None, requests: int, concurrency: int, api_key: str | None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from datetime import date
@@ -91,6 +91,19 @@ class PipelineResult:
     cuts: list[Cut] = field(default_factory=list)  # limits the rows stopped at, counted (router.cuts)
 
 
+@dataclass
+class _Recall:
+    """What retrieval and SAG recall found for a question before its intent is decided."""
+
+    retrieval: dict[str, Any]
+    fused: list[dict[str, Any]]
+    row_hits: list[Any]
+    sag_down: BaseException | None  # the SAG store's error when it is unreachable
+    entities: list[EntityMatch]
+    lookup: bool  # a "which table ..." question: table recall ran before intent
+    table_hits: list[Any]
+
+
 class Pipeline:
     """One question in, one :class:`PipelineResult` out; built once per process over loaded components."""
 
@@ -114,55 +127,24 @@ class Pipeline:
         if (change := write_request(question)) is not None:  # cubesage never changes data: refused as such
             return refused_result(question, understanding, change, timings)
 
-        # SAG row recall (database lookups) runs while retrieval (and the LLM's CRAG grade) runs
-        rows_pending = self._workers.submit(in_context(_recall_rows), self.c, understanding.normalized)
-        retrieval, fused = self.c.retrieve(understanding, sub_queries)
-        row_hits, sag_down = rows_pending.result()
-        entities = merge(self.detail_env.directory.match(understanding.normalized),
-                         from_row_hits(row_hits, understanding.normalized,
-                                       tables=self.detail_env.warehouse.tables or None))
-        # SAG table recall is the slow part of retrieval: before intent only for "which table ..." questions
-        lookup = bool(TABLE_LOOKUP.search(understanding.normalized)) and sag_down is None
-        table_hits = self.c.recall_tables(understanding.normalized, rows=row_hits) if lookup else []
+        recall = self._recall(understanding, sub_queries)
         clock.lap("retrieval")
-
-        signals = self.c.signals(understanding, retrieval, entities, table_hits[:1])
-        decision = _with_reading(self.c.classify_intent(understanding, signals, use_llm=use_llm),
-                                 self.c.parse(understanding, entities), self.detail_env)
-        if lookup and table_hits and decision.intent in ("clarify", "unsupported"):
-            decision = _catalog_decision(decision, table_hits[0])
-        decision = _crag_gate(decision, retrieval.get("result"))
+        decision = self._decide(understanding, recall, use_llm)
         clock.lap("intent")
         emit("intent", _intent_dict(decision))
-        intent = decision.intent
-        if sag_down is not None and intent in ("detail", "mixed"):
-            raise sag_down  # the SAG store is unreachable (no fallback): detail questions cannot be answered
-        # detail/mixed: SAG table recall (provenance, catalog) runs while the path(s) run
-        pending = (self._workers.submit(in_context(self.c.recall_tables), understanding.normalized, rows=row_hits)
-                   if intent in ("detail", "mixed") and not lookup else None)
-        sag = {"tables": [_hit_dict(h) for h in table_hits], "rows": [e.to_dict() for e in entities]}
-        emit("retrieval", {"fused": fused[:10], "bindings": _bindings(retrieval), "entities": sag["rows"],
-                           "sag_tables": sag["tables"][:5]})
+        pending = self._start_table_recall(decision.intent, understanding, recall)
+        sag = {"tables": [_hit_dict(h) for h in recall.table_hits], "rows": [e.to_dict() for e in recall.entities]}
+        emit("retrieval", {"fused": recall.fused[:10], "bindings": _bindings(recall.retrieval),
+                           "entities": sag["rows"], "sag_tables": sag["tables"][:5]})
 
         result = PipelineResult(
             question=question, understanding=understanding, intent=decision,
             sub_queries=[_sub_dict(s) for s in sub_queries],
-            retrieval={"fused": fused, "result": retrieval.get("result"), "context": retrieval.get("context")},
+            retrieval={"fused": recall.fused, "result": recall.retrieval.get("result"),
+                       "context": recall.retrieval.get("context")},
             sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
-        follow_up = (self._follow_up(question, previous, today)
-                     if follow_up_of and intent == "aggregate" and previous and previous.intent == "aggregate"
-                     and previous.cube_query else None)
-        if follow_up is not None:
-            understanding.time_ranges = _follow_up_period(understanding, follow_up)
-        try:
-            self._run_paths(result, conn, retrieval, entities, today, use_llm, clock, emit, follow_up)
-            result.cuts = self._cuts(result, conn, today)
-            clock.lap("cuts")
-        except PATH_ERRORS as err:
-            result.error = {"type": type(err).__name__, "message": str(err)}
-            result.table = ResultTable([])
-            if isinstance(err, OutOfModelError) and decision.intent == "aggregate":
-                result.intent = replace(decision, intent="unsupported", reasons=[*decision.reasons, str(err)])
+        follow_up = self._follow_up_of(question, previous, today, result)
+        self._answer(result, conn, recall, today, use_llm, clock, emit, follow_up)
         if pending is not None:
             sag["tables"] = [_hit_dict(h) for h in pending.result()]
         emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
@@ -170,6 +152,63 @@ class Pipeline:
         result.turn = Turn(question=asked, intent=decision.intent, cube_query=cube_query, entities=sag["rows"])
         timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
         return result
+
+    def _recall(self, understanding: Any, sub_queries: list[Any]) -> _Recall:
+        """Retrieval, with SAG row recall (database lookups) running alongside it (and the LLM's CRAG grade);
+        SAG table recall, the slow part, only for "which table ..." questions (before intent)."""
+        rows_pending = self._workers.submit(in_context(_recall_rows), self.c, understanding.normalized)
+        retrieval, fused = self.c.retrieve(understanding, sub_queries)
+        row_hits, sag_down = rows_pending.result()
+        entities = merge(self.detail_env.directory.match(understanding.normalized),
+                         from_row_hits(row_hits, understanding.normalized,
+                                       tables=self.detail_env.warehouse.tables or None))
+        lookup = bool(TABLE_LOOKUP.search(understanding.normalized)) and sag_down is None
+        table_hits = self.c.recall_tables(understanding.normalized, rows=row_hits) if lookup else []
+        return _Recall(retrieval, fused, row_hits, sag_down, entities, lookup, table_hits)
+
+    def _decide(self, understanding: Any, recall: _Recall, use_llm: bool | None) -> Any:
+        """The intent decision: the classifier's, corrected by the parser's reading, the catalog and CRAG."""
+        signals = self.c.signals(understanding, recall.retrieval, recall.entities, recall.table_hits[:1])
+        decision = _with_reading(self.c.classify_intent(understanding, signals, use_llm=use_llm),
+                                 self.c.parse(understanding, recall.entities), self.detail_env)
+        if recall.lookup and recall.table_hits and decision.intent in ("clarify", "unsupported"):
+            decision = _catalog_decision(decision, recall.table_hits[0])
+        return _crag_gate(decision, recall.retrieval.get("result"))
+
+    def _start_table_recall(self, intent: str, understanding: Any, recall: _Recall) -> Future[list[Any]] | None:
+        """Detail/mixed: SAG table recall (provenance, catalog) started to run while the path(s) run; raises
+        the SAG store's error when it is unreachable (no fallback): detail questions cannot be answered."""
+        if recall.sag_down is not None and intent in ("detail", "mixed"):
+            raise recall.sag_down
+        if intent in ("detail", "mixed") and not recall.lookup:
+            return self._workers.submit(in_context(self.c.recall_tables), understanding.normalized,
+                                        rows=recall.row_hits)
+        return None
+
+    def _follow_up_of(self, question: str, previous: Turn | None, today: date,
+                      result: PipelineResult) -> FollowUp | None:
+        """An aggregate follow-up of an aggregate turn edits the previous Cube query (and takes its period)."""
+        if not (result.follow_up_of and result.intent.intent == "aggregate" and previous
+                and previous.intent == "aggregate" and previous.cube_query):
+            return None
+        follow_up = self._follow_up(question, previous, today)
+        result.understanding.time_ranges = _follow_up_period(result.understanding, follow_up)
+        return follow_up
+
+    def _answer(self, result: PipelineResult, conn: Any, recall: _Recall, today: date, use_llm: bool | None,
+                clock: _Clock, emit: StageCallback, follow_up: FollowUp | None) -> None:
+        """The path(s) and the limits their rows stopped at; a path's refusal becomes the result's error."""
+        decision = result.intent
+        try:
+            self._run_paths(result, conn, recall.retrieval, recall.entities, today, use_llm, clock, emit,
+                            follow_up)
+            result.cuts = self._cuts(result, conn, today)
+            clock.lap("cuts")
+        except PATH_ERRORS as err:
+            result.error = {"type": type(err).__name__, "message": str(err)}
+            result.table = ResultTable([])
+            if isinstance(err, OutOfModelError) and decision.intent == "aggregate":
+                result.intent = replace(decision, intent="unsupported", reasons=[*decision.reasons, str(err)])
 
     def _understand(self, asked: str, today: date, use_llm: bool | None) -> tuple[Any, list[Any]]:
         """Understanding and decomposition; in LLM mode their LLM calls run at the same time (the decomposer

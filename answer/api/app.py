@@ -8,12 +8,12 @@ Routes: /v1/ask (+ /stream), /v1/nl2cube, /v1/cube/load, /v1/feedback, /v1/inges
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from litestar import Litestar, Router
+from litestar import Controller, Litestar, Router
 from litestar.config.cors import CORSConfig
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
@@ -66,7 +66,59 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
                              max_concurrent=settings.api_max_concurrent_answers)
     sessions = SessionMemory(ttl_s=settings.api_session_ttl_s, max_sessions=settings.api_max_sessions)
     answer_cache = AnswerCache(settings.api_answer_cache_ttl_s, settings.api_answer_cache_size)
+    app = Litestar(
+        route_handlers=_route_handlers(),
+        dependencies=_dependencies(settings, adapter, store, knowledge, sessions, answer_cache),
+        exception_handlers=EXCEPTION_HANDLERS,
+        cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,
+        request_max_body_size=settings.api_max_body_bytes,
+        openapi_config=_openapi_config(),
+        lifespan=[_lifespan(store)],
+        debug=False,
+    )
+    _set_state(app, settings, store)
+    return app
 
+
+def _route_handlers() -> list[Router | type[Controller]]:
+    """The /v1 API behind the API-key and rate-limit guard; health, metrics and the chat page outside it."""
+    api = Router(
+        path="/",
+        guards=[api_guard],
+        route_handlers=[AskController, NL2CubeController, CubeController, FeedbackController, IngestController,
+                        CatalogController, SuggestionsController, QueriesController],
+        security=[{"apiKey": []}],
+    )
+    return [api, HealthController, MetricsController,
+            create_static_files_router(path="/", directories=[STATIC_DIR], html_mode=True,
+                                       name="chat", include_in_schema=False)]
+
+
+def _dependencies(settings: Settings, service: ServiceAdapter, store: Store, knowledge: Knowledge,
+                  sessions: SessionMemory, answer_cache: AnswerCache) -> dict[str, Provide]:
+    """What the handlers are given by name: the process's one instance of each."""
+    def constant(value: Any) -> Provide:
+        return Provide(lambda: value, use_cache=True, sync_to_thread=False)
+
+    return {
+        "service": constant(service), "store": constant(store), "knowledge": constant(knowledge),
+        "sessions": constant(sessions), "settings": constant(settings),
+        "answer_cache": constant(answer_cache),
+    }
+
+
+def _openapi_config() -> OpenAPIConfig:
+    """The OpenAPI document at /schema, with the bearer API key as its security scheme."""
+    return OpenAPIConfig(
+        title="cubesage", version="0.1.0", path="/schema",
+        description="Ask business questions in English or Chinese over the warehouse.",
+        components=Components(security_schemes={"apiKey": SecurityScheme(
+            type="http", scheme="bearer", description="token from 'cubesage keys create'")}),
+    )
+
+
+def _lifespan(store: Store) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """The store opened when the app starts and closed when it stops."""
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         await store.open()
@@ -75,37 +127,11 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
         finally:
             await store.close()
 
-    def constant(value: Any) -> Provide:
-        return Provide(lambda: value, use_cache=True, sync_to_thread=False)
+    return lifespan
 
-    api = Router(
-        path="/",
-        guards=[api_guard],
-        route_handlers=[AskController, NL2CubeController, CubeController, FeedbackController, IngestController,
-                        CatalogController, SuggestionsController, QueriesController],
-        security=[{"apiKey": []}],
-    )
-    app = Litestar(
-        route_handlers=[api, HealthController, MetricsController,
-                        create_static_files_router(path="/", directories=[STATIC_DIR], html_mode=True,
-                                                   name="chat", include_in_schema=False)],
-        dependencies={
-            "service": constant(adapter), "store": constant(store), "knowledge": constant(knowledge),
-            "sessions": constant(sessions), "settings": constant(settings),
-            "answer_cache": constant(answer_cache),
-        },
-        exception_handlers=EXCEPTION_HANDLERS,
-        cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,
-        request_max_body_size=settings.api_max_body_bytes,
-        openapi_config=OpenAPIConfig(
-            title="cubesage", version="0.1.0", path="/schema",
-            description="Ask business questions in English or Chinese over the warehouse.",
-            components=Components(security_schemes={"apiKey": SecurityScheme(
-                type="http", scheme="bearer", description="token from 'cubesage keys create'")}),
-        ),
-        lifespan=[lifespan],
-        debug=False,
-    )
+
+def _set_state(app: Litestar, settings: Settings, store: Store) -> None:
+    """What the guards and middleware read from the app: the store, settings, keys, rate limits, hosts."""
     app.state.store = store
     app.state.settings = settings
     app.state.require_keys = keys_required(settings)
@@ -113,4 +139,3 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
     app.state.auth_failures = TokenBuckets(settings.api_auth_failures_per_min)
     app.state.trusted_proxies = trusted_networks(settings)
     app.state.host_policy = HostPolicy(settings.api_host, settings.api_allowed_hosts, settings.cors_origins)
-    return app

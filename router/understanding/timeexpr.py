@@ -228,14 +228,20 @@ def _relative_sub(year: int, part: str, today: date) -> _Spec | None:
 
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], date], "_Spec | None"]]
+RawRule = tuple[str, Callable[[re.Match[str], date], "_Spec | None"]]  # a rule before its pattern is compiled
 
 
 def _rules() -> list[Rule]:
+    """The rule table, compiled, in the order the rules are tried: days, periods of a given year, relative
+    years and years, then periods relative to today."""
     flags = re.IGNORECASE | re.ASCII
-    rel_year_zh = r"(今年|去年|前年|本年|上一?年)"
-    zh_sub = rf"({_QUARTER_ZH_NC}|[Qq][1-4]|{_CN_MONTH}\s*月份?|[上下]半年)"
-    en_sub = rf"(q[1-4]|h[12]|{_ALL_MONTHS}|(?:first|second|1st|2nd) half(?: of)?)"
-    rules: list[tuple[str, Callable[[re.Match[str], date], _Spec | None]]] = [
+    rules = [*_day_rules(), *_dated_period_rules(), *_year_rules(), *_recent_rules()]
+    return [(re.compile(pattern, flags), handler) for pattern, handler in rules]
+
+
+def _day_rules() -> list[RawRule]:
+    """Full dates, and days without their year."""
+    return [
         # full dates
         (r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]",
          lambda m, t: _day_spec(int(m[1]), int(m[2]), int(m[3]), t)),
@@ -250,6 +256,12 @@ def _rules() -> list[Rule]:
         # a day without its year ("from June 23 to June 29, 2025": the year of the nearest one that has it)
         (rf"\b({_ALL_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d{{4}})(?!\s*(?:st|nd|rd|th))",
          lambda m, t: _day_spec(None, MONTHS[m[1].lower()], int(m[2]), t)),
+    ]
+
+
+def _dated_period_rules() -> list[RawRule]:
+    """Months, quarters and halves of a given year."""
+    return [
         # months
         (rf"(?<!\d)(\d{{4}})\s*年\s*({_CN_MONTH})\s*月份?",
          lambda m, t: _month_spec(int(m[1]), parse_number(m[2]) or 0, t)),
@@ -267,6 +279,15 @@ def _rules() -> list[Rule]:
         (r"\bH([12])\s*(?:of\s+)?(\d{4})\b", lambda m, t: _sub_period(int(m[2]), "h" + m[1], t, True)),
         (r"\b(first|second|1st|2nd)\s+half\s+(?:of\s+)?(\d{4})\b",
          lambda m, t: _sub_period(int(m[2]), m[1] + " half", t, True)),
+    ]
+
+
+def _year_rules() -> list[RawRule]:
+    """Sub-periods of relative years ("去年3月", "Q4 last year"), then years."""
+    rel_year_zh = r"(今年|去年|前年|本年|上一?年)"
+    zh_sub = rf"({_QUARTER_ZH_NC}|[Qq][1-4]|{_CN_MONTH}\s*月份?|[上下]半年)"
+    en_sub = rf"(q[1-4]|h[12]|{_ALL_MONTHS}|(?:first|second|1st|2nd) half(?: of)?)"
+    return [
         # sub-periods of relative years
         (rf"{rel_year_zh}\s*的?\s*{zh_sub}", lambda m, t: _relative_sub(_relative_year(m[1], t), m[2], t)),
         (rf"\b{en_sub}\s+(?:of\s+)?(this|last|previous)\s+year\b",
@@ -277,6 +298,13 @@ def _rules() -> list[Rule]:
         (r"(?<!\d)(\d{4})\s*年度?", lambda m, t: _Spec(_year(int(m[1])), "year")),
         (r"(?<![\d\-/.])((?:19|20)\d{2})(?![\d\-/]|\.\d)",  # "in 2013." ends a sentence; "2013.5" no year
          lambda m, t: None if _is_amount(m) else _Spec(_year(int(m[1])), "year")),
+    ]
+
+
+def _recent_rules() -> list[RawRule]:
+    """Periods relative to today: bare months, quarters and halves (the most recent), the same period last
+    year, rolling windows and named relative periods."""
+    return [
         # bare months/quarters/halves (most recent)
         (rf"(?<![\d年个第近前后])({_CN_MONTH})\s*月份?(?![\d日号])",
          lambda m, t: _month_spec(None, parse_number(m[1]) or 0, t)),
@@ -299,7 +327,6 @@ def _rules() -> list[Rule]:
         (_alternation(_REL_ZH), lambda m, t: _relative(*_REL_ZH[m[0]], t)),
         (rf"\b(?:{_alternation(_REL_EN)})\b", lambda m, t: _relative(*_REL_EN[m[0].lower()], t)),
     ]
-    return [(re.compile(pattern, flags), handler) for pattern, handler in rules]
 
 
 _AMOUNT_BEFORE = re.compile(
