@@ -43,11 +43,20 @@ class AggregateContext:
     context_text: str = ""
     budgeted: frozenset[str] | None = None  # what the token budget rendered (asset ids, few_shot:<id>); None: unknown
 
+    def rendered(self, ref: str) -> bool:
+        """Whether the token budget rendered ``ref`` (an asset id or ``few_shot:<id>``); True when the context
+        does not say what it rendered."""
+        return self.budgeted is None or ref in self.budgeted
+
     def prompt_shots(self) -> list[dict[str, Any]]:
         """The few-shots a prompt shows: those the budgeted context kept (the question's complexity caps them,
         simple 2 / medium 4 / complex 6), every one when the context does not say."""
-        return [s for s in self.few_shots
-                if self.budgeted is None or s.get("id") is None or f"few_shot:{s['id']}" in self.budgeted]
+        return [s for s in self.few_shots if s.get("id") is None or self.rendered(f"few_shot:{s['id']}")]
+
+    def prompt_assets(self) -> list[ContextAsset]:
+        """The retrieved assets a prompt shows: those the budgeted context rendered, every one when it does not
+        say (a tight budget lists fewer)."""
+        return [a for a in self.assets if self.rendered(a.id)]
 
     @classmethod
     def of(cls, context: Any) -> AggregateContext:

@@ -1,7 +1,8 @@
 """LLM mode: a DSPy program writing the Cube query, constrained to the retrieved members.
 
-The prompt lists only the members the retrieval found (bound metrics first, their time dimensions,
-bound dimensions, retrieved metric/dimension/segment assets), the resolved time ranges and the
+The prompt lists only the members the question names (resolved by the rules, bound, named rows, group-bys)
+and those the token budget rendered (retrieved metric/dimension/segment assets, the budgeted few-shots'),
+with their cubes' row counts and their measures' time dimensions, the resolved time ranges and the
 budgeted schema context. The reply is a typed object (``CubeQueryReply``, validated by DSPy/pydantic);
 it is rejected, and asked again once with the reasons, when it does not parse, uses a member outside
 that list, fails the guardrails or leaves out a filter of the rows the question names.
@@ -118,33 +119,50 @@ def resolved_members(fast: Callable[[], CubeQueryDraft]) -> list[str]:
 
 def allowed_members(ctx: AggregateContext, model: Any, u: Understanding | None = None,
                     resolved: Sequence[str] = ()) -> list[str]:
-    """Members the LLM may use: the ones the rules resolve from the question (``resolved``), bound and
-    retrieved ones (and those of the few-shots the prompt shows and of the named rows), the dimensions the
-    question's group-by phrases name, and of every cube these touch (bound tables too) its row count and its
-    public text dimensions; the measures' time dimensions. At most ``MAX_MEMBERS``."""
-    paths = [*resolved, *(member_path(b.mapped_asset_id) for b in ctx.bindings)]
-    paths += [member_path(a.id) for a in sorted(ctx.assets, key=lambda a: -a.score)
-              if a.type in ("metric", "measure", "dimension", "segment")]
+    """Members the LLM may use. The question's own come first and whatever the token budget kept: the ones the
+    rules resolve from it (``resolved``), the bound ones, those of the named rows, the dimensions its group-by
+    phrases name, and their measures' time dimensions. Then what the budgeted context rendered
+    (``AggregateContext.rendered``): the retrieved metric/dimension/segment assets and the members of the
+    few-shots the prompt shows; of every cube these touch (bound tables too) its row count and the public text
+    dimensions the budget rendered; the measures' time dimensions. That second part is cut to ``MAX_MEMBERS``."""
+    named = _known(model, [*resolved, *(member_path(b.mapped_asset_id) for b in ctx.bindings),
+                           *(f["member"] for f in ctx.filters)])  # the rows the question names
+    retrieved = [member_path(a.id) for a in sorted(ctx.prompt_assets(), key=lambda a: -a.score)
+                 if a.type in ("metric", "measure", "dimension", "segment")]
     for shot in ctx.prompt_shots():
         query = shot.get("cube_query") or {}
-        paths += [*query.get("measures", []), *query.get("dimensions", [])]
-    paths += [f["member"] for f in ctx.filters]  # the rows the question names
-    members = [p for p in dict.fromkeys(paths) if model.find_member(p) is not None]
-    cubes = [*(m.split(".", 1)[0] for m in members),
+        retrieved += [*query.get("measures", []), *query.get("dimensions", [])]
+    retrieved = _known(model, retrieved)
+    cubes = [*(m.split(".", 1)[0] for m in [*named, *retrieved]),
              *(member_path(b.mapped_asset_id).removeprefix("table:") for b in ctx.bindings
                if b.mapped_asset_type == "table")]
     cubes = [c for c in dict.fromkeys(cubes) if c in model.cubes]
     if u is not None:
-        measured = [m.split(".", 1)[0] for m in members if getattr(model.find_member(m), "kind", "") == "measure"]
-        members += [d for mention in u.dimensions
-                    if (d := resolve_dimension(model, mention.concept, measured or cubes, u.language))]
+        measured = [m.split(".", 1)[0] for m in [*named, *retrieved] if _kind(model, m) == "measure"]
+        named += [d for mention in u.dimensions
+                  if (d := resolve_dimension(model, mention.concept, measured or cubes, u.language))]
     for cube in cubes:
-        members += [c for c in [row_count(model, cube)] if c]
-        members += [d.path for d in model.cubes[cube].dimensions.values()
-                    if d.public and d.type == "string" and not d.primary_key]
-    members = list(dict.fromkeys(members))
-    times = [model.time_dimension_for(m) for m in members if getattr(model.find_member(m), "kind", "") == "measure"]
-    return list(dict.fromkeys([*members, *(t for t in times if t)]))[:MAX_MEMBERS]
+        retrieved += [c for c in [row_count(model, cube)] if c]
+        retrieved += [d.path for d in model.cubes[cube].dimensions.values() if d.public and d.type == "string"
+                      and not d.primary_key and ctx.rendered(f"dimension:{d.path}")]
+    head = _with_times(model, named)
+    rest = [m for m in _with_times(model, retrieved) if m not in head]
+    return head + rest[:max(0, MAX_MEMBERS - len(head))]
+
+
+def _known(model: Any, paths: Sequence[str]) -> list[str]:
+    """``paths`` the model has, once each, in order."""
+    return [p for p in dict.fromkeys(paths) if model.find_member(p) is not None]
+
+
+def _kind(model: Any, path: str) -> str:
+    return str(getattr(model.find_member(path), "kind", ""))
+
+
+def _with_times(model: Any, members: Sequence[str]) -> list[str]:
+    """``members`` (once each) followed by the time dimensions of their measures."""
+    times = [model.time_dimension_for(m) for m in members if _kind(model, m) == "measure"]
+    return list(dict.fromkeys([*members, *(t for t in times if t)]))
 
 
 def _describe(model: Any, path: str) -> str:

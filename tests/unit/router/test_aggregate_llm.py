@@ -202,3 +202,44 @@ def test_the_prompt_shows_the_few_shots_the_budget_kept(monkeypatch: pytest.Monk
         range(shown))
     members = prompt.split("[[ ## members ## ]]", 1)[1].split("[[ ## ", 1)[0]
     assert "payments.method" not in members and "products.category" not in members
+
+
+def _budgeted(budget: int) -> tuple[dict[str, Any], list[str]]:
+    """CONTEXT with nine retrieved assets budgeted at ``budget`` tokens, and the asset ids the budget rendered."""
+    from dataclasses import asdict
+
+    from fourengine.budget import build_context
+    from fourengine.models import Asset, JoinPlan, RankedAsset
+    from fourengine.settings import RetrievalSettings
+
+    ids = ["metric:payments.total_amount", "dimension:payments.method", "metric:products.avg_list_price",
+           "dimension:products.category", "dimension:products.brand", "metric:customers.new_customers",
+           "dimension:customers.segment", "dimension:customers.city", "metric:payments.avg_amount"]
+    ranked = [RankedAsset(Asset(i, i.split(":")[0], i.split(":")[1], description="a retrieved member " * 3),
+                          0.9 - n / 100) for n, i in enumerate(ids)]
+    block = build_context(ranked, [], [], JoinPlan(), RetrievalSettings(token_budget=budget), "simple")
+    context = {**CONTEXT, "assets": [r.to_dict() for r in ranked], "few_shots": [], "context": asdict(block)}
+    return context, block.included
+
+
+def _listed(monkeypatch: pytest.MonkeyPatch, context: dict[str, Any]) -> list[str]:
+    """The members the Cube-query prompt lists for ``context``."""
+    with llm_mode(monkeypatch, [reply(GOOD)]) as stub:
+        draft = build_cube_query(question(), context, MODEL)
+    assert draft.mode == "llm" and draft.query == GOOD
+    members = stub.requests[0]["messages"][-1]["content"].split("[[ ## members ## ]]", 1)[1].split("[[ ## ", 1)[0]
+    return [line.split(" ", 1)[0] for line in members.strip().splitlines()]
+
+
+def test_the_prompt_lists_the_members_the_budget_rendered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tight token budget renders fewer retrieved members, and the Cube-query prompt lists only those; the
+    members the question's bindings name (and their time dimension) are listed whatever the budget kept."""
+    wide, everything = _budgeted(20_000)
+    tight, kept = _budgeted(60)
+    assert len(everything) == 9 and 0 < len(kept) < 9
+    listed_wide, listed_tight = _listed(monkeypatch, wide), _listed(monkeypatch, tight)
+    dropped = [i.split(":", 1)[1] for i in everything if i not in kept]
+    assert all(i.split(":", 1)[1] in listed_tight for i in kept)
+    assert not [m for m in dropped if m in listed_tight] and all(m in listed_wide for m in dropped)
+    assert {"order_items.gmv", "regions.region_code", "orders.order_ts"} <= set(listed_tight)
+    assert len(listed_tight) < len(listed_wide)
