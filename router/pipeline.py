@@ -344,6 +344,10 @@ class Pipeline:
         if question != understanding.normalized:
             understanding = self.c.understand(question, understanding.today, use_llm=False)
         reading = self.c.parse(understanding, entities)
+        if reading is not None and result.intent.intent == "mixed" and (reading.unknown or reading.unhonoured) \
+                and not _deferred(reading, self.detail_env):  # the template planner would drop those words
+            result.problems.append({"code": "detail_failed", "message": judge(reading).refusal or "no listing"})
+            return True
         if (reading is None or reading.intent != "detail" or reading.listing is None  # a detail reading names it
                 or _deferred(reading, self.detail_env)):
             return False

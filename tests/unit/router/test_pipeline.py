@@ -126,3 +126,21 @@ def test_an_aggregate_crag_found_insufficient_is_refused_naming_what_is_missing(
     assert "crag: insufficient: nothing matches blorp" in refused.intent.reasons
     corrected, seen = run("corrected")
     assert corrected.intent.intent == "aggregate" and seen == ["blorp of x"]
+
+
+def test_a_mixed_rows_part_with_words_the_model_cannot_place_is_refused_not_listed_without_them() -> None:
+    from dataclasses import replace
+
+    from router.parse import Reading
+
+    def parse(u: Any, entities: Any = ()) -> Reading:
+        return Reading(u.normalized, u.language, u.today, intent="detail", listing="orders", unknown=["shipped"])
+
+    base = components([])
+    mixed = replace(base, classify_intent=lambda u, s, use_llm=None: IntentDecision("mixed", 0.9, ["fake"]),
+                    parse=parse)
+    env = DetailEnv(directory=EntityDirectory({}), policy=GuardPolicy(frozenset({"warehouse.fact_order"})))
+    result = Pipeline(mixed, env).run("GMV by region this year, and list the orders shipped", conn=None,
+                                      today=TODAY, use_llm=False)
+    assert result.detail is None and result.table.rows == [["East China", 12.5]]
+    assert [p["code"] for p in result.problems] == ["detail_failed"] and "shipped" in result.problems[0]["message"]
