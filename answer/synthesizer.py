@@ -193,7 +193,7 @@ def _rows_not_listed(result: PipelineResult, lang: str) -> str:
     return f" 明细未列出：{why}" if lang == "zh" else f" The rows were not listed: {why}"
 
 
-BOUNDS = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}  # a bound on a measure ("order count > 15")
+BOUNDS = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}  # a bound on a measure ("invoice count > 15")
 
 
 def _scope(result: PipelineResult) -> str:
@@ -335,7 +335,7 @@ HOW_MANY = re.compile(r"\bhow many\b|多少|几个|几位", re.IGNORECASE)
 
 def _counted_groups_text(result: PipelineResult, table: ResultTable, lang: str) -> str | None:
     """"How many customers placed more than 10 orders?": the number of groups that pass a bound on a
-    measure, then the first of them ("266 customers have order count > 10: ...")."""
+    measure, then the first of them ("266 customers have invoice count > 10: ...")."""
     query = getattr(result.aggregate, "cube_query", None) or {}
     bounds = [f for f in query.get("filters") or [] if f.get("operator") in BOUNDS]
     dims = query.get("dimensions") or []

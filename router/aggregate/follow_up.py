@@ -1,6 +1,6 @@
 """Follow-up questions as edits of the previous Cube query (fast mode).
 
-"and by channel?" adds a dimension, "只看德国" sets a filter, "what about order count?" swaps the
+"and by channel?" adds a dimension, "只看德国" sets a filter, "what about the invoice count?" swaps the
 measures, "and in 2024?" replaces the date range, "top 3 only" ranks and limits. Only what the
 follow-up itself names changes; everything else of the previous query is kept. The follow-up is read
 on its own (its understanding and its retrieval bindings), never merged into the previous text.

@@ -210,7 +210,7 @@ def _bounded_count(ctx: AggregateContext, model: Any, text: str, bound: re.Match
 
 def _count_bound(u: Understanding, ctx: AggregateContext, model: Any, measures: list[str], dimensions: list[str],
                  notes: list[str]) -> list[dict[str, Any]]:
-    """"customers with more than 5 orders": the order count per customer, kept where it passes the bound
+    """"customers with more than 5 orders": the number of orders per customer, kept where it passes the bound
     (grouped by the name of the listed rows; adds that dimension when missing)."""
     bound = COUNT_BOUND.search(u.normalized)
     if bound is None or not measures or measures[0] != row_count(model, measures[0].split(".", 1)[0]):

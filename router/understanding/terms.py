@@ -2,7 +2,7 @@
 
 Chinese is segmented with jieba (loaded once, lazily, ~0.5 s); glossary words can be added with
 ``add_vocabulary`` so domain terms stay whole. Time words, stopwords and punctuation are dropped;
-adjacent content words are also kept as 2- and 3-grams ("refund rate", "average invoice value", "营业额"), capitalised
+adjacent content words are also kept as 2- and 3-grams ("return rate", "average invoice value", "营业额"), capitalised
 spans as phrases ("Acme T9 drill"), quoted strings verbatim.
 """
 

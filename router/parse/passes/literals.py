@@ -11,34 +11,30 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN
 from router.parse.lexicon import value_stems
 from router.parse.probe import CAPS_PHRASE, LITERAL, TITLE_PHRASE
-from router.parse.reading import Mention
+from router.parse.reading import Mention, Target
 from router.parse.text import norm_word, overlaps
 
 
 def _derived(q: Question, k: Knowledge) -> None:
     r = q.reading
     for m in re.finditer(r"\b[A-Z][a-z]{3,}(?:['’]s)?\b", r.text):
-        span = m.span()
+        span, word = m.span(), m.group(0)
+        taken = [*(x.span for x in r.mentions), *(x.span for x in r.marks), *r.time_spans]
+        if word.lower() in STOPWORDS_EN or any(overlaps(span, t) for t in taken):
+            continue
+        targets = value_stems(k.lexicon, word)
         # a sentence's first word is capitalised for its place: a name there only as the first word of a value
         # ("Frontier's cancellations") or as its demonym ("Canadian customers"), not by looser derivation
         first = not r.text[:span[0]].strip()
-        if m.group(0).lower() in STOPWORDS_EN or (first and not _first_word_of_value(k, m.group(0))
-                                                   and not _demonym_of_value(k, m.group(0))):
-            continue
-        taken = [*(x.span for x in r.mentions), *(x.span for x in r.marks), *r.time_spans]
-        if any(overlaps(span, t) for t in taken):
-            continue
-        targets = value_stems(k.lexicon, m.group(0))
-        if targets:
-            r.mentions.append(Mention(span[0], span[1], m.group(0), targets, {t: 2 for t in targets}))
-            r.notes.append(f"{m.group(0)!r} read as {targets[0].value!r} of {targets[0].path}")
+        if targets and (not first or _first_word_of(targets, word) or _demonym_of(targets, word)):
+            r.mentions.append(Mention(span[0], span[1], word, targets, {t: 2 for t in targets}))
+            r.notes.append(f"{word!r} read as {targets[0].value!r} of {targets[0].path}")
     r.mentions.sort(key=lambda x: x.start)
 
 
-def _first_word_of_value(k: Knowledge, word: str) -> bool:
+def _first_word_of(targets: list[Target], word: str) -> bool:
     key = norm_word(word)
-    return any(str(t.value or "").split()[:1] and norm_word(str(t.value).split()[0]) == key
-               for t in value_stems(k.lexicon, word))
+    return any(str(t.value or "").split()[:1] and norm_word(str(t.value).split()[0]) == key for t in targets)
 
 
 # a demonym is its place's name, maybe less a final vowel or ending, plus one of these ("Canad-a" ->
@@ -47,11 +43,11 @@ _DEMONYM_ENDINGS = ("ian", "an", "n", "ese", "i", "ish", "")
 _PLACE_ENDINGS = ("", "a", "e", "o", "y")
 
 
-def _demonym_of_value(k: Knowledge, word: str) -> bool:
+def _demonym_of(targets: list[Target], word: str) -> bool:
     """``word`` is the demonym of the one value it derives from ("Canadian" of CANADA), not a word that only
     shares its first letters with one ("Average" and AVERY)."""
     lowered = word.lower()
-    return any(_is_demonym(lowered, str(t.value or "").lower()) for t in value_stems(k.lexicon, word))
+    return any(_is_demonym(lowered, str(t.value or "").lower()) for t in targets)
 
 
 def _is_demonym(word: str, place: str) -> bool:

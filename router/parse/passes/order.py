@@ -18,7 +18,7 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import AMOUNT_WORD, names_a_number
 from router.parse.nearby import after, before, free
-from router.parse.reading import Reading
+from router.parse.reading import Mention, Reading
 from router.parse.text import GLUE, name_key, norm_word, stems, words
 from router.understanding._calendar import parse_number
 
@@ -68,7 +68,7 @@ def _compared_column(k: Knowledge, cube: str, nouns: frozenset[str]) -> Any | No
     keys = [(m, name_key(m.title or m.name)) for m in members]
     keys = [(m, key) for m, key in keys if key and key[-1] != _ORDINAL]
     for named in ([m for m, key in keys if key[-1] in nouns], [m for m, key in keys if set(key) & nouns]):
-        columns = [m for m in named if m.path in {d.path for d in k.model.cubes[cube].dimensions.values()}]
+        columns = [m for m in named if getattr(m, "kind", "") == "dimension"]
         chosen = columns or named
         if chosen:
             return chosen[0] if len(chosen) == 1 else None
@@ -93,12 +93,19 @@ def _by_member(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
         m = after(r, mark.span)
         if m is None:
             continue
-        for t in m.of("dimension"):
-            member = k.model.find_member(t.path)
-            if member is not None and member.type == "number" and any(facts.joined(k.model, c, member.cube)
-                                                                       for c in cubes):
-                r.use(mark.span, m.span)
-                return member
+        if (member := _numeric_column(k, m, cubes)) is not None:
+            r.use(mark.span, m.span)
+            return member
+    return None
+
+
+def _numeric_column(k: Knowledge, m: Mention, cubes: list[str]) -> Any | None:
+    """The first numeric dimension ``m`` names that the answer's cubes reach."""
+    for t in m.of("dimension"):
+        member = k.model.find_member(t.path)
+        if member is not None and facts.is_numeric(member) and any(facts.joined(k.model, c, member.cube)
+                                                                   for c in cubes):
+            return member
     return None
 
 
@@ -155,12 +162,9 @@ def _superlative_column(r: Reading, k: Knowledge, cubes: list[str]) -> Any | Non
         m = after(r, mark.span)
         if m is None or m.start - mark.end > 3 or not free(r, mark):
             continue
-        for t in m.of("dimension"):
-            member = k.model.find_member(t.path)
-            if member is not None and facts.is_numeric(member) and any(facts.joined(k.model, c, member.cube)
-                                                                       for c in cubes):
-                r.use(mark.span, m.span)
-                return member
+        if (member := _numeric_column(k, m, cubes)) is not None:
+            r.use(mark.span, m.span)
+            return member
     return None
 
 
@@ -171,14 +175,9 @@ def _superlative_name(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
     """"the 10 flights with the *longest departure delays*": a name that holds its superlative (a max or min
     measure's title, read as the rows' column) orders by its numeric column."""
     for m in r.mentions:
-        if not _SUPERLATIVE_WORD.search(m.text):
-            continue
-        for t in m.of("dimension"):
-            member = k.model.find_member(t.path)
-            if member is not None and facts.is_numeric(member) and any(facts.joined(k.model, c, member.cube)
-                                                                       for c in cubes):
-                r.use(m.span)
-                return member
+        if _SUPERLATIVE_WORD.search(m.text) and (member := _numeric_column(k, m, cubes)) is not None:
+            r.use(m.span)
+            return member
     return None
 
 
