@@ -136,7 +136,8 @@ def columns(q: Question, k: Knowledge) -> None:
         return
     cube = r.listing
     shown = [facts.primary_key(k.model, cube), *_key_parts(k, cube), facts.label(k.model, cube, r.language)]
-    shown += [f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"]
+    shown += [f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"
+              and f.operator != "notSet"]  # a key left unset ("no albums") is no column
     shown += [member for member, _ in r.order]
     for m in r.mentions:
         if not free(r, m):
