@@ -40,14 +40,17 @@ _SAID_OF = re.compile(r"\b(?:that|which|who|were|was|had|have|has|left|went|got|
 
 
 def _within_groups(r: Reading, k: Knowledge, after: int) -> None:
-    """"what percentage of departed flights left more than an hour late, by origin": a bound or segment said
-    of the rows after the share word ("that were", "left") is the part within each group, over the group's
-    whole; without one, every group's share of the total."""
+    """"what percentage of departed flights left more than an hour late, by origin": a bound, value or segment
+    said of the rows after the share word ("that were", "left") is the part within each group, over the
+    group's whole; without one, every group's share of the total."""
     bounds = [f for f in r.filters if f.operator in _BOUNDS and f.because
               and getattr(k.model.find_member(f.member), "kind", "") == "dimension"
               and _SAID_OF.search(r.text[after:max(after, r.text.find(f.because))])]
     segments = [t.path for m in r.mentions for t in m.of("segment")
                 if t.path in r.segments and m.start > after and _SAID_OF.search(r.text[after:m.start])]
+    valued = {t.path for m in r.mentions for t in m.of("value") if m.start > after and not free(r, m)
+              and _SAID_OF.search(r.text[after:m.start])}  # "what share of each channel's orders were cancelled"
+    bounds += [f for f in r.filters if f.operator == "equals" and f.member in valued and f.member not in r.dimensions]
     if bounds or segments:
         r.part, r.part_segments = bounds, list(dict.fromkeys(segments))
         r.notes.append("share within each group: the measure with " + ", ".join(

@@ -578,3 +578,33 @@ def test_a_chinese_document_name_with_a_word_for_lines_names_its_lines_cube(tmp_
     r = read(zh, "有多少个订单包含至少4个订单行？")
     assert [(f.member, f.operator, f.values) for f in r.filters] == [("order_lines.count", "gte", ["4"])]
     assert r.counted == "orders.count" and not r.unknown
+
+
+def test_a_role_of_a_shared_table_lists_the_rows_its_joining_cube_refers_to(tmp_path: Path) -> None:
+    (tmp_path / "trips.yml").write_text("""
+cubes:
+  - name: trips
+    sql_table: t.trips
+    joins:
+      - {name: pickup_zones, relationship: many_to_one, sql: "{CUBE}.pickup = {pickup_zones}.zone_id"}
+      - {name: dropoff_zones, relationship: many_to_one, sql: "{CUBE}.dropoff = {dropoff_zones}.zone_id"}
+    dimensions:
+      - {name: trip_id, sql: trip_id, type: number, primary_key: true}
+      - {name: status, sql: status, type: string, title: Trip status}
+    measures: [{name: count, type: count, title: Number of trips}]
+  - name: pickup_zones
+    title: Pickup zones
+    sql_table: t.zones
+    dimensions: [{name: zone_id, sql: zone_id, type: number, primary_key: true}]
+  - name: dropoff_zones
+    title: Dropoff zones
+    sql_table: t.zones
+    dimensions: [{name: zone_id, sql: zone_id, type: number, primary_key: true}]
+""", encoding="utf-8")
+    model = load_model(tmp_path)
+    trips = Knowledge(model, build_lexicon(model, [], Values({"cancelled": [("trips.status", "cancelled")]})))
+    r = read(trips, "list our dropoff zones")
+    assert (r.listing, [(f.member, f.operator) for f in r.filters]) == ("dropoff_zones", [("trips.trip_id", "set")])
+    assert "trips.trip_id" not in r.columns
+    share = read(trips, "what share of each pickup zone's trips were cancelled?")  # within each zone
+    assert share.dimensions == ["pickup_zones.zone_id"] and [f.member for f in share.part] == ["trips.status"]
