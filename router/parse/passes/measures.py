@@ -222,8 +222,8 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
     asked with no aggregation word beside rows named by key, value or a listing word is the column the
     measure adds up (the mention is rewritten to name that dimension)."""
     r = q.reading
-    if kind is not None or not m.of("measure"):
-        return False
+    if kind is not None or not m.of("measure") or _AGGREGATE_IN_NAME.search(m.text):
+        return False  # "the average supply cost for part 100" asks the average, not the column
     listed = any(x.start < m.start for x in r.marks_of("list"))  # "list ... with quantity", not "..., and list"
     if not (listed or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, None):
         return False
@@ -241,6 +241,7 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
     return False
 
 
+_AGGREGATE_IN_NAME = re.compile(r"\b(?:average|avg|mean|median|max(?:imum)?|min(?:imum)?)\b|平均|中位", re.IGNORECASE)
 _NAMES_ITS_COLUMN = re.compile(r"shortest|longest|cheapest|expensive|heaviest|lightest|fastest|slowest|oldest|"
                                r"newest|earliest|latest|最长|最短|最贵|最便宜", re.IGNORECASE)
 _BOUND_GAP = re.compile(r"\s*(?:of|is|was|are|were|=|:)?\s*", re.IGNORECASE)

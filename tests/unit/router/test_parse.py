@@ -647,3 +647,9 @@ def test_who_and_a_verb_asks_for_its_agent_and_that_cube_needs_saying_which(tmp_
     r.filters.append(Filter("part.name", "equals", ["bolt"], "the aggregate's rows"))
     assert judge(r).answers
     assert _through_bridge(r, model, "part") and "partsupp.ps_key" in r.columns  # the rows joining both
+
+
+def test_an_average_named_beside_a_keyed_row_is_the_average_not_the_column(knowledge: Knowledge) -> None:
+    r = read(knowledge, "average order value for customer 5")
+    assert (r.intent, r.measures) == ("aggregate", ["orders.avg_total"])
+    assert [(f.member, f.values) for f in r.filters] == [("customers.customer_id", ["5"])]
