@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from answer.vocabulary import vocabulary
+from fourengine.terms import singular
 
 # a number token as written, with its percent sign; digits inside names ("Pulse T6", "X1") are not numbers
 NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![A-Za-z0-9])")
@@ -109,6 +110,12 @@ def label(column: str, language: str) -> str:
     if len(parts) >= 3 and key == "share":  # a derived share of the total ("loans.fee_sum.share")
         of = label(".".join(parts[:-1]), language)
         return f"{of}占比" if language == "zh" else f"share of {of}"
+    if len(parts) >= 4 and parts[-2] == "per":  # "tracks.count.per.albums": a measure per row of a cube
+        of, each = label(".".join(parts[:-2]), language), parts[-1].replace("_", " ")
+        if language == "zh":  # the cube by its row count's Chinese name ("读者数" -> 读者), else its name
+            counted = vocabulary().member_label(f"{parts[-1]}.count", "zh") or each
+            return f"每{re.sub(r'(?:数量|总数|个数|数)$', '', counted)}平均{of}"
+        return f"{of} per {singular(each)}"
     if len(parts) >= 3 and key in SHOWN_UNITS:  # a measure converted to the unit asked ("....longest_ms.minutes")
         of = re.sub(r"\s*[(（][^)）]*[)）]\s*$", "", label(".".join(parts[:-1]), language))
         return f"{of}（{SHOWN_UNITS[key]}）" if language == "zh" else f"{of} ({key})"

@@ -105,7 +105,10 @@ def _part_of_whole(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -
 
 def combine(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The rows of a draft's queries as one answer (periods side by side, shares, a part of its whole), each
-    measure in the unit the question asked (``draft.units``: its column is ``<measure>.<unit>``)."""
+    measure in the unit the question asked (``draft.units``: its column is ``<measure>.<unit>``), a measure
+    per row of another cube as their ratio (``draft.per``: ``<measure>.per.<cube>``)."""
+    if draft.per:
+        results = [[_per_row(row, draft.per, draft.measures) for row in part] for part in results]
     if not draft.units:
         return _combined(draft, results)
     scaled = [[{k: _scaled(v, draft.units[k][1]) if k in draft.units else v for k, v in row.items()} for row in part]
@@ -113,6 +116,19 @@ def combine(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple
     rows, derived = _combined(draft, scaled)
     names = {m: f"{m}.{unit}" for m, (unit, _) in draft.units.items()}
     return [{names.get(k, k): v for k, v in row.items()} for row in rows], derived
+
+
+def _per_row(row: dict[str, Any], per: str, measures: list[str]) -> dict[str, Any]:
+    """Every other measure of the row over ``per`` (its row count), in place of both."""
+    count = _number(row.get(per))
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if key in measures and key != per:
+            number = _number(value)
+            out[f"{key}.per.{per.split('.', 1)[0]}"] = None if number is None or not count else number / count
+        elif key != per:
+            out[key] = value
+    return out
 
 
 def _scaled(value: Any, factor: float) -> Any:

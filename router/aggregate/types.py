@@ -46,6 +46,7 @@ class CubeQueryDraft:
     groups: int = 1  # measure groups per period: queries are period-major, ``groups`` queries per period
     keep: dict[str, list[str]] = field(default_factory=dict)  # after the shares: only rows with these values
     units: dict[str, tuple[str, float]] = field(default_factory=dict)  # measure -> (unit shown, factor to it)
+    per: str | None = None  # the row count the other measures are divided by ("tracks per album")
     counted: str | None = None  # the row count a query's total gives: the groups passing its bounds, counted
 
     @property

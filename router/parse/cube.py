@@ -89,7 +89,7 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
     if r.counted:  # the groups passing the bounds are counted: the query's total, not its rows
         queries = [{**query, "limit": 1, "total": True} for query in queries]
     return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups), keep=dict(r.keep),
-                          counted=r.counted, units=_units(r, model))
+                          counted=r.counted, units=_units(r, model), per=r.per)
 
 
 def _units(r: Reading, model: Any) -> dict[str, tuple[str, float]]:

@@ -252,7 +252,7 @@ _LINE_ZH = ("行", "明细", "明细行", "行项目")
 
 
 def _add_line_words_zh(lex: Lexicon, model: Any) -> None:
-    """"订单行", "发票明细": a lines cube ("Order items", joined many-to-one to its document) is also a Chinese
+    """"发票行", "发票明细": a lines cube ("Invoice lines", joined many-to-one to its document) is also a Chinese
     name of the document followed by a word for its lines (weakly: a name the glossary gives wins)."""
     for cube in model.cubes.values():
         key = name_key(cube.title or cube.name)

@@ -24,6 +24,7 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import MONEY_VERBS, names_a_number
 from router.parse.nearby import after, close, free, free_amount_words, mark_after, mark_before, phrase_after
+from router.parse.passes import per
 from router.parse.reading import Mark, Mention, Reading, Target
 from router.parse.text import words
 
@@ -308,6 +309,11 @@ def _of_named(q: Question, k: Knowledge, m: Mention, named: Any, kind: str | Non
               marks: list[Mark]) -> tuple[str | None, list[Mark], str | None]:
     """A named measure as asked: its average or extreme twin when the aggregation word asks another."""
     r = q.reading
+    if kind == "avg" and named.type in ("count", "sum") and named.type not in _TYPE_FIT[kind] \
+            and (found := per.per_cube(r, k, m.end, named.path)):
+        per.take(r, k, found, named.path)  # "average number of tracks per album": tracks over albums
+        r.use(m.span, *(mark.span for mark in marks))
+        return None, [], None
     if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
         twin, missing = _twin(k, named, kind)
         return (twin.path if twin else None), marks, None if twin else f"the model has no {missing}"

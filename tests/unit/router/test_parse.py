@@ -653,3 +653,18 @@ def test_an_average_named_beside_a_keyed_row_is_the_average_not_the_column(knowl
     r = read(knowledge, "average order value for customer 5")
     assert (r.intent, r.measures) == ("aggregate", ["orders.avg_total"])
     assert [(f.member, f.values) for f in r.filters] == [("customers.customer_id", ["5"])]
+
+
+def test_an_average_per_row_of_another_cube_is_the_ratio_of_their_measures(tmp_path: Path,
+                                                                           knowledge: Knowledge) -> None:
+    from router.aggregate.derive import combine
+
+    q = "average number of order items per order"
+    r = read(knowledge, q)
+    assert (r.measures, r.per, r.unhonoured) == (["order_lines.count", "orders.count"], "orders.count", [])
+    draft = aggregate_draft(r, understand(q, TODAY), knowledge.model)
+    rows, _ = combine(draft, [[{"order_lines.count": 30, "orders.count": 12}]])
+    assert rows == [{"order_lines.count.per.orders": 2.5}]
+    on_average = read(knowledge, "on average, how many order items are in an order?")
+    assert on_average.per == "orders.count" and not on_average.unhonoured
+    assert read(knowledge, "average number of orders").refusal  # no per: the model has no such average

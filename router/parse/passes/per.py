@@ -1,0 +1,53 @@
+"""Pass: an average per row of another cube that the model has no measure for ("average number of tracks per
+album", "on average, how many tracks were on an invoice"): the count or sum asked, over the row count of the
+cube named after "per", "an" or "each", in one query; the answer is their ratio (``Reading.per``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from router.parse import facts
+from router.parse.context import Knowledge, Question
+from router.parse.nearby import free
+from router.parse.reading import Mention, Reading
+
+_PER = re.compile(r"(?:\bper|\beach|\bevery|\b(?:on|in|for)\s+(?:an?|each|every)|\ban?|每(?:个|一|位|张|家)?)\s*$",
+                  re.IGNORECASE)
+_ADDS_UP = ("count", "sum")  # a distinct count over all rows is no sum of per-row counts
+
+
+def per_cube(r: Reading, k: Knowledge, start: int, measure: str) -> Mention | None:
+    """The mention of another cube, joined to ``measure``'s and with a row count, that "per"/"an"/"each" puts
+    after ``start``."""
+    own = measure.split(".", 1)[0]
+    for m in r.mentions:
+        cubes = [t.path for t in m.of("cube") if t.path != own]
+        if m.start >= start and cubes and _PER.search(r.text[max(start, m.start - 12):m.start]) \
+                and facts.joined(k.model, own, cubes[0]) and facts.row_count(k.model, cubes[0]):
+            return m
+    return None
+
+
+def choose(q: Question, k: Knowledge) -> None:
+    r = q.reading
+    averages = [m for m in r.marks_of("avg") if free(r, m)]
+    if r.refusal or r.per or len(r.measures) != 1 or not averages:
+        return
+    member = k.model.find_member(r.measures[0])
+    if getattr(member, "type", "") not in _ADDS_UP:
+        return
+    found = per_cube(r, k, 0 if r.language == "zh" else averages[0].end, r.measures[0])  # "每位读者平均"
+    if found is not None:
+        take(r, k, found, r.measures[0])
+        r.use(averages[0].span)
+
+
+def take(r: Reading, k: Knowledge, found: Mention, measure: str) -> None:
+    """``measure`` per row of the cube ``found`` names: both measures asked, the ratio shown."""
+    cube = next(t.path for t in found.of("cube") if t.path != measure.split(".", 1)[0])
+    r.per = facts.row_count(k.model, cube)
+    r.measures = [measure, *([r.per] if r.per and r.per != measure else [])]
+    r.time_dimension = r.time_dimension or k.model.time_dimension_for(measure)  # one query: both dated alike
+    r.use(found.span)
+    r.notes.append(f"{measure} per {cube} row: over {r.per}")
