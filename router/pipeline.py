@@ -133,9 +133,7 @@ class Pipeline:
         clock.lap("intent")
         emit("intent", _intent_dict(decision))
         pending = self._start_table_recall(decision.intent, understanding, recall)
-        sag = {"tables": [_hit_dict(h) for h in recall.table_hits], "rows": [e.to_dict() for e in recall.entities]}
-        emit("retrieval", {"fused": recall.fused[:10], "bindings": _bindings(recall.retrieval),
-                           "entities": sag["rows"], "sag_tables": sag["tables"][:5]})
+        sag = _recalled(recall, emit)
 
         result = PipelineResult(
             question=question, understanding=understanding, intent=decision,
@@ -145,13 +143,8 @@ class Pipeline:
             sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
         follow_up = self._follow_up_of(question, previous, today, result)
         self._answer(result, conn, recall, today, use_llm, clock, emit, follow_up)
-        if pending is not None:
-            sag["tables"] = [_hit_dict(h) for h in pending.result()]
-        emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
-        cube_query = getattr(result.aggregate, "cube_query", None)
-        result.turn = Turn(question=asked, intent=decision.intent, cube_query=cube_query, entities=sag["rows"])
-        timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
-        return result
+        return _finished(result, Turn(question=asked, intent=decision.intent, entities=sag["rows"]), sag, pending,
+                         emit, timings)
 
     def _recall(self, understanding: Any, sub_queries: list[Any]) -> _Recall:
         """Retrieval, with SAG row recall (database lookups) running alongside it (and the LLM's CRAG grade);
@@ -604,6 +597,26 @@ def _detail_context(recalled: list[tuple[str, str, float]], context: Any, env: D
 def _connection(conn: Any) -> AbstractContextManager[Any]:
     """``conn`` is a connection, or a pool whose connection is borrowed only while detail SQL runs."""
     return conn.connection() if isinstance(conn, ConnectionPool) else nullcontext(conn)
+
+
+def _recalled(recall: _Recall, emit: StageCallback) -> dict[str, Any]:
+    """The SAG part of the result (tables and rows recalled), emitted with the retrieval's fused assets."""
+    sag = {"tables": [_hit_dict(h) for h in recall.table_hits], "rows": [e.to_dict() for e in recall.entities]}
+    emit("retrieval", {"fused": recall.fused[:10], "bindings": _bindings(recall.retrieval),
+                       "entities": sag["rows"], "sag_tables": sag["tables"][:5]})
+    return sag
+
+
+def _finished(result: PipelineResult, turn: Turn, sag: dict[str, Any], pending: Future[list[Any]] | None,
+              emit: StageCallback, timings: dict[str, float]) -> PipelineResult:
+    """The result once its path(s) ran: the SAG tables recalled meanwhile, the ``turn`` a follow-up edits (with
+    the Cube query the aggregate path ran), the total time."""
+    if pending is not None:
+        sag["tables"] = [_hit_dict(h) for h in pending.result()]
+    emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
+    result.turn = replace(turn, cube_query=getattr(result.aggregate, "cube_query", None))
+    timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
+    return result
 
 
 def _with_context(question: str, previous: Turn | None) -> tuple[str, str | None]:
