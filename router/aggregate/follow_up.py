@@ -14,7 +14,8 @@ from typing import Any
 
 from router.aggregate.context import AggregateContext, member_path
 from router.aggregate.members import language_variant, resolve_dimension
-from router.aggregate.slots import METRIC_ASSET_TYPES, _dimension, _measure, _value_filters
+from router.aggregate.slots.base import METRIC_ASSET_TYPES, is_dimension, is_measure
+from router.aggregate.slots.filters import value_filters
 from router.aggregate.types import CubeQueryDraft
 from router.understanding.types import Understanding
 
@@ -44,7 +45,7 @@ def edit_query(previous: dict[str, Any], u: Understanding, context: Any, model: 
 def _measures(query: dict[str, Any], ctx: AggregateContext, model: Any, notes: list[str]) -> None:
     named = [m for m in dict.fromkeys(member_path(b.mapped_asset_id) for b in ctx.bindings
                                       if b.mapped_asset_type in METRIC_ASSET_TYPES and b.filter_value is None)
-             if _measure(model, m)]
+             if is_measure(model, m)]
     old = list(query.get("measures", []))
     if not named or named == old:
         return
@@ -64,7 +65,7 @@ def _dimensions(query: dict[str, Any], u: Understanding, ctx: AggregateContext, 
             added.append(member)
     for b in ctx.bindings:
         member = member_path(b.mapped_asset_id)
-        if b.mapped_asset_type == "dimension" and b.filter_value is None and _dimension(model, member) \
+        if b.mapped_asset_type == "dimension" and b.filter_value is None and is_dimension(model, member) \
                 and model.find_member(member).type != "time":
             added.append(language_variant(model, member, u.language))
     dimensions = list(query.get("dimensions", []))
@@ -79,7 +80,7 @@ def _dimensions(query: dict[str, Any], u: Understanding, ctx: AggregateContext, 
 
 
 def _filters(query: dict[str, Any], ctx: AggregateContext, model: Any, notes: list[str]) -> None:
-    values = _value_filters(ctx, model)
+    values = value_filters(ctx, model)
     if not values:
         return
     kept = [f for f in query.get("filters", []) if f.get("member") not in values]
