@@ -343,6 +343,9 @@ def _counted_groups_text(result: PipelineResult, table: ResultTable, lang: str) 
         return None
     bound = bounds[0]
     rule = f"{label(bound['member'], lang)} {BOUNDS[bound['operator']]} {bound['values'][0]}"
+    if query.get("total") and table.columns:  # the groups were counted in the query: one number
+        counted, total = label(table.columns[0], lang), fmt_number(table.rows[0][0] or 0)
+        return f"满足 {rule} 的{counted}：{total}。" if lang == "zh" else f"{counted} with {rule}: {total}."
     what, n = label(dims[0], lang), fmt_number(len(table.rows))
     m = table.columns.index(bound["member"]) if bound["member"] in table.columns else len(table.columns) - 1
     d = table.columns.index(dims[0])

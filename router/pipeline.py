@@ -42,6 +42,7 @@ from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
 from router.mixed import MixedResult, join_columns, join_keys, join_results
+from router.parse import facts
 from router.parse.facts import joined
 from router.parse.reading import Filter
 from router.parse.verdict import judge
@@ -348,7 +349,7 @@ class Pipeline:
             cube_query = getattr(result.aggregate, "cube_query", None) or {}
             _behind_aggregate(reading, result.table, cube_query)
             _aggregate_filters(reading, cube_query, self.c.model())
-            _behind_extreme(reading, cube_query, self.c.model())
+            _behind_extreme(reading, result.table, cube_query, self.c.model())
         verdict = judge(reading)
         if not verdict.answers:
             if result.intent.intent == "mixed":
@@ -419,7 +420,7 @@ class Pipeline:
         """The detail sub-question of a mixed question, with the entities the aggregate rows name."""
         texts = [_sub_dict(s)["text"] for s in sub_queries]
         detail_text = next((t for t in texts if _sub_dict_intent(sub_queries, t) == "detail"),
-                           texts[-1] if len(texts) > 1 else understanding.normalized)
+                           texts[-1] if len(texts) > 1 else _rows_part(understanding.normalized))
         named = list(entities)
         for value in _first_text_column(aggregate)[:MIXED_ENTITIES]:
             named += self.detail_env.directory.match(str(value))
@@ -436,6 +437,15 @@ def _last_sentence_rows(text: str) -> str:
     if len(sentences) > 1 and rows_clause(" ? " + sentences[-1], []):
         return " ".join(sentences[:-1]).strip()
     return ""
+
+
+def _rows_part(text: str) -> str:
+    """The detail part of a mixed question the decomposer did not split: its last sentence asking for rows,
+    else its clause about rows ("..., and which customer placed it?"), else the whole question."""
+    if _last_sentence_rows(text):
+        return [s for s in _SENTENCE.split(text) if s.strip()][-1].strip()
+    clause = rows_clause(text, [])
+    return clause[1].strip() if clause else text
 
 
 def _aggregate_clause(text: str) -> str:
@@ -501,6 +511,14 @@ def _aggregate_filters(reading: Any, cube_query: dict[str, Any], model: Any) -> 
     for segment in cube_query.get("segments") or []:
         if segment not in reading.segments and joined(model, reading.listing, segment.split(".", 1)[0]):
             reading.segments.append(segment)
+    if model.cube_time_dimension(reading.listing):  # rows with dates of their own are dated as the question says
+        return
+    for td in cube_query.get("timeDimensions") or []:  # undated rows: those of the aggregate's period
+        span = td.get("dateRange")
+        if isinstance(span, list) and not reading.time_spans and td["dimension"] not in said \
+                and joined(model, reading.listing, td["dimension"].split(".", 1)[0]):
+            reading.filters.append(Filter(td["dimension"], "inDateRange", [str(v) for v in span],
+                                          "the aggregate's period"))
 
 
 _BEHIND_EXTREME = ("the rows behind a maximum or minimum are not listed: ask for the top row itself "
@@ -514,11 +532,33 @@ def _extreme_only(cube_query: dict[str, Any], model: Any) -> bool:
         getattr(m, "type", "") in ("max", "min") for m in measures)
 
 
-def _behind_extreme(reading: Any, cube_query: dict[str, Any], model: Any) -> None:
-    """The rows behind one maximum or minimum ("the single largest order in 1997, and who placed it") are not
-    all the rows it was taken over: refused rather than listed unfiltered."""
-    if _extreme_only(cube_query, model):
+def _behind_extreme(reading: Any, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
+    """The rows behind one maximum or minimum ("the single largest order in 1997, and who placed it") are
+    those where its column holds that value: the listing is filtered on the dimension over the same column.
+    Refused, rather than listed unfiltered, when no dimension holds the column or the listing cannot reach it."""
+    if not _extreme_only(cube_query, model):
+        return
+    measure = cube_query["measures"][0]
+    value = table.rows[0][table.columns.index(measure)] if measure in table.columns and len(table.rows) == 1 \
+        else None
+    dimension = _column_dimension(model, measure)
+    if value is None or dimension is None or reading.listing is None \
+            or not joined(model, reading.listing, dimension.split(".", 1)[0]):
         reading.refuse(_BEHIND_EXTREME)
+        return
+    reading.filters.append(Filter(dimension, "equals", [str(value)], "the aggregate's extreme"))
+    keys = [d.path for d in model.cubes[dimension.split(".", 1)[0]].primary_keys]  # which row holds it
+    reading.columns = list(dict.fromkeys([*reading.columns, *keys[:1], dimension]))
+
+
+def _column_dimension(model: Any, measure: str) -> str | None:
+    """The public dimension of a measure's cube over the measure's own column (a max's value names its rows)."""
+    found = model.find_member(measure)
+    cube = model.cubes.get(measure.split(".", 1)[0])
+    if found is None or cube is None:
+        return None
+    dims = [d for d in cube.dimensions.values() if d.public and facts.column(d) == facts.column(found)]
+    return dims[0].path if dims else None
 
 
 def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:

@@ -156,7 +156,7 @@ def run_aggregate(understanding: Understanding, context: Any, model: Any, backen
         draft.fallback_reason = reason
         draft.notes.insert(0, reason)
         draft, loads, retries = run.execute(draft, _checked_against(ctx, draft, follow_up))
-    rows, derived = combine(draft, [load.rows for load in loads])
+    rows, derived = combine(draft, [[{draft.counted: load.total}] if draft.counted else load.rows for load in loads])
     run.timings["total_ms"] = (time.perf_counter() - started) * 1000
     first = loads[0]
     return AggregateResult(

@@ -85,7 +85,10 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
     if r.share and (r.part or r.part_segments) and len(queries) == 1:
         return CubeQueryDraft([queries[0], _whole(queries[0], r)], ["", ""], None, ["part"], notes)
     post = ["share"] if r.share and r.dimensions else []
-    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups), keep=dict(r.keep))
+    if r.counted:  # the groups passing the bounds are counted: the query's total, not its rows
+        queries = [{**query, "limit": 1, "total": True} for query in queries]
+    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups), keep=dict(r.keep),
+                          counted=r.counted)
 
 
 def _whole(part: dict[str, Any], r: Reading) -> dict[str, Any]:

@@ -123,14 +123,50 @@ def _ranking_span(q: Question) -> list[tuple[int, int]]:
 
 def _ungrouped_bound(q: Question, k: Knowledge) -> None:
     """"how many albums have more than 20 tracks": a bound on a measure with nothing to group by would bound
-    the grand total (one HAVING over everything), not count the rows that pass it."""
+    the grand total (one HAVING over everything); with the count of another cube's rows asked beside it, the
+    rows of that cube passing the bound are counted (:func:`_counted_groups`), else it is refused."""
     r = q.reading
-    if r.intent != "aggregate" or r.dimensions or q.understanding.granularity or r.refusal:
+    if r.intent != "aggregate" or q.understanding.granularity or r.refusal:
         return
-    bounded = [f for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "measure"]
-    if bounded:
-        r.refuse(f"'{bounded[0].because}' bounds {bounded[0].member} of each row or group, and the question "
-                 "groups nothing: ask which rows pass it (e.g. 'which ... have ...') to list them")
+    bounded = {f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "measure"}
+    if not bounded or (q.understanding.comparison is None and _counted_groups(r, k, bounded)) or r.dimensions:
+        return
+    first = next(f for f in r.filters if f.member in bounded)
+    r.refuse(f"'{first.because}' bounds {first.member} of each row or group, and the question "
+             "groups nothing: ask which rows pass it (e.g. 'which ... have ...') to list them")
+
+
+def _counted_groups(r: Reading, k: Knowledge, bounded: set[str]) -> bool:
+    """The one measure not bounded counts the rows of a cube the bounded measures reach (its row count, or a
+    distinct count of a column naming its rows), and nothing else is grouped but those rows: the reading
+    groups by that cube's key and counts the groups (``Reading.counted``)."""
+    free = [m for m in r.measures if m not in bounded]
+    cube = _counted_cube(k, free[0], r.dimensions) if len(free) == 1 else None
+    key = facts.primary_key(k.model, cube) if cube else None
+    if cube is None or key is None or r.compared_segments or r.share \
+            or not all(facts.joined(k.model, cube, m.split(".", 1)[0]) for m in bounded):
+        return False
+    r.counted, r.dimensions, r.order = free[0], [key], []
+    r.measures = [m for m in r.measures if m in bounded]
+    r.notes.append(f"{free[0]}: the {cube} rows whose {', '.join(sorted(bounded))} pass the bound, counted")
+    return True
+
+
+def _counted_cube(k: Knowledge, measure: str, grouped: list[str]) -> str | None:
+    """The cube whose rows ``measure`` counts: its own (a row count) or the one whose key it counts distinct
+    values of ("Ordering customers"); the rows grouped by its key or label only."""
+    member = k.model.find_member(measure)
+    own = measure.split(".", 1)[0]
+    if facts.row_count(k.model, own) == measure:
+        cube: str | None = own
+    elif getattr(member, "type", "").startswith("count_distinct"):
+        cube = next((c for c in k.model.cubes if c != own and facts.primary_key(k.model, c)
+                     and facts.column(k.model.find_member(facts.primary_key(k.model, c))) == facts.column(member)),
+                    None)
+    else:
+        return None
+    named = {facts.primary_key(k.model, cube), facts.label(k.model, cube)} if cube else set()
+    return cube if all(d in named for d in grouped) else None
 
 
 def _unranked(q: Question) -> list[str]:

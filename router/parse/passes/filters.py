@@ -135,14 +135,22 @@ def _numeric(m: Mention | None, k: Knowledge, cubes: list[str], rows: bool) -> A
     return None
 
 
-def _count_bound(r: Reading, mark: Mark, following: Mention | None) -> bool:
+_MEASURE_WORD = re.compile(r"[笔单个次件位家张首条名种款]")
+
+
+def _count_bound(r: Reading, mark: Mark, named: Mention) -> bool:
     """"more than 5 invoices", "超过5张发票": the number counts the cube right after it (in Chinese only with a
-    measure word: "超过38万的发票" bounds the invoices' amount)."""
-    if following is None or not following.of("cube"):
+    measure word: "超过38万的发票" bounds the invoices' amount); "曲目超过20首": in Chinese, the cube right
+    before it when a measure word follows the number."""
+    if not named.of("cube"):
         return False
-    gap = r.text[mark.end:following.start]
-    if r.language == "zh" or has_cjk(mark.text):
-        return bool(re.search(r"[笔单个次件位家张首条名种款]", mark.text[-2:] + gap)) and "的" not in gap
+    zh = r.language == "zh" or has_cjk(mark.text)
+    if named.end <= mark.start:  # the cube before the bound
+        return zh and not r.text[named.end:mark.start].strip() and bool(
+            _MEASURE_WORD.match(mark.text[-1:]) or _MEASURE_WORD.match(r.text[mark.end:mark.end + 1]))
+    gap = r.text[mark.end:named.start]
+    if zh:
+        return bool(_MEASURE_WORD.search(mark.text[-2:] + gap)) and "的" not in gap
     return not gap.strip() or gap.strip().lower() in ("distinct", "different", "unique", "separate", "such")
 
 
@@ -161,10 +169,10 @@ def _in_units_of(member: Any, values: list[float], seconds: float) -> list[float
 def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tuple[Any | None, str]:
     """(member, "row" | "group" | "count") the bound restricts; the name it uses is marked used."""
     following = after(r, mark.span)
-    if _count_bound(r, mark, following) and following is not None:
-        counted = facts.row_count(k.model, following.of("cube")[0].path)
+    for counts in (m for m in (following, before(r, mark.span)) if m is not None and _count_bound(r, mark, m)):
+        counted = facts.row_count(k.model, counts.of("cube")[0].path)
         if counted:
-            r.use(following.span)
+            r.use(counts.span)
             return k.model.find_member(counted), "count"
     if (named := adjective_member(mark.text, r, k, cubes)) is not None:
         return named, "row"  # "tracks longer than 5 minutes": the length, not the tracks' amount

@@ -10,6 +10,7 @@ import pytest
 from cube_models.model import SemanticModel, load_model
 from router.parse.reading import Reading
 from router.pipeline import _aggregate_filters, _behind_extreme
+from router.tables import ResultTable
 from tests.unit.router.test_parse import MODEL, TODAY
 
 
@@ -46,10 +47,26 @@ def test_rows_the_model_cannot_restrict_are_refused(model: SemanticModel) -> Non
     assert reading.refusal and "nations.name" in reading.refusal
 
 
-def test_the_rows_behind_a_maximum_are_refused(model: SemanticModel) -> None:
-    reading = _listing("orders")
-    _behind_extreme(reading, {"measures": ["orders.max_total"]}, model)
-    assert reading.refusal
-    grouped = _listing("orders")
-    _behind_extreme(grouped, {"measures": ["orders.max_total"], "dimensions": ["nations.name"]}, model)
-    assert grouped.refusal is None
+def test_the_rows_behind_a_maximum_are_those_holding_its_value(model: SemanticModel) -> None:
+    query, table = {"measures": ["orders.max_total"]}, ResultTable(["orders.max_total"], [[950.5]])
+    reading = _listing("customers")
+    _behind_extreme(reading, table, query, model)
+    assert [(f.member, f.values) for f in reading.filters] == [("orders.total", ["950.5"])]
+    assert reading.columns == ["orders.order_id", "orders.total"] and reading.refusal is None
+    unjoined = _listing("suppliers")  # no join reaches the orders: refused, not listed unfiltered
+    _behind_extreme(unjoined, table, query, model)
+    assert unjoined.refusal and not unjoined.filters
+    grouped = _listing("orders")  # a grouped maximum's rows are its groups' (``_behind_aggregate``)
+    _behind_extreme(grouped, table, {**query, "dimensions": ["nations.name"]}, model)
+    assert grouped.refusal is None and not grouped.filters
+
+
+def test_undated_rows_take_the_aggregate_period(model: SemanticModel) -> None:
+    query = {"measures": ["orders.max_total"],
+             "timeDimensions": [{"dimension": "orders.ordered_at", "dateRange": ["2024-01-01", "2024-12-31"]}]}
+    undated = _listing("customers")
+    _aggregate_filters(undated, query, model)
+    assert [(f.member, f.operator) for f in undated.filters] == [("orders.ordered_at", "inDateRange")]
+    dated = _listing("orders")  # rows with a date of their own keep the question's dating
+    _aggregate_filters(dated, query, model)
+    assert not dated.filters

@@ -297,8 +297,8 @@ def test_per_a_number_column_is_a_rate_not_groups(knowledge: Knowledge) -> None:
 def test_which_rows_have_a_bounded_measure_groups_those_rows(knowledge: Knowledge) -> None:
     r = read(knowledge, "which customers have revenue above 500?")
     assert r.dimensions == ["customers.name"] and ("orders.revenue", "gt", ["500"]) in _filters(r)
-    counted = read(knowledge, "how many customers have revenue above 500?")
-    assert not judge(counted).answers  # a count of groups is refused, not answered as one grand total
+    counted = read(knowledge, "how many customers have revenue above 500?")  # the groups passing, counted
+    assert (counted.counted, counted.dimensions) == ("customers.count", ["customers.customer_id"])
 
 
 def test_rows_containing_a_named_value_are_filtered_by_it(knowledge: Knowledge) -> None:
@@ -415,3 +415,25 @@ def test_the_rows_of_a_document_go_by_lines_and_items(knowledge: Knowledge) -> N
     r = read(knowledge, "show the lines of order 42 with their quantity")
     assert (r.intent, r.listing) == ("detail", "order_lines") and not r.unknown
     assert [(f.member, f.values) for f in r.filters] == [("orders.order_id", ["42"])]
+
+
+def test_counting_rows_whose_group_passes_a_bound_groups_by_their_key(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many customers have more than 5 orders?")
+    assert (r.counted, r.dimensions, r.measures) == ("orders.buyers", ["customers.customer_id"], ["orders.count"])
+    query = aggregate_draft(r, understand("how many customers have more than 5 orders?", TODAY),
+                            knowledge.model).query
+    assert query["total"] and query["limit"] == 1
+    assert query["filters"] == [{"member": "orders.count", "operator": "gt", "values": ["5"]}]
+    assert read(knowledge, "how many orders have revenue over 500?").counted == "orders.count"
+    grand = read(knowledge, "total revenue over 500")  # nothing counted: no groups to count
+    assert grand.refusal and not grand.counted
+
+
+def test_a_chinese_bound_with_a_measure_word_counts_the_cube_before_it(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    zh = Knowledge(model, build_lexicon(model, [_Term("订单", "table:orders"), _Term("客户", "table:customers")],
+                                        Values()))
+    r = read(zh, "有多少客户的订单超过5个？")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("orders.count", "gt", ["5"])]
+    assert r.counted == "orders.buyers"

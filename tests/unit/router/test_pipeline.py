@@ -144,3 +144,4 @@ def test_a_mixed_rows_part_with_words_the_model_cannot_place_is_refused_not_list
                                       today=TODAY, use_llm=False)
     assert result.detail is None and result.table.rows == [["East China", 12.5]]
     assert [p["code"] for p in result.problems] == ["detail_failed"] and "shipped" in result.problems[0]["message"]
+
