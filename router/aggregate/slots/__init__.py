@@ -26,9 +26,8 @@ question's :class:`~router.aggregate.slots.base.Slots`, in order:
 
 from __future__ import annotations
 
-from typing import Any
-
-from router.aggregate.context import AggregateContext
+from cube_models.model import SemanticModel
+from router.aggregate.context import AggregateContext, ContextLike
 from router.aggregate.slots import counts, dimensions, filters, measures, queries
 from router.aggregate.slots.base import METRIC_ASSET_TYPES, SlotPass, Slots
 from router.aggregate.types import AggregateError, CubeQueryDraft
@@ -50,7 +49,7 @@ PASSES: tuple[tuple[str, SlotPass], ...] = (
 )
 
 
-def fill_slots(u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
+def fill_slots(u: Understanding, context: ContextLike, model: SemanticModel) -> CubeQueryDraft:
     """The Cube queries of an aggregate question, filled pass by pass (see the module docstring)."""
     if phrase := negation(u.normalized):
         raise AggregateError(refusal(phrase))

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from router.aggregate.context import AggregateContext, member_path
+from cube_models.model import SemanticModel
+from router.aggregate.context import AggregateContext, Binding, member_path
 from router.aggregate.members import row_count
 from router.aggregate.types import CubeQueryDraft
 from router.understanding.types import TimeRange, Understanding
@@ -20,7 +21,7 @@ class Slots:
 
     u: Understanding
     ctx: AggregateContext
-    model: Any
+    model: SemanticModel
     notes: list[str] = field(default_factory=list)  # why each slot holds what it holds
     measures: list[str] = field(default_factory=list)
     cubes: list[str] = field(default_factory=list)  # the measures' cubes
@@ -47,21 +48,21 @@ class Slots:
 SlotPass = Callable[[Slots], None]
 
 
-def is_measure(model: Any, path: str) -> bool:
+def is_measure(model: SemanticModel, path: str) -> bool:
     member = model.find_member(path)
     return member is not None and getattr(member, "kind", "") == "measure"
 
 
-def is_dimension(model: Any, path: str) -> bool:
+def is_dimension(model: SemanticModel, path: str) -> bool:
     member = model.find_member(path)
     return member is not None and getattr(member, "kind", "") == "dimension"
 
 
-def cube_of(binding: Any) -> str:
+def cube_of(binding: Binding) -> str:
     """The cube a bound table, member or segment belongs to ("table:invoices", "accounts.premium")."""
     return member_path(binding.mapped_asset_id).removeprefix("table:").split(".", 1)[0]
 
 
-def count_of(binding: Any, model: Any) -> str | None:
+def count_of(binding: Binding, model: SemanticModel) -> str | None:
     """The row count of the binding's cube, when the model has one."""
     return row_count(model, cube_of(binding))

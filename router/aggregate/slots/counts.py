@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from router.aggregate.context import AggregateContext
+from cube_models.model import SemanticModel
+from router.aggregate.context import AggregateContext, Binding
 from router.aggregate.members import measure_cubes, resolve_dimension, row_count
 from router.aggregate.slots.base import Slots, count_of, cube_of
 from router.understanding.types import Understanding
@@ -29,7 +30,8 @@ def bound(s: Slots) -> None:
     s.filters += _count_bound(s.u, s.ctx, s.model, s.measures, s.dimensions, s.notes)
 
 
-def asked_count(ctx: AggregateContext, model: Any, text: str, aggregate_cue: bool, notes: list[str]) -> str | None:
+def asked_count(ctx: AggregateContext, model: SemanticModel, text: str, aggregate_cue: bool,
+                notes: list[str]) -> str | None:
     """The row count the question asks for: the one a count bound names, the rows asked "the most" of, the
     bound table nearest a count word (or any, with an aggregate cue), a bound segment's or dimension's cube."""
     bound = COUNT_BOUND.search(text)
@@ -56,18 +58,19 @@ def asked_count(ctx: AggregateContext, model: Any, text: str, aggregate_cue: boo
     return None
 
 
-def _position(binding: Any, lowered: str) -> int:
+def _position(binding: Binding, lowered: str) -> int:
     """Where the binding's words are in the (lower-cased) question, -1 when they are not."""
     return lowered.find((binding.matched or binding.canonical_term).lower())
 
 
-def _tables_by_position(ctx: AggregateContext, text: str) -> list[tuple[int, Any]]:
+def _tables_by_position(ctx: AggregateContext, text: str) -> list[tuple[int, Binding]]:
     lowered = text.lower()
     found = [(_position(b, lowered), b) for b in ctx.bindings if b.mapped_asset_type == "table"]
     return sorted((at, b) for at, b in found if at >= 0)
 
 
-def _nearest_count(ctx: AggregateContext, model: Any, text: str, centre: int, listed: Any) -> str | None:
+def _nearest_count(ctx: AggregateContext, model: SemanticModel, text: str, centre: int,
+                   listed: Binding | None) -> str | None:
     """The count of the table named nearest ``centre`` other than the ``listed`` one."""
     for _, b in sorted(((abs(at - centre), b) for at, b in _tables_by_position(ctx, text) if b is not listed),
                        key=lambda pair: pair[0]):
@@ -76,7 +79,7 @@ def _nearest_count(ctx: AggregateContext, model: Any, text: str, centre: int, li
     return None
 
 
-def _listed_table(ctx: AggregateContext, text: str, bound: re.Match[str]) -> Any | None:
+def _listed_table(ctx: AggregateContext, text: str, bound: re.Match[str]) -> Binding | None:
     """The rows a count bound lists: "suppliers with more than 5 invoices" (before the bound), "超过5张发票的
     供应商" (the noun after 的, last)."""
     tables = _tables_by_position(ctx, text)
@@ -87,7 +90,7 @@ def _listed_table(ctx: AggregateContext, text: str, bound: re.Match[str]) -> Any
     return after[-1] if after else (tables[0][1] if tables else None)
 
 
-def _most_count(ctx: AggregateContext, model: Any, text: str, most: re.Match[str]) -> str | None:
+def _most_count(ctx: AggregateContext, model: SemanticModel, text: str, most: re.Match[str]) -> str | None:
     """"which supplier has the most invoices" / "哪些供应商的发票最多": with two tables named, the first one is
     ranked and the one nearest the superlative is counted."""
     tables = _tables_by_position(ctx, text)
@@ -99,14 +102,14 @@ def _most_count(ctx: AggregateContext, model: Any, text: str, most: re.Match[str
     return _nearest_count(ctx, model, text, most.start(), listed)
 
 
-def _bounded_count(ctx: AggregateContext, model: Any, text: str, bound: re.Match[str]) -> str | None:
+def _bounded_count(ctx: AggregateContext, model: SemanticModel, text: str, bound: re.Match[str]) -> str | None:
     """The count a bound names: the table nearest the bound that is not the listed one."""
     centre = bound.start(3) if bound.group(3) else bound.start()
     return _nearest_count(ctx, model, text, centre, _listed_table(ctx, text, bound))
 
 
-def _count_bound(u: Understanding, ctx: AggregateContext, model: Any, measures: list[str], dimensions: list[str],
-                 notes: list[str]) -> list[dict[str, Any]]:
+def _count_bound(u: Understanding, ctx: AggregateContext, model: SemanticModel, measures: list[str],
+                 dimensions: list[str], notes: list[str]) -> list[dict[str, Any]]:
     """"customers with more than 5 orders": the number of orders per customer, kept where it passes the bound
     (grouped by the name of the listed rows; adds that dimension when missing)."""
     bound = COUNT_BOUND.search(u.normalized)
@@ -122,12 +125,12 @@ def _count_bound(u: Understanding, ctx: AggregateContext, model: Any, measures: 
     return [{"member": measures[0], "operator": _BOUND_OPS[word.lower()], "values": [number]}]
 
 
-def _nearest_after(bindings: list[Any], text: str, start: int) -> list[Any]:
+def _nearest_after(bindings: list[Binding], text: str, start: int) -> list[Binding]:
     """Bindings by where their term appears: right after ``start`` first ("top 10 customers by number of
     orders" counts orders, not customers), then the others in question order."""
     lowered = text.lower()
 
-    def position(b: Any) -> tuple[bool, int]:
+    def position(b: Binding) -> tuple[bool, int]:
         at = _position(b, lowered)
         return (at < start, at if at >= 0 else len(lowered))
 

@@ -4,8 +4,8 @@ compared values of one member."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from cube_models.model import SemanticModel
 from router.aggregate.context import AggregateContext, member_path
 from router.aggregate.members import language_variant, resolve_dimension
 from router.aggregate.slots.base import METRIC_ASSET_TYPES, Slots, cube_of, is_dimension
@@ -38,7 +38,7 @@ def compared(s: Slots) -> None:
         _compared_members(s.u, s.model, s.values, s.cubes, s.dimensions, s.notes)
 
 
-def _mentioned_dimensions(u: Understanding, ctx: AggregateContext, model: Any, cubes: list[str],
+def _mentioned_dimensions(u: Understanding, ctx: AggregateContext, model: SemanticModel, cubes: list[str],
                           notes: list[str]) -> list[str]:
     """The dimensions the question's group-by mentions resolve to (a mention of a bound metric is none)."""
     measure_titles = {t for b in ctx.bindings if b.mapped_asset_type in METRIC_ASSET_TYPES
@@ -54,14 +54,14 @@ def _mentioned_dimensions(u: Understanding, ctx: AggregateContext, model: Any, c
     return dimensions
 
 
-def _bound_dimensions(u: Understanding, ctx: AggregateContext, model: Any, dimensions: list[str],
+def _bound_dimensions(u: Understanding, ctx: AggregateContext, model: SemanticModel, dimensions: list[str],
                       notes: list[str]) -> None:
     """With a group-by cue, the bound non-time dimensions without a value, one per cube (in the question's
     language)."""
     for b in ctx.bindings:
         member = member_path(b.mapped_asset_id)
         if b.mapped_asset_type != "dimension" or b.filter_value is not None or not is_dimension(model, member) \
-                or model.find_member(member).type == "time":
+                or getattr(model.find_member(member), "type", None) == "time":
             continue
         member = language_variant(model, member, u.language)
         if member.split(".", 1)[0] not in {d.split(".", 1)[0] for d in dimensions}:
@@ -69,7 +69,8 @@ def _bound_dimensions(u: Understanding, ctx: AggregateContext, model: Any, dimen
             notes.append(f"dimension {member} from the binding of '{b.canonical_term}'")
 
 
-def _ranked_rows(ctx: AggregateContext, model: Any, cubes: list[str], language: str, notes: list[str]) -> list[str]:
+def _ranked_rows(ctx: AggregateContext, model: SemanticModel, cubes: list[str], language: str,
+                 notes: list[str]) -> list[str]:
     """"which customers spent the most": rank the rows of a bound table other than the measure's own, by
     their name dimension."""
     for b in ctx.bindings:
@@ -83,7 +84,7 @@ def _ranked_rows(ctx: AggregateContext, model: Any, cubes: list[str], language: 
     return []
 
 
-def _compared_members(u: Understanding, model: Any, values: dict[str, list[str]], cubes: list[str],
+def _compared_members(u: Understanding, model: SemanticModel, values: dict[str, list[str]], cubes: list[str],
                       dimensions: list[str], notes: list[str]) -> None:
     """"compare 德国 and 法国": two or more values of one member group by that member (codes by their name)."""
     for member, vals in values.items():

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from cube_models.model import SemanticModel
 from router.aggregate.context import AggregateContext, member_path
 from router.aggregate.slots.base import Slots, is_dimension
 
@@ -35,7 +35,7 @@ def choose(s: Slots) -> None:
                           "values": [str(v) for v in f.get("values", [])]})
 
 
-def value_filters(ctx: AggregateContext, model: Any) -> dict[str, list[str]]:
+def value_filters(ctx: AggregateContext, model: SemanticModel) -> dict[str, list[str]]:
     values: dict[str, list[str]] = {}
     for b in ctx.bindings:
         if b.filter_value is None:

@@ -4,11 +4,11 @@ question does not name answers only a question whose every word binds)."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from cube_models.model import SemanticModel
 from router.aggregate.context import AggregateContext, member_path
 from router.aggregate.measure_match import match_measure, unit_twin
-from router.aggregate.members import measure_cubes, same_column_averages
+from router.aggregate.members import known_member, measure_cubes, same_column_averages
 from router.aggregate.slots.base import METRIC_ASSET_TYPES, Slots, is_measure
 from router.aggregate.slots.counts import asked_count
 from router.aggregate.types import AggregateError, OutOfModelError
@@ -34,7 +34,7 @@ def guessed(s: Slots) -> None:
     _refuse_guessed_measure(s.u, s.ctx, s.model)
 
 
-def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: str = "",
+def choose_measures(ctx: AggregateContext, model: SemanticModel, notes: list[str], text: str = "",
                     aggregate_cue: bool = False) -> list[str]:
     """The query's measures, the first found of: bound metrics, a measure the question names by its words,
     a count the question asks for, a measure it names more loosely, a retrieved metric or cached example."""
@@ -58,7 +58,7 @@ def choose_measures(ctx: AggregateContext, model: Any, notes: list[str], text: s
     raise OutOfModelError("no measure found for this question: name one of the model's metrics")
 
 
-def _retrieved_measures(ctx: AggregateContext, model: Any, notes: list[str]) -> list[str] | None:
+def _retrieved_measures(ctx: AggregateContext, model: SemanticModel, notes: list[str]) -> list[str] | None:
     """The best retrieved metric asset of the model, else the measures of the first cached example."""
     ranked = sorted((a for a in ctx.assets if a.type in METRIC_ASSET_TYPES and a.score >= MIN_ASSET_SCORE),
                     key=lambda a: a.score, reverse=True)
@@ -74,7 +74,7 @@ def _retrieved_measures(ctx: AggregateContext, model: Any, notes: list[str]) -> 
     return None
 
 
-def _refuse_guessed_measure(u: Understanding, ctx: AggregateContext, model: Any) -> None:
+def _refuse_guessed_measure(u: Understanding, ctx: AggregateContext, model: SemanticModel) -> None:
     """A measure the question does not name (a count of a bound table, a retrieved asset) answers only a
     question whose every word binds: "NPS by region" must not become the number of regions."""
     named = any(b.mapped_asset_type in METRIC_ASSET_TYPES for b in ctx.bindings) or ctx.few_shots or (
@@ -88,10 +88,10 @@ def _refuse_guessed_measure(u: Understanding, ctx: AggregateContext, model: Any)
                              "name one of its measures")
 
 
-def averaged(measures: list[str], model: Any, text: str, notes: list[str]) -> list[str]:
+def averaged(measures: list[str], model: SemanticModel, text: str, notes: list[str]) -> list[str]:
     """"average claim amount": a sum measure becomes its cube's average of the same column; without one
     the question is refused rather than answered with the total."""
-    found = [model.find_member(m) for m in measures]
+    found = [known_member(model, m) for m in measures]
     if not _AVERAGE.search(text) or any(m.type in ("avg", "number") for m in found):
         return measures
     out = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cube_models.model import SemanticModel
 from router.aggregate.slots.base import Slots
 from router.understanding.types import TimeRange, Understanding
 
@@ -24,7 +25,7 @@ def build(s: Slots) -> None:
             notes.append(f"time on {time_dim}: " + "; ".join(f"{r.label} = {r.start}..{r.end}" for r in s.ranges))
 
 
-def measure_groups(measures: list[str], model: Any) -> list[tuple[str | None, list[str]]]:
+def measure_groups(measures: list[str], model: SemanticModel) -> list[tuple[str | None, list[str]]]:
     """Measures grouped by the time dimension that dates them (turnover by issued_at, credit notes by credited_at,
     new accounts by opened_on): each group is one query, so every measure is dated by its own time."""
     groups: dict[str | None, list[str]] = {}
