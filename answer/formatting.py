@@ -97,6 +97,9 @@ def fmt_value(value: Any) -> str:
 GRAIN_WORDS_ZH = {"day": "日", "week": "周", "month": "月", "quarter": "季度", "year": "年"}
 
 
+SHOWN_UNITS = {"hours": "小时", "minutes": "分钟", "seconds": "秒", "days": "天"}
+
+
 def label(column: str, language: str) -> str:
     """A readable name for a result column: the detail vocabulary's label of its last part, else the glossary's
     or the model's name of the member ("loans.fee_sum" -> "Total fee"); a time dimension by granularity names its
@@ -106,6 +109,9 @@ def label(column: str, language: str) -> str:
     if len(parts) >= 3 and key == "share":  # a derived share of the total ("loans.fee_sum.share")
         of = label(".".join(parts[:-1]), language)
         return f"{of}占比" if language == "zh" else f"share of {of}"
+    if len(parts) >= 3 and key in SHOWN_UNITS:  # a measure converted to the unit asked ("....longest_ms.minutes")
+        of = re.sub(r"\s*[(（][^)）]*[)）]\s*$", "", label(".".join(parts[:-1]), language))
+        return f"{of}（{SHOWN_UNITS[key]}）" if language == "zh" else f"{of} ({key})"
     if len(parts) >= 3 and key in GRAINS:
         base = ".".join(parts[:-1])
         named = vocabulary().member_label(base, language)

@@ -171,7 +171,8 @@ def template_text(result: PipelineResult, scope: Scope) -> str:
     if intent == "detail" and result.detail is not None:
         return _detail_text(result, lang, scope)
     agg_table = table_from_rows(result.aggregate.rows) if result.aggregate is not None else result.table
-    text = (_comparison_text(result.aggregate, lang) or _counted_groups_text(result, agg_table, lang)
+    text = (_comparison_text(result.aggregate, lang, _filter_words(result))
+            or _counted_groups_text(result, agg_table, lang)
             or _aggregate_text(agg_table, lang, _scope(result)))
     if intent == "mixed" and result.mixed is not None:
         if result.mixed.join:  # the per-entity counts are table columns, so the text names no extra number
@@ -198,13 +199,23 @@ BOUNDS = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}  # a bound on a measur
 
 def _scope(result: PipelineResult) -> str:
     """The period plus the filter values of the Cube query ("this month, east")."""
+    lang = result.understanding.language
+    parts = [p for p in (_period(result), *_filter_words(result)) if p]
+    return ("，" if lang == "zh" else ", ").join(parts)
+
+
+def _filter_words(result: PipelineResult) -> list[str]:
+    """The Cube query's filters as the text says them: values, bounds, and a key left unset ("without Album id")."""
     cube_query = getattr(result.aggregate, "cube_query", None) or {}
     lang = result.understanding.language
-    values = [show_value(f.get("member", ""), v, lang) if f.get("operator") not in BOUNDS
-              else f"{label(f['member'], lang)} {BOUNDS[f['operator']]} {v}"
-              for f in cube_query.get("filters") or [] for v in f.get("values") or []]
-    parts = [p for p in (_period(result), *values) if p]
-    return ("，" if lang == "zh" else ", ").join(parts)
+    out = []
+    for f in cube_query.get("filters") or []:
+        member, op = f.get("member", ""), f.get("operator")
+        if op == "notSet":
+            out.append(f"无{label(member, lang)}" if lang == "zh" else f"without {label(member, lang)}")
+        out += [show_value(member, v, lang) if op not in BOUNDS else f"{label(member, lang)} {BOUNDS[op]} {v}"
+                for v in f.get("values") or []]
+    return out
 
 
 def formats(table: ResultTable) -> list[str | None]:
@@ -359,10 +370,10 @@ def _counted_groups_text(result: PipelineResult, table: ResultTable, lang: str) 
 CHANGE_KEYS = ("measure", "current", "previous", "change", "change_pct", "current_period", "previous_period")
 
 
-def _comparison_text(agg: Any, lang: str) -> str:
+def _comparison_text(agg: Any, lang: str, said: list[str]) -> str:
     """Compared periods, one clause per measure: both values (table numbers) and the change from the
-    earlier period to the later ("Total fee went from 2,698.50 (2023) to 8,102.50 (2024), +200.26%");
-    by group, the three largest later values of the first measure."""
+    earlier period to the later ("Total fee (Germany) went from 2,698.50 (2023) to 8,102.50 (2024), +200.26%");
+    by group, the three largest later values of the first measure. ``said``: the filters, after the measure."""
     derived = getattr(agg, "derived", None) or {}
     periods, changes = derived.get("periods") or [], derived.get("changes") or []
     if len(periods) < 2 or not changes:
@@ -371,13 +382,14 @@ def _comparison_text(agg: Any, lang: str) -> str:
     later = changes[0].get("current_period") or periods[0]["label"]
     earlier = changes[0].get("previous_period") or periods[1]["label"]
     measures = list(dict.fromkeys(c["measure"] for c in changes))
+    of = (f"（{'，'.join(said)}）" if lang == "zh" else f" ({', '.join(said)})") if said else ""
     if not dims:
-        clauses = [_change_clause(label(m, lang), next(c for c in changes if c["measure"] == m), lang,
+        clauses = [_change_clause(label(m, lang) + of, next(c for c in changes if c["measure"] == m), lang,
                                   periods=(earlier, later)) for m in measures]
         return ("；" if lang == "zh" else "; ").join(clauses) + ("。" if lang == "zh" else ".")
     measure = measures[0]
     rows = sorted((c for c in changes if c["measure"] == measure), key=lambda c: c["current"], reverse=True)
-    by, metric = _by(dims, lang), label(measure, lang)
+    by, metric = _by(dims, lang), label(measure, lang) + of
     listed = [_change_clause(" / ".join(show_value(d, c[d], lang) for d in dims), c, lang) for c in rows[:3]]
     if lang == "zh":
         return f"按{by}的{metric}，从 {earlier} 到 {later}：{'，'.join(listed)}（表中列出全部{by}）。"

@@ -88,18 +88,42 @@ def _changes(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> list
 
 def _part_of_whole(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple[list[dict[str, Any]],
                                                                                         dict[str, Any]]:
-    """A share of a part (query 1) in the whole (query 2): the part's rows with ``<measure>.share``."""
+    """A share of a part (query 1) in the whole (query 2): the part's rows with ``<measure>.share``; grouped,
+    each group's part over the same group's whole."""
     part, whole = results[0], results[1]
-    totals = {m: _number(whole[0].get(m)) if whole else None for m in draft.query.get("measures", [])}
+    measures, grouped = draft.query.get("measures", []), draft.query.get("dimensions", [])
+    wholes = {tuple(str(r.get(d)) for d in grouped): r for r in whole}
     rows = [dict(r) for r in part]
     for row in rows:
-        for measure, total in totals.items():
-            value = _number(row.get(measure))
+        own = wholes.get(tuple(str(row.get(d)) for d in grouped), {})
+        for measure in measures:
+            value, total = _number(row.get(measure)), _number(own.get(measure))
             row[f"{measure}.share"] = None if value is None or not total else value / total
+    totals = {m: _number(whole[0].get(m)) if whole and not grouped else None for m in measures}
     return rows, {"share": {"totals": totals, "part_of_whole": True}}
 
 
 def combine(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The rows of a draft's queries as one answer (periods side by side, shares, a part of its whole), each
+    measure in the unit the question asked (``draft.units``: its column is ``<measure>.<unit>``)."""
+    if not draft.units:
+        return _combined(draft, results)
+    scaled = [[{k: _scaled(v, draft.units[k][1]) if k in draft.units else v for k, v in row.items()} for row in part]
+              for part in results]
+    rows, derived = _combined(draft, scaled)
+    names = {m: f"{m}.{unit}" for m, (unit, _) in draft.units.items()}
+    return [{names.get(k, k): v for k, v in row.items()} for row in rows], derived
+
+
+def _scaled(value: Any, factor: float) -> Any:
+    try:
+        return None if value is None else float(value) * factor
+    except (TypeError, ValueError):
+        return value
+
+
+def _combined(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]
+              ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     if "part" in draft.post and len(results) == 2:
         return _part_of_whole(draft, results)
     derived: dict[str, Any] = {}

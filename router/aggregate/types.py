@@ -45,6 +45,7 @@ class CubeQueryDraft:
     fallback_reason: str | None = None
     groups: int = 1  # measure groups per period: queries are period-major, ``groups`` queries per period
     keep: dict[str, list[str]] = field(default_factory=dict)  # after the shares: only rows with these values
+    units: dict[str, tuple[str, float]] = field(default_factory=dict)  # measure -> (unit shown, factor to it)
     counted: str | None = None  # the row count a query's total gives: the groups passing its bounds, counted
 
     @property

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from router.aggregate.types import CubeQueryDraft
+from router.parse.language import UNIT_SECONDS, title_unit
 from router.parse.reading import Reading
 from router.understanding.types import TimeRange, Understanding
 
@@ -88,12 +89,22 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
     if r.counted:  # the groups passing the bounds are counted: the query's total, not its rows
         queries = [{**query, "limit": 1, "total": True} for query in queries]
     return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups), keep=dict(r.keep),
-                          counted=r.counted)
+                          counted=r.counted, units=_units(r, model))
+
+
+def _units(r: Reading, model: Any) -> dict[str, tuple[str, float]]:
+    """Each measure shown in another unit of time: (the unit, the factor from the one its title names)."""
+    out = {}
+    for measure, unit in r.units.items():
+        own = title_unit(model.find_member(measure))
+        if own is not None:
+            out[measure] = (f"{unit}s", UNIT_SECONDS[own] / UNIT_SECONDS[unit])
+    return out
 
 
 def _whole(part: dict[str, Any], r: Reading) -> dict[str, Any]:
     """A share's whole: the part's query without the restrictions that make it the part."""
-    whole = {k: v for k, v in part.items() if k not in ("filters", "segments")}
+    whole = {k: v for k, v in part.items() if k not in ("filters", "segments", "limit")}  # every group's whole
     dropped = [f.cube_filter() for f in r.part]
     filters = [f for f in part.get("filters", []) if f not in dropped]
     segments = [s for s in part.get("segments", []) if s not in r.part_segments]

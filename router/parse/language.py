@@ -96,7 +96,8 @@ _ORDER = re.compile(
     r"(lowest|smallest|least|fewest|shortest|oldest|earliest|cheapest|least expensive))"
     r"(?:\s+[a-z]+){0,3}?\s+first\b|"
     r"\b(desc(?:ending)?)(?:\s+order)?\b|\b(asc(?:ending)?)(?:\s+order)?\b|"
-    r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少)|(从低到高|从小到大|由低到高|由小到大|升序|从少到多)", _F)
+    r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少)|(从低到高|从小到大|由低到高|由小到大|升序|从少到多)|"
+    r"\b(worst|best)(?:\s+[a-z]+){0,3}?\s+first\b", _F)  # "worst first": the way ``meta.better`` says
 # "the latest 5 orders", "5 most recent", "最近5笔": the newest or oldest N rows
 _N = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
 _RECENT = re.compile(rf"\b(latest|newest|most recent|last|recent|oldest|earliest|first)\s+{_N}\b|"
@@ -105,7 +106,8 @@ _RECENT = re.compile(rf"\b(latest|newest|most recent|last|recent|oldest|earliest
 _BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}", _F)
 _BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间|"
                       rf"\b(?:from\s+)?{NUMBER}\s+to\s+{NUMBER}", _F)
-_WORD_NUMBER = r"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred)"
+_WORD_NUMBER = (r"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred|"
+                r"(?:half )?an?(?=\s+(?:hour|minute|second|day)s?\b))")  # "more than an hour", "half an hour"
 _BOUND_EN_WORD = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT})\s+{_WORD_NUMBER}\b", _F)  # "more than three hours"
 _BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
 # "4 or more order lines", "45+ items", "100 or fewer": the bound word after the number
@@ -162,6 +164,21 @@ UNIT_SECONDS = {"hour": 3600, "hr": 3600, "minute": 60, "min": 60, "second": 1, 
                 "millisecond": 0.001, "ms": 0.001, "小时": 3600, "分钟": 60, "秒": 1, "天": 86400, "毫秒": 0.001}
 
 
+_TITLE_UNIT = re.compile(r"\((?:in\s+)?(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|ms|milliseconds?)\)|"
+                         r"\b(hours|minutes|seconds|days|milliseconds)\b|(小时|分钟|秒|天|毫秒)")
+UNIT_EN = {"小时": "hour", "分钟": "minute", "秒": "second", "天": "day", "毫秒": "ms"}
+
+
+def title_unit(member: object) -> str | None:
+    """The unit of time a member's title names ("Arrival delay (minutes)" -> "minute"), a key of
+    ``UNIT_SECONDS`` (English), else None."""
+    found = _TITLE_UNIT.search((getattr(member, "title", "") or "").lower())
+    if found is None:
+        return None
+    unit = next(g for g in found.groups() if g)
+    return UNIT_EN.get(unit, unit if unit == "ms" else unit.rstrip("s"))
+
+
 def _with_unit(text: str, mark: Mark) -> Mark:
     """A bound followed by a unit ("more than 5 hours", "超过30分钟") carries the unit's length in seconds and
     spans it."""
@@ -190,7 +207,8 @@ def _number_bounds(text: str) -> list[Mark]:
             if value is not None and not any(o.start <= m.start() < o.end for o in out):
                 out.append(Mark("bound", m.start(), m.end(), m.group(0), (op_of(m.group(1)), [value])))
     for m in _BOUND_EN_WORD.finditer(text):
-        value = parse_number(m.group(2))
+        said = m.group(2).lower()
+        value = 0.5 if said.startswith("half") else 1 if said in ("a", "an") else parse_number(said)
         if value is not None and not any(o.start <= m.start() < o.end for o in out):
             out.append(Mark("bound", m.start(), m.end(), m.group(0), (_op_en(m.group(1)), [float(value)])))
     for m in _BOUND_EN_AFTER.finditer(text):
@@ -229,7 +247,7 @@ def _marks(text: str) -> tuple[Mark, ...]:
     out: list[Mark] = [Mark(kind, m.start(), m.end(), m.group(0)) for kind, pattern in _COMPILED
                        for m in pattern.finditer(text) if not (kind == "group" and _agent(text, m))]
     for m in _ORDER.finditer(text):
-        direction = "desc" if (m.group(1) or m.group(3) or m.group(5)) else "asc"
+        direction = m.group(7).lower() if m.group(7) else "desc" if (m.group(1) or m.group(3) or m.group(5)) else "asc"
         out.append(Mark("order", m.start(), m.end(), m.group(0), direction))
     out += _bounds(text)
     for m in _RECENT.finditer(text):
@@ -324,7 +342,7 @@ STOPWORDS_ZH = _word_list("""
 共 们 所 其 之 该 以及 还有 分别 数据 情况 为 由 时 后 前 内 年 月 日 多 少 最 排 排名
 排序 列 列出 出来 显示 哪些 名单 清单 明细 一览 每 各个 所有 全部 目前 现在 当前 相关 对应
 具体 分别是 怎样 如何 么 个数 数量 次 笔 单 条 位 家 名 款 种 张 首 谁 哪个 哪里 一起 同时
-并 并且 而且 及其 它们 他们 她们 它 他 她 自己 大 小 高 低 长 短 来 出 过 着 里面 当中
+并 并且 而且 及其 它们 他们 她们 它 他 她 自己 大 小 高 低 长 短 来 出 过 着 里面 当中 包含 含有
 其中 以 跟 同 比 算 计算 带来 贡献 产生 发生 出现 属于 包括 涉及 关于 对于 通过 经过 根据
 按照 来自 给出 接 做 用 让 使 能 会 要 想 需要 可以 一些 哪一个 多大 几 数 怎么样 信息 资料
 详情 详细 因为 由于 负责 开 开出 开了 各自 买 买过 卖 卖出 带上 还是 一共有 是否 有没有 或者

@@ -244,7 +244,28 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
             lex.add(surface, Target("value", member, value, "values"), TITLE)
     _add_translations(lex)
     _add_count_stems(lex, model)
+    _add_line_words_zh(lex, model)
     return lex
+
+
+_LINE_ZH = ("行", "明细", "明细行", "行项目")
+
+
+def _add_line_words_zh(lex: Lexicon, model: Any) -> None:
+    """"订单行", "发票明细": a lines cube ("Order items", joined many-to-one to its document) is also a Chinese
+    name of the document followed by a word for its lines (weakly: a name the glossary gives wins)."""
+    for cube in model.cubes.values():
+        key = name_key(cube.title or cube.name)
+        if not key or key[-1] not in _LINE_TAILS:
+            continue
+        for join in cube.joins:
+            if join.relationship not in ("many_to_one", "belongs_to", "belongsTo"):
+                continue
+            names = [text for text, entries in list(lex.by_text.items()) if has_cjk(text)
+                     and any((e.target.kind, e.target.path) == ("cube", join.target) for e in entries)]
+            for name, tail in ((n, t) for n in names for t in _LINE_ZH):
+                if f"{name}{tail}" not in lex.by_text:
+                    lex.add(f"{name}{tail}", Target("cube", cube.name), NAME_WORDS)
 
 
 _COUNT_SUFFIX = re.compile(r"(?:数量|总数|个数|数|量)$")

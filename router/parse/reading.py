@@ -109,6 +109,7 @@ class Reading:
     part: list[Filter] = field(default_factory=list)  # a share's part: filters the whole does not have
     part_segments: list[str] = field(default_factory=list)
     compared_segments: list[str] = field(default_factory=list)  # one query per segment, side by side
+    units: dict[str, str] = field(default_factory=dict)  # measure -> the unit of time its values are shown in
     counted: str | None = None  # "how many albums have > 20 tracks": the count the groups passing the bounds give
     asks_one: bool | None = None  # "which region has ...": one row (None: the question does not say)
     keyed: list[str] = field(default_factory=list)  # cubes a row of which is named by its key

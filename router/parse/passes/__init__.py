@@ -20,6 +20,7 @@ from router.parse.passes import (
     spans,
     time,
     translate,
+    units,
     years,
 )
 
@@ -31,6 +32,7 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("translate", translate.choose),
     ("keys", keys.choose),
     ("measures", measures.choose),
+    ("units", units.choose),
     ("listing", listing.head),
     ("groups", groups.choose),
     ("filters", filters.choose),

@@ -147,7 +147,7 @@ def _counted_groups(r: Reading, k: Knowledge, bounded: set[str]) -> bool:
             or not all(facts.joined(k.model, cube, m.split(".", 1)[0]) for m in bounded):
         return False
     r.counted, r.dimensions, r.order = free[0], [key], []
-    r.measures = [m for m in r.measures if m in bounded]
+    r.measures = list(dict.fromkeys(f.member for f in r.filters if f.member in bounded))
     r.notes.append(f"{free[0]}: the {cube} rows whose {', '.join(sorted(bounded))} pass the bound, counted")
     return True
 

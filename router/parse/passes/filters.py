@@ -21,8 +21,8 @@ from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import STOPWORDS_EN, UNIT_SECONDS, number_text
-from router.parse.nearby import after, before, free, words_before
+from router.parse.language import MONEY_VERBS, STOPWORDS_EN, UNIT_SECONDS, number_text, title_unit
+from router.parse.nearby import after, before, close, free, words_before
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
 from router.parse.text import GLUE, has_cjk, name_key, words
@@ -156,14 +156,8 @@ def _count_bound(r: Reading, mark: Mark, named: Mention) -> bool:
 
 def _in_units_of(member: Any, values: list[float], seconds: float) -> list[float]:
     """Numbers said in one unit, converted to the unit the member's title names ("Arrival delay (minutes)")."""
-    title = (getattr(member, "title", "") or "").lower()
-    found = re.search(r"\((?:in\s+)?(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|ms|milliseconds?)\)|"
-                      r"\b(hours|minutes|seconds|days|milliseconds)\b|(小时|分钟|秒|天|毫秒)", title)
-    if found is None:
-        return values
-    unit = next(g for g in found.groups() if g)
-    length = UNIT_SECONDS[unit.rstrip("s") if unit.isascii() and unit != "ms" else unit]
-    return [v * seconds / length for v in values]
+    unit = title_unit(member)
+    return values if unit is None else [v * seconds / UNIT_SECONDS[unit] for v in values]
 
 
 def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tuple[Any | None, str]:
@@ -182,7 +176,29 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
         if member is not None and m is not None:
             r.use(m.span)
             return member, "group" if getattr(member, "kind", "") == "measure" else "row"
-    return _delay(r, mark, k, cubes) or _worded(r, mark, k, cubes), "row"  # else refused
+    member = _delay(r, mark, k, cubes) or _worded(r, mark, k, cubes) or _spent(r, mark, k, cubes)  # else refused
+    return member, "group" if getattr(member, "kind", "") == "measure" else "row"
+
+
+def _spent(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
+    """"customers who have spent at least $45 in total across their invoices": a sum of money said of rows
+    with no amount of their own bounds the total of the amount of the one joined cube that has one (among
+    the cubes the question names, if it names any); a verb of money right before it is used."""
+    if not _CURRENCY.search(mark.text) or len(cubes) != 1 or facts.amount_column(k.model, cubes[0]) is not None:
+        return None
+    named = {t.path for m in r.mentions for t in m.of("cube")} - {cubes[0]}
+    near = [c for c in k.model.cubes
+            if 1 in (facts.reach(k.model, cubes[0]).get(c), facts.reach(k.model, c).get(cubes[0]))]
+    joined = [c for c in (named or near) if c != cubes[0] and facts.joined(k.model, cubes[0], c)]
+    totals = [m for c in joined if (amount := facts.amount_column(k.model, c)) is not None
+              for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))[:1]]
+    if len(totals) != 1:
+        return None
+    verb = next((w for w in reversed(words_before(r.text, mark.start, reach=16)) if w.raw.lower() in MONEY_VERBS),
+                None)
+    if verb is not None:
+        r.use((verb.start, verb.end))
+    return totals[0]
 
 
 _CURRENCY = re.compile(r"[$¥€£]|元|块|美元|\b(?:dollars?|usd|rmb|yuan|eur|euros?)\b", re.IGNORECASE)
@@ -417,7 +433,33 @@ def choose(q: Question, k: Knowledge) -> None:
         step(r, k, cubes)
         if r.refusal:
             return
-    negations = [m for m in r.marks_of("negation") if free(r, m)]
+    negations = [m for m in r.marks_of("negation") if free(r, m) and not _absent(q, k, m, cubes)]
     if negations:
         r.refuse(f"questions about what did not happen ('{negations[0].text}') are not supported yet: ask for "
                  "what did happen instead")
+
+
+def _absent(q: Question, k: Knowledge, mark: Mark, cubes: list[str]) -> bool:
+    """"artists that don't have a single album", "customers who never placed an order": the rows of the one cube
+    asked about with no row of the cube named after the negation, when the first joins the second (Cube's LEFT
+    JOIN from it leaves that cube's key unset). Not with a period, which would date the missing rows."""
+    r = q.reading
+    named = next((m for m in r.mentions if m.start >= mark.end and free(r, m)), None)
+    if len(cubes) != 1 or named is None or not named.of("cube") or q.understanding.time_ranges \
+            or not close(r.text, mark.span, named.span, _EVENT_GAP):
+        return False
+    missing = named.of("cube")[0].path
+    key = facts.primary_key(k.model, missing)
+    if missing == cubes[0] or key is None:
+        return False
+    if missing not in facts.reach(k.model, cubes[0]):
+        r.refuse(f"'{mark.text} {named.text}' asks for {cubes[0]} rows with no {missing} row: the model needs a "
+                 f"join from {cubes[0]} to {missing} (one_to_many) to answer it")
+        return False
+    r.filters.append(Filter(key, "notSet", [], f"{mark.text} {named.text}"))
+    r.use(mark.span, named.span)
+    r.notes.append(f"{cubes[0]} rows with no {missing} row ({key} not set)")
+    return True
+
+
+_EVENT_GAP = r"\w+(?:ed|ght|id|ne)|been|had|have|has|a|an|any|single|one|yet|ever|made|got|\w+过|下过|有过|过"

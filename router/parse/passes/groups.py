@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 from typing import Any
 
 from fourengine.terms import singular
@@ -107,7 +108,7 @@ def _add(r: Reading, member: Any, run: list[Mention], why: str) -> None:
 
 def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for mark in r.marks_of("group", "which"):
-        run = [m for m in phrase_after(r, mark.span) if free(r, m)]
+        run = list(takewhile(lambda m: free(r, m), phrase_after(r, mark.span)))  # "每种流派最长的曲目": 流派
         if run and mark.text.lower() == "what" and r.text[mark.end:run[0].start].strip():
             continue  # "what genre sold most" groups by genre; "what do German customers buy" does not
         if not run or any(m.of("measure") and not (m.of("dimension") or m.of("cube")) for m in run[-1:]):

@@ -17,7 +17,7 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN, names_a_number
 from router.parse.nearby import free, free_amount_words, phrase_after
-from router.parse.reading import Mention, Reading
+from router.parse.reading import Filter, Mention, Reading
 from router.parse.text import GLUE, Word, words
 
 DISPLAY_CAP = 8  # columns a listing shows of its cube when the question names none
@@ -76,6 +76,25 @@ def head(q: Question, k: Knowledge) -> None:
         r.use(chosen.span)
         r.segments += [t.path for t in chosen.of("segment") if t.cube == cube and t.path not in r.segments]
     r.notes.append(f"rows of {cube} ({chosen.text!r})")
+    _in_role(r, k, cube)
+
+
+def _existence(k: Knowledge, f: Filter) -> bool:
+    """A key set or unset says a joined row exists or not ("no albums", the rows flights refer to): no column."""
+    return f.operator in ("set", "notSet") and bool(getattr(k.model.find_member(f.member), "primary_key", False))
+
+
+def _in_role(r: Reading, k: Knowledge, cube: str) -> None:
+    """"our destination airports": a cube that is one role of a table another cube also reads (origin and
+    destination airports) lists the rows the one cube joining it refers to, not every row of the table."""
+    table = k.model.cubes[cube].sql_table
+    if not table or not any(c.sql_table == table for c in k.model.cubes.values() if c.name != cube):
+        return
+    joining = [c for c in k.model.cubes.values() if any(j.target == cube for j in c.joins)]
+    key = facts.primary_key(k.model, joining[0].name) if len(joining) == 1 else None
+    if key is not None:
+        r.filters.append(Filter(key, "set", [], f"the {cube} rows {joining[0].name} refer to"))
+        r.notes.append(f"{cube} is a role of {table}: the rows {joining[0].name} refer to")
 
 
 def _key_parts(k: Knowledge, cube: str) -> list[str]:
@@ -136,7 +155,8 @@ def columns(q: Question, k: Knowledge) -> None:
         return
     cube = r.listing
     shown = [facts.primary_key(k.model, cube), *_key_parts(k, cube), facts.label(k.model, cube, r.language)]
-    shown += [f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"]
+    shown += [f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"
+              and not _existence(k, f)]
     shown += [member for member, _ in r.order]
     for m in r.mentions:
         if not free(r, m):

@@ -29,6 +29,7 @@ from router.parse.text import words
 
 UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
                         r"分钟|小时|秒|天|毫秒|兆|字节", re.IGNORECASE)
+_UNIT_ASKED = re.compile(r"(?:多少|几)个?$|\bin\s+$", re.IGNORECASE)
 COUNT_WORDS = re.compile(r"\bcount\b|\bnumber\b|\bhow many\b|数|量", re.IGNORECASE)
 AGGREGATION = ("count", "distinct", "avg", "sum", "max", "min", "median", "most", "share")
 _TYPE_FIT = {"avg": ("avg", "number"), "sum": ("sum", "number"), "max": ("max",), "min": ("min",),
@@ -270,6 +271,8 @@ def _single_row(r: Reading, k: Knowledge, m: Mention, measure: Any, mark: Mark |
 def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list[Mark], str | None]:
     """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
     r = q.reading
+    if UNIT_WORDS.fullmatch(m.text.strip()) and _UNIT_ASKED.search(r.text[:m.start]):
+        return None, [], None  # "in minutes", "多少分钟": the unit the answer is shown in (pass ``units``)
     kind, marks = _kind(r, m)
     if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind) or (kind is None and _bounded_column(r, m)):
         return None, [], None

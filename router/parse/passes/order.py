@@ -137,11 +137,31 @@ def _explicit(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
             _title_word(r, mark.span, k, cubes) or _amount_word(r, mark.span, k, cubes)
         if member is None and r.measures:
             member = k.model.find_member(r.measures[0])
+        if member is None:  # "flights more than an hour late, worst first": the column bounded
+            member = _bounded_column(r, k)
         if member is not None:
-            r.order = [(member.path, mark.data)]
+            r.order = [(member.path, _said_way(k, member, mark.data))]
             r.use(mark.span)
             return True
     return False
+
+
+def _bounded_column(r: Reading, k: Knowledge) -> Any | None:
+    """"flights more than an hour late, worst first": the one numeric column the question bounds."""
+    bounded = {f.member for f in r.filters if f.operator in ("gt", "gte", "lt", "lte", "between")}
+    members = [m for p in bounded if (m := k.model.find_member(p)) is not None and m.kind == "dimension"]
+    return members[0] if len(members) == 1 else None
+
+
+def _said_way(k: Knowledge, member: Any, way: str) -> str:
+    """"worst first" / "best first": the direction ``meta.better`` gives (of the member, else of a measure over
+    its column); any other order phrase says its own."""
+    if way not in ("worst", "best"):
+        return way
+    good_is_high = facts.better(member) == "higher" and not any(
+        facts.better(m) == "lower" for m in facts.measures_over(k.model, member.cube, facts.column(member),
+                                                                ("avg", "max", "min", "sum")))
+    return "desc" if (way == "best") == good_is_high else "asc"
 
 
 def _direction(q: Question, k: Knowledge, member: Any) -> str:

@@ -35,6 +35,31 @@ def _said_of_them(r: Reading) -> list[str]:
     return out
 
 
+_SAID_OF = re.compile(r"\b(?:that|which|who|were|was|had|have|has|left|went|got|took)\b|\b\w{3,}ed\b",
+                      re.IGNORECASE)
+
+
+def _within_groups(r: Reading, k: Knowledge, after: int) -> None:
+    """"what percentage of departed flights left more than an hour late, by origin": a bound, value or segment
+    said of the rows after the share word ("that were", "left") is the part within each group, over the
+    group's whole; without one, every group's share of the total."""
+    bounds = [f for f in r.filters if f.operator in _BOUNDS and f.because
+              and getattr(k.model.find_member(f.member), "kind", "") == "dimension"
+              and _SAID_OF.search(r.text[after:max(after, r.text.find(f.because))])]
+    segments = [t.path for m in r.mentions for t in m.of("segment")
+                if t.path in r.segments and m.start > after and _SAID_OF.search(r.text[after:m.start])]
+    valued = {t.path for m in r.mentions for t in m.of("value") if m.start > after and not free(r, m)
+              and _SAID_OF.search(r.text[after:m.start])}  # "what share of each channel's orders were cancelled"
+    bounds += [f for f in r.filters if f.operator == "equals" and f.member in valued and f.member not in r.dimensions]
+    if bounds or segments:
+        r.part, r.part_segments = bounds, list(dict.fromkeys(segments))
+        r.notes.append("share within each group: the measure with " + ", ".join(
+            [*(f.member for f in bounds), *r.part_segments]) + " over the group's measure")
+
+
+_BOUNDS = ("gt", "gte", "lt", "lte", "between")
+
+
 def _last_said(r: Reading, values: list[Filter]) -> Filter:
     """Of several named values, the one the question says last: the earlier ones qualify the whole
     ("Newark's departures"), the last one names the part ("went to Chicago O'Hare")."""
@@ -56,6 +81,7 @@ def choose(q: Question, k: Knowledge) -> None:
     r.share = True
     r.use(marks[0].span)
     if r.dimensions:
+        _within_groups(r, k, marks[0].end)
         return
     rows = [f for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"]
     values = [f for f in rows if f.operator == "equals"]

@@ -437,3 +437,174 @@ def test_a_chinese_bound_with_a_measure_word_counts_the_cube_before_it(tmp_path:
     r = read(zh, "有多少客户的订单超过5个？")
     assert [(f.member, f.operator, f.values) for f in r.filters] == [("orders.count", "gt", ["5"])]
     assert r.counted == "orders.buyers"
+
+
+DURATIONS = """
+cubes:
+  - name: calls
+    title: Calls
+    sql_table: crm.calls
+    dimensions:
+      - {name: call_id, sql: call_id, type: number, primary_key: true}
+      - {name: agent, sql: agent, type: string, title: Agent}
+      - {name: topic, sql: topic, type: string, title: Topic}
+    measures:
+      - {name: longest, type: max, sql: duration_ms, title: Longest call (ms)}
+      - {name: talk_hours, type: sum, sql: duration_ms / 3600000.0, title: Talk time (hours)}
+"""
+
+
+def test_a_duration_is_shown_in_the_unit_asked_and_a_group_run_stops_at_the_measure(tmp_path: Path) -> None:
+    from answer.formatting import label
+    from router.aggregate.derive import combine
+
+    (tmp_path / "crm.yml").write_text(DURATIONS, encoding="utf-8")
+    model = load_model(tmp_path)
+    crm = Knowledge(model, build_lexicon(model, [_Term("最长", "metric:calls.longest"),
+                                                 _Term("话题", "dimension:calls.topic")], Values()))
+    r = read(crm, "longest call per agent, in minutes")
+    assert r.units == {"calls.longest": "minute"} and not r.unknown and judge(r).answers
+    draft = aggregate_draft(r, understand("longest call per agent, in minutes", TODAY), model)
+    rows, _ = combine(draft, [[{"calls.agent": "ann", "calls.longest": "90000"}]])
+    assert rows == [{"calls.agent": "ann", "calls.longest.minutes": 1.5}]
+    assert label("calls.longest.minutes", "en").endswith(" (minutes)")
+    assert label("calls.longest.minutes", "zh").endswith("（分钟）")
+    zh = read(crm, "每个话题最长的通话是多少分钟？")
+    assert zh.dimensions == ["calls.topic"] and zh.units == {"calls.longest": "minute"}
+    assert read(crm, "talk time in hours by agent").units == {}  # already in hours: nothing converted
+
+
+def test_rows_with_no_row_of_a_joined_cube_leave_its_key_unset(tmp_path: Path, knowledge: Knowledge) -> None:
+    (tmp_path / "music.yml").write_text("""
+cubes:
+  - name: artists
+    sql_table: m.artists
+    joins: [{name: albums, relationship: one_to_many, sql: "{CUBE}.artist_id = {albums}.artist_id"}]
+    dimensions:
+      - {name: artist_id, sql: artist_id, type: number, primary_key: true}
+      - {name: name, sql: name, type: string, title: Artist name}
+    measures: [{name: count, type: count, title: Number of artists}]
+  - name: albums
+    sql_table: m.albums
+    dimensions: [{name: album_id, sql: album_id, type: number, primary_key: true}]
+""", encoding="utf-8")
+    model = load_model(tmp_path)
+    music = Knowledge(model, build_lexicon(model, [], Values()))
+    listed = read(music, "which artists don't have a single album?")
+    assert (listed.listing, [(f.member, f.operator) for f in listed.filters]) == \
+        ("artists", [("albums.album_id", "notSet")])
+    assert "albums.album_id" not in listed.columns and judge(listed).answers
+    counted = read(music, "how many artists have no albums?")
+    assert counted.measures == ["artists.count"] and counted.filters[0].operator == "notSet"
+    unjoined = read(knowledge, "list the customers who never placed an order")  # orders join customers only
+    assert unjoined.refusal and "join from customers to orders" in unjoined.refusal
+
+
+def test_an_hour_bounds_in_the_column_unit_and_a_share_of_rows_said_so_is_within_each_group(
+        tmp_path: Path) -> None:
+    (tmp_path / "crm.yml").write_text("""
+cubes:
+  - name: calls
+    title: Calls
+    sql_table: crm.calls
+    dimensions:
+      - {name: call_id, sql: call_id, type: number, primary_key: true}
+      - {name: agent, sql: agent, type: string, title: Agent}
+      - {name: wait, sql: wait, type: number, title: Wait time (minutes)}
+    measures: [{name: count, type: count, title: Number of calls}]
+""", encoding="utf-8")
+    model = load_model(tmp_path)
+    crm = Knowledge(model, build_lexicon(model, [], Values()))
+    q = "what percentage of calls waited more than an hour, by agent?"
+    r = read(crm, q)
+    assert [(f.member, f.operator, f.values) for f in r.part] == [("calls.wait", "gt", ["60"])]
+    draft = aggregate_draft(r, understand(q, TODAY), model)
+    assert draft.post == ["part"] and "filters" not in draft.queries[1]
+    from router.aggregate.derive import combine
+    rows, _ = combine(draft, [[{"calls.agent": "a", "calls.count": 3}, {"calls.agent": "b", "calls.count": 1}],
+                              [{"calls.agent": "b", "calls.count": 4}, {"calls.agent": "a", "calls.count": 6}]])
+    assert [row["calls.count.share"] for row in rows] == [0.5, 0.25]
+    across = read(crm, "share of calls by agent")  # nothing said of the rows: each group's share of the total
+    assert across.share and not across.part
+
+
+def test_an_order_phrase_naming_nothing_orders_by_the_column_bounded(tmp_path: Path, knowledge: Knowledge) -> None:
+    assert read(knowledge, "orders over 500, highest first").order == [("orders.total", "desc")]
+    (tmp_path / "crm.yml").write_text("""
+cubes:
+  - name: calls
+    sql_table: crm.calls
+    dimensions:
+      - {name: call_id, sql: call_id, type: number, primary_key: true}
+      - {name: wait, sql: wait, type: number, title: Wait time}
+    measures: [{name: avg_wait, type: avg, sql: wait, title: Average wait, meta: {better: lower}}]
+""", encoding="utf-8")
+    model = load_model(tmp_path)
+    crm = Knowledge(model, build_lexicon(model, [], Values()))
+    assert read(crm, "list the calls with a wait time over 10, worst first").order == [("calls.wait", "desc")]
+    assert read(crm, "list the calls with a wait time over 10, best first").order == [("calls.wait", "asc")]
+
+
+def test_money_said_of_rows_without_an_amount_bounds_the_total_of_the_joined_one(tmp_path: Path) -> None:
+    (tmp_path / "club.yml").write_text("""
+cubes:
+  - name: members
+    sql_table: c.members
+    joins: [{name: payments, relationship: one_to_many, sql: "{CUBE}.member_id = {payments}.member_id"}]
+    dimensions:
+      - {name: member_id, sql: member_id, type: number, primary_key: true}
+      - {name: name, sql: name, type: string, title: Member name}
+    measures: [{name: count, type: count, title: Number of members}]
+  - name: payments
+    sql_table: c.payments
+    dimensions:
+      - {name: payment_id, sql: payment_id, type: number, primary_key: true}
+      - {name: amount, sql: amount, type: number, title: Amount}
+    measures: [{name: paid, type: sum, sql: amount, title: Amount paid}]
+""", encoding="utf-8")
+    model = load_model(tmp_path)
+    club = Knowledge(model, build_lexicon(model, [], Values()))
+    counted = read(club, "how many members have spent at least $45?")
+    assert [(f.member, f.operator) for f in counted.filters] == [("payments.paid", "gte")]
+    assert (counted.counted, counted.measures, counted.unknown) == ("members.count", ["payments.paid"], [])
+    listed = read(club, "list the members who spent more than $100")
+    assert listed.listing == "members" and listed.filters[0].member == "payments.paid"
+
+
+def test_a_chinese_document_name_with_a_word_for_lines_names_its_lines_cube(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    zh = Knowledge(model, build_lexicon(model, [_Term("订单", "table:orders")], Values()))
+    r = read(zh, "有多少个订单包含至少4个订单行？")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("order_lines.count", "gte", ["4"])]
+    assert r.counted == "orders.count" and not r.unknown
+
+
+def test_a_role_of_a_shared_table_lists_the_rows_its_joining_cube_refers_to(tmp_path: Path) -> None:
+    (tmp_path / "trips.yml").write_text("""
+cubes:
+  - name: trips
+    sql_table: t.trips
+    joins:
+      - {name: pickup_zones, relationship: many_to_one, sql: "{CUBE}.pickup = {pickup_zones}.zone_id"}
+      - {name: dropoff_zones, relationship: many_to_one, sql: "{CUBE}.dropoff = {dropoff_zones}.zone_id"}
+    dimensions:
+      - {name: trip_id, sql: trip_id, type: number, primary_key: true}
+      - {name: status, sql: status, type: string, title: Trip status}
+    measures: [{name: count, type: count, title: Number of trips}]
+  - name: pickup_zones
+    title: Pickup zones
+    sql_table: t.zones
+    dimensions: [{name: zone_id, sql: zone_id, type: number, primary_key: true}]
+  - name: dropoff_zones
+    title: Dropoff zones
+    sql_table: t.zones
+    dimensions: [{name: zone_id, sql: zone_id, type: number, primary_key: true}]
+""", encoding="utf-8")
+    model = load_model(tmp_path)
+    trips = Knowledge(model, build_lexicon(model, [], Values({"cancelled": [("trips.status", "cancelled")]})))
+    r = read(trips, "list our dropoff zones")
+    assert (r.listing, [(f.member, f.operator) for f in r.filters]) == ("dropoff_zones", [("trips.trip_id", "set")])
+    assert "trips.trip_id" not in r.columns
+    share = read(trips, "what share of each pickup zone's trips were cancelled?")  # within each zone
+    assert share.dimensions == ["pickup_zones.zone_id"] and [f.member for f in share.part] == ["trips.status"]
