@@ -357,7 +357,7 @@ class Pipeline:
             return False
         if result.intent.intent == "mixed":
             cube_query = getattr(result.aggregate, "cube_query", None) or {}
-            _behind_aggregate(reading, result.table, cube_query)
+            _behind_aggregate(reading, result.table, cube_query, self.c.model())
             _aggregate_filters(reading, cube_query, self.c.model())
             _behind_extreme(reading, result.table, cube_query, self.c.model())
         verdict = judge(reading)
@@ -370,7 +370,13 @@ class Pipeline:
         if mixed and not understanding.time_ranges:  # "top 5 customers this year and their orders"
             understanding.time_ranges = list(result.understanding.time_ranges[:1])
         limit = self.detail_env.for_mixed().policy.max_limit if mixed else self.detail_env.policy.max_limit
-        query, load = self.c.listing(reading, understanding, understanding.today, limit)
+        try:
+            query, load = self.c.listing(reading, understanding, understanding.today, limit)
+        except CubeModelsError as err:  # no join path the model declares ("suppliers" of a "part")
+            if not mixed:
+                raise DetailPlanError(str(err)) from err
+            result.problems.append({"code": "detail_failed", "message": str(err)})
+            return True
         columns = list(query["dimensions"])
         result.detail = DetailResult(
             plan={"kind": "listing", "target": reading.listing, "cube_query": query, "reading": reading.to_dict()},
@@ -484,7 +490,7 @@ def _deferred(reading: Reading, env: DetailEnv) -> bool:
     return all(any(s <= a and b <= e for s, e in spans) for a, b in reading.unknown_spans)
 
 
-def _behind_aggregate(reading: Reading, table: ResultTable, cube_query: dict[str, Any]) -> None:
+def _behind_aggregate(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
     """A mixed question's rows are those of the aggregate's groups: its first grouped column's values (the
     first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column. Groups without a
     value name no rows: the listing is refused rather than left unfiltered."""
@@ -496,9 +502,27 @@ def _behind_aggregate(reading: Reading, table: ResultTable, cube_query: dict[str
     for i, column in enumerate(table.columns):
         values = [str(row[i]) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None]
         if values and all(isinstance(row[i], str) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None):
+            if reading.listing and not _through_bridge(reading, model, column.split(".", 1)[0]):
+                reading.refuse(f"the {reading.listing} rows cannot be restricted to the aggregate's {column}: "
+                               "the model joins them no way")
+                return
             reading.filters.append(Filter(column, "equals", list(dict.fromkeys(values)), "the aggregate's rows"))
             reading.columns = list(dict.fromkeys([*reading.columns, column]))
             return
+
+
+def _through_bridge(reading: Any, model: Any, cube: str) -> bool:
+    """The listing reaches ``cube`` (a join either way), or a cube joining both does ("who supplies that part":
+    the part-supplier rows): that cube's key joins the columns, so the query has a root reaching both."""
+    if joined(model, reading.listing, cube):
+        return True
+    bridges = [c for c in model.cubes if {reading.listing, cube} <= set(facts.reach(model, c))]
+    bridges.sort(key=lambda c: (facts.reach(model, c)[reading.listing] + facts.reach(model, c)[cube],
+                                len(facts.reach(model, c))))  # the nearest, then the narrowest (no fact)
+    keys = [d.path for d in model.cubes[bridges[0]].primary_keys] if bridges else []
+    if keys:
+        reading.columns = list(dict.fromkeys([*reading.columns, *keys]))
+    return bool(keys)
 
 
 def _aggregate_filters(reading: Reading, cube_query: dict[str, Any], model: Any) -> None:

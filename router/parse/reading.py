@@ -110,6 +110,7 @@ class Reading:
     part_segments: list[str] = field(default_factory=list)
     compared_segments: list[str] = field(default_factory=list)  # one query per segment, side by side
     units: dict[str, str] = field(default_factory=dict)  # measure -> the unit of time its values are shown in
+    referred: list[str] = field(default_factory=list)  # cubes named as "that part": rows another part names
     counted: str | None = None  # "how many albums have > 20 tracks": the count the groups passing the bounds give
     asks_one: bool | None = None  # "which region has ...": one row (None: the question does not say)
     keyed: list[str] = field(default_factory=list)  # cubes a row of which is named by its key

@@ -26,6 +26,9 @@ def judge(r: Reading) -> Verdict:
         return Verdict(False, r.refusal)
     if r.intent is None:
         return Verdict(False, _unknown(r) if r.unknown else None)
+    unresolved = [c for c in r.referred if not any(f.member.split(".", 1)[0] == c for f in r.filters)]
+    if unresolved:  # "who supplies that part" with nothing saying which part
+        return Verdict(False, f"which {unresolved[0]}? Name it (its key or name)")
     if r.unhonoured:
         words = ", ".join(repr(w) for w in r.unhonoured[:3])
         return Verdict(False, f"I could not apply {words} to anything the model has: name the measure or "

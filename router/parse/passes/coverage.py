@@ -169,6 +169,21 @@ def _counted_cube(k: Knowledge, measure: str, grouped: list[str]) -> str | None:
     return cube if all(d in named for d in grouped) else None
 
 
+_ANAPHOR = re.compile(r"\b(?:that|this|those|these|the same)\s+$|(?:该|这个|那个|这些|那些)$", re.IGNORECASE)
+
+
+def _referred(r: Reading) -> None:
+    """"who supplies *that part*": a cube named after a word pointing back names rows another part of the
+    question names (a mixed question's aggregate restricts them); the reading answers only once a filter
+    says which (``verdict``)."""
+    for m in r.mentions:
+        cubes = [t.path for t in m.of("cube")]
+        if cubes and free(r, m) and _ANAPHOR.search(r.text[max(0, m.start - 10):m.start]) \
+                and cubes[0] != r.listing:
+            r.referred.append(cubes[0])
+            r.use(m.span)
+
+
 def _unranked(q: Question) -> list[str]:
     """"top 3 customers by total spend" read as a plain listing: a ranking that set no order (or a number of
     rows that set no limit) was not honoured."""
@@ -186,6 +201,7 @@ def check(q: Question, k: Knowledge) -> None:
     is used like any other words, but the rest of them is not unknown."""
     r = q.reading
     _restated(r)
+    _referred(r)
     unknown: list[tuple[str, int]] = []
     asides = [m.span() for m in _ASIDE.finditer(r.text)]
     known = [*r.used, *(m.span for m in r.marks), *(m.span() for m in FILLER_PHRASES.finditer(r.text)),

@@ -32,6 +32,26 @@ def _run_head(r: Reading) -> Mention | None:
     return None
 
 
+_VERB_AFTER_WHO = re.compile(r"\s*([a-z]{3,})\b", re.IGNORECASE)
+
+
+def _agent(r: Reading, k: Knowledge) -> Mention | None:
+    """"who supplies that part": the cube whose name is the agent noun of the verb after "who" (supplies ->
+    supplier, manufactures -> manufacturer, sells -> seller) is the one whose rows are asked."""
+    for mark in r.marks_of("which"):
+        verb = _VERB_AFTER_WHO.match(r.text, mark.end) if mark.text.lower() == "who" else None
+        if verb is None:
+            continue
+        word = verb.group(1).lower()
+        base = re.sub(r"i(?:es|ed)$", "y", word) if re.search(r"i(?:es|ed)$", word) else \
+            re.sub(r"(?:es|s|ed)$", "", word)
+        for noun in dict.fromkeys((base[:-1] + "ier" if base.endswith("y") else base + "er", base + "r", word + "r")):
+            cubes = [t for m in k.lexicon.find(noun) if m.text.lower() == noun for t in m.of("cube")]
+            if cubes:
+                return Mention(verb.start(1), verb.end(1), verb.group(1), [cubes[0]])
+    return None
+
+
 def _cube_of(m: Mention) -> str | None:
     for kind in ("cube", "segment", "dimension", "value", "measure"):
         found = m.of(kind)
@@ -58,7 +78,7 @@ def head(q: Question, k: Knowledge) -> None:
     asked = bool(r.marks_of("list", "bound", "sign", "string_op", "recent") or r.keyed
                  or any(m.of("value") for m in r.mentions) or (ranking and names_a_number(ranking.phrase)))
     chosen = _last_noun(r) if r.language == "zh" and asked else None
-    chosen = chosen or _run_head(r)
+    chosen = chosen or _run_head(r) or _agent(r, k)
     if chosen is None and not asked:
         return  # "what about the other region?", "那个大供应商最近怎么样": nothing asks for rows
     if chosen is None:
@@ -76,7 +96,7 @@ def head(q: Question, k: Knowledge) -> None:
         r.use(chosen.span)
         r.segments += [t.path for t in chosen.of("segment") if t.cube == cube and t.path not in r.segments]
     r.notes.append(f"rows of {cube} ({chosen.text!r})")
-    _in_role(r, k, cube)
+    _in_role(r, k, cube, chosen.text)
 
 
 def _existence(k: Knowledge, f: Filter) -> bool:
@@ -84,11 +104,14 @@ def _existence(k: Knowledge, f: Filter) -> bool:
     return f.operator in ("set", "notSet") and bool(getattr(k.model.find_member(f.member), "primary_key", False))
 
 
-def _in_role(r: Reading, k: Knowledge, cube: str) -> None:
+def _in_role(r: Reading, k: Knowledge, cube: str, said: str) -> None:
     """"our destination airports": a cube that is one role of a table another cube also reads (origin and
-    destination airports) lists the rows the one cube joining it refers to, not every row of the table."""
+    destination airports), named by its role's own word, lists the rows the one cube joining it refers to,
+    not every row of the table ("which airports ..." asks for the table's rows)."""
     table = k.model.cubes[cube].sql_table
-    if not table or not any(c.sql_table == table for c in k.model.cubes.values() if c.name != cube):
+    siblings = [c for c in k.model.cubes.values() if c.name != cube and table and c.sql_table == table]
+    own = facts.title_words(k.model.cubes[cube]) - {w for c in siblings for w in facts.title_words(c)}
+    if not siblings or not own & {w.norm for w in words(said)}:
         return
     joining = [c for c in k.model.cubes.values() if any(j.target == cube for j in c.joins)]
     key = facts.primary_key(k.model, joining[0].name) if len(joining) == 1 else None

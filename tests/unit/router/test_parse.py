@@ -606,5 +606,44 @@ cubes:
     r = read(trips, "list our dropoff zones")
     assert (r.listing, [(f.member, f.operator) for f in r.filters]) == ("dropoff_zones", [("trips.trip_id", "set")])
     assert "trips.trip_id" not in r.columns
+    assert not read(trips, "list the zones").filters  # the table's rows: no role named
     share = read(trips, "what share of each pickup zone's trips were cancelled?")  # within each zone
     assert share.dimensions == ["pickup_zones.zone_id"] and [f.member for f in share.part] == ["trips.status"]
+
+
+SUPPLY = """
+cubes:
+  - name: partsupp
+    sql_table: s.partsupp
+    joins:
+      - {name: part, relationship: many_to_one, sql: "{CUBE}.partkey = {part}.partkey"}
+      - {name: supplier, relationship: many_to_one, sql: "{CUBE}.suppkey = {supplier}.suppkey"}
+    dimensions: [{name: ps_key, sql: "partkey || '-' || suppkey", type: string, primary_key: true}]
+  - name: part
+    title: Parts
+    sql_table: s.part
+    dimensions:
+      - {name: partkey, sql: partkey, type: number, primary_key: true}
+      - {name: name, sql: name, type: string, title: Part name}
+  - name: supplier
+    title: Suppliers
+    sql_table: s.supplier
+    dimensions:
+      - {name: suppkey, sql: suppkey, type: number, primary_key: true}
+      - {name: name, sql: name, type: string, title: Supplier name}
+"""
+
+
+def test_who_and_a_verb_asks_for_its_agent_and_that_cube_needs_saying_which(tmp_path: Path) -> None:
+    from router.parse.reading import Filter
+    from router.pipeline import _through_bridge
+
+    (tmp_path / "supply.yml").write_text(SUPPLY, encoding="utf-8")
+    model = load_model(tmp_path)
+    supply = Knowledge(model, build_lexicon(model, [], Values()))
+    r = read(supply, "who supplies that part?")
+    assert (r.listing, r.referred, r.unknown) == ("supplier", ["part"], [])
+    assert not judge(r).answers and "which part" in (judge(r).refusal or "")
+    r.filters.append(Filter("part.name", "equals", ["bolt"], "the aggregate's rows"))
+    assert judge(r).answers
+    assert _through_bridge(r, model, "part") and "partsupp.ps_key" in r.columns  # the rows joining both
