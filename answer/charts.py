@@ -205,35 +205,46 @@ def _series(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> dic
     n = len({r[_f(t)] for r in data})
     mark = {"type": "line", "point": n <= 60, "interpolate": "monotone"}
     if parts.dims:
-        for r in data:
-            r["series"] = _series_key(r, parts.dims)
-        keep = _biggest_series(data, _f(parts.measures[0]))
-        data[:] = [r for r in data if r["series"] in keep]
-        title = " / ".join(parts.columns[d].title for d in parts.dims)
-        color = {"field": "series", "type": "nominal", "title": title, "sort": keep}
-        width: int | str = "container" if len(parts.measures) == 1 else CONCAT_WIDTH
-        charts = [{"width": width, "height": 260 if len(parts.measures) == 1 else 180, "mark": mark,
-                   "encoding": {"x": _ordinal_time(parts, t, n), "y": _quant(parts, m), "color": color,
-                                "tooltip": _tooltip(parts)}} for m in parts.measures]
-        return charts[0] if len(charts) == 1 else {"vconcat": charts}
+        return _series_by_dimensions(data, parts, t, n, mark)
     formats = {parts.columns[m].format for m in parts.measures}
     if len(parts.measures) > 1 and len(formats) == 1:  # one axis: fold the measures into coloured series
-        fields = [_f(m) for m in parts.measures]
-        titles = {_f(m): parts.columns[m].title for m in parts.measures}
-        return {"width": "container", "height": 260, "transform": [
-            {"fold": fields, "as": ["measure", "value"]},
-            {"calculate": f"{titles!r}[datum.measure]".replace("'", '"'), "as": "measure_title"}],
-            "mark": mark, "encoding": {
-                "x": _ordinal_time(parts, t, n),
-                "y": {"field": "value", "type": "quantitative", "title": None,
-                      "axis": {"format": AXIS_FORMAT.get(formats.pop(), "~s")}},
-                "color": {"field": "measure_title", "type": "nominal", "title": None},
-                "tooltip": _tooltip(parts)}}
+        return _folded_measures(parts, t, n, mark, formats.pop())
     width = "container" if len(parts.measures) == 1 else CONCAT_WIDTH
     charts = [{"width": width, "height": 260 if len(parts.measures) == 1 else 160, "mark": mark,
                "encoding": {"x": _ordinal_time(parts, t, n), "y": _quant(parts, m), "tooltip": _tooltip(parts)}}
               for m in parts.measures]
     return charts[0] if len(charts) == 1 else {"vconcat": charts}
+
+
+def _series_by_dimensions(data: list[dict[str, Any]], parts: Parts, t: int, n: int,
+                          mark: dict[str, Any]) -> dict[str, Any]:
+    """One coloured line per value of the dimensions (the biggest ``MAX_SERIES`` kept), a chart per measure."""
+    for r in data:
+        r["series"] = _series_key(r, parts.dims)
+    keep = _biggest_series(data, _f(parts.measures[0]))
+    data[:] = [r for r in data if r["series"] in keep]
+    title = " / ".join(parts.columns[d].title for d in parts.dims)
+    color = {"field": "series", "type": "nominal", "title": title, "sort": keep}
+    width: int | str = "container" if len(parts.measures) == 1 else CONCAT_WIDTH
+    charts = [{"width": width, "height": 260 if len(parts.measures) == 1 else 180, "mark": mark,
+               "encoding": {"x": _ordinal_time(parts, t, n), "y": _quant(parts, m), "color": color,
+                            "tooltip": _tooltip(parts)}} for m in parts.measures]
+    return charts[0] if len(charts) == 1 else {"vconcat": charts}
+
+
+def _folded_measures(parts: Parts, t: int, n: int, mark: dict[str, Any], number_format: str | None) -> dict[str, Any]:
+    """Measures of one format on one axis, folded into a coloured line each."""
+    fields = [_f(m) for m in parts.measures]
+    titles = {_f(m): parts.columns[m].title for m in parts.measures}
+    return {"width": "container", "height": 260, "transform": [
+        {"fold": fields, "as": ["measure", "value"]},
+        {"calculate": f"{titles!r}[datum.measure]".replace("'", '"'), "as": "measure_title"}],
+        "mark": mark, "encoding": {
+            "x": _ordinal_time(parts, t, n),
+            "y": {"field": "value", "type": "quantitative", "title": None,
+                  "axis": {"format": AXIS_FORMAT.get(number_format, "~s")}},
+            "color": {"field": "measure_title", "type": "nominal", "title": None},
+            "tooltip": _tooltip(parts)}}
 
 
 def _biggest_series(data: list[dict[str, Any]], measure: str) -> list[str]:

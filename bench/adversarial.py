@@ -150,36 +150,43 @@ def auth_cases(ask_token: str, n_bad: int = 30) -> list[Case]:
     ]
 
 
+# hostile Cube models sent with a valid ingest key, by what is wrong with each
+_HOSTILE_MODELS: tuple[tuple[str, str], ...] = (
+    ("list where text is expected", _cube(cube_keys="    description: [a, b]\n")),
+    ("mapping where text is expected", _cube(cube_keys="    title: {x: 1}\n")),
+    ("measure type as a list", _cube(measures="      - {name: total, type: [sum], sql: region_id}\n")),
+    ("dimension sql as a list", _cube(dimensions="      - {name: name2, type: string, sql: [a, b]}\n")),
+    ("join to nowhere as a number", _cube(cube_keys="    joins: {orders: 5}\n")),
+    ("model reading pg_catalog", "cubes:\n  - name: roles\n    sql_table: pg_catalog.pg_roles\n    measures:\n"
+                                 "      - {name: count, type: count}\n"),
+    ("model reading api keys", "cubes:\n  - name: keys\n    sql: SELECT * FROM semlayer.api_key\n"
+                               "    measures:\n      - {name: count, type: count}\n"),
+    ("unqualified system table", "cubes:\n  - name: roles\n    sql: SELECT * FROM pg_roles\n"
+                                 "    measures:\n      - {name: count, type: count}\n"),
+    ("segment subquery on api keys",
+     _cube(cube_keys="    segments:\n      - {name: s, sql: \"(SELECT count(*) FROM semlayer.api_key) > 0\"}\n")),
+    ("dimension subquery on pg_authid",
+     _cube(dimensions="      - {name: secret, type: string, sql: \"(SELECT rolpassword FROM pg_authid)\"}\n")),
+    ("pg_read_file in a measure",
+     _cube(measures="      - {name: f, type: max, sql: \"pg_read_file('/etc/passwd')\"}\n")),
+    ("billion laughs model", LAUGHS),
+    ("python tag", "!!python/object/apply:os.system ['true']"),
+    ("broken YAML", "cubes: [a"),
+    ("deep YAML", "cubes:\n" + "".join("  " * i + "- \n" for i in range(1, 200))),
+)
+
+
 def ingest_cases(ingest_token: str) -> list[Case]:
     """Hostile content with a valid ingest key: it must be refused by validation, not by the key."""
     h = {"Authorization": f"Bearer {ingest_token}"}
-    models = [
-        ("list where text is expected", _cube(cube_keys="    description: [a, b]\n")),
-        ("mapping where text is expected", _cube(cube_keys="    title: {x: 1}\n")),
-        ("measure type as a list", _cube(measures="      - {name: total, type: [sum], sql: region_id}\n")),
-        ("dimension sql as a list", _cube(dimensions="      - {name: name2, type: string, sql: [a, b]}\n")),
-        ("join to nowhere as a number", _cube(cube_keys="    joins: {orders: 5}\n")),
-        ("model reading pg_catalog", "cubes:\n  - name: roles\n    sql_table: pg_catalog.pg_roles\n    measures:\n"
-                                     "      - {name: count, type: count}\n"),
-        ("model reading api keys", "cubes:\n  - name: keys\n    sql: SELECT * FROM semlayer.api_key\n"
-                                   "    measures:\n      - {name: count, type: count}\n"),
-        ("unqualified system table", "cubes:\n  - name: roles\n    sql: SELECT * FROM pg_roles\n"
-                                     "    measures:\n      - {name: count, type: count}\n"),
-        ("segment subquery on api keys",
-         _cube(cube_keys="    segments:\n      - {name: s, sql: \"(SELECT count(*) FROM semlayer.api_key) > 0\"}\n")),
-        ("dimension subquery on pg_authid",
-         _cube(dimensions="      - {name: secret, type: string, sql: \"(SELECT rolpassword FROM pg_authid)\"}\n")),
-        ("pg_read_file in a measure",
-         _cube(measures="      - {name: f, type: max, sql: \"pg_read_file('/etc/passwd')\"}\n")),
-        ("billion laughs model", LAUGHS),
-        ("python tag", "!!python/object/apply:os.system ['true']"),
-        ("broken YAML", "cubes: [a"),
-        ("deep YAML", "cubes:\n" + "".join("  " * i + "- \n" for i in range(1, 200))),
-    ]
     cases = [Case(f"cube model: {name}", "POST", "/v1/ingest/cube-models", json=_model(text), headers=h)
-             for name, text in models]
+             for name, text in _HOSTILE_MODELS]
+    return [*cases, *_hostile_documents(h)]
+
+
+def _hostile_documents(h: dict[str, str]) -> list[Case]:
+    """A model at a path outside the models folder, hostile glossaries and wiki documents."""
     return [
-        *cases,
         Case("cube model: path traversal", "POST", "/v1/ingest/cube-models", json=_model("cubes: []", "../x.yml"),
              headers=h),
         Case("glossary: billion laughs", "POST", "/v1/ingest/glossary", json={"format": "yaml", "content": LAUGHS},

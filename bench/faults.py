@@ -22,6 +22,10 @@ from typing import Any
 
 import httpx
 
+# the API's settings for the run: every request reaches the database
+_UNCACHED = {"CUBESAGE_API_RATE_LIMIT_PER_MIN": "0", "CUBESAGE_API_ANSWER_CACHE_TTL_S": "0",
+             "CUBESAGE_WAREHOUSE_CACHE_REFRESH_S": "0", "CUBESAGE_SAG_CACHE_REFRESH_S": "0"}
+
 
 @dataclass
 class Sample:
@@ -110,6 +114,25 @@ def _max_recovery(lines: list[dict[str, Any]]) -> float | None:
     return None if not values or None in values else max(values)
 
 
+def _reset_lines(samples: list[Sample], reset_log: list[tuple[float, int]]) -> list[dict[str, Any]]:
+    """One line per reset: the backends it terminated and what followed it until the next reset."""
+    ends = [at for at, _ in reset_log[1:]] + [float("inf")]
+    lines: list[dict[str, Any]] = []
+    for n, ((at, terminated), until) in enumerate(zip(reset_log, ends, strict=True), start=1):
+        lines.append({"bench": "api-faults", "fault": "pg_terminate_backend", "reset": n,
+                      "backends_terminated": terminated, **recovery(samples, at, until)})
+    return lines
+
+
+def _counts(samples: list[Sample], references: dict[str, str | None]) -> dict[str, int]:
+    """Answers by status class, those that leaked internals and the 200s that differ from the serial answer."""
+    return {"attempted": len(samples), "2xx": sum(200 <= s.status < 300 for s in samples),
+            "4xx": sum(400 <= s.status < 500 for s in samples), "5xx": sum(s.status >= 500 for s in samples),
+            "leaked": sum(s.leaked for s in samples),
+            "wrong": sum(1 for s in samples if s.signature is not None and references.get(s.question) is not None
+                         and s.signature != references[s.question])}
+
+
 def run(*, requests: int, concurrency: int, resets: int, within_s: float) -> int:
     from bench._api_server import api_server
     from bench._state import changed, fingerprint
@@ -121,29 +144,19 @@ def run(*, requests: int, concurrency: int, resets: int, within_s: float) -> int
     admin_url = db.bootstrap(settings)
     cases, _, source = load_mix(None)
     questions = [c["question"] for c in cases]
-    env = {"CUBESAGE_API_RATE_LIMIT_PER_MIN": "0", "CUBESAGE_API_ANSWER_CACHE_TTL_S": "0",
-           "CUBESAGE_WAREHOUSE_CACHE_REFRESH_S": "0", "CUBESAGE_SAG_CACHE_REFRESH_S": "0"}
     model_dir = Path(settings.model_folder())
     before = fingerprint(admin_url, model_dir, settings.warehouse_schemas)
-    with api_server(env) as running:
+    with api_server(_UNCACHED) as running:
         samples, reset_log, references = asyncio.run(_load(running.url, questions, requests=requests,
                                                            concurrency=concurrency, resets=resets,
                                                            admin_url=admin_url))
         ready = httpx.get(f"{running.url}/readyz", timeout=10).status_code == 200
     modified = changed(before, fingerprint(admin_url, model_dir, settings.warehouse_schemas))
-    ends = [at for at, _ in reset_log[1:]] + [float("inf")]
-    lines: list[dict[str, Any]] = []
-    for n, ((at, terminated), until) in enumerate(zip(reset_log, ends, strict=True), start=1):
-        lines.append({"bench": "api-faults", "fault": "pg_terminate_backend", "reset": n,
-                      "backends_terminated": terminated, **recovery(samples, at, until)})
+    lines = _reset_lines(samples, reset_log)
     recovered = ready and bool(lines) and all(
         line["first_success_s"] is not None and line["error_window_s"] <= within_s and line["backends_terminated"] > 0
         for line in lines)
-    counts = {"attempted": len(samples), "2xx": sum(200 <= s.status < 300 for s in samples),
-              "4xx": sum(400 <= s.status < 500 for s in samples), "5xx": sum(s.status >= 500 for s in samples),
-              "leaked": sum(s.leaked for s in samples),
-              "wrong": sum(1 for s in samples if s.signature is not None and references.get(s.question) is not None
-                           and s.signature != references[s.question])}
+    counts = _counts(samples, references)
     lines.append({"bench": "api-faults", "summary": True, **counts, "modified": len(modified),
                   "modified_parts": modified, "recovered": recovered, "resets": len(reset_log),
                   "concurrency": concurrency, "within_s": within_s, "ready_after": ready,

@@ -85,13 +85,7 @@ def _har_counts(path: Path) -> dict[str, int]:
 def _schemathesis(base: str, tmp: Path, *, max_examples: int, include_ingest: bool, token: str | None, seed: int,
                   mode: str) -> dict[str, Any]:
     report, har = tmp / "report.json", tmp / "report.har"
-    # one worker: CPython 3.11's ast.parse is not thread-safe ("AST constructor recursion depth mismatch" inside
-    # schemathesis' coverage phase with two workers)
-    cmd = [str(Path(sys.executable).with_name("schemathesis")), "run", f"{base}/schema/openapi.json",
-           "--checks", CHECKS, "--max-examples", str(max_examples), "--seed", str(seed), "--mode", mode,
-           "--no-color", "--suppress-health-check", "all", "--workers", "1", "--request-timeout", "60",
-           "--report", "json,har", "--report-json-path", str(report), "--report-har-path", str(har),
-           "--generation-database", "none"]
+    cmd = _schemathesis_command(base, report, har, max_examples=max_examples, seed=seed, mode=mode)
     if not include_ingest:
         cmd += ["--exclude-path-regex", "^/v1/ingest/"]
     if token:
@@ -112,6 +106,18 @@ def _schemathesis(base: str, tmp: Path, *, max_examples: int, include_ingest: bo
         "running_time_s": round(data.get("running_time", 0.0), 1), "ingest_included": include_ingest,
         "seed": seed, "mode": mode,
     }
+
+
+def _schemathesis_command(base: str, report: Path, har: Path, *, max_examples: int, seed: int,
+                          mode: str) -> list[str]:
+    """``schemathesis run`` over the API's OpenAPI schema, reports written as JSON and HAR."""
+    # one worker: CPython 3.11's ast.parse is not thread-safe ("AST constructor recursion depth mismatch" inside
+    # schemathesis' coverage phase with two workers)
+    return [str(Path(sys.executable).with_name("schemathesis")), "run", f"{base}/schema/openapi.json",
+            "--checks", CHECKS, "--max-examples", str(max_examples), "--seed", str(seed), "--mode", mode,
+            "--no-color", "--suppress-health-check", "all", "--workers", "1", "--request-timeout", "60",
+            "--report", "json,har", "--report-json-path", str(report), "--report-har-path", str(har),
+            "--generation-database", "none"]
 
 
 def _probes() -> list[str]:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.splits import split_indices
 from cubesage_core.settings import Settings, get_settings
@@ -28,6 +28,11 @@ from sag_index.backends.base import VectorStore
 from sag_index.backends.postgres import PostgresStore
 from sag_index.loaders import make_chunk
 from sag_index.models import Chunk
+
+if TYPE_CHECKING:
+    from cubesage_core.embeddings import Embedder
+    from sag_index.pipeline import IndexReport
+    from sag_index.retrieval import SagRetriever
 
 BENCH_DB = "cubesage_bench_multihop"
 BENCH_NAMESPACE = "bench_multihop_"
@@ -110,11 +115,11 @@ def bench_database(url: str) -> str:
 def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_url: str | None = None,
         emit: Callable[[dict[str, Any]], None] = lambda row: print(json.dumps(row), flush=True),
         progress: bool = True) -> list[dict[str, Any]]:
-    from cubesage_core.db import connection, database_url
+    from cubesage_core.db import database_url
     from cubesage_core.embeddings import get_embedder
     from sag_index.pipeline import index_chunks
     from sag_index.processor import FastProcessor
-    from sag_index.retrieval import RetrievalParams, SagRetriever
+    from sag_index.retrieval import SagRetriever
 
     settings = get_settings()
     backend = backend or ("elasticsearch" if settings.es_url else "postgres")
@@ -124,48 +129,75 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
     url = bench_database(database_url(settings))
     store, es_server = _open_store(backend, url, es_url, settings)
     try:
-        store.ensure()
-        store.reset()
-        with connection(url) as conn:
-            conn.execute("TRUNCATE sag.source_chunk, sag.event, sag.entity, sag.event_entity CASCADE")
+        _empty(store, url)
         embedder = get_embedder()
         embedder.embed(["warm up"])  # model loading is not indexing: load before the clock starts
         warm_up()
         report = index_chunks(chunks, url, store, FastProcessor(), embedder, progress=progress,
                               description=f"indexing {corpus_path.name} ({backend})")
         retriever = SagRetriever(url, store, embedder)
-        systems: dict[str, Callable[[str], list[str]]] = {
-            "cubesage": lambda q: [e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10)).events],
-            "cubesage-no-expansion": lambda q: [
-                e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10, max_hops=0)).events],
-            "bm25": lambda q: [h.id for h in store.text_events(_tokens(q), 10)],
-            "dense": lambda q: [h.id for h in store.knn_events(embedder.embed_one(q), 10)],
-            "rrf": lambda q: rrf([h.id for h in store.text_events(_tokens(q), 20)],
-                                 [h.id for h in store.knn_events(embedder.embed_one(q), 20)])[:10],
-        }
-        embed_ms = []  # the question embedding is timed once here; every system then reads it from cache
-        for q in questions:
-            t = time.perf_counter()
-            embedder.embed_one(q.question)
-            embed_ms.append((time.perf_counter() - t) * 1000)
-        rows = []
-        halves = split_indices(len(questions))
-        for name, system in systems.items():
-            recalls, latencies = score(system, questions, title_of)
-            common = {"bench": "multihop", "system": name, "backend": backend,
-                      "index_chunks_per_s": round(report.chunks_per_s, 1), "index_s": round(report.seconds, 2),
-                      "index_cpu_s": report.cpu_seconds, "load_avg_1m": load_average(),
-                      "embed_ms_p50": round(statistics.median(embed_ms), 2)}
-            for split, idx in halves.items():
-                row = {**common, "split": split, **split_metrics(recalls, latencies, idx)}
-                emit(row)
-                rows.append(row)
+        systems = _systems(retriever, store, embedder)
+        rows = _rows(systems, questions, title_of, _embed_ms(embedder, questions), backend, report, emit)
         retriever.close()
         return rows
     finally:
         store.close()
         if es_server is not None:
             es_server.stop()
+
+
+def _rows(systems: dict[str, Callable[[str], list[str]]], questions: list[Question], title_of: dict[str, str],
+          embed_ms: list[float], backend: str, report: IndexReport,
+          emit: Callable[[dict[str, Any]], None]) -> list[dict[str, Any]]:
+    """Each system scored over the questions: one row per split, emitted as it is made."""
+    rows = []
+    halves = split_indices(len(questions))
+    for name, system in systems.items():
+        recalls, latencies = score(system, questions, title_of)
+        common = {"bench": "multihop", "system": name, "backend": backend,
+                  "index_chunks_per_s": round(report.chunks_per_s, 1), "index_s": round(report.seconds, 2),
+                  "index_cpu_s": report.cpu_seconds, "load_avg_1m": load_average(),
+                  "embed_ms_p50": round(statistics.median(embed_ms), 2)}
+        for split, idx in halves.items():
+            row = {**common, "split": split, **split_metrics(recalls, latencies, idx)}
+            emit(row)
+            rows.append(row)
+    return rows
+
+
+def _empty(store: VectorStore, url: str) -> None:
+    """The bench namespace emptied: the store's index and the relational SAG tables."""
+    from cubesage_core.db import connection
+
+    store.ensure()
+    store.reset()
+    with connection(url) as conn:
+        conn.execute("TRUNCATE sag.source_chunk, sag.event, sag.entity, sag.event_entity CASCADE")
+
+
+def _systems(retriever: SagRetriever, store: VectorStore, embedder: Embedder) -> dict[str, Callable[[str], list[str]]]:
+    """The retrieval systems compared, by name: each maps a question to the event ids it ranks first."""
+    from sag_index.retrieval import RetrievalParams
+
+    return {
+        "cubesage": lambda q: [e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10)).events],
+        "cubesage-no-expansion": lambda q: [
+            e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10, max_hops=0)).events],
+        "bm25": lambda q: [h.id for h in store.text_events(_tokens(q), 10)],
+        "dense": lambda q: [h.id for h in store.knn_events(embedder.embed_one(q), 10)],
+        "rrf": lambda q: rrf([h.id for h in store.text_events(_tokens(q), 20)],
+                             [h.id for h in store.knn_events(embedder.embed_one(q), 20)])[:10],
+    }
+
+
+def _embed_ms(embedder: Embedder, questions: list[Question]) -> list[float]:
+    """Each question's embedding time, in ms: timed once here; every system then reads it from cache."""
+    embed_ms = []
+    for q in questions:
+        t = time.perf_counter()
+        embedder.embed_one(q.question)
+        embed_ms.append((time.perf_counter() - t) * 1000)
+    return embed_ms
 
 
 def _open_store(backend: str, url: str, es_url: str | None, settings: Settings) -> tuple[VectorStore, Any]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from cube_models.model import load_model
+from cube_models.model import SemanticModel, load_model
 from cubesage_core.settings import REPO_ROOT
 from router.aggregate import AggregateError, build_cube_query
 from router.decompose import decompose
@@ -67,30 +67,10 @@ def run(suite: Path | None, repeat: int = 20) -> None:
     intents: Counter[str] = Counter()
     errors = 0
     for question in questions:
-        bindings = _bind(question, lexicon)
-        signals = IntentSignals(metric_bindings=[b["mapped_asset_id"] for b in bindings
-                                                 if b["mapped_asset_type"] == "metric"])
-        for i in range(repeat):
-            mark = time.perf_counter()
-            try:
-                u = understand(question, today, use_llm=False)
-            except QuestionError:
-                errors += 1
-                break
-            timings["understand"].append((time.perf_counter() - mark) * 1000)
-            mark = time.perf_counter()
-            decision = classify_intent(u, signals, use_llm=False)
-            timings["intent"].append((time.perf_counter() - mark) * 1000)
-            mark = time.perf_counter()
-            decompose(u, use_llm=False)
-            timings["decompose"].append((time.perf_counter() - mark) * 1000)
-            if i == 0:
-                intents[decision.intent] += 1
-            if decision.intent in ("aggregate", "mixed") and signals.metric_bindings:
-                mark = time.perf_counter()
-                with contextlib.suppress(AggregateError):
-                    build_cube_query(u, {"bindings": bindings}, model, use_llm=False)
-                timings["cube_query"].append((time.perf_counter() - mark) * 1000)
+        intent, failed = _time_question(question, _bind(question, lexicon), model, today, repeat, timings)
+        errors += failed
+        if intent is not None:
+            intents[intent] += 1
     for stage, values in timings.items():
         print(json.dumps({"bench": "router-fast", "stage": stage, "n": len(values), "p50_ms": _pct(values, 0.5),
                           "p95_ms": _pct(values, 0.95), "max_ms": round(max(values, default=0.0), 3)}), flush=True)
@@ -99,3 +79,33 @@ def run(suite: Path | None, repeat: int = 20) -> None:
         "questions": len(questions), "repeat": repeat, "jieba_warmup_ms": round(warmup_ms, 1),
         "understand_intent_decompose_p50_ms": _pct(total, 0.5), "understand_intent_decompose_p95_ms": _pct(total, 0.95),
         "intents": dict(intents), "question_errors": errors}}), flush=True)
+
+
+def _time_question(question: str, bindings: list[dict[str, Any]], model: SemanticModel, today: date, repeat: int,
+                   timings: dict[str, list[float]]) -> tuple[str | None, int]:
+    """``repeat`` timed runs of the stages on one question (times appended to ``timings``): the intent of
+    the first run (None when the question was refused before it) and 1 when the question was refused."""
+    signals = IntentSignals(metric_bindings=[b["mapped_asset_id"] for b in bindings
+                                             if b["mapped_asset_type"] == "metric"])
+    intent = None
+    for i in range(repeat):
+        mark = time.perf_counter()
+        try:
+            u = understand(question, today, use_llm=False)
+        except QuestionError:
+            return intent, 1
+        timings["understand"].append((time.perf_counter() - mark) * 1000)
+        mark = time.perf_counter()
+        decision = classify_intent(u, signals, use_llm=False)
+        timings["intent"].append((time.perf_counter() - mark) * 1000)
+        mark = time.perf_counter()
+        decompose(u, use_llm=False)
+        timings["decompose"].append((time.perf_counter() - mark) * 1000)
+        if i == 0:
+            intent = decision.intent
+        if decision.intent in ("aggregate", "mixed") and signals.metric_bindings:
+            mark = time.perf_counter()
+            with contextlib.suppress(AggregateError):
+                build_cube_query(u, {"bindings": bindings}, model, use_llm=False)
+            timings["cube_query"].append((time.perf_counter() - mark) * 1000)
+    return intent, 0

@@ -163,6 +163,26 @@ def bench_url(admin_url: str, name: str) -> str:
 def load_assets(url: str, schemas: dict[str, list[Table]], embedder: Embedder) -> dict[str, int]:
     """(Re)write the bench database's semlayer from the schemas (it is dedicated to this set)."""
     db.apply_schema(url)
+    assets, texts, terms, edges = _semlayer_rows(schemas)
+    with db.connection(url) as conn:
+        ids = [a.asset_id for a in assets]
+        conn.execute("DELETE FROM semlayer.asset WHERE NOT (asset_id = ANY(%s))", (ids,))
+        conn.execute("DELETE FROM semlayer.business_term WHERE NOT (term_id = ANY(%s))", ([t.term_id for t in terms],))
+        conn.execute("DELETE FROM semlayer.join_edge WHERE NOT (edge_id = ANY(%s))", ([e["edge_id"] for e in edges],))
+        embedded = upsert_assets(conn, [a for a in assets if a.asset_type == "table"],
+                                 [t for a, t in zip(assets, texts, strict=True) if a.asset_type == "table"], embedder)
+        embedded += upsert_assets(conn, [a for a in assets if a.asset_type != "table"],
+                                  [t for a, t in zip(assets, texts, strict=True) if a.asset_type != "table"], embedder)
+        upsert_terms(conn, terms)
+        upsert_join_edges(conn, edges)
+        conn.execute("ANALYZE")
+    return {"assets": len(assets), "embedded": embedded, "terms": len(terms), "join_edges": len(edges)}
+
+
+def _semlayer_rows(schemas: dict[str, list[Table]]
+                   ) -> tuple[list[Asset], list[str], list[TermRow], list[dict[str, Any]]]:
+    """The assets (tables, then each table's columns), their embedded texts, their terms and the join edges
+    of the foreign keys."""
     assets: list[Asset] = []
     texts: list[str] = []
     terms: list[TermRow] = []
@@ -186,19 +206,7 @@ def load_assets(url: str, schemas: dict[str, list[Table]], embedder: Embedder) -
                 edges.append({"edge_id": f"{left}.{lcol}->{right}.{rcol}", "left_table": left, "right_table": right,
                               "on_sql": f"{left}.{lcol} = {right}.{rcol}", "relationship": "many_to_one",
                               "fanout_risk": "low"})
-    with db.connection(url) as conn:
-        ids = [a.asset_id for a in assets]
-        conn.execute("DELETE FROM semlayer.asset WHERE NOT (asset_id = ANY(%s))", (ids,))
-        conn.execute("DELETE FROM semlayer.business_term WHERE NOT (term_id = ANY(%s))", ([t.term_id for t in terms],))
-        conn.execute("DELETE FROM semlayer.join_edge WHERE NOT (edge_id = ANY(%s))", ([e["edge_id"] for e in edges],))
-        embedded = upsert_assets(conn, [a for a in assets if a.asset_type == "table"],
-                                 [t for a, t in zip(assets, texts, strict=True) if a.asset_type == "table"], embedder)
-        embedded += upsert_assets(conn, [a for a in assets if a.asset_type != "table"],
-                                  [t for a, t in zip(assets, texts, strict=True) if a.asset_type != "table"], embedder)
-        upsert_terms(conn, terms)
-        upsert_join_edges(conn, edges)
-        conn.execute("ANALYZE")
-    return {"assets": len(assets), "embedded": embedded, "terms": len(terms), "join_edges": len(edges)}
+    return assets, texts, terms, edges
 
 
 # -- baselines ----------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from cube_models._refs import PLACEHOLDER_PREFIX, Ref, classify, to_placeholders
 from cube_models.errors import ModelError
-from cube_models.model import Cube, Measure, SemanticModel, load_model
+from cube_models.model import Cube, Dimension, Join, Measure, Segment, SemanticModel, load_model
 from cubesage_core.db import connection
 from cubesage_core.embeddings import Embedder, get_embedder
 from cubesage_core.settings import Settings, get_settings
@@ -148,49 +148,71 @@ def _formula(cube: Cube, measure: Measure, model: SemanticModel) -> str:
 
 def build_assets(model: SemanticModel) -> tuple[list[AssetRow], list[EdgeRow]]:
     """Every asset row and join edge the model defines (parents before children)."""
-    assets: list[AssetRow] = []
+    assets = [_table_row(cube, model) for cube in model.cubes.values()]
     edges: list[EdgeRow] = []
     for cube in model.cubes.values():
-        pks = [d.name for d in cube.primary_keys]
         table_id = f"table:{cube.name}"
-        assets.append(AssetRow(table_id, "table", cube.name, cube.title or cube.name, cube.description, None,
-                               bool(cube.meta.get("certified", False)),
-                               {"source": SOURCE, "sql_table": main_table(cube),
-                                "primary_key": pks[0] if len(pks) == 1 else (pks or None),
-                                "time_dimension": model.cube_time_dimension(cube.name),
-                                "cube_sql": cube.sql, "file": Path(cube.file).name, "user_meta": cube.meta}))
-    for cube in model.cubes.values():
-        table_id = f"table:{cube.name}"
-        for m in cube.measures.values():
-            assets.append(AssetRow(
-                f"metric:{m.path}", "metric", m.path, m.title or m.name, m.description, table_id,
-                bool(m.meta.get("certified", False)),
-                {"source": SOURCE, "cube": cube.name, "agg": m.type,
-                 "sql": plain_sql(cube, m.sql, model) if m.sql else None, "template": m.sql,
-                 "formula": _formula(cube, m, model),
-                 "filters": [plain_sql(cube, f, model) for f in m.filters], "format": m.format,
-                 "time_dimension": model.time_dimension_for(m.path), "public": m.public,
-                 "user_meta": m.meta}))
-        for d in cube.dimensions.values():
-            assets.append(AssetRow(
-                f"dimension:{d.path}", "dimension", d.path, d.title or d.name, d.description, table_id, False,
-                {"source": SOURCE, "cube": cube.name, "type": d.type, "sql": plain_sql(cube, d.sql, model),
-                 "primary_key": d.primary_key, "format": d.format, "public": d.public, "user_meta": d.meta}))
-        for s in cube.segments.values():
-            assets.append(AssetRow(
-                f"segment:{s.path}", "segment", s.path, s.title or s.name, s.description, table_id, False,
-                {"source": SOURCE, "cube": cube.name, "sql": plain_sql(cube, s.sql, model),
-                 "user_meta": s.meta}))
+        assets += [_metric_row(cube, m, table_id, model) for m in cube.measures.values()]
+        assets += [_dimension_row(cube, d, table_id, model) for d in cube.dimensions.values()]
+        assets += [_segment_row(cube, seg, table_id, model) for seg in cube.segments.values()]
         for j in cube.joins:
-            on_sql = plain_sql(cube, j.sql, model)
-            risk = FANOUT_RISK[j.relationship]
-            edges.append(EdgeRow(j.edge_id, j.source, j.target, on_sql, j.relationship, risk))
-            assets.append(AssetRow(
-                f"join:{j.edge_id}", "join", j.edge_id, f"{j.source} to {j.target}", on_sql, None, False,
-                {"source": SOURCE, "left_table": f"table:{j.source}", "right_table": f"table:{j.target}",
-                 "left_cube": j.source, "right_cube": j.target, "relationship": j.relationship,
-                 "fanout_risk": risk, "on_sql": on_sql}))
+            edge = _edge_row(cube, j, model)
+            edges.append(edge)
+            assets.append(_join_row(edge))
     return assets, edges
+
+
+def _table_row(cube: Cube, model: SemanticModel) -> AssetRow:
+    """The asset of a cube: its table, primary key, time dimension and file."""
+    pks = [d.name for d in cube.primary_keys]
+    return AssetRow(f"table:{cube.name}", "table", cube.name, cube.title or cube.name, cube.description, None,
+                    bool(cube.meta.get("certified", False)),
+                    {"source": SOURCE, "sql_table": main_table(cube),
+                     "primary_key": pks[0] if len(pks) == 1 else (pks or None),
+                     "time_dimension": model.cube_time_dimension(cube.name),
+                     "cube_sql": cube.sql, "file": Path(cube.file).name, "user_meta": cube.meta})
+
+
+def _metric_row(cube: Cube, m: Measure, table_id: str, model: SemanticModel) -> AssetRow:
+    """The asset of a measure: its aggregation, SQL, readable formula, filters and time dimension."""
+    return AssetRow(
+        f"metric:{m.path}", "metric", m.path, m.title or m.name, m.description, table_id,
+        bool(m.meta.get("certified", False)),
+        {"source": SOURCE, "cube": cube.name, "agg": m.type,
+         "sql": plain_sql(cube, m.sql, model) if m.sql else None, "template": m.sql,
+         "formula": _formula(cube, m, model),
+         "filters": [plain_sql(cube, f, model) for f in m.filters], "format": m.format,
+         "time_dimension": model.time_dimension_for(m.path), "public": m.public,
+         "user_meta": m.meta})
+
+
+def _dimension_row(cube: Cube, d: Dimension, table_id: str, model: SemanticModel) -> AssetRow:
+    return AssetRow(
+        f"dimension:{d.path}", "dimension", d.path, d.title or d.name, d.description, table_id, False,
+        {"source": SOURCE, "cube": cube.name, "type": d.type, "sql": plain_sql(cube, d.sql, model),
+         "primary_key": d.primary_key, "format": d.format, "public": d.public, "user_meta": d.meta})
+
+
+def _segment_row(cube: Cube, s: Segment, table_id: str, model: SemanticModel) -> AssetRow:
+    return AssetRow(
+        f"segment:{s.path}", "segment", s.path, s.title or s.name, s.description, table_id, False,
+        {"source": SOURCE, "cube": cube.name, "sql": plain_sql(cube, s.sql, model), "user_meta": s.meta})
+
+
+def _edge_row(cube: Cube, j: Join, model: SemanticModel) -> EdgeRow:
+    """A join's edge: its ON condition in plain SQL and the fan-out risk of its relationship."""
+    return EdgeRow(j.edge_id, j.source, j.target, plain_sql(cube, j.sql, model), j.relationship,
+                   FANOUT_RISK[j.relationship])
+
+
+def _join_row(edge: EdgeRow) -> AssetRow:
+    """The asset of a join edge."""
+    return AssetRow(
+        f"join:{edge.edge_id}", "join", edge.edge_id, f"{edge.left_table} to {edge.right_table}", edge.on_sql,
+        None, False,
+        {"source": SOURCE, "left_table": f"table:{edge.left_table}", "right_table": f"table:{edge.right_table}",
+         "left_cube": edge.left_table, "right_cube": edge.right_table, "relationship": edge.relationship,
+         "fanout_risk": edge.fanout_risk, "on_sql": edge.on_sql})
 
 
 def export_assets(url: str, model: SemanticModel, embedder: Embedder | None = None) -> ExportReport:
@@ -209,33 +231,43 @@ def export_assets(url: str, model: SemanticModel, embedder: Embedder | None = No
         if gone:
             conn.execute("DELETE FROM semlayer.asset WHERE asset_id = ANY(%s)", (gone,))
             report.deleted = len(gone)
-        changed: list[AssetRow] = []
-        for a in assets:
-            old = existing.get(a.asset_id)
-            if old == a.content_hash:
-                report.unchanged += 1
-                continue
-            changed.append(a)
-            if old is None:
-                report.inserted += 1
-            else:
-                report.updated += 1
+        changed = _changed(assets, existing, report)
         if changed:
-            with conn.cursor() as cur:
-                cur.executemany(
-                    """INSERT INTO semlayer.asset (asset_id, asset_type, name, title, description, parent_id,
-                                                   certified, meta, content_hash, updated_at)
-                       VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now())
-                       ON CONFLICT (asset_id) DO UPDATE SET asset_type = EXCLUDED.asset_type,
-                         name = EXCLUDED.name, title = EXCLUDED.title, description = EXCLUDED.description,
-                         parent_id = EXCLUDED.parent_id, certified = EXCLUDED.certified, meta = EXCLUDED.meta,
-                         content_hash = EXCLUDED.content_hash, updated_at = now()""",
-                    [(a.asset_id, a.asset_type, a.name, a.title, a.description, a.parent_id, a.certified,
-                      json.dumps(a.meta, ensure_ascii=False), a.content_hash) for a in changed])
+            _upsert_assets(conn, changed)
         report.changed_ids = [a.asset_id for a in changed]
         report.embedded = _embed(conn, assets, embedder)
         _write_edges(conn, edges, old_edges, report)
     return report
+
+
+def _changed(assets: list[AssetRow], existing: dict[str, str], report: ExportReport) -> list[AssetRow]:
+    """The assets whose content hash differs from the stored one (counted as inserted, updated or unchanged)."""
+    changed: list[AssetRow] = []
+    for a in assets:
+        old = existing.get(a.asset_id)
+        if old == a.content_hash:
+            report.unchanged += 1
+            continue
+        changed.append(a)
+        if old is None:
+            report.inserted += 1
+        else:
+            report.updated += 1
+    return changed
+
+
+def _upsert_assets(conn: Any, changed: list[AssetRow]) -> None:
+    with conn.cursor() as cur:
+        cur.executemany(
+            """INSERT INTO semlayer.asset (asset_id, asset_type, name, title, description, parent_id,
+                                           certified, meta, content_hash, updated_at)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now())
+               ON CONFLICT (asset_id) DO UPDATE SET asset_type = EXCLUDED.asset_type,
+                 name = EXCLUDED.name, title = EXCLUDED.title, description = EXCLUDED.description,
+                 parent_id = EXCLUDED.parent_id, certified = EXCLUDED.certified, meta = EXCLUDED.meta,
+                 content_hash = EXCLUDED.content_hash, updated_at = now()""",
+            [(a.asset_id, a.asset_type, a.name, a.title, a.description, a.parent_id, a.certified,
+              json.dumps(a.meta, ensure_ascii=False), a.content_hash) for a in changed])
 
 
 def _embed(conn: Any, assets: list[AssetRow], embedder: Embedder | None) -> int:

@@ -224,12 +224,7 @@ class Retriever:
         crag.actions = ([f"rewrite:{rewritten}"] if rewritten != question else []) + [
             f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}", f"fuzzy_terms:{trigram:.2f}",
             f"wiki_passages:{len(found.passages)}", f"supplement_by_bindings:{len(found.bindings)}"]
-        words = [t for t in terms if t not in STOPWORDS]
-        crag.passages = [{"table": a.asset_id, "title": p.title, "score": round(p.score, 4), "ref": p.ref,
-                          "shares_words": p.shares_words(words)} for p, a in found.passages]
-        top_after = max((h.score for h in v_more), default=0.0)
-        named = {a.asset_id for p, a in found.passages if p.shares_words(words)}
-        conclude(crag, top_after, len(found.bindings) + len(named), s, missing_terms(terms, found.r_hits, question))
+        _conclude_corrective(found, question, terms, v_more, s)
 
     # -- main -----------------------------------------------------------------------
     async def retrieve(
@@ -360,6 +355,19 @@ class _Found:
     crag: CragResult
     passages: list[tuple[Passage, Asset]] = field(default_factory=list)
     corrected: bool = False
+
+
+def _conclude_corrective(found: _Found, question: str, terms: list[str], v_more: list[VectorHit],
+                         s: RetrievalSettings) -> None:
+    """The corrective retrieval's grade: the wiki passages it kept (and whether they share the question's words),
+    then the CRAG conclusion over the vector score, the bindings and the tables the passages name."""
+    crag = found.crag
+    words = [t for t in terms if t not in STOPWORDS]
+    crag.passages = [{"table": a.asset_id, "title": p.title, "score": round(p.score, 4), "ref": p.ref,
+                      "shares_words": p.shares_words(words)} for p, a in found.passages]
+    top_after = max((h.score for h in v_more), default=0.0)
+    named = {a.asset_id for p, a in found.passages if p.shares_words(words)}
+    conclude(crag, top_after, len(found.bindings) + len(named), s, missing_terms(terms, found.r_hits, question))
 
 
 def _dedupe_hits(hits: list[TermHit]) -> list[TermHit]:

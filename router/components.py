@@ -52,7 +52,7 @@ class RecallRows(Protocol):
 
 class Signals(Protocol):
     def __call__(self, understanding: Understanding, retrieval: Retrieval, entities: list[EntityMatch],
-                 tables: list[Any]) -> IntentSignals: ...
+                 tables: list[TableHit]) -> IntentSignals: ...
 
 
 class ClassifyIntent(Protocol):

@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from psycopg_pool import ConnectionPool
 
@@ -49,6 +49,15 @@ from router.parse.verdict import judge
 from router.tables import ResultTable, table_from_rows
 from router.write_requests import refused_result, write_request
 
+if TYPE_CHECKING:
+    from cube_models.model import SemanticModel
+    from router.aggregate.types import AggregateResult
+    from router.decompose import SubQuery
+    from router.intent.types import Intent, IntentDecision
+    from router.parse.reading import Reading
+    from router.understanding.types import TimeRange, Understanding
+    from sag_index.recall import RowHit, TableHit
+
 StageCallback = Callable[[str, dict[str, Any]], None]
 MIXED_ENTITIES = 20  # a mixed question looks up detail rows for the first aggregate rows only
 PATH_ERRORS = (AggregateError, DetailPlanError, SqlGuardError, QueryExecutionError, LookupError)
@@ -75,13 +84,13 @@ class Turn:
 @dataclass
 class PipelineResult:
     question: str
-    understanding: Any
-    intent: Any  # IntentDecision
+    understanding: Understanding
+    intent: IntentDecision
     sub_queries: list[dict[str, Any]]
     retrieval: dict[str, Any]
     sag: dict[str, Any]
     table: ResultTable
-    aggregate: Any = None  # AggregateResult
+    aggregate: AggregateResult | None = None
     detail: DetailResult | None = None
     mixed: MixedResult | None = None
     follow_up_of: str | None = None
@@ -98,11 +107,11 @@ class _Recall:
 
     retrieval: dict[str, Any]
     fused: list[dict[str, Any]]
-    row_hits: list[Any]
+    row_hits: list[RowHit]
     sag_down: BaseException | None  # the SAG store's error when it is unreachable
     entities: list[EntityMatch]
     lookup: bool  # a "which table ..." question: table recall ran before intent
-    table_hits: list[Any]
+    table_hits: list[TableHit]
 
 
 class Pipeline:
@@ -134,9 +143,7 @@ class Pipeline:
         clock.lap("intent")
         emit("intent", _intent_dict(decision))
         pending = self._start_table_recall(decision.intent, understanding, recall)
-        sag = {"tables": [_hit_dict(h) for h in recall.table_hits], "rows": [e.to_dict() for e in recall.entities]}
-        emit("retrieval", {"fused": recall.fused[:10], "bindings": _bindings(recall.retrieval),
-                           "entities": sag["rows"], "sag_tables": sag["tables"][:5]})
+        sag = _recalled(recall, emit)
 
         result = PipelineResult(
             question=question, understanding=understanding, intent=decision,
@@ -146,15 +153,10 @@ class Pipeline:
             sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
         follow_up = self._follow_up_of(question, previous, today, result)
         self._answer(result, conn, recall, today, use_llm, clock, emit, follow_up)
-        if pending is not None:
-            sag["tables"] = [_hit_dict(h) for h in pending.result()]
-        emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
-        cube_query = getattr(result.aggregate, "cube_query", None)
-        result.turn = Turn(question=asked, intent=decision.intent, cube_query=cube_query, entities=sag["rows"])
-        timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
-        return result
+        return _finished(result, Turn(question=asked, intent=decision.intent, entities=sag["rows"]), sag, pending,
+                         emit, timings)
 
-    def _recall(self, understanding: Any, sub_queries: list[Any]) -> _Recall:
+    def _recall(self, understanding: Understanding, sub_queries: list[SubQuery]) -> _Recall:
         """Retrieval, with SAG row recall (database lookups) running alongside it (and the LLM's CRAG grade);
         SAG table recall, the slow part, only for "which table ..." questions (before intent)."""
         rows_pending = self._workers.submit(in_context(_recall_rows), self.c, understanding.normalized)
@@ -167,7 +169,7 @@ class Pipeline:
         table_hits = self.c.recall_tables(understanding.normalized, rows=row_hits) if lookup else []
         return _Recall(retrieval, fused, row_hits, sag_down, entities, lookup, table_hits)
 
-    def _decide(self, understanding: Any, recall: _Recall, use_llm: bool | None) -> Any:
+    def _decide(self, understanding: Understanding, recall: _Recall, use_llm: bool | None) -> IntentDecision:
         """The intent decision: the classifier's, corrected by the parser's reading, the catalog and CRAG."""
         signals = self.c.signals(understanding, recall.retrieval, recall.entities, recall.table_hits[:1])
         decision = _with_reading(self.c.classify_intent(understanding, signals, use_llm=use_llm),
@@ -176,7 +178,8 @@ class Pipeline:
             decision = _catalog_decision(decision, recall.table_hits[0])
         return _crag_gate(decision, recall.retrieval.get("result"))
 
-    def _start_table_recall(self, intent: str, understanding: Any, recall: _Recall) -> Future[list[Any]] | None:
+    def _start_table_recall(self, intent: str, understanding: Understanding,
+                            recall: _Recall) -> Future[list[TableHit]] | None:
         """Detail/mixed: SAG table recall (provenance, catalog) started to run while the path(s) run; raises
         the SAG store's error when it is unreachable (no fallback): detail questions cannot be answered."""
         if recall.sag_down is not None and intent in ("detail", "mixed"):
@@ -211,7 +214,7 @@ class Pipeline:
             if isinstance(err, OutOfModelError) and decision.intent == "aggregate":
                 result.intent = replace(decision, intent="unsupported", reasons=[*decision.reasons, str(err)])
 
-    def _understand(self, asked: str, today: date, use_llm: bool | None) -> tuple[Any, list[Any]]:
+    def _understand(self, asked: str, today: date, use_llm: bool | None) -> tuple[Understanding, list[SubQuery]]:
         """Understanding and decomposition; in LLM mode their LLM calls run at the same time (the decomposer
         reads the rule-based understanding, ready in milliseconds)."""
         if not wants_llm(use_llm):
@@ -409,7 +412,7 @@ class Pipeline:
                             rows=[[row.get(c) for c in columns] for row in load.rows], sql=load.sql,
                             params={}, tables=[columns[0].split(".", 1)[0]], entities=[])
 
-    def _aggregate_part(self, sub_queries: list[Any], understanding: Any, retrieval: dict[str, Any],
+    def _aggregate_part(self, sub_queries: list[Any], understanding: Understanding, retrieval: dict[str, Any],
                         today: date, use_llm: bool | None) -> tuple[Any, dict[str, Any]]:
         """The aggregate sub-question of a mixed question (re-read, keeping the whole question's period)."""
         part = next((s for s in sub_queries if _sub_dict(s).get("kind") == "aggregate"), None)
@@ -428,7 +431,7 @@ class Pipeline:
         sub_retrieval = {"result": done} if done is not None else self.c.retrieve(sub, [])[0]
         return sub, sub_retrieval
 
-    def _detail_part(self, sub_queries: list[Any], understanding: Any, aggregate: ResultTable,
+    def _detail_part(self, sub_queries: list[Any], understanding: Understanding, aggregate: ResultTable,
                      entities: list[EntityMatch]) -> tuple[str, list[EntityMatch]]:
         """The detail sub-question of a mixed question, with the entities the aggregate rows name."""
         texts = [_sub_dict(s)["text"] for s in sub_queries]
@@ -467,7 +470,7 @@ def _aggregate_clause(text: str) -> str:
     return text[:text.find(clause[1])].strip() if clause else ""
 
 
-def _deferred(reading: Any, env: DetailEnv) -> bool:
+def _deferred(reading: Reading, env: DetailEnv) -> bool:
     """The detail vocabulary (``detail_vocabulary``: table nouns and value words the model cannot say)
     knows better: every word the model does not know is one of its words, or its first table noun names
     another table than the listed one; and questions about the catalog ("which table ..."). The template
@@ -487,7 +490,7 @@ def _deferred(reading: Any, env: DetailEnv) -> bool:
     return all(any(s <= a and b <= e for s, e in spans) for a, b in reading.unknown_spans)
 
 
-def _behind_aggregate(reading: Any, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
+def _behind_aggregate(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
     """A mixed question's rows are those of the aggregate's groups: its first grouped column's values (the
     first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column. Groups without a
     value name no rows: the listing is refused rather than left unfiltered."""
@@ -522,7 +525,7 @@ def _through_bridge(reading: Any, model: Any, cube: str) -> bool:
     return bool(keys)
 
 
-def _aggregate_filters(reading: Any, cube_query: dict[str, Any], model: Any) -> None:
+def _aggregate_filters(reading: Reading, cube_query: dict[str, Any], model: Any) -> None:
     """The rows behind an aggregate are restricted as it is: its filters on dimensions and its segments the
     listing does not restate ("the average supply cost for part 2500, and the suppliers of it": part 2500)."""
     if reading.listing is None:
@@ -563,7 +566,7 @@ def _extreme_only(cube_query: dict[str, Any], model: Any) -> bool:
         getattr(m, "type", "") in ("max", "min") for m in measures)
 
 
-def _behind_extreme(reading: Any, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
+def _behind_extreme(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
     """The rows behind one maximum or minimum ("the single largest order in 1997, and who placed it") are
     those where its column holds that value: the listing is filtered on the dimension over the same column.
     Refused, rather than listed unfiltered, when no dimension holds the column or the listing cannot reach it."""
@@ -582,7 +585,7 @@ def _behind_extreme(reading: Any, table: ResultTable, cube_query: dict[str, Any]
     reading.columns = list(dict.fromkeys([*reading.columns, *keys[:1], dimension]))
 
 
-def _column_dimension(model: Any, measure: str) -> str | None:
+def _column_dimension(model: SemanticModel, measure: str) -> str | None:
     """The public dimension of a measure's cube over the measure's own column (a max's value names its rows)."""
     found = model.find_member(measure)
     cube = model.cubes.get(measure.split(".", 1)[0])
@@ -592,7 +595,7 @@ def _column_dimension(model: Any, measure: str) -> str | None:
     return dims[0].path if dims else None
 
 
-def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:
+def _with_reading(decision: IntentDecision, reading: Reading | None, env: DetailEnv) -> IntentDecision:
     """The parser's intent where it read the question (a mixed decision keeps both paths): a listing
     whose words the model does not all explain is unsupported."""
     if reading is None:
@@ -614,11 +617,11 @@ def _with_reading(decision: Any, reading: Any, env: DetailEnv) -> Any:
         return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
     if reading.intent == decision.intent:
         return decision
-    return replace(decision, intent=reading.intent,
+    return replace(decision, intent=cast("Intent", reading.intent),
                    reasons=[*decision.reasons, f"parser reads {reading.intent} (classifier said {decision.intent})"])
 
 
-def _crag_gate(decision: Any, retrieval: Any) -> Any:
+def _crag_gate(decision: IntentDecision, retrieval: Any) -> IntentDecision:
     """An aggregate whose retrieval CRAG found insufficient even after corrective retrieval (nothing in the
     index matches the question) is refused, naming the missing words, instead of answered by a guessed query."""
     crag = getattr(retrieval, "crag", None)
@@ -645,7 +648,7 @@ class _Clock:
         self.last = now
 
 
-def _recall_rows(c: Components, question: str) -> tuple[list[Any], BaseException | None]:
+def _recall_rows(c: Components, question: str) -> tuple[list[RowHit], BaseException | None]:
     """SAG row recall, or no rows and the error when the SAG store is unreachable: aggregate questions
     still get answered; detail ones get the error (the API answers 503)."""
     from sag_index.backends.failover import is_unreachable
@@ -670,6 +673,26 @@ def _connection(conn: Any) -> AbstractContextManager[Any]:
     return conn.connection() if isinstance(conn, ConnectionPool) else nullcontext(conn)
 
 
+def _recalled(recall: _Recall, emit: StageCallback) -> dict[str, Any]:
+    """The SAG part of the result (tables and rows recalled), emitted with the retrieval's fused assets."""
+    sag = {"tables": [_hit_dict(h) for h in recall.table_hits], "rows": [e.to_dict() for e in recall.entities]}
+    emit("retrieval", {"fused": recall.fused[:10], "bindings": _bindings(recall.retrieval),
+                       "entities": sag["rows"], "sag_tables": sag["tables"][:5]})
+    return sag
+
+
+def _finished(result: PipelineResult, turn: Turn, sag: dict[str, Any], pending: Future[list[TableHit]] | None,
+              emit: StageCallback, timings: dict[str, float]) -> PipelineResult:
+    """The result once its path(s) ran: the SAG tables recalled meanwhile, the ``turn`` a follow-up edits (with
+    the Cube query the aggregate path ran), the total time."""
+    if pending is not None:
+        sag["tables"] = [_hit_dict(h) for h in pending.result()]
+    emit("rows", {"columns": result.table.columns, "row_count": len(result.table.rows)})
+    result.turn = replace(turn, cube_query=getattr(result.aggregate, "cube_query", None))
+    timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
+    return result
+
+
 def _with_context(question: str, previous: Turn | None) -> tuple[str, str | None]:
     """A follow-up ("and by channel?") is read together with the previous question."""
     if previous is None or not FOLLOW_UP.search(question) or len(question) > 60:
@@ -677,7 +700,7 @@ def _with_context(question: str, previous: Turn | None) -> tuple[str, str | None
     return f"{previous.question} {question}", previous.question
 
 
-def _follow_up_period(understanding: Any, follow_up: FollowUp) -> list[Any]:
+def _follow_up_period(understanding: Understanding, follow_up: FollowUp) -> list[TimeRange]:
     """The periods an edited query covers, first: the follow-up's own ("and in 2024?"), else the previous
     query's (found among the periods of the joined conversation, which keeps their labels)."""
     if follow_up.understanding.time_ranges:
@@ -688,12 +711,12 @@ def _follow_up_period(understanding: Any, follow_up: FollowUp) -> list[Any]:
     return sorted(ranges, key=lambda r: r.date_range() != previous)
 
 
-def _limit(understanding: Any) -> int | None:
+def _limit(understanding: Understanding) -> int | None:
     ranking = getattr(understanding, "ranking", None)
     return ranking.limit if ranking is not None and ranking.limit else None
 
 
-def _time_range(understanding: Any) -> tuple[date, date] | None:
+def _time_range(understanding: Understanding) -> tuple[date, date] | None:
     tr = understanding.time_range
     return (tr.start, tr.end) if tr is not None else None
 
@@ -734,7 +757,7 @@ def _bindings(retrieval: dict[str, Any]) -> list[dict[str, Any]]:
     return [b.to_dict() for b in getattr(retrieval.get("result"), "term_bindings", []) or []]
 
 
-def _catalog_decision(decision: Any, hit: Any) -> Any:
+def _catalog_decision(decision: IntentDecision, hit: TableHit) -> IntentDecision:
     """"Which table has complaint reasons?" asks the catalog: SAG table recall answers it (detail path)."""
     decision.reasons = [*decision.reasons, f"catalog question answered by SAG table recall ({hit.table}); "
                         f"classifier said {decision.intent}"]
@@ -746,6 +769,6 @@ def _plain_problem(problem: Any) -> Any:
     return problem.to_dict() if hasattr(problem, "to_dict") else problem
 
 
-def _intent_dict(decision: Any) -> dict[str, Any]:
+def _intent_dict(decision: IntentDecision) -> dict[str, Any]:
     return {"intent": decision.intent, "confidence": round(float(decision.confidence), 4),
             "reasons": list(decision.reasons)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cube_models.backends.base import LoadResult, SemanticBackend
 from cube_models.model import SemanticModel
@@ -32,6 +32,9 @@ from router.parse.rows import row_targets
 from router.parse.verdict import judge
 from router.signals import intent_signals
 from router.understanding.types import Understanding
+
+if TYPE_CHECKING:
+    from sag_index.recall import TableHit
 
 
 @dataclass
@@ -67,7 +70,7 @@ class ModelRoutes:
         return parse(understanding, current.knowledge, row_targets(entities, current.model))
 
     def signals(self, understanding: Understanding, retrieval: dict[str, Any], entities: list[EntityMatch],
-                tables: list[Any]) -> IntentSignals:
+                tables: list[TableHit]) -> IntentSignals:
         return intent_signals(understanding, retrieval, entities, tables, self.current.model)
 
     def aggregate(self, understanding: Understanding, retrieval: dict[str, Any], today: date,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cube_models.model import SemanticModel
 from router.aggregate.measure_match import match_measure
@@ -10,9 +10,12 @@ from router.detail.entities import EntityMatch
 from router.intent import IntentSignals, RowHit
 from router.understanding.types import Understanding
 
+if TYPE_CHECKING:
+    from sag_index.recall import TableHit
+
 
 def intent_signals(understanding: Understanding, retrieval: dict[str, Any], entities: list[EntityMatch],
-                   table_hits: list[Any], model: SemanticModel | None = None) -> IntentSignals:
+                   table_hits: list[TableHit], model: SemanticModel | None = None) -> IntentSignals:
     """Warehouse evidence for the intent classifier: bindings, entity rows, confident SAG tables, few-shots,
     and a measure the question names in other words (``measure_match``, strong matches only)."""
     main = retrieval.get("result")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from router.pipeline import PipelineResult
+    from router.understanding.types import Understanding
 
 _LEAD = (r"^\s*(?:(?:please|pls|kindly|now|then|just|also|go ahead and|can you|could you|would you|will you|"
          r"i want to|i wanna|i'd like to|i would like to|let's|lets|help me|you should|we need to|i need to)"
@@ -76,7 +77,7 @@ def write_request(question: str) -> WriteRequest | None:
     return None
 
 
-def refused_result(question: str, understanding: object, request: WriteRequest,
+def refused_result(question: str, understanding: Understanding, request: WriteRequest,
                    timings: dict[str, float]) -> PipelineResult:
     """The pipeline's answer to a write request: intent ``unsupported``, no table, the refusal as its error."""
     from router.intent.types import IntentDecision

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from cubesage_core.settings import Settings
+    from sag_index.processor import Processor
 
 app = typer.Typer(help="SAG index: chunk -> one event + entities; 8-step multi-hop retrieval.",
                   no_args_is_help=True)
@@ -59,7 +64,6 @@ def index(
     """Index documents (idempotent: unchanged chunks are skipped; an interrupted run resumes)."""
     from sag_index.errors import SagError
     from sag_index.pipeline import index_chunks
-    from sag_index.processor import FastProcessor, Processor, load_glossary
     from sag_index.warehouse import index_warehouse
     from sag_index.wiki import load_page, load_wiki
 
@@ -76,22 +80,8 @@ def index(
             for path in paths:
                 chunks.extend(load_wiki(path, tables.tables, tables.nouns) if path.is_dir()
                               else load_page(path, tables.tables, nouns=tables.nouns))
-            fast = FastProcessor(load_glossary(url))
-            processor: Processor = fast
-            if llm:
-                from dspy.utils.exceptions import LMConfigurationError
-
-                from cubesage_core.llm import get_lm
-                from sag_index.llm_processor import LlmProcessor
-
-                try:
-                    lm = get_lm(settings)
-                except (ValueError, LMConfigurationError) as err:  # dspy.LM refuses the model's parameters
-                    raise typer.BadParameter(f"the LLM model {settings.llm_model!r} cannot be used: {err}") from err
-                if lm is None:
-                    raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
-                processor = LlmProcessor(lm, fallback=fast)
-            result = index_chunks(chunks, url, store, processor, batch_size=batch_size, progress=True,
+            result = index_chunks(chunks, url, store, _processor(url, settings, llm), batch_size=batch_size,
+                                  progress=True,
                                   relation_vectors=True)
             typer.echo(json.dumps(result.as_dict(), ensure_ascii=False))
     except SagError as err:
@@ -99,6 +89,27 @@ def index(
         raise typer.Exit(2) from err
     finally:
         store.close()
+
+
+def _processor(url: str, settings: Settings, llm: bool) -> Processor:
+    """The fast processor over the glossary at ``url``; with ``llm``, the LLM processor falling back on it."""
+    from sag_index.processor import FastProcessor, load_glossary
+
+    fast = FastProcessor(load_glossary(url))
+    if not llm:
+        return fast
+    from dspy.utils.exceptions import LMConfigurationError
+
+    from cubesage_core.llm import get_lm
+    from sag_index.llm_processor import LlmProcessor
+
+    try:
+        lm = get_lm(settings)
+    except (ValueError, LMConfigurationError) as err:  # dspy.LM refuses the model's parameters
+        raise typer.BadParameter(f"the LLM model {settings.llm_model!r} cannot be used: {err}") from err
+    if lm is None:
+        raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
+    return LlmProcessor(lm, fallback=fast)
 
 
 @app.command()

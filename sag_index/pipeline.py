@@ -75,12 +75,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     timing = {"register": 0.0, "process": 0.0, "filter_parse": 0.0, "lookup": 0.0, "embed": 0.0, "save": 0.0}
     with (connection(url) as conn, connection(url) as writer, ThreadPoolExecutor(1, "sag-save") as saving,
           ThreadPoolExecutor(1, "sag-vectors") as vectors_thread):
-        t = time.monotonic()
-        report.chunks_new = repository.register_chunks(conn, unique)
-        pending = repository.pending_ids(conn, [c.chunk_id for c in unique], store.key)
-        todo = [c for c in unique if c.chunk_id in pending]
-        report.chunks_already_indexed = len(unique) - len(todo)
-        timing["register"] += time.monotonic() - t
+        todo = _register(conn, unique, store, report, timing)
         bar = _progress(progress, description, len(todo))
         sent: set[str] = set()  # entities of batches handed to the writer (not yet visible to the lookup)
         in_flight: Future[None] | None = None
@@ -92,16 +87,8 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
                 if in_flight is not None:
                     in_flight.result()
                 in_flight = saving.submit(_save, writer, store, records, index_batch, timing, vectors_thread)
-                report.chunks_processed += len(batch)
-                report.events_written += len(records)
-                report.entities_new += len(index_batch.entities)
-                if bar is not None:
-                    bar[0].advance(bar[1], len(batch))
-            if in_flight is not None:
-                in_flight.result()
-            store.flush()
-            if report.chunks_processed >= ANALYZE_AFTER:
-                repository.analyze(conn)
+                _count(report, batch, records, index_batch, bar)
+            _drain(in_flight, conn, store, report)
         except BaseException:
             with contextlib.suppress(Exception):
                 store.flush()  # what was written before the failure becomes searchable (stores may defer it)
@@ -109,6 +96,43 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
         finally:
             if bar is not None:
                 bar[0].stop()
+    return _timed(report, started, cpu_started, timing)
+
+
+def _register(conn: Any, unique: list[Chunk], store: VectorStore, report: IndexReport,
+              timing: dict[str, float]) -> list[Chunk]:
+    """Register the chunks as pending (new ones counted); the ones the store does not hold yet, to index."""
+    t = time.monotonic()
+    report.chunks_new = repository.register_chunks(conn, unique)
+    pending = repository.pending_ids(conn, [c.chunk_id for c in unique], store.key)
+    todo = [c for c in unique if c.chunk_id in pending]
+    report.chunks_already_indexed = len(unique) - len(todo)
+    timing["register"] += time.monotonic() - t
+    return todo
+
+
+def _count(report: IndexReport, batch: Sequence[Chunk], records: list[EventRecord], index_batch: IndexBatch,
+           bar: Any) -> None:
+    """A batch handed to the writer: counted, and the progress bar advanced."""
+    report.chunks_processed += len(batch)
+    report.events_written += len(records)
+    report.entities_new += len(index_batch.entities)
+    if bar is not None:
+        bar[0].advance(bar[1], len(batch))
+
+
+def _drain(in_flight: Future[None] | None, conn: Any, store: VectorStore, report: IndexReport) -> None:
+    """After the last batch: its write waited for, the store flushed, planner statistics refreshed after a big
+    run."""
+    if in_flight is not None:
+        in_flight.result()
+    store.flush()
+    if report.chunks_processed >= ANALYZE_AFTER:
+        repository.analyze(conn)
+
+
+def _timed(report: IndexReport, started: float, cpu_started: float, timing: dict[str, float]) -> IndexReport:
+    """The report with the run's wall and CPU time and each stage's time."""
     report.seconds = time.monotonic() - started
     report.cpu_seconds = round(time.process_time() - cpu_started, 3)
     report.stage_seconds = {k: round(v, 3) for k, v in timing.items()}

@@ -10,9 +10,15 @@ token budget kept), or an ``AggregateContext``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 MEMBER_TYPES = ("metric", "measure", "dimension", "segment", "time_dimension")
+
+
+class _HasToDict(Protocol):
+    """A retrieval result (``fourengine.models.RetrievalResult``) or anything else with a dict form."""
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -59,16 +65,12 @@ class AggregateContext:
         return [a for a in self.assets if self.rendered(a.id)]
 
     @classmethod
-    def of(cls, context: Any) -> AggregateContext:
+    def of(cls, context: ContextLike) -> AggregateContext:
         if isinstance(context, AggregateContext):
             return context
         if context is None:
             return cls()
-        if not isinstance(context, dict):
-            to_dict = getattr(context, "to_dict", None)
-            if to_dict is None:
-                raise TypeError(f"unsupported aggregate context {type(context).__name__}")
-            context = to_dict()
+        context = context if isinstance(context, dict) else _dict_form(context)
         raw_bindings = context.get("bindings", context.get("term_bindings")) or []
         bindings = [Binding(str(b.get("term_id", "")), str(b.get("canonical_term", "")),
                             str(b.get("mapped_asset_type", "")), str(b.get("mapped_asset_id", "")),
@@ -86,7 +88,19 @@ class AggregateContext:
                    None if rendered is None else frozenset(rendered))
 
 
+def _dict_form(context: object) -> dict[str, Any]:
+    to_dict = getattr(context, "to_dict", None)
+    if to_dict is None:
+        raise TypeError(f"unsupported aggregate context {type(context).__name__}")
+    form: dict[str, Any] = to_dict()
+    return form
+
+
 def member_path(asset_id: str) -> str:
     """``metric:invoices.net_total`` -> ``invoices.net_total`` (ids without a type prefix are returned as is)."""
     kind, sep, body = asset_id.partition(":")
     return body if sep and kind in MEMBER_TYPES else asset_id
+
+
+# what callers of the aggregate path pass as its retrieval context (see the module docstring)
+ContextLike: TypeAlias = AggregateContext | dict[str, Any] | _HasToDict | None

@@ -15,6 +15,7 @@ import json
 import re
 from typing import Any
 
+from cube_models.model import SemanticModel
 from router.aggregate.members import measure_cubes, reachable_cubes
 from router.aggregate.types import Problem
 
@@ -49,7 +50,8 @@ def _replace(query: dict[str, Any], old: str, new: str | None) -> None:
         del query[key]
 
 
-def fix(query: dict[str, Any], problems: list[Problem], model: Any, bound: list[str]) -> dict[str, Any] | None:
+def fix(query: dict[str, Any], problems: list[Problem], model: SemanticModel,
+        bound: list[str]) -> dict[str, Any] | None:
     fixed = copy.deepcopy(query)
     for problem in problems:
         member = problem.member
@@ -76,7 +78,7 @@ def fix(query: dict[str, Any], problems: list[Problem], model: Any, bound: list[
     return fixed
 
 
-def _drop_unreachable(query: dict[str, Any], model: Any) -> None:
+def _drop_unreachable(query: dict[str, Any], model: SemanticModel) -> None:
     reach: set[str] = set()
     for cube in measure_cubes(query.get("measures", [])):
         if cube in model.cubes:

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from cube_models.model import SemanticModel
+
 DRILL_DIMENSIONS = 8
 
 
-def drill_query(cube_query: dict[str, Any], rows: list[dict[str, Any]], model: Any, target: str,
+def drill_query(cube_query: dict[str, Any], rows: list[dict[str, Any]], model: SemanticModel, target: str,
                 limit: int, shown: int) -> dict[str, Any] | None:
     """The dimensions-only query for the rows of cube ``target`` behind the first ``shown`` aggregate rows;
     None when the aggregate bounds a measure or ``target`` has no dimension to show."""
@@ -48,12 +50,14 @@ def drill_query(cube_query: dict[str, Any], rows: list[dict[str, Any]], model: A
     return query
 
 
-def _measure_segments(model: Any, measures: list[str]) -> list[str] | None:
+def _measure_segments(model: SemanticModel, measures: list[str]) -> list[str] | None:
     """The segments that say which rows a filtered measure counts ("Completed orders": the completed
     segment, same SQL); None when a measure's filter has no such segment."""
     out: list[str] = []
     for path in measures:
         measure = model.find_member(path)
+        if measure is None:
+            continue
         for sql in getattr(measure, "filters", ()) or ():
             same = [s.path for s in model.cubes[measure.cube].segments.values() if _sql(s.sql) == _sql(sql)]
             if not same:
@@ -66,7 +70,7 @@ def _sql(text: str) -> str:
     return "".join(str(text).split()).lower()
 
 
-def _is_measure(model: Any, f: dict[str, Any]) -> bool:
+def _is_measure(model: SemanticModel, f: dict[str, Any]) -> bool:
     member = model.find_member(f.get("member") or "")
     nested = [*f.get("or", []), *f.get("and", [])]
     return getattr(member, "kind", "") == "measure" or any(_is_measure(model, g) for g in nested)

@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cube_models.model import SemanticModel
 from cube_models.physical import Physical, physical_table
 
 NAME_DIMENSION = re.compile(r"^name(_[a-z]{2})?$|_name$", re.IGNORECASE)
 
 
-def entity_filters(entities: list[Any], model: Any, bound_cubes: set[str]) -> list[dict[str, Any]]:
+def entity_filters(entities: list[Any], model: SemanticModel, bound_cubes: set[str]) -> list[dict[str, Any]]:
     """One ``equals`` filter per named cube (several rows of a cube: any of them)."""
     values: dict[str, list[str]] = {}
     for entity in entities:

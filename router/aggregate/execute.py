@@ -11,10 +11,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
+from cube_models.backends.base import LoadResult
+from cube_models.model import SemanticModel
 from cubesage_core.llm import REASON_CHARS, record_fallback, two_mode
-from router.aggregate.context import AggregateContext, member_path
+from router.aggregate.context import AggregateContext, ContextLike, member_path
 from router.aggregate.correct import fix
 from router.aggregate.derive import combine
 from router.aggregate.follow_up import FollowUp, edit_query
@@ -26,7 +28,7 @@ from router.understanding.types import Understanding
 WARNINGS = {"unknown_binding"}  # reported, not blocking: a glossary term mapped to a member the model lacks
 
 
-def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
+def build_cube_query(understanding: Understanding, context: ContextLike, model: SemanticModel, *,
                      use_llm: bool | None = None, follow_up: FollowUp | None = None,
                      parsed: CubeQueryDraft | None = None) -> CubeQueryDraft:
     """The Cube query (one per compared period) for an aggregate question; LLM mode falls back to fast.
@@ -51,7 +53,7 @@ def build_cube_query(understanding: Understanding, context: Any, model: Any, *,
 
 
 def _correct(draft: CubeQueryDraft, problems: list[Problem], understanding: Understanding, ctx: AggregateContext,
-             model: Any) -> CubeQueryDraft | None:
+             model: SemanticModel) -> CubeQueryDraft | None:
     if draft.mode == "llm":
         from router.aggregate.program import resolved_members, write_query
 
@@ -76,7 +78,8 @@ def _correct(draft: CubeQueryDraft, problems: list[Problem], understanding: Unde
                           draft.fallback_reason, draft.groups, draft.keep)
 
 
-def _problems(draft: CubeQueryDraft, ctx: AggregateContext, model: Any) -> tuple[list[Problem], list[Problem]]:
+def _problems(draft: CubeQueryDraft, ctx: AggregateContext,
+              model: SemanticModel) -> tuple[list[Problem], list[Problem]]:
     """(blocking problems, warnings) of every query of the draft."""
     seen: dict[str, Problem] = {}
     for query in draft.queries:
@@ -96,13 +99,19 @@ def _checked_against(ctx: AggregateContext, draft: CubeQueryDraft, follow_up: Fo
                                    *own.few_shots])
 
 
+class QueryLoader(Protocol):
+    """What the aggregate path needs of a semantic backend (``cube_models.backends``): a Cube query's rows."""
+
+    def load(self, query: dict[str, Any], today: date | None = None) -> LoadResult: ...
+
+
 @dataclass
 class _Run:
     """One aggregate question's checks and loads: what it ran against, its timings and the problems met."""
 
     understanding: Understanding
-    model: Any
-    backend: Any
+    model: SemanticModel
+    backend: QueryLoader
     today: date
     timings: dict[str, float] = field(default_factory=dict)
     history: list[Problem] = field(default_factory=list)
@@ -135,8 +144,8 @@ class _Run:
             draft, retries = corrected, retries + 1
 
 
-def run_aggregate(understanding: Understanding, context: Any, model: Any, backend: Any, *, today: date | None = None,
-                  use_llm: bool | None = None, follow_up: FollowUp | None = None,
+def run_aggregate(understanding: Understanding, context: ContextLike, model: SemanticModel, backend: QueryLoader, *,
+                  today: date | None = None, use_llm: bool | None = None, follow_up: FollowUp | None = None,
                   parsed: CubeQueryDraft | None = None) -> AggregateResult:
     """Build, check, execute (with one corrective retry) and combine the rows of an aggregate question. An
     LLM query that still fails after its correction is dropped for the fast draft (with its own retry)."""

@@ -12,9 +12,11 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from router.aggregate.context import AggregateContext, member_path
+from cube_models.model import SemanticModel
+from router.aggregate.context import AggregateContext, ContextLike, member_path
 from router.aggregate.members import language_variant, resolve_dimension
-from router.aggregate.slots import METRIC_ASSET_TYPES, _dimension, _measure, _value_filters
+from router.aggregate.slots.base import METRIC_ASSET_TYPES, is_dimension, is_measure
+from router.aggregate.slots.filters import value_filters
 from router.aggregate.types import CubeQueryDraft
 from router.understanding.types import Understanding
 
@@ -25,10 +27,11 @@ class FollowUp:
 
     previous: dict[str, Any]
     understanding: Understanding
-    context: Any
+    context: ContextLike
 
 
-def edit_query(previous: dict[str, Any], u: Understanding, context: Any, model: Any) -> CubeQueryDraft:
+def edit_query(previous: dict[str, Any], u: Understanding, context: ContextLike,
+               model: SemanticModel) -> CubeQueryDraft:
     """The previous Cube query with the follow-up's measures, dimensions, filters, period and ranking."""
     ctx = AggregateContext.of(context)
     query = copy.deepcopy(previous)
@@ -41,10 +44,10 @@ def edit_query(previous: dict[str, Any], u: Understanding, context: Any, model: 
     return CubeQueryDraft([query], [""], None, [], notes)
 
 
-def _measures(query: dict[str, Any], ctx: AggregateContext, model: Any, notes: list[str]) -> None:
+def _measures(query: dict[str, Any], ctx: AggregateContext, model: SemanticModel, notes: list[str]) -> None:
     named = [m for m in dict.fromkeys(member_path(b.mapped_asset_id) for b in ctx.bindings
                                       if b.mapped_asset_type in METRIC_ASSET_TYPES and b.filter_value is None)
-             if _measure(model, m)]
+             if is_measure(model, m)]
     old = list(query.get("measures", []))
     if not named or named == old:
         return
@@ -54,7 +57,7 @@ def _measures(query: dict[str, Any], ctx: AggregateContext, model: Any, notes: l
     notes.append(f"measures {', '.join(old)} -> {', '.join(named)}")
 
 
-def _dimensions(query: dict[str, Any], u: Understanding, ctx: AggregateContext, model: Any,
+def _dimensions(query: dict[str, Any], u: Understanding, ctx: AggregateContext, model: SemanticModel,
                 notes: list[str]) -> None:
     cubes = {m.split(".", 1)[0] for m in query.get("measures", [])}
     added: list[str] = []
@@ -64,8 +67,8 @@ def _dimensions(query: dict[str, Any], u: Understanding, ctx: AggregateContext, 
             added.append(member)
     for b in ctx.bindings:
         member = member_path(b.mapped_asset_id)
-        if b.mapped_asset_type == "dimension" and b.filter_value is None and _dimension(model, member) \
-                and model.find_member(member).type != "time":
+        if b.mapped_asset_type == "dimension" and b.filter_value is None and is_dimension(model, member) \
+                and getattr(model.find_member(member), "type", None) != "time":
             added.append(language_variant(model, member, u.language))
     dimensions = list(query.get("dimensions", []))
     present = {language_variant(model, d, "en") for d in dimensions}  # countries.title_zh is countries.title_en
@@ -78,8 +81,8 @@ def _dimensions(query: dict[str, Any], u: Understanding, ctx: AggregateContext, 
         query["dimensions"] = dimensions
 
 
-def _filters(query: dict[str, Any], ctx: AggregateContext, model: Any, notes: list[str]) -> None:
-    values = _value_filters(ctx, model)
+def _filters(query: dict[str, Any], ctx: AggregateContext, model: SemanticModel, notes: list[str]) -> None:
+    values = value_filters(ctx, model)
     if not values:
         return
     kept = [f for f in query.get("filters", []) if f.get("member") not in values]
@@ -87,7 +90,7 @@ def _filters(query: dict[str, Any], ctx: AggregateContext, model: Any, notes: li
     notes.append("filters " + "; ".join(f"{m} = {', '.join(v)}" for m, v in values.items()))
 
 
-def _period(query: dict[str, Any], u: Understanding, model: Any, notes: list[str]) -> None:
+def _period(query: dict[str, Any], u: Understanding, model: SemanticModel, notes: list[str]) -> None:
     if not u.time_ranges and not u.granularity:
         return
     dims = query.get("timeDimensions") or []

@@ -12,17 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from cube_models.errors import CubeModelsError
+from cube_models.model import SemanticModel
 from cube_models.query import CubeQuery
 from cube_models.validate import Problem as ModelProblem
 from cube_models.validate import validate
-from router.aggregate.context import AggregateContext, member_path
+from router.aggregate.context import AggregateContext, ContextLike, member_path
 from router.aggregate.members import row_count, same_column_averages
 from router.aggregate.types import Problem
 
 METRIC_TYPES = ("metric", "measure")
 
 
-def _validate(query: dict[str, Any], model: Any) -> list[Problem]:
+def _validate(query: dict[str, Any], model: SemanticModel) -> list[Problem]:
     try:
         parsed = CubeQuery.parse(query)
     except CubeModelsError as err:
@@ -35,7 +36,7 @@ def _problem(found: ModelProblem) -> Problem:
     return Problem(found.code or "invalid", found.message or str(found), found.member, found.suggestion)
 
 
-def allowed_measures(ctx: AggregateContext, model: Any) -> set[str]:
+def allowed_measures(ctx: AggregateContext, model: SemanticModel) -> set[str]:
     """Bound and retrieved metrics, measures of cached examples, and the row count of every cube a bound
     table, segment or dimension belongs to: "how many premium accounts" counts accounts."""
     allowed = {member_path(b.mapped_asset_id) for b in ctx.bindings if b.mapped_asset_type in METRIC_TYPES}
@@ -48,7 +49,7 @@ def allowed_measures(ctx: AggregateContext, model: Any) -> set[str]:
     return allowed
 
 
-def _averages_of(path: str, model: Any) -> set[str]:
+def _averages_of(path: str, model: SemanticModel) -> set[str]:
     """The avg measures over the same column as sum measure ``path`` (its "average ..." form)."""
     member = model.find_member(path)
     if member is None or getattr(member, "kind", "") != "measure" or member.type != "sum":
@@ -56,7 +57,8 @@ def _averages_of(path: str, model: Any) -> set[str]:
     return set(same_column_averages(model, member))
 
 
-def check(query: dict[str, Any], context: Any, model: Any, *, draft_measures: list[str] | None = None) -> list[Problem]:
+def check(query: dict[str, Any], context: ContextLike, model: SemanticModel, *,
+          draft_measures: list[str] | None = None) -> list[Problem]:
     """All problems of ``query`` against the model and the term bindings (empty list = passes).
 
     ``draft_measures``: every measure of the draft this query belongs to (measure groups split one

@@ -25,8 +25,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from cube_models.model import SemanticModel
 from fourengine.terms import STOPWORDS, has_cjk, words
 from router.aggregate.context import Binding
+from router.aggregate.members import known_member
 
 _FLAGS = re.IGNORECASE
 _KINDS = {  # aggregation words -> the token they fold to, and the measure types that token fits
@@ -61,7 +63,7 @@ def _tokens(text: str) -> list[str]:
     return [_KIND_WORD.get(w, w) for w in words(text.lower()) if w not in STOPWORDS]
 
 
-def _table_words(model: Any) -> set[str]:
+def _table_words(model: SemanticModel) -> set[str]:
     """The words of the cubes' names and titles: words that name a table, not a measure."""
     return {w for cube in model.cubes.values() for name in (cube.name.replace("_", " "), cube.title or "")
             for w in _tokens(name)}
@@ -105,7 +107,7 @@ def question_kinds(question: str) -> set[str]:
     return kinds | {kind for kind, pattern in _KIND_ZH if pattern.search(question)}
 
 
-def match_measure(model: Any, question: str) -> MeasureMatch | None:
+def match_measure(model: SemanticModel, question: str) -> MeasureMatch | None:
     """The measure whose name the question holds most completely (see the module docstring)."""
     tokens = set(_tokens(question))
     kinds = question_kinds(question)
@@ -131,12 +133,12 @@ def match_measure(model: Any, question: str) -> MeasureMatch | None:
                     -len(measure.title or ""))
             if best is None or rank > best[0]:
                 best = (rank, MeasureMatch(measure.path, matched, strength >= 2))
-    if best and not best[1].strong and model.find_member(best[1].path).type in _COUNT_TYPES:
+    if best and not best[1].strong and getattr(model.find_member(best[1].path), "type", None) in _COUNT_TYPES:
         return None  # one word naming a table: counting it is the count path's decision, not a name match
     return best[1] if best else None
 
 
-def unit_twin(model: Any, path: str, question: str) -> str:
+def unit_twin(model: SemanticModel, path: str, question: str) -> str:
     """The measure of the same cube and name that is in the unit the question names ("average track length
     in minutes" -> the minutes twin of the milliseconds measure); ``path`` when there is none."""
     member = model.find_member(path)
@@ -150,13 +152,13 @@ def unit_twin(model: Any, path: str, question: str) -> str:
     return path
 
 
-def name_binding(model: Any, question: str) -> Binding | None:
+def name_binding(model: SemanticModel, question: str) -> Binding | None:
     """A strong name match as a metric binding (term ``name:<measure>``), so every later step (slot
     filling, guardrails, the LLM prompt) treats it as the metric the question names."""
     found = match_measure(model, question)
     if found is None or not found.strong:
         return None
     path = unit_twin(model, found.path, question)
-    member = model.find_member(path)
+    member = known_member(model, path)
     return Binding(f"name:{path}", member.title or member.name, "metric", f"metric:{path}", None,
                    " ".join(found.words))

@@ -13,9 +13,11 @@ from collections import deque
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import yaml
+
+from cube_models.model import Member, SemanticModel
+from router.aggregate.types import AggregateError
 
 _ALIASES_FILE = Path(__file__).with_name("dimension_aliases.yaml")
 
@@ -47,7 +49,7 @@ def concept_words(concept: str) -> set[str]:
     return _words(mapped or concept)
 
 
-def row_count(model: Any, cube: str) -> str | None:
+def row_count(model: SemanticModel, cube: str) -> str | None:
     """The measure that counts a cube's rows: type ``count``, or a distinct count of its primary key,
     without filters (the one named ``count`` first); None when the model defines none."""
     found = getattr(model, "cubes", {}).get(cube)
@@ -60,7 +62,7 @@ def row_count(model: Any, cube: str) -> str | None:
     return plain[0].path if plain else None
 
 
-def reachable_cubes(model: Any, start: str) -> dict[str, int]:
+def reachable_cubes(model: SemanticModel, start: str) -> dict[str, int]:
     """Cubes reachable from ``start`` along declared joins, with hop counts."""
     hops = {start: 0}
     queue = deque([start])
@@ -73,7 +75,7 @@ def reachable_cubes(model: Any, start: str) -> dict[str, int]:
     return hops
 
 
-def resolve_dimension(model: Any, concept: str, measure_cubes: Iterable[str], language: str) -> str | None:
+def resolve_dimension(model: SemanticModel, concept: str, measure_cubes: Iterable[str], language: str) -> str | None:
     """The dimension member a group-by concept names, or None."""
     wanted = concept_words(concept)
     if not wanted:
@@ -86,9 +88,9 @@ def resolve_dimension(model: Any, concept: str, measure_cubes: Iterable[str], la
     for dim in model.dimensions():
         if dim.type == "time" or not getattr(dim, "public", True):
             continue
-        cube = model.cubes[dim.cube]
+        owner = model.cubes[dim.cube]
         own = _words(dim.name) | _words(dim.title or "")
-        cube_words = _words(dim.cube) | _words(cube.title or "")
+        cube_words = _words(dim.cube) | _words(owner.title or "")
         overlap = len(wanted & own)
         names_cube = wanted <= cube_words
         if not overlap and not names_cube:
@@ -108,11 +110,19 @@ def resolve_dimension(model: Any, concept: str, measure_cubes: Iterable[str], la
     return best[1] if best and best[0] > 2.0 else None
 
 
+def known_member(model: SemanticModel, path: str) -> Member:
+    """The member at ``path``, one the caller found in the model (an unknown one is an error)."""
+    member = model.find_member(path)
+    if member is None:
+        raise AggregateError(f"{path} is not a member of the model")
+    return member
+
+
 def measure_cubes(measures: list[str]) -> list[str]:
     return list(dict.fromkeys(m.split(".", 1)[0] for m in measures))
 
 
-def language_variant(model: Any, member: str, language: str) -> str:
+def language_variant(model: SemanticModel, member: str, language: str) -> str:
     """``countries.title_en`` -> ``countries.title_zh`` for a Chinese question when that sibling exists."""
     stem, _, suffix = member.rpartition("_")
     if suffix in ("en", "zh") and suffix != language and model.find_member(f"{stem}_{language}") is not None:
@@ -120,6 +130,6 @@ def language_variant(model: Any, member: str, language: str) -> str:
     return member
 
 
-def same_column_averages(model: Any, measure: Any) -> list[str]:
+def same_column_averages(model: SemanticModel, measure: Member) -> list[str]:
     """The avg measures of ``measure``'s cube over the same column (its "average ..." form)."""
     return [m.path for m in model.cubes[measure.cube].measures.values() if m.type == "avg" and m.sql == measure.sql]

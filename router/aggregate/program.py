@@ -18,7 +18,8 @@ from typing import Any, Literal
 import dspy
 from pydantic import BaseModel, ConfigDict, Field
 
-from router.aggregate.context import AggregateContext, member_path
+from cube_models.model import SemanticModel
+from router.aggregate.context import AggregateContext, ContextLike, member_path
 from router.aggregate.guardrails import check
 from router.aggregate.members import resolve_dimension, row_count
 from router.aggregate.types import AggregateError, CubeQueryDraft, Problem
@@ -117,7 +118,7 @@ def resolved_members(fast: Callable[[], CubeQueryDraft]) -> list[str]:
     return list(dict.fromkeys(m for q in draft.queries for m in CubeQuery.parse(q).members()))
 
 
-def allowed_members(ctx: AggregateContext, model: Any, u: Understanding | None = None,
+def allowed_members(ctx: AggregateContext, model: SemanticModel, u: Understanding | None = None,
                     resolved: Sequence[str] = ()) -> list[str]:
     """Members the LLM may use. The question's own come first and whatever the token budget kept: the ones the
     rules resolve from it (``resolved``), the bound ones, those of the named rows, the dimensions its group-by
@@ -150,22 +151,22 @@ def allowed_members(ctx: AggregateContext, model: Any, u: Understanding | None =
     return head + rest[:max(0, MAX_MEMBERS - len(head))]
 
 
-def _known(model: Any, paths: Sequence[str]) -> list[str]:
+def _known(model: SemanticModel, paths: Sequence[str]) -> list[str]:
     """``paths`` the model has, once each, in order."""
     return [p for p in dict.fromkeys(paths) if model.find_member(p) is not None]
 
 
-def _kind(model: Any, path: str) -> str:
+def _kind(model: SemanticModel, path: str) -> str:
     return str(getattr(model.find_member(path), "kind", ""))
 
 
-def _with_times(model: Any, members: Sequence[str]) -> list[str]:
+def _with_times(model: SemanticModel, members: Sequence[str]) -> list[str]:
     """``members`` (once each) followed by the time dimensions of their measures."""
     times = [model.time_dimension_for(m) for m in members if _kind(model, m) == "measure"]
     return list(dict.fromkeys([*members, *(t for t in times if t)]))
 
 
-def _describe(model: Any, path: str) -> str:
+def _describe(model: SemanticModel, path: str) -> str:
     member = model.find_member(path)
     kind = getattr(member, "kind", "")
     kind = "time dimension" if getattr(member, "type", "") == "time" else kind
@@ -214,7 +215,7 @@ def _unused_named(query: dict[str, Any], ctx: AggregateContext) -> list[Problem]
                     + json.dumps(f, ensure_ascii=False), f.get("member")) for f in ctx.filters if key(f) not in given]
 
 
-def _inputs(u: Understanding, ctx: AggregateContext, model: Any, members: list[str]) -> dict[str, str]:
+def _inputs(u: Understanding, ctx: AggregateContext, model: SemanticModel, members: list[str]) -> dict[str, str]:
     bound = [f"{b.canonical_term} -> {member_path(b.mapped_asset_id)}"
              + (f" = {b.filter_value!r}" if b.filter_value is not None else "") for b in ctx.bindings]
     named = [f"named rows -> {json.dumps(f, ensure_ascii=False)}" for f in ctx.filters]
@@ -229,7 +230,7 @@ def _inputs(u: Understanding, ctx: AggregateContext, model: Any, members: list[s
     }
 
 
-def _attempt(predict: dspy.Predict, inputs: dict[str, str], feedback: str, ctx: AggregateContext, model: Any,
+def _attempt(predict: dspy.Predict, inputs: dict[str, str], feedback: str, ctx: AggregateContext, model: SemanticModel,
              members: list[str]) -> tuple[CubeQueryReply | None, list[Problem]]:
     """One ask: the reply, or the problems to feed back (a reply that does not parse is one of them)."""
     try:
@@ -248,7 +249,7 @@ def _attempt(predict: dspy.Predict, inputs: dict[str, str], feedback: str, ctx: 
     return reply, problems
 
 
-def write_query(u: Understanding, context: Any, model: Any, feedback: str = "none",
+def write_query(u: Understanding, context: ContextLike, model: SemanticModel, feedback: str = "none",
                 resolved: Sequence[str] = ()) -> CubeQueryDraft:
     """Ask the LLM once (plus one corrective re-ask) for a valid query; raises on a second failure."""
     ctx = AggregateContext.of(context)

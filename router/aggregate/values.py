@@ -20,6 +20,8 @@ from typing import Any
 import psycopg
 from psycopg import sql as pgsql
 
+from cube_models.model import SemanticModel
+
 MAX_VALUES = 300
 SCAN_ROWS = 1_000_000  # larger tables are read from PostgreSQL's statistics (pg_stats), never scanned
 SCAN_TIMEOUT_MS = 2000
@@ -34,7 +36,7 @@ class ValueIndex:
     surfaces: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, conn: Any, model: Any, default_schema: str = "public") -> ValueIndex:
+    def load(cls, conn: Any, model: SemanticModel, default_schema: str = "public") -> ValueIndex:
         index = cls()
         for cube in model.cubes.values():
             if not cube.sql_table:

@@ -13,7 +13,7 @@ from typing import Any
 
 import psycopg
 
-from cubesage_core.llm import two_mode
+from cubesage_core.llm import ModeResult, two_mode
 from router.detail.build import build_select
 from router.detail.entities import EntityDirectory, EntityMatch
 from router.detail.llm import llm_detail_sql
@@ -68,22 +68,10 @@ def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, langu
     plan = plan_detail(question, language=language, entities=entities, time_range=time_range, limit=limit,
                        recalled_tables=tables, catalog=env.warehouse, default_limit=env.policy.default_limit)
     if plan.kind == "table_lookup":
-        ranked = sorted(recalled_tables, key=lambda hit: hit[0] != plan.target)  # the named table first
-        rows = [[t, *env.catalog.get(t, ("", "")), evidence, round(score, 4)] for t, evidence, score in ranked]
-        return DetailResult(plan.to_dict(), ["table", "title", "description", "evidence", "score"], rows, None, {},
-                            [t for t, _, _ in ranked], entities, timings_ms={"plan": _ms(t0)})
-
-    def fast() -> tuple[str, dict[str, Any]]:
-        return build_select(plan, env.warehouse)
-
-    ran: dict[str, QueryRows] = {}  # the LLM's SQL the warehouse ran while it was checked
-
-    def probe(sql: str, params: dict[str, Any]) -> None:
-        ran[sql] = run_readonly(conn, guard_sql(sql, env.policy), params, timeout_ms=env.timeout_ms)
+        return _table_lookup(plan, env, entities, recalled_tables, t0)
 
     t1 = time.perf_counter()
-    generated = two_mode(lambda: llm_detail_sql(question, plan, env.warehouse, env.policy, tables, probe), fast,
-                         step="detail_sql", use_llm=use_llm)
+    generated, ran = _generate_sql(question, plan, conn, env, tables, use_llm)
     sql, params = generated.value
     t2 = time.perf_counter()
     guarded = guard_sql(sql, env.policy)
@@ -95,6 +83,32 @@ def run_detail(question: str, *, conn: psycopg.Connection, env: DetailEnv, langu
         fallback_reason=generated.fallback_reason,
         timings_ms={"plan": _ms(t0, t1), "sql": _ms(t1, t2), "rows": _ms(t2)},
     )
+
+
+def _generate_sql(question: str, plan: DetailPlan, conn: psycopg.Connection, env: DetailEnv, tables: list[str],
+                  use_llm: bool | None) -> tuple[ModeResult[tuple[str, dict[str, Any]]], dict[str, QueryRows]]:
+    """The plan's SELECT and its bound values, by the LLM or the templates, with the rows of each SQL the
+    warehouse ran while the LLM's SQL was checked."""
+    def fast() -> tuple[str, dict[str, Any]]:
+        return build_select(plan, env.warehouse)
+
+    ran: dict[str, QueryRows] = {}  # the LLM's SQL the warehouse ran while it was checked
+
+    def probe(sql: str, params: dict[str, Any]) -> None:
+        ran[sql] = run_readonly(conn, guard_sql(sql, env.policy), params, timeout_ms=env.timeout_ms)
+
+    generated = two_mode(lambda: llm_detail_sql(question, plan, env.warehouse, env.policy, tables, probe), fast,
+                         step="detail_sql", use_llm=use_llm)
+    return generated, ran
+
+
+def _table_lookup(plan: DetailPlan, env: DetailEnv, entities: list[EntityMatch],
+                  recalled_tables: list[tuple[str, str, float]], t0: float) -> DetailResult:
+    """"which table holds ...": the recalled tables, the one the question names first, with their titles."""
+    ranked = sorted(recalled_tables, key=lambda hit: hit[0] != plan.target)  # the named table first
+    rows = [[t, *env.catalog.get(t, ("", "")), evidence, round(score, 4)] for t, evidence, score in ranked]
+    return DetailResult(plan.to_dict(), ["table", "title", "description", "evidence", "score"], rows, None, {},
+                        [t for t, _, _ in ranked], entities, timings_ms={"plan": _ms(t0)})
 
 
 def _ms(start: float, end: float | None = None) -> float:

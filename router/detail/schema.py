@@ -129,6 +129,31 @@ def _build(model: SemanticModel, default_schema: str, vocab: dict[str, Any],
     overrides: dict[str, dict[str, Any]] = {str(k): v or {} for k, v in (vocab.get("tables") or {}).items()}
     physical = {name: found for name, cube in model.cubes.items() if (found := physical_table(cube, default_schema))}
     edges = _edges(model, physical)
+    tables = _table_specs(model, physical, overrides)
+    for table, spec in list(tables.items()):
+        display = overrides.get(table, {}).get("display")
+        cols = (tuple(_qualify(table, str(c)) for c in display) if display
+                else _display(spec, model.cubes[spec.cube], physical, tables, edges))
+        tables[table] = replace(spec, display=cols)
+    values = _values(vocab, tables, _glossary_values(terms, model, physical), overrides)
+    nouns = tuple((str(n["table"]), re.compile(str(n["pattern"]), _FLAGS)) for n in vocab.get("nouns") or []
+                  if str(n["table"]) in tables)
+    implied = tuple(Implied(str(i["target"]), *_split(str(i["column"])), str(i["value"]))
+                    for i in vocab.get("implied") or [] if str(i["target"]) in tables)
+    localized = {str(lang): {_split(src): (_split(src)[0], str(dst)) for src, dst in (cols or {}).items()
+                             if _split(src)[0] in tables}
+                 for lang, cols in (vocab.get("localized") or {}).items()}
+    return DetailCatalog(
+        tables=tables, graph=JoinGraph(tuple(e for e in edges if e.child in tables and e.parent in tables)),
+        values=values, nouns=nouns, derived_nouns=_derived_nouns(model, tables, table_words),
+        key_nouns=_key_nouns(model, tables, table_words), implied=implied,
+        localized=localized, known_names=frozenset({*tables, *(p.table for p in physical.values()), *model.cubes}))
+
+
+def _table_specs(model: SemanticModel, physical: dict[str, Physical],
+                 overrides: dict[str, dict[str, Any]]) -> dict[str, TableSpec]:
+    """Each table whose rows can be named (by a primary key), once, with the vocabulary's overrides (display
+    columns left to fill)."""
     tables: dict[str, TableSpec] = {}
     aliases = {str(o["alias"]) for o in overrides.values() if o.get("alias")}
     for name, phys in physical.items():
@@ -149,29 +174,17 @@ def _build(model: SemanticModel, default_schema: str, vocab: dict[str, Any],
             name_columns=names, prefix_words=int(extra.get("prefix_words") or 0),
             suffixes=tuple((str(c), str(s)) for c, s in (extra.get("suffixes") or {}).items()),
             value=extra.get("value") or _value_column(cube, phys))
-    for table, spec in list(tables.items()):
-        display = overrides.get(table, {}).get("display")
-        cols = (tuple(_qualify(table, str(c)) for c in display) if display
-                else _display(spec, model.cubes[spec.cube], physical, tables, edges))
-        tables[table] = replace(spec, display=cols)
+    return tables
+
+
+def _values(vocab: dict[str, Any], tables: dict[str, TableSpec], glossary: list[ValueWord],
+            overrides: dict[str, dict[str, Any]]) -> tuple[ValueWord, ...]:
+    """The vocabulary's value words, then the glossary's for the columns the vocabulary does not cover."""
     values = _vocab_values(vocab, tables)
     covered = {(w.table, w.column) for w in values}
-    glossary = _glossary_values(terms, model, physical)
     if vocab.get("glossary_values", True) is False:  # not for the tables this file describes
         covered |= {(w.table, w.column) for w in glossary if w.table in overrides}
-    values += tuple(w for w in glossary if w.table in tables and (w.table, w.column) not in covered)
-    nouns = tuple((str(n["table"]), re.compile(str(n["pattern"]), _FLAGS)) for n in vocab.get("nouns") or []
-                  if str(n["table"]) in tables)
-    implied = tuple(Implied(str(i["target"]), *_split(str(i["column"])), str(i["value"]))
-                    for i in vocab.get("implied") or [] if str(i["target"]) in tables)
-    localized = {str(lang): {_split(src): (_split(src)[0], str(dst)) for src, dst in (cols or {}).items()
-                             if _split(src)[0] in tables}
-                 for lang, cols in (vocab.get("localized") or {}).items()}
-    return DetailCatalog(
-        tables=tables, graph=JoinGraph(tuple(e for e in edges if e.child in tables and e.parent in tables)),
-        values=values, nouns=nouns, derived_nouns=_derived_nouns(model, tables, table_words),
-        key_nouns=_key_nouns(model, tables, table_words), implied=implied,
-        localized=localized, known_names=frozenset({*tables, *(p.table for p in physical.values()), *model.cubes}))
+    return values + tuple(w for w in glossary if w.table in tables and (w.table, w.column) not in covered)
 
 
 def load_vocabulary(path: Path | str | None) -> dict[str, Any]:

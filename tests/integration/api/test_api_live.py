@@ -296,10 +296,12 @@ def test_ingested_cube_models_are_used_without_a_restart(demo_ready, pg_url: str
 @pytest.mark.parametrize(("question", "sql"), [
     ("Li Wei's total spend",
      "SELECT sum(i.amount)::float FROM warehouse.fact_order_item i JOIN warehouse.fact_order o USING (order_id) "
-     "JOIN warehouse.dim_customer c USING (customer_id) WHERE c.customer_name = 'Li Wei' AND o.status = 'completed'"),
+     "JOIN warehouse.dim_customer c USING (customer_id) "
+     "WHERE c.customer_name = 'Li Wei' AND o.status = 'completed'"),
     ("Aurora X1 headphones units sold in 2024",
-     "SELECT sum(i.quantity)::float FROM warehouse.fact_order_item i JOIN warehouse.fact_order o USING (order_id) "
-     "JOIN warehouse.dim_product p USING (product_id) WHERE p.product_name = 'Aurora X1 headphones' "
+     "SELECT sum(i.quantity)::float FROM warehouse.fact_order_item i "
+     "JOIN warehouse.fact_order o USING (order_id) JOIN warehouse.dim_product p USING (product_id) "
+     "WHERE p.product_name = 'Aurora X1 headphones' "
      "AND o.status = 'completed' AND o.order_ts >= '2024-01-01' AND o.order_ts < '2025-01-01'"),
 ])
 def test_a_named_customer_or_product_filters_the_aggregate(live_api: LiveApi, pg_url: str, question: str,
