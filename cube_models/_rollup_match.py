@@ -10,7 +10,9 @@ and the query's measures or their leaves. Rollups are tried cube by cube in the 
 in the order of its file; the first match wins. Known differences from Cube, on purpose: rolling-window
 measures never match (Cube matches some); ``count_distinct_approx`` is not additive here (it compiles to an
 exact ``count(DISTINCT)``, which a sum of rollup rows would overcount); a number measure listed in a rollup
-is used only by an exact match (Cube would sum the ratios of a leaf-additive match).
+is used only by an exact match (Cube would sum the ratios of a leaf-additive match). One addition: when no
+rollup matches by Cube's rules, a second pass takes a distinct count as additive over a rollup whose rows its
+key determines (``_rollup_keys``), so "AOV by channel in 2024" is summed from a daily rollup Cube would not use.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from cube_models._rollup_keys import additive_over
 from cube_models.model import Measure, PreAggregation, SemanticModel
 from cube_models.query import Filter, FilterGroup
 
@@ -155,10 +158,21 @@ def can_use(shape: QueryShape, pre: PreAggregation) -> bool:
     return _not_additive(shape, pre, ref_dims)
 
 
+def can_use_by_keys(shape: QueryShape, pre: PreAggregation, model: SemanticModel) -> bool:
+    """The leaf-additive rule with each distinct count the rollup holds additively taken as additive."""
+    if shape.rolling or shape.multiplied:
+        return False
+    if not all(m.type in ADDITIVE or additive_over(m, pre, model) for m in shape.leaves):
+        return False
+    return _leaf_additive(shape, pre, sorted(pre.dimensions) + sorted(pre.segments))
+
+
 def find_rollup(shape: QueryShape, cubes: Sequence[str], model: SemanticModel) -> PreAggregation | None:
-    """The first rollup of the query's cubes (in order) that can answer it."""
-    for cube in cubes:
-        for pre in model.cubes[cube].pre_aggregations:
-            if can_use(shape, pre):
-                return pre
+    """The first rollup of the query's cubes (in order) that can answer it by Cube's rules, else the first
+    that can by its distinct keys."""
+    for rule in (lambda pre: can_use(shape, pre), lambda pre: can_use_by_keys(shape, pre, model)):
+        for cube in cubes:
+            for pre in model.cubes[cube].pre_aggregations:
+                if rule(pre):
+                    return pre
     return None

@@ -42,13 +42,18 @@ def test_rules_on_the_demo_rollups() -> None:
     mid_month = {"dimension": TD, "dateRange": ["2024-03-15", "2024-04-10"]}
     assert _rollup({"measures": ["order_items.gmv"], "dimensions": ["products.product_name"],
                     "timeDimensions": [mid_month]}) is None
-    assert _rollup({"measures": ["order_items.aov"], "timeDimensions": [year]}) is None  # a ratio, no granularity
+    # a ratio over a distinct count, no granularity: Cube matches none; each order is one row of the daily rollup
+    assert _rollup({"measures": ["order_items.aov"], "timeDimensions": [year]}) == "order_items.sales_by_region_day"
+    assert _rollup({"measures": ["order_items.aov"], "dimensions": ["products.category"],
+                    "timeDimensions": [year]}) is None  # an order's lines fall in several categories
     assert _rollup({"measures": ["order_items.aov"], "timeDimensions": [{**year, "granularity": "year"}]}) == \
         "order_items.kpis_by_year"  # the exact match of a KPI's trend series
     monthly = {**year, "granularity": "month"}
     assert _rollup({"measures": ["orders.count"], "timeDimensions": [monthly]}) == "orders.kpis_by_month"
     assert _rollup({"measures": ["orders.count"], "dimensions": ["orders.channel"],
-                    "timeDimensions": [monthly]}) is None  # a distinct count by a dimension no KPI rollup has
+                    "timeDimensions": [monthly]}) == "orders.orders_by_region_day"  # by its key, the order
+    assert _rollup({"measures": ["orders.active_customers"], "dimensions": ["orders.channel"],
+                    "timeDimensions": [monthly]}) is None  # a customer orders on several days
     assert _rollup({"measures": ["orders.refund_rate"], "timeDimensions": [year]}) == "orders.orders_by_region_day"
     assert _rollup({"measures": ["orders.completed_count"], "dimensions": ["products.category"]}) is None
 
