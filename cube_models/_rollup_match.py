@@ -198,9 +198,6 @@ def can_use_by_keys(shape: QueryShape, pre: PreAggregation, model: SemanticModel
 def find_rollup(shape: QueryShape, cubes: Sequence[str], model: SemanticModel) -> PreAggregation | None:
     """The first rollup of the query's cubes (in order) that can answer it by Cube's rules, else the first
     that can by its distinct keys."""
-    for rule in (lambda pre: can_use(shape, pre), lambda pre: can_use_by_keys(shape, pre, model)):
-        for cube in cubes:
-            for pre in model.cubes[cube].pre_aggregations:
-                if rule(pre):
-                    return pre
-    return None
+    pres = [pre for cube in cubes for pre in model.cubes[cube].pre_aggregations]
+    return next((pre for pre in pres if can_use(shape, pre)), None) or \
+        next((pre for pre in pres if can_use_by_keys(shape, pre, model)), None)

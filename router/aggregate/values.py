@@ -41,14 +41,14 @@ class ValueIndex:
 
     @classmethod
     def load(cls, conn: Any, model: Any, default_schema: str = "public") -> ValueIndex:
-        index = cls()
+        index, memo = cls(), Memo()
         for cube in model.cubes.values():
             if not cube.sql_table:
-                _index_query_cube(conn, cube, index, default_schema)
+                _index_query_cube(conn, cube, index, default_schema, memo)
                 continue
             schema, _, table = cube.sql_table.rpartition(".")
             for dim in _indexed_dimensions(cube):
-                values = _column_values(conn, schema or default_schema, table, dim.sql.strip())
+                values = _column_values(conn, (schema or default_schema, table, dim.sql.strip()), memo)
                 if values is None:
                     break  # not a table of this database (a view, another catalog): nothing to index
                 for value in values if len(values) <= MAX_VALUES else []:
@@ -86,8 +86,17 @@ def _indexed_dimensions(cube: Any) -> list[Any]:
             and re.fullmatch(r"\w+", (d.sql or "").strip())]
 
 
-def _column_values(conn: Any, schema: str, table: str, column: str) -> list[str] | None:
+Memo = dict[tuple[str, str, str], "list[str] | None"]  # (schema, table, column) -> values read in this load
+
+
+def _column_values(conn: Any, where: tuple[str, str, str], memo: Memo) -> list[str] | None:
     """A table column's values (``_distinct`` or ``_common`` by the table's size); None: no such table."""
+    if where not in memo:
+        memo[where] = _read_column(conn, *where)
+    return memo[where]
+
+
+def _read_column(conn: Any, schema: str, table: str, column: str) -> list[str] | None:
     rows = conn.execute("SELECT c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                         "WHERE n.nspname = %s AND c.relname = %s", (schema, table)).fetchone()
     if rows is None:
@@ -95,7 +104,7 @@ def _column_values(conn: Any, schema: str, table: str, column: str) -> list[str]
     return _distinct(conn, schema, table, column) if rows[0] <= SCAN_ROWS else _common(conn, schema, table, column)
 
 
-def _index_query_cube(conn: Any, cube: Any, index: ValueIndex, default_schema: str) -> None:
+def _index_query_cube(conn: Any, cube: Any, index: ValueIndex, default_schema: str, memo: Memo) -> None:
     """A cube defined by a SELECT (``sql:``): its string columns' values, traced to the tables the SELECT
     reads, else read through the SELECT under the scan timeout (none when it outlasts it). SQL with Cube
     templating is not run."""
@@ -103,7 +112,7 @@ def _index_query_cube(conn: Any, cube: Any, index: ValueIndex, default_schema: s
     if not sql or "{" in sql or not re.match(r"(?is)\s*(?:select|with)\b", sql):
         return
     for dim in _indexed_dimensions(cube):
-        values = _traced(conn, _sources(sql, dim.sql.strip()), default_schema)
+        values = _traced(conn, _sources(sql, dim.sql.strip()), default_schema, memo)
         if values is None:
             query = pgsql.SQL("SELECT DISTINCT {col} FROM ({sql}) AS cube_rows WHERE {col} IS NOT NULL LIMIT {n}"
                               ).format(col=pgsql.Identifier(dim.sql.strip()), sql=pgsql.SQL(sql),
@@ -123,8 +132,9 @@ def _sources(sql: str, column: str) -> list[Source] | None:
         tree = sqlglot.parse_one(sql, dialect="postgres")
     except sqlglot.errors.ParseError:
         return None
-    branches = list(tree.flatten()) if isinstance(tree, exp.Union) else [tree]
-    if not all(isinstance(b, exp.Select) for b in branches):
+    parts = list(tree.flatten()) if isinstance(tree, exp.Union) else [tree]
+    branches = [b for b in parts if isinstance(b, exp.Select)]
+    if len(branches) != len(parts):
         return None
     out = [_branch_source(b, column) for b in branches]
     return None if any(s is None for s in out) else [s for s in out if s is not None]
@@ -148,13 +158,13 @@ def _branch_source(select: exp.Select, column: str) -> Source | None:
     return (named[0].db, named[0].name, picked.name)
 
 
-def _traced(conn: Any, sources: list[Source] | None, default_schema: str) -> list[str] | None:
+def _traced(conn: Any, sources: list[Source] | None, default_schema: str, memo: Memo) -> list[str] | None:
     if sources is None:
         return None
     values: list[str] = []
     for source in dict.fromkeys(sources):
         found = [source] if isinstance(source, str) else \
-            _column_values(conn, source[0] or default_schema, source[1], source[2])
+            _column_values(conn, (source[0] or default_schema, source[1], source[2]), memo)
         if found is None:
             return None
         values += [v for v in found if v not in values]
