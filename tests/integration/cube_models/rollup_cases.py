@@ -98,6 +98,8 @@ ROLLUP_CASES: dict[str, dict[str, Any]] = {
     "multiplied measure": {"measures": ["orders.completed_count"], "dimensions": ["products.category"],
                            "timeDimensions": _td(None, Y2024)},
     "time dimension without granularity or range": {"measures": ["order_items.gmv"], "timeDimensions": _td()},
+    "an average by the exact dimensions of a rollup without time": {"measures": ["order_items.avg_discount"],
+                                                                     "dimensions": ["products.category"]},
     "no time dimension at all": {"measures": ["order_items.gmv"], "dimensions": ["orders.channel"]},
 }
 
