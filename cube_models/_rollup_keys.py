@@ -4,9 +4,9 @@ A ``count_distinct`` measure is not additive in general: one key can fall in sev
 the rows' counts would count it more than once. It is additive over a rollup when every value of its key lands
 in exactly one rollup row, that is when the key determines every member the rollup groups by:
 
-- the key is a primary key of its own cube (``count_distinct`` of ``order_id`` in the orders cube), or a column
-  of the measure's cube that a many-to-one join equates with another cube's primary key (``order_id`` of the
-  order lines, joined to the orders); that cube is the *key cube*;
+- the key is a primary key of its own cube (a distinct count of invoices over the invoice cube's key), or a
+  column of the measure's cube that a many-to-one join equates with another cube's primary key (the invoice
+  key of invoice lines, joined to the invoices); that cube is the *key cube*;
 - each rollup member (dimension, segment, time dimension at any granularity) belongs to the key cube or to a
   cube the rollup's join tree reaches from it through joins that do not multiply its rows (many-to-one, or a
   one-to-many join walked from the many side), and its SQL references no other cube.

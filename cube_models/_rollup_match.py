@@ -14,7 +14,8 @@ measures never match (Cube matches some); ``count_distinct_approx`` is not addit
 exact ``count(DISTINCT)``, which a sum of rollup rows would overcount); a number measure listed in a rollup
 is used only by an exact match (Cube would sum the ratios of a leaf-additive match). One addition: when no
 rollup matches by Cube's rules, a second pass takes a distinct count as additive over a rollup whose rows its
-key determines (``_rollup_keys``), so "AOV by channel in 2024" is summed from a daily rollup Cube would not use.
+key determines (``_rollup_keys``), so "average invoice value by channel in 2024" is summed from a daily rollup
+Cube would not use.
 """
 
 from __future__ import annotations
