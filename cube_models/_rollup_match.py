@@ -7,10 +7,15 @@ rollup granularity is the coarsest one both the granularity asked for and the da
 so a range cut mid-month needs a daily rollup). Otherwise the match must be exact: the same dimensions
 (filters only on grouped dimensions, or only single-value ``equals`` filters), the same time granularity,
 and the query's measures or their leaves. Rollups are tried cube by cube in the query's order, each cube's
-in the order of its file; the first match wins. Known differences from Cube, on purpose: rolling-window
+in the order of its file; the first match wins. Known differences from Cube, on purpose: a rollup that allows a
+non-strict date range match is used only for ranges of its whole periods (Cube sums the whole periods around a
+range cut mid-period, a silent change of the range); rolling-window
 measures never match (Cube matches some); ``count_distinct_approx`` is not additive here (it compiles to an
 exact ``count(DISTINCT)``, which a sum of rollup rows would overcount); a number measure listed in a rollup
-is used only by an exact match (Cube would sum the ratios of a leaf-additive match).
+is used only by an exact match (Cube would sum the ratios of a leaf-additive match). One addition: when no
+rollup matches by Cube's rules, a second pass takes a distinct count as additive over a rollup whose rows its
+key determines (``_rollup_keys``), so "average invoice value by channel in 2024" is summed from a daily rollup
+Cube would not use.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from datetime import time as dt_time
 
+from cube_models._rollup_keys import additive_over
 from cube_models.model import Measure, PreAggregation, SemanticModel
 from cube_models.query import Filter, FilterGroup
 
@@ -72,6 +79,23 @@ def range_granularity(start: str, end: str) -> str | None:
     return min_granularity(granularity_for(lo), granularity_for(hi))
 
 
+def _starts(moment: datetime, granularity: str) -> bool:
+    """Does ``moment`` start a period of ``granularity`` (quarters included)?"""
+    midnight = moment.time() == dt_time(0)
+    return {"year": midnight and (moment.month, moment.day) == (1, 1),
+            "quarter": midnight and moment.day == 1 and moment.month % 3 == 1,
+            "month": midnight and moment.day == 1, "week": midnight and moment.isoweekday() == 1, "day": midnight,
+            "hour": (moment.minute, moment.second, moment.microsecond) == (0, 0, 0),
+            "minute": (moment.second, moment.microsecond) == (0, 0), "second": moment.microsecond == 0}[granularity]
+
+
+def whole_periods(span: tuple[str, str], granularity: str) -> bool:
+    """Is the resolved date range ``span`` a run of whole periods of ``granularity``?"""
+    lo = datetime.fromisoformat(span[0])
+    hi = datetime.fromisoformat(span[1]) + timedelta(milliseconds=1)
+    return _starts(lo, granularity) and _starts(hi, granularity)
+
+
 @dataclass(frozen=True)
 class QueryShape:
     """What matching reads of a query (Cube's transformQueryToCanUseForm)."""
@@ -87,6 +111,7 @@ class QueryShape:
     filters: tuple[Filter | FilterGroup, ...]  # dimension filters, members resolved to cube paths
     multiplied: bool
     rolling: bool
+    ranges: tuple[tuple[str, tuple[str, str] | None], ...] = ()  # (dimension, resolved date range or None)
 
 
 def _single_equals(filters: Sequence[Filter | FilterGroup], base: dict[str, int]) -> set[str] | None:
@@ -109,13 +134,20 @@ def _single_equals(filters: Sequence[Filter | FilterGroup], base: dict[str, int]
     return set(found) if all(v == 1 for v in found.values()) else None
 
 
+def _non_strict(shape: QueryShape, pre: PreAggregation) -> bool:
+    """Cube's allowNonStrictDateRangeMatch, taken only when each date range is whole periods of the rollup's
+    granularity: Cube would answer a range cut mid-period from the whole periods around it."""
+    return pre.allow_non_strict_date_range_match and \
+        all(span is None or whole_periods(span, pre.granularity or "day") for _, span in shape.ranges)
+
+
 def _time_refs(pre: PreAggregation) -> list[tuple[str, str]]:
     return [(pre.time_dimension, pre.granularity or "day")] if pre.time_dimension else []
 
 
 def _not_additive(shape: QueryShape, pre: PreAggregation, ref_dims: list[str]) -> bool:
     refs_td = _time_refs(pre)
-    query_td = list(shape.time_dimensions_as_is if pre.allow_non_strict_date_range_match else shape.time_dimensions)
+    query_td = list(shape.time_dimensions_as_is if _non_strict(shape, pre) else shape.time_dimensions)
     if any(g is None for _, g in shape.time_dimensions_as_is) or shape.rolling or query_td != refs_td:
         return False
     additive = all(m.type in ADDITIVE for m in shape.query_measures)
@@ -133,7 +165,7 @@ def _not_additive(shape: QueryShape, pre: PreAggregation, ref_dims: list[str]) -
 
 def _leaf_additive(shape: QueryShape, pre: PreAggregation, ref_dims: list[str]) -> bool:
     refs_td = _time_refs(pre)
-    query_td = shape.time_dimensions_as_is if pre.allow_non_strict_date_range_match else shape.time_dimensions
+    query_td = shape.time_dimensions_as_is if _non_strict(shape, pre) else shape.time_dimensions
     for dim, granularity in query_td:
         allowed = PARENTS.get(granularity or "", (granularity,))
         if not any((dim, g) in refs_td for g in allowed):
@@ -155,10 +187,18 @@ def can_use(shape: QueryShape, pre: PreAggregation) -> bool:
     return _not_additive(shape, pre, ref_dims)
 
 
+def can_use_by_keys(shape: QueryShape, pre: PreAggregation, model: SemanticModel) -> bool:
+    """The leaf-additive rule with each distinct count the rollup holds additively taken as additive."""
+    if shape.rolling or shape.multiplied:
+        return False
+    if not all(m.type in ADDITIVE or additive_over(m, pre, model) for m in shape.leaves):
+        return False
+    return _leaf_additive(shape, pre, sorted(pre.dimensions) + sorted(pre.segments))
+
+
 def find_rollup(shape: QueryShape, cubes: Sequence[str], model: SemanticModel) -> PreAggregation | None:
-    """The first rollup of the query's cubes (in order) that can answer it."""
-    for cube in cubes:
-        for pre in model.cubes[cube].pre_aggregations:
-            if can_use(shape, pre):
-                return pre
-    return None
+    """The first rollup of the query's cubes (in order) that can answer it by Cube's rules, else the first
+    that can by its distinct keys."""
+    pres = [pre for cube in cubes for pre in model.cubes[cube].pre_aggregations]
+    return next((pre for pre in pres if can_use(shape, pre)), None) or \
+        next((pre for pre in pres if can_use_by_keys(shape, pre, model)), None)

@@ -58,18 +58,21 @@ def shape_of(c: CompilerState, leaves: Sequence[Measure], multiplied: bool) -> Q
     grouped = tuple(model.resolve_path(p) for p in q.dimensions)
     segments = tuple(model.resolve_path(s) for s in q.segments)
     filtered = [p for f in dim_filters for p in CubeQuery(filters=[f]).members()]
-    tds, as_is = [], []
+    tds, as_is, ranges = [], [], []
     for td, dim in c.tds:
-        span = range_granularity(*resolve_date_range(td.date_range, c.today)) if td.date_range is not None else None
+        resolved = resolve_date_range(td.date_range, c.today) if td.date_range is not None else None
+        span = range_granularity(*resolved) if resolved is not None else None
         tds.append((dim.path, min_granularity(td.granularity, span)))
         as_is.append((dim.path, td.granularity))
+        ranges.append((dim.path, resolved))
     measures = tuple(dict.fromkeys([m.path for _, m in c.measures] + measure_filter_paths))
     return QueryShape(
         dimensions=tuple(sorted(set(grouped) | set(filtered) | set(segments))), grouped=grouped, segments=segments,
         measures=measures, query_measures=tuple(m for _, m in c.measures), leaves=tuple(leaves),
         time_dimensions=tuple(sorted(tds, key=lambda t: t[0])),
         time_dimensions_as_is=tuple(sorted(as_is, key=lambda t: t[0])),
-        filters=tuple(dim_filters), multiplied=multiplied, rolling=any(m.rolling_window for m in leaves))
+        filters=tuple(dim_filters), multiplied=multiplied, rolling=any(m.rolling_window for m in leaves),
+        ranges=tuple(ranges))
 
 
 def query_cubes(c: CompilerState) -> list[str]:

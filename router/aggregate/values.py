@@ -3,7 +3,11 @@
 
 Built once from the warehouse: every public string dimension over a plain column of a cube's table with
 at most ``MAX_VALUES`` distinct values (``SELECT DISTINCT`` on tables up to ``SCAN_ROWS`` rows, bounded by
-a statement timeout; the most common values of ``pg_stats`` on larger ones). A bilingual value
+a statement timeout; the most common values of ``pg_stats`` on larger ones). A cube defined by a SELECT has
+its column traced to what each branch of the SELECT reads (``_sources``): a string literal is a value, a
+column of a table is read as that table's column; only a column it computes or filters on is scanned through
+the SELECT (a join of millions of rows outlasts the timeout, and its values would be lost). A traced column
+may name a value the cube's joins leave out (its query then finds no rows), never miss one. A bilingual value
 ("杭州 Hangzhou") is also found by each of its words. Latin values match whole words only; values
 shorter than two characters, numbers and a few words that are ordinary English ("other", "none") are
 not matched. Members the glossary already binds
@@ -18,7 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
+import sqlglot
 from psycopg import sql as pgsql
+from sqlglot import exp
 
 from cube_models.model import SemanticModel
 
@@ -37,21 +43,16 @@ class ValueIndex:
 
     @classmethod
     def load(cls, conn: Any, model: SemanticModel, default_schema: str = "public") -> ValueIndex:
-        index = cls()
+        index, memo = cls(), Memo()
         for cube in model.cubes.values():
             if not cube.sql_table:
-                _index_query_cube(conn, cube, index)
+                _index_query_cube(conn, cube, index, default_schema, memo)
                 continue
             schema, _, table = cube.sql_table.rpartition(".")
-            schema = schema or default_schema
-            rows = conn.execute("SELECT c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                                "WHERE n.nspname = %s AND c.relname = %s", (schema, table)).fetchone()
-            if rows is None:
-                continue  # not a table of this database (a view, another catalog): nothing to index
             for dim in _indexed_dimensions(cube):
-                column = dim.sql.strip()
-                values = (_distinct(conn, schema, table, column) if rows[0] <= SCAN_ROWS
-                          else _common(conn, schema, table, column))
+                values = _column_values(conn, (schema or default_schema, table, dim.sql.strip()), memo)
+                if values is None:
+                    break  # not a table of this database (a view, another catalog): nothing to index
                 for value in values if len(values) <= MAX_VALUES else []:
                     index.add(dim.path, value)
         return index
@@ -87,18 +88,89 @@ def _indexed_dimensions(cube: Any) -> list[Any]:
             and re.fullmatch(r"\w+", (d.sql or "").strip())]
 
 
-def _index_query_cube(conn: Any, cube: Any, index: ValueIndex) -> None:
-    """A cube defined by a SELECT (``sql:``): its string columns' distinct values, read through that SELECT
-    under the scan timeout (none when it outlasts it). SQL with Cube templating is not run."""
+Memo = dict[tuple[str, str, str], "list[str] | None"]  # (schema, table, column) -> values read in this load
+
+
+def _column_values(conn: Any, where: tuple[str, str, str], memo: Memo) -> list[str] | None:
+    """A table column's values (``_distinct`` or ``_common`` by the table's size); None: no such table."""
+    if where not in memo:
+        memo[where] = _read_column(conn, *where)
+    return memo[where]
+
+
+def _read_column(conn: Any, schema: str, table: str, column: str) -> list[str] | None:
+    rows = conn.execute("SELECT c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                        "WHERE n.nspname = %s AND c.relname = %s", (schema, table)).fetchone()
+    if rows is None:
+        return None
+    return _distinct(conn, schema, table, column) if rows[0] <= SCAN_ROWS else _common(conn, schema, table, column)
+
+
+def _index_query_cube(conn: Any, cube: Any, index: ValueIndex, default_schema: str, memo: Memo) -> None:
+    """A cube defined by a SELECT (``sql:``): its string columns' values, traced to the tables the SELECT
+    reads, else read through the SELECT under the scan timeout (none when it outlasts it). SQL with Cube
+    templating is not run."""
     sql = (cube.sql or "").strip().rstrip(";")
     if not sql or "{" in sql or not re.match(r"(?is)\s*(?:select|with)\b", sql):
         return
     for dim in _indexed_dimensions(cube):
-        query = pgsql.SQL("SELECT DISTINCT {col} FROM ({sql}) AS cube_rows WHERE {col} IS NOT NULL LIMIT {n}").format(
-            col=pgsql.Identifier(dim.sql.strip()), sql=pgsql.SQL(sql), n=pgsql.Literal(MAX_VALUES + 1))
-        values = _bounded_scan(conn, query)
+        values = _traced(conn, _sources(sql, dim.sql.strip()), default_schema, memo)
+        if values is None:
+            query = pgsql.SQL("SELECT DISTINCT {col} FROM ({sql}) AS cube_rows WHERE {col} IS NOT NULL LIMIT {n}"
+                              ).format(col=pgsql.Identifier(dim.sql.strip()), sql=pgsql.SQL(sql),
+                                       n=pgsql.Literal(MAX_VALUES + 1))
+            values = _bounded_scan(conn, query)
         for value in values if len(values) <= MAX_VALUES else []:
             index.add(dim.path, value)
+
+
+Source = tuple[str, str, str] | str  # (schema, table, column) of a table, or a string literal
+
+
+def _sources(sql: str, column: str) -> list[Source] | None:
+    """What each branch of the SELECT ``sql`` outputs as ``column``; None when a branch computes it, takes it
+    from a subquery or filters on it (its values would then not be the source's)."""
+    try:
+        tree = sqlglot.parse_one(sql, dialect="postgres")
+    except sqlglot.errors.ParseError:
+        return None
+    parts = list(tree.flatten()) if isinstance(tree, exp.Union) else [tree]
+    branches = [b for b in parts if isinstance(b, exp.Select)]
+    if len(branches) != len(parts):
+        return None
+    out = [_branch_source(b, column) for b in branches]
+    return None if any(s is None for s in out) else [s for s in out if s is not None]
+
+
+def _branch_source(select: exp.Select, column: str) -> Source | None:
+    picked = next((p.unalias() for p in select.selects if p.alias_or_name == column), None)
+    if isinstance(picked, exp.Literal) and picked.is_string:
+        return picked.this
+    if not isinstance(picked, exp.Column) or select.args.get("with_") is not None:
+        return None
+    tables = [t for t in select.find_all(exp.Table) if t.find_ancestor(exp.Select) is select]
+    if any(t.find_ancestor(exp.Select) is not select for t in select.find_all(exp.Table)):
+        return None  # a subquery somewhere: its tables and filters are not traced
+    named = [t for t in tables if t.alias_or_name == picked.table] if picked.table else tables
+    where = select.args.get("where")
+    filtered = where is not None and any(c.name == picked.name and c.table in ("", picked.table)
+                                         for c in where.find_all(exp.Column))
+    if len(named) != 1 or filtered:
+        return None
+    return (named[0].db, named[0].name, picked.name)
+
+
+def _traced(conn: Any, sources: list[Source] | None, default_schema: str, memo: Memo) -> list[str] | None:
+    if sources is None:
+        return None
+    values: list[str] = []
+    for source in dict.fromkeys(sources):
+        found = [source] if isinstance(source, str) else \
+            _column_values(conn, (source[0] or default_schema, source[1], source[2]), memo)
+        if found is None:
+            return None
+        values += [v for v in found if v not in values]
+    return values
 
 
 def _bounded_scan(conn: Any, query: pgsql.Composed) -> list[str]:

@@ -37,3 +37,18 @@ def test_big_tables_are_read_from_statistics_not_scanned(pg_url: str, monkeypatc
         conn.execute("ANALYZE warehouse.fact_order")
         found = members(ValueIndex.load(conn, MODEL, "warehouse"))
     assert found["orders.channel"] == {"app", "web", "store"}
+
+
+def test_a_select_cubes_values_come_from_the_tables_it_reads(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    scans: list[str] = []
+    scan = values._bounded_scan
+
+    def recorded(conn, query):  # type: ignore[no-untyped-def]
+        scans.append(query.as_string(conn))
+        return scan(conn, query)
+
+    monkeypatch.setattr(values, "_bounded_scan", recorded)
+    with connection(pg_url) as conn:
+        found = members(ValueIndex.load(conn, MODEL, "warehouse"))
+    assert found["revenue.channel"] == found["orders.channel"] and found["revenue.kind"] == {"sale", "refund"}
+    assert not [q for q in scans if "cube_rows" in q]  # nothing read through the cube's join of order lines

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cube_models._rollup_match import min_granularity, range_granularity
+from cube_models._rollup_match import min_granularity, range_granularity, whole_periods
 from cube_models.compiler import compile_query, compile_rollup
 from cube_models.errors import ModelError
 from cube_models.model import load_model
@@ -42,15 +42,33 @@ def test_rules_on_the_demo_rollups() -> None:
     mid_month = {"dimension": TD, "dateRange": ["2024-03-15", "2024-04-10"]}
     assert _rollup({"measures": ["order_items.gmv"], "dimensions": ["products.product_name"],
                     "timeDimensions": [mid_month]}) is None
-    assert _rollup({"measures": ["order_items.aov"], "timeDimensions": [year]}) is None  # a ratio, no granularity
+    # a ratio over a distinct count, no granularity: Cube matches none; each order is one row of the daily rollup
+    assert _rollup({"measures": ["order_items.aov"], "timeDimensions": [year]}) == "order_items.sales_by_region_day"
+    assert _rollup({"measures": ["order_items.aov"], "dimensions": ["products.category"],
+                    "timeDimensions": [year]}) is None  # an order's lines fall in several categories
     assert _rollup({"measures": ["order_items.aov"], "timeDimensions": [{**year, "granularity": "year"}]}) == \
         "order_items.kpis_by_year"  # the exact match of a KPI's trend series
     monthly = {**year, "granularity": "month"}
     assert _rollup({"measures": ["orders.count"], "timeDimensions": [monthly]}) == "orders.kpis_by_month"
     assert _rollup({"measures": ["orders.count"], "dimensions": ["orders.channel"],
-                    "timeDimensions": [monthly]}) is None  # a distinct count by a dimension no KPI rollup has
+                    "timeDimensions": [monthly]}) == "orders.orders_by_region_day"  # by its key, the order
+    assert _rollup({"measures": ["orders.active_customers"], "dimensions": ["orders.channel"],
+                    "timeDimensions": [monthly]}) is None  # a customer orders on several days
     assert _rollup({"measures": ["orders.refund_rate"], "timeDimensions": [year]}) == "orders.orders_by_region_day"
     assert _rollup({"measures": ["orders.completed_count"], "dimensions": ["products.category"]}) is None
+
+
+def test_a_non_strict_rollup_answers_ranges_of_its_whole_periods_only() -> None:
+    assert whole_periods(("2023-07-01T00:00:00.000", "2025-06-30T23:59:59.999"), "quarter")
+    assert not whole_periods(("2024-02-01T00:00:00.000", "2024-12-31T23:59:59.999"), "quarter")
+    assert not whole_periods(("2024-01-01T00:00:00.000", "2024-11-30T23:59:59.999"), "quarter")
+
+    def quarterly(start: str, end: str) -> dict:
+        return {"measures": ["orders.active_customers"],
+                "timeDimensions": [{"dimension": TD, "granularity": "quarter", "dateRange": [start, end]}]}
+
+    assert _rollup(quarterly("2023-07-01", "2025-06-30")) == "orders.kpis_by_quarter"
+    assert _rollup(quarterly("2024-02-15", "2024-12-31")) is None  # its first quarter would count whole
 
 
 def test_query_over_a_rollup_reads_only_its_columns() -> None:

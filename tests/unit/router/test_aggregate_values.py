@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from router.aggregate.values import ValueIndex
+from router.aggregate.values import ValueIndex, _sources
 
 
 def index() -> ValueIndex:
@@ -36,3 +36,14 @@ def test_words_the_glossary_read_as_values_are_not_read_again() -> None:
     assert values.filters("top brands in 华东 by GMV", set(), {"华东"}) == []
     assert values.filters("Pulse GMV in 华东", set(), {"华东"}) == [
         {"member": "products.brand", "operator": "equals", "values": ["Pulse"]}]
+
+
+def test_a_select_cubes_columns_are_traced_to_the_tables_each_branch_reads() -> None:
+    sql = ("SELECT o.channel, 'sale' AS kind, o.status FROM s.lines l JOIN s.orders o ON o.id = l.order_id "
+           "WHERE o.status = 'done' UNION ALL SELECT channel, 'refund' AS kind, status FROM s.returns")
+    assert _sources(sql, "channel") == [("s", "orders", "channel"), ("s", "returns", "channel")]
+    assert _sources(sql, "kind") == ["sale", "refund"]
+    assert _sources(sql, "status") is None  # the first branch keeps only some of its values
+    assert _sources("SELECT upper(c) AS c FROM s.t", "c") is None  # computed
+    assert _sources("SELECT x.c FROM (SELECT c FROM s.t WHERE c <> 'a') AS x", "c") is None  # a subquery
+    assert _sources("SELECT c FROM s.t JOIN s.u ON s.t.id = s.u.id", "c") is None  # which table is unknown
