@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -74,7 +74,7 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
                          store_fallback=store.fallback_reason)
     timing = {"register": 0.0, "process": 0.0, "filter_parse": 0.0, "lookup": 0.0, "embed": 0.0, "save": 0.0}
     with (connection(url) as conn, connection(url) as writer, ThreadPoolExecutor(1, "sag-save") as saving,
-          ThreadPoolExecutor(1, "sag-vectors") as vectors_thread):
+          ThreadPoolExecutor(1, "sag-vectors") as vectors_thread, ThreadPoolExecutor(1, "sag-parse") as parsing):
         t = time.monotonic()
         report.chunks_new = repository.register_chunks(conn, unique)
         pending = repository.pending_ids(conn, [c.chunk_id for c in unique], store.key)
@@ -85,10 +85,8 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
         sent: set[str] = set()  # entities of batches handed to the writer (not yet visible to the lookup)
         in_flight: Future[None] | None = None
         try:
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start : start + batch_size]
-                records, index_batch = _prepare(batch, conn, store, processor, embedder, name_embedder,
-                                                relation_vectors, sent, timing, report)
+            for batch, records in _parsed_batches(todo, batch_size, processor, parsing, timing, report):
+                index_batch = _prepare(records, conn, store, embedder, name_embedder, relation_vectors, sent, timing)
                 if in_flight is not None:
                     in_flight.result()
                 in_flight = saving.submit(_save, writer, store, records, index_batch, timing, vectors_thread)
@@ -115,18 +113,36 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     return report
 
 
-def _prepare(batch: Sequence[Chunk], conn: Any, store: VectorStore, processor: Processor, embedder: Embedder,
-             name_embedder: Embedder, relation_vectors: bool, sent: set[str], timing: dict[str, float],
-             report: IndexReport) -> tuple[list[EventRecord], IndexBatch]:
-    """Process, filter, parse and embed one batch (entities the store holds, or that an earlier batch of this
-    run sent, are not embedded again)."""
+def _parsed_batches(todo: Sequence[Chunk], batch_size: int, processor: Processor, pool: ThreadPoolExecutor,
+                    timing: dict[str, float], report: IndexReport) -> Iterator[tuple[Sequence[Chunk], list[EventRecord]]]:
+    """The batches of ``todo`` with their records, each processed, filtered and parsed on ``pool`` while the
+    caller embeds and saves the one before (parsing is Python; the encoder's matrix products and the database
+    work it overlaps leave the GIL free), so the processor's time hides behind the encoder's."""
+    batches = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
+    ahead = pool.submit(_parse, batches[0], processor, timing) if batches else None
+    for i, batch in enumerate(batches):
+        assert ahead is not None
+        records, fallbacks = ahead.result()
+        ahead = pool.submit(_parse, batches[i + 1], processor, timing) if i + 1 < len(batches) else None
+        report.fallbacks += fallbacks
+        yield batch, records
+
+
+def _parse(batch: Sequence[Chunk], processor: Processor, timing: dict[str, float]) -> tuple[list[EventRecord], int]:
+    """Process, filter and parse one batch: its records and how many extractions fell back."""
     t = time.monotonic()
     extractions = processor.process(batch)
     timing["process"] += time.monotonic() - t
     t = time.monotonic()
     records = [parse_extraction(filter_extraction(x, c), c) for x, c in zip(extractions, batch, strict=True)]
-    report.fallbacks += sum(1 for x in extractions if x.fallback_reason)
     timing["filter_parse"] += time.monotonic() - t
+    return records, sum(1 for x in extractions if x.fallback_reason)
+
+
+def _prepare(records: list[EventRecord], conn: Any, store: VectorStore, embedder: Embedder, name_embedder: Embedder,
+             relation_vectors: bool, sent: set[str], timing: dict[str, float]) -> IndexBatch:
+    """Embed one parsed batch (entities the store holds, or that an earlier batch of this run sent, are not
+    embedded again)."""
     t = time.monotonic()
     ids = {e.entity_id for r in records for e in r.entities}
     known = repository.known_entities(conn, ids - sent, store.key) | (ids & sent)
@@ -135,7 +151,7 @@ def _prepare(batch: Sequence[Chunk], conn: Any, store: VectorStore, processor: P
     t = time.monotonic()
     index_batch = build_index_batch(records, known, embedder, name_embedder, relation_vectors)
     timing["embed"] += time.monotonic() - t
-    return records, index_batch
+    return index_batch
 
 
 def _save(writer: Any, store: VectorStore, records: list[EventRecord], index_batch: IndexBatch,
