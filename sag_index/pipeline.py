@@ -29,7 +29,6 @@ from sag_index.models import Chunk, EventRecord
 from sag_index.processor import FastProcessor, Processor
 
 ANALYZE_AFTER = 5000  # chunks indexed in one run before planner statistics are refreshed
-TAIL_PARTS = 4  # the last of several batches is cut in this many (see batch_slices)
 GIL_SWITCH_S = 0.0005  # thread switch interval while a run's threads share the GIL (see _gil_handoff)
 
 
@@ -140,7 +139,7 @@ def _parsed_batches(todo: Sequence[Chunk], batch_size: int, processor: Processor
     """The batches of ``todo`` with their records, each processed, filtered and parsed on ``pool`` while the
     caller embeds and saves the one before (parsing is Python; the encoder's matrix products and the database
     work it overlaps leave the GIL free), so the processor's time hides behind the encoder's."""
-    batches = batch_slices(todo, batch_size)
+    batches = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
     ahead = pool.submit(_parse, batches[0], processor, timing) if batches else None
     for i, batch in enumerate(batches):
         assert ahead is not None
@@ -148,16 +147,6 @@ def _parsed_batches(todo: Sequence[Chunk], batch_size: int, processor: Processor
         ahead = pool.submit(_parse, batches[i + 1], processor, timing) if i + 1 < len(batches) else None
         report.fallbacks += fallbacks
         yield batch, records
-
-
-def batch_slices(todo: Sequence[Chunk], size: int) -> list[Sequence[Chunk]]:
-    """``todo`` in batches of ``size``; when there are several, the last is cut in ``TAIL_PARTS``: it is written
-    after the encoder has finished, so the smaller it is, the less of a run is left with nothing to overlap."""
-    starts = list(range(0, len(todo), size))
-    if len(starts) > 1:
-        last = starts.pop()
-        starts += range(last, len(todo), -(-(len(todo) - last) // TAIL_PARTS))
-    return [todo[a:b] for a, b in zip(starts, [*starts[1:], len(todo)], strict=False)]
 
 
 def _parse(batch: Sequence[Chunk], processor: Processor, timing: dict[str, float]) -> tuple[list[EventRecord], int]:
