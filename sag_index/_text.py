@@ -93,10 +93,12 @@ def tokenize(text: str, keep_stopwords: bool = False) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize_name(name: str) -> str:
     """Canonical key of an entity name: folded, parenthetical qualifiers and punctuation removed.
 
-    ``Lilu (mythology)`` -> ``lilu``; ``"Harbor Library"`` -> ``harbor library``.
+    ``Lilu (mythology)`` -> ``lilu``; ``"Harbor Library"`` -> ``harbor library``. Memoised: indexing asks for
+    the key of each mention three times (processor, filter, parser), and names recur across chunks.
     """
     text = _PAREN.sub(" ", fold(name)).strip() or fold(name)
     tokens = _TOKEN.findall(text)

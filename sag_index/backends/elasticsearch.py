@@ -2,7 +2,9 @@
 
 dense_vector fields (cosine, HNSW) serve kNN; ``tokens`` fields hold the shared tokenizer's
 output analysed by the ``whitespace`` analyzer, so BM25 ranks the same terms as the PostgreSQL
-backend. Writes go through the bulk helper; ids are the SAG ids, so re-indexing overwrites. While a run
+backend. Writes go through the bulk helper; ids are the SAG ids, so re-indexing overwrites. Requests are
+serialised by orjson, vectors straight from their float32 arrays: the shortest decimal that reads back as the
+same float32, about half the bytes of a float64 list and a tenth of the stdlib encoder's CPU. While a run
 writes, the indices do not refresh (``refresh_interval`` -1: no segment per second of bulk writes);
 ``flush()`` at the end of the run, ``delete_events`` and ``ensure()`` (every open) restore
 ``REFRESH_INTERVAL`` and refresh.
@@ -73,8 +75,10 @@ class ElasticsearchStore(VectorStore):
 
     def __init__(self, url: str, prefix: str = "cubesage_", timeout_s: float = 10.0) -> None:
         from elasticsearch import Elasticsearch
+        from elasticsearch.serializer import OrjsonSerializer
 
-        self._es = Elasticsearch(url, request_timeout=timeout_s, retry_on_timeout=False, max_retries=0)
+        self._es = Elasticsearch(url, request_timeout=timeout_s, retry_on_timeout=False, max_retries=0,
+                                 serializer=OrjsonSerializer())
         self._url = url
         self.prefix = prefix.lower()
         self._dirty = False
@@ -122,18 +126,18 @@ class ElasticsearchStore(VectorStore):
                                      "title": ev.title, "tokens": " ".join(ev.tokens)}
             for name, vec in (("title_vec", ev.title_vec), ("content_vec", ev.content_vec)):
                 if vec is not None:  # a table row's event has none
-                    event[name] = vec.tolist()
+                    event[name] = vec
             actions.append({"_index": self.index("event_vectors"), "_id": ev.event_id, "_source": event})
         for en in batch.entities:
             source: dict[str, Any] = {"entity_id": en.entity_id, "name": en.name, "normalized": en.normalized,
                                       "type": en.type, "tokens": " ".join(en.tokens)}
             if en.name_vec is not None:
-                source["name_vec"] = en.name_vec.tolist()
+                source["name_vec"] = en.name_vec
             actions.append({"_index": self.index("entity_vectors"), "_id": en.entity_id, "_source": source})
         for ln in batch.links:
             actions.append({"_index": self.index("event_entity_vectors"), "_id": f"{ln.event_id}|{ln.entity_id}",
                             "_source": {"event_id": ln.event_id, "entity_id": ln.entity_id,
-                                        "description": ln.description, "desc_vec": ln.desc_vec.tolist()}})
+                                        "description": ln.description, "desc_vec": ln.desc_vec}})
         if actions:
             if not self._dirty:  # the first write of a run: no refreshes until flush()
                 self._refresh_interval("-1")

@@ -80,7 +80,7 @@ def _bm25_docs(batch: IndexBatch) -> dict[tuple[str, str], tuple[str, list[str]]
 def _write_bm25(cur: Any, docs: dict[tuple[str, str], tuple[str, list[str]]]) -> None:
     """Replace the BM25 rows of ``docs``: the known ones' doc and posting rows are deleted, then every row is
     copied straight into its table (no conflict is left to resolve: one bulk COPY instead of an upsert through
-    a temporary table), postings term by term so the primary-key btree is filled page by page."""
+    a temporary table), postings in primary-key order so the btree is filled page by page."""
     if not docs:
         return
     ids_by_idx: dict[str, list[str]] = {}
@@ -94,14 +94,12 @@ def _write_bm25(cur: Any, docs: dict[tuple[str, str], tuple[str, list[str]]]) ->
     with cur.copy("COPY sag.bm25_doc (idx, doc_id, kind, length) FROM STDIN") as copy:
         for (idx, doc_id), (kind, tokens) in docs.items():
             copy.write_row((idx, doc_id, kind, len(tokens)))
-    postings: dict[tuple[str, str], list[tuple[str, int]]] = {}  # (idx, term) -> (doc id, tf)
-    for (idx, doc_id), (_, tokens) in docs.items():
-        for term, tf in Counter(tokens).items():
-            postings.setdefault((idx, term), []).append((doc_id, tf))
+    postings = [(idx, term, doc_id, tf) for (idx, doc_id), (_, tokens) in docs.items()
+                for term, tf in Counter(tokens).items()]
+    postings.sort()  # primary-key order
     with cur.copy("COPY sag.bm25_term (idx, term, doc_id, tf) FROM STDIN") as copy:
-        for idx, term in sorted(postings):
-            for doc_id, tf in postings[(idx, term)]:
-                copy.write_row((idx, term, doc_id, tf))
+        for row in postings:
+            copy.write_row(row)
 
 
 class PostgresStore(VectorStore):

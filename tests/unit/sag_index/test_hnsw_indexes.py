@@ -27,8 +27,8 @@ def test_every_searched_vector_table_has_an_hnsw_index() -> None:
     assert _vector_tables() - TOKEN_BLOCKED == indexed
 
 
-def test_the_token_blocked_table_loses_the_index_older_databases_built() -> None:
-    assert _hnsw.retired() == ["sag.entity_vectors_name_hnsw"]
+def test_indexes_nothing_searches_are_dropped_from_older_databases() -> None:
+    assert _hnsw.retired() == ["sag.entity_vectors_name_hnsw", "sag.event_vectors_doc_title_hnsw"]
     assert not set(_hnsw.retired()) & set(_hnsw.names())
 
 
