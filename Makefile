@@ -45,11 +45,13 @@ screenshots: install-test
 unit: install-app
 	$(VENV)/bin/pytest -q -p no:cacheprovider -m unit tests/unit
 
-## Gates (`make test` runs them first, so CI does): ruff (with complexity limits), mypy, the import-layer contract
+## Gates (`make test` runs them first, so CI does): ruff (with complexity limits) and ruff format, mypy, the
+## import-layer contract
 # mypy: strict on cubesage_core and cube_models (pyproject.toml), normal on the rest listed here
 MYPY_PACKAGES := cubesage_core cube_models sag_index fourengine router warehouses answer bench demo
 lint: install-app
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy $(MYPY_PACKAGES)
 	$(VENV)/bin/pytest -q -p no:cacheprovider tests/unit/test_layers.py
 

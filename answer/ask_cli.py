@@ -96,14 +96,21 @@ def regress(
         err_console.print(f"[red]{err}[/red]")
         raise typer.Exit(2) from err
     if "llm" in modes and not get_settings().llm_url:
-        err_console.print(f"[red]--mode {mode} needs an LLM endpoint: set CUBESAGE_LLM_URL (and _MODEL, _API_KEY)"
-                          "[/red]")
+        err_console.print(
+            f"[red]--mode {mode} needs an LLM endpoint: set CUBESAGE_LLM_URL (and _MODEL, _API_KEY)[/red]"
+        )
         raise typer.Exit(2)
     started = time.perf_counter()
     with _service() as service:
         results = []
-        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeElapsedColumn(), console=err_console, disable=as_json) as progress:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total}"),
+            TimeElapsedColumn(),
+            console=err_console,
+            disable=as_json,
+        ) as progress:
             task = progress.add_task(f"{spec.name} ({spec.split}, {mode})", total=len(spec.cases) * len(modes))
             for result in run_suite(spec, service.ask, service.url, modes):
                 results.append(result)
@@ -111,8 +118,12 @@ def regress(
                 if as_json:
                     typer.echo(result_line(result))
         elapsed = time.perf_counter() - started
-        summaries = {m: summarize([r for r in results if r.mode == m], elapsed, service.startup_ms, suite=spec.name,
-                                  split=spec.split) for m in modes}
+        summaries = {
+            m: summarize(
+                [r for r in results if r.mode == m], elapsed, service.startup_ms, suite=spec.name, split=spec.split
+            )
+            for m in modes
+        }
     summary = summaries[modes[0]] if len(modes) == 1 else summaries
     if as_json:
         typer.echo(json.dumps({"summary": summary}, ensure_ascii=False))
@@ -136,16 +147,30 @@ def _print_side_by_side(results: list[CaseResult], summaries: dict[str, dict[str
         fast, llm = pair["fast"], pair["llm"]
         styled = [f"[{OUTCOME_STYLE[r.outcome]}]{r.outcome}[/{OUTCOME_STYLE[r.outcome]}]" for r in (fast, llm)]
         reason = "" if fast.outcome == llm.outcome else f"fast: {fast.reason} | llm: {llm.reason}"
-        view.add_row(cid, fast.intent_expected, *styled, f"{fast.latency_ms:.0f}", f"{llm.latency_ms:.0f}",
-                     str((llm.llm or {}).get("calls", 0)), reason)
+        view.add_row(
+            cid,
+            fast.intent_expected,
+            *styled,
+            f"{fast.latency_ms:.0f}",
+            f"{llm.latency_ms:.0f}",
+            str((llm.llm or {}).get("calls", 0)),
+            reason,
+        )
     console.print(view)
     for mode, summary in summaries.items():
         cost = summary.get("llm") or {}
-        console.print(f"{mode}: pass rate {_rate(summary['pass_rate'])}, wrong {summary['wrong']}, intent acc "
-                      f"{_rate(summary['intent_accuracy'])}, p50 {summary['latency_p50_ms']} ms, p95 "
-                      f"{summary['latency_p95_ms']} ms" + (f", {cost['calls_per_question']} LLM calls and "
-                      f"{cost['prompt_tokens_per_question'] + cost['completion_tokens_per_question']:.0f} tokens "
-                      f"per question, {cost['fallback_steps']} steps fell back" if cost else ""))
+        console.print(
+            f"{mode}: pass rate {_rate(summary['pass_rate'])}, wrong {summary['wrong']}, intent acc "
+            f"{_rate(summary['intent_accuracy'])}, p50 {summary['latency_p50_ms']} ms, p95 "
+            f"{summary['latency_p95_ms']} ms"
+            + (
+                f", {cost['calls_per_question']} LLM calls and "
+                f"{cost['prompt_tokens_per_question'] + cost['completion_tokens_per_question']:.0f} tokens "
+                f"per question, {cost['fallback_steps']} steps fell back"
+                if cost
+                else ""
+            )
+        )
 
 
 OUTCOME_STYLE = {"passed": "green", "wrong": "bold red", "refused": "yellow", "failed": "red", "unchecked": "dim"}
@@ -156,22 +181,43 @@ def _print_report(results: list[CaseResult], summary: dict[str, Any]) -> None:
     view = Table("id", "split", "intent", "outcome", "ms", "reason")
     for r in results:
         style = OUTCOME_STYLE[r.outcome]
-        view.add_row(r.id, r.split, f"{r.intent_got}" + ("" if r.intent_ok else f" (want {r.intent_expected})"),
-                     f"[{style}]{r.outcome}[/{style}]", f"{r.latency_ms:.0f}", "" if r.reason == "ok" else r.reason)
+        view.add_row(
+            r.id,
+            r.split,
+            f"{r.intent_got}" + ("" if r.intent_ok else f" (want {r.intent_expected})"),
+            f"[{style}]{r.outcome}[/{style}]",
+            f"{r.latency_ms:.0f}",
+            "" if r.reason == "ok" else r.reason,
+        )
     console.print(view)
-    counts = Table("group", "cases", *OUTCOMES, "checked", "pass rate", "intent acc",
-                   title=f"{summary['suite']} ({summary['split']})")
+    counts = Table(
+        "group",
+        "cases",
+        *OUTCOMES,
+        "checked",
+        "pass rate",
+        "intent acc",
+        title=f"{summary['suite']} ({summary['split']})",
+    )
     for column in counts.columns:  # whole headers and group names, also on a narrow or piped console
         column.no_wrap = True
         column.min_width = len(str(column.header))
     counts.columns[0].min_width = max(len(name) for name in INTENTS)
     groups = [("all", summary), *summary["by_intent"].items(), *summary["by_language"].items()]
     for name, c in groups:
-        counts.add_row(name, str(c["cases"]), *(str(c[o]) for o in OUTCOMES), str(c["checked"]),
-                       _rate(c["pass_rate"]), _rate(c["intent_accuracy"]))
+        counts.add_row(
+            name,
+            str(c["cases"]),
+            *(str(c[o]) for o in OUTCOMES),
+            str(c["checked"]),
+            _rate(c["pass_rate"]),
+            _rate(c["intent_accuracy"]),
+        )
     console.print(counts, crop=False)
-    console.print(f"latency p50 {summary['latency_p50_ms']} ms, p95 {summary['latency_p95_ms']} ms; "
-                  f"refusal kind mismatches {summary['refusal_kind_mismatch']}; elapsed {summary['elapsed_s']} s")
+    console.print(
+        f"latency p50 {summary['latency_p50_ms']} ms, p95 {summary['latency_p95_ms']} ms; "
+        f"refusal kind mismatches {summary['refusal_kind_mismatch']}; elapsed {summary['elapsed_s']} s"
+    )
 
 
 def _rate(value: float | None) -> str:

@@ -29,8 +29,12 @@ MAX_SERIES = 10
 CONCAT_WIDTH = 560  # views inside a concat cannot take the container's width
 AXIS_FORMAT = {"percent": ".1~%", "currency": "~s", None: "~s"}
 FONT = "system-ui, 'WenQuanYi Zen Hei', 'Noto Sans CJK SC', 'PingFang SC', sans-serif"
-CONFIG = {"view": {"stroke": None}, "font": FONT, "legend": {"orient": "bottom"},
-          "axis": {"labelFontSize": 11, "titleFontSize": 12}}
+CONFIG = {
+    "view": {"stroke": None},
+    "font": FONT,
+    "legend": {"orient": "bottom"},
+    "axis": {"labelFontSize": 11, "titleFontSize": 12},
+}
 POSITION = {"month": slice(5, 7), "quarter": slice(5, 7), "week": slice(5, 8), "day": slice(5, 10)}
 
 
@@ -52,8 +56,9 @@ def shape_of(table: ResultTable, parts: Parts) -> Shape | None:
     return "kpi" if len(table.rows) == 1 else None
 
 
-def chart_spec(table: ResultTable, language: str, title: str = "", *, periods: list[str] | None = None,
-               trend: Trend | None = None) -> dict[str, Any] | None:
+def chart_spec(
+    table: ResultTable, language: str, title: str = "", *, periods: list[str] | None = None, trend: Trend | None = None
+) -> dict[str, Any] | None:
     """The chart of an answer table; ``periods`` orders compared periods earlier first; ``trend`` feeds
     a KPI card's change and sparkline. None when the table has nothing to chart (no measure)."""
     parts = parts_of(table, language)
@@ -85,6 +90,7 @@ def _frame(spec: dict[str, Any], title: str, shape: str, note: str = "") -> dict
 
 
 # -- data ------------------------------------------------------------------------------------------------
+
 
 def _f(i: int) -> str:
     return f"c{i}"
@@ -123,10 +129,16 @@ def _series_key(record: dict[str, Any], dims: list[int]) -> str:
 
 # -- encodings -------------------------------------------------------------------------------------------
 
+
 def _quant(parts: Parts, i: int, **extra: Any) -> dict[str, Any]:
     column = parts.columns[i]
-    return {"field": _f(i), "type": "quantitative", "title": column.title,
-            "axis": {"format": AXIS_FORMAT.get(column.format, "~s")}, **extra}
+    return {
+        "field": _f(i),
+        "type": "quantitative",
+        "title": column.title,
+        "axis": {"format": AXIS_FORMAT.get(column.format, "~s")},
+        **extra,
+    }
 
 
 def _nominal(parts: Parts, i: int, **extra: Any) -> dict[str, Any]:
@@ -149,6 +161,7 @@ def _periods_scale(periods: list[str]) -> dict[str, Any]:
 
 # -- shapes ----------------------------------------------------------------------------------------------
 
+
 def _compare(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> dict[str, Any]:
     p = parts.period
     assert p is not None
@@ -157,19 +170,38 @@ def _compare(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> di
     for m in parts.measures:
         y = _quant(parts, m)
         if parts.time is not None and parts.columns[parts.time].grain in POSITION:  # aligned lines per period
-            x = {"field": "pos", "type": "ordinal", "title": parts.columns[parts.time].title, "sort": "ascending",
-                 "axis": {"labelAngle": 0}}
-            spec: dict[str, Any] = {"mark": {"type": "line", "point": True},
-                                    "encoding": {"x": x, "y": y, "color": color}}
+            x = {
+                "field": "pos",
+                "type": "ordinal",
+                "title": parts.columns[parts.time].title,
+                "sort": "ascending",
+                "axis": {"labelAngle": 0},
+            }
+            spec: dict[str, Any] = {
+                "mark": {"type": "line", "point": True},
+                "encoding": {"x": x, "y": y, "color": color},
+            }
         elif parts.dims:
             x = {**_nominal(parts, parts.dims[0]), "sort": {"field": _f(m), "op": "sum", "order": "descending"}}
             many = len({r[_f(parts.dims[0])] for r in data}) > 4
-            spec = {"mark": {"type": "bar"}, "encoding": {
-                "x": {**x, "axis": {"labelAngle": -35 if many else 0, "labelLimit": 140}}, "y": y, "color": color,
-                "xOffset": {"field": _f(p), "sort": periods}}}
+            spec = {
+                "mark": {"type": "bar"},
+                "encoding": {
+                    "x": {**x, "axis": {"labelAngle": -35 if many else 0, "labelLimit": 140}},
+                    "y": y,
+                    "color": color,
+                    "xOffset": {"field": _f(p), "sort": periods},
+                },
+            }
         else:
-            spec = {"mark": {"type": "bar"}, "encoding": {
-                "x": {**_nominal(parts, p), "sort": periods, "axis": {"labelAngle": 0}}, "y": y, "color": color}}
+            spec = {
+                "mark": {"type": "bar"},
+                "encoding": {
+                    "x": {**_nominal(parts, p), "sort": periods, "axis": {"labelAngle": 0}},
+                    "y": y,
+                    "color": color,
+                },
+            }
         spec["encoding"]["tooltip"] = _tooltip(parts)
         by_measure.append({"width": "container" if len(parts.measures) == 1 else 260, "height": 260, **spec})
     return by_measure[0] if len(by_measure) == 1 else {"hconcat": by_measure}
@@ -183,13 +215,26 @@ def _share(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> dict
     order = {"field": _f(s), "type": "quantitative", "sort": "descending"}
     if parts.time is not None:
         color = {"color": _nominal(parts, parts.dims[-1])} if parts.dims else {}
-        return {"width": "container", "height": 260, "mark": {"type": "bar"},
-                "encoding": {"x": _ordinal_time(parts, parts.time, len(data)), "y": share, "order": order, **color,
-                             "tooltip": _tooltip(parts)}}
+        return {
+            "width": "container",
+            "height": 260,
+            "mark": {"type": "bar"},
+            "encoding": {
+                "x": _ordinal_time(parts, parts.time, len(data)),
+                "y": share,
+                "order": order,
+                **color,
+                "tooltip": _tooltip(parts),
+            },
+        }
     inner = parts.dims[-1]
     by_share = {"field": _f(s), "op": "sum", "order": "descending"}
-    enc: dict[str, Any] = {"x": share, "color": {**_nominal(parts, inner), "sort": by_share}, "order": order,
-                           "tooltip": _tooltip(parts)}
+    enc: dict[str, Any] = {
+        "x": share,
+        "color": {**_nominal(parts, inner), "sort": by_share},
+        "order": order,
+        "tooltip": _tooltip(parts),
+    }
     if len(parts.dims) == 1:
         enc["x"] = {**share, "scale": {"domain": [0, 1]}}
         return {"width": "container", "height": 40, "mark": {"type": "bar"}, "encoding": enc}
@@ -210,14 +255,21 @@ def _series(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> dic
     if len(parts.measures) > 1 and len(formats) == 1:  # one axis: fold the measures into coloured series
         return _folded_measures(parts, t, n, mark, formats.pop())
     width = "container" if len(parts.measures) == 1 else CONCAT_WIDTH
-    charts = [{"width": width, "height": 260 if len(parts.measures) == 1 else 160, "mark": mark,
-               "encoding": {"x": _ordinal_time(parts, t, n), "y": _quant(parts, m), "tooltip": _tooltip(parts)}}
-              for m in parts.measures]
+    charts = [
+        {
+            "width": width,
+            "height": 260 if len(parts.measures) == 1 else 160,
+            "mark": mark,
+            "encoding": {"x": _ordinal_time(parts, t, n), "y": _quant(parts, m), "tooltip": _tooltip(parts)},
+        }
+        for m in parts.measures
+    ]
     return charts[0] if len(charts) == 1 else {"vconcat": charts}
 
 
-def _series_by_dimensions(data: list[dict[str, Any]], parts: Parts, t: int, n: int,
-                          mark: dict[str, Any]) -> dict[str, Any]:
+def _series_by_dimensions(
+    data: list[dict[str, Any]], parts: Parts, t: int, n: int, mark: dict[str, Any]
+) -> dict[str, Any]:
     """One coloured line per value of the dimensions (the biggest ``MAX_SERIES`` kept), a chart per measure."""
     for r in data:
         r["series"] = _series_key(r, parts.dims)
@@ -226,9 +278,20 @@ def _series_by_dimensions(data: list[dict[str, Any]], parts: Parts, t: int, n: i
     title = " / ".join(parts.columns[d].title for d in parts.dims)
     color = {"field": "series", "type": "nominal", "title": title, "sort": keep}
     width: int | str = "container" if len(parts.measures) == 1 else CONCAT_WIDTH
-    charts = [{"width": width, "height": 260 if len(parts.measures) == 1 else 180, "mark": mark,
-               "encoding": {"x": _ordinal_time(parts, t, n), "y": _quant(parts, m), "color": color,
-                            "tooltip": _tooltip(parts)}} for m in parts.measures]
+    charts = [
+        {
+            "width": width,
+            "height": 260 if len(parts.measures) == 1 else 180,
+            "mark": mark,
+            "encoding": {
+                "x": _ordinal_time(parts, t, n),
+                "y": _quant(parts, m),
+                "color": color,
+                "tooltip": _tooltip(parts),
+            },
+        }
+        for m in parts.measures
+    ]
     return charts[0] if len(charts) == 1 else {"vconcat": charts}
 
 
@@ -236,15 +299,26 @@ def _folded_measures(parts: Parts, t: int, n: int, mark: dict[str, Any], number_
     """Measures of one format on one axis, folded into a coloured line each."""
     fields = [_f(m) for m in parts.measures]
     titles = {_f(m): parts.columns[m].title for m in parts.measures}
-    return {"width": "container", "height": 260, "transform": [
-        {"fold": fields, "as": ["measure", "value"]},
-        {"calculate": f"{titles!r}[datum.measure]".replace("'", '"'), "as": "measure_title"}],
-        "mark": mark, "encoding": {
+    return {
+        "width": "container",
+        "height": 260,
+        "transform": [
+            {"fold": fields, "as": ["measure", "value"]},
+            {"calculate": f"{titles!r}[datum.measure]".replace("'", '"'), "as": "measure_title"},
+        ],
+        "mark": mark,
+        "encoding": {
             "x": _ordinal_time(parts, t, n),
-            "y": {"field": "value", "type": "quantitative", "title": None,
-                  "axis": {"format": AXIS_FORMAT.get(number_format, "~s")}},
+            "y": {
+                "field": "value",
+                "type": "quantitative",
+                "title": None,
+                "axis": {"format": AXIS_FORMAT.get(number_format, "~s")},
+            },
             "color": {"field": "measure_title", "type": "nominal", "title": None},
-            "tooltip": _tooltip(parts)}}
+            "tooltip": _tooltip(parts),
+        },
+    }
 
 
 def _biggest_series(data: list[dict[str, Any]], measure: str) -> list[str]:
@@ -260,14 +334,23 @@ def _bars(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> dict[
     x = _quant(parts, m)
     if len(dims) == 1:
         y = {**_nominal(parts, dims[0]), "sort": "-x", "axis": {"labelLimit": 220}}
-        return {"width": "container", "height": max(60, 24 * len(data)), "mark": {"type": "bar"},
-                "encoding": {"y": y, "x": x, "tooltip": _tooltip(parts)}}
+        return {
+            "width": "container",
+            "height": max(60, 24 * len(data)),
+            "mark": {"type": "bar"},
+            "encoding": {"y": y, "x": x, "tooltip": _tooltip(parts)},
+        }
     for r in data:
         r["group"] = _series_key(r, dims[:-1])
     inner = dims[-1]
     outer_title = " / ".join(parts.columns[d].title for d in dims[:-1])
-    y = {"field": "group", "type": "nominal", "title": outer_title,
-         "sort": {"field": _f(m), "op": "sum", "order": "descending"}, "axis": {"labelLimit": 220}}
+    y = {
+        "field": "group",
+        "type": "nominal",
+        "title": outer_title,
+        "sort": {"field": _f(m), "op": "sum", "order": "descending"},
+        "axis": {"labelLimit": 220},
+    }
     enc: dict[str, Any] = {"y": y, "x": x, "color": _nominal(parts, inner), "tooltip": _tooltip(parts)}
     groups = len({r["group"] for r in data})
     if vocabulary().additive(parts.columns[m].name):
@@ -281,6 +364,7 @@ def _bars(data: list[dict[str, Any]], parts: Parts, periods: list[str]) -> dict[
 
 # -- KPI cards -------------------------------------------------------------------------------------------
 
+
 def _kpi(table: ResultTable, parts: Parts, trend: Trend | None) -> dict[str, Any]:
     row = table.rows[0]
     cards = []
@@ -292,14 +376,25 @@ def _kpi(table: ResultTable, parts: Parts, trend: Trend | None) -> dict[str, Any
 
 
 def _text(value: str, size: int, color: str = "#1d2433", weight: str = "normal") -> dict[str, Any]:
-    return {"width": 240, "height": size + 10, "data": {"values": [{"text": value}]},
-            "mark": {"type": "text", "align": "left", "baseline": "middle", "x": 0, "fontSize": size,
-                     "fontWeight": weight, "color": color},
-            "encoding": {"text": {"field": "text", "type": "nominal"}}}
+    return {
+        "width": 240,
+        "height": size + 10,
+        "data": {"values": [{"text": value}]},
+        "mark": {
+            "type": "text",
+            "align": "left",
+            "baseline": "middle",
+            "x": 0,
+            "fontSize": size,
+            "fontWeight": weight,
+            "color": color,
+        },
+        "encoding": {"text": {"field": "text", "type": "nominal"}},
+    }
 
 
 def _change_text(trend: Trend, column: Column) -> dict[str, Any]:
-    """"+3.2% vs 2025-05" (percent measures: "+0.18 pp vs 2024-Q4"), green up, red down."""
+    """ "+3.2% vs 2025-05" (percent measures: "+0.18 pp vs 2024-Q4"), green up, red down."""
     change = trend.change or 0.0
     sign = "+" if change >= 0 else "-"
     if column.format == "percent":
@@ -317,11 +412,17 @@ def _card(name: str, value: str, trend: Trend | None, column: Column | None) -> 
         rows.append(_change_text(trend, column))
     if trend is not None and len(trend.points) > 1 and column is not None:
         points = [{"period": p, "value": v, "value_text": cell(v, column)} for p, v in trend.points]
-        rows.append({"width": 240, "height": 48, "data": {"values": points},
-                     "mark": {"type": "line", "interpolate": "monotone", "point": {"size": 12}},
-                     "encoding": {"x": {"field": "period", "type": "ordinal", "axis": None, "sort": "ascending"},
-                                  "y": {"field": "value", "type": "quantitative", "axis": None,
-                                        "scale": {"zero": False}},
-                                  "tooltip": [{"field": "period", "title": trend.grain},
-                                              {"field": "value_text", "title": name}]}})
+        rows.append(
+            {
+                "width": 240,
+                "height": 48,
+                "data": {"values": points},
+                "mark": {"type": "line", "interpolate": "monotone", "point": {"size": 12}},
+                "encoding": {
+                    "x": {"field": "period", "type": "ordinal", "axis": None, "sort": "ascending"},
+                    "y": {"field": "value", "type": "quantitative", "axis": None, "scale": {"zero": False}},
+                    "tooltip": [{"field": "period", "title": trend.grain}, {"field": "value_text", "title": name}],
+                },
+            }
+        )
     return {"vconcat": rows, "spacing": 2}

@@ -27,6 +27,9 @@ def rich_table(shown: dict[str, Any], max_rows: int | None = 50) -> tuple[Table,
         notes.append(f"showing {len(rows):,} of {total:,} rows; --all prints every row")
     if shown.get("truncated"):
         there = shown.get("total_rows")
-        notes.append(f"the query stopped at its row limit: {total:,} of {there:,} rows" if there is not None
-                     else f"the query stopped at its row limit ({total:,} rows): there are more")
+        notes.append(
+            f"the query stopped at its row limit: {total:,} of {there:,} rows"
+            if there is not None
+            else f"the query stopped at its row limit ({total:,} rows): there are more"
+        )
     return view, "; ".join(notes)

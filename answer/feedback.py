@@ -24,8 +24,10 @@ from cubesage_core.settings import Settings
 Status = Literal["pending", "approved", "rejected"]
 STATUSES: tuple[str, ...] = ("pending", "approved", "rejected")
 VALIDATION_ROWS = 100  # rows a validation run may fetch
-_COLUMNS = ("proposal_id, query_id, question, verdict, cube_query, sql, comment, api_key_id, status, validation, "
-            "created_at, reviewed_at, reviewed_by, cache_id")
+_COLUMNS = (
+    "proposal_id, query_id, question, verdict, cube_query, sql, comment, api_key_id, status, validation, "
+    "created_at, reviewed_at, reviewed_by, cache_id"
+)
 
 
 class ProposalError(ValueError):
@@ -76,8 +78,18 @@ def _proposal(row: tuple) -> Proposal:
     return Proposal(*values)
 
 
-def propose(url: str, *, query_id: UUID | str, question: str, verdict: str, cube_query: dict[str, Any] | None,
-            sql: str | None, comment: str | None, api_key_id: str | None, validation: Validation) -> Proposal:
+def propose(
+    url: str,
+    *,
+    query_id: UUID | str,
+    question: str,
+    verdict: str,
+    cube_query: dict[str, Any] | None,
+    sql: str | None,
+    comment: str | None,
+    api_key_id: str | None,
+    validation: Validation,
+) -> Proposal:
     """Store a validated pair as a pending proposal (never as a few-shot)."""
     if not validation.ok:
         raise ProposalError("an invalid pair is not proposed: " + "; ".join(validation.problems))
@@ -85,8 +97,17 @@ def propose(url: str, *, query_id: UUID | str, question: str, verdict: str, cube
         row = conn.execute(
             f"INSERT INTO semlayer.feedback_proposal (query_id, question, verdict, cube_query, sql, comment, "
             f"api_key_id, validation) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
-            (str(query_id), question, verdict, Jsonb(cube_query) if cube_query is not None else None, sql, comment,
-             api_key_id, Jsonb(validation.checks))).fetchone()
+            (
+                str(query_id),
+                question,
+                verdict,
+                Jsonb(cube_query) if cube_query is not None else None,
+                sql,
+                comment,
+                api_key_id,
+                Jsonb(validation.checks),
+            ),
+        ).fetchone()
     return _proposal(db.one(row))
 
 
@@ -96,38 +117,49 @@ def list_proposals(url: str, status: str | None = "pending", limit: int = 100) -
         raise ProposalError(f"status must be one of {', '.join(STATUSES)}")
     where, params = ("WHERE status = %s", [status]) if status else ("", [])
     with db.connection(url) as conn:
-        rows = conn.execute(f"SELECT {_COLUMNS} FROM semlayer.feedback_proposal {where} "
-                            "ORDER BY created_at DESC, proposal_id DESC LIMIT %s", [*params, limit]).fetchall()
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM semlayer.feedback_proposal {where} "
+            "ORDER BY created_at DESC, proposal_id DESC LIMIT %s",
+            [*params, limit],
+        ).fetchall()
     return [_proposal(r) for r in rows]
 
 
 def get_proposal(url: str, proposal_id: int) -> Proposal:
     with db.connection(url) as conn:
-        row = conn.execute(f"SELECT {_COLUMNS} FROM semlayer.feedback_proposal WHERE proposal_id = %s",
-                           (proposal_id,)).fetchone()
+        row = conn.execute(
+            f"SELECT {_COLUMNS} FROM semlayer.feedback_proposal WHERE proposal_id = %s", (proposal_id,)
+        ).fetchone()
     if row is None:
         raise UnknownProposal(f"no feedback proposal with id {proposal_id}")
     return _proposal(row)
 
 
-def _review(url: str, proposal_id: int, status: Status, reviewer: str, cache_id: int | None = None,
-            validation: dict[str, Any] | None = None) -> Proposal:
+def _review(
+    url: str,
+    proposal_id: int,
+    status: Status,
+    reviewer: str,
+    cache_id: int | None = None,
+    validation: dict[str, Any] | None = None,
+) -> Proposal:
     """Move a pending proposal to ``status`` (atomically: two reviewers cannot both act on it)."""
     with db.connection(url) as conn:
         row = conn.execute(
             f"UPDATE semlayer.feedback_proposal SET status = %s, reviewed_at = now(), reviewed_by = %s, "
             f"cache_id = %s, validation = COALESCE(%s, validation) WHERE proposal_id = %s AND status = 'pending' "
             f"RETURNING {_COLUMNS}",
-            (status, reviewer, cache_id, Jsonb(validation) if validation is not None else None,
-             proposal_id)).fetchone()
+            (status, reviewer, cache_id, Jsonb(validation) if validation is not None else None, proposal_id),
+        ).fetchone()
     if row is None:
         current = get_proposal(url, proposal_id)  # raises UnknownProposal
         raise ProposalError(f"proposal {proposal_id} is {current.status}, not pending")
     return _proposal(row)
 
 
-def approve(url: str, proposal_id: int, *, reviewer: str, validator: Validator,
-            embedder: Embedder | None = None) -> Proposal:
+def approve(
+    url: str, proposal_id: int, *, reviewer: str, validator: Validator, embedder: Embedder | None = None
+) -> Proposal:
     """Validate the pending proposal again and add it to engine D's cache as approved."""
     from fourengine.fewshot_cache import add_example
 
@@ -137,8 +169,9 @@ def approve(url: str, proposal_id: int, *, reviewer: str, validator: Validator,
     validation = validator.validate(proposal.cube_query, proposal.sql)
     if not validation.ok:
         raise ProposalError(f"proposal {proposal_id} no longer validates: " + "; ".join(validation.problems))
-    cache_id = add_example(url, proposal.question, cube_query=proposal.cube_query, sql=proposal.sql,
-                           approved=True, embedder=embedder)
+    cache_id = add_example(
+        url, proposal.question, cube_query=proposal.cube_query, sql=proposal.sql, approved=True, embedder=embedder
+    )
     return _review(url, proposal_id, "approved", reviewer, cache_id, validation.checks)
 
 
@@ -181,8 +214,11 @@ class ModelValidator:
             return
         finally:
             backend.close()
-        out.checks["cube_query"] = {"sql": result.sql, "rows": len(result.rows),
-                                    "ms": round((time.perf_counter() - started) * 1000, 1)}
+        out.checks["cube_query"] = {
+            "sql": result.sql,
+            "rows": len(result.rows),
+            "ms": round((time.perf_counter() - started) * 1000, 1),
+        }
 
     def _sql(self, sql: str, out: Validation) -> None:
         from router.sqlguard import SqlGuardError, guard_sql
@@ -191,13 +227,18 @@ class ModelValidator:
 
         started = time.perf_counter()
         with db.connection(self.url) as conn:
-            policy = policy_from_assets(conn, max_limit=VALIDATION_ROWS, default_limit=VALIDATION_ROWS,
-                                        schemas=self.settings.warehouse_schemas)
+            policy = policy_from_assets(
+                conn, max_limit=VALIDATION_ROWS, default_limit=VALIDATION_ROWS, schemas=self.settings.warehouse_schemas
+            )
             try:
                 guarded = guard_sql(sql, policy)
                 rows = run_readonly(conn, guarded, timeout_ms=self.settings.statement_timeout_ms)
             except (SqlGuardError, QueryExecutionError) as err:
                 out.problems.append(f"sql: {err}")
                 return
-        out.checks["sql"] = {"sql": guarded.sql, "rows": len(rows.rows), "tables": list(guarded.tables),
-                             "ms": round((time.perf_counter() - started) * 1000, 1)}
+        out.checks["sql"] = {
+            "sql": guarded.sql,
+            "rows": len(rows.rows),
+            "tables": list(guarded.tables),
+            "ms": round((time.perf_counter() - started) * 1000, 1),
+        }

@@ -13,8 +13,7 @@ from answer import feedback
 from cubesage_core.cli import bootstrap_or_exit, fail
 from cubesage_core.settings import get_settings
 
-app = typer.Typer(help="Review feedback proposals (only approved ones reach the few-shot cache).",
-                  no_args_is_help=True)
+app = typer.Typer(help="Review feedback proposals (only approved ones reach the few-shot cache).", no_args_is_help=True)
 err = Console(stderr=True)
 
 
@@ -26,9 +25,11 @@ def _reviewer() -> str:
 
 
 @app.command("list")
-def list_(status: str = typer.Option("pending", help="pending | approved | rejected | all."),
-          limit: int = typer.Option(100, min=1, max=1000),
-          as_json: bool = typer.Option(False, "--json", help="Print JSON lines.")) -> None:
+def list_(
+    status: str = typer.Option("pending", help="pending | approved | rejected | all."),
+    limit: int = typer.Option(100, min=1, max=1000),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON lines."),
+) -> None:
     """Proposals, newest first."""
     try:
         found = feedback.list_proposals(bootstrap_or_exit(), None if status == "all" else status, limit)
@@ -36,16 +37,33 @@ def list_(status: str = typer.Option("pending", help="pending | approved | rejec
         raise fail(e) from e
     if as_json:
         for p in found:
-            typer.echo(json.dumps({"proposal_id": p.proposal_id, "status": p.status, "question": p.question,
-                                   "cube_query": p.cube_query, "sql": p.sql, "comment": p.comment,
-                                   "api_key_id": p.api_key_id, "created_at": p.created_at.isoformat()},
-                                  ensure_ascii=False, default=str))
+            typer.echo(
+                json.dumps(
+                    {
+                        "proposal_id": p.proposal_id,
+                        "status": p.status,
+                        "question": p.question,
+                        "cube_query": p.cube_query,
+                        "sql": p.sql,
+                        "comment": p.comment,
+                        "api_key_id": p.api_key_id,
+                        "created_at": p.created_at.isoformat(),
+                    },
+                    ensure_ascii=False,
+                    default=str,
+                )
+            )
         return
     table = Table("id", "status", "question", "proposed", "key", "created")
     for p in found:
-        table.add_row(str(p.proposal_id), p.status, p.question,
-                      json.dumps(p.cube_query, ensure_ascii=False) if p.cube_query else (p.sql or ""),
-                      p.api_key_id or "", f"{p.created_at:%Y-%m-%d %H:%M}")
+        table.add_row(
+            str(p.proposal_id),
+            p.status,
+            p.question,
+            json.dumps(p.cube_query, ensure_ascii=False) if p.cube_query else (p.sql or ""),
+            p.api_key_id or "",
+            f"{p.created_at:%Y-%m-%d %H:%M}",
+        )
     Console().print(table)
 
 
@@ -57,9 +75,13 @@ def approve(proposal_id: int = typer.Argument(..., help="Proposal id (cubesage f
     settings = get_settings()
     url = bootstrap_or_exit(settings)
     try:
-        p = feedback.approve(url, proposal_id, reviewer=_reviewer(),
-                             validator=feedback.ModelValidator(settings, url),
-                             embedder=get_embedder(settings.embedding_backend))
+        p = feedback.approve(
+            url,
+            proposal_id,
+            reviewer=_reviewer(),
+            validator=feedback.ModelValidator(settings, url),
+            embedder=get_embedder(settings.embedding_backend),
+        )
     except (feedback.ProposalError, feedback.UnknownProposal) as e:
         raise fail(e, code=1) from e
     err.print(f"approved proposal {p.proposal_id}: few-shot example {p.cache_id} ({p.question!r})")

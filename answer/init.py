@@ -52,27 +52,35 @@ def _check_database(run: InitRun) -> str:
     try:
         with psycopg.connect(run.url, autocommit=True) as conn:  # no vector type to register yet
             version = db.one(conn.execute("SHOW server_version").fetchone())[0]
-            vector = conn.execute("SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
-                                  ).fetchone()
+            vector = conn.execute(
+                "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
+            ).fetchone()
     except psycopg.OperationalError as err:
         raise db.DatabaseSetupError(f"cannot connect to PostgreSQL: {str(err).strip()}") from err
     if vector is None:
-        raise db.DatabaseSetupError("the pgvector extension is not installed on this server: install it, then "
-                                    f"run as a superuser in this database: {db.PGVECTOR_STATEMENT}")
+        raise db.DatabaseSetupError(
+            "the pgvector extension is not installed on this server: install it, then "
+            f"run as a superuser in this database: {db.PGVECTOR_STATEMENT}"
+        )
     return f"PostgreSQL {version}, pgvector {vector[0]} available"
 
 
 def _create_schemas(run: InitRun) -> str:
     db.apply_schema(run.url, run.config.schemas)
     with db.connection(run.url) as conn:
-        tables = db.one(conn.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = ANY(%s)",
-                              (list(run.config.schemas),)).fetchone())[0]
+        tables = db.one(
+            conn.execute(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = ANY(%s)",
+                (list(run.config.schemas),),
+            ).fetchone()
+        )[0]
     if not tables:
         where = "the embedded server" if run.config.database_url is None else "the database"
-        raise db.DatabaseSetupError(f"no tables in schema(s) {', '.join(run.config.schemas)} of {where} "
-                                    f"{mask_url(run.url)}: load your data there first or pass the right --schema")
-    return (f"cubesage schemas ready; role {db.READER_ROLE} reads {tables} tables of "
-            f"{', '.join(run.config.schemas)}")
+        raise db.DatabaseSetupError(
+            f"no tables in schema(s) {', '.join(run.config.schemas)} of {where} "
+            f"{mask_url(run.url)}: load your data there first or pass the right --schema"
+        )
+    return f"cubesage schemas ready; role {db.READER_ROLE} reads {tables} tables of {', '.join(run.config.schemas)}"
 
 
 def _draft_models(run: InitRun) -> str:
@@ -85,8 +93,10 @@ def _draft_models(run: InitRun) -> str:
     with db.connection(run.url) as conn:
         reports = draft_models(conn, run.config.schemas, folder)
     guessed = sum(r.guessed_joins for r in reports)
-    return (f"drafted {sum(r.cubes for r in reports)} cubes into {folder} ({guessed} joins guessed from column "
-            "names: review them)")
+    return (
+        f"drafted {sum(r.cubes for r in reports)} cubes into {folder} ({guessed} joins guessed from column "
+        "names: review them)"
+    )
 
 
 def _validate_models(run: InitRun) -> str:
@@ -161,18 +171,22 @@ def _write_config(run: InitRun) -> str:
     values.update({k: v for k, v in config_values(run.config).items() if v is not None})
     if run.config.database_url is None:  # the embedded server: later commands must find the same data
         values["data_dir"] = str(run.settings.data_dir.resolve())
-    path.write_text("".join(f"{k} = {json.dumps(v, ensure_ascii=False)}\n" for k, v in values.items()),
-                    encoding="utf-8")
+    path.write_text(
+        "".join(f"{k} = {json.dumps(v, ensure_ascii=False)}\n" for k, v in values.items()), encoding="utf-8"
+    )
     shadowed = overriding_env(values)
     if shadowed:
-        return (f"wrote {path}; but {', '.join(shadowed)} set in this environment override it: unset "
-                f"{'them' if len(shadowed) > 1 else 'it'} before later commands")
+        return (
+            f"wrote {path}; but {', '.join(shadowed)} set in this environment override it: unset "
+            f"{'them' if len(shadowed) > 1 else 'it'} before later commands"
+        )
     return f"wrote {path}"
 
 
 def overriding_env(values: dict[str, Any]) -> list[str]:
     """The ``CUBESAGE_*`` variables of this environment that differ from ``values`` (environment variables
     win over cubesage.toml, so later commands would not use what init wrote)."""
+
     def same(key: str, env: str) -> bool:
         value = values[key]
         if isinstance(value, list):
@@ -184,19 +198,24 @@ def overriding_env(values: dict[str, Any]) -> list[str]:
     names = {f"CUBESAGE_{key.upper()}": key for key in values}
     if "warehouse_schemas" in values:
         names["CUBESAGE_WAREHOUSE_SCHEMA"] = "warehouse_schemas"
-    return [var for var, key in names.items()
-            if os.environ.get(var) is not None and not same(key, os.environ[var])]
+    return [var for var, key in names.items() if os.environ.get(var) is not None and not same(key, os.environ[var])]
 
 
 def config_values(config: InitConfig) -> dict[str, Any]:
     """The settings ``cubesage.toml`` keeps (TOML values; paths absolute)."""
+
     def path(p: Path | None) -> str | None:
         return str(p.resolve()) if p is not None else None
 
-    return {"database_url": config.database_url, "warehouse_schemas": list(config.schemas),
-            "model_dir": path(config.model_dir), "glossary": path(config.glossary),
-            "wiki_dir": path(config.wiki_dir), "detail_vocabulary": path(config.detail_vocabulary),
-            "today": config.today.isoformat() if config.today else None}
+    return {
+        "database_url": config.database_url,
+        "warehouse_schemas": list(config.schemas),
+        "model_dir": path(config.model_dir),
+        "glossary": path(config.glossary),
+        "wiki_dir": path(config.wiki_dir),
+        "detail_vocabulary": path(config.detail_vocabulary),
+        "today": config.today.isoformat() if config.today else None,
+    }
 
 
 Step = tuple[str, Callable[[InitRun], str]]
@@ -217,9 +236,13 @@ STEPS: tuple[Step, ...] = (
 
 def settings_for(config: InitConfig, base: Settings) -> Settings:
     """``base`` with what ``config`` sets (the settings every later command reads from cubesage.toml)."""
-    update: dict[str, Any] = {"warehouse_schemas": list(config.schemas), "model_dir": config.model_dir,
-                              "glossary": config.glossary, "wiki_dir": config.wiki_dir,
-                              "detail_vocabulary": config.detail_vocabulary}
+    update: dict[str, Any] = {
+        "warehouse_schemas": list(config.schemas),
+        "model_dir": config.model_dir,
+        "glossary": config.glossary,
+        "wiki_dir": config.wiki_dir,
+        "detail_vocabulary": config.detail_vocabulary,
+    }
     if config.today:
         update["today"] = config.today
     if config.database_url:

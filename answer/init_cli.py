@@ -13,8 +13,9 @@ from answer.init import STEPS, InitConfig, example_question, run_init
 from cubesage_core.settings import Settings, get_settings
 
 console = Console(stderr=True)
-warehouse_app = typer.Typer(help="Packaged warehouses (warehouses/<name>, demo/): load one and set cubesage up.",
-                            no_args_is_help=True)
+warehouse_app = typer.Typer(
+    help="Packaged warehouses (warehouses/<name>, demo/): load one and set cubesage up.", no_args_is_help=True
+)
 
 
 def _run(config: InitConfig, settings: Settings) -> None:
@@ -26,8 +27,14 @@ def _run(config: InitConfig, settings: Settings) -> None:
     from sag_index.errors import SagError
 
     started = time.monotonic()
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
         task = progress.add_task(STEPS[0][0], total=len(STEPS))
 
         def advance(name: str, line: str) -> None:
@@ -44,27 +51,41 @@ def _run(config: InitConfig, settings: Settings) -> None:
 
 
 def init(
-    database_url: str | None = typer.Option(None, "--database-url", help="PostgreSQL URL (default: settings, "
-                                                                          "else the embedded server)."),
-    schema: list[str] = typer.Option(None, "--schema", "-s", help="Warehouse schema (repeatable; default: "
-                                                                  "settings.warehouse_schemas)."),
-    models: Path | None = typer.Option(None, "--models", help="Cube YAML folder; drafted from the catalog when "
-                                                              "empty (default: settings.model_dir, else ./model)."),
+    database_url: str | None = typer.Option(
+        None, "--database-url", help="PostgreSQL URL (default: settings, else the embedded server)."
+    ),
+    schema: list[str] = typer.Option(
+        None, "--schema", "-s", help="Warehouse schema (repeatable; default: settings.warehouse_schemas)."
+    ),
+    models: Path | None = typer.Option(
+        None,
+        "--models",
+        help="Cube YAML folder; drafted from the catalog when empty (default: settings.model_dir, else ./model).",
+    ),
     glossary: Path | None = typer.Option(None, "--glossary", exists=True, dir_okay=False, help="Glossary YAML."),
     wiki: Path | None = typer.Option(None, "--wiki", exists=True, file_okay=False, help="Wiki pages folder."),
-    few_shots: Path | None = typer.Option(None, "--few-shots", exists=True, dir_okay=False,
-                                          help="Approved question -> Cube query pairs (YAML)."),
+    few_shots: Path | None = typer.Option(
+        None, "--few-shots", exists=True, dir_okay=False, help="Approved question -> Cube query pairs (YAML)."
+    ),
     config: Path = typer.Option(Path("cubesage.toml"), "--config", help="Settings file to write."),
 ) -> None:
     """Set cubesage up on your warehouse: check PostgreSQL + pgvector, create schemas and grants, draft and
     validate models, export them, load glossary/few-shots/wiki, index entity rows, write cubesage.toml."""
     settings = get_settings()
     secret = settings.database_url.get_secret_value() if settings.database_url else None
-    _run(InitConfig(
-        database_url=database_url or secret, schemas=tuple(schema or settings.warehouse_schemas),
-        model_dir=models or settings.model_dir or Path("model"), glossary=glossary or settings.glossary,
-        wiki_dir=wiki or settings.wiki_dir, few_shots=few_shots, detail_vocabulary=settings.detail_vocabulary,
-        config_path=config), settings)
+    _run(
+        InitConfig(
+            database_url=database_url or secret,
+            schemas=tuple(schema or settings.warehouse_schemas),
+            model_dir=models or settings.model_dir or Path("model"),
+            glossary=glossary or settings.glossary,
+            wiki_dir=wiki or settings.wiki_dir,
+            few_shots=few_shots,
+            detail_vocabulary=settings.detail_vocabulary,
+            config_path=config,
+        ),
+        settings,
+    )
 
 
 @warehouse_app.command("list")
@@ -99,17 +120,27 @@ def load(
         db.apply_schema(url, [pack.schema])  # grants on the tables the loader just created
     except (*SETUP_ERRORS, OSError, ValueError) as err:
         raise fail(err) from err
-    console.print(f"[green]✓[/green] loaded {pack.title} into {pack.schema} in {time.monotonic() - started:.1f}s: "
-                  + ", ".join(f"{t} {n}" for t, n in counts.items()), highlight=False)
+    console.print(
+        f"[green]✓[/green] loaded {pack.title} into {pack.schema} in {time.monotonic() - started:.1f}s: "
+        + ", ".join(f"{t} {n}" for t, n in counts.items()),
+        highlight=False,
+    )
     vocabulary = pack.root / "detail_vocabulary.yaml"
-    _run(InitConfig(database_url=database_url or (settings.database_url.get_secret_value()
-                                                  if settings.database_url else None),
-                    schemas=(pack.schema,), model_dir=pack.model_dir,
-                    glossary=pack.glossary if pack.glossary.is_file() else None,
-                    wiki_dir=pack.wiki_dir if pack.wiki_dir.is_dir() else None, few_shots=pack.few_shots,
-                    detail_vocabulary=vocabulary if vocabulary.is_file() else None, today=pack.today,
-                    config_path=config, suite=_pack_suite(pack.root)),
-         settings)
+    _run(
+        InitConfig(
+            database_url=database_url or (settings.database_url.get_secret_value() if settings.database_url else None),
+            schemas=(pack.schema,),
+            model_dir=pack.model_dir,
+            glossary=pack.glossary if pack.glossary.is_file() else None,
+            wiki_dir=pack.wiki_dir if pack.wiki_dir.is_dir() else None,
+            few_shots=pack.few_shots,
+            detail_vocabulary=vocabulary if vocabulary.is_file() else None,
+            today=pack.today,
+            config_path=config,
+            suite=_pack_suite(pack.root),
+        ),
+        settings,
+    )
 
 
 def _pack_suite(root: Path) -> Path | None:

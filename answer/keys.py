@@ -113,7 +113,9 @@ def set_scopes(url: str, name_or_id: str, scopes: Iterable[str]) -> ApiKey:
     with db.connection(url) as conn:
         row = conn.execute(
             f"UPDATE semlayer.api_key SET scopes = %s WHERE (key_id = %s OR name = %s) AND revoked_at IS NULL "
-            f"RETURNING {_COLUMNS}", (list(granted), name_or_id, name_or_id)).fetchone()
+            f"RETURNING {_COLUMNS}",
+            (list(granted), name_or_id, name_or_id),
+        ).fetchone()
     if row is None:
         raise UnknownKey(f"no active API key with name or id {name_or_id!r}")
     return _key(row)

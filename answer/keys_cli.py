@@ -21,23 +21,28 @@ SCOPE_HELP = "ask (questions, catalog, feedback proposals), ingest (/v1/ingest/*
 
 
 @app.command()
-def create(name: str = typer.Option(..., "--name", help="Who or what uses the key."),
-           scope: list[str] = typer.Option(["ask"], "--scope", help=f"Repeatable. {SCOPE_HELP}")) -> None:
+def create(
+    name: str = typer.Option(..., "--name", help="Who or what uses the key."),
+    scope: list[str] = typer.Option(["ask"], "--scope", help=f"Repeatable. {SCOPE_HELP}"),
+) -> None:
     """Create a key and print its token once (only its hash is stored)."""
     try:
         key, token = keys.create_key(_url(), name, scope)
     except ValueError as e:
         err.print(f"[red]{e}[/red]")
         raise typer.Exit(1) from e
-    err.print(f"created key [bold]{key.key_id}[/bold] ({key.name}, scopes {', '.join(key.scopes)}); "
-              "the token is shown only now:")
+    err.print(
+        f"created key [bold]{key.key_id}[/bold] ({key.name}, scopes {', '.join(key.scopes)}); "
+        "the token is shown only now:"
+    )
     typer.echo(token)
 
 
 @app.command()
-def scopes(name_or_id: str = typer.Argument(..., help="Key name or key_id."),
-           scope: list[str] = typer.Option(..., "--scope", help=f"Repeatable; replaces the key's scopes. {SCOPE_HELP}")
-           ) -> None:
+def scopes(
+    name_or_id: str = typer.Argument(..., help="Key name or key_id."),
+    scope: list[str] = typer.Option(..., "--scope", help=f"Repeatable; replaces the key's scopes. {SCOPE_HELP}"),
+) -> None:
     """Replace the scopes of an active key (takes effect within seconds on running servers)."""
     try:
         key = keys.set_scopes(_url(), name_or_id, scope)
@@ -52,9 +57,14 @@ def list_(all_: bool = typer.Option(False, "--all", help="Include revoked keys."
     """List keys (ids and names; tokens are never shown again)."""
     table = Table("key_id", "name", "scopes", "created", "last used", "revoked")
     for k in keys.list_keys(_url(), include_revoked=all_):
-        table.add_row(k.key_id, k.name, ",".join(k.scopes), f"{k.created_at:%Y-%m-%d %H:%M}",
-                      f"{k.last_used_at:%Y-%m-%d %H:%M}" if k.last_used_at else "",
-                      f"{k.revoked_at:%Y-%m-%d %H:%M}" if k.revoked_at else "")
+        table.add_row(
+            k.key_id,
+            k.name,
+            ",".join(k.scopes),
+            f"{k.created_at:%Y-%m-%d %H:%M}",
+            f"{k.last_used_at:%Y-%m-%d %H:%M}" if k.last_used_at else "",
+            f"{k.revoked_at:%Y-%m-%d %H:%M}" if k.revoked_at else "",
+        )
     Console().print(table)
 
 

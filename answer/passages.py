@@ -33,7 +33,8 @@ def passages(conn: Any, sag_tables: list[dict[str, Any]]) -> list[dict[str, str]
     rows = conn.execute(
         "SELECT c.chunk_id, c.source, COALESCE(NULLIF(e.title, ''), c.heading), c.text FROM sag.source_chunk c "
         "LEFT JOIN sag.event e USING (chunk_id) WHERE c.chunk_id = ANY(%s) AND c.kind = 'doc'",
-        ([c for _, c in wanted],)).fetchall()
+        ([c for _, c in wanted],),
+    ).fetchall()
     found = {r[0]: r for r in rows}
     out = []
     for table, chunk in wanted:

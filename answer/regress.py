@@ -137,6 +137,7 @@ class CaseResult:
 
 # -- loading ---------------------------------------------------------------------------------------------
 
+
 def load_suite(path: Path) -> Suite:
     path = Path(path)
     try:
@@ -183,11 +184,20 @@ def _case(raw: Any, where: str) -> Case:
         raise SuiteError(f"{where} ({cid}): a mixed case needs both answer_sql and detail_sql, or neither")
     if intent in REFUSALS and (answer_sql or expect.get("members") or expect.get("tables")):
         raise SuiteError(f"{where} ({cid}): an {intent} case has no answer gold")
-    return Case(str(cid), str(question), intent, split, answer_sql, detail_sql,
-                list(expect.get("members") or []), list(expect.get("tables") or []))
+    return Case(
+        str(cid),
+        str(question),
+        intent,
+        split,
+        answer_sql,
+        detail_sql,
+        list(expect.get("members") or []),
+        list(expect.get("tables") or []),
+    )
 
 
 # -- judging ---------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Problems:
@@ -246,8 +256,11 @@ def _check_rows(case: Case, answer: dict[str, Any], run_gold: GoldRunner, proble
         _check_detail_keys(case, answer, run_gold, problems)
     elif case.intent == "detail" and gold.rows and len(gold.rows[0]) == 1:
         table = answer.get("table") or {}
-        _add(problems.mismatch, "", key_column(gold, table.get("columns") or [], _rows(answer),
-                                               stated_total=_stated_total(answer)))
+        _add(
+            problems.mismatch,
+            "",
+            key_column(gold, table.get("columns") or [], _rows(answer), stated_total=_stated_total(answer)),
+        )
     else:
         _add(problems.mismatch, "", compare(gold, _rows(answer)))
 
@@ -258,8 +271,11 @@ def _check_detail_keys(case: Case, answer: dict[str, Any], run_gold: GoldRunner,
         problems.missing.append("detail: the answer carries no detail rows")
         return
     gold = run_gold(str(case.detail_sql))
-    _add(problems.mismatch, "detail: ", key_column(gold, section.get("columns") or [], section.get("rows") or [],
-                                                   stated_total=_stated_total(answer)))
+    _add(
+        problems.mismatch,
+        "detail: ",
+        key_column(gold, section.get("columns") or [], section.get("rows") or [], stated_total=_stated_total(answer)),
+    )
 
 
 def _stated_total(answer: dict[str, Any]) -> int | None:
@@ -324,20 +340,42 @@ def llm_cost(answer: dict[str, Any] | None) -> dict[str, int] | None:
     report = ((answer or {}).get("provenance") or {}).get("llm")
     if not report:
         return None
-    return {"calls": int(report.get("calls") or 0), "prompt_tokens": int(report.get("prompt_tokens") or 0),
-            "completion_tokens": int(report.get("completion_tokens") or 0),
-            "fallbacks": sum(str(s.get("mode", "")).startswith("fast") for s in report.get("steps") or [])}
+    return {
+        "calls": int(report.get("calls") or 0),
+        "prompt_tokens": int(report.get("prompt_tokens") or 0),
+        "completion_tokens": int(report.get("completion_tokens") or 0),
+        "fallbacks": sum(str(s.get("mode", "")).startswith("fast") for s in report.get("steps") or []),
+    }
 
 
-def check_case(case: Case, answer: dict[str, Any] | None, error: str | None, run_gold: GoldRunner,
-               latency_ms: float, mode: str = "fast") -> CaseResult:
+def check_case(
+    case: Case,
+    answer: dict[str, Any] | None,
+    error: str | None,
+    run_gold: GoldRunner,
+    latency_ms: float,
+    mode: str = "fast",
+) -> CaseResult:
     got = (answer or {}).get("intent")
     outcome, reason = judge(case, answer, error, run_gold)
-    return CaseResult(case.id, case.question, case.split, case.language, case.intent, got, got == case.intent,
-                      outcome, reason, round(latency_ms, 1), mode, llm_cost(answer))
+    return CaseResult(
+        case.id,
+        case.question,
+        case.split,
+        case.language,
+        case.intent,
+        got,
+        got == case.intent,
+        outcome,
+        reason,
+        round(latency_ms, 1),
+        mode,
+        llm_cost(answer),
+    )
 
 
 # -- running ---------------------------------------------------------------------------------------------
+
 
 def gold_runner(conn: Any) -> GoldRunner:
     """Runs gold SQL read-only on ``conn``, with the ORDER BY keys when the gold is ordered."""
@@ -382,8 +420,19 @@ def _run_case(case: Case, ask: Asker, today: dt.date, mode: str, run_gold: GoldR
         return check_case(case, answer, error, run_gold, latency, mode)
     except psycopg.Error as exc:  # a broken gold query is reported on its case, not fatal
         got = (answer or {}).get("intent")
-        return CaseResult(case.id, case.question, case.split, case.language, case.intent, got, got == case.intent,
-                          "failed", f"gold SQL failed: {type(exc).__name__}: {exc}", round(latency, 1), mode)
+        return CaseResult(
+            case.id,
+            case.question,
+            case.split,
+            case.language,
+            case.intent,
+            got,
+            got == case.intent,
+            "failed",
+            f"gold SQL failed: {type(exc).__name__}: {exc}",
+            round(latency, 1),
+            mode,
+        )
 
 
 def result_line(result: CaseResult) -> str:
@@ -391,6 +440,7 @@ def result_line(result: CaseResult) -> str:
 
 
 # -- summary ---------------------------------------------------------------------------------------------
+
 
 def _counts(results: list[CaseResult]) -> dict[str, Any]:
     """Outcome counts, checked count, pass rate over checked cases, intent accuracy."""
@@ -409,20 +459,29 @@ def _p95(values: list[float]) -> float:
     return round(ordered[max(math.ceil(0.95 * len(ordered)) - 1, 0)], 1) if ordered else 0.0
 
 
-def summarize(results: list[CaseResult], elapsed_s: float, startup_ms: float, *, suite: str = "",
-              split: str = "all") -> dict[str, Any]:
+def summarize(
+    results: list[CaseResult], elapsed_s: float, startup_ms: float, *, suite: str = "", split: str = "all"
+) -> dict[str, Any]:
     latencies = [r.latency_ms for r in results]
     return {
-        "suite": suite, "split": split, **_counts(results),
-        "refusal_kind_mismatch": sum(r.passed and not r.intent_ok and r.intent_expected in REFUSALS
-                                     for r in results),
-        "by_intent": {i: _counts([r for r in results if r.intent_expected == i]) for i in INTENTS
-                      if any(r.intent_expected == i for r in results)},
-        "by_language": {lang: _counts([r for r in results if r.language == lang]) for lang in ("en", "zh")
-                        if any(r.language == lang for r in results)},
+        "suite": suite,
+        "split": split,
+        **_counts(results),
+        "refusal_kind_mismatch": sum(r.passed and not r.intent_ok and r.intent_expected in REFUSALS for r in results),
+        "by_intent": {
+            i: _counts([r for r in results if r.intent_expected == i])
+            for i in INTENTS
+            if any(r.intent_expected == i for r in results)
+        },
+        "by_language": {
+            lang: _counts([r for r in results if r.language == lang])
+            for lang in ("en", "zh")
+            if any(r.language == lang for r in results)
+        },
         "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else 0.0,
         "latency_p95_ms": _p95(latencies),
-        "startup_ms": round(startup_ms, 1), "elapsed_s": round(elapsed_s, 2),
+        "startup_ms": round(startup_ms, 1),
+        "elapsed_s": round(elapsed_s, 2),
         **({"llm": _llm_summary(results)} if any(r.llm for r in results) else {}),
     }
 
@@ -433,9 +492,20 @@ def _llm_summary(results: list[CaseResult]) -> dict[str, Any]:
     def mean(group: list[CaseResult]) -> dict[str, Any]:
         costs = [r.llm or {} for r in group]
         n = len(costs) or 1
-        return {"questions": len(costs), **{f"{k}_per_question": round(sum(c.get(k, 0) for c in costs) / n, 2)
-                                            for k in ("calls", "prompt_tokens", "completion_tokens")},
-                "fallback_steps": sum(c.get("fallbacks", 0) for c in costs)}
+        return {
+            "questions": len(costs),
+            **{
+                f"{k}_per_question": round(sum(c.get(k, 0) for c in costs) / n, 2)
+                for k in ("calls", "prompt_tokens", "completion_tokens")
+            },
+            "fallback_steps": sum(c.get("fallbacks", 0) for c in costs),
+        }
 
-    return {**mean(results), "by_intent": {i: mean([r for r in results if r.intent_expected == i]) for i in INTENTS
-                                           if any(r.intent_expected == i for r in results)}}
+    return {
+        **mean(results),
+        "by_intent": {
+            i: mean([r for r in results if r.intent_expected == i])
+            for i in INTENTS
+            if any(r.intent_expected == i for r in results)
+        },
+    }

@@ -50,6 +50,7 @@ class Gold:
 
 # -- cells -----------------------------------------------------------------------------------------------
 
+
 def _num(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
@@ -79,21 +80,27 @@ def shown(value: Any) -> float | str:
     return _text(value) if number is None else number
 
 
-_MONTHS: dict[str, int] = {name: i + 1 for i, name in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
+_MONTHS: dict[str, int] = {
+    name: i + 1
+    for i, name in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
+}
 
 _PERIOD_LABELS = (  # a compared period's label -> the ISO date its period starts on
     (re.compile(r"^(\d{4})\s*年?$"), lambda m: f"{m[1]}-01-01"),
     (re.compile(r"^(\d{4})\s*[-年/]\s*(\d{1,2})\s*月?$"), lambda m: f"{m[1]}-{int(m[2]):02d}-01"),
-    (re.compile(r"^q([1-4])\s*(?:of\s+)?(\d{4})$|^(\d{4})\s*[- ]?\s*q([1-4])$|^(\d{4})\s*年?\s*第?([1-4])\s*季度$"),
-     lambda m: f"{m[2] or m[3] or m[5]}-{3 * int(m[1] or m[4] or m[6]) - 2:02d}-01"),
-    (re.compile(r"^([a-z]{3,9})\.?\s+(?:of\s+)?(\d{4})$"),  # "june 1998", "sep 2024"
-     lambda m: f"{m[2]}-{_MONTHS[m[1][:3]]:02d}-01" if m[1][:3] in _MONTHS else None),
+    (
+        re.compile(r"^q([1-4])\s*(?:of\s+)?(\d{4})$|^(\d{4})\s*[- ]?\s*q([1-4])$|^(\d{4})\s*年?\s*第?([1-4])\s*季度$"),
+        lambda m: f"{m[2] or m[3] or m[5]}-{3 * int(m[1] or m[4] or m[6]) - 2:02d}-01",
+    ),
+    (
+        re.compile(r"^([a-z]{3,9})\.?\s+(?:of\s+)?(\d{4})$"),  # "june 1998", "sep 2024"
+        lambda m: f"{m[2]}-{_MONTHS[m[1][:3]]:02d}-01" if m[1][:3] in _MONTHS else None,
+    ),
 )
 
 
 def _period_start(label: str) -> str | None:
-    """"1995", "1995年", "2024-03", "Q1 2024", "2024年1季度" -> the start date; None for other text."""
+    """ "1995", "1995年", "2024-03", "Q1 2024", "2024年1季度" -> the start date; None for other text."""
     for pattern, start in _PERIOD_LABELS:
         if m := pattern.match(label.strip().lower()):
             return start(m)
@@ -138,6 +145,7 @@ def _same_keys(left: tuple[Any, ...], right: tuple[Any, ...]) -> bool:
 
 
 # -- gold query ------------------------------------------------------------------------------------------
+
 
 def gold_query(sql: str) -> GoldQuery:
     """The gold SQL, rewritten to also return its ORDER BY keys when the outermost SELECT has ORDER BY ... LIMIT."""
@@ -188,6 +196,7 @@ def gold_result(query: GoldQuery, rows: list[list[Any]]) -> Gold:
 
 # -- rows ------------------------------------------------------------------------------------------------
 
+
 def assign(gold_rows: list[list[Any]], answer_rows: Sequence[Row]) -> list[int | None]:
     """For each answer row, the gold row it is paired with (maximum bipartite matching, Kuhn's algorithm)."""
     options = [[j for j, a in enumerate(answer_rows) if row_matches(g, a)] for g in gold_rows]
@@ -235,6 +244,7 @@ def _order_problem(gold: Gold, sequence: list[int]) -> str | None:
 
 # -- key sets --------------------------------------------------------------------------------------------
 
+
 def _key(value: Any) -> float | str | None:
     if value is None:
         return None
@@ -242,8 +252,9 @@ def _key(value: Any) -> float | str | None:
     return _text(value) if number is None else number
 
 
-def key_column(gold: Gold, columns: Sequence[str], answer_rows: Sequence[Row], *, stated_total: int | None = None
-               ) -> str | None:
+def key_column(
+    gold: Gold, columns: Sequence[str], answer_rows: Sequence[Row], *, stated_total: int | None = None
+) -> str | None:
     """None when one answer column holds exactly the gold keys (a one-column gold), in gold order if ordered.
 
     Rows the answer states were cut at a limit (``stated_total``: the rows it says there are, its
@@ -266,8 +277,10 @@ def key_column(gold: Gold, columns: Sequence[str], answer_rows: Sequence[Row], *
         near = problem
     if near:
         return near
-    return (f"no answer column holds the {len(set(wanted))} gold keys "
-            f"(e.g. {wanted[:3]}) among {len(answer_rows)} answer rows")
+    return (
+        f"no answer column holds the {len(set(wanted))} gold keys "
+        f"(e.g. {wanted[:3]}) among {len(answer_rows)} answer rows"
+    )
 
 
 def _key_order_problem(gold: Gold, wanted: list[Any], values: list[Any]) -> str | None:

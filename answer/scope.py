@@ -27,8 +27,15 @@ class Scope:
     subjects_zh: tuple[str, ...] = ()  # the subjects by their Chinese names where the glossary has them
 
     def unsupported(self, lang: str) -> str:
-        span = (f" ({self.period[0]} to {self.period[1]})" if lang == "en" else
-                f"（{self.period[0]} 至 {self.period[1]}）") if self.period else ""
+        span = (
+            (
+                f" ({self.period[0]} to {self.period[1]})"
+                if lang == "en"
+                else f"（{self.period[0]} 至 {self.period[1]}）"
+            )
+            if self.period
+            else ""
+        )
         if lang == "zh":
             held = f"：仓库只有{'、'.join(self.subjects_zh or self.subjects)}数据{span}。" if self.subjects else "。"
             return "这个问题超出了数据仓库的范围" + held
@@ -38,8 +45,11 @@ class Scope:
     def clarify(self, lang: str) -> str:
         examples = ", ".join(self.measures)
         if lang == "zh":
-            return f"能再具体一点吗？请说明指标（{examples}……）、时间或具体对象。" if examples else \
-                "能再具体一点吗？请说明指标、时间或具体对象。"
+            return (
+                f"能再具体一点吗？请说明指标（{examples}……）、时间或具体对象。"
+                if examples
+                else "能再具体一点吗？请说明指标、时间或具体对象。"
+            )
         named = f"Name a metric ({examples}...)" if examples else "Name a metric"
         return f"Could you be more specific? {named}, a period, or a row of the data by its name."
 
@@ -71,7 +81,8 @@ def _period(conn: Any, model: Any, default_schema: str) -> tuple[str, str] | Non
         if not column.isidentifier():
             continue
         query = sql.SQL("SELECT to_char(min({c}), 'YYYY-MM'), to_char(max({c}), 'YYYY-MM') FROM {t}").format(
-            c=sql.Identifier(column), t=sql.Identifier(schema or default_schema, table))
+            c=sql.Identifier(column), t=sql.Identifier(schema or default_schema, table)
+        )
         low, high = conn.execute(query).fetchone()
         if low:
             lows.append(low)
@@ -90,13 +101,17 @@ def model_scope(model: Any, conn: Any = None, default_schema: str = "public", na
     measures = [m.title for c in cubes for m in c.measures.values() if m.title and m.type != "count" and m.public]
     # by physical table (the template planner's plans) and by cube name (listings through the model)
     nouns = {key: c.title.lower() for c in cubes for key in (_physical(c), c.name) if key}
-    nouns_zh = {key: zh for c in model.cubes.values() if names is not None and (zh := names.member_label(c.name, "zh"))
-                for key in (_physical(c), c.name) if key}
+    nouns_zh = {
+        key: zh
+        for c in model.cubes.values()
+        if names is not None and (zh := names.member_label(c.name, "zh"))
+        for key in (_physical(c), c.name)
+        if key
+    }
     try:
         period = _period(conn, model, default_schema) if conn is not None else None
     except Exception:  # a table the model names but the database lacks: no range, not a failed start
         period = None
     shown = cubes[:SUBJECTS_SHOWN]
     subjects_zh = tuple((names.member_label(c.name, "zh") if names is not None else None) or c.title for c in shown)
-    return Scope(tuple(c.title for c in shown), tuple(measures[:MEASURES_SHOWN]), period, nouns, nouns_zh,
-                 subjects_zh)
+    return Scope(tuple(c.title for c in shown), tuple(measures[:MEASURES_SHOWN]), period, nouns, nouns_zh, subjects_zh)

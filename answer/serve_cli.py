@@ -40,5 +40,11 @@ def serve(
     if required and not list_keys(admin_url):
         err.print("[yellow]no active API key: create one with 'cubesage keys create --name NAME'[/yellow]")
     # client addresses come from the socket; X-Forwarded-For counts only from api_trusted_proxies (the guard)
-    uvicorn.run(app, host=settings.api_host, port=settings.api_port, log_level=log_level,
-                timeout_graceful_shutdown=5, proxy_headers=False)
+    uvicorn.run(
+        app,
+        host=settings.api_host,
+        port=settings.api_port,
+        log_level=log_level,
+        timeout_graceful_shutdown=5,
+        proxy_headers=False,
+    )

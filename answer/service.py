@@ -72,8 +72,9 @@ class Cubesage:
 
     streams_stages = True  # ask() reports each stage through on_stage (answer.api._service)
 
-    def __init__(self, settings: Settings | None = None, *, url: str | None = None,
-                 components: Components | None = None) -> None:
+    def __init__(
+        self, settings: Settings | None = None, *, url: str | None = None, components: Components | None = None
+    ) -> None:
         started = time.perf_counter()
         limit_blas_threads()
         self.settings = settings or get_settings()
@@ -95,26 +96,35 @@ class Cubesage:
             warehouse = catalog_for(self.settings, conn, self.components.value_index())
             directory = EntityDirectory.load(conn, warehouse, pool=self.pool)
             catalog = table_catalog(conn)
-            policy = policy_from_assets(conn, max_limit=min(self.settings.query_row_cap, 1000), default_limit=1000,
-                                        default_schema=self.settings.warehouse_schema,
-                                        schemas=self.settings.warehouse_schemas)
-        return DetailEnv(directory=directory, policy=policy, warehouse=warehouse,
-                         timeout_ms=self.settings.statement_timeout_ms, catalog=catalog)
+            policy = policy_from_assets(
+                conn,
+                max_limit=min(self.settings.query_row_cap, 1000),
+                default_limit=1000,
+                default_schema=self.settings.warehouse_schema,
+                schemas=self.settings.warehouse_schemas,
+            )
+        return DetailEnv(
+            directory=directory,
+            policy=policy,
+            warehouse=warehouse,
+            timeout_ms=self.settings.statement_timeout_ms,
+            catalog=catalog,
+        )
 
     def _scope(self) -> Scope:
         """What the warehouse holds, from the model (refusal and clarification texts)."""
         from cube_models.model import load_model
 
         with self.pool.connection() as conn:
-            return model_scope(load_model(self.settings.model_folder()), conn, self.settings.warehouse_schema,
-                               names=vocabulary())
+            return model_scope(
+                load_model(self.settings.model_folder()), conn, self.settings.warehouse_schema, names=vocabulary()
+            )
 
     def _warm_up(self) -> None:
         """One unlogged question through every stage, so the first real question is not the slow one."""
         question = f"{self.scope.measures[0]} last month" if self.scope.measures else "How many rows last month?"
         try:
-            self.pipeline.run(question, conn=self.pool, today=self.settings.today or date.today(),
-                              use_llm=False)
+            self.pipeline.run(question, conn=self.pool, today=self.settings.today or date.today(), use_llm=False)
         except Exception as err:  # a missing demo index must not stop the service from starting
             log.warning("warm-up question failed: %s", err)
 
@@ -144,9 +154,16 @@ class Cubesage:
         self.close()
 
     # -- ask ----------------------------------------------------------------------------------------
-    def ask(self, question: str, *, session_id: str | None = None, mode: str | None = None,
-            today: date | None = None, previous: Any = None,
-            on_stage: StageCallback | None = None) -> AnswerPayload:
+    def ask(
+        self,
+        question: str,
+        *,
+        session_id: str | None = None,
+        mode: str | None = None,
+        today: date | None = None,
+        previous: Any = None,
+        on_stage: StageCallback | None = None,
+    ) -> AnswerPayload:
         """Answer ``question``; raises :class:`QuestionError` for empty/overlong input or a bad mode."""
         text = check_question(question, max_chars=self.settings.api_max_question_chars)
         if mode is not None and mode not in MODES:
@@ -156,8 +173,9 @@ class Cubesage:
         query_id = str(uuid.uuid4())
         started = time.perf_counter()
         with using_settings(self.settings), question_budget(self.settings, use_llm=use_llm) as budget:
-            result = self.pipeline.run(text, conn=self.pool, today=today, use_llm=use_llm,
-                                       previous=_turn(previous), on_stage=on_stage)
+            result = self.pipeline.run(
+                text, conn=self.pool, today=today, use_llm=use_llm, previous=_turn(previous), on_stage=on_stage
+            )
             t = time.perf_counter()
             trend = self._trend(result, today)
             synthesis = synthesize(result, use_llm=use_llm, scope=self.scope, trend=trend)
@@ -210,15 +228,39 @@ class Cubesage:
     def _log(self, conn: Any, payload: AnswerPayload, session_id: str | None = None) -> None:
         prov = payload.provenance
         sql = prov.get("sql")
-        plan = {k: prov.get(k) for k in ("cube_query", "detail_plan", "sub_queries", "bindings", "crag_grade",
-                                          "tables", "backend", "fallback_reason")}
-        answer = {"text": payload.text, "row_count": len(payload.table["rows"]),
-                  "columns": payload.table["columns"], "error": prov.get("error")}
+        plan = {
+            k: prov.get(k)
+            for k in (
+                "cube_query",
+                "detail_plan",
+                "sub_queries",
+                "bindings",
+                "crag_grade",
+                "tables",
+                "backend",
+                "fallback_reason",
+            )
+        }
+        answer = {
+            "text": payload.text,
+            "row_count": len(payload.table["rows"]),
+            "columns": payload.table["columns"],
+            "error": prov.get("error"),
+        }
         conn.execute(
             "INSERT INTO semlayer.query_log (query_id, session_id, question, intent, plan, timings, executed_sql,"
             " answer) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-            (payload.query_id, session_id, payload.question, payload.intent, Jsonb(_jsonable(plan)),
-             Jsonb(payload.timings_ms), "\n;\n".join(sql) if sql else None, Jsonb(_jsonable(answer))))
+            (
+                payload.query_id,
+                session_id,
+                payload.question,
+                payload.intent,
+                Jsonb(_jsonable(plan)),
+                Jsonb(payload.timings_ms),
+                "\n;\n".join(sql) if sql else None,
+                Jsonb(_jsonable(answer)),
+            ),
+        )
 
     # -- nl2cube ------------------------------------------------------------------------------------
     def nl2cube(self, question: str, run: bool = False, today: date | None = None) -> dict[str, Any]:
@@ -237,19 +279,26 @@ class Cubesage:
         out: dict[str, Any] = {
             "cube_query": agg.cube_query,
             "bindings": [b.to_dict() for b in getattr(main, "term_bindings", [])],
-            "confidence": _confidence(agg, main), "problems": list(getattr(agg, "problems", []) or []),
+            "confidence": _confidence(agg, main),
+            "problems": list(getattr(agg, "problems", []) or []),
         }
         if len(agg.cube_queries) > 1:
-            out["cube_queries"] = [{"label": label, "cube_query": query}
-                                   for label, query in zip(agg.labels, agg.cube_queries, strict=True)]
+            out["cube_queries"] = [
+                {"label": label, "cube_query": query} for label, query in zip(agg.labels, agg.cube_queries, strict=True)
+            ]
         if run:
             out["rows"] = _jsonable(agg.rows)
         return out
 
-
     # -- stored queries and suggestions ------------------------------------------------------------
-    def load(self, queries: list[tuple[str, dict[str, Any]]], *, today: date | None = None, language: str = "en",
-             title: str = "") -> dict[str, Any]:
+    def load(
+        self,
+        queries: list[tuple[str, dict[str, Any]]],
+        *,
+        today: date | None = None,
+        language: str = "en",
+        title: str = "",
+    ) -> dict[str, Any]:
         """Run stored Cube queries again (a dashboard tile) through the current backend, without a question:
         their table and chart as an answer shows them. ``queries`` are (label, Cube query) as nl2cube
         returns them: queries of one label (measure groups) are merged on their dimensions, several labels
@@ -261,20 +310,31 @@ class Cubesage:
             table = table_from_rows(rows)
             several = len({label for label, _, _ in loads}) > 1
             trend = self._trend_of(queries[0][1], rows, today) if len(queries) == 1 else None
-            return _jsonable({"table": view(table, language),
-                              "chart": chart_spec(table, language, title=title, trend=trend,
-                                                  periods=_earlier_first(queries) if several else None),
-                              "sql": [load.sql for _, _, load in loads], "backend": loads[0][2].backend,
-                              "fallback_reason": loads[0][2].fallback_reason, "today": today.isoformat()})
+            return _jsonable(
+                {
+                    "table": view(table, language),
+                    "chart": chart_spec(
+                        table, language, title=title, trend=trend, periods=_earlier_first(queries) if several else None
+                    ),
+                    "sql": [load.sql for _, _, load in loads],
+                    "backend": loads[0][2].backend,
+                    "fallback_reason": loads[0][2].fallback_reason,
+                    "today": today.isoformat(),
+                }
+            )
 
     def suggestions(self, language: str = "en") -> dict[str, Any]:
         """Questions built from the model, and what relative dates resolve against."""
         with using_settings(self.settings):
-            questions = suggest.suggestions(self.components.model(), vocabulary(), self.components.value_index(),
-                                            language)
+            questions = suggest.suggestions(
+                self.components.model(), vocabulary(), self.components.value_index(), language
+            )
         today = self.settings.today or date.today()
-        return {"questions": questions, "today": today.isoformat(),
-                "period": list(self.scope.period) if self.scope.period else None}
+        return {
+            "questions": questions,
+            "today": today.isoformat(),
+            "period": list(self.scope.period) if self.scope.period else None,
+        }
 
 
 def stack_loads(loads: list[tuple[str, dict[str, Any], Any]]) -> list[dict[str, Any]]:
@@ -283,8 +343,10 @@ def stack_loads(loads: list[tuple[str, dict[str, Any], Any]]) -> list[dict[str, 
     by_label: dict[str, list[tuple[dict[str, Any], list[dict[str, Any]]]]] = {}
     for label, query, load in loads:
         by_label.setdefault(label, []).append((query, load.rows))
-    merged = {label: (merge_groups([q for q, _ in parts], [r for _, r in parts]) if len(parts) > 1 else parts[0][1])
-              for label, parts in by_label.items()}
+    merged = {
+        label: (merge_groups([q for q, _ in parts], [r for _, r in parts]) if len(parts) > 1 else parts[0][1])
+        for label, parts in by_label.items()
+    }
     if len(merged) == 1:
         return next(iter(merged.values()))
     return [{"period": label, **row} for label, rows in merged.items() for row in rows]
@@ -314,19 +376,33 @@ def _confidence(agg: Any, retrieval: Any) -> float:
 def _turn(previous: Any) -> Turn | None:
     if previous is None or isinstance(previous, Turn):
         return previous
-    turn = previous.turn if isinstance(previous, AnswerPayload) else (
-        previous.get("turn") if isinstance(previous, dict) else None)
+    turn = (
+        previous.turn
+        if isinstance(previous, AnswerPayload)
+        else (previous.get("turn") if isinstance(previous, dict) else None)
+    )
     if isinstance(turn, dict) and turn.get("question"):
-        return Turn(question=turn["question"], intent=turn.get("intent", ""), cube_query=turn.get("cube_query"),
-                    entities=list(turn.get("entities") or []))
+        return Turn(
+            question=turn["question"],
+            intent=turn.get("intent", ""),
+            cube_query=turn.get("cube_query"),
+            entities=list(turn.get("entities") or []),
+        )
     return None
 
 
 def _payload(query_id: str, question: str, result: PipelineResult, synthesis: Synthesis) -> AnswerPayload:
     return AnswerPayload(
-        query_id=query_id, question=question, intent=result.intent.intent, text=synthesis.text,
-        table=synthesis.table, chart=synthesis.chart, provenance=_jsonable(synthesis.provenance),
-        timings_ms=dict(result.timings_ms), turn=result.turn.to_dict() if result.turn else None)
+        query_id=query_id,
+        question=question,
+        intent=result.intent.intent,
+        text=synthesis.text,
+        table=synthesis.table,
+        chart=synthesis.chart,
+        provenance=_jsonable(synthesis.provenance),
+        timings_ms=dict(result.timings_ms),
+        turn=result.turn.to_dict() if result.turn else None,
+    )
 
 
 def _jsonable(value: Any) -> Any:

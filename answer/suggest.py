@@ -14,8 +14,14 @@ from typing import Any, Protocol
 
 MAX_VALUES = 12
 TEMPLATES = {
-    "en": ("{m} by {d} this year", "{m} by month this year", "{m} last month", "{m} this year vs last year",
-           "{m} by {d} last quarter", "{m} by quarter"),
+    "en": (
+        "{m} by {d} this year",
+        "{m} by month this year",
+        "{m} last month",
+        "{m} this year vs last year",
+        "{m} by {d} last quarter",
+        "{m} by quarter",
+    ),
     "zh": ("今年各{d}的{m}", "今年每月的{m}", "上个月的{m}", "{m}今年和去年对比", "上季度各{d}的{m}", "每个季度的{m}"),
 }
 
@@ -49,7 +55,7 @@ def _reachable(model: Any, cube: str) -> list[str]:
 
 def _value_counts(values: Values | None) -> dict[str, int]:
     counts: dict[str, set[str]] = {}
-    for pairs in (values.surfaces.values() if values is not None else []):
+    for pairs in values.surfaces.values() if values is not None else []:
         for member, value in pairs:
             counts.setdefault(member, set()).add(value)
     return {member: len(v) for member, v in counts.items()}
@@ -58,14 +64,23 @@ def _value_counts(values: Values | None) -> dict[str, int]:
 def picks(model: Any, names: Names, values: Values | None, language: str) -> list[Pick]:
     """The measures worth suggesting, each with its readable low-cardinality dimensions."""
     counts = _value_counts(values)
-    measures = [m for m in model.measures() if m.public and names.member_label(m.path, language)
-                and model.time_dimension_for(m.path)]
+    measures = [
+        m
+        for m in model.measures()
+        if m.public and names.member_label(m.path, language) and model.time_dimension_for(m.path)
+    ]
     measures.sort(key=lambda m: not m.meta.get("certified"))
     out = []
     for measure in measures:
-        dims = tuple(d.path for cube in _reachable(model, measure.cube) for d in model.cubes[cube].dimensions.values()
-                     if d.type == "string" and d.public and 0 < counts.get(d.path, 0) <= MAX_VALUES
-                     and names.member_label(d.path, language))
+        dims = tuple(
+            d.path
+            for cube in _reachable(model, measure.cube)
+            for d in model.cubes[cube].dimensions.values()
+            if d.type == "string"
+            and d.public
+            and 0 < counts.get(d.path, 0) <= MAX_VALUES
+            and names.member_label(d.path, language)
+        )
         out.append(Pick(measure.path, dims))
     return out
 
@@ -85,6 +100,9 @@ def suggestions(model: Any, names: Names, values: Values | None, language: str, 
         dims = [d for d in pick.dimensions if d not in used] or list(pick.dimensions)
         dim = dims[0] if dims else ""
         used.add(dim)
-        out.append(template.format(m=names.member_label(pick.measure, language),
-                                   d=names.member_label(dim, language) if dim else ""))
+        out.append(
+            template.format(
+                m=names.member_label(pick.measure, language), d=names.member_label(dim, language) if dim else ""
+            )
+        )
     return out

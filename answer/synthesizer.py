@@ -63,8 +63,9 @@ class AnswerText(dspy.Signature):
     answer: str = dspy.OutputField()
 
 
-def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Scope | None = None,
-               trend: Trend | None = None) -> Synthesis:
+def synthesize(
+    result: PipelineResult, *, use_llm: bool | None = None, scope: Scope | None = None, trend: Trend | None = None
+) -> Synthesis:
     """Text, table, chart and provenance of one answer; ``scope`` (from the model) words refusals and nouns;
     ``trend`` (``answer.trend``) gives a single number's KPI card its change and sparkline."""
     scope = scope or Scope()
@@ -83,9 +84,12 @@ def synthesize(result: PipelineResult, *, use_llm: bool | None = None, scope: Sc
     prov["answer_mode"] = mode
     if reason:
         prov["answer_fallback_reason"] = reason
-    return Synthesis(text=text, table=view(table, lang, truncated=cut is not None,
-                                           total_rows=cut.total if cut else None), chart=_chart(result, scope, trend),
-                     provenance=prov)
+    return Synthesis(
+        text=text,
+        table=view(table, lang, truncated=cut is not None, total_rows=cut.total if cut else None),
+        chart=_chart(result, scope, trend),
+        provenance=prov,
+    )
 
 
 def _sentence(text: str) -> str:
@@ -102,8 +106,11 @@ def _chart(result: PipelineResult, scope: Scope, trend: Trend | None) -> dict[st
         if result.detail is None or not result.table.rows:
             return None
         plan = result.detail.plan
-        noun = ("表" if lang == "zh" else "tables") if plan.get("kind") == "table_lookup" else \
-            scope.noun(plan.get("target", ""), lang)
+        noun = (
+            ("表" if lang == "zh" else "tables")
+            if plan.get("kind") == "table_lookup"
+            else scope.noun(plan.get("target", ""), lang)
+        )
         return count_card(len(result.table.rows), noun, title=result.question)
     charted = table_from_rows(result.aggregate.rows) if intent == "mixed" and result.aggregate else result.table
     return chart_spec(charted, lang, title=result.question, periods=_period_order(result.aggregate), trend=trend)
@@ -128,15 +135,23 @@ def table_cut(result: PipelineResult) -> Cut | None:
 
 
 _CUT_TEXT = {
-    "aggregate": (" The result stops at the row limit: {shown} of {total} rows are shown.",
-                  " 结果在行数上限处截断：显示 {shown} 行，共 {total} 行。"),
-    "detail": (" The rows stop at the limit: {shown} of {total} are shown.",
-               " 明细达到上限：显示 {shown} 条，共 {total} 条。"),
-    "entities": (" Detail rows were looked up for the first {shown} of {total} rows only.",
-                 " 只为前 {shown} 行（共 {total} 行）查找了明细。"),
+    "aggregate": (
+        " The result stops at the row limit: {shown} of {total} rows are shown.",
+        " 结果在行数上限处截断：显示 {shown} 行，共 {total} 行。",
+    ),
+    "detail": (
+        " The rows stop at the limit: {shown} of {total} are shown.",
+        " 明细达到上限：显示 {shown} 条，共 {total} 条。",
+    ),
+    "entities": (
+        " Detail rows were looked up for the first {shown} of {total} rows only.",
+        " 只为前 {shown} 行（共 {total} 行）查找了明细。",
+    ),
 }
-_UNCOUNTED = (" The rows stop at a limit: {shown} are shown, and their total could not be counted.",
-              " 结果在上限处截断：显示 {shown} 条，总数未能统计。")
+_UNCOUNTED = (
+    " The rows stop at a limit: {shown} are shown, and their total could not be counted.",
+    " 结果在上限处截断：显示 {shown} 条，总数未能统计。",
+)
 
 
 def _cut_text(cut: Cut, lang: str) -> str:
@@ -146,6 +161,7 @@ def _cut_text(cut: Cut, lang: str) -> str:
 
 
 # -- templates -------------------------------------------------------------------------------------------
+
 
 def _missing_text(result: PipelineResult, lang: str) -> str:
     """What CRAG found the index does not know, when corrective retrieval still found nothing: " Nothing in
@@ -171,16 +187,21 @@ def template_text(result: PipelineResult, scope: Scope) -> str:
     if intent == "detail" and result.detail is not None:
         return _detail_text(result, lang, scope)
     agg_table = table_from_rows(result.aggregate.rows) if result.aggregate is not None else result.table
-    text = (_comparison_text(result.aggregate, lang, _filter_words(result))
-            or _counted_groups_text(result, agg_table, lang)
-            or _aggregate_text(agg_table, lang, _scope(result)))
+    text = (
+        _comparison_text(result.aggregate, lang, _filter_words(result))
+        or _counted_groups_text(result, agg_table, lang)
+        or _aggregate_text(agg_table, lang, _scope(result))
+    )
     if intent == "mixed" and result.mixed is not None:
         if result.mixed.join:  # the per-entity counts are table columns, so the text names no extra number
             key = label(result.mixed.join["aggregate"], lang)
-            text += (f" 每个{key}的明细汇总见 明细条数 列。" if lang == "zh"
-                     else f" Detail rows are summarised per {key} in the detail_rows column.")
+            text += (
+                f" 每个{key}的明细汇总见 明细条数 列。"
+                if lang == "zh"
+                else f" Detail rows are summarised per {key} in the detail_rows column."
+            )
         else:
-            text += (" 相关明细另列于下方。" if lang == "zh" else " The related detail rows are listed separately.")
+            text += " 相关明细另列于下方。" if lang == "zh" else " The related detail rows are listed separately."
     elif intent == "mixed":
         text += _rows_not_listed(result, lang)
     return text
@@ -213,8 +234,10 @@ def _filter_words(result: PipelineResult) -> list[str]:
         member, op = f.get("member", ""), f.get("operator")
         if op == "notSet":
             out.append(f"无{label(member, lang)}" if lang == "zh" else f"without {label(member, lang)}")
-        out += [show_value(member, v, lang) if op not in BOUNDS else f"{label(member, lang)} {BOUNDS[op]} {v}"
-                for v in f.get("values") or []]
+        out += [
+            show_value(member, v, lang) if op not in BOUNDS else f"{label(member, lang)} {BOUNDS[op]} {v}"
+            for v in f.get("values") or []
+        ]
     return out
 
 
@@ -292,7 +315,7 @@ def _series_text(table: ResultTable, parts: Parts, lang: str, period: str) -> st
     its first and last value and its peak; never one clause mixing two series."""
     t = parts.time
     assert t is not None
-    keys = ([i for i in (parts.period,) if i is not None] + parts.dims)
+    keys = [i for i in (parts.period,) if i is not None] + parts.dims
     fmts, grain = formats(table), grain_of(table.columns[t])
 
     def when(row: list[Any]) -> str:
@@ -303,8 +326,10 @@ def _series_text(table: ResultTable, parts: Parts, lang: str, period: str) -> st
         groups.setdefault(tuple(row[k] for k in keys), []).append(row)
     if keys:
         m = parts.measures[0]
-        named = [(" / ".join(show_value(table.columns[k], v, lang) for k, v in zip(keys, key, strict=True)), rows, m)
-                 for key, rows in groups.items()]
+        named = [
+            (" / ".join(show_value(table.columns[k], v, lang) for k, v in zip(keys, key, strict=True)), rows, m)
+            for key, rows in groups.items()
+        ]
         named.sort(key=lambda item: -sum(abs(r[m] or 0) for r in item[1]))
     else:
         named = [(label(table.columns[m], lang), table.rows, m) for m in parts.measures]
@@ -312,7 +337,7 @@ def _series_text(table: ResultTable, parts: Parts, lang: str, period: str) -> st
     clauses = [c for c in clauses if c]
     more = len(named) > MAX_SERIES_TEXT
     metric = label(table.columns[parts.measures[0]], lang)
-    grain_word = (GRAIN_WORDS_ZH.get(grain or "", "时间") if lang == "zh" else grain or "period")
+    grain_word = GRAIN_WORDS_ZH.get(grain or "", "时间") if lang == "zh" else grain or "period"
     period = "" if parts.period is not None else period  # compared periods name themselves
     by = ("、" if lang == "zh" else " and ").join([label(table.columns[d], lang) for d in parts.dims] + [grain_word])
     if lang == "zh":
@@ -335,17 +360,21 @@ def _series_clause(name: str, rows: list[list[Any]], m: int, fmt: str | None, wh
     if len(points) == 1:
         return f"{when(first)}，{name} {value(first)}" if lang == "zh" else f"{name} {value(first)} ({when(first)})"
     if lang == "zh":
-        return (f"{name}从 {when(first)} 的 {value(first)} 变为 {when(last)} 的 {value(last)}，"
-                f"峰值在 {when(peak)}（{value(peak)}）")
-    return (f"{name} went from {value(first)} ({when(first)}) to {value(last)} ({when(last)}), "
-            f"peaking at {value(peak)} in {when(peak)}")
+        return (
+            f"{name}从 {when(first)} 的 {value(first)} 变为 {when(last)} 的 {value(last)}，"
+            f"峰值在 {when(peak)}（{value(peak)}）"
+        )
+    return (
+        f"{name} went from {value(first)} ({when(first)}) to {value(last)} ({when(last)}), "
+        f"peaking at {value(peak)} in {when(peak)}"
+    )
 
 
 HOW_MANY = re.compile(r"\bhow many\b|多少|几个|几位", re.IGNORECASE)
 
 
 def _counted_groups_text(result: PipelineResult, table: ResultTable, lang: str) -> str | None:
-    """"How many customers placed more than 10 orders?": the number of groups that pass a bound on a
+    """ "How many customers placed more than 10 orders?": the number of groups that pass a bound on a
     measure, then the first of them ("266 customers have invoice count > 10: ...")."""
     query = getattr(result.aggregate, "cube_query", None) or {}
     bounds = [f for f in query.get("filters") or [] if f.get("operator") in BOUNDS]
@@ -384,8 +413,12 @@ def _comparison_text(agg: Any, lang: str, said: list[str]) -> str:
     measures = list(dict.fromkeys(c["measure"] for c in changes))
     of = (f"（{'，'.join(said)}）" if lang == "zh" else f" ({', '.join(said)})") if said else ""
     if not dims:
-        clauses = [_change_clause(label(m, lang) + of, next(c for c in changes if c["measure"] == m), lang,
-                                  periods=(earlier, later)) for m in measures]
+        clauses = [
+            _change_clause(
+                label(m, lang) + of, next(c for c in changes if c["measure"] == m), lang, periods=(earlier, later)
+            )
+            for m in measures
+        ]
         return ("；" if lang == "zh" else "; ").join(clauses) + ("。" if lang == "zh" else ".")
     measure = measures[0]
     rows = sorted((c for c in changes if c["measure"] == measure), key=lambda c: c["current"], reverse=True)
@@ -426,7 +459,8 @@ def _named(result: PipelineResult, plan: dict[str, Any]) -> list[str]:
     assert result.detail is not None
     filters = (plan.get("reading") or {}).get("filters") or [] if plan.get("kind") == "listing" else []
     names = [e.label for e in result.detail.entities] + [
-        str(v) for f in filters if f.get("operator") == "equals" for v in f.get("values") or []]
+        str(v) for f in filters if f.get("operator") == "equals" for v in f.get("values") or []
+    ]
     asked = result.question.lower()
     written = [n for n in names if n and n.lower() in asked]
     return list(dict.fromkeys(written if plan.get("kind") == "listing" else names))
@@ -457,6 +491,7 @@ def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:
 
 # -- LLM mode --------------------------------------------------------------------------------------------
 
+
 def _llm_text(result: PipelineResult) -> str:
     table = result.table
     lang = result.understanding.language
@@ -469,14 +504,25 @@ def _llm_text(result: PipelineResult) -> str:
     changes = (getattr(result.aggregate, "derived", None) or {}).get("changes") if result.aggregate else None
     facts = f"intent={result.intent.intent}; period={_period(result)}"
     if changes:
-        facts += "; changes: " + ", ".join(f"{label(c['measure'], lang)} {fmt_change(c['change_pct'])}"
-                                           for c in changes if c.get("change_pct") is not None)
-    pred = dspy.Predict(AnswerText)(question=result.question, language=result.understanding.language,
-                                    table=truncate_to_tokens("\n".join(lines), TABLE_TOKENS), facts=facts)
+        facts += "; changes: " + ", ".join(
+            f"{label(c['measure'], lang)} {fmt_change(c['change_pct'])}"
+            for c in changes
+            if c.get("change_pct") is not None
+        )
+    pred = dspy.Predict(AnswerText)(
+        question=result.question,
+        language=result.understanding.language,
+        table=truncate_to_tokens("\n".join(lines), TABLE_TOKENS),
+        facts=facts,
+    )
     text = str(pred.answer).strip()
     allowed = table_numbers(table.columns, table.rows, fmts) | change_numbers(changes)
-    allowed |= filter_numbers([getattr(result.aggregate, "cube_query", None),  # "under 500": a declared filter
-                               (getattr(result.detail, "plan", None) or {}).get("cube_query")])
+    allowed |= filter_numbers(
+        [
+            getattr(result.aggregate, "cube_query", None),  # "under 500": a declared filter
+            (getattr(result.detail, "plan", None) or {}).get("cube_query"),
+        ]
+    )
     allowed |= question_numbers(result.question)  # "order 7": the number the question wrote
     allowed |= cut_numbers([c.to_dict() for c in result.cuts])  # "Found 7 orders": the counted total of a cut
     labels = tuple(r.label for r in result.understanding.time_ranges)
@@ -492,6 +538,7 @@ def _is_date_part(token: str) -> bool:
 
 # -- provenance ------------------------------------------------------------------------------------------
 
+
 def provenance(result: PipelineResult) -> dict[str, Any]:
     decision = result.intent
     retrieval = result.retrieval.get("result")
@@ -500,7 +547,8 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
     tables = set(detail.tables if detail else [])
     tables |= {t["table"] for t in result.sag.get("tables", [])[:3]}
     prov: dict[str, Any] = {
-        "intent": decision.intent, "intent_confidence": round(float(decision.confidence), 4),
+        "intent": decision.intent,
+        "intent_confidence": round(float(decision.confidence), 4),
         "intent_reasons": list(decision.reasons),
         "understanding": _plain(result.understanding),
         "sub_queries": result.sub_queries,
@@ -544,8 +592,11 @@ def _context(retrieval: Any) -> dict[str, Any] | None:
     context = getattr(retrieval, "context", None)
     if context is None:
         return None
-    return {"included": list(context.included), "tokens": dict(context.tokens),
-            "sub_queries_fused": "fusion" in getattr(retrieval, "timings_ms", {})}
+    return {
+        "included": list(context.included),
+        "tokens": dict(context.tokens),
+        "sub_queries_fused": "fusion" in getattr(retrieval, "timings_ms", {}),
+    }
 
 
 def _plain(value: Any) -> Any:

@@ -62,9 +62,16 @@ def title(name: str, language: str) -> str:
 
 
 def describe(table: ResultTable, language: str) -> list[Column]:
-    return [Column(name, title(name, language), kind := _kind(table, i), grain_of(name) if kind == "time" else None,
-                   column_format(name) if kind == "number" else None)
-            for i, name in enumerate(table.columns)]
+    return [
+        Column(
+            name,
+            title(name, language),
+            kind := _kind(table, i),
+            grain_of(name) if kind == "time" else None,
+            column_format(name) if kind == "number" else None,
+        )
+        for i, name in enumerate(table.columns)
+    ]
 
 
 def cell(value: Any, column: Column) -> str:
@@ -74,23 +81,31 @@ def cell(value: Any, column: Column) -> str:
     if column.kind == "time":
         return fmt_period(value, column.grain, "en")
     if is_number(value):
-        return str(int(value)) if column.format == "id" and float(value).is_integer() else \
-            fmt_measure(value, column.format)
+        return (
+            str(int(value))
+            if column.format == "id" and float(value).is_integer()
+            else fmt_measure(value, column.format)
+        )
     return fmt_value(value)
 
 
-def view(table: ResultTable, language: str, *, truncated: bool = False, total_rows: int | None = None
-         ) -> dict[str, Any]:
+def view(
+    table: ResultTable, language: str, *, truncated: bool = False, total_rows: int | None = None
+) -> dict[str, Any]:
     """The table of an answer: raw ``columns``/``rows`` plus ``labels``, ``formats``, ``kinds``, ``grains``,
     ``display`` (the text of every cell), ``row_count``, ``truncated`` (the query's row limit was hit) and
     ``total_rows`` (the rows there are when truncated; None when not truncated or not countable)."""
     columns = describe(table, language)
     return {
         **table.to_dict(),
-        "labels": [c.title for c in columns], "formats": [c.format for c in columns],
-        "kinds": [c.kind for c in columns], "grains": [c.grain for c in columns],
+        "labels": [c.title for c in columns],
+        "formats": [c.format for c in columns],
+        "kinds": [c.kind for c in columns],
+        "grains": [c.grain for c in columns],
         "display": [[cell(v, c) for v, c in zip(row, columns, strict=False)] for row in table.rows],
-        "row_count": len(table.rows), "truncated": truncated, "total_rows": total_rows if truncated else None,
+        "row_count": len(table.rows),
+        "truncated": truncated,
+        "total_rows": total_rows if truncated else None,
     }
 
 
@@ -102,8 +117,9 @@ def to_csv(shown: dict[str, Any]) -> str:
     kinds = shown.get("kinds") or ["text"] * len(shown["columns"])
     display = shown.get("display") or shown["rows"]
     for raw, text in zip(shown["rows"], display, strict=True):
-        writer.writerow([t if k == "time" else ("" if v is None else v)
-                         for v, t, k in zip(raw, text, kinds, strict=False)])
+        writer.writerow(
+            [t if k == "time" else ("" if v is None else v) for v, t, k in zip(raw, text, kinds, strict=False)]
+        )
     return out.getvalue()
 
 

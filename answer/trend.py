@@ -86,8 +86,9 @@ def trend_query(cube_query: dict[str, Any] | None, time_dimension_of: Callable[[
         if dimension is None:
             return None
         td = {"dimension": dimension, "granularity": ALL_TIME_GRAIN}
-        return TrendQuery({**base, "timeDimensions": [td], "order": [[dimension, "asc"]]}, measures[0],
-                          ALL_TIME_GRAIN, whole=False)
+        return TrendQuery(
+            {**base, "timeDimensions": [td], "order": [[dimension, "asc"]]}, measures[0], ALL_TIME_GRAIN, whole=False
+        )
     span = times[0]["dateRange"]
     if not isinstance(span, list) or len(span) != 2:
         return None
@@ -99,10 +100,18 @@ def trend_query(cube_query: dict[str, Any] | None, time_dimension_of: Callable[[
     if unit is None:
         return None
     grain, last = unit
-    td = {"dimension": times[0]["dimension"], "granularity": grain,
-          "dateRange": [_window_start(start, grain).isoformat(), end.isoformat()]}
-    return TrendQuery({**base, "timeDimensions": [td], "order": [[td["dimension"], "asc"]]}, measures[0], grain,
-                      whole=end == last, asked=fmt_period(start.isoformat(), grain, "en"))
+    td = {
+        "dimension": times[0]["dimension"],
+        "granularity": grain,
+        "dateRange": [_window_start(start, grain).isoformat(), end.isoformat()],
+    }
+    return TrendQuery(
+        {**base, "timeDimensions": [td], "order": [[td["dimension"], "asc"]]},
+        measures[0],
+        grain,
+        whole=end == last,
+        asked=fmt_period(start.isoformat(), grain, "en"),
+    )
 
 
 def trend_of(query: TrendQuery, rows: list[dict[str, Any]]) -> Trend | None:

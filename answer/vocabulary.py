@@ -91,8 +91,11 @@ def build(model_dir: Path | None, glossary: Path | None, detail_vocabulary: Path
         vocab.formats = {m.path: m.format for m in members if m.format}
         vocab.types = {m.path: m.type for m in members}
         titles = {m.path: m.title for m in members if m.title}
-        vocab.keys = frozenset(d.path for d in (model.dimensions() if model is not None else [])
-                               if d.primary_key or (d.type == "number" and KEY_NAME.search(d.name)))
+        vocab.keys = frozenset(
+            d.path
+            for d in (model.dimensions() if model is not None else [])
+            if d.primary_key or (d.type == "number" and KEY_NAME.search(d.name))
+        )
     try:
         terms, _ = parse_glossary(glossary) if glossary else ([], [])
     except GlossaryError:

@@ -64,11 +64,22 @@ def load_components(settings: Settings, url: str) -> Components:
         routes.current.backend.close()
 
     return Components(
-        understand=understand, decompose=decompose,
-        retrieve=SchemaRetrieval(retriever, embedder, settings, workers), recall_tables=sag.recall_tables,
-        recall_rows=sag.recall_rows, classify_intent=classify_intent, aggregate=routes.aggregate,
-        signals=routes.signals, close=close, refresh=refresh, value_index=routes.values, drill=routes.drill,
-        parse=routes.read, listing=routes.listing, load=routes.load, model=routes.model,
+        understand=understand,
+        decompose=decompose,
+        retrieve=SchemaRetrieval(retriever, embedder, settings, workers),
+        recall_tables=sag.recall_tables,
+        recall_rows=sag.recall_rows,
+        classify_intent=classify_intent,
+        aggregate=routes.aggregate,
+        signals=routes.signals,
+        close=close,
+        refresh=refresh,
+        value_index=routes.values,
+        drill=routes.drill,
+        parse=routes.read,
+        listing=routes.listing,
+        load=routes.load,
+        model=routes.model,
     )
 
 

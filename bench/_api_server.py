@@ -39,16 +39,31 @@ def api_at(url: str | None, env: dict[str, str] | None = None) -> Iterator[str]:
 
 
 @contextmanager
-def api_server(env: dict[str, str] | None = None, timeout_s: float = 180.0, ready_path: str = "/healthz"
-               ) -> Iterator[RunningApi]:
+def api_server(
+    env: dict[str, str] | None = None, timeout_s: float = 180.0, ready_path: str = "/healthz"
+) -> Iterator[RunningApi]:
     """``cubesage serve --host 127.0.0.1 --port N`` with ``env`` added, yielded once ``ready_path`` answers 200;
     stopped (SIGTERM) on exit."""
     port = _free_port()
-    cmd = [sys.executable, "-c", "from answer.cli import main; main()", "serve", "--host", "127.0.0.1",
-           "--port", str(port)]
+    cmd = [
+        sys.executable,
+        "-c",
+        "from answer.cli import main; main()",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
     with tempfile.TemporaryFile(mode="w+") as log:
-        proc = subprocess.Popen(cmd, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=log, text=True)
+        proc = subprocess.Popen(
+            cmd,
+            env={**os.environ, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            text=True,
+        )
         try:
             _wait_healthy(proc, f"http://127.0.0.1:{port}", log, timeout_s, ready_path)
             yield RunningApi(url=f"http://127.0.0.1:{port}", pid=proc.pid)

@@ -14,18 +14,20 @@ from cubesage_core import db
 
 PARTS = {
     "semantic_assets": "SELECT md5(coalesce(string_agg(asset_id || ':' || content_hash, ',' ORDER BY asset_id), '')) "
-                       "FROM semlayer.asset",
+    "FROM semlayer.asset",
     "business_terms": "SELECT md5(coalesce(string_agg(term_id || ':' || canonical_term || ':' || "
-                      "coalesce(mapped_asset_id, ''), ',' ORDER BY term_id), '')) FROM semlayer.business_term",
+    "coalesce(mapped_asset_id, ''), ',' ORDER BY term_id), '')) FROM semlayer.business_term",
     "approved_few_shots": "SELECT md5(coalesce(string_agg(id || ':' || question || ':' || "
-                          "coalesce(cube_query::text, '') || ':' || coalesce(sql, ''), ',' ORDER BY id), '')) "
-                          "FROM semlayer.dynamic_few_shot_cache WHERE approved",
+    "coalesce(cube_query::text, '') || ':' || coalesce(sql, ''), ',' ORDER BY id), '')) "
+    "FROM semlayer.dynamic_few_shot_cache WHERE approved",
     "sag_chunks": "SELECT md5(coalesce(string_agg(chunk_id, ',' ORDER BY chunk_id), '')) FROM sag.source_chunk",
     "api_keys": "SELECT md5(coalesce(string_agg(key_id || ':' || array_to_string(scopes, '+') || ':' || "
-                "coalesce(revoked_at::text, ''), ',' ORDER BY key_id), '')) FROM semlayer.api_key",
+    "coalesce(revoked_at::text, ''), ',' ORDER BY key_id), '')) FROM semlayer.api_key",
 }
-WAREHOUSE_WRITES = ("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::text FROM pg_stat_user_tables "
-                    "WHERE schemaname = ANY(%s)")
+WAREHOUSE_WRITES = (
+    "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::text FROM pg_stat_user_tables "
+    "WHERE schemaname = ANY(%s)"
+)
 
 
 def fingerprint(url: str, model_dir: Path | None, schemas: list[str]) -> dict[str, str]:

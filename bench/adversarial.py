@@ -21,13 +21,31 @@ from typing import Any
 
 import httpx
 
-LEAK_MARKERS = ("Traceback", 'File "/', "psycopg", "sqlglot.errors", "site-packages", "postgresql://",
-                "token_sha256\":", "rolpassword", "SCRAM-SHA")
-LAUGHS = "\n".join([f'a: &a [{", ".join(["lol"] * 9)}]']
-                   + [f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]" for p, c in zip("abcdefgh", "bcdefghi", strict=True)])
-WRITE_REQUESTS = ("delete all refunds", "update the price of Aurora X1 headphones to 0", "删除所有退款",
-                  "把所有订单的状态改为已退款", "DROP TABLE warehouse.fact_order", "truncate the orders",
-                  "please remove customer Li Wei", "insert a new order for 王芳")
+LEAK_MARKERS = (
+    "Traceback",
+    'File "/',
+    "psycopg",
+    "sqlglot.errors",
+    "site-packages",
+    "postgresql://",
+    'token_sha256":',
+    "rolpassword",
+    "SCRAM-SHA",
+)
+LAUGHS = "\n".join(
+    [f"a: &a [{', '.join(['lol'] * 9)}]"]
+    + [f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]" for p, c in zip("abcdefgh", "bcdefghi", strict=True)]
+)
+WRITE_REQUESTS = (
+    "delete all refunds",
+    "update the price of Aurora X1 headphones to 0",
+    "删除所有退款",
+    "把所有订单的状态改为已退款",
+    "DROP TABLE warehouse.fact_order",
+    "truncate the orders",
+    "please remove customer Li Wei",
+    "insert a new order for 王芳",
+)
 
 
 @dataclass
@@ -53,9 +71,13 @@ def _model(content: str, name: str = "fuzz.yml") -> dict[str, Any]:
 
 def _cube(cube_keys: str = "", dimensions: str = "", measures: str = "") -> str:
     """A small valid cube over a warehouse table, with hostile extras spliced in."""
-    return ("cubes:\n  - name: fuzz\n    sql_table: warehouse.dim_region\n" + cube_keys + "    dimensions:\n"
-            "      - {name: region_id, sql: region_id, type: number, primary_key: true}\n" + dimensions +
-            "    measures:\n      - {name: count, type: count}\n" + measures)
+    return (
+        "cubes:\n  - name: fuzz\n    sql_table: warehouse.dim_region\n" + cube_keys + "    dimensions:\n"
+        "      - {name: region_id, sql: region_id, type: number, primary_key: true}\n"
+        + dimensions
+        + "    measures:\n      - {name: count, type: count}\n"
+        + measures
+    )
 
 
 def body_cases(query_id: str, ingest_token: str) -> list[Case]:
@@ -68,18 +90,42 @@ def body_cases(query_id: str, ingest_token: str) -> list[Case]:
 def _ingest_body_cases(h: dict[str, str]) -> list[Case]:
     return [
         Case("deep JSON nesting (wiki)", "POST", "/v1/ingest/wiki", json={"documents": [_nest(300)]}, headers=h),
-        Case("NUL in wiki name", "POST", "/v1/ingest/wiki", json={"documents": [{"name": "a\x00b", "content": "# x"}]},
-             headers=h),
-        Case("NUL in wiki content", "POST", "/v1/ingest/wiki",
-             json={"documents": [{"name": "nul", "content": "# x\x00y"}]}, headers=h),
-        Case("NUL in glossary", "POST", "/v1/ingest/glossary", json={"format": "csv", "content": "term\nG\x00MV\n"},
-             headers=h),
+        Case(
+            "NUL in wiki name",
+            "POST",
+            "/v1/ingest/wiki",
+            json={"documents": [{"name": "a\x00b", "content": "# x"}]},
+            headers=h,
+        ),
+        Case(
+            "NUL in wiki content",
+            "POST",
+            "/v1/ingest/wiki",
+            json={"documents": [{"name": "nul", "content": "# x\x00y"}]},
+            headers=h,
+        ),
+        Case(
+            "NUL in glossary",
+            "POST",
+            "/v1/ingest/glossary",
+            json={"format": "csv", "content": "term\nG\x00MV\n"},
+            headers=h,
+        ),
         Case("NUL in model file", "POST", "/v1/ingest/cube-models", json=_model("cubes: []\n# \x00"), headers=h),
-        Case("oversized body", "POST", "/v1/ingest/wiki",
-             json={"documents": [{"name": "big", "content": "x" * 3_000_000}]}, headers=h),
-        Case("text/plain wiki ingest", "POST", "/v1/ingest/wiki",
-             content=b'{"documents": [{"name": "csrf", "content": "# owned"}]}',
-             headers={**h, "Content-Type": "text/plain"}),
+        Case(
+            "oversized body",
+            "POST",
+            "/v1/ingest/wiki",
+            json={"documents": [{"name": "big", "content": "x" * 3_000_000}]},
+            headers=h,
+        ),
+        Case(
+            "text/plain wiki ingest",
+            "POST",
+            "/v1/ingest/wiki",
+            content=b'{"documents": [{"name": "csrf", "content": "# owned"}]}',
+            headers={**h, "Content-Type": "text/plain"},
+        ),
         Case("documents as text", "POST", "/v1/ingest/wiki", json={"documents": "all of them"}, headers=h),
     ]
 
@@ -87,12 +133,20 @@ def _ingest_body_cases(h: dict[str, str]) -> list[Case]:
 def _shared_body_cases(query_id: str, deep: bytes, ask: str) -> list[Case]:
     return [
         Case("deep JSON nesting (ask)", "POST", ask, content=deep, headers={"Content-Type": "application/json"}),
-        Case("deep JSON nesting (feedback)", "POST", "/v1/feedback",
-             json={"query_id": query_id, "verdict": "down", "corrected_cube_query": _nest(500)}),
+        Case(
+            "deep JSON nesting (feedback)",
+            "POST",
+            "/v1/feedback",
+            json={"query_id": query_id, "verdict": "down", "corrected_cube_query": _nest(500)},
+        ),
         Case("NUL in question", "POST", ask, json={"question": "GMV\x00by region"}),
         Case("NUL in session id", "POST", ask, json={"question": "GMV", "session_id": "a\x00b"}),
-        Case("NUL in feedback comment", "POST", "/v1/feedback",
-             json={"query_id": query_id, "verdict": "down", "comment": "bad\x00answer"}),
+        Case(
+            "NUL in feedback comment",
+            "POST",
+            "/v1/feedback",
+            json={"query_id": query_id, "verdict": "down", "comment": "bad\x00answer"},
+        ),
         Case("invalid JSON", "POST", ask, content=b"{oops", headers={"Content-Type": "application/json"}),
         Case("empty body", "POST", ask, content=b"", headers={"Content-Type": "application/json"}),
         Case("list body", "POST", ask, json=["GMV"]),
@@ -108,10 +162,20 @@ def _shared_body_cases(query_id: str, deep: bytes, ask: str) -> list[Case]:
         Case("unknown query id", "POST", "/v1/feedback", json={"query_id": str(uuid.uuid4()), "verdict": "up"}),
         Case("bad verdict", "POST", "/v1/feedback", json={"query_id": query_id, "verdict": "meh"}),
         Case("nl2cube run as text", "POST", "/v1/nl2cube", json={"question": "GMV", "run": "yes"}),
-        Case("text/plain post (cross-site form)", "POST", ask, content=b'{"question": "GMV"}',
-             headers={"Content-Type": "text/plain"}),
-        Case("form-encoded post", "POST", ask, content=b"question=GMV",
-             headers={"Content-Type": "application/x-www-form-urlencoded"}),
+        Case(
+            "text/plain post (cross-site form)",
+            "POST",
+            ask,
+            content=b'{"question": "GMV"}',
+            headers={"Content-Type": "text/plain"},
+        ),
+        Case(
+            "form-encoded post",
+            "POST",
+            ask,
+            content=b"question=GMV",
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        ),
         Case("wrong method", "GET", ask),
         Case("unknown route", "POST", "/v1/nope", json={}),
         Case("bad path id", "GET", "/v1/queries/not-a-uuid"),
@@ -128,17 +192,23 @@ def origin_cases() -> list[Case]:
         Case("cross-site Origin", "POST", "/v1/ask", json=ask, headers={"Origin": "https://evil.example"}),
         Case("null Origin", "POST", "/v1/ask", json=ask, headers={"Origin": "null"}),
         Case("Sec-Fetch-Site cross-site", "POST", "/v1/ask", json=ask, headers={"Sec-Fetch-Site": "cross-site"}),
-        Case("cross-site text/plain wiki post", "POST", "/v1/ingest/wiki",
-             content=b'{"documents": [{"name": "csrf", "content": "# owned"}]}',
-             headers={"Origin": "https://evil.example", "Content-Type": "text/plain"}),
+        Case(
+            "cross-site text/plain wiki post",
+            "POST",
+            "/v1/ingest/wiki",
+            content=b'{"documents": [{"name": "csrf", "content": "# owned"}]}',
+            headers={"Origin": "https://evil.example", "Content-Type": "text/plain"},
+        ),
     ]
 
 
 def auth_cases(ask_token: str, n_bad: int = 30) -> list[Case]:
     """Invalid keys (and a flood of them), missing scopes."""
     wiki = {"documents": [{"name": "scope-probe", "content": "# scope probe"}]}
-    cases = [Case(f"invalid key {i}", "GET", "/v1/catalog", headers={"Authorization": f"Bearer cs_bad_{i}"})
-             for i in range(n_bad)]
+    cases = [
+        Case(f"invalid key {i}", "GET", "/v1/catalog", headers={"Authorization": f"Bearer cs_bad_{i}"})
+        for i in range(n_bad)
+    ]
     ask = {"Authorization": f"Bearer {ask_token}"}
     return [
         *cases,
@@ -157,18 +227,32 @@ _HOSTILE_MODELS: tuple[tuple[str, str], ...] = (
     ("measure type as a list", _cube(measures="      - {name: total, type: [sum], sql: region_id}\n")),
     ("dimension sql as a list", _cube(dimensions="      - {name: name2, type: string, sql: [a, b]}\n")),
     ("join to nowhere as a number", _cube(cube_keys="    joins: {orders: 5}\n")),
-    ("model reading pg_catalog", "cubes:\n  - name: roles\n    sql_table: pg_catalog.pg_roles\n    measures:\n"
-                                 "      - {name: count, type: count}\n"),
-    ("model reading api keys", "cubes:\n  - name: keys\n    sql: SELECT * FROM semlayer.api_key\n"
-                               "    measures:\n      - {name: count, type: count}\n"),
-    ("unqualified system table", "cubes:\n  - name: roles\n    sql: SELECT * FROM pg_roles\n"
-                                 "    measures:\n      - {name: count, type: count}\n"),
-    ("segment subquery on api keys",
-     _cube(cube_keys="    segments:\n      - {name: s, sql: \"(SELECT count(*) FROM semlayer.api_key) > 0\"}\n")),
-    ("dimension subquery on pg_authid",
-     _cube(dimensions="      - {name: secret, type: string, sql: \"(SELECT rolpassword FROM pg_authid)\"}\n")),
-    ("pg_read_file in a measure",
-     _cube(measures="      - {name: f, type: max, sql: \"pg_read_file('/etc/passwd')\"}\n")),
+    (
+        "model reading pg_catalog",
+        "cubes:\n  - name: roles\n    sql_table: pg_catalog.pg_roles\n    measures:\n"
+        "      - {name: count, type: count}\n",
+    ),
+    (
+        "model reading api keys",
+        "cubes:\n  - name: keys\n    sql: SELECT * FROM semlayer.api_key\n"
+        "    measures:\n      - {name: count, type: count}\n",
+    ),
+    (
+        "unqualified system table",
+        "cubes:\n  - name: roles\n    sql: SELECT * FROM pg_roles\n    measures:\n      - {name: count, type: count}\n",
+    ),
+    (
+        "segment subquery on api keys",
+        _cube(cube_keys='    segments:\n      - {name: s, sql: "(SELECT count(*) FROM semlayer.api_key) > 0"}\n'),
+    ),
+    (
+        "dimension subquery on pg_authid",
+        _cube(dimensions='      - {name: secret, type: string, sql: "(SELECT rolpassword FROM pg_authid)"}\n'),
+    ),
+    (
+        "pg_read_file in a measure",
+        _cube(measures="      - {name: f, type: max, sql: \"pg_read_file('/etc/passwd')\"}\n"),
+    ),
     ("billion laughs model", LAUGHS),
     ("python tag", "!!python/object/apply:os.system ['true']"),
     ("broken YAML", "cubes: [a"),
@@ -179,31 +263,64 @@ _HOSTILE_MODELS: tuple[tuple[str, str], ...] = (
 def ingest_cases(ingest_token: str) -> list[Case]:
     """Hostile content with a valid ingest key: it must be refused by validation, not by the key."""
     h = {"Authorization": f"Bearer {ingest_token}"}
-    cases = [Case(f"cube model: {name}", "POST", "/v1/ingest/cube-models", json=_model(text), headers=h)
-             for name, text in _HOSTILE_MODELS]
+    cases = [
+        Case(f"cube model: {name}", "POST", "/v1/ingest/cube-models", json=_model(text), headers=h)
+        for name, text in _HOSTILE_MODELS
+    ]
     return [*cases, *_hostile_documents(h)]
 
 
 def _hostile_documents(h: dict[str, str]) -> list[Case]:
     """A model at a path outside the models folder, hostile glossaries and wiki documents."""
     return [
-        Case("cube model: path traversal", "POST", "/v1/ingest/cube-models", json=_model("cubes: []", "../x.yml"),
-             headers=h),
-        Case("glossary: billion laughs", "POST", "/v1/ingest/glossary", json={"format": "yaml", "content": LAUGHS},
-             headers=h),
-        Case("glossary: list of numbers", "POST", "/v1/ingest/glossary", json={"format": "yaml", "content": "[1, 2]"},
-             headers=h),
-        Case("glossary: term as a list", "POST", "/v1/ingest/glossary",
-             json={"format": "yaml", "content": "terms:\n  - {id: x, term: [a], maps_to: metric:x}\n"}, headers=h),
-        Case("wiki: empty document", "POST", "/v1/ingest/wiki", json={"documents": [{"name": "e", "content": " "}]},
-             headers=h),
-        Case("wiki: bad json document", "POST", "/v1/ingest/wiki",
-             json={"documents": [{"name": "j", "content": "{oops", "format": "json"}]}, headers=h),
+        Case(
+            "cube model: path traversal",
+            "POST",
+            "/v1/ingest/cube-models",
+            json=_model("cubes: []", "../x.yml"),
+            headers=h,
+        ),
+        Case(
+            "glossary: billion laughs",
+            "POST",
+            "/v1/ingest/glossary",
+            json={"format": "yaml", "content": LAUGHS},
+            headers=h,
+        ),
+        Case(
+            "glossary: list of numbers",
+            "POST",
+            "/v1/ingest/glossary",
+            json={"format": "yaml", "content": "[1, 2]"},
+            headers=h,
+        ),
+        Case(
+            "glossary: term as a list",
+            "POST",
+            "/v1/ingest/glossary",
+            json={"format": "yaml", "content": "terms:\n  - {id: x, term: [a], maps_to: metric:x}\n"},
+            headers=h,
+        ),
+        Case(
+            "wiki: empty document",
+            "POST",
+            "/v1/ingest/wiki",
+            json={"documents": [{"name": "e", "content": " "}]},
+            headers=h,
+        ),
+        Case(
+            "wiki: bad json document",
+            "POST",
+            "/v1/ingest/wiki",
+            json={"documents": [{"name": "j", "content": "{oops", "format": "json"}]},
+            headers=h,
+        ),
     ]
 
 
 def correction_cases(query_id: str) -> list[Case]:
     """Corrections that must not even become proposals."""
+
     def fb(c: dict[str, Any]) -> dict[str, Any]:
         return {"query_id": query_id, "verdict": "down", **c}
 
@@ -216,8 +333,15 @@ def correction_cases(query_id: str) -> list[Case]:
         ("two statements", {"corrected_sql": "SELECT 1; DROP TABLE warehouse.fact_order"}),
         ("unknown member", {"corrected_cube_query": {"measures": ["nope.nothing"]}}),
         ("malformed cube query", {"corrected_cube_query": {"measures": "x", "limit": -1}}),
-        ("query that does not run", {"corrected_cube_query": {"measures": ["orders.count"], "filters": [
-            {"member": "orders.order_id", "operator": "equals", "values": ["not a number"]}]}}),
+        (
+            "query that does not run",
+            {
+                "corrected_cube_query": {
+                    "measures": ["orders.count"],
+                    "filters": [{"member": "orders.order_id", "operator": "equals", "values": ["not a number"]}],
+                }
+            },
+        ),
     ]
     return [Case(f"correction: {name}", "POST", "/v1/feedback", json=fb(c)) for name, c in corrections]
 
@@ -228,8 +352,9 @@ def leaked(text: str) -> bool:
 
 def send(client: httpx.Client, case: Case) -> tuple[int, str]:
     try:
-        response = client.request(case.method, case.path, json=case.json, content=case.content,
-                                  headers=case.headers or None)
+        response = client.request(
+            case.method, case.path, json=case.json, content=case.content, headers=case.headers or None
+        )
         return response.status_code, response.text
     except httpx.HTTPError as err:
         return 599, f"{type(err).__name__}: {err}"
@@ -256,8 +381,12 @@ def refused_writes(client: httpx.Client) -> dict[str, Any]:
     for question in WRITE_REQUESTS:
         response = client.post("/v1/ask", json={"question": question})
         body = response.json() if response.status_code == 200 else {}
-        ok = (response.status_code == 200 and body.get("intent") == "unsupported" and not body["table"]["rows"]
-              and (body["provenance"].get("error") or {}).get("type") == "WriteRequest")
+        ok = (
+            response.status_code == 200
+            and body.get("intent") == "unsupported"
+            and not body["table"]["rows"]
+            and (body["provenance"].get("error") or {}).get("type") == "WriteRequest"
+        )
         refused += ok
         if not ok:
             failures.append(f"{question}: HTTP {response.status_code} {response.text[:120]!r}")
@@ -266,9 +395,14 @@ def refused_writes(client: httpx.Client) -> dict[str, Any]:
 
 def unreviewed_feedback(client: httpx.Client, probes: list[str], approved_count: Callable[[], int]) -> dict[str, Any]:
     """Post a different-metric correction for each probe without review; the probes must answer as before."""
+
     def signature(body: dict[str, Any]) -> str:
-        return json.dumps([body.get("text"), body.get("table"), (body.get("provenance") or {}).get("cube_query")],
-                          sort_keys=True, ensure_ascii=False, default=str)
+        return json.dumps(
+            [body.get("text"), body.get("table"), (body.get("provenance") or {}).get("cube_query")],
+            sort_keys=True,
+            ensure_ascii=False,
+            default=str,
+        )
 
     metrics = [m["name"] for m in client.get("/v1/catalog").json()["metrics"]]
     approved_before = approved_count()
@@ -284,5 +418,10 @@ def unreviewed_feedback(client: httpx.Client, probes: list[str], approved_count:
             accepted += r.status_code == 200
     changed = [q for q in probes if signature(client.post("/v1/ask", json={"question": q}).json()) != reference[q]]
     applied = len(changed) + max(0, approved_count() - approved_before)
-    return {"feedback_posted": posted, "feedback_accepted_as_proposals": accepted,
-            "probe_questions": len(probes), "probes_changed": len(changed), "unreviewed_feedback_applied": applied}
+    return {
+        "feedback_posted": posted,
+        "feedback_accepted_as_proposals": accepted,
+        "probe_questions": len(probes),
+        "probes_changed": len(changed),
+        "unreviewed_feedback_applied": applied,
+    }

@@ -53,8 +53,14 @@ def _cube_launcher() -> Any:
     return module
 
 
-def _services(stack: ExitStack, database_url: str | None, cube_url: str | None, cube_secret: str | None,
-              scale: float, model_dir: Path) -> tuple[str, str, str]:
+def _services(
+    stack: ExitStack,
+    database_url: str | None,
+    cube_url: str | None,
+    cube_secret: str | None,
+    scale: float,
+    model_dir: Path,
+) -> tuple[str, str, str]:
     if database_url and cube_url:
         return database_url, cube_url, cube_secret or ""
     from cubesage_core import db
@@ -82,8 +88,10 @@ def _uncached(query: dict[str, Any], model: Any) -> dict[str, Any]:
     member = model.member(model.resolve_path(parsed.members()[0]))
     pk = model.cubes[member.cube].primary_keys[0]
     body = parsed.to_dict()
-    body["filters"] = [*body.get("filters", []), {"member": pk.path, "operator": "notEquals",
-                                                   "values": [str(-secrets.randbelow(10**9) - 1)]}]
+    body["filters"] = [
+        *body.get("filters", []),
+        {"member": pk.path, "operator": "notEquals", "values": [str(-secrets.randbelow(10**9) - 1)]},
+    ]
     return body
 
 
@@ -99,8 +107,15 @@ class _Totals:
     matches: int = 0
 
 
-def run(database_url: str | None = None, cube_url: str | None = None, cube_secret: str | None = None,
-        compile_rounds: int = 50, exec_rounds: int = 3, scale: float = 1.0, model_dir: Path | None = None) -> None:
+def run(
+    database_url: str | None = None,
+    cube_url: str | None = None,
+    cube_secret: str | None = None,
+    compile_rounds: int = 50,
+    exec_rounds: int = 3,
+    scale: float = 1.0,
+    model_dir: Path | None = None,
+) -> None:
     model_dir = model_dir or REPO_ROOT / "demo" / "model"
     model = load_model(model_dir)
     with ExitStack() as stack:
@@ -127,8 +142,15 @@ def _backends(stack: ExitStack, url: str, cube: str, secret: str, model: Any) ->
     return builtin, CubeBackend(client, with_sql=False)
 
 
-def _bench_case(case: ParityCase, model: Any, builtin: BuiltinBackend, cube_backend: CubeBackend, compile_rounds: int,
-                exec_rounds: int, totals: _Totals) -> None:
+def _bench_case(
+    case: ParityCase,
+    model: Any,
+    builtin: BuiltinBackend,
+    cube_backend: CubeBackend,
+    compile_rounds: int,
+    exec_rounds: int,
+    totals: _Totals,
+) -> None:
     """One parity query: compiled ``compile_rounds`` times, run ``exec_rounds`` times on each backend (made
     unique), then once as is on each to compare rows; its line emitted, its latencies added to ``totals``."""
     today = datetime.now(UTC).date() if case.real_clock else None
@@ -152,14 +174,23 @@ def _bench_case(case: ParityCase, model: Any, builtin: BuiltinBackend, cube_back
     totals.builtin_ms += builtin_ms
     totals.cube_ms += cube_ms
     totals.cube_cached_ms.append(cube_cached_ms)
-    _emit({"bench": "compile", "case": case.name, "compile_ms_p50": _pct(times, 0.5),
-           "builtin_exec_ms": round(statistics.median(builtin_ms), 2),
-           "cube_exec_ms": round(statistics.median(cube_ms), 2),
-           "cube_cached_ms": round(cube_cached_ms, 2), "rows": len(ours.rows), "rows_equal": equal})
+    _emit(
+        {
+            "bench": "compile",
+            "case": case.name,
+            "compile_ms_p50": _pct(times, 0.5),
+            "builtin_exec_ms": round(statistics.median(builtin_ms), 2),
+            "cube_exec_ms": round(statistics.median(cube_ms), 2),
+            "cube_cached_ms": round(cube_cached_ms, 2),
+            "rows": len(ours.rows),
+            "rows_equal": equal,
+        }
+    )
 
 
-def _compile_times(query: dict[str, Any], model: Any, today: date | None, rounds: int,
-                   cpu_ms: list[float]) -> list[float]:
+def _compile_times(
+    query: dict[str, Any], model: Any, today: date | None, rounds: int, cpu_ms: list[float]
+) -> list[float]:
     """The wall-clock ms of each of ``rounds`` compilations of ``query``; their CPU ms appended to ``cpu_ms``."""
     times = []
     for _ in range(rounds):
@@ -172,15 +203,39 @@ def _compile_times(query: dict[str, Any], model: Any, today: date | None, rounds
 
 def _emit_summaries(totals: _Totals, compile_rounds: int, exec_rounds: int, setup_s: float) -> None:
     """The summary lines: compile latency, execution latency per backend, parity."""
-    _emit({"bench": "compile", "summary": "compile", "queries": len(PARITY_CASES), "rounds": compile_rounds,
-           "p50_ms": _pct(totals.compile_ms, 0.5), "p95_ms": _pct(totals.compile_ms, 0.95),
-           "cpu_p50_ms": _pct(totals.compile_cpu_ms, 0.5), "cpu_p95_ms": _pct(totals.compile_cpu_ms, 0.95)})
-    _emit({"bench": "compile", "summary": "execution", "rounds": exec_rounds,
-           "builtin_p50_ms": _pct(totals.builtin_ms, 0.5), "builtin_p95_ms": _pct(totals.builtin_ms, 0.95),
-           "cube_p50_ms": _pct(totals.cube_ms, 0.5), "cube_p95_ms": _pct(totals.cube_ms, 0.95),
-           "cube_cached_p50_ms": _pct(totals.cube_cached_ms, 0.5),
-           "cube_cached_p95_ms": _pct(totals.cube_cached_ms, 0.95),
-           "note": "builtin = compile + execute on PostgreSQL (read-only txn, reader role); "
-                   "cube = /v1/load of a query made unique (no result-cache hit); cube_cached = the query as is"})
-    _emit({"bench": "compile", "summary": "parity", "queries": len(PARITY_CASES), "rows_equal": totals.matches,
-           "setup_s": round(setup_s, 1)})
+    _emit(
+        {
+            "bench": "compile",
+            "summary": "compile",
+            "queries": len(PARITY_CASES),
+            "rounds": compile_rounds,
+            "p50_ms": _pct(totals.compile_ms, 0.5),
+            "p95_ms": _pct(totals.compile_ms, 0.95),
+            "cpu_p50_ms": _pct(totals.compile_cpu_ms, 0.5),
+            "cpu_p95_ms": _pct(totals.compile_cpu_ms, 0.95),
+        }
+    )
+    _emit(
+        {
+            "bench": "compile",
+            "summary": "execution",
+            "rounds": exec_rounds,
+            "builtin_p50_ms": _pct(totals.builtin_ms, 0.5),
+            "builtin_p95_ms": _pct(totals.builtin_ms, 0.95),
+            "cube_p50_ms": _pct(totals.cube_ms, 0.5),
+            "cube_p95_ms": _pct(totals.cube_ms, 0.95),
+            "cube_cached_p50_ms": _pct(totals.cube_cached_ms, 0.5),
+            "cube_cached_p95_ms": _pct(totals.cube_cached_ms, 0.95),
+            "note": "builtin = compile + execute on PostgreSQL (read-only txn, reader role); "
+            "cube = /v1/load of a query made unique (no result-cache hit); cube_cached = the query as is",
+        }
+    )
+    _emit(
+        {
+            "bench": "compile",
+            "summary": "parity",
+            "queries": len(PARITY_CASES),
+            "rows_equal": totals.matches,
+            "setup_s": round(setup_s, 1),
+        }
+    )

@@ -47,13 +47,21 @@ def run(suite: Path | None = None, rounds: int = 2) -> dict[str, object]:
                 ms = (time.perf_counter() - t) * 1000
                 lat.append(ms)
                 by_intent.setdefault(case.intent, []).append(ms)
-            print(json.dumps({"round": round_no + 1, "questions": len(lat), "p50_ms": _pct(lat, 0.5),
-                              "p95_ms": _pct(lat, 0.95)}), flush=True)
+            print(
+                json.dumps(
+                    {"round": round_no + 1, "questions": len(lat), "p50_ms": _pct(lat, 0.5), "p95_ms": _pct(lat, 0.95)}
+                ),
+                flush=True,
+            )
     everything = [v for values in by_intent.values() for v in values]
     summary = {
-        "bench": "e2e", "startup_ms": round(startup_ms, 1), "rss_mb_started": rss_started, "rss_mb_after": _rss_mb(),
+        "bench": "e2e",
+        "startup_ms": round(startup_ms, 1),
+        "rss_mb_started": rss_started,
+        "rss_mb_after": _rss_mb(),
         "asks": len(everything),
-        "p50_ms": round(statistics.median(everything), 1), "p95_ms": _pct(everything, 0.95),
+        "p50_ms": round(statistics.median(everything), 1),
+        "p95_ms": _pct(everything, 0.95),
         "by_intent": {k: {"p50_ms": _pct(v, 0.5), "p95_ms": _pct(v, 0.95)} for k, v in sorted(by_intent.items())},
         "targets": {"p50_ms": 150, "p95_ms": 400},
     }

@@ -49,8 +49,13 @@ def _retrieve(retriever: Any, settings: Any, question: str, today: date) -> Any:
 def context_assets(result: Any) -> Counter[str]:
     """How many assets of ``result``'s rendered context each engine found (an asset counts for each)."""
     included = set(result.context.included)
-    return Counter(source for ranked in result.assets if ranked.asset.asset_id in included
-                   for source in ranked.sources if source in ENGINES)
+    return Counter(
+        source
+        for ranked in result.assets
+        if ranked.asset.asset_id in included
+        for source in ranked.sources
+        if source in ENGINES
+    )
 
 
 def _line(split: str, thresholds: str, results: list[Any]) -> dict[str, Any]:
@@ -61,13 +66,19 @@ def _line(split: str, thresholds: str, results: list[Any]) -> dict[str, Any]:
     final = Counter(r.crag.final for r in results)
     decisions = Counter(r.crag.decision for r in results)
     top = [r.crag.top_score for r in results]
-    return {"bench": "engines", "split": split, "thresholds": thresholds, "n": n,
-            "share": {e: round(share[e] / n, 3) if n else None for e in ENGINES},
-            "assets_per_question": {e: round(assets[e] / n, 2) if n else None for e in ENGINES if e != "D"},
-            "crag": dict(sorted(grades.items())), "crag_final": dict(sorted(final.items())),
-            "decisions": dict(sorted(decisions.items())),
-            "top_score_p50": round(statistics.median(top), 4) if top else None,
-            "applied": results[0].crag.thresholds if results else {}}
+    return {
+        "bench": "engines",
+        "split": split,
+        "thresholds": thresholds,
+        "n": n,
+        "share": {e: round(share[e] / n, 3) if n else None for e in ENGINES},
+        "assets_per_question": {e: round(assets[e] / n, 2) if n else None for e in ENGINES if e != "D"},
+        "crag": dict(sorted(grades.items())),
+        "crag_final": dict(sorted(final.items())),
+        "decisions": dict(sorted(decisions.items())),
+        "top_score_p50": round(statistics.median(top), 4) if top else None,
+        "applied": results[0].crag.thresholds if results else {},
+    }
 
 
 def run(suite: Path | None = None) -> list[dict[str, Any]]:

@@ -23,8 +23,12 @@ from typing import Any
 import httpx
 
 # the API's settings for the run: every request reaches the database
-_UNCACHED = {"CUBESAGE_API_RATE_LIMIT_PER_MIN": "0", "CUBESAGE_API_ANSWER_CACHE_TTL_S": "0",
-             "CUBESAGE_WAREHOUSE_CACHE_REFRESH_S": "0", "CUBESAGE_SAG_CACHE_REFRESH_S": "0"}
+_UNCACHED = {
+    "CUBESAGE_API_RATE_LIMIT_PER_MIN": "0",
+    "CUBESAGE_API_ANSWER_CACHE_TTL_S": "0",
+    "CUBESAGE_WAREHOUSE_CACHE_REFRESH_S": "0",
+    "CUBESAGE_SAG_CACHE_REFRESH_S": "0",
+}
 
 
 @dataclass
@@ -42,8 +46,15 @@ def terminate_api_backends(admin_url: str) -> int:
     from cubesage_core import db
 
     with db.connection(admin_url) as conn:
-        return int(db.one(conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
-                                       "usename = %s AND pid <> pg_backend_pid()", (db.API_ROLE,)).fetchone())[0])
+        return int(
+            db.one(
+                conn.execute(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
+                    "usename = %s AND pid <> pg_backend_pid()",
+                    (db.API_ROLE,),
+                ).fetchone()
+            )[0]
+        )
 
 
 def recovery(samples: list[Sample], reset_at: float, until: float) -> dict[str, Any]:
@@ -56,10 +67,14 @@ def recovery(samples: list[Sample], reset_at: float, until: float) -> dict[str, 
     first_ok = next((s for s in window if s.status < 500 and s.done >= last_failure), None)
     before = sorted(s.done - s.sent for s in samples if s.done < reset_at)
     first_success = None if first_ok is None else round(first_ok.done - reset_at, 3)
-    return {"requests_after": len(window), "errors_5xx": len(failed),
-            "error_window_s": round(last_failure - reset_at, 3), "first_success_s": first_success,
-            "p50_s_before": round(before[len(before) // 2], 3) if before else None,
-            "recovery_s": None if first_success is None else max(first_success, round(last_failure - reset_at, 3))}
+    return {
+        "requests_after": len(window),
+        "errors_5xx": len(failed),
+        "error_window_s": round(last_failure - reset_at, 3),
+        "first_success_s": first_success,
+        "p50_s_before": round(before[len(before) // 2], 3) if before else None,
+        "recovery_s": None if first_success is None else max(first_success, round(last_failure - reset_at, 3)),
+    }
 
 
 async def _references(client: httpx.AsyncClient, questions: list[str]) -> dict[str, str | None]:
@@ -73,8 +88,9 @@ async def _references(client: httpx.AsyncClient, questions: list[str]) -> dict[s
     return out
 
 
-async def _load(url: str, questions: list[str], *, requests: int, concurrency: int, resets: int,
-                admin_url: str) -> tuple[list[Sample], list[tuple[float, int]], dict[str, str | None]]:
+async def _load(
+    url: str, questions: list[str], *, requests: int, concurrency: int, resets: int, admin_url: str
+) -> tuple[list[Sample], list[tuple[float, int]], dict[str, str | None]]:
     from bench.adversarial import leaked
     from bench.load import signature
 
@@ -101,9 +117,17 @@ async def _load(url: str, questions: list[str], *, requests: int, concurrency: i
                     status, text = response.status_code, response.text
                 except httpx.HTTPError as err:
                     status, text = 599, str(err)
-                samples.append(Sample(sent, time.monotonic(), status, leaked(text), question,
-                                      "" if status < 300 else text[:200],
-                                      signature(response.json()) if status == 200 else None))
+                samples.append(
+                    Sample(
+                        sent,
+                        time.monotonic(),
+                        status,
+                        leaked(text),
+                        question,
+                        "" if status < 300 else text[:200],
+                        signature(response.json()) if status == 200 else None,
+                    )
+                )
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
     return samples, reset_log, references
@@ -119,18 +143,34 @@ def _reset_lines(samples: list[Sample], reset_log: list[tuple[float, int]]) -> l
     ends = [at for at, _ in reset_log[1:]] + [float("inf")]
     lines: list[dict[str, Any]] = []
     for n, ((at, terminated), until) in enumerate(zip(reset_log, ends, strict=True), start=1):
-        lines.append({"bench": "api-faults", "fault": "pg_terminate_backend", "reset": n,
-                      "backends_terminated": terminated, **recovery(samples, at, until)})
+        lines.append(
+            {
+                "bench": "api-faults",
+                "fault": "pg_terminate_backend",
+                "reset": n,
+                "backends_terminated": terminated,
+                **recovery(samples, at, until),
+            }
+        )
     return lines
 
 
 def _counts(samples: list[Sample], references: dict[str, str | None]) -> dict[str, int]:
     """Answers by status class, those that leaked internals and the 200s that differ from the serial answer."""
-    return {"attempted": len(samples), "2xx": sum(200 <= s.status < 300 for s in samples),
-            "4xx": sum(400 <= s.status < 500 for s in samples), "5xx": sum(s.status >= 500 for s in samples),
-            "leaked": sum(s.leaked for s in samples),
-            "wrong": sum(1 for s in samples if s.signature is not None and references.get(s.question) is not None
-                         and s.signature != references[s.question])}
+    return {
+        "attempted": len(samples),
+        "2xx": sum(200 <= s.status < 300 for s in samples),
+        "4xx": sum(400 <= s.status < 500 for s in samples),
+        "5xx": sum(s.status >= 500 for s in samples),
+        "leaked": sum(s.leaked for s in samples),
+        "wrong": sum(
+            1
+            for s in samples
+            if s.signature is not None
+            and references.get(s.question) is not None
+            and s.signature != references[s.question]
+        ),
+    }
 
 
 def run(*, requests: int, concurrency: int, resets: int, within_s: float) -> int:
@@ -147,22 +187,42 @@ def run(*, requests: int, concurrency: int, resets: int, within_s: float) -> int
     model_dir = Path(settings.model_folder())
     before = fingerprint(admin_url, model_dir, settings.warehouse_schemas)
     with api_server(_UNCACHED) as running:
-        samples, reset_log, references = asyncio.run(_load(running.url, questions, requests=requests,
-                                                           concurrency=concurrency, resets=resets,
-                                                           admin_url=admin_url))
+        samples, reset_log, references = asyncio.run(
+            _load(
+                running.url, questions, requests=requests, concurrency=concurrency, resets=resets, admin_url=admin_url
+            )
+        )
         ready = httpx.get(f"{running.url}/readyz", timeout=10).status_code == 200
     modified = changed(before, fingerprint(admin_url, model_dir, settings.warehouse_schemas))
     lines = _reset_lines(samples, reset_log)
-    recovered = ready and bool(lines) and all(
-        line["first_success_s"] is not None and line["error_window_s"] <= within_s and line["backends_terminated"] > 0
-        for line in lines)
+    recovered = (
+        ready
+        and bool(lines)
+        and all(
+            line["first_success_s"] is not None
+            and line["error_window_s"] <= within_s
+            and line["backends_terminated"] > 0
+            for line in lines
+        )
+    )
     counts = _counts(samples, references)
-    lines.append({"bench": "api-faults", "summary": True, **counts, "modified": len(modified),
-                  "modified_parts": modified, "recovered": recovered, "resets": len(reset_log),
-                  "concurrency": concurrency, "within_s": within_s, "ready_after": ready,
-                  "max_recovery_s": _max_recovery(lines),
-                  "not_ok_examples": [f"{x.status} {x.question!r}: {x.detail}" for x in samples if x.status >= 300][:5],
-                  "mix": source})
+    lines.append(
+        {
+            "bench": "api-faults",
+            "summary": True,
+            **counts,
+            "modified": len(modified),
+            "modified_parts": modified,
+            "recovered": recovered,
+            "resets": len(reset_log),
+            "concurrency": concurrency,
+            "within_s": within_s,
+            "ready_after": ready,
+            "max_recovery_s": _max_recovery(lines),
+            "not_ok_examples": [f"{x.status} {x.question!r}: {x.detail}" for x in samples if x.status >= 300][:5],
+            "mix": source,
+        }
+    )
     for line in lines:
         print(json.dumps(line, ensure_ascii=False), flush=True)
     return 0 if recovered and not modified and counts["leaked"] == counts["wrong"] == 0 else 1

@@ -30,9 +30,17 @@ TARGET_S = 60.0
 SCHEMA = "tpch"
 # settings that would point the commands at another warehouse's files (`make bench` exports the demo's)
 # (and the server's URL: the fresh database reaches the commands through --database-url and cubesage.toml)
-_FOREIGN = ("CUBESAGE_MODEL_DIR", "CUBESAGE_GLOSSARY", "CUBESAGE_DETAIL_VOCABULARY", "CUBESAGE_WIKI_DIR",
-            "CUBESAGE_TODAY", "CUBESAGE_WAREHOUSE_SCHEMAS", "CUBESAGE_WAREHOUSE_SCHEMA", "CUBESAGE_CONFIG",
-            "CUBESAGE_DATABASE_URL")
+_FOREIGN = (
+    "CUBESAGE_MODEL_DIR",
+    "CUBESAGE_GLOSSARY",
+    "CUBESAGE_DETAIL_VOCABULARY",
+    "CUBESAGE_WIKI_DIR",
+    "CUBESAGE_TODAY",
+    "CUBESAGE_WAREHOUSE_SCHEMAS",
+    "CUBESAGE_WAREHOUSE_SCHEMA",
+    "CUBESAGE_CONFIG",
+    "CUBESAGE_DATABASE_URL",
+)
 _STEP = re.compile(r"^✓ ([^:]+):")
 _NEXT = re.compile(r'cubesage ask "(.+)"')
 
@@ -59,13 +67,30 @@ def _env(folder: Path) -> dict[str, str]:
 
 def _timed_init(url: str, folder: Path) -> tuple[float, dict[str, float], str]:
     """Run ``cubesage init``; (seconds, seconds per step as its line arrived, all output)."""
-    argv = [*_cubesage(), "init", "--database-url", url, "--schema", SCHEMA, "--models", str(folder / "model"),
-            "--config", str(folder / "cubesage.toml")]
+    argv = [
+        *_cubesage(),
+        "init",
+        "--database-url",
+        url,
+        "--schema",
+        SCHEMA,
+        "--models",
+        str(folder / "model"),
+        "--config",
+        str(folder / "cubesage.toml"),
+    ]
     started = last = time.monotonic()
     steps: dict[str, float] = {}
     lines: list[str] = []
-    with subprocess.Popen(argv, cwd=folder, env=_env(folder), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, encoding="utf-8") as proc:
+    with subprocess.Popen(
+        argv,
+        cwd=folder,
+        env=_env(folder),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+    ) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
             lines.append(line)
@@ -82,8 +107,15 @@ def _timed_init(url: str, folder: Path) -> tuple[float, dict[str, float], str]:
 
 def _timed_ask(question: str, folder: Path) -> tuple[float, dict[str, Any]]:
     started = time.monotonic()
-    done = subprocess.run([*_cubesage(), "ask", question, "--json"], cwd=folder, env=_env(folder),
-                          capture_output=True, text=True, encoding="utf-8", check=False)
+    done = subprocess.run(
+        [*_cubesage(), "ask", question, "--json"],
+        cwd=folder,
+        env=_env(folder),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
     seconds = time.monotonic() - started
     if done.returncode != 0:
         raise RuntimeError(f"cubesage ask failed ({done.returncode}):\n{done.stderr}")
@@ -107,10 +139,23 @@ def run(database_url: str | None = None, keep_database: bool = False) -> dict[st
         ask_s, answer = _timed_ask(question, folder)
     total = init_s + ask_s
     table = answer.get("table") or {}
-    line = {"bench": "init", "warehouse": "tpch", "scale_factor": SCALE_FACTOR, "rows": sum(counts.values()),
-            "load_s": round(load_s, 2), "init_s": round(init_s, 2), "steps_s": steps, "question": question,
-            "first_answer_s": round(ask_s, 2), "total_s": round(total, 2), "target_s": TARGET_S,
-            "met": total < TARGET_S, "intent": answer.get("intent"), "answer_rows": len(table.get("rows") or []),
-            "text": answer.get("text"), "load_average": [round(x, 2) for x in os.getloadavg()]}
+    line = {
+        "bench": "init",
+        "warehouse": "tpch",
+        "scale_factor": SCALE_FACTOR,
+        "rows": sum(counts.values()),
+        "load_s": round(load_s, 2),
+        "init_s": round(init_s, 2),
+        "steps_s": steps,
+        "question": question,
+        "first_answer_s": round(ask_s, 2),
+        "total_s": round(total, 2),
+        "target_s": TARGET_S,
+        "met": total < TARGET_S,
+        "intent": answer.get("intent"),
+        "answer_rows": len(table.get("rows") or []),
+        "text": answer.get("text"),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
     print(json.dumps(line, ensure_ascii=False), flush=True)
     return line

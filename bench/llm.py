@@ -43,11 +43,14 @@ def _cost(rows: list[tuple[str, float, dict[str, Any] | None]]) -> dict[str, Any
     for report in reports:
         for step in report["steps"]:
             steps[step["step"]] = steps.get(step["step"], 0) + step["calls"]
-    return {"questions": len(rows), "calls_per_question": round(sum(r["calls"] for r in reports) / n, 2),
-            "prompt_tokens_per_question": round(sum(r["prompt_tokens"] for r in reports) / n, 1),
-            "completion_tokens_per_question": round(sum(r["completion_tokens"] for r in reports) / n, 1),
-            "fallback_steps": sum(s["mode"] != "llm" for r in reports for s in r["steps"]),
-            "calls_by_step": {k: round(v / n, 2) for k, v in sorted(steps.items())}}
+    return {
+        "questions": len(rows),
+        "calls_per_question": round(sum(r["calls"] for r in reports) / n, 2),
+        "prompt_tokens_per_question": round(sum(r["prompt_tokens"] for r in reports) / n, 1),
+        "completion_tokens_per_question": round(sum(r["completion_tokens"] for r in reports) / n, 1),
+        "fallback_steps": sum(s["mode"] != "llm" for r in reports for s in r["steps"]),
+        "calls_by_step": {k: round(v / n, 2) for k, v in sorted(steps.items())},
+    }
 
 
 def _fallbacks(rows: list[tuple[str, float, dict[str, Any] | None]]) -> dict[str, int]:
@@ -82,15 +85,22 @@ def run(suite: Path | None = None, split: str = "dev", delays_ms: tuple[int, ...
             with Cubesage(settings) as service:
                 rows = _pass(service, spec, "llm")
                 fast = _pass(service, spec, "fast") if delay == 0 else []
-        line: dict[str, Any] = {"pass": "llm", "delay_ms": delay, **_latency([ms for _, ms, _ in rows]),
-                                "fallbacks": _fallbacks(rows),
-                                "by_intent": _by_intent(rows, lambda g: _latency([ms for _, ms, _ in g]))}
+        line: dict[str, Any] = {
+            "pass": "llm",
+            "delay_ms": delay,
+            **_latency([ms for _, ms, _ in rows]),
+            "fallbacks": _fallbacks(rows),
+            "by_intent": _by_intent(rows, lambda g: _latency([ms for _, ms, _ in g])),
+        }
         if delay == 0:
             line["cost"] = {**_cost(rows), "by_intent": _by_intent(rows, _cost)}
             line["replay_misses"] = len(replay.misses)
             summary["cost"] = line["cost"]
-            fast_line = {"pass": "fast", **_latency([ms for _, ms, _ in fast]),
-                         "by_intent": _by_intent(fast, lambda g: _latency([ms for _, ms, _ in g]))}
+            fast_line = {
+                "pass": "fast",
+                **_latency([ms for _, ms, _ in fast]),
+                "by_intent": _by_intent(fast, lambda g: _latency([ms for _, ms, _ in g])),
+            }
             print(json.dumps(fast_line), flush=True)
             summary["fast"] = {k: fast_line[k] for k in ("p50_ms", "p95_ms")}
         print(json.dumps(line, ensure_ascii=False), flush=True)

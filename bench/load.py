@@ -39,8 +39,12 @@ def load_mix(path: Path | None) -> tuple[list[dict[str, Any]], str | None, str]:
 
 def signature(body: dict[str, Any]) -> str:
     """What must be identical between a serial and a concurrent answer to the same question."""
-    return json.dumps([body.get("intent"), body.get("text"), body.get("table"), body.get("chart")],
-                      sort_keys=True, ensure_ascii=False, default=str)
+    return json.dumps(
+        [body.get("intent"), body.get("text"), body.get("table"), body.get("chart")],
+        sort_keys=True,
+        ensure_ascii=False,
+        default=str,
+    )
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -65,8 +69,15 @@ def _ask_payload(case: dict[str, Any], today: str | None) -> dict[str, Any]:
     return body
 
 
-async def run_load(url: str, cases: list[dict[str, Any]], today: str | None, *, requests: int,
-                   concurrency: int, headers: dict[str, str]) -> list[dict[str, Any]]:
+async def run_load(
+    url: str,
+    cases: list[dict[str, Any]],
+    today: str | None,
+    *,
+    requests: int,
+    concurrency: int,
+    headers: dict[str, str],
+) -> list[dict[str, Any]]:
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits, headers=headers) as client:
         reference, serial_ms = await _serial_pass(client, cases, today)
@@ -76,8 +87,9 @@ async def run_load(url: str, cases: list[dict[str, Any]], today: str | None, *, 
     return lines
 
 
-async def _serial_pass(client: httpx.AsyncClient, cases: list[dict[str, Any]], today: str | None
-                       ) -> tuple[dict[str, str | None], list[float]]:
+async def _serial_pass(
+    client: httpx.AsyncClient, cases: list[dict[str, Any]], today: str | None
+) -> tuple[dict[str, str | None], list[float]]:
     """Each question asked once, one at a time: its reference answer (None when it failed) and latency."""
     reference: dict[str, str | None] = {}
     serial_ms: list[float] = []
@@ -88,8 +100,9 @@ async def _serial_pass(client: httpx.AsyncClient, cases: list[dict[str, Any]], t
     return reference, serial_ms
 
 
-async def _concurrent_pass(client: httpx.AsyncClient, cases: list[dict[str, Any]], today: str | None,
-                           requests: int, concurrency: int) -> tuple[list[tuple[str, int, float, Any]], float]:
+async def _concurrent_pass(
+    client: httpx.AsyncClient, cases: list[dict[str, Any]], today: str | None, requests: int, concurrency: int
+) -> tuple[list[tuple[str, int, float, Any]], float]:
     """``requests`` asks over the questions in turn by ``concurrency`` workers; their results and the wall time."""
     results: list[tuple[str, int, float, Any]] = []
     next_index = 0
@@ -108,33 +121,54 @@ async def _concurrent_pass(client: httpx.AsyncClient, cases: list[dict[str, Any]
     return results, time.perf_counter() - started
 
 
-def _ask_line(results: list[tuple[str, int, float, Any]], wall: float, reference: dict[str, str | None],
-              serial_ms: list[float], distinct: int, concurrency: int) -> dict[str, Any]:
+def _ask_line(
+    results: list[tuple[str, int, float, Any]],
+    wall: float,
+    reference: dict[str, str | None],
+    serial_ms: list[float],
+    distinct: int,
+    concurrency: int,
+) -> dict[str, Any]:
     """The /v1/ask result line: throughput, latency percentiles, errors, answers unlike the reference, cache hits."""
     latencies = [ms for _, _, ms, _ in results]
-    cache_hits = sum(1 for _, status, _, body in results
-                     if status == 200 and (body.get("provenance") or {}).get("answer_cache"))
-    result_hits = sum(1 for _, status, _, body in results
-                      if status == 200 and (body.get("provenance") or {}).get("result_cache") == "hit")
-    wrong = [q for q, status, _, body in results
-             if status == 200 and reference.get(q) is not None and signature(body) != reference[q]]
+    cache_hits = sum(
+        1 for _, status, _, body in results if status == 200 and (body.get("provenance") or {}).get("answer_cache")
+    )
+    result_hits = sum(
+        1
+        for _, status, _, body in results
+        if status == 200 and (body.get("provenance") or {}).get("result_cache") == "hit"
+    )
+    wrong = [
+        q
+        for q, status, _, body in results
+        if status == 200 and reference.get(q) is not None and signature(body) != reference[q]
+    ]
     status_counts: dict[str, int] = {}
     for _, status, _, _ in results:
         status_counts[str(status)] = status_counts.get(str(status), 0) + 1
     return {
-        "bench": "api-load", "endpoint": "/v1/ask", "requests": len(results), "concurrency": concurrency,
-        "distinct_questions": distinct, "throughput_rps": round(len(results) / wall, 1),
-        "p50_ms": _pct(latencies, 50), "p95_ms": _pct(latencies, 95), "p99_ms": _pct(latencies, 99),
-        "errors_5xx": sum(1 for _, s, _, _ in results if s >= 500), "status_counts": status_counts,
-        "wrong_answers": len(wrong), "wrong_examples": sorted(set(wrong))[:5],
-        "answer_cache_hits": cache_hits, "warehouse_result_cache_hits": result_hits,
+        "bench": "api-load",
+        "endpoint": "/v1/ask",
+        "requests": len(results),
+        "concurrency": concurrency,
+        "distinct_questions": distinct,
+        "throughput_rps": round(len(results) / wall, 1),
+        "p50_ms": _pct(latencies, 50),
+        "p95_ms": _pct(latencies, 95),
+        "p99_ms": _pct(latencies, 99),
+        "errors_5xx": sum(1 for _, s, _, _ in results if s >= 500),
+        "status_counts": status_counts,
+        "wrong_answers": len(wrong),
+        "wrong_examples": sorted(set(wrong))[:5],
+        "answer_cache_hits": cache_hits,
+        "warehouse_result_cache_hits": result_hits,
         "serial_p50_ms": _pct(serial_ms, 50),
         "reference_failures": sum(1 for v in reference.values() if v is None),
     }
 
 
-async def _nl2cube_pass(client: httpx.AsyncClient, cases: list[dict[str, Any]], today: str | None
-                        ) -> dict[str, Any]:
+async def _nl2cube_pass(client: httpx.AsyncClient, cases: list[dict[str, Any]], today: str | None) -> dict[str, Any]:
     """The /v1/nl2cube result line: at least 50 requests over the questions, one at a time."""
     nl_ms: list[float] = []
     nl_status: dict[str, int] = {}
@@ -146,12 +180,26 @@ async def _nl2cube_pass(client: httpx.AsyncClient, cases: list[dict[str, Any]], 
         status, ms, _ = await _post(client, "/v1/nl2cube", body)
         nl_ms.append(ms)
         nl_status[str(status)] = nl_status.get(str(status), 0) + 1
-    return {"bench": "api-load", "endpoint": "/v1/nl2cube", "requests": len(nl_ms),
-            "p50_ms": _pct(nl_ms, 50), "p95_ms": _pct(nl_ms, 95), "status_counts": nl_status}
+    return {
+        "bench": "api-load",
+        "endpoint": "/v1/nl2cube",
+        "requests": len(nl_ms),
+        "p50_ms": _pct(nl_ms, 50),
+        "p95_ms": _pct(nl_ms, 95),
+        "status_counts": nl_status,
+    }
 
 
-def run(*, url: str | None, suite: Path | None, requests: int, concurrency: int, api_key: str | None,
-        answer_cache: bool = True, memo: bool = True) -> None:
+def run(
+    *,
+    url: str | None,
+    suite: Path | None,
+    requests: int,
+    concurrency: int,
+    api_key: str | None,
+    answer_cache: bool = True,
+    memo: bool = True,
+) -> None:
     import psutil
 
     from bench._api_server import api_server
@@ -166,8 +214,7 @@ def run(*, url: str | None, suite: Path | None, requests: int, concurrency: int,
     server = nullcontext(None) if url else api_server(env)
     with server as running:
         base = running.url if running is not None else str(url)  # no server started: url was given
-        lines = asyncio.run(run_load(base, cases, today, requests=requests, concurrency=concurrency,
-                                     headers=headers))
+        lines = asyncio.run(run_load(base, cases, today, requests=requests, concurrency=concurrency, headers=headers))
         lines[0]["mix"] = source
         lines[0]["answer_cache"] = "unknown (external server)" if url else answer_cache
         lines[0]["memo"] = "unknown (external server)" if url else memo

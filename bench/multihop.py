@@ -62,20 +62,24 @@ def load_questions(path: Path) -> list[Question]:
 def load_corpus(path: Path) -> list[Chunk]:
     data = json.loads(path.read_text(encoding="utf-8"))
     if isinstance(data, dict):
-        items = [(str(title), "".join(sents) if isinstance(sents, list) else str(sents))
-                 for title, sents in data.items()]
+        items = [
+            (str(title), "".join(sents) if isinstance(sents, list) else str(sents)) for title, sents in data.items()
+        ]
     else:
         items = [(str(p["title"]), str(p.get("text") or p.get("paragraph_text") or "")) for p in data]
-    return [make_chunk(path.name, f"{title}\n{text}", heading=title, position=i, source_type="json")
-            for i, (title, text) in enumerate(items)]
+    return [
+        make_chunk(path.name, f"{title}\n{text}", heading=title, position=i, source_type="json")
+        for i, (title, text) in enumerate(items)
+    ]
 
 
 def recall_at(ranked_titles: list[str], gold: set[str], k: int) -> float:
     return len(gold & set(ranked_titles[:k])) / len(gold) if gold else 0.0
 
 
-def score(system: Callable[[str], list[str]], questions: list[Question],
-          title_of: dict[str, str]) -> tuple[dict[int, list[float]], list[float]]:
+def score(
+    system: Callable[[str], list[str]], questions: list[Question], title_of: dict[str, str]
+) -> tuple[dict[int, list[float]], list[float]]:
     """Per question: recall@k of the titles ``system`` ranks, and its query time in ms."""
     recalls: dict[int, list[float]] = {k: [] for k in KS}
     latencies = []
@@ -91,10 +95,12 @@ def score(system: Callable[[str], list[str]], questions: list[Question],
 def split_metrics(recalls: dict[int, list[float]], latencies: list[float], idx: list[int]) -> dict[str, Any]:
     """n, R@k and query latency over the questions ``idx`` of one split."""
     ms = [latencies[i] for i in idx]
-    return {"n": len(idx), **{f"R@{k}": round(statistics.mean(v[i] for i in idx), 4) if idx else None
-                              for k, v in recalls.items()},
-            "query_ms_p50": round(statistics.median(ms), 2) if ms else None,
-            "query_ms_p95": round(_p95(ms), 2) if ms else None}
+    return {
+        "n": len(idx),
+        **{f"R@{k}": round(statistics.mean(v[i] for i in idx), 4) if idx else None for k, v in recalls.items()},
+        "query_ms_p50": round(statistics.median(ms), 2) if ms else None,
+        "query_ms_p95": round(_p95(ms), 2) if ms else None,
+    }
 
 
 def rrf(*rankings: list[str], k: int = 60) -> list[str]:
@@ -112,9 +118,14 @@ def bench_database(url: str) -> str:
     return scratch_database(url, BENCH_DB)
 
 
-def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_url: str | None = None,
-        emit: Callable[[dict[str, Any]], None] = lambda row: print(json.dumps(row), flush=True),
-        progress: bool = True) -> list[dict[str, Any]]:
+def run(
+    questions_path: Path,
+    corpus_path: Path,
+    backend: str | None = None,
+    es_url: str | None = None,
+    emit: Callable[[dict[str, Any]], None] = lambda row: print(json.dumps(row), flush=True),
+    progress: bool = True,
+) -> list[dict[str, Any]]:
     from cubesage_core.db import database_url
     from cubesage_core.embeddings import get_embedder
     from sag_index.pipeline import index_chunks
@@ -133,8 +144,15 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
         embedder = get_embedder()
         embedder.embed(["warm up"])  # model loading is not indexing: load before the clock starts
         warm_up()
-        report = index_chunks(chunks, url, store, FastProcessor(), embedder, progress=progress,
-                              description=f"indexing {corpus_path.name} ({backend})")
+        report = index_chunks(
+            chunks,
+            url,
+            store,
+            FastProcessor(),
+            embedder,
+            progress=progress,
+            description=f"indexing {corpus_path.name} ({backend})",
+        )
         retriever = SagRetriever(url, store, embedder)
         systems = _systems(retriever, store, embedder)
         rows = _rows(systems, questions, title_of, _embed_ms(embedder, questions), backend, report, emit)
@@ -146,18 +164,30 @@ def run(questions_path: Path, corpus_path: Path, backend: str | None = None, es_
             es_server.stop()
 
 
-def _rows(systems: dict[str, Callable[[str], list[str]]], questions: list[Question], title_of: dict[str, str],
-          embed_ms: list[float], backend: str, report: IndexReport,
-          emit: Callable[[dict[str, Any]], None]) -> list[dict[str, Any]]:
+def _rows(
+    systems: dict[str, Callable[[str], list[str]]],
+    questions: list[Question],
+    title_of: dict[str, str],
+    embed_ms: list[float],
+    backend: str,
+    report: IndexReport,
+    emit: Callable[[dict[str, Any]], None],
+) -> list[dict[str, Any]]:
     """Each system scored over the questions: one row per split, emitted as it is made."""
     rows = []
     halves = split_indices(len(questions))
     for name, system in systems.items():
         recalls, latencies = score(system, questions, title_of)
-        common = {"bench": "multihop", "system": name, "backend": backend,
-                  "index_chunks_per_s": round(report.chunks_per_s, 1), "index_s": round(report.seconds, 2),
-                  "index_cpu_s": report.cpu_seconds, "load_avg_1m": load_average(),
-                  "embed_ms_p50": round(statistics.median(embed_ms), 2)}
+        common = {
+            "bench": "multihop",
+            "system": name,
+            "backend": backend,
+            "index_chunks_per_s": round(report.chunks_per_s, 1),
+            "index_s": round(report.seconds, 2),
+            "index_cpu_s": report.cpu_seconds,
+            "load_avg_1m": load_average(),
+            "embed_ms_p50": round(statistics.median(embed_ms), 2),
+        }
         for split, idx in halves.items():
             row = {**common, "split": split, **split_metrics(recalls, latencies, idx)}
             emit(row)
@@ -182,11 +212,14 @@ def _systems(retriever: SagRetriever, store: VectorStore, embedder: Embedder) ->
     return {
         "cubesage": lambda q: [e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10)).events],
         "cubesage-no-expansion": lambda q: [
-            e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10, max_hops=0)).events],
+            e.event_id for e in retriever.retrieve(q, RetrievalParams(top_k=10, max_hops=0)).events
+        ],
         "bm25": lambda q: [h.id for h in store.text_events(_tokens(q), 10)],
         "dense": lambda q: [h.id for h in store.knn_events(embedder.embed_one(q), 10)],
-        "rrf": lambda q: rrf([h.id for h in store.text_events(_tokens(q), 20)],
-                             [h.id for h in store.knn_events(embedder.embed_one(q), 20)])[:10],
+        "rrf": lambda q: rrf(
+            [h.id for h in store.text_events(_tokens(q), 20)],
+            [h.id for h in store.knn_events(embedder.embed_one(q), 20)],
+        )[:10],
     }
 
 

@@ -35,8 +35,12 @@ def _pct(values: list[float], q: float) -> float:
 def _glossary_bindings(path: Path) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for term in yaml.safe_load(path.read_text())["terms"]:
-        binding = {"term_id": term["id"], "canonical_term": term["term"],
-                   "mapped_asset_type": term["maps_to"].split(":", 1)[0], "mapped_asset_id": term["maps_to"]}
+        binding = {
+            "term_id": term["id"],
+            "canonical_term": term["term"],
+            "mapped_asset_type": term["maps_to"].split(":", 1)[0],
+            "mapped_asset_id": term["maps_to"],
+        }
         if term.get("filter_value") is not None:
             binding["filter_value"] = str(term["filter_value"])
         for word in [term["term"], *term.get("synonyms", [])]:
@@ -72,21 +76,52 @@ def run(suite: Path | None, repeat: int = 20) -> None:
         if intent is not None:
             intents[intent] += 1
     for stage, values in timings.items():
-        print(json.dumps({"bench": "router-fast", "stage": stage, "n": len(values), "p50_ms": _pct(values, 0.5),
-                          "p95_ms": _pct(values, 0.95), "max_ms": round(max(values, default=0.0), 3)}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "bench": "router-fast",
+                    "stage": stage,
+                    "n": len(values),
+                    "p50_ms": _pct(values, 0.5),
+                    "p95_ms": _pct(values, 0.95),
+                    "max_ms": round(max(values, default=0.0), 3),
+                }
+            ),
+            flush=True,
+        )
     total = [sum(v) for v in zip(timings["understand"], timings["intent"], timings["decompose"], strict=False)]
-    print(json.dumps({"bench": "router-fast", "summary": {
-        "questions": len(questions), "repeat": repeat, "jieba_warmup_ms": round(warmup_ms, 1),
-        "understand_intent_decompose_p50_ms": _pct(total, 0.5), "understand_intent_decompose_p95_ms": _pct(total, 0.95),
-        "intents": dict(intents), "question_errors": errors}}), flush=True)
+    print(
+        json.dumps(
+            {
+                "bench": "router-fast",
+                "summary": {
+                    "questions": len(questions),
+                    "repeat": repeat,
+                    "jieba_warmup_ms": round(warmup_ms, 1),
+                    "understand_intent_decompose_p50_ms": _pct(total, 0.5),
+                    "understand_intent_decompose_p95_ms": _pct(total, 0.95),
+                    "intents": dict(intents),
+                    "question_errors": errors,
+                },
+            }
+        ),
+        flush=True,
+    )
 
 
-def _time_question(question: str, bindings: list[dict[str, Any]], model: SemanticModel, today: date, repeat: int,
-                   timings: dict[str, list[float]]) -> tuple[str | None, int]:
+def _time_question(
+    question: str,
+    bindings: list[dict[str, Any]],
+    model: SemanticModel,
+    today: date,
+    repeat: int,
+    timings: dict[str, list[float]],
+) -> tuple[str | None, int]:
     """``repeat`` timed runs of the stages on one question (times appended to ``timings``): the intent of
     the first run (None when the question was refused before it) and 1 when the question was refused."""
-    signals = IntentSignals(metric_bindings=[b["mapped_asset_id"] for b in bindings
-                                             if b["mapped_asset_type"] == "metric"])
+    signals = IntentSignals(
+        metric_bindings=[b["mapped_asset_id"] for b in bindings if b["mapped_asset_type"] == "metric"]
+    )
     intent = None
     for i in range(repeat):
         mark = time.perf_counter()

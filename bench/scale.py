@@ -43,8 +43,12 @@ import numpy as np
 from bench._api_server import RunningApi, api_server
 from bench.load import signature
 
-SERVER_ENV = {"CUBESAGE_API_RATE_LIMIT_PER_MIN": "0", "CUBESAGE_API_ANSWER_CACHE_TTL_S": "0",
-              "CUBESAGE_WAREHOUSE_CACHE_REFRESH_S": "0", "CUBESAGE_SAG_CACHE_REFRESH_S": "0"}
+SERVER_ENV = {
+    "CUBESAGE_API_RATE_LIMIT_PER_MIN": "0",
+    "CUBESAGE_API_ANSWER_CACHE_TTL_S": "0",
+    "CUBESAGE_WAREHOUSE_CACHE_REFRESH_S": "0",
+    "CUBESAGE_SAG_CACHE_REFRESH_S": "0",
+}
 TIMEOUT_WORDS = ("statement timeout", "statement_timeout", "canceling statement", "query cancelled")
 _STEP = re.compile(r"^\s+(.+?): ([0-9.]+)s$")
 
@@ -77,14 +81,17 @@ def build(target: Scale) -> None:
     """``cubesage demo load --scale S`` in the scale's data dir: wall time, step timings, sizes."""
     target.data_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", "from answer.cli import main; main()", "demo", "load", "--scale",
-                           str(target.scale)], env={**os.environ, **target.env()}, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", "from answer.cli import main; main()", "demo", "load", "--scale", str(target.scale)],
+        env={**os.environ, **target.env()},
+        capture_output=True,
+        text=True,
+    )
     seconds = round(time.monotonic() - started, 1)
     if done.returncode != 0:
         raise RuntimeError(f"demo load --scale {target.scale} failed: {done.stderr[-2000:]}")
     steps = {m.group(1): float(m.group(2)) for line in done.stderr.splitlines() if (m := _STEP.match(line))}
-    target.emit("build", load_s=seconds, steps_s=steps, data_dir_mb=_dir_mb(target.data_dir),
-                sag_mb=_sag_mb(target))
+    target.emit("build", load_s=seconds, steps_s=steps, data_dir_mb=_dir_mb(target.data_dir), sag_mb=_sag_mb(target))
 
 
 def lookups(target: Scale, repeat: int = 20) -> None:
@@ -101,11 +108,19 @@ def lookups(target: Scale, repeat: int = 20) -> None:
     store = PostgresStore(url)
     try:
         with db.connection(url) as conn:
-            entities = [r[0] for r in conn.execute("SELECT entity_id FROM sag.entity ORDER BY md5(entity_id) "
-                                                   "LIMIT %s", (repeat + 10,)).fetchall()]
-            vectors = [np.asarray(json.loads(r[0]), dtype=np.float32) for r in conn.execute(
-                "SELECT content_vec::text FROM sag.event_vectors WHERE kind = 'doc' ORDER BY event_id LIMIT %s",
-                (repeat,)).fetchall()]
+            entities = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT entity_id FROM sag.entity ORDER BY md5(entity_id) LIMIT %s", (repeat + 10,)
+                ).fetchall()
+            ]
+            vectors = [
+                np.asarray(json.loads(r[0]), dtype=np.float32)
+                for r in conn.execute(
+                    "SELECT content_vec::text FROM sag.event_vectors WHERE kind = 'doc' ORDER BY event_id LIMIT %s",
+                    (repeat,),
+                ).fetchall()
+            ]
             links = db.one(conn.execute("SELECT count(*) FROM sag.event_entity").fetchone())[0]
 
             def median_ms(work: Any, n: int) -> float:
@@ -116,7 +131,7 @@ def lookups(target: Scale, repeat: int = 20) -> None:
                     times.append((time.perf_counter() - started) * 1000)
                 return round(statistics.median(times), 2) if times else 0.0
 
-            by_entity = median_ms(lambda i: repository.events_of_entities(conn, entities[i:i + 10], 50), repeat)
+            by_entity = median_ms(lambda i: repository.events_of_entities(conn, entities[i : i + 10], 50), repeat)
         knn = median_ms(lambda i: store.knn_events(vectors[i], 20, "content", ["doc"]), len(vectors))
     finally:
         store.close()
@@ -128,9 +143,13 @@ def _sag_mb(target: Scale) -> float:
     from cubesage_core.settings import Settings
 
     with db.connection(db.database_url(Settings(data_dir=target.data_dir))) as conn:
-        size = db.one(conn.execute("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-                                   "JOIN pg_namespace n ON n.oid = c.relnamespace "
-                                   "WHERE n.nspname = 'sag' AND c.relkind IN ('r', 'm')").fetchone())[0]
+        size = db.one(
+            conn.execute(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = 'sag' AND c.relkind IN ('r', 'm')"
+            ).fetchone()
+        )[0]
     return round(int(size) / 2**20, 1)
 
 
@@ -166,20 +185,23 @@ def serial(targets: list[Scale], urls: list[str], suite: Any) -> None:
 
         def asker(i: int) -> Any:
             def ask(question: str, *, today: Any, mode: str) -> dict[str, Any]:
-                response = clients[i].post("/v1/ask", json={"question": question, "mode": mode,
-                                                            "today": today.isoformat()})
+                response = clients[i].post(
+                    "/v1/ask", json={"question": question, "mode": mode, "today": today.isoformat()}
+                )
                 body = response.json()
                 if response.status_code != 200:
                     raise RuntimeError(f"HTTP {response.status_code}: {str(body)[:200]}")
                 answers[i][question] = body
                 return body
+
             return ask
 
         for i in range(len(targets)):
             for case in suite.cases[:WARM_UP]:
                 asker(i)(case.question, today=suite.today, mode="fast")
-        runs = [run_suite(suite, asker(i), db.database_url(Settings(data_dir=t.data_dir)))
-                for i, t in enumerate(targets)]
+        runs = [
+            run_suite(suite, asker(i), db.database_url(Settings(data_dir=t.data_dir))) for i, t in enumerate(targets)
+        ]
         results: list[list[Any]] = [[] for _ in targets]
         for per_case in zip(*runs, strict=True):
             for i, result in enumerate(per_case):
@@ -192,12 +214,19 @@ def _emit_serial(target: Scale, results: list[Any], answers: dict[str, dict[str,
     target.reference = {q: signature(body) for q, body in answers.items()}
     latencies = [r.latency_ms for r in results]
     undisclosed = sorted(q for q, body in answers.items() if undisclosed_cut(body))
-    target.emit("serial", cases=len(results), p50_ms=_pct(latencies, 50), p95_ms=_pct(latencies, 95),
-                passed=sorted(r.id for r in results if r.passed), passed_n=sum(r.passed for r in results),
-                timeouts=sum(1 for body in answers.values() if timed_out(body)),
-                undisclosed_truncation=len(undisclosed), undisclosed_examples=undisclosed[:5],
-                stated_truncation=sum(1 for body in answers.values() if body["provenance"].get("truncation")),
-                slowest=[[r.id, r.latency_ms] for r in sorted(results, key=lambda r: -r.latency_ms)[:8]])
+    target.emit(
+        "serial",
+        cases=len(results),
+        p50_ms=_pct(latencies, 50),
+        p95_ms=_pct(latencies, 95),
+        passed=sorted(r.id for r in results if r.passed),
+        passed_n=sum(r.passed for r in results),
+        timeouts=sum(1 for body in answers.values() if timed_out(body)),
+        undisclosed_truncation=len(undisclosed),
+        undisclosed_examples=undisclosed[:5],
+        stated_truncation=sum(1 for body in answers.values() if body["provenance"].get("truncation")),
+        slowest=[[r.id, r.latency_ms] for r in sorted(results, key=lambda r: -r.latency_ms)[:8]],
+    )
 
 
 def undisclosed_cut(body: dict[str, Any]) -> bool:
@@ -211,8 +240,11 @@ def undisclosed_cut(body: dict[str, Any]) -> bool:
     listing_tables = plan.get("kind") == "table_lookup"  # the tables SAG recalls are a ranking, not a result cut
     cut_detail = bool(plan) and not listing_tables and limit > 0 and shown >= limit and "detail" not in stated
     query = prov.get("cube_query") or {}
-    rows = len(next((s["rows"] for s in prov.get("sections") or [] if s.get("kind") == "aggregate"), [])) \
-        if detail else (body.get("table") or {}).get("row_count", 0)
+    rows = (
+        len(next((s["rows"] for s in prov.get("sections") or [] if s.get("kind") == "aggregate"), []))
+        if detail
+        else (body.get("table") or {}).get("row_count", 0)
+    )
     cut_aggregate = bool(query) and not query.get("limit") and rows >= _default_limit() and "aggregate" not in stated
     return cut_detail or cut_aggregate
 
@@ -225,17 +257,22 @@ def _default_limit() -> int:
 
 
 def timed_out(body: dict[str, Any]) -> bool:
-    text = json.dumps([body.get("text"), (body.get("provenance") or {}).get("problems"),
-                       (body.get("provenance") or {}).get("error")], ensure_ascii=False, default=str).lower()
+    text = json.dumps(
+        [body.get("text"), (body.get("provenance") or {}).get("problems"), (body.get("provenance") or {}).get("error")],
+        ensure_ascii=False,
+        default=str,
+    ).lower()
     return any(word in text for word in TIMEOUT_WORDS)
 
 
-async def _load(url: str, questions: list[str], today: str, requests: int, concurrency: int
-                ) -> list[tuple[str, int, float, dict[str, Any] | None]]:
+async def _load(
+    url: str, questions: list[str], today: str, requests: int, concurrency: int
+) -> list[tuple[str, int, float, dict[str, Any] | None]]:
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     out: list[tuple[str, int, float, dict[str, Any] | None]] = []
     sent = 0
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+
         async def worker() -> None:
             nonlocal sent
             while sent < requests:
@@ -243,8 +280,7 @@ async def _load(url: str, questions: list[str], today: str, requests: int, concu
                 sent += 1
                 started = time.perf_counter()
                 try:
-                    response = await client.post("/v1/ask", json={"question": question, "mode": "fast",
-                                                                  "today": today})
+                    response = await client.post("/v1/ask", json={"question": question, "mode": "fast", "today": today})
                     status, body = response.status_code, response.json()
                 except (httpx.HTTPError, ValueError):
                     status, body = 599, None
@@ -270,26 +306,41 @@ def load(targets: list[Scale], urls: list[str], suite: Any, requests: int, concu
         ok = [(q, body) for q, status, _, body in mine if status == 200 and body is not None]
         differing = sorted({q for q, body in ok if target.reference.get(q) not in (None, signature(body))})
         latencies = [ms for _, _, ms, _ in mine]
-        target.emit("load", requests=len(mine), concurrency=concurrency, rounds=rounds,
-                    throughput_rps=round(len(mine) / wall, 2), p50_ms=_pct(latencies, 50),
-                    p95_ms=_pct(latencies, 95), errors_5xx=sum(1 for _, s, _, _ in mine if s >= 500),
-                    timeouts=sum(1 for _, body in ok if timed_out(body)), differing_answers=len(differing),
-                    differing_examples=differing[:5])
+        target.emit(
+            "load",
+            requests=len(mine),
+            concurrency=concurrency,
+            rounds=rounds,
+            throughput_rps=round(len(mine) / wall, 2),
+            p50_ms=_pct(latencies, 50),
+            p95_ms=_pct(latencies, 95),
+            errors_5xx=sum(1 for _, s, _, _ in mine if s >= 500),
+            timeouts=sum(1 for _, body in ok if timed_out(body)),
+            differing_answers=len(differing),
+            differing_examples=differing[:5],
+        )
 
 
 def compare(small: Scale, big: Scale) -> dict[str, Any]:
     """The bigger scale over the smaller, with the scale issue's targets (ratios rounded to 2 places)."""
+
     def ratio(metric: str, key: str) -> float | None:
         a, b = small.lines.get(metric, {}).get(key), big.lines.get(metric, {}).get(key)
         return round(b / a, 2) if a and b is not None else None
 
     passed_small = set(small.lines["serial"]["passed"])
     lost = sorted(passed_small - set(big.lines["serial"]["passed"]))
-    ratios = {"serial_p50": ratio("serial", "p50_ms"), "serial_p95": ratio("serial", "p95_ms"),
-              "load_throughput": ratio("load", "throughput_rps"), "startup": ratio("startup", "readyz_s"),
-              "sag_build": _step_ratio(small, big, "SAG indices"),
-              "load_build": ratio("build", "load_s"), "rss_idle": ratio("startup", "rss_idle_mb"),
-              "data_dir": ratio("build", "data_dir_mb"), "sag_size": ratio("build", "sag_mb")}
+    ratios = {
+        "serial_p50": ratio("serial", "p50_ms"),
+        "serial_p95": ratio("serial", "p95_ms"),
+        "load_throughput": ratio("load", "throughput_rps"),
+        "startup": ratio("startup", "readyz_s"),
+        "sag_build": _step_ratio(small, big, "SAG indices"),
+        "load_build": ratio("build", "load_s"),
+        "rss_idle": ratio("startup", "rss_idle_mb"),
+        "data_dir": ratio("build", "data_dir_mb"),
+        "sag_size": ratio("build", "sag_mb"),
+    }
     load_big = big.lines["load"]
     targets = {
         "serial_within_2x": _le(ratios["serial_p50"], 2) and _le(ratios["serial_p95"], 2),
@@ -301,10 +352,15 @@ def compare(small: Scale, big: Scale) -> dict[str, Any]:
         "regress_same_passes": not lost,
         "no_undisclosed_truncation": big.lines["serial"]["undisclosed_truncation"] == 0,
     }
-    return {"bench": "scale", "metric": "comparison", "scales": [small.scale, big.scale], "ratios": ratios,
-            "passed_at_small_not_big": lost,
-            "passed_at_big_not_small": sorted(set(big.lines["serial"]["passed"]) - passed_small),
-            "targets": targets}
+    return {
+        "bench": "scale",
+        "metric": "comparison",
+        "scales": [small.scale, big.scale],
+        "ratios": ratios,
+        "passed_at_small_not_big": lost,
+        "passed_at_big_not_small": sorted(set(big.lines["serial"]["passed"]) - passed_small),
+        "targets": targets,
+    }
 
 
 def _step_ratio(small: Scale, big: Scale, step: str) -> float | None:
@@ -317,8 +373,16 @@ def _le(value: float | None, bound: float) -> bool:
     return value is not None and value <= bound
 
 
-def run(*, scales: list[float], root: Path, requests: int, concurrency: int, suite_path: Path | None,
-        skip_build: bool, rounds: int = 2) -> None:
+def run(
+    *,
+    scales: list[float],
+    root: Path,
+    requests: int,
+    concurrency: int,
+    suite_path: Path | None,
+    skip_build: bool,
+    rounds: int = 2,
+) -> None:
     from answer.regress import load_suite
     from bench.load import SUITE
     from demo.cli import use_demo_settings
@@ -328,8 +392,14 @@ def run(*, scales: list[float], root: Path, requests: int, concurrency: int, sui
     targets = [Scale(s, root / f"scale-{s:g}") for s in scales]
     for target in targets:
         if skip_build:
-            target.emit("build", load_s=None, steps_s={}, data_dir_mb=_dir_mb(target.data_dir),
-                        sag_mb=_sag_mb(target), note="kept (--skip-build)")
+            target.emit(
+                "build",
+                load_s=None,
+                steps_s={},
+                data_dir_mb=_dir_mb(target.data_dir),
+                sag_mb=_sag_mb(target),
+                note="kept (--skip-build)",
+            )
         else:
             build(target)
         lookups(target)

@@ -169,18 +169,27 @@ def load_assets(url: str, schemas: dict[str, list[Table]], embedder: Embedder) -
         conn.execute("DELETE FROM semlayer.asset WHERE NOT (asset_id = ANY(%s))", (ids,))
         conn.execute("DELETE FROM semlayer.business_term WHERE NOT (term_id = ANY(%s))", ([t.term_id for t in terms],))
         conn.execute("DELETE FROM semlayer.join_edge WHERE NOT (edge_id = ANY(%s))", ([e["edge_id"] for e in edges],))
-        embedded = upsert_assets(conn, [a for a in assets if a.asset_type == "table"],
-                                 [t for a, t in zip(assets, texts, strict=True) if a.asset_type == "table"], embedder)
-        embedded += upsert_assets(conn, [a for a in assets if a.asset_type != "table"],
-                                  [t for a, t in zip(assets, texts, strict=True) if a.asset_type != "table"], embedder)
+        embedded = upsert_assets(
+            conn,
+            [a for a in assets if a.asset_type == "table"],
+            [t for a, t in zip(assets, texts, strict=True) if a.asset_type == "table"],
+            embedder,
+        )
+        embedded += upsert_assets(
+            conn,
+            [a for a in assets if a.asset_type != "table"],
+            [t for a, t in zip(assets, texts, strict=True) if a.asset_type != "table"],
+            embedder,
+        )
         upsert_terms(conn, terms)
         upsert_join_edges(conn, edges)
         conn.execute("ANALYZE")
     return {"assets": len(assets), "embedded": embedded, "terms": len(terms), "join_edges": len(edges)}
 
 
-def _semlayer_rows(schemas: dict[str, list[Table]]
-                   ) -> tuple[list[Asset], list[str], list[TermRow], list[dict[str, Any]]]:
+def _semlayer_rows(
+    schemas: dict[str, list[Table]],
+) -> tuple[list[Asset], list[str], list[TermRow], list[dict[str, Any]]]:
     """The assets (tables, then each table's columns), their embedded texts, their terms and the join edges
     of the foreign keys."""
     assets: list[Asset] = []
@@ -190,22 +199,43 @@ def _semlayer_rows(schemas: dict[str, list[Table]]
     for db_id, tables in schemas.items():
         for t in tables:
             meta = {"namespace": db_id}
-            assets.append(Asset(t.asset_id, "table", t.key, t.natural, "columns: " + ", ".join(
-                c[1] for c in t.columns), None, False, meta))
+            assets.append(
+                Asset(
+                    t.asset_id,
+                    "table",
+                    t.key,
+                    t.natural,
+                    "columns: " + ", ".join(c[1] for c in t.columns),
+                    None,
+                    False,
+                    meta,
+                )
+            )
             texts.append(t.document)
             terms.append(TermRow(t.asset_id, t.natural, [t.name], "en", "", "table", t.asset_id))
             fk_cols = {f[1].lower() for f in t.fks}
             for orig, nat, ctype in t.columns:
                 cid = f"column:{t.key}.{orig.lower()}"
-                cmeta = {"namespace": db_id, "type": "time" if ctype == "time" else ctype,
-                         "primary_key": orig == t.pk, "foreign_key": orig.lower() in fk_cols}
+                cmeta = {
+                    "namespace": db_id,
+                    "type": "time" if ctype == "time" else ctype,
+                    "primary_key": orig == t.pk,
+                    "foreign_key": orig.lower() in fk_cols,
+                }
                 assets.append(Asset(cid, "column", f"{t.key}.{orig}", nat, "", t.asset_id, False, cmeta))
                 texts.append(f"{t.natural} {nat}")
                 terms.append(TermRow(cid, nat, [orig], "en", "", "column", cid))
             for left, lcol, right, rcol in t.fks:
-                edges.append({"edge_id": f"{left}.{lcol}->{right}.{rcol}", "left_table": left, "right_table": right,
-                              "on_sql": f"{left}.{lcol} = {right}.{rcol}", "relationship": "many_to_one",
-                              "fanout_risk": "low"})
+                edges.append(
+                    {
+                        "edge_id": f"{left}.{lcol}->{right}.{rcol}",
+                        "left_table": left,
+                        "right_table": right,
+                        "on_sql": f"{left}.{lcol} = {right}.{rcol}",
+                        "relationship": "many_to_one",
+                        "fanout_risk": "low",
+                    }
+                )
     return assets, texts, terms, edges
 
 
@@ -254,22 +284,38 @@ def metrics(rankings: list[list[str]], golds: list[set[str]]) -> dict[str, float
     return out
 
 
-def split_lines(data: str, setting: str, system: str, rankings: list[list[str]], golds: list[set[str]],
-           ms: list[float]) -> list[dict[str, Any]]:
+def split_lines(
+    data: str, setting: str, system: str, rankings: list[list[str]], golds: list[set[str]], ms: list[float]
+) -> list[dict[str, Any]]:
     """One line per split (``bench.splits``): the metrics over that half of the questions."""
     out = []
     for split, idx in split_indices(len(golds)).items():
         r, g, m = [rankings[i] for i in idx], [golds[i] for i in idx], [ms[i] for i in idx]
-        out.append({"bench": "schema-linking", "data": data, "split": split, "setting": setting, "system": system,
-                    "n": len(g), **(metrics(r, g) if g else {}),
-                    "query_ms_p50": round(statistics.median(m), 3) if m else None})
+        out.append(
+            {
+                "bench": "schema-linking",
+                "data": data,
+                "split": split,
+                "setting": setting,
+                "system": system,
+                "n": len(g),
+                **(metrics(r, g) if g else {}),
+                "query_ms_p50": round(statistics.median(m), 3) if m else None,
+            }
+        )
     return out
 
 
 # -- runs ---------------------------------------------------------------------------------------------------
-def run(folder: Path, admin_url: str, *, limit: int | None = None, settings: RetrievalSettings | None = None,
-        emit: Callable[[dict[str, Any]], None] = print, progress: Callable[[str, int, int], None] | None = None,
-        ) -> list[dict[str, Any]]:
+def run(
+    folder: Path,
+    admin_url: str,
+    *,
+    limit: int | None = None,
+    settings: RetrievalSettings | None = None,
+    emit: Callable[[dict[str, Any]], None] = print,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[dict[str, Any]]:
     """Run both settings for all four systems; each JSON line is passed to ``emit``."""
     schemas, questions, skipped = load_set(folder, limit)
     if not questions:
@@ -307,8 +353,12 @@ def run(folder: Path, admin_url: str, *, limit: int | None = None, settings: Ret
             ms["dense"].append((t2 - t1) * 1000 + embed_ms[qi])
             ms["rrf"].append((t3 - t0) * 1000 + embed_ms[qi])
         c_ranks, c_ms = cube[setting][0], [m + e for m, e in zip(cube[setting][1], embed_ms, strict=True)]
-        for system, r, m in (("cubesage", c_ranks, c_ms), ("bm25", ranks["bm25"], ms["bm25"]),
-                             ("dense", ranks["dense"], ms["dense"]), ("rrf", ranks["rrf"], ms["rrf"])):
+        for system, r, m in (
+            ("cubesage", c_ranks, c_ms),
+            ("bm25", ranks["bm25"], ms["bm25"]),
+            ("dense", ranks["dense"], ms["dense"]),
+            ("rrf", ranks["rrf"], ms["rrf"]),
+        ):
             for line in split_lines(folder.name, setting, system, r, golds, m):
                 if system == "cubesage":
                     line["skipped_questions"] = skipped
@@ -322,14 +372,23 @@ def calibrate(url: str, data: str, questions: list[Question], embedder: Embedder
     from fourengine.calibration import Sample, compute, save
 
     dev = [questions[i] for i in split_indices(len(questions))["dev"]]
-    samples = [Sample(q.text, frozenset(f"table:{g}" for g in q.gold), scope=q.db_id,
-                      query_key=" ".join(q.sql.lower().split())) for q in dev]
+    samples = [
+        Sample(
+            q.text, frozenset(f"table:{g}" for g in q.gold), scope=q.db_id, query_key=" ".join(q.sql.lower().split())
+        )
+        for q in dev
+    ]
     with db.connection(url) as conn:
         calibration = compute(conn, embedder, samples)
         save(conn, calibration)
-    return {"bench": "schema-linking", "data": data, "calibration": calibration.thresholds(),
-            "fitted_on": "dev", "samples": calibration.stats.get("samples"), "kept_seed": calibration.stats.get(
-                "kept_seed")}
+    return {
+        "bench": "schema-linking",
+        "data": data,
+        "calibration": calibration.thresholds(),
+        "fitted_on": "dev",
+        "samples": calibration.stats.get("samples"),
+        "kept_seed": calibration.stats.get("kept_seed"),
+    }
 
 
 def _embed_each(texts: list[str], embedder: Embedder) -> tuple[np.ndarray, list[float]]:
@@ -343,7 +402,10 @@ def _embed_each(texts: list[str], embedder: Embedder) -> tuple[np.ndarray, list[
 
 
 def _cubesage_rankings(
-    url: str, questions: list[Question], q_vecs: np.ndarray, settings: RetrievalSettings | None,
+    url: str,
+    questions: list[Question],
+    q_vecs: np.ndarray,
+    settings: RetrievalSettings | None,
     progress: Callable[[str, int, int], None] | None,
 ) -> dict[str, tuple[list[list[str]], list[float]]]:
     async def go() -> dict[str, tuple[list[list[str]], list[float]]]:
@@ -354,7 +416,8 @@ def _cubesage_rankings(
                 ranks, ms = [], []
                 for i, q in enumerate(questions):
                     result = await retriever.retrieve(
-                        q.text, None, embedding=q_vecs[i], scope=q.db_id if setting == "per-database" else None)
+                        q.text, None, embedding=q_vecs[i], scope=q.db_id if setting == "per-database" else None
+                    )
                     ranks.append([t.removeprefix("table:") for t in result.tables()])
                     ms.append(result.timings_ms["retrieval"])
                     if progress:
@@ -369,10 +432,18 @@ def _cubesage_rankings(
 
 # -- latency on the demo warehouse --------------------------------------------------------------------------
 LATENCY_QUESTIONS = (
-    "What was GMV last month?", "华东地区本月GMV是多少", "order count by channel in 2024", "各地区的退款率",
-    "average order value of VIP customers by region", "新客数按月", "revenue trend this year",
-    "top products by units sold in 华南", "refund amount by reason last quarter", "支付宝支付金额",
-    "active customers per month", "which categories have the highest refund rate",
+    "What was GMV last month?",
+    "华东地区本月GMV是多少",
+    "order count by channel in 2024",
+    "各地区的退款率",
+    "average order value of VIP customers by region",
+    "新客数按月",
+    "revenue trend this year",
+    "top products by units sold in 华南",
+    "refund amount by reason last quarter",
+    "支付宝支付金额",
+    "active customers per month",
+    "which categories have the highest refund rate",
 )
 
 
@@ -411,14 +482,23 @@ def latency(url: str, rounds: int = 5, settings: RetrievalSettings | None = None
     def pct(p: float) -> float:
         return round(ms[min(len(ms) - 1, int(p * len(ms)))], 3)
 
-    stages = {k: round(statistics.median(t.get(k, 0.0) for t in timings), 3)
-              for k in ("R", "V", "D", "R+V+D", "G", "rerank", "budget")}
-    return line | {"n": len(ms), "p50_ms": pct(0.5), "p95_ms": pct(0.95), "max_ms": round(ms[-1], 3),
-                   "stage_p50_ms": stages, "embed_ms_p50": round(statistics.median(embed_ms), 3)}
+    stages = {
+        k: round(statistics.median(t.get(k, 0.0) for t in timings), 3)
+        for k in ("R", "V", "D", "R+V+D", "G", "rerank", "budget")
+    }
+    return line | {
+        "n": len(ms),
+        "p50_ms": pct(0.5),
+        "p95_ms": pct(0.95),
+        "max_ms": round(ms[-1], 3),
+        "stage_p50_ms": stages,
+        "embed_ms_p50": round(statistics.median(embed_ms), 3),
+    }
 
 
-def cli_run(data: Path, *, url: str | None, demo_url: str | None, limit: int | None, rounds: int,
-            skip_latency: bool) -> int:
+def cli_run(
+    data: Path, *, url: str | None, demo_url: str | None, limit: int | None, rounds: int, skip_latency: bool
+) -> int:
     """``cubesage bench schema-linking``: JSON lines on stdout, a progress bar on stderr; the exit code."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -429,8 +509,9 @@ def cli_run(data: Path, *, url: str | None, demo_url: str | None, limit: int | N
     def emit(line: dict[str, Any]) -> None:
         print(json.dumps(line, ensure_ascii=False), flush=True)
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console) as progress:
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as progress:
         tasks: dict[str, Any] = {}
 
         def advance(setting: str, done: int, total: int) -> None:

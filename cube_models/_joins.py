@@ -59,12 +59,16 @@ def build_join_tree(model: SemanticModel, hints: list[Hint]) -> JoinTree:
             best = (tree, ambiguous)
     if best is None:
         names = sorted({c for h in unique for c in ([h] if isinstance(h, str) else h)})
-        raise QueryError(f"can't find a join path to join {', '.join(repr(c) for c in names)} "
-                         "(Cube joins go from the cube that declares them)")
+        raise QueryError(
+            f"can't find a join path to join {', '.join(repr(c) for c in names)} "
+            "(Cube joins go from the cube that declares them)"
+        )
     tree, ambiguous = best
     if ambiguous:
-        raise QueryError(f"ambiguous join path from '{tree.root}' to {', '.join(repr(c) for c in ambiguous)}: "
-                         "several shortest paths exist; query through a view or remove a join")
+        raise QueryError(
+            f"ambiguous join path from '{tree.root}' to {', '.join(repr(c) for c in ambiguous)}: "
+            "several shortest paths exist; query through a view or remove a join"
+        )
     return tree
 
 
@@ -74,7 +78,7 @@ def _tree_for_root(model: SemanticModel, root: str, others: list[Hint]) -> tuple
     searches: dict[str, tuple[dict[str, list[Join]], dict[str, int]]] = {}
     for hint in others:
         previous = root
-        for target in ([hint] if isinstance(hint, str) else hint):
+        for target in [hint] if isinstance(hint, str) else hint:
             if target == previous:
                 continue
             if previous not in searches:
@@ -92,8 +96,9 @@ def _tree_for_root(model: SemanticModel, root: str, others: list[Hint]) -> tuple
 
 
 def _multiplies(cube: str, join: Join) -> bool:
-    return (join.source == cube and join.relationship == "one_to_many") or \
-        (join.target == cube and join.relationship == "many_to_one")
+    return (join.source == cube and join.relationship == "one_to_many") or (
+        join.target == cube and join.relationship == "many_to_one"
+    )
 
 
 def multiplied(cube: str, tree: JoinTree) -> bool:

@@ -28,21 +28,30 @@ from cube_models._types import (
 from cube_models.errors import ModelError
 from cubesage_core import safe_yaml
 
-_CAMEL = {"sqlTable": "sql_table", "preAggregations": "pre_aggregations", "primaryKey": "primary_key",
-          "joinPath": "join_path",
-          "countDistinct": "count_distinct", "countDistinctApprox": "count_distinct_approx",
-          "rollingWindow": "rolling_window"}
+_CAMEL = {
+    "sqlTable": "sql_table",
+    "preAggregations": "pre_aggregations",
+    "primaryKey": "primary_key",
+    "joinPath": "join_path",
+    "countDistinct": "count_distinct",
+    "countDistinctApprox": "count_distinct_approx",
+    "rollingWindow": "rolling_window",
+}
 _INTERVAL = re.compile(r"^(unbounded|[1-9][0-9]* (second|minute|hour|day|week|month|year)s?)$")
 _ROLLING_TYPES = ("count", "count_distinct", "sum", "avg", "min", "max")
 # member keys that change numbers and that the built-in compiler does not implement: refused, never ignored
-_UNSUPPORTED = {"measure": ("cumulative", "multi_stage", "time_shift", "reduce_by", "group_by", "add_group_by"),
-                "dimension": ("case", "sub_query", "subQuery", "multi_stage")}
+_UNSUPPORTED = {
+    "measure": ("cumulative", "multi_stage", "time_shift", "reduce_by", "group_by", "add_group_by"),
+    "dimension": ("case", "sub_query", "subQuery", "multi_stage"),
+}
 
 
 def _refuse_unsupported(raw: dict[str, Any], kind: str, file: str, cube: str) -> None:
     found = [k for k in _UNSUPPORTED[kind] if raw.get(k)]
     if found:
         raise ModelError(f"{kind} option {', '.join(found)} is not supported", file, cube, raw.get("name"))
+
+
 _MULTIPLIED_TYPES = ("sum", "avg", "count", "number")
 
 
@@ -93,8 +102,9 @@ def _rolling_window(raw: Any, mtype: str, file: str, cube: str, member: str) -> 
     if not isinstance(raw, dict):
         raise ModelError("'rolling_window' must be a mapping", file, cube, member)
     if mtype not in _ROLLING_TYPES:
-        raise ModelError(f"a {mtype} measure cannot have a rolling_window (one of {', '.join(_ROLLING_TYPES)})",
-                         file, cube, member)
+        raise ModelError(
+            f"a {mtype} measure cannot have a rolling_window (one of {', '.join(_ROLLING_TYPES)})", file, cube, member
+        )
     window = RollingWindow(trailing=raw.get("trailing"), leading=raw.get("leading"), offset=raw.get("offset", "end"))
     for key in ("trailing", "leading"):
         value = getattr(window, key)
@@ -112,8 +122,9 @@ def _parse_measure(m: dict[str, Any], file: str, cube: str) -> Measure:
     mtype = m.get("type")
     mtype = _CAMEL.get(mtype, mtype) if isinstance(mtype, str) else mtype
     if mtype not in MEASURE_TYPES:
-        raise ModelError(f"unknown measure type {m.get('type')!r} (one of {', '.join(MEASURE_TYPES)})",
-                         file, cube, m["name"])
+        raise ModelError(
+            f"unknown measure type {m.get('type')!r} (one of {', '.join(MEASURE_TYPES)})", file, cube, m["name"]
+        )
     sql = _text(m, "sql", file, cube, m["name"])
     if mtype != "count" and not sql:
         raise ModelError(f"a measure of type {mtype} needs 'sql'", file, cube, m["name"])
@@ -123,12 +134,18 @@ def _parse_measure(m: dict[str, Any], file: str, cube: str) -> Measure:
     if any(c is None for c in conditions):
         raise ModelError("each measure filter needs 'sql'", file, cube, m["name"])
     return Measure(
-        cube=cube, name=m["name"], type=mtype, sql=sql,
-        filters=tuple(str(c) for c in conditions), title=_text(m, "title", file, cube, m["name"]) or "",
+        cube=cube,
+        name=m["name"],
+        type=mtype,
+        sql=sql,
+        filters=tuple(str(c) for c in conditions),
+        title=_text(m, "title", file, cube, m["name"]) or "",
         description=(_text(m, "description", file, cube, m["name"]) or "").strip(),
-        format=_text(m, "format", file, cube, m["name"]), meta=_mapping(m, file, cube, m["name"]),
+        format=_text(m, "format", file, cube, m["name"]),
+        meta=_mapping(m, file, cube, m["name"]),
         public=bool(m.get("public", m.get("shown", True))),
-        rolling_window=_rolling_window(_get(m, "rolling_window"), mtype, file, cube, m["name"]))
+        rolling_window=_rolling_window(_get(m, "rolling_window"), mtype, file, cube, m["name"]),
+    )
 
 
 def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
@@ -138,9 +155,15 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
     sql_table, sql = _text(raw, "sql_table", file, name), _text(raw, "sql", file, name)
     if bool(sql_table) == bool(sql):
         raise ModelError("a cube needs exactly one of 'sql_table' or 'sql'", file, name)
-    cube = Cube(name=name, file=file, title=_text(raw, "title", file, name) or "",
-                description=(_text(raw, "description", file, name) or "").strip(),
-                sql_table=sql_table, sql=sql.strip() if sql else None, meta=_mapping(raw, file, name))
+    cube = Cube(
+        name=name,
+        file=file,
+        title=_text(raw, "title", file, name) or "",
+        description=(_text(raw, "description", file, name) or "").strip(),
+        sql_table=sql_table,
+        sql=sql.strip() if sql else None,
+        meta=_mapping(raw, file, name),
+    )
     if cube.sql:
         _check_sql(cube.sql, file, name, None)
     seen: set[str] = set()
@@ -158,8 +181,10 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
     for d in _as_list(raw.get("dimensions"), file, name, "dimensions"):
         claim(d.get("name"))
         cube.dimensions[d["name"]] = _parse_dimension(d, file, name)
-    cube.pre_aggregations = [parse_pre_aggregation(p, name, file) for p in _as_list(
-        _get(raw, "pre_aggregations"), file, name, "pre_aggregations")]
+    cube.pre_aggregations = [
+        parse_pre_aggregation(p, name, file)
+        for p in _as_list(_get(raw, "pre_aggregations"), file, name, "pre_aggregations")
+    ]
     for s in _as_list(raw.get("segments"), file, name, "segments"):
         claim(s.get("name"))
         cube.segments[s["name"]] = _parse_segment(s, file, name)
@@ -174,17 +199,24 @@ def _parse_cube(raw: dict[str, Any], file: str) -> Cube:
 def _parse_dimension(d: dict[str, Any], file: str, cube: str) -> Dimension:
     _refuse_unsupported(d, "dimension", file, cube)
     if d.get("type") not in DIMENSION_TYPES:
-        raise ModelError(f"unknown dimension type {d.get('type')!r} (one of {', '.join(DIMENSION_TYPES)})",
-                         file, cube, d["name"])
+        raise ModelError(
+            f"unknown dimension type {d.get('type')!r} (one of {', '.join(DIMENSION_TYPES)})", file, cube, d["name"]
+        )
     dim_sql = _text(d, "sql", file, cube, d["name"])
     if not dim_sql:
         raise ModelError("a dimension needs 'sql'", file, cube, d["name"])
     return Dimension(
-        cube=cube, name=d["name"], type=d["type"], sql=dim_sql,
-        primary_key=bool(_get(d, "primary_key", False)), title=_text(d, "title", file, cube, d["name"]) or "",
+        cube=cube,
+        name=d["name"],
+        type=d["type"],
+        sql=dim_sql,
+        primary_key=bool(_get(d, "primary_key", False)),
+        title=_text(d, "title", file, cube, d["name"]) or "",
         description=(_text(d, "description", file, cube, d["name"]) or "").strip(),
-        format=_text(d, "format", file, cube, d["name"]), meta=_mapping(d, file, cube, d["name"]),
-        public=bool(d.get("public", d.get("shown", not _get(d, "primary_key", False)))))
+        format=_text(d, "format", file, cube, d["name"]),
+        meta=_mapping(d, file, cube, d["name"]),
+        public=bool(d.get("public", d.get("shown", not _get(d, "primary_key", False)))),
+    )
 
 
 def _parse_segment(s: dict[str, Any], file: str, cube: str) -> Segment:
@@ -192,9 +224,13 @@ def _parse_segment(s: dict[str, Any], file: str, cube: str) -> Segment:
     if not seg_sql:
         raise ModelError("a segment needs 'sql'", file, cube, s["name"])
     return Segment(
-        cube=cube, name=s["name"], sql=seg_sql, title=_text(s, "title", file, cube, s["name"]) or "",
+        cube=cube,
+        name=s["name"],
+        sql=seg_sql,
+        title=_text(s, "title", file, cube, s["name"]) or "",
         description=(_text(s, "description", file, cube, s["name"]) or "").strip(),
-        meta=_mapping(s, file, cube, s["name"]))
+        meta=_mapping(s, file, cube, s["name"]),
+    )
 
 
 def _parse_joins(joins: Any, file: str, cube: str) -> list[Join]:
@@ -205,8 +241,11 @@ def _parse_joins(joins: Any, file: str, cube: str) -> list[Join]:
     for j in _as_list(joins, file, cube, "joins"):
         target, rel = _text(j, "name", file, cube), j.get("relationship")
         if not isinstance(rel, str) or rel not in RELATIONSHIPS:
-            raise ModelError(f"join to {target!r}: unknown relationship {rel!r} "
-                             f"(one of {', '.join(sorted(RELATIONSHIPS))})", file, cube)
+            raise ModelError(
+                f"join to {target!r}: unknown relationship {rel!r} (one of {', '.join(sorted(RELATIONSHIPS))})",
+                file,
+                cube,
+            )
         join_sql = _text(j, "sql", file, cube)
         if not join_sql:
             raise ModelError(f"join to {target!r} needs 'sql'", file, cube)
@@ -241,13 +280,22 @@ def _member_deps(model: SemanticModel, cube: Cube, member: Member, names: set[st
             target = model.find_member(ref.path)
             if target is None:
                 raise ModelError(f"unknown member '{ref.path}' in {raw}", cube.file, cube.name, member.name)
-            if isinstance(member, Measure) and isinstance(target, Measure) and member.type != "number" \
-                    and text == member.sql:
-                raise ModelError(f"a {member.type} measure cannot reference measure '{ref.path}'; "
-                                 "use type number", cube.file, cube.name, member.name)
+            if (
+                isinstance(member, Measure)
+                and isinstance(target, Measure)
+                and member.type != "number"
+                and text == member.sql
+            ):
+                raise ModelError(
+                    f"a {member.type} measure cannot reference measure '{ref.path}'; use type number",
+                    cube.file,
+                    cube.name,
+                    member.name,
+                )
             if not isinstance(member, Measure) and isinstance(target, Measure):
-                raise ModelError(f"a {member.kind} cannot reference measure '{ref.path}'",
-                                 cube.file, cube.name, member.name)
+                raise ModelError(
+                    f"a {member.kind} cannot reference measure '{ref.path}'", cube.file, cube.name, member.name
+                )
             deps.append(ref.path)
     return deps
 
@@ -261,8 +309,7 @@ def _check_join(model: SemanticModel, cube: Cube, join: Join, names: set[str], o
         if isinstance(ref, str):
             raise ModelError(f"join to '{join.target}': {ref}", cube.file, cube.name)
         if ref.kind == "member" and model.find_member(ref.path) is None:
-            raise ModelError(f"join to '{join.target}': unknown member '{ref.path}' in {raw}",
-                             cube.file, cube.name)
+            raise ModelError(f"join to '{join.target}': unknown member '{ref.path}' in {raw}", cube.file, cube.name)
 
 
 def _check_member_cycles(model: SemanticModel, graph: dict[str, list[str]]) -> None:
@@ -272,7 +319,7 @@ def _check_member_cycles(model: SemanticModel, graph: dict[str, list[str]]) -> N
         state[node] = 1
         for dep in graph.get(node, []):
             if state.get(dep) == 1:
-                cycle = [*trail[trail.index(dep):], dep] if dep in trail else [node, dep]
+                cycle = [*trail[trail.index(dep) :], dep] if dep in trail else [node, dep]
                 cube = model.cubes[node.split(".")[0]]
                 raise ModelError(f"reference cycle {' -> '.join(cycle)}", cube.file, cube.name, node.split(".")[1])
             if state.get(dep) is None:
@@ -303,8 +350,12 @@ def _check_joins(model: SemanticModel) -> None:
         cycle = find_cycle(name)
         if cycle:
             cube = model.cubes[name]
-            raise ModelError(f"join cycle {' -> '.join(cycle)}: paths between these cubes are ambiguous; "
-                             "declare these joins in one direction only", cube.file, name)
+            raise ModelError(
+                f"join cycle {' -> '.join(cycle)}: paths between these cubes are ambiguous; "
+                "declare these joins in one direction only",
+                cube.file,
+                name,
+            )
     for join in model.joins():
         for side in (join.source, join.target):
             cube = model.cubes[side]
@@ -313,15 +364,21 @@ def _check_joins(model: SemanticModel) -> None:
                 raise ModelError(
                     f"no primary key, but the cube is used in the {join.relationship} join {join.edge_id}: "
                     "a primary key is required so aggregates are not multiplied by the join",
-                    cube.file, cube.name)
+                    cube.file,
+                    cube.name,
+                )
 
 
 def _parse_view(raw: dict[str, Any], file: str, model: SemanticModel) -> View:
     name = raw.get("name")
     if not isinstance(name, str) or not name.isidentifier():
         raise ModelError(f"view name {name!r} is missing or not an identifier", file)
-    view = View(name=name, file=file, title=_text(raw, "title", file, name) or "",
-                description=(_text(raw, "description", file, name) or "").strip())
+    view = View(
+        name=name,
+        file=file,
+        title=_text(raw, "title", file, name) or "",
+        description=(_text(raw, "description", file, name) or "").strip(),
+    )
     for entry in _as_list(raw.get("cubes"), file, name, "cubes"):
         path = str(_get(entry, "join_path") or "")
         cubes = path.split(".")
@@ -334,8 +391,9 @@ def _parse_view(raw: dict[str, Any], file: str, model: SemanticModel) -> View:
             items = [(m, m) for m in (*cube.measures, *cube.dimensions, *cube.segments)]
         else:
             for inc in includes or []:
-                member, alias = (inc.get("name"), inc.get("alias") or inc.get("name")) if isinstance(inc, dict) \
-                    else (inc, inc)
+                member, alias = (
+                    (inc.get("name"), inc.get("alias") or inc.get("name")) if isinstance(inc, dict) else (inc, inc)
+                )
                 if cube.member(str(member)) is None:
                     raise ModelError(f"includes unknown member '{cube.name}.{member}'", file, name)
                 items.append((str(member), str(alias)))

@@ -13,14 +13,48 @@ from typing import Any
 from cube_models._types import GRANULARITIES, Dimension, Measure, PreAggregation, Segment, SemanticModel
 from cube_models.errors import ModelError
 
-_STORAGE_KEYS = {"external", "partition_granularity", "partitionGranularity", "refresh_key", "refreshKey",
-                 "scheduled_refresh", "scheduledRefresh", "indexes", "sql_alias", "sqlAlias", "type", "name",
-                 "measures", "dimensions", "segments", "time_dimension", "timeDimension", "granularity",
-                 "allow_non_strict_date_range_match", "allowNonStrictDateRangeMatch", "unique_key_columns",
-                 "uniqueKeyColumns", "build_range_start", "buildRangeStart", "build_range_end", "buildRangeEnd",
-                 "union_with_source_data", "unionWithSourceData", "time_dimensions", "timeDimensions"}
-_REFUSED = ("build_range_start", "buildRangeStart", "build_range_end", "buildRangeEnd", "union_with_source_data",
-            "unionWithSourceData", "time_dimensions", "timeDimensions")
+_STORAGE_KEYS = {
+    "external",
+    "partition_granularity",
+    "partitionGranularity",
+    "refresh_key",
+    "refreshKey",
+    "scheduled_refresh",
+    "scheduledRefresh",
+    "indexes",
+    "sql_alias",
+    "sqlAlias",
+    "type",
+    "name",
+    "measures",
+    "dimensions",
+    "segments",
+    "time_dimension",
+    "timeDimension",
+    "granularity",
+    "allow_non_strict_date_range_match",
+    "allowNonStrictDateRangeMatch",
+    "unique_key_columns",
+    "uniqueKeyColumns",
+    "build_range_start",
+    "buildRangeStart",
+    "build_range_end",
+    "buildRangeEnd",
+    "union_with_source_data",
+    "unionWithSourceData",
+    "time_dimensions",
+    "timeDimensions",
+}
+_REFUSED = (
+    "build_range_start",
+    "buildRangeStart",
+    "build_range_end",
+    "buildRangeEnd",
+    "union_with_source_data",
+    "unionWithSourceData",
+    "time_dimensions",
+    "timeDimensions",
+)
 
 
 def _ref(value: Any, cube: str, file: str, where: str) -> str:
@@ -60,10 +94,15 @@ def parse_pre_aggregation(raw: Any, cube: str, file: str) -> PreAggregation:
         raise ModelError(f"pre-aggregation {name}: unknown granularity {granularity!r}", file, cube)
     non_strict = raw.get("allow_non_strict_date_range_match", raw.get("allowNonStrictDateRangeMatch", False))
     return PreAggregation(
-        cube=cube, name=name, measures=_refs(raw, "measures", cube, file, name),
-        dimensions=_refs(raw, "dimensions", cube, file, name), segments=_refs(raw, "segments", cube, file, name),
+        cube=cube,
+        name=name,
+        measures=_refs(raw, "measures", cube, file, name),
+        dimensions=_refs(raw, "dimensions", cube, file, name),
+        segments=_refs(raw, "segments", cube, file, name),
         time_dimension=_ref(time_dim, cube, file, name) if time_dim is not None else None,
-        granularity=granularity, allow_non_strict_date_range_match=bool(non_strict))
+        granularity=granularity,
+        allow_non_strict_date_range_match=bool(non_strict),
+    )
 
 
 def check_pre_aggregations(model: SemanticModel) -> None:
@@ -74,21 +113,29 @@ def check_pre_aggregations(model: SemanticModel) -> None:
             if pre.name in seen:
                 raise ModelError(f"duplicated pre-aggregation name {pre.name!r}", cube.file, cube.name)
             seen.add(pre.name)
-            kinds: list[tuple[tuple[str, ...], type]] = [(pre.measures, Measure), (pre.dimensions, Dimension),
-                                                        (pre.segments, Segment)]
+            kinds: list[tuple[tuple[str, ...], type]] = [
+                (pre.measures, Measure),
+                (pre.dimensions, Dimension),
+                (pre.segments, Segment),
+            ]
             if pre.time_dimension:
                 kinds.append(((pre.time_dimension,), Dimension))
             for paths, kind in kinds:
                 for path in paths:
                     member = model.find_member(path)
                     if member is None or not isinstance(member, kind):
-                        raise ModelError(f"pre-aggregation {pre.name}: '{path}' is not a {kind.__name__.lower()}",
-                                         cube.file, cube.name)
+                        raise ModelError(
+                            f"pre-aggregation {pre.name}: '{path}' is not a {kind.__name__.lower()}",
+                            cube.file,
+                            cube.name,
+                        )
                     if member.cube != path.split(".")[0]:
-                        raise ModelError(f"pre-aggregation {pre.name}: '{path}' names a view member",
-                                         cube.file, cube.name)
+                        raise ModelError(
+                            f"pre-aggregation {pre.name}: '{path}' names a view member", cube.file, cube.name
+                        )
             if pre.time_dimension and model.member(pre.time_dimension).type != "time":
-                raise ModelError(f"pre-aggregation {pre.name}: '{pre.time_dimension}' is not a time dimension",
-                                 cube.file, cube.name)
+                raise ModelError(
+                    f"pre-aggregation {pre.name}: '{pre.time_dimension}' is not a time dimension", cube.file, cube.name
+                )
             if not pre.measures and not pre.dimensions and not pre.time_dimension:
                 raise ModelError(f"pre-aggregation {pre.name}: no members", cube.file, cube.name)

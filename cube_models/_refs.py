@@ -31,7 +31,7 @@ def classify(sql: str, cube: str, cube_names: set[str], own_members: set[str]) -
     out: list[tuple[str, Ref | str]] = []
     for match in REF_RE.finditer(sql):
         first, second = match.group(1), match.group(2)
-        followed_by_dot = sql[match.end():match.end() + 1] == "."
+        followed_by_dot = sql[match.end() : match.end() + 1] == "."
         if second is not None:
             if first == "CUBE":
                 out.append((match.group(0), Ref("member", cube, second)))

@@ -39,13 +39,16 @@ def base_granularity(window: RollingWindow, granularity: str) -> str:
 
 
 def _trunc(granularity: str, value: exp.Expr) -> exp.Expr:
-    return exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(granularity),
-                                                          exp.Cast(this=value, to=TIMESTAMP.copy())])
+    return exp.Anonymous(
+        this="date_trunc", expressions=[exp.Literal.string(granularity), exp.Cast(this=value, to=TIMESTAMP.copy())]
+    )
 
 
 def _bucket_end(granularity: str, bucket_start: exp.Expr) -> exp.Expr:
-    return exp.Sub(this=exp.Add(this=bucket_start, expression=step(granularity)),
-                   expression=exp.Interval(this=exp.Literal.string("1 millisecond")))
+    return exp.Sub(
+        this=exp.Add(this=bucket_start, expression=step(granularity)),
+        expression=exp.Interval(this=exp.Literal.string("1 millisecond")),
+    )
 
 
 def bounds(granularity: str, start: exp.Expr, end: exp.Expr) -> tuple[exp.Expr, exp.Expr]:
@@ -55,17 +58,23 @@ def bounds(granularity: str, start: exp.Expr, end: exp.Expr) -> tuple[exp.Expr, 
 
 def series(granularity: str, start: exp.Expr, end: exp.Expr) -> exp.Select:
     """``SELECT d AS date_from, d + step - 1ms AS date_to FROM generate_series(trunc(start), end, step) d``."""
-    gen = exp.Anonymous(this="generate_series", expressions=[_trunc(granularity, start),
-                                                             exp.Cast(this=end, to=TIMESTAMP.copy()),
-                                                             step(granularity)])
+    gen = exp.Anonymous(
+        this="generate_series",
+        expressions=[_trunc(granularity, start), exp.Cast(this=end, to=TIMESTAMP.copy()), step(granularity)],
+    )
     source = exp.Table(this=gen, alias=exp.TableAlias(this=exp.to_identifier("d")))
-    return exp.select(exp.alias_(exp.column("d"), "date_from"),
-                      exp.alias_(_bucket_end(granularity, exp.column("d")), "date_to")).from_(source)
+    return exp.select(
+        exp.alias_(exp.column("d"), "date_from"), exp.alias_(_bucket_end(granularity, exp.column("d")), "date_to")
+    ).from_(source)
 
 
-def window_condition(window: RollingWindow, date_from: Callable[[], exp.Expr],
-                     date_to: Callable[[], exp.Expr], field: exp.Expr,
-                     whole_range: bool = False) -> exp.Expr:
+def window_condition(
+    window: RollingWindow,
+    date_from: Callable[[], exp.Expr],
+    date_to: Callable[[], exp.Expr],
+    field: exp.Expr,
+    whole_range: bool = False,
+) -> exp.Expr:
     """Cube's rollingWindowDateJoinCondition: ``field`` inside the window of the bucket [date_from, date_to]
     (``whole_range``: of the whole series, the base query's filter). The bounds are built only when used
     (an unused bind parameter has no type in PostgreSQL)."""
@@ -82,5 +91,4 @@ def window_condition(window: RollingWindow, date_from: Callable[[], exp.Expr],
             end = exp.Add(this=end, expression=exp.Interval(this=exp.Literal.string(window.leading)))
         upper = exp.LTE if window.offset == "end" else exp.LT
         conditions.append(upper(this=field.copy(), expression=end))
-    return exp.and_(*conditions) if conditions else exp.EQ(this=exp.Literal.number(1),
-                                                            expression=exp.Literal.number(1))
+    return exp.and_(*conditions) if conditions else exp.EQ(this=exp.Literal.number(1), expression=exp.Literal.number(1))

@@ -82,11 +82,16 @@ def range_granularity(start: str, end: str) -> str | None:
 def _starts(moment: datetime, granularity: str) -> bool:
     """Does ``moment`` start a period of ``granularity`` (quarters included)?"""
     midnight = moment.time() == dt_time(0)
-    return {"year": midnight and (moment.month, moment.day) == (1, 1),
-            "quarter": midnight and moment.day == 1 and moment.month % 3 == 1,
-            "month": midnight and moment.day == 1, "week": midnight and moment.isoweekday() == 1, "day": midnight,
-            "hour": (moment.minute, moment.second, moment.microsecond) == (0, 0, 0),
-            "minute": (moment.second, moment.microsecond) == (0, 0), "second": moment.microsecond == 0}[granularity]
+    return {
+        "year": midnight and (moment.month, moment.day) == (1, 1),
+        "quarter": midnight and moment.day == 1 and moment.month % 3 == 1,
+        "month": midnight and moment.day == 1,
+        "week": midnight and moment.isoweekday() == 1,
+        "day": midnight,
+        "hour": (moment.minute, moment.second, moment.microsecond) == (0, 0, 0),
+        "minute": (moment.second, moment.microsecond) == (0, 0),
+        "second": moment.microsecond == 0,
+    }[granularity]
 
 
 def whole_periods(span: tuple[str, str], granularity: str) -> bool:
@@ -137,8 +142,9 @@ def _single_equals(filters: Sequence[Filter | FilterGroup], base: dict[str, int]
 def _non_strict(shape: QueryShape, pre: PreAggregation) -> bool:
     """Cube's allowNonStrictDateRangeMatch, taken only when each date range is whole periods of the rollup's
     granularity: Cube would answer a range cut mid-period from the whole periods around it."""
-    return pre.allow_non_strict_date_range_match and \
-        all(span is None or whole_periods(span, pre.granularity or "day") for _, span in shape.ranges)
+    return pre.allow_non_strict_date_range_match and all(
+        span is None or whole_periods(span, pre.granularity or "day") for _, span in shape.ranges
+    )
 
 
 def _time_refs(pre: PreAggregation) -> list[tuple[str, str]]:
@@ -156,8 +162,9 @@ def _not_additive(shape: QueryShape, pre: PreAggregation, ref_dims: list[str]) -
     grouped = set(shape.grouped)
     filter_dims = {p for f in shape.filters for p in _members(f)}
     single = _single_equals(shape.filters, {d: 1 for d in (*shape.grouped, *shape.segments)})
-    dims_ok = (single is not None and len(ref_dims) == len(single) and all(d in single for d in ref_dims)) or \
-        (filter_dims <= grouped and ref_dims == list(shape.dimensions))
+    dims_ok = (single is not None and len(ref_dims) == len(single) and all(d in single for d in ref_dims)) or (
+        filter_dims <= grouped and ref_dims == list(shape.dimensions)
+    )
     if not dims_ok:
         return False
     return all(m in pre.measures for m in shape.measures) or all(m.path in pre.measures for m in shape.leaves)
@@ -200,5 +207,6 @@ def find_rollup(shape: QueryShape, cubes: Sequence[str], model: SemanticModel) -
     """The first rollup of the query's cubes (in order) that can answer it by Cube's rules, else the first
     that can by its distinct keys."""
     pres = [pre for cube in cubes for pre in model.cubes[cube].pre_aggregations]
-    return next((pre for pre in pres if can_use(shape, pre)), None) or \
-        next((pre for pre in pres if can_use_by_keys(shape, pre, model)), None)
+    return next((pre for pre in pres if can_use(shape, pre)), None) or next(
+        (pre for pre in pres if can_use_by_keys(shape, pre, model)), None
+    )

@@ -53,8 +53,12 @@ def shape_of(c: CompilerState, leaves: Sequence[Measure], multiplied: bool) -> Q
     """The query as matching reads it (view members resolved to their cubes' members)."""
     model, q = c.model, c.q
     dim_filters = [_resolved(f, model) for f in q.filters if c._filter_kinds(f) == {False}]
-    measure_filter_paths = [model.resolve_path(p) for f in q.filters if c._filter_kinds(f) == {True}
-                            for p in CubeQuery(filters=[f]).members()]
+    measure_filter_paths = [
+        model.resolve_path(p)
+        for f in q.filters
+        if c._filter_kinds(f) == {True}
+        for p in CubeQuery(filters=[f]).members()
+    ]
     grouped = tuple(model.resolve_path(p) for p in q.dimensions)
     segments = tuple(model.resolve_path(s) for s in q.segments)
     filtered = [p for f in dim_filters for p in CubeQuery(filters=[f]).members()]
@@ -67,27 +71,40 @@ def shape_of(c: CompilerState, leaves: Sequence[Measure], multiplied: bool) -> Q
         ranges.append((dim.path, resolved))
     measures = tuple(dict.fromkeys([m.path for _, m in c.measures] + measure_filter_paths))
     return QueryShape(
-        dimensions=tuple(sorted(set(grouped) | set(filtered) | set(segments))), grouped=grouped, segments=segments,
-        measures=measures, query_measures=tuple(m for _, m in c.measures), leaves=tuple(leaves),
+        dimensions=tuple(sorted(set(grouped) | set(filtered) | set(segments))),
+        grouped=grouped,
+        segments=segments,
+        measures=measures,
+        query_measures=tuple(m for _, m in c.measures),
+        leaves=tuple(leaves),
         time_dimensions=tuple(sorted(tds, key=lambda t: t[0])),
         time_dimensions_as_is=tuple(sorted(as_is, key=lambda t: t[0])),
-        filters=tuple(dim_filters), multiplied=multiplied, rolling=any(m.rolling_window for m in leaves),
-        ranges=tuple(ranges))
+        filters=tuple(dim_filters),
+        multiplied=multiplied,
+        rolling=any(m.rolling_window for m in leaves),
+        ranges=tuple(ranges),
+    )
 
 
 def query_cubes(c: CompilerState) -> list[str]:
     """The query's cubes in Cube's order (measures, dimensions, segments, time dimensions, filters)."""
     out: list[str] = []
-    for path in [*c.q.measures, *c.q.dimensions, *c.q.segments, *(t.dimension for t in c.q.time_dimensions),
-                 *(p for f in c.q.filters for p in CubeQuery(filters=[f]).members())]:
+    for path in [
+        *c.q.measures,
+        *c.q.dimensions,
+        *c.q.segments,
+        *(t.dimension for t in c.q.time_dimensions),
+        *(p for f in c.q.filters for p in CubeQuery(filters=[f]).members()),
+    ]:
         member = c.model.find_member(c.model.resolve_path(path))
         if member is not None:
             c._collect_cubes(member, out, set())
     return out
 
 
-def choose(c: CompilerState, leaves: Sequence[Measure], multiplied: bool, tables: Mapping[str, str]
-           ) -> PreAggregation | None:
+def choose(
+    c: CompilerState, leaves: Sequence[Measure], multiplied: bool, tables: Mapping[str, str]
+) -> PreAggregation | None:
     """The first matching rollup, if its table is built (``tables``: rollup path -> qualified table)."""
     if not tables or not any(p.path in tables for p in c.model.pre_aggregations()):
         return None
@@ -102,8 +119,9 @@ def rendered_measures(c: CompilerState, pre: PreAggregation, leaves: Sequence[Me
 
     def agg(path: str, kind: str) -> exp.Expr:
         column = exp.column(cols[path], table=ROLLUP_ALIAS, quoted=True)
-        return exp.Min(this=column) if kind == "min" else exp.Max(this=column) if kind == "max" else \
-            exp.Sum(this=column)
+        return (
+            exp.Min(this=column) if kind == "min" else exp.Max(this=column) if kind == "max" else exp.Sum(this=column)
+        )
 
     out = {leaf.path: agg(leaf.path, leaf.type) for leaf in leaves if leaf.path in cols}
     for _, m in c.measures:

@@ -14,9 +14,15 @@ from cube_models.errors import QueryError
 MEASURE_TYPES = ("count", "count_distinct", "count_distinct_approx", "sum", "avg", "min", "max", "number")
 DIMENSION_TYPES = ("string", "number", "time", "boolean")
 RELATIONSHIPS = {
-    "many_to_one": "many_to_one", "belongs_to": "many_to_one", "belongsTo": "many_to_one",
-    "one_to_many": "one_to_many", "has_many": "one_to_many", "hasMany": "one_to_many",
-    "one_to_one": "one_to_one", "has_one": "one_to_one", "hasOne": "one_to_one",
+    "many_to_one": "many_to_one",
+    "belongs_to": "many_to_one",
+    "belongsTo": "many_to_one",
+    "one_to_many": "one_to_many",
+    "has_many": "one_to_many",
+    "hasMany": "one_to_many",
+    "one_to_one": "one_to_one",
+    "has_one": "one_to_one",
+    "hasOne": "one_to_one",
 }
 GRANULARITIES = ("second", "minute", "hour", "day", "week", "month", "quarter", "year")
 

@@ -13,8 +13,9 @@ from rich.table import Table
 
 from cube_models.errors import CubeModelsError
 
-app = typer.Typer(help="Cube semantic models: query (Cube or built-in compiler), validate, check, export.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Cube semantic models: query (Cube or built-in compiler), validate, check, export.", no_args_is_help=True
+)
 console = Console()
 err_console = Console(stderr=True)
 
@@ -64,14 +65,18 @@ def _backend(kind: str, model: Any) -> Any:
 
 @app.command()
 def query(
-    cube_query: str = typer.Argument(..., metavar="QUERY",
-                                     help="Cube query JSON, '@file.json', or '-' for stdin."),
-    backend: str = typer.Option("auto", "--backend", "-b",
-                                help="cube (REST API), builtin (compiler) or auto (Cube when CUBESAGE_CUBE_URL "
-                                     "is set, with the built-in fallback; else builtin)."),
+    cube_query: str = typer.Argument(..., metavar="QUERY", help="Cube query JSON, '@file.json', or '-' for stdin."),
+    backend: str = typer.Option(
+        "auto",
+        "--backend",
+        "-b",
+        help="cube (REST API), builtin (compiler) or auto (Cube when CUBESAGE_CUBE_URL "
+        "is set, with the built-in fallback; else builtin).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print rows, SQL and metadata as JSON."),
-    today: str | None = typer.Option(None, help="Anchor for relative date ranges, YYYY-MM-DD "
-                                                "(default: settings.today, else the clock)."),
+    today: str | None = typer.Option(
+        None, help="Anchor for relative date ranges, YYYY-MM-DD (default: settings.today, else the clock)."
+    ),
     model_dir: Path | None = typer.Option(None, help="Folder of Cube YAML models (default: settings.model_dir)."),
 ) -> None:
     """Run a Cube query and print its rows and the SQL that produced them."""
@@ -89,8 +94,11 @@ def query(
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2, default=str))
         return
     keys = list(dict.fromkeys(k for row in result.rows for k in row))
-    table = Table(*keys, title=f"{len(result.rows)} rows from {result.backend} in {result.elapsed_ms:.0f} ms"
-                  + (f" (total {result.total})" if result.total is not None else ""))
+    table = Table(
+        *keys,
+        title=f"{len(result.rows)} rows from {result.backend} in {result.elapsed_ms:.0f} ms"
+        + (f" (total {result.total})" if result.total is not None else ""),
+    )
     for row in result.rows[:200]:
         table.add_row(*("" if row.get(k) is None else str(row.get(k)) for k in keys))
     console.print(table)
@@ -117,8 +125,13 @@ def sql(
     settings = get_settings()
     try:
         anchor = date.fromisoformat(today) if today else settings.today
-        compiled = compile_query(_read_query(cube_query), _model(model_dir), today=anchor,
-                                 default_limit=settings.default_limit, row_cap=settings.query_row_cap)
+        compiled = compile_query(
+            _read_query(cube_query),
+            _model(model_dir),
+            today=anchor,
+            default_limit=settings.default_limit,
+            row_cap=settings.query_row_cap,
+        )
     except (CubeModelsError, ValueError, OSError) as exc:
         raise _fail(exc) from exc
     typer.echo(compiled.sql)
@@ -136,8 +149,9 @@ def validate(
     from cubesage_core.settings import get_settings
 
     try:
-        problems = run_validate(_read_query(cube_query), _model(model_dir),
-                                today=get_settings().today, embedder=get_embedder())
+        problems = run_validate(
+            _read_query(cube_query), _model(model_dir), today=get_settings().today, embedder=get_embedder()
+        )
     except (CubeModelsError, OSError) as exc:
         raise _fail(exc) from exc
     for p in problems:
@@ -156,8 +170,13 @@ def check(model_dir: Path | None = typer.Option(None, help="Folder of Cube YAML 
         raise _fail(exc) from exc
     table = Table("cube", "measures", "dimensions", "segments", "joins")
     for cube in model.cubes.values():
-        table.add_row(cube.name, str(len(cube.measures)), str(len(cube.dimensions)), str(len(cube.segments)),
-                      ", ".join(f"{j.target} ({j.relationship})" for j in cube.joins))
+        table.add_row(
+            cube.name,
+            str(len(cube.measures)),
+            str(len(cube.dimensions)),
+            str(len(cube.segments)),
+            ", ".join(f"{j.target} ({j.relationship})" for j in cube.joins),
+        )
     console.print(table)
     console.print(f"{len(model.cubes)} cubes, {len(model.views)} views: ok")
 
@@ -209,15 +228,17 @@ def rollups_command(
         typer.echo(json.dumps(build.as_dict()))
 
 
-model_app = typer.Typer(help="Cube YAML models of your own warehouse: draft them from the database catalog.",
-                        no_args_is_help=True)
+model_app = typer.Typer(
+    help="Cube YAML models of your own warehouse: draft them from the database catalog.", no_args_is_help=True
+)
 
 
 @model_app.command()
 def draft(
     schema: list[str] = typer.Option(..., "--schema", "-s", help="Warehouse schema to draft (repeatable)."),
-    out: Path | None = typer.Option(None, "--out", help="Folder for the YAML files (default: settings.model_dir, "
-                                                         "else ./model)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Folder for the YAML files (default: settings.model_dir, else ./model)."
+    ),
 ) -> None:
     """Draft one cube per table (keys, joins, time dimensions, measures, titles), then validate the folder."""
     from cube_models.draft import draft_models
@@ -234,8 +255,10 @@ def draft(
     for report in reports:
         if not report.cubes:
             raise _fail(ValueError(f"schema {report.schema!r} has no tables to draft"))
-        err_console.print(f"{report.schema}: {report.cubes} cubes, {report.joins} joins "
-                          f"({report.guessed_joins} guessed from column names) -> {folder}")
+        err_console.print(
+            f"{report.schema}: {report.cubes} cubes, {report.joins} joins "
+            f"({report.guessed_joins} guessed from column names) -> {folder}"
+        )
     try:
         model = load_model(folder)
     except CubeModelsError as exc:

@@ -43,8 +43,9 @@ def to_number(value: Any) -> Any:
 
 
 def convert_rows(rows: list[dict[str, Any]], numeric: set[str]) -> list[dict[str, Any]]:
-    return [{k: to_number(v) if k in numeric or k.rsplit(".", 1)[0] in numeric else v for k, v in r.items()}
-            for r in rows]
+    return [
+        {k: to_number(v) if k in numeric or k.rsplit(".", 1)[0] in numeric else v for k, v in r.items()} for r in rows
+    ]
 
 
 def _error_text(resp: httpx.Response) -> str:
@@ -146,7 +147,7 @@ class CubeClient:
                 error = self._failure(exc)
                 if attempt >= self.retries:
                     raise error from exc
-            time.sleep(self.backoff_s * 2 ** attempt)
+            time.sleep(self.backoff_s * 2**attempt)
             attempt += 1
 
     def _waiting(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
@@ -195,7 +196,7 @@ class CubeClient:
                 error = self._failure(exc)
                 if attempt >= self.retries:
                     raise error from exc
-            await asyncio.sleep(self.backoff_s * 2 ** attempt)
+            await asyncio.sleep(self.backoff_s * 2**attempt)
             attempt += 1
 
     async def _awaiting(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
@@ -219,8 +220,7 @@ class CubeClient:
     async def aload(self, query: dict[str, Any]) -> dict[str, Any]:
         if self._types is None:
             await self.ameta()
-        return self._finish_load(await self._awaiting("POST", f"{API}/load",
-                                                      content=json.dumps({"query": query})))
+        return self._finish_load(await self._awaiting("POST", f"{API}/load", content=json.dumps({"query": query})))
 
     async def asql(self, query: dict[str, Any]) -> dict[str, Any]:
         sql: dict[str, Any] = (await self._awaiting("GET", f"{API}/sql", params={"query": json.dumps(query)}))["sql"]

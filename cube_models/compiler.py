@@ -43,9 +43,16 @@ __all__ = ["DEFAULT_LIMIT", "ROW_CAP", "Column", "Compiled", "compile_query", "c
 class _Compiler(JoinsPhase, FiltersPhase, AggregationPhase, OrderingPhase):
     """One query's compilation: members and their SQL here, each phase in ``cube_models._compile``."""
 
-    def __init__(self, model: SemanticModel, query: CubeQuery, today: date | datetime | None,
-                 default_limit: int, row_cap: int, rollups: Mapping[str, str] | None = None,
-                 build: PreAggregation | None = None) -> None:
+    def __init__(
+        self,
+        model: SemanticModel,
+        query: CubeQuery,
+        today: date | datetime | None,
+        default_limit: int,
+        row_cap: int,
+        rollups: Mapping[str, str] | None = None,
+        build: PreAggregation | None = None,
+    ) -> None:
         self.model, self.q, self.today = model, query, today
         self.default_limit, self.row_cap = default_limit, row_cap
         self.params: list[str] = []
@@ -78,14 +85,18 @@ class _Compiler(JoinsPhase, FiltersPhase, AggregationPhase, OrderingPhase):
         expression; bare column names of the outermost scope are prefixed with the cube alias (Cube's
         autoPrefixWithCubeName). Columns of subqueries (``x IN (SELECT id FROM t WHERE amount > 0)``) belong
         to the subquery's tables and are left as written."""
-        refs = [r for _, r in classify(sql, cube.name, set(self.model.cubes),
-                                       {*cube.measures, *cube.dimensions, *cube.segments})]
+        refs = [
+            r
+            for _, r in classify(
+                sql, cube.name, set(self.model.cubes), {*cube.measures, *cube.dimensions, *cube.segments}
+            )
+        ]
         tree = self._template(sql)
         outer = {id(node) for node in walk_in_scope(tree) if isinstance(node, exp.Column)}
 
         def ref_at(name: str) -> Ref | None:
             if name.startswith(PLACEHOLDER_PREFIX):
-                ref = refs[int(name[len(PLACEHOLDER_PREFIX):])]
+                ref = refs[int(name[len(PLACEHOLDER_PREFIX) :])]
                 if isinstance(ref, str):
                     raise QueryError(ref)
                 return ref
@@ -137,9 +148,14 @@ class _Compiler(JoinsPhase, FiltersPhase, AggregationPhase, OrderingPhase):
         limit = q.limit if q.limit is not None else min(self.default_limit, self.row_cap)
         if limit > self.row_cap:
             raise QueryError(f"limit {limit} is over the row cap of {self.row_cap}")
-        filter_paths = [m for m in q.members() if isinstance(model.find_member(m), Measure | Dimension)
-                        and m not in q.measures and m not in q.dimensions
-                        and m not in (t.dimension for t in q.time_dimensions)]
+        filter_paths = [
+            m
+            for m in q.members()
+            if isinstance(model.find_member(m), Measure | Dimension)
+            and m not in q.measures
+            and m not in q.dimensions
+            and m not in (t.dimension for t in q.time_dimensions)
+        ]
         hints: list[_joins.Hint] = []
         for path in [*q.measures, *q.dimensions, *q.segments, *filter_paths, *(t.dimension for t in q.time_dimensions)]:
             hints += self._hints(path)
@@ -194,8 +210,9 @@ class _Compiler(JoinsPhase, FiltersPhase, AggregationPhase, OrderingPhase):
         q = self.q
         order = self._order(columns)
         for cte, sql in self.ctes.items():
-            select = select.with_(exp.to_identifier(cte, quoted=True), as_=self._template(sql), materialized=False,
-                                  copy=False)
+            select = select.with_(
+                exp.to_identifier(cte, quoted=True), as_=self._template(sql), materialized=False, copy=False
+            )
         base = select.copy() if q.total else select
         if self.build is not None:
             return Compiled(sql=select.sql(dialect="postgres"), params=list(self.params), columns=columns)
@@ -207,11 +224,18 @@ class _Compiler(JoinsPhase, FiltersPhase, AggregationPhase, OrderingPhase):
         total_sql = None
         if q.total:
             total = exp.select(exp.alias_(exp.Count(this=exp.Star()), "total_count")).from_(
-                exp.alias_(exp.Subquery(this=base), "original_query"))
+                exp.alias_(exp.Subquery(this=base), "original_query")
+            )
             total_sql = total.sql(dialect="postgres")
-        return Compiled(sql=select.sql(dialect="postgres"), params=list(self.params), columns=columns,
-                        total_sql=total_sql, join_root=self.tree.root,
-                        annotation=self._annotation(columns), rollup=self.rollup.path if self.rollup else None)
+        return Compiled(
+            sql=select.sql(dialect="postgres"),
+            params=list(self.params),
+            columns=columns,
+            total_sql=total_sql,
+            join_root=self.tree.root,
+            annotation=self._annotation(columns),
+            rollup=self.rollup.path if self.rollup else None,
+        )
 
     def _annotation(self, columns: list[Column]) -> dict[str, Any]:
         out: dict[str, dict[str, Any]] = {"measures": {}, "dimensions": {}, "timeDimensions": {}}
@@ -225,9 +249,15 @@ class _Compiler(JoinsPhase, FiltersPhase, AggregationPhase, OrderingPhase):
             out[group][c.key] = info
         return out
 
-def compile_query(query: CubeQuery | dict[str, Any] | str, model: SemanticModel,
-                  today: date | datetime | None = None, default_limit: int = DEFAULT_LIMIT,
-                  row_cap: int = ROW_CAP, rollups: Mapping[str, str] | None = None) -> Compiled:
+
+def compile_query(
+    query: CubeQuery | dict[str, Any] | str,
+    model: SemanticModel,
+    today: date | datetime | None = None,
+    default_limit: int = DEFAULT_LIMIT,
+    row_cap: int = ROW_CAP,
+    rollups: Mapping[str, str] | None = None,
+) -> Compiled:
     """Compile a Cube query against ``model`` to PostgreSQL (``$n`` bind parameters in ``.params``).
     ``rollups`` (pre-aggregation path -> built table) lets a matching rollup answer the query."""
     return _Compiler(model, CubeQuery.parse(query), today, default_limit, row_cap, rollups).compile()

@@ -127,8 +127,9 @@ def _bound(value: str, is_end: bool) -> str:
     raise QueryError(f"can't parse date: '{value}' (use YYYY-MM-DD or an ISO datetime)")
 
 
-def resolve_date_range(value: str | tuple[str, ...] | list[str],
-                       today: date | datetime | None = None) -> tuple[str, str]:
+def resolve_date_range(
+    value: str | tuple[str, ...] | list[str], today: date | datetime | None = None
+) -> tuple[str, str]:
     """A query ``dateRange`` -> (from, to) as Cube normalises it."""
     if isinstance(value, str):
         start, end = parse_relative(value, today)

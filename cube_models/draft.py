@@ -30,11 +30,33 @@ NUMERIC = frozenset({"smallint", "integer", "bigint", "numeric", "real", "double
 TIME = frozenset({"date", "timestamp without time zone", "timestamp with time zone"})
 SKIPPED = frozenset({"bytea", "json", "jsonb", "xml", "tsvector", "ARRAY", "USER-DEFINED"})
 # generic trailing words split off a run-together column name for its title
-_SUFFIXES = ("date", "time", "key", "id", "name", "price", "status", "priority", "comment", "type", "size",
-             "number", "count", "code", "total", "amount", "quantity", "mode", "phone", "address", "value")
+_SUFFIXES = (
+    "date",
+    "time",
+    "key",
+    "id",
+    "name",
+    "price",
+    "status",
+    "priority",
+    "comment",
+    "type",
+    "size",
+    "number",
+    "count",
+    "code",
+    "total",
+    "amount",
+    "quantity",
+    "mode",
+    "phone",
+    "address",
+    "value",
+)
 # words that end in one of those but are one word ("discount" is no "dis count", "valid" no "val id")
-_WHOLE_WORDS = frozenset({"discount", "valid", "invalid", "liquid", "candidate", "mandate", "validate", "telephone",
-                          "paramount"})
+_WHOLE_WORDS = frozenset(
+    {"discount", "valid", "invalid", "liquid", "candidate", "mandate", "validate", "telephone", "paramount"}
+)
 _KEY_NAME = re.compile(r"(_id|key)$", re.IGNORECASE)
 
 
@@ -99,8 +121,10 @@ def read_catalog(conn: Executor, schema: str) -> list[TableInfo]:
             keys[table] = tuple(cols)
         elif ref in columns:
             fks.setdefault(table, []).append(ForeignKey(tuple(cols), ref, tuple(ref_cols)))
-    return [TableInfo(schema, name, tuple(cols), keys.get(name, ()), tuple(fks.get(name, ())))
-            for name, cols in columns.items()]
+    return [
+        TableInfo(schema, name, tuple(cols), keys.get(name, ()), tuple(fks.get(name, ())))
+        for name, cols in columns.items()
+    ]
 
 
 # ---- names and titles ---------------------------------------------------------------------------
@@ -164,12 +188,19 @@ def _links(tables: Sequence[TableInfo]) -> list[_Link]:
     for table in tables:
         own = prefixes[table.name]
         for column in table.columns:
-            if (table.name, column.name) in declared or not _KEY_NAME.search(column.name) \
-                    or table.primary_key == (column.name,):
+            if (
+                (table.name, column.name) in declared
+                or not _KEY_NAME.search(column.name)
+                or table.primary_key == (column.name,)
+            ):
                 continue
             stem = _stem(column.name, own)
-            matches = [p for p, pk in singles.items() if p != table.name and stem in (
-                _stem(pk, prefixes[p]), _singular(p.lower()).replace("_", "") + _stem(pk, prefixes[p]))]
+            matches = [
+                p
+                for p, pk in singles.items()
+                if p != table.name
+                and stem in (_stem(pk, prefixes[p]), _singular(p.lower()).replace("_", "") + _stem(pk, prefixes[p]))
+            ]
             if len(matches) == 1:
                 links.append(_Link(table.name, (column.name,), matches[0], (singles[matches[0]],), True))
     return links
@@ -203,8 +234,11 @@ def _joins(tables: Sequence[TableInfo], names: dict[str, str]) -> dict[str, list
             pairs = zip(link.columns, link.ref_columns, strict=True)
             own, other = (1, 0) if back else (0, 1)
             sql = " AND ".join(f"{{CUBE}}.{p[own]} = {{{names[dst]}}}.{p[other]}" for p in pairs)
-            entry: dict[str, Any] = {"name": names[dst], "relationship": "one_to_many" if back else "many_to_one",
-                                     "sql": sql}
+            entry: dict[str, Any] = {
+                "name": names[dst],
+                "relationship": "one_to_many" if back else "many_to_one",
+                "sql": sql,
+            }
             if link.guessed:
                 entry["meta"] = {"guessed": True}
             out[src].append(entry)
@@ -226,8 +260,12 @@ def _dimensions(table: TableInfo, prefix: str) -> list[dict[str, Any]]:
     for column in table.columns:
         if column.data_type in SKIPPED:
             continue
-        dim: dict[str, Any] = {"name": column.name, "title": title_of(column.name, prefix), "sql": column.name,
-                               "type": _dimension_type(column.data_type)}
+        dim: dict[str, Any] = {
+            "name": column.name,
+            "title": title_of(column.name, prefix),
+            "sql": column.name,
+            "type": _dimension_type(column.data_type),
+        }
         if single and column.name == table.primary_key[0]:
             dim.update(primary_key=True, public=True)
         dims.append(dim)
@@ -237,21 +275,40 @@ def _dimensions(table: TableInfo, prefix: str) -> list[dict[str, Any]]:
     return dims
 
 
-def _measures(table: TableInfo, prefix: str, title: str, fk_columns: dict[str, str],
-              taken: set[str]) -> list[dict[str, Any]]:
+def _measures(
+    table: TableInfo, prefix: str, title: str, fk_columns: dict[str, str], taken: set[str]
+) -> list[dict[str, Any]]:
     """``count``; sum/avg/min/max of numeric non-key columns; countDistinct of foreign keys."""
-    measures: list[dict[str, Any]] = [{"name": "count", "title": title, "type": "count",
-                                       "description": f"Number of rows of {table.schema}.{table.name}."}]
+    measures: list[dict[str, Any]] = [
+        {
+            "name": "count",
+            "title": title,
+            "type": "count",
+            "description": f"Number of rows of {table.schema}.{table.name}.",
+        }
+    ]
     keys = set(table.primary_key) | set(fk_columns)
     for column in table.columns:
         label = title_of(column.name, prefix)
         if column.name in fk_columns:
-            measures.append({"name": f"{column.name}_distinct", "title": f"Distinct {fk_columns[column.name]}",
-                             "sql": column.name, "type": "countDistinct"})
+            measures.append(
+                {
+                    "name": f"{column.name}_distinct",
+                    "title": f"Distinct {fk_columns[column.name]}",
+                    "sql": column.name,
+                    "type": "countDistinct",
+                }
+            )
         elif column.data_type in NUMERIC and column.name not in keys and not _KEY_NAME.search(column.name):
             for kind, word in (("sum", "Total"), ("avg", "Average"), ("min", "Minimum"), ("max", "Maximum")):
-                measures.append({"name": f"{column.name}_{kind}", "title": f"{word} {label.lower()}",
-                                 "sql": column.name, "type": kind})
+                measures.append(
+                    {
+                        "name": f"{column.name}_{kind}",
+                        "title": f"{word} {label.lower()}",
+                        "sql": column.name,
+                        "type": kind,
+                    }
+                )
     for measure in measures:
         while measure["name"] in taken:
             measure["name"] += "_measure"
@@ -274,8 +331,9 @@ def draft_cubes(tables: Sequence[TableInfo], taken: frozenset[str] = frozenset()
     names: dict[str, str] = {}
     for table in tables:
         name = cube_name(table.name)
-        names[table.name] = name if name not in taken and name not in names.values() \
-            else cube_name(f"{table.schema}_{table.name}")
+        names[table.name] = (
+            name if name not in taken and name not in names.values() else cube_name(f"{table.schema}_{table.name}")
+        )
     joins = _joins(tables, names)
     titles = {t.name: title_of(t.name) for t in tables}
     cubes = []
@@ -283,9 +341,12 @@ def draft_cubes(tables: Sequence[TableInfo], taken: frozenset[str] = frozenset()
         prefix = common_prefix([c.name for c in table.columns])
         fk_columns = _fk_titles(joins[table.name], {names[t]: title.lower() for t, title in titles.items()})
         dims = _dimensions(table, prefix)
-        cube: dict[str, Any] = {"name": names[table.name], "title": titles[table.name],
-                                "description": f"Drafted from {table.schema}.{table.name}; edit freely.",
-                                "sql_table": f"{table.schema}.{table.name}"}
+        cube: dict[str, Any] = {
+            "name": names[table.name],
+            "title": titles[table.name],
+            "description": f"Drafted from {table.schema}.{table.name}; edit freely.",
+            "sql_table": f"{table.schema}.{table.name}",
+        }
         if joins[table.name]:
             cube["joins"] = joins[table.name]
         cube["dimensions"] = dims
@@ -302,8 +363,9 @@ def write_cubes(cubes: Sequence[dict[str, Any]], out_dir: Path) -> list[Path]:
     for cube in cubes:
         path = out_dir / f"{cube['name']}.yml"
         header = f"# drafted by 'cubesage model draft' from {cube['sql_table']}: review titles, measures and joins\n"
-        path.write_text(header + yaml.safe_dump({"cubes": [cube]}, sort_keys=False, allow_unicode=True),
-                        encoding="utf-8")
+        path.write_text(
+            header + yaml.safe_dump({"cubes": [cube]}, sort_keys=False, allow_unicode=True), encoding="utf-8"
+        )
         files.append(path)
     return files
 
@@ -317,6 +379,13 @@ def draft_models(conn: Executor, schemas: Sequence[str], out_dir: Path) -> list[
         cubes = draft_cubes(tables, frozenset(taken))
         taken |= {c["name"] for c in cubes}
         joins = [j for c in cubes for j in c.get("joins", [])]
-        reports.append(DraftReport(schema, write_cubes(cubes, out_dir), len(cubes), len(joins),
-                                   sum(1 for j in joins if j.get("meta", {}).get("guessed"))))
+        reports.append(
+            DraftReport(
+                schema,
+                write_cubes(cubes, out_dir),
+                len(cubes),
+                len(joins),
+                sum(1 for j in joins if j.get("meta", {}).get("guessed")),
+            )
+        )
     return reports

@@ -10,11 +10,11 @@ class CubeModelsError(Exception):
 class ModelError(CubeModelsError):
     """A Cube YAML model is invalid; says which file, cube and member."""
 
-    def __init__(self, message: str, file: str | None = None, cube: str | None = None,
-                 member: str | None = None) -> None:
+    def __init__(
+        self, message: str, file: str | None = None, cube: str | None = None, member: str | None = None
+    ) -> None:
         self.file, self.cube, self.member, self.reason = file, cube, member, message
-        where = [p for p in (file, f"cube '{cube}'" if cube else None,
-                             f"member '{member}'" if member else None) if p]
+        where = [p for p in (file, f"cube '{cube}'" if cube else None, f"member '{member}'" if member else None) if p]
         super().__init__(f"{': '.join(where)}: {message}" if where else message)
 
 

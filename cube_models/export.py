@@ -81,10 +81,19 @@ class ExportReport:
 
     def as_counts(self) -> dict[str, Any]:
         """The counts under the ingest API's names (added/updated/unchanged/removed)."""
-        return {"added": self.inserted, "updated": self.updated, "unchanged": self.unchanged,
-                "removed": self.deleted, "embedded": self.embedded,
-                "edges": {"added": self.edges_inserted, "updated": self.edges_updated,
-                          "removed": self.edges_deleted, "unchanged": self.edges_unchanged}}
+        return {
+            "added": self.inserted,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "removed": self.deleted,
+            "embedded": self.embedded,
+            "edges": {
+                "added": self.edges_inserted,
+                "updated": self.edges_updated,
+                "removed": self.edges_deleted,
+                "unchanged": self.edges_unchanged,
+            },
+        }
 
 
 def _hash(value: Any) -> str:
@@ -113,7 +122,7 @@ def plain_sql(cube: Cube, sql: str, model: SemanticModel) -> str:
     def name_of(ident: str) -> str | None:
         if not ident.startswith(PLACEHOLDER_PREFIX):
             return None
-        ref = refs[int(ident[len(PLACEHOLDER_PREFIX):])][1]
+        ref = refs[int(ident[len(PLACEHOLDER_PREFIX) :])][1]
         if not isinstance(ref, Ref):
             return None
         return ref.cube if ref.kind == "cube" else ref.path
@@ -165,54 +174,115 @@ def build_assets(model: SemanticModel) -> tuple[list[AssetRow], list[EdgeRow]]:
 def _table_row(cube: Cube, model: SemanticModel) -> AssetRow:
     """The asset of a cube: its table, primary key, time dimension and file."""
     pks = [d.name for d in cube.primary_keys]
-    return AssetRow(f"table:{cube.name}", "table", cube.name, cube.title or cube.name, cube.description, None,
-                    bool(cube.meta.get("certified", False)),
-                    {"source": SOURCE, "sql_table": main_table(cube),
-                     "primary_key": pks[0] if len(pks) == 1 else (pks or None),
-                     "time_dimension": model.cube_time_dimension(cube.name),
-                     "cube_sql": cube.sql, "file": Path(cube.file).name, "user_meta": cube.meta})
+    return AssetRow(
+        f"table:{cube.name}",
+        "table",
+        cube.name,
+        cube.title or cube.name,
+        cube.description,
+        None,
+        bool(cube.meta.get("certified", False)),
+        {
+            "source": SOURCE,
+            "sql_table": main_table(cube),
+            "primary_key": pks[0] if len(pks) == 1 else (pks or None),
+            "time_dimension": model.cube_time_dimension(cube.name),
+            "cube_sql": cube.sql,
+            "file": Path(cube.file).name,
+            "user_meta": cube.meta,
+        },
+    )
 
 
 def _metric_row(cube: Cube, m: Measure, table_id: str, model: SemanticModel) -> AssetRow:
     """The asset of a measure: its aggregation, SQL, readable formula, filters and time dimension."""
     return AssetRow(
-        f"metric:{m.path}", "metric", m.path, m.title or m.name, m.description, table_id,
+        f"metric:{m.path}",
+        "metric",
+        m.path,
+        m.title or m.name,
+        m.description,
+        table_id,
         bool(m.meta.get("certified", False)),
-        {"source": SOURCE, "cube": cube.name, "agg": m.type,
-         "sql": plain_sql(cube, m.sql, model) if m.sql else None, "template": m.sql,
-         "formula": _formula(cube, m, model),
-         "filters": [plain_sql(cube, f, model) for f in m.filters], "format": m.format,
-         "time_dimension": model.time_dimension_for(m.path), "public": m.public,
-         "user_meta": m.meta})
+        {
+            "source": SOURCE,
+            "cube": cube.name,
+            "agg": m.type,
+            "sql": plain_sql(cube, m.sql, model) if m.sql else None,
+            "template": m.sql,
+            "formula": _formula(cube, m, model),
+            "filters": [plain_sql(cube, f, model) for f in m.filters],
+            "format": m.format,
+            "time_dimension": model.time_dimension_for(m.path),
+            "public": m.public,
+            "user_meta": m.meta,
+        },
+    )
 
 
 def _dimension_row(cube: Cube, d: Dimension, table_id: str, model: SemanticModel) -> AssetRow:
     return AssetRow(
-        f"dimension:{d.path}", "dimension", d.path, d.title or d.name, d.description, table_id, False,
-        {"source": SOURCE, "cube": cube.name, "type": d.type, "sql": plain_sql(cube, d.sql, model),
-         "primary_key": d.primary_key, "format": d.format, "public": d.public, "user_meta": d.meta})
+        f"dimension:{d.path}",
+        "dimension",
+        d.path,
+        d.title or d.name,
+        d.description,
+        table_id,
+        False,
+        {
+            "source": SOURCE,
+            "cube": cube.name,
+            "type": d.type,
+            "sql": plain_sql(cube, d.sql, model),
+            "primary_key": d.primary_key,
+            "format": d.format,
+            "public": d.public,
+            "user_meta": d.meta,
+        },
+    )
 
 
 def _segment_row(cube: Cube, s: Segment, table_id: str, model: SemanticModel) -> AssetRow:
     return AssetRow(
-        f"segment:{s.path}", "segment", s.path, s.title or s.name, s.description, table_id, False,
-        {"source": SOURCE, "cube": cube.name, "sql": plain_sql(cube, s.sql, model), "user_meta": s.meta})
+        f"segment:{s.path}",
+        "segment",
+        s.path,
+        s.title or s.name,
+        s.description,
+        table_id,
+        False,
+        {"source": SOURCE, "cube": cube.name, "sql": plain_sql(cube, s.sql, model), "user_meta": s.meta},
+    )
 
 
 def _edge_row(cube: Cube, j: Join, model: SemanticModel) -> EdgeRow:
     """A join's edge: its ON condition in plain SQL and the fan-out risk of its relationship."""
-    return EdgeRow(j.edge_id, j.source, j.target, plain_sql(cube, j.sql, model), j.relationship,
-                   FANOUT_RISK[j.relationship])
+    return EdgeRow(
+        j.edge_id, j.source, j.target, plain_sql(cube, j.sql, model), j.relationship, FANOUT_RISK[j.relationship]
+    )
 
 
 def _join_row(edge: EdgeRow) -> AssetRow:
     """The asset of a join edge."""
     return AssetRow(
-        f"join:{edge.edge_id}", "join", edge.edge_id, f"{edge.left_table} to {edge.right_table}", edge.on_sql,
-        None, False,
-        {"source": SOURCE, "left_table": f"table:{edge.left_table}", "right_table": f"table:{edge.right_table}",
-         "left_cube": edge.left_table, "right_cube": edge.right_table, "relationship": edge.relationship,
-         "fanout_risk": edge.fanout_risk, "on_sql": edge.on_sql})
+        f"join:{edge.edge_id}",
+        "join",
+        edge.edge_id,
+        f"{edge.left_table} to {edge.right_table}",
+        edge.on_sql,
+        None,
+        False,
+        {
+            "source": SOURCE,
+            "left_table": f"table:{edge.left_table}",
+            "right_table": f"table:{edge.right_table}",
+            "left_cube": edge.left_table,
+            "right_cube": edge.right_table,
+            "relationship": edge.relationship,
+            "fanout_risk": edge.fanout_risk,
+            "on_sql": edge.on_sql,
+        },
+    )
 
 
 def export_assets(url: str, model: SemanticModel, embedder: Embedder | None = None) -> ExportReport:
@@ -221,13 +291,20 @@ def export_assets(url: str, model: SemanticModel, embedder: Embedder | None = No
     report = ExportReport()
     with connection(url) as conn, conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-        existing = dict(conn.execute(
-            "SELECT asset_id, content_hash FROM semlayer.asset WHERE meta->>'source' = %s", (SOURCE,)).fetchall())
+        existing = dict(
+            conn.execute(
+                "SELECT asset_id, content_hash FROM semlayer.asset WHERE meta->>'source' = %s", (SOURCE,)
+            ).fetchall()
+        )
         wanted = {a.asset_id for a in assets}
         gone = [aid for aid in existing if aid not in wanted]
-        old_edges = dict(conn.execute(
-            "SELECT edge_id, content_hash FROM semlayer.join_edge WHERE 'join:' || edge_id = ANY(%s) "
-            "OR edge_id = ANY(%s)", (list(existing), [e.edge_id for e in edges])).fetchall())
+        old_edges = dict(
+            conn.execute(
+                "SELECT edge_id, content_hash FROM semlayer.join_edge WHERE 'join:' || edge_id = ANY(%s) "
+                "OR edge_id = ANY(%s)",
+                (list(existing), [e.edge_id for e in edges]),
+            ).fetchall()
+        )
         if gone:
             conn.execute("DELETE FROM semlayer.asset WHERE asset_id = ANY(%s)", (gone,))
             report.deleted = len(gone)
@@ -266,26 +343,44 @@ def _upsert_assets(conn: Any, changed: list[AssetRow]) -> None:
                  name = EXCLUDED.name, title = EXCLUDED.title, description = EXCLUDED.description,
                  parent_id = EXCLUDED.parent_id, certified = EXCLUDED.certified, meta = EXCLUDED.meta,
                  content_hash = EXCLUDED.content_hash, updated_at = now()""",
-            [(a.asset_id, a.asset_type, a.name, a.title, a.description, a.parent_id, a.certified,
-              json.dumps(a.meta, ensure_ascii=False), a.content_hash) for a in changed])
+            [
+                (
+                    a.asset_id,
+                    a.asset_type,
+                    a.name,
+                    a.title,
+                    a.description,
+                    a.parent_id,
+                    a.certified,
+                    json.dumps(a.meta, ensure_ascii=False),
+                    a.content_hash,
+                )
+                for a in changed
+            ],
+        )
 
 
 def _embed(conn: Any, assets: list[AssetRow], embedder: Embedder | None) -> int:
-    known = dict(conn.execute("SELECT asset_id, text_hash FROM semlayer.asset_embedding WHERE asset_id = ANY(%s)",
-                              ([a.asset_id for a in assets],)).fetchall())
+    known = dict(
+        conn.execute(
+            "SELECT asset_id, text_hash FROM semlayer.asset_embedding WHERE asset_id = ANY(%s)",
+            ([a.asset_id for a in assets],),
+        ).fetchall()
+    )
     todo = [a for a in assets if known.get(a.asset_id) != _hash(a.text)]
     if not todo:
         return 0
     embedder = embedder or get_embedder()
     with conn.cursor() as cur:
         for start in range(0, len(todo), 256):
-            chunk = todo[start:start + 256]
+            chunk = todo[start : start + 256]
             vectors = embedder.embed([a.text for a in chunk])
             cur.executemany(
                 """INSERT INTO semlayer.asset_embedding (asset_id, embedding, text_hash) VALUES (%s, %s, %s)
                    ON CONFLICT (asset_id)
                    DO UPDATE SET embedding = EXCLUDED.embedding, text_hash = EXCLUDED.text_hash""",
-                [(a.asset_id, vec, _hash(a.text)) for a, vec in zip(chunk, vectors, strict=True)])
+                [(a.asset_id, vec, _hash(a.text)) for a, vec in zip(chunk, vectors, strict=True)],
+            )
     return len(todo)
 
 
@@ -315,12 +410,16 @@ def _write_edges(conn: Any, edges: list[EdgeRow], old: dict[str, str], report: E
                      right_table = EXCLUDED.right_table, on_sql = EXCLUDED.on_sql,
                      relationship = EXCLUDED.relationship, fanout_risk = EXCLUDED.fanout_risk,
                      content_hash = EXCLUDED.content_hash""",
-                [(e.edge_id, e.left_table, e.right_table, e.on_sql, e.relationship, e.fanout_risk,
-                  e.content_hash) for e in changed])
+                [
+                    (e.edge_id, e.left_table, e.right_table, e.on_sql, e.relationship, e.fanout_risk, e.content_hash)
+                    for e in changed
+                ],
+            )
 
 
-def ingest_files(url: str, files: list[dict[str, str]], settings: Settings | None = None,
-                 embedder: Embedder | None = None) -> dict[str, Any]:
+def ingest_files(
+    url: str, files: list[dict[str, str]], settings: Settings | None = None, embedder: Embedder | None = None
+) -> dict[str, Any]:
     """Uploaded YAML files (``{"name", "content"}``) overlaid on ``settings.model_dir`` by file name: the merged
     model is validated first (``ModelError`` on any problem, nothing written), then the files are saved into
     the model folder and the assets exported. Returns the export counts."""
@@ -344,6 +443,9 @@ def ingest_files(url: str, files: list[dict[str, str]], settings: Settings | Non
             partial = target.with_suffix(target.suffix + ".tmp")
             partial.write_text(f.get("content", ""), encoding="utf-8")
             partial.replace(target)
-    report = export_assets(url, load_model(model_dir) if model_dir.exists() else model,
-                           embedder=embedder or get_embedder(settings.embedding_backend))
+    report = export_assets(
+        url,
+        load_model(model_dir) if model_dir.exists() else model,
+        embedder=embedder or get_embedder(settings.embedding_backend),
+    )
     return {**report.as_counts(), "cubes": len(model.cubes), "files": [f["name"] for f in files]}

@@ -29,8 +29,22 @@ from cube_models._types import (
 from cube_models.errors import ModelError
 
 __all__ = [
-    "DIMENSION_TYPES", "GRANULARITIES", "MEASURE_TYPES", "RELATIONSHIPS", "Cube", "Dimension", "Join", "Measure",
-    "Member", "PreAggregation", "RollingWindow", "Segment", "SemanticModel", "View", "load_model", "model_files",
+    "DIMENSION_TYPES",
+    "GRANULARITIES",
+    "MEASURE_TYPES",
+    "RELATIONSHIPS",
+    "Cube",
+    "Dimension",
+    "Join",
+    "Measure",
+    "Member",
+    "PreAggregation",
+    "RollingWindow",
+    "Segment",
+    "SemanticModel",
+    "View",
+    "load_model",
+    "model_files",
 ]
 
 _CACHE: dict[tuple[str, tuple[tuple[str, float], ...]], SemanticModel] = {}

@@ -29,12 +29,22 @@ def _close(a: Any, b: Any, rel: float = 1e-9) -> bool:
 
 
 def _canon(row: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(sorted((k, round(float(v), 6) if isinstance(v, int | float) and not isinstance(v, bool) else
-                         (str(v) if v is not None else "")) for k, v in row.items()))
+    return tuple(
+        sorted(
+            (
+                k,
+                round(float(v), 6)
+                if isinstance(v, int | float) and not isinstance(v, bool)
+                else (str(v) if v is not None else ""),
+            )
+            for k, v in row.items()
+        )
+    )
 
 
-def compare_rows(builtin: list[dict[str, Any]], cube: list[dict[str, Any]],
-                 order_keys: list[str] | None = None, rel: float = 1e-9) -> list[str]:
+def compare_rows(
+    builtin: list[dict[str, Any]], cube: list[dict[str, Any]], order_keys: list[str] | None = None, rel: float = 1e-9
+) -> list[str]:
     """Differences between two row lists (empty when they match): same multiset of rows (numbers within
     ``rel``), and, when ``order_keys`` is given, the same sequence of values of those keys."""
     problems: list[str] = []
@@ -52,8 +62,9 @@ def compare_rows(builtin: list[dict[str, Any]], cube: list[dict[str, Any]],
     if order_keys and not problems:
         seq_a = [tuple(r.get(k) for k in order_keys) for r in builtin]
         seq_b = [tuple(r.get(k) for k in order_keys) for r in cube]
-        if not all(all(_close(x, y, rel) for x, y in zip(ra, rb, strict=False))
-                   for ra, rb in zip(seq_a, seq_b, strict=False)):
+        if not all(
+            all(_close(x, y, rel) for x, y in zip(ra, rb, strict=False)) for ra, rb in zip(seq_a, seq_b, strict=False)
+        ):
             problems.append("row order differs")
     return problems
 

@@ -17,14 +17,52 @@ from cube_models.model import GRANULARITIES
 MEMBER_RE = re.compile(r"^[a-zA-Z0-9_]+\.[a-zA-Z0-9_]+$")
 DIMENSION_WITH_GRANULARITY_RE = re.compile(r"^([a-zA-Z0-9_]+\.[a-zA-Z0-9_]+)\.([a-z]+)$")
 OPERATORS = (
-    "equals", "notEquals", "contains", "notContains", "startsWith", "notStartsWith", "endsWith", "notEndsWith",
-    "gt", "gte", "lt", "lte", "set", "notSet", "inDateRange", "notInDateRange", "onTheDate",
-    "beforeDate", "beforeOrOnDate", "afterDate", "afterOrOnDate",
+    "equals",
+    "notEquals",
+    "contains",
+    "notContains",
+    "startsWith",
+    "notStartsWith",
+    "endsWith",
+    "notEndsWith",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "set",
+    "notSet",
+    "inDateRange",
+    "notInDateRange",
+    "onTheDate",
+    "beforeDate",
+    "beforeOrOnDate",
+    "afterDate",
+    "afterOrOnDate",
 )
-DATE_OPERATORS = ("inDateRange", "notInDateRange", "onTheDate", "beforeDate", "beforeOrOnDate",
-                  "afterDate", "afterOrOnDate")
-_KEYS = {"measures", "dimensions", "filters", "timeDimensions", "segments", "order", "limit", "offset", "total",
-         "timezone", "renewQuery", "responseFormat", "ungrouped"}
+DATE_OPERATORS = (
+    "inDateRange",
+    "notInDateRange",
+    "onTheDate",
+    "beforeDate",
+    "beforeOrOnDate",
+    "afterDate",
+    "afterOrOnDate",
+)
+_KEYS = {
+    "measures",
+    "dimensions",
+    "filters",
+    "timeDimensions",
+    "segments",
+    "order",
+    "limit",
+    "offset",
+    "total",
+    "timezone",
+    "renewQuery",
+    "responseFormat",
+    "ungrouped",
+}
 MAX_MEMBERS = 200
 MAX_FILTER_VALUES = 1000
 MAX_FILTER_DEPTH = 10
@@ -88,8 +126,7 @@ class CubeQuery:
             try:
                 raw = json.loads(raw)
             except json.JSONDecodeError as exc:
-                raise QueryError(f"query is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") \
-                    from exc
+                raise QueryError(f"query is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
         raw = _checked(raw)
         q = cls()
         q.measures = [_member(m, "measures") for m in _list(raw, "measures")]

@@ -29,8 +29,14 @@ class CachedResult:
 class ResultCache:
     """Query results by compiled SQL + parameters, valid while the warehouse refresh key stays the same."""
 
-    def __init__(self, schema: Schemas, refresh_s: float, max_entries: int = 512, max_rows: int = 10_000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        schema: Schemas,
+        refresh_s: float,
+        max_entries: int = 512,
+        max_rows: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.max_rows = max_rows
         self.key = RefreshKey(schema, refresh_s, clock)
         self._entries: Lru[CachedResult] = Lru(max_entries)

@@ -48,8 +48,13 @@ class RollupBuild:
     built: bool  # False: it was fresh already
 
     def as_dict(self) -> dict[str, Any]:
-        return {"rollup": self.rollup, "table": self.table, "rows": self.rows, "seconds": round(self.seconds, 2),
-                "built": self.built}
+        return {
+            "rollup": self.rollup,
+            "table": self.table,
+            "rows": self.rows,
+            "seconds": round(self.seconds, 2),
+            "built": self.built,
+        }
 
 
 def _sql_hash(text: str) -> str:
@@ -80,8 +85,9 @@ def registry(conn: psycopg.Connection) -> dict[str, tuple[str, str, str]]:
         return {r[0]: (r[1], r[2], r[3]) for r in rows.fetchall()}
 
 
-def fresh_tables(conn: psycopg.Connection, model: SemanticModel, schemas: Schemas,
-                 key: tuple[Any, ...] | None = None) -> dict[str, str]:
+def fresh_tables(
+    conn: psycopg.Connection, model: SemanticModel, schemas: Schemas, key: tuple[Any, ...] | None = None
+) -> dict[str, str]:
     """rollup path -> qualified table, for the rollups that are fresh now (``key``: the fingerprint just read)."""
     pres = model.pre_aggregations()
     if not pres:
@@ -96,8 +102,9 @@ def fresh_tables(conn: psycopg.Connection, model: SemanticModel, schemas: Schema
     return out
 
 
-def refresh(url: str, model: SemanticModel, schemas: Schemas, *, force: bool = False,
-            only: Sequence[str] | None = None) -> list[RollupBuild]:
+def refresh(
+    url: str, model: SemanticModel, schemas: Schemas, *, force: bool = False, only: Sequence[str] | None = None
+) -> list[RollupBuild]:
     """Build every rollup that is not fresh (all of them with ``force``); drops tables no rollup uses."""
     out: list[RollupBuild] = []
     with psycopg.connect(url, autocommit=True) as conn:
@@ -112,8 +119,9 @@ def refresh(url: str, model: SemanticModel, schemas: Schemas, *, force: bool = F
     return out
 
 
-def _build(conn: psycopg.Connection, pre: PreAggregation, model: SemanticModel, schemas: Schemas,
-           force: bool) -> RollupBuild:
+def _build(
+    conn: psycopg.Connection, pre: PreAggregation, model: SemanticModel, schemas: Schemas, force: bool
+) -> RollupBuild:
     started = time.monotonic()
     build_sql = compile_rollup(pre, model)
     name, digest = table_name(pre, build_sql), _sql_hash(build_sql)
@@ -130,17 +138,20 @@ def _build(conn: psycopg.Connection, pre: PreAggregation, model: SemanticModel, 
         if entry is not None:
             conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(SCHEMA, entry[0])))
         conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(SCHEMA, name)))
-        conn.execute(sql.SQL("ALTER TABLE {} RENAME TO {}").format(sql.Identifier(SCHEMA, staging),
-                                                                   sql.Identifier(name)))
-        conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(sql.Identifier(SCHEMA, name),
-                                                                sql.Identifier(READER_ROLE)))
+        conn.execute(
+            sql.SQL("ALTER TABLE {} RENAME TO {}").format(sql.Identifier(SCHEMA, staging), sql.Identifier(name))
+        )
+        conn.execute(
+            sql.SQL("GRANT SELECT ON {} TO {}").format(sql.Identifier(SCHEMA, name), sql.Identifier(READER_ROLE))
+        )
         seconds = time.monotonic() - started
         conn.execute(
             "INSERT INTO cubesage_rollups.registry (rollup, table_name, sql_hash, refresh_key, row_count, seconds) "
             "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (rollup) DO UPDATE SET table_name = EXCLUDED.table_name, "
             "sql_hash = EXCLUDED.sql_hash, refresh_key = EXCLUDED.refresh_key, row_count = EXCLUDED.row_count, "
             "seconds = EXCLUDED.seconds, built_at = now()",
-            (pre.path, name, digest, key, int(rows[0] if rows else 0), seconds))
+            (pre.path, name, digest, key, int(rows[0] if rows else 0), seconds),
+        )
     conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(SCHEMA, name)))
     return RollupBuild(pre.path, f"{SCHEMA}.{name}", int(rows[0] if rows else 0), time.monotonic() - started, True)
 

@@ -95,5 +95,9 @@ def cube_problems(cube: Cube, schemas: Sequence[str]) -> list[str]:
 def model_problems(model: SemanticModel, schemas: Sequence[str], files: Iterable[str] | None = None) -> list[str]:
     """:func:`cube_problems` of every cube of ``model`` (only those defined in the files named ``files``)."""
     wanted = set(files) if files is not None else None
-    return [p for cube in model.cubes.values() if wanted is None or Path(cube.file).name in wanted
-            for p in cube_problems(cube, schemas)]
+    return [
+        p
+        for cube in model.cubes.values()
+        if wanted is None or Path(cube.file).name in wanted
+        for p in cube_problems(cube, schemas)
+    ]

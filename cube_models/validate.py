@@ -51,11 +51,14 @@ _EMB_CACHE: dict[tuple[int, int], tuple[list[str], np.ndarray]] = {}
 
 def _candidates(model: SemanticModel, kind: str, time_only: bool = False) -> list[str]:
     cls = _KIND[kind]
-    out = [m.path for c in model.cubes.values() for m in c.members()
-           if isinstance(m, cls) and (not time_only or getattr(m, "type", "") == "time")]
+    out = [
+        m.path
+        for c in model.cubes.values()
+        for m in c.members()
+        if isinstance(m, cls) and (not time_only or getattr(m, "type", "") == "time")
+    ]
     for view in model.views.values():
-        out += [f"{view.name}.{n}" for n, p in view.members.items()
-                if isinstance(model.find_member(p), cls)]
+        out += [f"{view.name}.{n}" for n, p in view.members.items() if isinstance(model.find_member(p), cls)]
     return out
 
 
@@ -64,8 +67,9 @@ def _member_text(model: SemanticModel, path: str) -> str:
     return " ".join(p for p in (member.title, path.replace("_", " ").replace(".", " "), member.description) if p)
 
 
-def suggest_members(name: str, model: SemanticModel, kind: str, embedder: Embedder | None = None, n: int = 3,
-            time_only: bool = False) -> list[str]:
+def suggest_members(
+    name: str, model: SemanticModel, kind: str, embedder: Embedder | None = None, n: int = 3, time_only: bool = False
+) -> list[str]:
     """Closest member names of ``kind``: edit distance first, then embedding neighbours (when an embedder is
     given), de-duplicated."""
     pool = _candidates(model, kind, time_only)
@@ -92,8 +96,13 @@ def suggest_members(name: str, model: SemanticModel, kind: str, embedder: Embedd
     return list(dict.fromkeys(out))[: n * 2]
 
 
-def validate(query: CubeQuery | dict[str, Any] | str, model: SemanticModel, today: date | None = None,
-             row_cap: int | None = None, embedder: Embedder | None = None) -> list[Problem]:
+def validate(
+    query: CubeQuery | dict[str, Any] | str,
+    model: SemanticModel,
+    today: date | None = None,
+    row_cap: int | None = None,
+    embedder: Embedder | None = None,
+) -> list[Problem]:
     """Every problem of ``query`` against ``model`` (empty list = the query compiles). Suggestions use
     ``embedder`` (default: the configured one, loaded only when a member is wrong)."""
     try:
@@ -101,8 +110,13 @@ def validate(query: CubeQuery | dict[str, Any] | str, model: SemanticModel, toda
     except CubeModelsError as exc:
         return [Problem("malformed", str(exc))]
     settings = get_settings()
-    checker = _Checker(model, settings, today, row_cap if row_cap is not None else settings.query_row_cap,
-                       [embedder] if embedder is not None else [])
+    checker = _Checker(
+        model,
+        settings,
+        today,
+        row_cap if row_cap is not None else settings.query_row_cap,
+        [embedder] if embedder is not None else [],
+    )
     for check in _CHECKS:
         check(checker, q)
     if not checker.problems:
@@ -130,13 +144,21 @@ class _Checker:
         """The member at ``path`` if it is of ``kind`` (filters may name measures too), else a problem."""
         member = self.model.find_member(path)
         if member is None:
-            self.problems.append(Problem("unknown_member", f"{where}: unknown member '{path}'", path,
-                                         self.hint(path, kind, time_only)))
+            self.problems.append(
+                Problem("unknown_member", f"{where}: unknown member '{path}'", path, self.hint(path, kind, time_only))
+            )
             return None
-        if not isinstance(member, _KIND[kind]) and not (kind == "dimension" and where == "filters"
-                                                        and isinstance(member, Measure)):
-            self.problems.append(Problem("wrong_kind", f"{where}: '{path}' is a {member.kind}, not a {kind}", path,
-                                         self.hint(path, kind, time_only)))
+        if not isinstance(member, _KIND[kind]) and not (
+            kind == "dimension" and where == "filters" and isinstance(member, Measure)
+        ):
+            self.problems.append(
+                Problem(
+                    "wrong_kind",
+                    f"{where}: '{path}' is a {member.kind}, not a {kind}",
+                    path,
+                    self.hint(path, kind, time_only),
+                )
+            )
             return None
         return member
 
@@ -152,15 +174,21 @@ class _Checker:
         for td in q.time_dimensions:
             dim = self.member(td.dimension, "dimension", "timeDimensions", time_only=True)
             if isinstance(dim, Dimension) and dim.type != "time":
-                self.problems.append(Problem(
-                    "not_time_dimension", f"timeDimensions: '{td.dimension}' is a {dim.type} dimension, not a time one",
-                    td.dimension, self.hint(td.dimension, "dimension", True)))
+                self.problems.append(
+                    Problem(
+                        "not_time_dimension",
+                        f"timeDimensions: '{td.dimension}' is a {dim.type} dimension, not a time one",
+                        td.dimension,
+                        self.hint(td.dimension, "dimension", True),
+                    )
+                )
             if td.date_range is not None:
                 try:
                     resolve_date_range(td.date_range, self.today)
                 except CubeModelsError as exc:
-                    self.problems.append(Problem("bad_date_range", f"timeDimensions {td.dimension}: {exc}",
-                                                 td.dimension))
+                    self.problems.append(
+                        Problem("bad_date_range", f"timeDimensions {td.dimension}: {exc}", td.dimension)
+                    )
 
     def filters(self, q: CubeQuery) -> None:
         for f in q.filters:
@@ -173,22 +201,37 @@ class _Checker:
             return
         member = self.member(f.member, "dimension", "filters")
         if isinstance(member, Dimension) and f.operator.endswith(("DateRange", "Date")) and member.type != "time":
-            self.problems.append(Problem(
-                "not_time_dimension", f"filters: {f.operator} needs a time dimension, '{f.member}' is {member.type}",
-                f.member))
+            self.problems.append(
+                Problem(
+                    "not_time_dimension",
+                    f"filters: {f.operator} needs a time dimension, '{f.member}' is {member.type}",
+                    f.member,
+                )
+            )
 
     def limit(self, q: CubeQuery) -> None:
         if q.limit is not None and q.limit > self.row_cap:
-            self.problems.append(Problem("limit_over_cap", f"limit {q.limit} is over the row cap of {self.row_cap}",
-                                         None, [str(self.row_cap)]))
+            self.problems.append(
+                Problem(
+                    "limit_over_cap",
+                    f"limit {q.limit} is over the row cap of {self.row_cap}",
+                    None,
+                    [str(self.row_cap)],
+                )
+            )
 
     def order(self, q: CubeQuery) -> None:
-        selected = {*q.measures, *q.dimensions, *(t.dimension for t in q.time_dimensions if t.granularity),
-                    *(f"{t.dimension}.{t.granularity}" for t in q.time_dimensions if t.granularity)}
+        selected = {
+            *q.measures,
+            *q.dimensions,
+            *(t.dimension for t in q.time_dimensions if t.granularity),
+            *(f"{t.dimension}.{t.granularity}" for t in q.time_dimensions if t.granularity),
+        }
         for member, _ in q.order:
             if member not in selected:
-                self.problems.append(Problem("order_not_selected",
-                                             f"order: '{member}' is not selected, so Cube ignores it", member))
+                self.problems.append(
+                    Problem("order_not_selected", f"order: '{member}' is not selected, so Cube ignores it", member)
+                )
 
     def joins(self, q: CubeQuery) -> None:
         """Run last, on a query without other problems: its cubes must be joinable."""
@@ -200,4 +243,9 @@ class _Checker:
 
 
 _CHECKS: tuple[Callable[[_Checker, CubeQuery], None], ...] = (
-    _Checker.members, _Checker.time_dimensions, _Checker.filters, _Checker.limit, _Checker.order)
+    _Checker.members,
+    _Checker.time_dimensions,
+    _Checker.filters,
+    _Checker.limit,
+    _Checker.order,
+)

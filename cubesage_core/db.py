@@ -105,10 +105,12 @@ def apply_schema(url: str, schemas: Sequence[str] | None = None) -> None:
 def _privilege_message(err: psycopg.Error) -> str:
     """What the setup role lacks, and which role can run setup instead."""
     detail = err.diag.message_detail
-    return (f"setup lacks a privilege: {err.diag.message_primary or err}{f' ({detail})' if detail else ''}. "
-            f"Run it with a superuser's URL, or as a role with CREATEROLE that owns the warehouse schemas and "
-            f"holds {READER_ROLE} and {API_ROLE} WITH ADMIN OPTION (roles are shared by every database of a "
-            "server)")
+    return (
+        f"setup lacks a privilege: {err.diag.message_primary or err}{f' ({detail})' if detail else ''}. "
+        f"Run it with a superuser's URL, or as a role with CREATEROLE that owns the warehouse schemas and "
+        f"holds {READER_ROLE} and {API_ROLE} WITH ADMIN OPTION (roles are shared by every database of a "
+        "server)"
+    )
 
 
 def create_extensions(conn: Executor) -> None:
@@ -129,10 +131,12 @@ def grant_reader(conn: Executor, schemas: Sequence[str]) -> None:
     role = sql.Identifier(READER_ROLE)
     for schema in schemas:
         name = sql.Identifier(schema)
-        for statement in ("CREATE SCHEMA IF NOT EXISTS {schema}",
-                          "GRANT USAGE ON SCHEMA {schema} TO {role}",
-                          "GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}",
-                          "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT SELECT ON TABLES TO {role}"):
+        for statement in (
+            "CREATE SCHEMA IF NOT EXISTS {schema}",
+            "GRANT USAGE ON SCHEMA {schema} TO {role}",
+            "GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}",
+            "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT SELECT ON TABLES TO {role}",
+        ):
             conn.execute(sql.SQL(statement).format(schema=name, role=role))
 
 
@@ -154,8 +158,9 @@ def set_api_password(admin_url: str, settings: Settings) -> None:
     if params.get("user") != API_ROLE or not params.get("password"):
         return
     with connection(admin_url) as conn:
-        conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(API_ROLE),
-                                                               sql.Literal(str(params["password"]))))
+        conn.execute(
+            sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(API_ROLE), sql.Literal(str(params["password"])))
+        )
 
 
 async def _configure(conn: psycopg.AsyncConnection) -> None:
@@ -195,22 +200,42 @@ class _AsyncSweep:
             raise
 
 
-def pool(url: str, *, min_size: int = 1, max_size: int = 4, name: str = "cubesage",
-         kwargs: dict[str, Any] | None = None, vector: bool = True) -> ConnectionPool:
+def pool(
+    url: str,
+    *,
+    min_size: int = 1,
+    max_size: int = 4,
+    name: str = "cubesage",
+    kwargs: dict[str, Any] | None = None,
+    vector: bool = True,
+) -> ConnectionPool:
     """An open sync pool of autocommit connections (pgvector registered unless ``vector`` is false), each
     checked when borrowed (:class:`_Sweep`); lost connections are replaced in the background."""
     sweep = _Sweep()
-    connections = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, name=name,
-                                 configure=register_vector if vector else None, check=sweep,
-                                 timeout=POOL_TIMEOUT_S, reconnect_timeout=60,
-                                 kwargs={"autocommit": True, **(kwargs or {})})
+    connections = ConnectionPool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        open=True,
+        name=name,
+        configure=register_vector if vector else None,
+        check=sweep,
+        timeout=POOL_TIMEOUT_S,
+        reconnect_timeout=60,
+        kwargs={"autocommit": True, **(kwargs or {})},
+    )
     sweep.pool = connections
     return connections
 
 
-def async_pool(url: str, min_size: int = 1, max_size: int = 16, *, name: str = "cubesage-async",
-               configure: Callable[[psycopg.AsyncConnection], Awaitable[None]] | None = None
-               ) -> AsyncConnectionPool:
+def async_pool(
+    url: str,
+    min_size: int = 1,
+    max_size: int = 16,
+    *,
+    name: str = "cubesage-async",
+    configure: Callable[[psycopg.AsyncConnection], Awaitable[None]] | None = None,
+) -> AsyncConnectionPool:
     """An (unopened) async pool, connections checked when borrowed (:class:`_AsyncSweep`), pgvector
     registered, then ``configure``; open it with ``await pool.open()``."""
 
@@ -221,8 +246,16 @@ def async_pool(url: str, min_size: int = 1, max_size: int = 16, *, name: str = "
 
     sweep = _AsyncSweep()
     connections = AsyncConnectionPool(
-        url, min_size=min_size, max_size=max_size, configure=setup, open=False, name=name, check=sweep,
-        timeout=POOL_TIMEOUT_S, reconnect_timeout=60, kwargs={"autocommit": True},
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        configure=setup,
+        open=False,
+        name=name,
+        check=sweep,
+        timeout=POOL_TIMEOUT_S,
+        reconnect_timeout=60,
+        kwargs={"autocommit": True},
     )
     sweep.pool = connections
     return connections
@@ -263,6 +296,7 @@ async def aread(connections: AsyncConnectionPool, work: Callable[[psycopg.AsyncC
 
 # -- the API's role -----------------------------------------------------------------------------------
 
+
 def grant_api(conn: Executor, schemas: Sequence[str]) -> None:
     """The API's login role: no superuser, role or database rights; reads and writes cubesage's own
     schemas (``semlayer``, ``sag``), reads API keys and updates only their ``last_used_at``, and reads the
@@ -271,18 +305,18 @@ def grant_api(conn: Executor, schemas: Sequence[str]) -> None:
     conn.execute(sql.SQL("GRANT {reader} TO {api}").format(reader=reader, api=api))
     for schema in ("semlayer", "sag"):
         name = sql.Identifier(schema)
-        for statement in ("GRANT USAGE ON SCHEMA {schema} TO {api}",
-                          "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {api}",
-                          "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {api}",
-                          "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} "
-                          "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {api}",
-                          "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT USAGE, SELECT ON SEQUENCES TO {api}"):
+        for statement in (
+            "GRANT USAGE ON SCHEMA {schema} TO {api}",
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {api}",
+            "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {api}",
+            "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {api}",
+            "ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT USAGE, SELECT ON SEQUENCES TO {api}",
+        ):
             conn.execute(sql.SQL(statement).format(schema=name, api=api))
     conn.execute(sql.SQL("REVOKE INSERT, UPDATE, DELETE ON semlayer.api_key FROM {api}").format(api=api))
     conn.execute(sql.SQL("GRANT UPDATE (last_used_at) ON semlayer.api_key TO {api}").format(api=api))
     for schema in schemas:
-        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {schema} TO {api}").format(schema=sql.Identifier(schema),
-                                                                                 api=api))
+        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {schema} TO {api}").format(schema=sql.Identifier(schema), api=api))
 
 
 def with_user(url: str, user: str) -> str:
@@ -301,14 +335,18 @@ def api_url(settings: Settings, admin_url: str) -> str:
     url = configured.get_secret_value() if configured is not None else with_user(admin_url, API_ROLE)
     try:
         with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
-            row = conn.execute("SELECT current_user, rolsuper, rolbypassrls FROM pg_roles "
-                               "WHERE rolname = current_user").fetchone()
+            row = conn.execute(
+                "SELECT current_user, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+            ).fetchone()
     except psycopg.OperationalError as err:
         raise DatabaseSetupError(
             f"the API cannot connect as its role ({str(err).strip().splitlines()[0]}); give the role "
-            f"{API_ROLE} a password and set CUBESAGE_API_DATABASE_URL (see the README's database roles)") from err
+            f"{API_ROLE} a password and set CUBESAGE_API_DATABASE_URL (see the README's database roles)"
+        ) from err
     if row is None or row[1] or row[2]:
-        raise DatabaseSetupError(f"the API must not connect as a superuser or a role that bypasses row security "
-                                 f"({row[0] if row else '?'}); use the role {API_ROLE} "
-                                 "(CUBESAGE_API_DATABASE_URL)")
+        raise DatabaseSetupError(
+            f"the API must not connect as a superuser or a role that bypasses row security "
+            f"({row[0] if row else '?'}); use the role {API_ROLE} "
+            "(CUBESAGE_API_DATABASE_URL)"
+        )
     return url

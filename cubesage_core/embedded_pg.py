@@ -120,8 +120,15 @@ class EmbeddedPostgres:
     def _initdb(self) -> None:
         self._run(
             [
-                "initdb", "-D", str(self.data_dir), "-U", "postgres", "--auth=trust",
-                "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync",
+                "initdb",
+                "-D",
+                str(self.data_dir),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--locale=C.UTF-8",
+                "--no-sync",
             ]
         )
         conf = self.data_dir / "postgresql.conf"
@@ -145,8 +152,19 @@ class EmbeddedPostgres:
         log = self.data_dir / "server.log"
         options = f"-p {port} -k {self.data_dir} -h 127.0.0.1"
         self._run(
-            ["pg_ctl", "-D", str(self.data_dir), "-l", str(log), "-o", options, "-w", "-t",
-             str(START_TIMEOUT_S), "start"]
+            [
+                "pg_ctl",
+                "-D",
+                str(self.data_dir),
+                "-l",
+                str(log),
+                "-o",
+                options,
+                "-w",
+                "-t",
+                str(START_TIMEOUT_S),
+                "start",
+            ]
         )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -170,8 +188,15 @@ class EmbeddedPostgres:
         env = {**os.environ, "LC_ALL": "C.UTF-8"}
         try:
             subprocess.run(
-                [exe, *argv[1:]], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                stdin=subprocess.DEVNULL, timeout=START_TIMEOUT_S + 30, env=env, user=user, cwd=cwd,
+                [exe, *argv[1:]],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+                timeout=START_TIMEOUT_S + 30,
+                env=env,
+                user=user,
+                cwd=cwd,
             )
         except subprocess.CalledProcessError as err:
             raise EmbeddedPostgresError(f"{argv[0]} failed: {err.stderr.decode(errors='replace')}") from err
@@ -195,4 +220,3 @@ def _accepts(port: int) -> bool:
             return True
     except OSError:
         return False
-

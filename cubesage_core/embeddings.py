@@ -113,8 +113,9 @@ class HashEmbedder(Embedder):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         lowered = [(text or "").lower() for text in texts]
         if len(lowered) >= self.BULK_AT:  # slices keep the count matrix (texts x DIM int64) small
-            return np.concatenate([_hash_matrix(lowered[i : i + self.SLICE])
-                                   for i in range(0, len(lowered), self.SLICE)])
+            return np.concatenate(
+                [_hash_matrix(lowered[i : i + self.SLICE]) for i in range(0, len(lowered), self.SLICE)]
+            )
         out = np.empty((len(lowered), DIM), dtype=np.float32)
         for row, text in enumerate(lowered):
             out[row] = _hash_vector(text)
@@ -148,8 +149,9 @@ def _hash_matrix(lowered: Sequence[str]) -> np.ndarray:
         for offset in range(n):  # code points are < 2**21: three of them fit one int64 exactly
             grams = (grams << 21) | codes[starts + offset]
         _, first, inverse = np.unique(grams, return_index=True, return_inverse=True)
-        buckets = np.fromiter((_gram_bucket(joined[i : i + n]) for i in starts[first]), dtype=np.int64,
-                              count=first.size)
+        buckets = np.fromiter(
+            (_gram_bucket(joined[i : i + n]) for i in starts[first]), dtype=np.int64, count=first.size
+        )
         flat.append(row_of[starts] * DIM + buckets[inverse])
     counts = np.bincount(np.concatenate(flat), minlength=len(lowered) * DIM).astype(np.float32)
     return _normalise(counts.reshape(len(lowered), DIM))

@@ -26,7 +26,7 @@ class YamlLimitError(ValueError):
 
 
 def _check_events(text: str, *, max_depth: int, max_aliases: int, max_nodes: int) -> None:
-    sizes: dict[str, int] = {}           # anchor -> expanded node count of its (finished) node
+    sizes: dict[str, int] = {}  # anchor -> expanded node count of its (finished) node
     stack: list[list[Any]] = [[None, 0]]  # [anchor, expanded node count] per open collection
     aliases = total = 0
     for event in yaml.parse(text, Loader=_Loader):
@@ -58,8 +58,14 @@ def _check_events(text: str, *, max_depth: int, max_aliases: int, max_nodes: int
             raise YamlLimitError(f"the document expands to more than {max_nodes} nodes")
 
 
-def load(text: str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH, max_aliases: int = MAX_ALIASES,
-         max_nodes: int = MAX_NODES) -> Any:
+def load(
+    text: str,
+    *,
+    max_bytes: int = MAX_BYTES,
+    max_depth: int = MAX_DEPTH,
+    max_aliases: int = MAX_ALIASES,
+    max_nodes: int = MAX_NODES,
+) -> Any:
     """The document in ``text`` (safe types only) after the limit checks; :class:`YamlLimitError` otherwise."""
     if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
         raise YamlLimitError(f"the document is larger than {max_bytes} bytes")

@@ -196,8 +196,9 @@ class Settings(BaseSettings):
     def model_folder(self) -> Path:
         """``model_dir``, or a :class:`ConfigError` naming how to set it."""
         if self.model_dir is None:
-            raise ConfigError("no Cube model folder configured: run 'cubesage init' (writes cubesage.toml) "
-                              "or set CUBESAGE_MODEL_DIR")
+            raise ConfigError(
+                "no Cube model folder configured: run 'cubesage init' (writes cubesage.toml) or set CUBESAGE_MODEL_DIR"
+            )
         return self.model_dir
 
     @property

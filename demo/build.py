@@ -48,15 +48,19 @@ def prepare_demo(
     steps: dict[str, Step] = {
         "warehouse": lambda: (
             demo_warehouse.load(url, scale=scale, demo_dir=demo)
-            if reload_warehouse or not demo_warehouse.loaded(url) else "kept"
+            if reload_warehouse or not demo_warehouse.loaded(url)
+            else "kept"
         ),
-        "rollups": lambda: [b.as_dict() for b in rollups.refresh(url, load_model(settings.model_folder()),
-                                                                  tuple(settings.warehouse_schemas))],
+        "rollups": lambda: [
+            b.as_dict()
+            for b in rollups.refresh(url, load_model(settings.model_folder()), tuple(settings.warehouse_schemas))
+        ],
         "semantic assets": lambda: export_assets(url, load_model(settings.model_folder()), embedder=embedder),
         "glossary": lambda: load_glossary(url, demo / "glossary.yaml", embedder=embedder),
         "few-shots": lambda: load_few_shots(url, demo / "few_shots.yaml", embedder=embedder),
-        "SAG indices": lambda: index_warehouse(url, warehouse_map_of(url, settings), demo / "wiki",
-                                               store=get_store(settings, url)),
+        "SAG indices": lambda: index_warehouse(
+            url, warehouse_map_of(url, settings), demo / "wiki", store=get_store(settings, url)
+        ),
         "retrieval calibration": lambda: calibrate_on_suite(url, demo / "regress" / "suite.yaml", embedder),
     }
     report = BootstrapReport()

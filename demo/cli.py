@@ -21,8 +21,11 @@ from warehouses.packs import get_pack
 app = typer.Typer(help="The demo warehouse 'shop': build it, serve it, ask it.", no_args_is_help=True)
 console = Console(stderr=True)
 # what the library leaves unset and the demo fills in (an explicit env var or cubesage.toml still wins)
-DEMO_SETTINGS = {"CUBESAGE_MODEL_DIR": "model", "CUBESAGE_DETAIL_VOCABULARY": "detail_vocabulary.yaml",
-                 "CUBESAGE_GLOSSARY": "glossary.yaml"}
+DEMO_SETTINGS = {
+    "CUBESAGE_MODEL_DIR": "model",
+    "CUBESAGE_DETAIL_VOCABULARY": "detail_vocabulary.yaml",
+    "CUBESAGE_GLOSSARY": "glossary.yaml",
+}
 
 
 def use_demo_settings() -> None:
@@ -40,6 +43,7 @@ def use_demo_settings() -> None:
 def _demo() -> None:
     use_demo_settings()
 
+
 DEMO_ROWS = 12
 
 
@@ -48,11 +52,19 @@ def _build(settings: Settings, scale: float, reload_warehouse: bool) -> str:
 
     started = time.monotonic()
     url = db.database_url(settings)
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=console) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+    ) as progress:
         task = progress.add_task("building the demo", total=len(STEPS))
         report = prepare_demo(
-            settings, url, scale=scale, reload_warehouse=reload_warehouse,
+            settings,
+            url,
+            scale=scale,
+            reload_warehouse=reload_warehouse,
             on_step=lambda name: progress.update(task, advance=1, description=f"built {name}"),
         )
     for name, seconds in report.timings_s.items():
@@ -89,8 +101,15 @@ def run(
         api_url = db.api_url(settings, url)  # the API's own role, as `cubesage serve`
     except db.DatabaseSetupError as e:
         raise fail(e) from e
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, database_url=api_url), host=settings.api_host,
-                                           port=settings.api_port, log_level="warning", proxy_headers=False))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(settings, database_url=api_url),
+            host=settings.api_host,
+            port=settings.api_port,
+            log_level="warning",
+            proxy_headers=False,
+        )
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     base = f"http://{settings.api_host}:{settings.api_port}"

@@ -25,7 +25,13 @@ SEED = 20240301
 SCHEMA = "warehouse"
 DEMO_DIR = Path(__file__).resolve().parent
 TABLE_ORDER = (
-    "dim_region", "dim_customer", "dim_product", "fact_order", "fact_order_item", "fact_payment", "fact_refund",
+    "dim_region",
+    "dim_customer",
+    "dim_product",
+    "fact_order",
+    "fact_order_item",
+    "fact_payment",
+    "fact_refund",
 )
 
 
@@ -53,8 +59,9 @@ def _decode(index: int, form: Form, sep: str) -> str:
     return sep.join(reversed(parts))
 
 
-def _from_tiers(rng: np.random.Generator, tiers: Sequence[Sequence[Form]], count: int, skip: set[str],
-                sep: str) -> list[str]:
+def _from_tiers(
+    rng: np.random.Generator, tiers: Sequence[Sequence[Form]], count: int, skip: set[str], sep: str
+) -> list[str]:
     """``count`` distinct names: a tier is the concatenation of its forms' products, shuffled as a whole; tiers
     are used in order, each only when the ones before it are used up. Names of different forms differ in their
     number of parts, so no name repeats; only the ``skip`` names and repeated surnames are left out."""
@@ -87,8 +94,9 @@ def _unique_names(rng: np.random.Generator, vocab: dict[str, Any], n: int) -> li
     need = max(n - len(reserved), 0)
     n_en = min(need // 3, len(en_form[0]) * len(en_form[1]) - len(reserved))
     english = _from_tiers(rng, [[en_form]], n_en, set(reserved), " ")
-    chinese = _from_tiers(rng, [[(sur, given), (sur, given, given)], [(sur, sur, given, given)]], need - n_en,
-                          set(reserved), "")
+    chinese = _from_tiers(
+        rng, [[(sur, given), (sur, given, given)], [(sur, sur, given, given)]], need - n_en, set(reserved), ""
+    )
     out = reserved + english + chinese
     return [out[i] for i in rng.permutation(len(out))][:n]
 
@@ -110,20 +118,26 @@ def generate(scale: float = 1.0, vocab_path: Path | None = None, seed: int = SEE
     refunds = _refunds(rng, vocab, orders, order_total, end)
     return [
         Table("dim_region", ("region_id", "region_code", "name_en", "name_zh"), region_rows),
-        Table("dim_customer", ("customer_id", "customer_name", "segment", "region_id", "city", "signup_date"),
-              customers),
-        Table("dim_product", ("product_id", "product_name", "category", "brand", "unit_price", "launched_on"),
-              products),
+        Table(
+            "dim_customer", ("customer_id", "customer_name", "segment", "region_id", "city", "signup_date"), customers
+        ),
+        Table(
+            "dim_product", ("product_id", "product_name", "category", "brand", "unit_price", "launched_on"), products
+        ),
         Table("fact_order", ("order_id", "customer_id", "region_id", "channel", "status", "order_ts"), orders),
-        Table("fact_order_item", ("order_item_id", "order_id", "product_id", "quantity", "unit_price", "discount",
-                                  "amount"), items),
+        Table(
+            "fact_order_item",
+            ("order_item_id", "order_id", "product_id", "quantity", "unit_price", "discount", "amount"),
+            items,
+        ),
         Table("fact_payment", ("payment_id", "order_id", "method", "amount", "paid_ts"), payments),
         Table("fact_refund", ("refund_id", "order_id", "amount", "reason", "refund_ts"), refunds),
     ]
 
 
-def _customers(rng: np.random.Generator, vocab: dict[str, Any], scale: float, start: datetime,
-               end: datetime) -> list[tuple[Any, ...]]:
+def _customers(
+    rng: np.random.Generator, vocab: dict[str, Any], scale: float, start: datetime, end: datetime
+) -> list[tuple[Any, ...]]:
     regions = vocab["regions"]
     n_cust = max(int(20_000 * scale), 50)
     names = _unique_names(rng, vocab, n_cust)
@@ -136,13 +150,15 @@ def _customers(rng: np.random.Generator, vocab: dict[str, Any], scale: float, st
     for i in range(n_cust):
         cities = cities_by_region[int(cust_region[i])]
         city = cities[int(city_pick[i] * len(cities))]
-        customers.append((i + 1, names[i], seg[i], int(cust_region[i]), city,
-                          (start + timedelta(days=int(signup_days[i]))).date()))
+        customers.append(
+            (i + 1, names[i], seg[i], int(cust_region[i]), city, (start + timedelta(days=int(signup_days[i]))).date())
+        )
     return customers
 
 
-def _products(rng: np.random.Generator, vocab: dict[str, Any], scale: float, start: datetime
-              ) -> tuple[list[tuple[Any, ...]], np.ndarray]:
+def _products(
+    rng: np.random.Generator, vocab: dict[str, Any], scale: float, start: datetime
+) -> tuple[list[tuple[Any, ...]], np.ndarray]:
     """The products (the reserved ones first) and their order popularity (Zipf, shuffled)."""
     n_prod = max(int(500 * scale), 40)
     products = []
@@ -173,8 +189,14 @@ def _products(rng: np.random.Generator, vocab: dict[str, Any], scale: float, sta
     return products, popularity
 
 
-def _orders(rng: np.random.Generator, vocab: dict[str, Any], scale: float, start: datetime, end: datetime,
-            customers: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+def _orders(
+    rng: np.random.Generator,
+    vocab: dict[str, Any],
+    scale: float,
+    start: datetime,
+    end: datetime,
+    customers: list[tuple[Any, ...]],
+) -> list[tuple[Any, ...]]:
     """Orders: growth over time plus a year-end peak; the last two weeks' are often still pending."""
     regions = vocab["regions"]
     span_s = int((end - start).total_seconds())
@@ -195,12 +217,16 @@ def _orders(rng: np.random.Generator, vocab: dict[str, Any], scale: float, start
     status = _pick(rng, vocab["statuses"], vocab["status_weights"], n_ord)
     recent = ts_s > span_s - 14 * 86400
     status = np.where(recent & (rng.random(n_ord) < 0.35), "pending", status)
-    return [(i + 1, int(order_cust[i]), int(order_region[i]), channel[i], status[i], order_ts[i])
-            for i in range(n_ord)]
+    return [(i + 1, int(order_cust[i]), int(order_region[i]), channel[i], status[i], order_ts[i]) for i in range(n_ord)]
 
 
-def _items(rng: np.random.Generator, vocab: dict[str, Any], orders: list[tuple[Any, ...]],
-           products: list[tuple[Any, ...]], popularity: np.ndarray) -> tuple[list[tuple[Any, ...]], np.ndarray]:
+def _items(
+    rng: np.random.Generator,
+    vocab: dict[str, Any],
+    orders: list[tuple[Any, ...]],
+    products: list[tuple[Any, ...]],
+    popularity: np.ndarray,
+) -> tuple[list[tuple[Any, ...]], np.ndarray]:
     """Order lines (1-4 per order), and each order's total by order id."""
     n_ord, n_prod = len(orders), len(products)
     prod_price = np.array([p[4] for p in products])
@@ -212,13 +238,16 @@ def _items(rng: np.random.Generator, vocab: dict[str, Any], orders: list[tuple[A
     disc = _pick(rng, vocab["discounts"], vocab["discount_weights"], n_lines).astype(float)
     price = prod_price[item_prod - 1]
     amount = np.round(qty * price * (1 - disc), 2)
-    items = [(k + 1, int(item_order[k]), int(item_prod[k]), int(qty[k]), float(price[k]), float(disc[k]),
-              float(amount[k])) for k in range(n_lines)]
+    items = [
+        (k + 1, int(item_order[k]), int(item_prod[k]), int(qty[k]), float(price[k]), float(disc[k]), float(amount[k]))
+        for k in range(n_lines)
+    ]
     return items, np.bincount(item_order, weights=amount, minlength=n_ord + 1)
 
 
-def _payments(rng: np.random.Generator, vocab: dict[str, Any], orders: list[tuple[Any, ...]],
-              order_total: np.ndarray) -> list[tuple[Any, ...]]:
+def _payments(
+    rng: np.random.Generator, vocab: dict[str, Any], orders: list[tuple[Any, ...]], order_total: np.ndarray
+) -> list[tuple[Any, ...]]:
     """Payments of completed and refunded orders, and of half of the pending ones."""
     n_ord = len(orders)
     status = np.array([o[4] for o in orders], dtype=object)
@@ -227,13 +256,25 @@ def _payments(rng: np.random.Generator, vocab: dict[str, Any], orders: list[tupl
     delay = rng.integers(10, 3600, size=n_ord)
     payments: list[tuple[Any, ...]] = []
     for i in np.flatnonzero(paid):
-        payments.append((len(payments) + 1, int(i + 1), method[i], round(float(order_total[i + 1]), 2),
-                         orders[i][5] + timedelta(seconds=int(delay[i]))))
+        payments.append(
+            (
+                len(payments) + 1,
+                int(i + 1),
+                method[i],
+                round(float(order_total[i + 1]), 2),
+                orders[i][5] + timedelta(seconds=int(delay[i])),
+            )
+        )
     return payments
 
 
-def _refunds(rng: np.random.Generator, vocab: dict[str, Any], orders: list[tuple[Any, ...]],
-             order_total: np.ndarray, end: datetime) -> list[tuple[Any, ...]]:
+def _refunds(
+    rng: np.random.Generator,
+    vocab: dict[str, Any],
+    orders: list[tuple[Any, ...]],
+    order_total: np.ndarray,
+    end: datetime,
+) -> list[tuple[Any, ...]]:
     """One refund per refunded order, full or partial."""
     n_ord = len(orders)
     status = np.array([o[4] for o in orders], dtype=object)
@@ -265,8 +306,13 @@ def _copy_text(rows: Iterable[tuple[Any, ...]]) -> str:
     return buf.getvalue()
 
 
-def load(url: str, schema: str = SCHEMA, scale: float = 1.0, demo_dir: Path | None = None,
-         progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
+def load(
+    url: str,
+    schema: str = SCHEMA,
+    scale: float = 1.0,
+    demo_dir: Path | None = None,
+    progress: Callable[[str, int], None] | None = None,
+) -> dict[str, int]:
     """The pack loader: (re)create the warehouse tables and load generated rows; returns row counts per table.
     The demo's SQL names its schema, so ``schema`` must be ``warehouse``."""
     if schema != SCHEMA:
@@ -291,5 +337,6 @@ def loaded(url: str) -> bool:
     """Whether the demo's orders are in the database (``cubesage demo run`` keeps them)."""
     with connection(url) as conn:
         exists = one(conn.execute(f"SELECT to_regclass('{SCHEMA}.fact_order') IS NOT NULL").fetchone())[0]
-        return bool(exists) and bool(one(conn.execute(f"SELECT EXISTS (SELECT 1 FROM {SCHEMA}.fact_order)"
-                                                      ).fetchone())[0])
+        return bool(exists) and bool(
+            one(conn.execute(f"SELECT EXISTS (SELECT 1 FROM {SCHEMA}.fact_order)").fetchone())[0]
+        )

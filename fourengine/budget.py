@@ -17,12 +17,21 @@ from fourengine.models import ContextBlock, FewShot, JoinPlan, RankedAsset, Term
 from fourengine.settings import RetrievalSettings
 
 CATEGORY_OF = {
-    "table": "tables", "column": "columns", "dimension": "columns", "metric": "metrics", "segment": "metrics",
-    "join": "join_rules", "business_rule": "business_rules", "term": "business_rules",
+    "table": "tables",
+    "column": "columns",
+    "dimension": "columns",
+    "metric": "metrics",
+    "segment": "metrics",
+    "join": "join_rules",
+    "business_rule": "business_rules",
+    "term": "business_rules",
 }
 HEADINGS = {
-    "tables": "## Tables", "columns": "## Columns and dimensions", "metrics": "## Metrics and segments",
-    "few_shots": "## Approved examples", "join_rules": "## Join paths",
+    "tables": "## Tables",
+    "columns": "## Columns and dimensions",
+    "metrics": "## Metrics and segments",
+    "few_shots": "## Approved examples",
+    "join_rules": "## Join paths",
     "business_rules": "## Term bindings and business rules",
 }
 
@@ -49,7 +58,11 @@ def _asset_line(r: RankedAsset) -> str:
 
 
 def _items(
-    assets: list[RankedAsset], bindings: list[TermBinding], few_shots: list[FewShot], plan: JoinPlan, n_shots: int,
+    assets: list[RankedAsset],
+    bindings: list[TermBinding],
+    few_shots: list[FewShot],
+    plan: JoinPlan,
+    n_shots: int,
 ) -> dict[str, list[_Item]]:
     cats: dict[str, list[_Item]] = {c: [] for c in HEADINGS}
 
@@ -68,12 +81,17 @@ def _items(
             continue  # tail filled in from the join graph only to complete the ranking
         add(cat, _asset_line(r), (2 if r.bound else 1 if r.asset.certified else 0, r.score), r.asset.asset_id)
     for e in plan.edges:
-        add("join_rules", f"- {e.left} -> {e.right} ON {e.on_sql} ({e.relationship}, fan-out {e.fanout_risk})",
-            (2, 1.0))
+        add(
+            "join_rules", f"- {e.left} -> {e.right} ON {e.on_sql} ({e.relationship}, fan-out {e.fanout_risk})", (2, 1.0)
+        )
     for shot in few_shots[:n_shots]:
         query = json.dumps(shot.cube_query, ensure_ascii=False) if shot.cube_query else shot.sql or ""
-        add("few_shots", f"Q: {shot.question}\nA: {query}", (1 if shot.cache_hit else 0, shot.similarity),
-            f"few_shot:{shot.id}")
+        add(
+            "few_shots",
+            f"Q: {shot.question}\nA: {query}",
+            (1 if shot.cache_hit else 0, shot.similarity),
+            f"few_shot:{shot.id}",
+        )
     for items in cats.values():
         items.sort(key=lambda i: tuple(-p for p in i.priority))
     return cats
@@ -100,8 +118,12 @@ def _allocate(total: int, shares: dict[str, float], need: dict[str, int]) -> dic
 
 
 def build_context(
-    assets: list[RankedAsset], bindings: list[TermBinding], few_shots: list[FewShot], plan: JoinPlan,
-    settings: RetrievalSettings, complexity: str = "medium",
+    assets: list[RankedAsset],
+    bindings: list[TermBinding],
+    few_shots: list[FewShot],
+    plan: JoinPlan,
+    settings: RetrievalSettings,
+    complexity: str = "medium",
 ) -> ContextBlock:
     if complexity not in settings.few_shots_by_complexity:
         raise BudgetError(f"complexity must be one of {sorted(settings.few_shots_by_complexity)}, got {complexity!r}")
@@ -128,5 +150,11 @@ def build_context(
             used[cat] = count_tokens(block)
         else:
             used[cat] = 0
-    return ContextBlock(text="\n\n".join(sections), budget=settings.token_budget, tokens=used, allocated=alloc,
-                        dropped=dropped, included=included)
+    return ContextBlock(
+        text="\n\n".join(sections),
+        budget=settings.token_budget,
+        tokens=used,
+        allocated=alloc,
+        dropped=dropped,
+        included=included,
+    )

@@ -88,13 +88,24 @@ class Calibration:
 
     def apply(self, base: RetrievalSettings) -> RetrievalSettings:
         """``base`` with the calibrated thresholds."""
-        return base.with_(threshold=self.v_threshold, binding_vector_threshold=self.binding_threshold,
-                          few_shot_threshold=self.d_hit, few_shot_example_threshold=self.d_floor,
-                          crag_high=self.crag_high, crag_low=self.crag_low)
+        return base.with_(
+            threshold=self.v_threshold,
+            binding_vector_threshold=self.binding_threshold,
+            few_shot_threshold=self.d_hit,
+            few_shot_example_threshold=self.d_floor,
+            crag_high=self.crag_high,
+            crag_low=self.crag_low,
+        )
 
     def thresholds(self) -> dict[str, float]:
-        return {"v": self.v_threshold, "binding": self.binding_threshold, "d_hit": self.d_hit,
-                "d_floor": self.d_floor, "crag_high": self.crag_high, "crag_low": self.crag_low}
+        return {
+            "v": self.v_threshold,
+            "binding": self.binding_threshold,
+            "d_hit": self.d_hit,
+            "d_floor": self.d_floor,
+            "crag_high": self.crag_high,
+            "crag_low": self.crag_low,
+        }
 
 
 # -- fitting (pure) -------------------------------------------------------------------------------------------
@@ -155,8 +166,13 @@ class Scores:
     cross: np.ndarray = field(default_factory=lambda: np.zeros(0))  # unrelated question vs in-domain question
 
 
-def fit(scores: Scores, base: RetrievalSettings, fingerprint: str = "", index_key: str = "",
-        extra: dict[str, Any] | None = None) -> Calibration:
+def fit(
+    scores: Scores,
+    base: RetrievalSettings,
+    fingerprint: str = "",
+    index_key: str = "",
+    extra: dict[str, Any] | None = None,
+) -> Calibration:
     """Thresholds from ``scores``; each one without enough data keeps ``base``'s value (``stats.kept``)."""
     kept: list[str] = []
 
@@ -168,8 +184,9 @@ def fit(scores: Scores, base: RetrievalSettings, fingerprint: str = "", index_ke
 
     fitted = fbeta_threshold(scores.pos, scores.neg, V_BETA)
     v = pick("v", fitted, base.threshold)
-    binding = pick("binding", precision_threshold(scores.pos, scores.neg, BINDING_PRECISION),
-                   base.binding_vector_threshold)
+    binding = pick(
+        "binding", precision_threshold(scores.pos, scores.neg, BINDING_PRECISION), base.binding_vector_threshold
+    )
     binding = max(binding, v)
     low_value = _quantile(scores.top_out, LOW_QUANTILE)
     low = pick("crag_low", low_value, base.crag_low)
@@ -182,14 +199,18 @@ def fit(scores: Scores, base: RetrievalSettings, fingerprint: str = "", index_ke
     v = _clamp(max(v, noise or 0.0))  # below what unrelated questions reach V admits noise
     binding = max(binding, v)
     d_hit = pick("d_hit", precision_threshold(scores.same, scores.diff, D_PRECISION), base.few_shot_threshold)
-    d_floor = pick("d_floor", precision_threshold(scores.same, scores.diff, D_FLOOR_PRECISION),
-                   base.few_shot_example_threshold)
+    d_floor = pick(
+        "d_floor", precision_threshold(scores.same, scores.diff, D_FLOOR_PRECISION), base.few_shot_example_threshold
+    )
     unrelated = _quantile(scores.cross, LOW_QUANTILE)  # an example must be closer than unrelated questions come
     d_floor = min(_clamp(max(d_floor, unrelated or 0.0)), d_hit)
-    stats = {"v_rule": "fbeta" if separates else f"unrelated_q{round(V_OUT_QUANTILE * 100)}",
-             "samples": {k: len(getattr(scores, k)) for k in ("pos", "neg", "top_in", "top_out", "same",
-                                                                    "diff", "cross")},
-             "kept_seed": kept, **_summary(scores), **(extra or {})}
+    stats = {
+        "v_rule": "fbeta" if separates else f"unrelated_q{round(V_OUT_QUANTILE * 100)}",
+        "samples": {k: len(getattr(scores, k)) for k in ("pos", "neg", "top_in", "top_out", "same", "diff", "cross")},
+        "kept_seed": kept,
+        **_summary(scores),
+        **(extra or {}),
+    }
     return Calibration(fingerprint, index_key, v, binding, d_hit, d_floor, high, low, stats)
 
 
@@ -228,18 +249,26 @@ def _index(conn: psycopg.Connection, types: Sequence[str]) -> _Index:
     rows = conn.execute(
         "SELECT e.asset_id, a.asset_type, coalesce(a.meta->>'namespace', ''), e.embedding "
         "FROM semlayer.asset_embedding e JOIN semlayer.asset a USING (asset_id) "
-        "WHERE a.asset_type = ANY(%s) ORDER BY e.asset_id", (list(types),)).fetchall()
+        "WHERE a.asset_type = ANY(%s) ORDER BY e.asset_id",
+        (list(types),),
+    ).fetchall()
     vectors = np.asarray([_array(r[3]) for r in rows], dtype=np.float32).reshape(-1, 512)
-    return _Index([r[0] for r in rows], np.asarray([r[1] for r in rows]), np.asarray([r[2] for r in rows]), vectors,
-                  _table_aliases(conn))
+    return _Index(
+        [r[0] for r in rows],
+        np.asarray([r[1] for r in rows]),
+        np.asarray([r[2] for r in rows]),
+        vectors,
+        _table_aliases(conn),
+    )
 
 
 def _table_aliases(conn: psycopg.Connection) -> dict[str, str]:
     """``table:<schema.table>`` and ``table:<table>`` -> the table asset of the cube over that table."""
     out: dict[str, str] = {}
     for asset_id, sql_table in conn.execute(
-            "SELECT asset_id, meta->>'sql_table' FROM semlayer.asset "
-            "WHERE asset_type = 'table' AND meta->>'sql_table' IS NOT NULL ORDER BY asset_id"):
+        "SELECT asset_id, meta->>'sql_table' FROM semlayer.asset "
+        "WHERE asset_type = 'table' AND meta->>'sql_table' IS NOT NULL ORDER BY asset_id"
+    ):
         for name in (sql_table, sql_table.rsplit(".", 1)[-1]):
             out.setdefault(f"table:{name}", asset_id)
     return out
@@ -269,8 +298,9 @@ def observe(index: _Index, samples: Sequence[Sample], vectors: np.ndarray) -> Sc
         if not sample.phrase and sample.scope is not None and len(scopes) > 1:  # the question over another namespace
             other = scopes[(scopes.index(sample.scope) + 1) % len(scopes)] if sample.scope in scopes else scopes[0]
             top_out.append(float(row[index.scopes == other].max()))
-        gold = sorted({position[g] for g in (index.aliases.get(g, g) for g in sample.gold)
-                       if g in position and mask[position[g]]})
+        gold = sorted(
+            {position[g] for g in (index.aliases.get(g, g) for g in sample.gold) if g in position and mask[position[g]]}
+        )
         if not gold:
             continue
         pos.extend(float(row[g]) for g in gold)
@@ -320,16 +350,19 @@ def index_samples(conn: psycopg.Connection) -> list[Sample]:
     """Approved few-shots (question -> the members of its query) and glossary wordings (-> mapped asset)."""
     out: list[Sample] = []
     for question, cube_query in conn.execute(
-            "SELECT question, cube_query FROM semlayer.dynamic_few_shot_cache "
-            "WHERE approved AND cube_query IS NOT NULL"):
+        "SELECT question, cube_query FROM semlayer.dynamic_few_shot_cache WHERE approved AND cube_query IS NOT NULL"
+    ):
         members = [*cube_query.get("measures", []), *cube_query.get("dimensions", [])]
-        gold = frozenset([f"metric:{m}" for m in cube_query.get("measures", [])]
-                         + [f"dimension:{m}" for m in cube_query.get("dimensions", [])])
+        gold = frozenset(
+            [f"metric:{m}" for m in cube_query.get("measures", [])]
+            + [f"dimension:{m}" for m in cube_query.get("dimensions", [])]
+        )
         key = json.dumps(sorted(members))
         out.append(Sample(question, gold, query_key=key))
     for canonical, synonyms, mapped in conn.execute(
-            "SELECT canonical_term, synonyms, mapped_asset_id FROM semlayer.business_term "
-            "WHERE mapped_asset_id IS NOT NULL AND term_id NOT LIKE 'model:%%'"):
+        "SELECT canonical_term, synonyms, mapped_asset_id FROM semlayer.business_term "
+        "WHERE mapped_asset_id IS NOT NULL AND term_id NOT LIKE 'model:%%'"
+    ):
         for wording in dict.fromkeys([canonical, *(synonyms or [])]):
             if wording and wording.strip():
                 out.append(Sample(wording, frozenset([mapped]), phrase=True))
@@ -356,9 +389,21 @@ def fingerprint(embedder: Embedder) -> str:
 
 def _method() -> str:
     """The fitting method's identity: a change of its constants or off-domain questions refits."""
-    return repr((OFF_DOMAIN, V_BETA, V_OUT_QUANTILE, ADMIT_ALL, BINDING_PRECISION, D_PRECISION, D_FLOOR_PRECISION,
-                 LOW_QUANTILE,
-                 HIGH_OUT_QUANTILE, HARD_NEGATIVES, PAIR_NEGATIVES))
+    return repr(
+        (
+            OFF_DOMAIN,
+            V_BETA,
+            V_OUT_QUANTILE,
+            ADMIT_ALL,
+            BINDING_PRECISION,
+            D_PRECISION,
+            D_FLOOR_PRECISION,
+            LOW_QUANTILE,
+            HIGH_OUT_QUANTILE,
+            HARD_NEGATIVES,
+            PAIR_NEGATIVES,
+        )
+    )
 
 
 def index_key(conn: psycopg.Connection) -> str:
@@ -366,7 +411,8 @@ def index_key(conn: psycopg.Connection) -> str:
     row = conn.execute(
         "SELECT (SELECT count(*) FROM semlayer.asset_embedding), (SELECT max(updated_at) FROM semlayer.asset), "
         "(SELECT count(*) FROM semlayer.business_term), (SELECT max(updated_at) FROM semlayer.business_term), "
-        "(SELECT count(*) FROM semlayer.dynamic_few_shot_cache WHERE approved)").fetchone()
+        "(SELECT count(*) FROM semlayer.dynamic_few_shot_cache WHERE approved)"
+    ).fetchone()
     return hashlib.sha1(repr((row, _method())).encode()).hexdigest()[:12]
 
 
@@ -378,8 +424,9 @@ def _from_row(row: tuple[Any, ...] | None) -> Calibration | None:
     if row is None:
         return None
     t = row[2]
-    return Calibration(row[0], row[1], t["v"], t["binding"], t["d_hit"], t["d_floor"], t["crag_high"],
-                       t["crag_low"], row[3] or {})
+    return Calibration(
+        row[0], row[1], t["v"], t["binding"], t["d_hit"], t["d_floor"], t["crag_high"], t["crag_low"], row[3] or {}
+    )
 
 
 def load(conn: psycopg.Connection) -> Calibration | None:
@@ -400,12 +447,19 @@ def save(conn: psycopg.Connection, calibration: Calibration) -> None:
         "VALUES (%s, %s, %s, %s, %s, now()) ON CONFLICT (name) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
         "index_key = EXCLUDED.index_key, thresholds = EXCLUDED.thresholds, stats = EXCLUDED.stats, "
         "computed_at = now()",
-        (NAME, calibration.fingerprint, calibration.index_key, Jsonb(calibration.thresholds()),
-         Jsonb(calibration.stats)))
+        (
+            NAME,
+            calibration.fingerprint,
+            calibration.index_key,
+            Jsonb(calibration.thresholds()),
+            Jsonb(calibration.stats),
+        ),
+    )
 
 
-def compute(conn: psycopg.Connection, embedder: Embedder, labelled: Sequence[Sample] = (),
-            base: RetrievalSettings | None = None) -> Calibration:
+def compute(
+    conn: psycopg.Connection, embedder: Embedder, labelled: Sequence[Sample] = (), base: RetrievalSettings | None = None
+) -> Calibration:
     """Fit the thresholds on ``labelled`` + the index's own samples + the off-domain questions."""
     base = base or RetrievalSettings()
     samples = [*labelled, *index_samples(conn), *off_domain_samples()]
@@ -423,23 +477,31 @@ def save_questions(conn: psycopg.Connection, samples: Sequence[Sample]) -> None:
             cur.executemany(
                 "INSERT INTO semlayer.calibration_question (question, gold, in_domain, scope, query_key) "
                 "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                [(s.text, sorted(s.gold), s.in_domain, s.scope, s.query_key) for s in samples if not s.phrase])
+                [(s.text, sorted(s.gold), s.in_domain, s.scope, s.query_key) for s in samples if not s.phrase],
+            )
 
 
 def stored_questions(conn: psycopg.Connection) -> list[Sample]:
-    rows = conn.execute("SELECT question, gold, in_domain, scope, query_key FROM semlayer.calibration_question "
-                        "ORDER BY question").fetchall()
+    rows = conn.execute(
+        "SELECT question, gold, in_domain, scope, query_key FROM semlayer.calibration_question ORDER BY question"
+    ).fetchall()
     return [Sample(q, frozenset(g or []), bool(d), scope, key) for q, g, d, scope, key in rows]
 
 
-def ensure(conn: psycopg.Connection, embedder: Embedder, labelled: Sequence[Sample] | None = None,
-           force: bool = False) -> tuple[Calibration, bool]:
+def ensure(
+    conn: psycopg.Connection, embedder: Embedder, labelled: Sequence[Sample] | None = None, force: bool = False
+) -> tuple[Calibration, bool]:
     """The stored calibration, recomputed (and stored) when absent, for another embedder or another index, or
     when new ``labelled`` questions are given (they replace the stored ones; None: fit on the stored ones);
     ``(calibration, recomputed)``."""
     stored = load(conn)
-    if (labelled is None and not force and stored is not None and stored.fingerprint == fingerprint(embedder)
-            and stored.index_key == index_key(conn)):
+    if (
+        labelled is None
+        and not force
+        and stored is not None
+        and stored.fingerprint == fingerprint(embedder)
+        and stored.index_key == index_key(conn)
+    ):
         return stored, False
     if labelled is not None:
         save_questions(conn, labelled)

@@ -58,8 +58,9 @@ def _samples(ctx: typer.Context, suite: Path) -> list[Sample]:
 @app.command()
 def calibrate(
     ctx: typer.Context,
-    suite: Path | None = typer.Option(None, exists=True, dir_okay=False,
-                                      help="Regression suite whose dev split labels the questions."),
+    suite: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, help="Regression suite whose dev split labels the questions."
+    ),
     force: bool = typer.Option(False, help="Fit again even when the stored calibration is current."),
     url: str | None = typer.Option(None, help="Database URL (default: the configured/embedded one)."),
 ) -> None:

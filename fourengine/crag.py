@@ -28,16 +28,26 @@ def grade(top_score: float, bindings: int, settings: RetrievalSettings) -> str:
 
 def assess(top_score: float, bindings: int, settings: RetrievalSettings) -> CragResult:
     g = grade(top_score, bindings, settings)
-    actions = {"high": ["use", "skip:corrective", "skip:wiki_passages"], "medium": ["rerank_then_use"],
-               "low": []}[g]
+    actions = {"high": ["use", "skip:corrective", "skip:wiki_passages"], "medium": ["rerank_then_use"], "low": []}[g]
     decision = {"high": "use", "medium": "rerank_then_use", "low": "corrective"}[g]
-    return CragResult(grade=g, top_score=round(top_score, 4), bindings=bindings, actions=actions, decision=decision,
-                      thresholds={"v": settings.threshold, "crag_low": settings.crag_low,
-                                  "crag_high": settings.crag_high, "d_hit": settings.few_shot_threshold})
+    return CragResult(
+        grade=g,
+        top_score=round(top_score, 4),
+        bindings=bindings,
+        actions=actions,
+        decision=decision,
+        thresholds={
+            "v": settings.threshold,
+            "crag_low": settings.crag_low,
+            "crag_high": settings.crag_high,
+            "d_hit": settings.few_shot_threshold,
+        },
+    )
 
 
-def conclude(crag: CragResult, top_score: float, evidence: int, settings: RetrievalSettings,
-             missing: list[str]) -> None:
+def conclude(
+    crag: CragResult, top_score: float, evidence: int, settings: RetrievalSettings, missing: list[str]
+) -> None:
     """The grade after corrective retrieval (``evidence``: bindings plus tables wiki passages named)."""
     crag.grade_after = grade(top_score, evidence, settings)
     crag.top_score = round(max(crag.top_score, top_score), 4)
@@ -52,8 +62,15 @@ def missing_terms(terms: list[str], hits: list[TermHit], question: str) -> list[
     """Words of the question no term matched (longest first, none inside a longer one listed): what the index
     does not know."""
     matched = " ".join(h.matched for h in hits).lower()
-    words = [t for t in terms if " " not in t and len(t) >= MIN_MISSING_CHARS and t not in STOPWORDS
-             and t not in matched and t.lower() in question.lower()]
+    words = [
+        t
+        for t in terms
+        if " " not in t
+        and len(t) >= MIN_MISSING_CHARS
+        and t not in STOPWORDS
+        and t not in matched
+        and t.lower() in question.lower()
+    ]
     kept: list[str] = []
     for word in sorted(dict.fromkeys(words), key=lambda w: (-len(w), w)):
         if not any(word in longer for longer in kept):
@@ -64,9 +81,15 @@ def missing_terms(terms: list[str], hits: list[TermHit], question: str) -> list[
 def rewrite(question: str, hits: list[TermHit]) -> str:
     """The question with the canonical names of the terms it (even loosely) matched: an embedding query that
     speaks the index's words ("query rewrite from bindings")."""
-    names = [h.canonical_term for h in sorted(hits, key=lambda h: -h.score)
-             if h.canonical_term and h.canonical_term.lower() not in question.lower()]
-    names += [h.asset.title for h in hits if h.asset is not None and h.asset.title
-              and h.asset.title.lower() not in question.lower()]
+    names = [
+        h.canonical_term
+        for h in sorted(hits, key=lambda h: -h.score)
+        if h.canonical_term and h.canonical_term.lower() not in question.lower()
+    ]
+    names += [
+        h.asset.title
+        for h in hits
+        if h.asset is not None and h.asset.title and h.asset.title.lower() not in question.lower()
+    ]
     extra = list(dict.fromkeys(names))[:6]
     return f"{question} ({', '.join(extra)})" if extra else question

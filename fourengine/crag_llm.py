@@ -47,8 +47,9 @@ class LlmGrade:
 def _ask(question: str, context: str) -> LlmGrade:
     import dspy
 
-    prediction = dspy.Predict(grade_signature())(question=question,
-                                            context=truncate_to_tokens(context, CONTEXT_TOKENS) or "(empty)")
+    prediction = dspy.Predict(grade_signature())(
+        question=question, context=truncate_to_tokens(context, CONTEXT_TOKENS) or "(empty)"
+    )
     missing = [str(m).strip() for m in prediction.missing or [] if str(m).strip()][:MAX_MISSING]
     return LlmGrade(str(prediction.grade), missing)
 

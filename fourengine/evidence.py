@@ -20,11 +20,13 @@ R_PREFIX = "r:"
 
 
 def lexical_terms(ranked: RankedAsset) -> dict[str, float]:
-    return {k[len(R_PREFIX):]: v for k, v in ranked.features.items() if k.startswith(R_PREFIX)}
+    return {k[len(R_PREFIX) :]: v for k, v in ranked.features.items() if k.startswith(R_PREFIX)}
 
 
-def table_evidence(candidates: dict[str, RankedAsset], similarity: dict[str, float] | None = None,
-                   ) -> dict[str, float]:
+def table_evidence(
+    candidates: dict[str, RankedAsset],
+    similarity: dict[str, float] | None = None,
+) -> dict[str, float]:
     """Evidence score per table asset id (tables known directly or through a child); ``similarity`` gives
     the vector similarity of tables that are not candidates themselves."""
     similarity = similarity or {}

@@ -83,13 +83,21 @@ def parse_few_shots(path: Path) -> list[dict[str, Any]]:
         cube_query = item.get("cube_query")
         if cube_query is not None:  # YAML dates (2025-04-01) -> ISO strings, as Cube expects
             cube_query = json.loads(json.dumps(cube_query, default=str))
-        out.append({"question": str(item["question"]).strip(), "cube_query": cube_query,
-                    "sql": item.get("sql"), "approved": bool(item.get("approved", True))})
+        out.append(
+            {
+                "question": str(item["question"]).strip(),
+                "cube_query": cube_query,
+                "sql": item.get("sql"),
+                "approved": bool(item.get("approved", True)),
+            }
+        )
     return out
 
 
 def _upsert(
-    conn: psycopg.Connection, examples: list[dict[str, Any]], embedder: Embedder,
+    conn: psycopg.Connection,
+    examples: list[dict[str, Any]],
+    embedder: Embedder,
 ) -> tuple[int, int, list[int]]:
     vectors = embedder.embed([e["question"] for e in examples]) if examples else np.zeros((0, 0))
     inserted = updated = 0
@@ -101,8 +109,13 @@ def _upsert(
                ON CONFLICT (question) DO UPDATE SET embedding = EXCLUDED.embedding,
                  cube_query = EXCLUDED.cube_query, sql = EXCLUDED.sql, approved = EXCLUDED.approved
                RETURNING id, (xmax = 0)""",
-            (example["question"], vec, Jsonb(example["cube_query"]) if example["cube_query"] is not None else None,
-             example["sql"], example["approved"]),
+            (
+                example["question"],
+                vec,
+                Jsonb(example["cube_query"]) if example["cube_query"] is not None else None,
+                example["sql"],
+                example["approved"],
+            ),
         ).fetchone()
         row = one(row)
         ids.append(int(row[0]))
@@ -120,8 +133,13 @@ def load_few_shots(url: str, path: Path, embedder: Embedder | None = None) -> Fe
 
 
 def add_example(
-    url: str, question: str, *, cube_query: dict[str, Any] | None = None, sql: str | None = None,
-    approved: bool = False, embedder: Embedder | None = None,
+    url: str,
+    question: str,
+    *,
+    cube_query: dict[str, Any] | None = None,
+    sql: str | None = None,
+    approved: bool = False,
+    embedder: Embedder | None = None,
 ) -> int:
     """Add (or update) one example, unapproved by default (e.g. from a repaired query); returns its id."""
     if not question.strip():
@@ -135,8 +153,9 @@ def add_example(
 
 def _set_approved(url: str, example_id: int, approved: bool) -> None:
     with connection(url) as conn:
-        cur = conn.execute("UPDATE semlayer.dynamic_few_shot_cache SET approved = %s WHERE id = %s",
-                           (approved, example_id))
+        cur = conn.execute(
+            "UPDATE semlayer.dynamic_few_shot_cache SET approved = %s WHERE id = %s", (approved, example_id)
+        )
         if cur.rowcount == 0:
             raise FewShotError(f"no few-shot example with id {example_id}")
 

@@ -54,8 +54,9 @@ def _few_shots(results: list[RetrievalResult]) -> list[FewShot]:
     return sorted(out.values(), key=lambda s: (-s.cache_hit, -s.similarity))
 
 
-def fuse(main: RetrievalResult, subs: list[RetrievalResult], settings: RetrievalSettings,
-         complexity: str = "medium") -> RetrievalResult:
+def fuse(
+    main: RetrievalResult, subs: list[RetrievalResult], settings: RetrievalSettings, complexity: str = "medium"
+) -> RetrievalResult:
     """One retrieval result for ``main`` and its sub-queries; ``main`` itself when there are none."""
     if not subs:
         return main
@@ -65,5 +66,4 @@ def fuse(main: RetrievalResult, subs: list[RetrievalResult], settings: Retrieval
     context = build_context(assets, bindings, shots, main.join_plan, settings, complexity)
     terms = list(dict.fromkeys(t for r in results for t in r.search_terms))
     timings = {**main.timings_ms, "fusion": (time.perf_counter() - started) * 1000}
-    return RetrievalResult(main.question, terms, assets, bindings, shots, main.join_plan, main.crag, context,
-                           timings)
+    return RetrievalResult(main.question, terms, assets, bindings, shots, main.join_plan, main.crag, context, timings)

@@ -69,8 +69,11 @@ def parse_data(data: Any, path: str = "glossary") -> tuple[list[TermRow], list[d
         where = f"{path}: terms[{i}]"
         if not isinstance(item, dict):
             raise GlossaryError(f"{where}: expected a mapping")
-        term_id, canonical, maps_to = _require(item, "id", where), _require(item, "term", where), _require(
-            item, "maps_to", where)
+        term_id, canonical, maps_to = (
+            _require(item, "id", where),
+            _require(item, "term", where),
+            _require(item, "maps_to", where),
+        )
         asset_type = maps_to.split(":", 1)[0]
         if asset_type not in ASSET_TYPES or ":" not in maps_to:
             raise GlossaryError(f"{where}: maps_to must be '<type>:<name>' with type in {sorted(ASSET_TYPES)}")
@@ -79,22 +82,43 @@ def parse_data(data: Any, path: str = "glossary") -> tuple[list[TermRow], list[d
         seen.add(term_id)
         synonyms = [str(s) for s in item.get("synonyms") or []]
         value = item.get("filter_value")
-        terms.append(TermRow(term_id, canonical, synonyms, str(item.get("language", "en")),
-                             str(item.get("definition", "")), asset_type, maps_to,
-                             None if value is None else str(value)))
+        terms.append(
+            TermRow(
+                term_id,
+                canonical,
+                synonyms,
+                str(item.get("language", "en")),
+                str(item.get("definition", "")),
+                asset_type,
+                maps_to,
+                None if value is None else str(value),
+            )
+        )
     rules: list[dict[str, Any]] = []
     for i, item in enumerate(data.get("business_rules") or []):
         where = f"{path}: business_rules[{i}]"
         if not isinstance(item, dict):
             raise GlossaryError(f"{where}: expected a mapping")
-        rules.append({"id": _require(item, "id", where), "title": _require(item, "title", where),
-                      "text": _require(item, "text", where), "applies_to": list(item.get("applies_to") or [])})
+        rules.append(
+            {
+                "id": _require(item, "id", where),
+                "title": _require(item, "title", where),
+                "text": _require(item, "text", where),
+                "applies_to": list(item.get("applies_to") or []),
+            }
+        )
     return terms, rules
 
 
 def _term_asset(t: TermRow) -> tuple[Asset, str]:
-    meta = {"source": SOURCE, "term_id": t.term_id, "mapped_asset_id": t.mapped_asset_id,
-            "mapped_asset_type": t.mapped_asset_type, "synonyms": t.synonyms, "language": t.language}
+    meta = {
+        "source": SOURCE,
+        "term_id": t.term_id,
+        "mapped_asset_id": t.mapped_asset_id,
+        "mapped_asset_type": t.mapped_asset_type,
+        "synonyms": t.synonyms,
+        "language": t.language,
+    }
     if t.filter_value is not None:
         meta["filter_value"] = t.filter_value
     description = t.definition + (f" Synonyms: {', '.join(t.synonyms)}." if t.synonyms else "")
@@ -104,8 +128,9 @@ def _term_asset(t: TermRow) -> tuple[Asset, str]:
 
 def _rule_asset(rule: dict[str, Any]) -> tuple[Asset, str]:
     meta = {"source": SOURCE, "applies_to": rule["applies_to"]}
-    asset = Asset(f"business_rule:{rule['id']}", "business_rule", rule["id"], rule["title"], rule["text"], None,
-                  True, meta)
+    asset = Asset(
+        f"business_rule:{rule['id']}", "business_rule", rule["id"], rule["title"], rule["text"], None, True, meta
+    )
     return asset, f"{rule['title']}: {rule['text']}"
 
 
@@ -125,8 +150,16 @@ def ingest_text(url: str, content: str, fmt: str = "yaml", embedder: Embedder | 
             raise GlossaryError(f"glossary: {exc}") from exc
     elif fmt == "csv":
         rows = list(csv.DictReader(io.StringIO(content)))
-        data = {"terms": [{**r, "synonyms": [s.strip() for s in (r.get("synonyms") or "").split("|") if s.strip()],
-                           "filter_value": r.get("filter_value") or None} for r in rows]}
+        data = {
+            "terms": [
+                {
+                    **r,
+                    "synonyms": [s.strip() for s in (r.get("synonyms") or "").split("|") if s.strip()],
+                    "filter_value": r.get("filter_value") or None,
+                }
+                for r in rows
+            ]
+        }
     else:
         raise GlossaryError(f"glossary format must be 'yaml' or 'csv', got {fmt!r}")
     terms, rules = parse_data(data)
@@ -134,7 +167,12 @@ def ingest_text(url: str, content: str, fmt: str = "yaml", embedder: Embedder | 
 
 
 def _write(
-    url: str, terms: list[TermRow], rules: list[dict[str, Any]], embedder: Embedder | None, *, replace: bool,
+    url: str,
+    terms: list[TermRow],
+    rules: list[dict[str, Any]],
+    embedder: Embedder | None,
+    *,
+    replace: bool,
 ) -> GlossaryReport:
     embedder = embedder or get_embedder()
     pairs = [_term_asset(t) for t in terms] + [_rule_asset(r) for r in rules]
@@ -151,9 +189,18 @@ def _write(
             removed += delete_assets_except(conn, "business_rule", [a.asset_id for a, _ in pairs], "business_rule:")
         upsert_terms(conn, terms)
         embedded = upsert_assets(conn, [a for a, _ in pairs], [t for _, t in pairs], embedder)
-        known = {r[0] for r in conn.execute(
-            "SELECT asset_id FROM semlayer.asset WHERE asset_id = ANY(%s)",
-            ([t.mapped_asset_id for t in terms],)).fetchall()}
-    unresolved = sorted({t.mapped_asset_id for t in terms if t.mapped_asset_id is not None  # maps_to is required
-                         and t.mapped_asset_id not in known})
+        known = {
+            r[0]
+            for r in conn.execute(
+                "SELECT asset_id FROM semlayer.asset WHERE asset_id = ANY(%s)", ([t.mapped_asset_id for t in terms],)
+            ).fetchall()
+        }
+    unresolved = sorted(
+        {
+            t.mapped_asset_id
+            for t in terms
+            if t.mapped_asset_id is not None  # maps_to is required
+            and t.mapped_asset_id not in known
+        }
+    )
     return GlossaryReport(len(terms), len(rules), embedded, removed, unresolved)

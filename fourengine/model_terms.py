@@ -23,11 +23,41 @@ from fourengine.store import TermRow, upsert_terms
 from fourengine.terms import normalise
 
 PREFIX = "model:"
-_LANGUAGE_ONLY = frozenset((
-    "count", "counts", "total", "totals", "sum", "average", "avg", "mean", "min", "max", "minimum", "maximum",
-    "number", "value", "values", "id", "key", "name", "code", "type", "date", "time", "amount", "rate", "flag",
-    "status", "comment", "description", "note", "row", "record",
-))
+_LANGUAGE_ONLY = frozenset(
+    (
+        "count",
+        "counts",
+        "total",
+        "totals",
+        "sum",
+        "average",
+        "avg",
+        "mean",
+        "min",
+        "max",
+        "minimum",
+        "maximum",
+        "number",
+        "value",
+        "values",
+        "id",
+        "key",
+        "name",
+        "code",
+        "type",
+        "date",
+        "time",
+        "amount",
+        "rate",
+        "flag",
+        "status",
+        "comment",
+        "description",
+        "note",
+        "row",
+        "record",
+    )
+)
 _KEY = re.compile(r"(?:^|_)(?:id|sk)$|key$")
 _SQL = """SELECT asset_id, asset_type, name, title, meta FROM semlayer.asset
           WHERE asset_type IN ('table', 'metric', 'dimension', 'segment')
@@ -77,11 +107,17 @@ def model_terms(rows: Iterable[tuple[str, str, str, str | None, dict[str, Any]]]
     A member named like its own cube ("Customers", the count of the customers cube) leaves that word to one
     of them, never both (both would make it ambiguous): to the cube when the member is a count (so "list
     the customers" stays about rows), else to the member ("revenue" of a revenue cube is the measure)."""
-    named = [(row, _lexemes([*_titles(row[3]), _words_of(row[2]), *_synonyms(row[4])])) for row in rows
-             if not _excluded(row[1], row[2], row[4]) and row[4].get("public") is not False]
+    named = [
+        (row, _lexemes([*_titles(row[3]), _words_of(row[2]), *_synonyms(row[4])]))
+        for row in rows
+        if not _excluded(row[1], row[2], row[4]) and row[4].get("public") is not False
+    ]
     cube_words = {row[2]: {normalise(w) for w in words} for row, words in named if row[1] == "table"}
-    taken = {row[4].get("cube"): {normalise(w) for w in words} for row, words in named
-             if row[1] == "metric" and row[4].get("agg") not in ("count", None)}
+    taken = {
+        row[4].get("cube"): {normalise(w) for w in words}
+        for row, words in named
+        if row[1] == "metric" and row[4].get("agg") not in ("count", None)
+    }
     terms: list[TermRow] = []
     for (asset_id, asset_type, name, _title, meta), words in named:
         if asset_type == "table":
@@ -97,7 +133,9 @@ def sync_model_terms(conn: psycopg.Connection) -> int:
     """Replace the ``model:`` terms with those of the currently published assets; returns their count."""
     terms = model_terms(conn.execute(_SQL).fetchall())
     with conn.transaction():
-        conn.execute("DELETE FROM semlayer.business_term WHERE term_id LIKE %s AND NOT (term_id = ANY(%s))",
-                     (PREFIX + "%", [t.term_id for t in terms]))
+        conn.execute(
+            "DELETE FROM semlayer.business_term WHERE term_id LIKE %s AND NOT (term_id = ANY(%s))",
+            (PREFIX + "%", [t.term_id for t in terms]),
+        )
         upsert_terms(conn, terms)
     return len(terms)

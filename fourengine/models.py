@@ -93,8 +93,11 @@ class TermBinding:
     matched: str = ""  # the words of the question the term matched (R), e.g. "发票" for term "invoices"
 
     def to_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in asdict(self).items()
-               if not (k == "filter_value" and v is None) and not (k == "matched" and not v)}
+        out = {
+            k: v
+            for k, v in asdict(self).items()
+            if not (k == "filter_value" and v is None) and not (k == "matched" and not v)
+        }
         return out
 
 
@@ -140,9 +143,14 @@ class RankedAsset:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.asset.asset_id, "type": self.asset.asset_type, "name": self.asset.name,
-            "title": self.asset.title, "score": round(self.score, 4), "reasons": list(self.reasons),
-            "sources": sorted(self.sources), "bound": self.bound,
+            "id": self.asset.asset_id,
+            "type": self.asset.asset_type,
+            "name": self.asset.name,
+            "title": self.asset.title,
+            "score": round(self.score, 4),
+            "reasons": list(self.reasons),
+            "sources": sorted(self.sources),
+            "bound": self.bound,
         }
 
 
@@ -207,8 +215,11 @@ class RetrievalResult:
             "term_bindings": [b.to_dict() for b in self.term_bindings],
             "few_shots": [asdict(f) for f in self.few_shots],
             "join_plan": {
-                "tables": plan.tables, "bridge_tables": plan.bridge_tables, "unreachable": plan.unreachable,
-                "risk": plan.risk, "edges": [asdict(e) for e in plan.edges],
+                "tables": plan.tables,
+                "bridge_tables": plan.bridge_tables,
+                "unreachable": plan.unreachable,
+                "risk": plan.risk,
+                "edges": [asdict(e) for e in plan.edges],
             },
             "crag": asdict(self.crag),
             "context": asdict(self.context),

@@ -80,17 +80,20 @@ class _Catalog:
         self._assets = None
         self.graph.invalidate()
 
-    async def get(self, pool: AsyncConnectionPool) -> tuple[dict[str, Asset], list[Asset], JoinGraph,
-                                                             Calibration | None]:
+    async def get(
+        self, pool: AsyncConnectionPool
+    ) -> tuple[dict[str, Asset], list[Asset], JoinGraph, Calibration | None]:
         """(tables by id, business rules, join graph, stored calibration); retried once when the server
         dropped the connection."""
         return await aread(pool, self._get_on)
 
-    async def _get_on(self, conn: psycopg.AsyncConnection) -> tuple[dict[str, Asset], list[Asset], JoinGraph,
-                                                                     Calibration | None]:
+    async def _get_on(
+        self, conn: psycopg.AsyncConnection
+    ) -> tuple[dict[str, Asset], list[Asset], JoinGraph, Calibration | None]:
         if self._assets is None or time.monotonic() - self._loaded_at > self.ttl_s:
             cur = await conn.execute(
-                f"SELECT {ASSET_COLUMNS} FROM semlayer.asset a WHERE a.asset_type IN ('table', 'business_rule')")
+                f"SELECT {ASSET_COLUMNS} FROM semlayer.asset a WHERE a.asset_type IN ('table', 'business_rule')"
+            )
             self._assets = {row[0]: asset_from(row) for row in await cur.fetchall()}
             self._calibration = await load_calibration(conn)
             self._loaded_at = time.monotonic()
@@ -111,8 +114,13 @@ class Retriever:
     """Four-engine retrieval over the semlayer of one database."""
 
     def __init__(
-        self, pool_or_url: AsyncConnectionPool | str, settings: RetrievalSettings | None = None, *,
-        embedder: Embedder | None = None, reranker: Reranker | None = None, passages: PassageSource | None = None,
+        self,
+        pool_or_url: AsyncConnectionPool | str,
+        settings: RetrievalSettings | None = None,
+        *,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+        passages: PassageSource | None = None,
     ) -> None:
         self.settings = settings or RetrievalSettings()
         self.passages = passages
@@ -172,20 +180,43 @@ class Retriever:
         return await aread(self.pool, lambda conn: fn(conn, *args, **kwargs))
 
     async def _r_and_v(
-        self, timings: dict[str, float], suffix: str, terms: list[str], question: str, vec: np.ndarray,
-        trigram: float, top_k: int, scope: str | None, with_d: bool, settings: RetrievalSettings,
+        self,
+        timings: dict[str, float],
+        suffix: str,
+        terms: list[str],
+        question: str,
+        vec: np.ndarray,
+        trigram: float,
+        top_k: int,
+        scope: str | None,
+        with_d: bool,
+        settings: RetrievalSettings,
     ) -> tuple[list[TermHit], list[VectorHit], list[FewShot]]:
         s = settings
         jobs: list[Awaitable[Any]] = [
-            _timed(timings, f"R{suffix}", self._engine(match_terms, terms, question, trigram_threshold=trigram,
-                                                       scope=scope)),
-            _timed(timings, f"V{suffix}", self._engine(search_assets, vec, top_k=top_k, types=s.vector_types,
-                                                       scope=scope)),
+            _timed(
+                timings,
+                f"R{suffix}",
+                self._engine(match_terms, terms, question, trigram_threshold=trigram, scope=scope),
+            ),
+            _timed(
+                timings, f"V{suffix}", self._engine(search_assets, vec, top_k=top_k, types=s.vector_types, scope=scope)
+            ),
         ]
         if with_d:
-            jobs.append(_timed(timings, "D", self._engine(
-                similar_examples, vec, hit_threshold=s.few_shot_threshold, floor=s.few_shot_example_threshold,
-                limit=s.few_shot_limit)))
+            jobs.append(
+                _timed(
+                    timings,
+                    "D",
+                    self._engine(
+                        similar_examples,
+                        vec,
+                        hit_threshold=s.few_shot_threshold,
+                        floor=s.few_shot_example_threshold,
+                        limit=s.few_shot_limit,
+                    ),
+                )
+            )
         results = await asyncio.gather(*jobs)
         return results[0], results[1], results[2] if with_d else []
 
@@ -198,8 +229,15 @@ class Retriever:
         return calibration.apply(self.settings), "calibrated"
 
     async def _corrective(
-        self, timings: dict[str, float], found: _Found, question: str, terms: list[str], vec: np.ndarray,
-        scope: str | None, s: RetrievalSettings, tables: dict[str, Asset],
+        self,
+        timings: dict[str, float],
+        found: _Found,
+        question: str,
+        terms: list[str],
+        vec: np.ndarray,
+        scope: str | None,
+        s: RetrievalSettings,
+        tables: dict[str, Asset],
     ) -> None:
         """Low grade: rewrite the query with the names of the terms it matched, search V wider (lower threshold,
         top_k x factor) and R fuzzier, and ask the wiki passages which tables the question is about."""
@@ -209,11 +247,23 @@ class Retriever:
         trigram = max(s.trigram_threshold - 0.2, 0.3)
         rewritten = rewrite(question, found.r_hits)
         vec2 = vec if rewritten == question else (self.embedder or get_embedder()).embed_one(rewritten)
-        wiki = (asyncio.create_task(asyncio.to_thread(self.passages.passages, question, CORRECTIVE_PASSAGES))
-                if self.passages else None)
+        wiki = (
+            asyncio.create_task(asyncio.to_thread(self.passages.passages, question, CORRECTIVE_PASSAGES))
+            if self.passages
+            else None
+        )
         r_more, v_more, _ = await self._r_and_v(
-            timings, "_corrective", terms, rewritten, np.asarray(vec2, dtype=np.float32), trigram, top_k, scope,
-            with_d=False, settings=s)
+            timings,
+            "_corrective",
+            terms,
+            rewritten,
+            np.asarray(vec2, dtype=np.float32),
+            trigram,
+            top_k,
+            scope,
+            with_d=False,
+            settings=s,
+        )
         wiki_found = await _timed(timings, "W", wiki) if wiki is not None else []
         found.r_hits = _dedupe_hits(found.r_hits + r_more)
         found.v_all = found.v_all + v_more
@@ -222,14 +272,24 @@ class Retriever:
         found.passages = table_assets(wiki_found, tables) if scope is None else []
         found.corrected = True
         crag.actions = ([f"rewrite:{rewritten}"] if rewritten != question else []) + [
-            f"lower_threshold:{threshold:.2f}", f"raise_top_k:{top_k}", f"fuzzy_terms:{trigram:.2f}",
-            f"wiki_passages:{len(found.passages)}", f"supplement_by_bindings:{len(found.bindings)}"]
+            f"lower_threshold:{threshold:.2f}",
+            f"raise_top_k:{top_k}",
+            f"fuzzy_terms:{trigram:.2f}",
+            f"wiki_passages:{len(found.passages)}",
+            f"supplement_by_bindings:{len(found.bindings)}",
+        ]
         _conclude_corrective(found, question, terms, v_more, s)
 
     # -- main -----------------------------------------------------------------------
     async def retrieve(
-        self, question: str, search_terms: list[str] | None = None, *, embedding: np.ndarray | None = None,
-        complexity: str = "medium", scope: str | None = None, grade_with_llm: bool = False,
+        self,
+        question: str,
+        search_terms: list[str] | None = None,
+        *,
+        embedding: np.ndarray | None = None,
+        complexity: str = "medium",
+        scope: str | None = None,
+        grade_with_llm: bool = False,
     ) -> RetrievalResult:
         """Retrieve, rerank, grade and budget the schema context of ``question``.
 
@@ -247,8 +307,13 @@ class Retriever:
             raise RetrievalError(f"retrieval failed in the database: {exc}") from exc
 
     async def _retrieve(
-        self, question: str, search_terms: list[str] | None, embedding: np.ndarray | None, complexity: str,
-        scope: str | None, grade_with_llm: bool,
+        self,
+        question: str,
+        search_terms: list[str] | None,
+        embedding: np.ndarray | None,
+        complexity: str,
+        scope: str | None,
+        grade_with_llm: bool,
     ) -> RetrievalResult:
         if not question or not question.strip():
             raise RetrievalError("question is empty")
@@ -272,8 +337,8 @@ class Retriever:
         tables, rules, graph, calibration = await self.catalog.get(self.pool)
         s, calibration_state = self._settings_for(calibration)
         r_hits, v_all, few_shots = await self._r_and_v(
-            timings, "", terms, question, vec, s.trigram_threshold, s.top_k, scope, with_d=True,
-            settings=s)
+            timings, "", terms, question, vec, s.trigram_threshold, s.top_k, scope, with_d=True, settings=s
+        )
         top_score = max((h.score for h in v_all), default=0.0)
         v_hits = [h for h in v_all if h.score >= s.threshold]
         bindings = build_bindings(r_hits, v_hits, s.binding_vector_threshold)
@@ -285,17 +350,27 @@ class Retriever:
         catalog = (tables, rules, graph)
         assembled = self._assemble(timings, question, terms, found, complexity, scope, s, catalog)
         if grade_with_llm:
-            assembled = await self._grade_by_llm(timings, question, terms, vec, found, complexity, scope, s, catalog,
-                                                 assembled)
+            assembled = await self._grade_by_llm(
+                timings, question, terms, vec, found, complexity, scope, s, catalog, assembled
+            )
         ranked, plan, context = assembled
         timings["retrieval"] = (time.perf_counter() - engines_started) * 1000
         timings["total"] = (time.perf_counter() - started) * 1000
-        return RetrievalResult(question, terms, ranked, found.bindings, found.few_shots, plan, found.crag, context,
-                               timings)
+        return RetrievalResult(
+            question, terms, ranked, found.bindings, found.few_shots, plan, found.crag, context, timings
+        )
 
-    def _assemble(self, timings: dict[str, float], question: str, terms: list[str], found: _Found, complexity: str,
-                  scope: str | None, s: RetrievalSettings, catalog: tuple[dict[str, Asset], list[Asset], JoinGraph],
-                  ) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
+    def _assemble(
+        self,
+        timings: dict[str, float],
+        question: str,
+        terms: list[str],
+        found: _Found,
+        complexity: str,
+        scope: str | None,
+        s: RetrievalSettings,
+        catalog: tuple[dict[str, Asset], list[Asset], JoinGraph],
+    ) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
         """Engine G (join plan), the reranker and the token budget over what the engines found."""
         tables, rules, graph = catalog
         t = time.perf_counter()
@@ -322,11 +397,19 @@ class Retriever:
         timings["budget"] = timings.get("budget", 0.0) + (time.perf_counter() - t) * 1000
         return ranked, plan, context
 
-    async def _grade_by_llm(self, timings: dict[str, float], question: str, terms: list[str], vec: np.ndarray,
-                            found: _Found, complexity: str, scope: str | None, s: RetrievalSettings,
-                            catalog: tuple[dict[str, Asset], list[Asset], JoinGraph],
-                            assembled: tuple[list[RankedAsset], JoinPlan, ContextBlock],
-                            ) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
+    async def _grade_by_llm(
+        self,
+        timings: dict[str, float],
+        question: str,
+        terms: list[str],
+        vec: np.ndarray,
+        found: _Found,
+        complexity: str,
+        scope: str | None,
+        s: RetrievalSettings,
+        catalog: tuple[dict[str, Asset], list[Asset], JoinGraph],
+        assembled: tuple[list[RankedAsset], JoinPlan, ContextBlock],
+    ) -> tuple[list[RankedAsset], JoinPlan, ContextBlock]:
         """The LLM grades the budgeted context (CRAG before generation); low: corrective retrieval with what it
         says is missing as extra terms, then the context is assembled again."""
         t = time.perf_counter()
@@ -338,8 +421,9 @@ class Retriever:
         if verdict.grade != "low" or found.corrected:
             return assembled
         more = [normalise(m) for m in verdict.missing]
-        await self._corrective(timings, found, question, list(dict.fromkeys([*terms, *(m for m in more if m)])),
-                               vec, scope, s, catalog[0])
+        await self._corrective(
+            timings, found, question, list(dict.fromkeys([*terms, *(m for m in more if m)])), vec, scope, s, catalog[0]
+        )
         return self._assemble(timings, question, terms, found, complexity, scope, s, catalog)
 
 
@@ -357,14 +441,23 @@ class _Found:
     corrected: bool = False
 
 
-def _conclude_corrective(found: _Found, question: str, terms: list[str], v_more: list[VectorHit],
-                         s: RetrievalSettings) -> None:
+def _conclude_corrective(
+    found: _Found, question: str, terms: list[str], v_more: list[VectorHit], s: RetrievalSettings
+) -> None:
     """The corrective retrieval's grade: the wiki passages it kept (and whether they share the question's words),
     then the CRAG conclusion over the vector score, the bindings and the tables the passages name."""
     crag = found.crag
     words = [t for t in terms if t not in STOPWORDS]
-    crag.passages = [{"table": a.asset_id, "title": p.title, "score": round(p.score, 4), "ref": p.ref,
-                      "shares_words": p.shares_words(words)} for p, a in found.passages]
+    crag.passages = [
+        {
+            "table": a.asset_id,
+            "title": p.title,
+            "score": round(p.score, 4),
+            "ref": p.ref,
+            "shares_words": p.shares_words(words),
+        }
+        for p, a in found.passages
+    ]
     top_after = max((h.score for h in v_more), default=0.0)
     named = {a.asset_id for p, a in found.passages if p.shares_words(words)}
     conclude(crag, top_after, len(found.bindings) + len(named), s, missing_terms(terms, found.r_hits, question))
@@ -416,7 +509,11 @@ def _bound_rules(ctx: RerankContext, rules: list[Asset], score: float) -> None:
 
 
 def _plan_joins(
-    ctx: RerankContext, graph: JoinGraph, bindings: list[TermBinding], few_shots: list[FewShot], depth: int,
+    ctx: RerankContext,
+    graph: JoinGraph,
+    bindings: list[TermBinding],
+    few_shots: list[FewShot],
+    depth: int,
 ) -> JoinPlan:
     """Engine G: walk from the found tables, then a join tree over the needed ones (terminals)."""
     evidence = table_evidence(ctx.candidates, ctx.similarity)
@@ -425,8 +522,13 @@ def _plan_joins(
     for ranked in ctx.candidates.values():
         if ranked.asset.asset_id in {b.mapped_asset_id for b in bindings} and ranked.asset.table_id:
             bound.append(ranked.asset.table_id)
-    shots = [f"table:{m.split('.')[0]}" for f in few_shots if f.cache_hit and f.cube_query
-             for key in ("measures", "dimensions") for m in f.cube_query.get(key, [])]
+    shots = [
+        f"table:{m.split('.')[0]}"
+        for f in few_shots
+        if f.cache_hit and f.cube_query
+        for key in ("measures", "dimensions")
+        for m in f.cube_query.get(key, [])
+    ]
     seeds = list(dict.fromkeys(bound + sorted(evidence, key=lambda k: -evidence[k]) + shots))
     neighbours = graph.walk(seeds, depth)
     ranked_tables = sorted(evidence, key=lambda k: -evidence[k])

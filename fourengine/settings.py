@@ -6,7 +6,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 BUDGET_SHARES: dict[str, float] = {
-    "tables": 0.30, "columns": 0.25, "metrics": 0.15, "few_shots": 0.10, "join_rules": 0.10, "business_rules": 0.10,
+    "tables": 0.30,
+    "columns": 0.25,
+    "metrics": 0.15,
+    "few_shots": 0.10,
+    "join_rules": 0.10,
+    "business_rules": 0.10,
 }
 FEW_SHOTS_BY_COMPLEXITY: dict[str, int] = {"simple": 2, "medium": 4, "complex": 6}
 
@@ -19,7 +24,14 @@ class RetrievalSettings:
     top_k: int = 20
     threshold: float = 0.65
     vector_types: tuple[str, ...] = (
-        "table", "column", "metric", "dimension", "segment", "join", "term", "business_rule",
+        "table",
+        "column",
+        "metric",
+        "dimension",
+        "segment",
+        "join",
+        "term",
+        "business_rule",
     )
     # engine R
     trigram_threshold: float = 0.6

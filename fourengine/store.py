@@ -53,12 +53,25 @@ def upsert_assets(conn: psycopg.Connection, assets: Sequence[Asset], texts: Sequ
                  certified = EXCLUDED.certified, meta = EXCLUDED.meta, content_hash = EXCLUDED.content_hash,
                  updated_at = now()
                WHERE semlayer.asset.content_hash IS DISTINCT FROM EXCLUDED.content_hash""",
-            [(a.asset_id, a.asset_type, a.name, a.title, a.description, a.parent_id, a.certified,
-              json.dumps(a.meta, ensure_ascii=False), text_hash(json.dumps([a.__dict__, t], default=str)))
-             for a, t in zip(assets, texts, strict=True)],
+            [
+                (
+                    a.asset_id,
+                    a.asset_type,
+                    a.name,
+                    a.title,
+                    a.description,
+                    a.parent_id,
+                    a.certified,
+                    json.dumps(a.meta, ensure_ascii=False),
+                    text_hash(json.dumps([a.__dict__, t], default=str)),
+                )
+                for a, t in zip(assets, texts, strict=True)
+            ],
         )
-        cur.execute("SELECT asset_id, text_hash FROM semlayer.asset_embedding WHERE asset_id = ANY(%s)",
-                    ([a.asset_id for a in assets],))
+        cur.execute(
+            "SELECT asset_id, text_hash FROM semlayer.asset_embedding WHERE asset_id = ANY(%s)",
+            ([a.asset_id for a in assets],),
+        )
         known: dict[str, str] = dict(cur.fetchall())
         todo = [(a.asset_id, t) for a, t in zip(assets, texts, strict=True) if known.get(a.asset_id) != text_hash(t)]
         for start in range(0, len(todo), 256):
@@ -92,8 +105,20 @@ def upsert_terms(conn: psycopg.Connection, terms: Sequence[TermRow]) -> None:
                  synonyms = EXCLUDED.synonyms, language = EXCLUDED.language, definition = EXCLUDED.definition,
                  mapped_asset_type = EXCLUDED.mapped_asset_type, mapped_asset_id = EXCLUDED.mapped_asset_id,
                  filter_value = EXCLUDED.filter_value, lexemes = EXCLUDED.lexemes, updated_at = now()""",
-            [(t.term_id, t.canonical_term, list(t.synonyms), t.language, t.definition, t.mapped_asset_type,
-              t.mapped_asset_id, t.filter_value, t.lexemes) for t in terms],
+            [
+                (
+                    t.term_id,
+                    t.canonical_term,
+                    list(t.synonyms),
+                    t.language,
+                    t.definition,
+                    t.mapped_asset_type,
+                    t.mapped_asset_id,
+                    t.filter_value,
+                    t.lexemes,
+                )
+                for t in terms
+            ],
         )
 
 
@@ -114,6 +139,9 @@ def read_terms(conn: psycopg.Connection) -> list[TermRow]:
     """The glossary's terms (not the ``model:`` terms derived from the Cube model), oldest id first."""
     cur = conn.execute(
         "SELECT term_id, canonical_term, synonyms, language, definition, mapped_asset_type, mapped_asset_id, "
-        "filter_value FROM semlayer.business_term WHERE term_id NOT LIKE 'model:%%' ORDER BY term_id")
-    return [TermRow(t, c, list(s or []), lang or "en", d or "", kind, asset, value)
-            for t, c, s, lang, d, kind, asset, value in cur.fetchall()]
+        "filter_value FROM semlayer.business_term WHERE term_id NOT LIKE 'model:%%' ORDER BY term_id"
+    )
+    return [
+        TermRow(t, c, list(s or []), lang or "en", d or "", kind, asset, value)
+        for t, c, s, lang, d, kind, asset, value in cur.fetchall()
+    ]

@@ -38,8 +38,9 @@ class Decompose(Protocol):
 
 
 class Retrieve(Protocol):
-    def __call__(self, understanding: Understanding, sub_queries: list[SubQuery]
-                 ) -> tuple[Retrieval, list[dict[str, Any]]]: ...
+    def __call__(
+        self, understanding: Understanding, sub_queries: list[SubQuery]
+    ) -> tuple[Retrieval, list[dict[str, Any]]]: ...
 
 
 class RecallTables(Protocol):
@@ -51,25 +52,40 @@ class RecallRows(Protocol):
 
 
 class Signals(Protocol):
-    def __call__(self, understanding: Understanding, retrieval: Retrieval, entities: list[EntityMatch],
-                 tables: list[TableHit]) -> IntentSignals: ...
+    def __call__(
+        self, understanding: Understanding, retrieval: Retrieval, entities: list[EntityMatch], tables: list[TableHit]
+    ) -> IntentSignals: ...
 
 
 class ClassifyIntent(Protocol):
-    def __call__(self, understanding: Understanding, signals: IntentSignals | None = None, *,
-                 use_llm: bool | None = None) -> IntentDecision: ...
+    def __call__(
+        self, understanding: Understanding, signals: IntentSignals | None = None, *, use_llm: bool | None = None
+    ) -> IntentDecision: ...
 
 
 class Aggregate(Protocol):
-    def __call__(self, understanding: Understanding, retrieval: Retrieval, today: date, use_llm: bool | None,
-                 follow_up: FollowUp | None = None) -> AggregateResult: ...
+    def __call__(
+        self,
+        understanding: Understanding,
+        retrieval: Retrieval,
+        today: date,
+        use_llm: bool | None,
+        follow_up: FollowUp | None = None,
+    ) -> AggregateResult: ...
 
 
 class Drill(Protocol):
     """(cube_query, rows, named cubes, limit, shown, today) -> (drill-down query, its rows) | None."""
 
-    def __call__(self, cube_query: dict[str, Any], rows: list[dict[str, Any]], named: list[str], limit: int,
-                 shown: int, today: date) -> tuple[dict[str, Any], LoadResult] | None: ...
+    def __call__(
+        self,
+        cube_query: dict[str, Any],
+        rows: list[dict[str, Any]],
+        named: list[str],
+        limit: int,
+        shown: int,
+        today: date,
+    ) -> tuple[dict[str, Any], LoadResult] | None: ...
 
 
 class Parse(Protocol):
@@ -81,8 +97,9 @@ class Parse(Protocol):
 class Listing(Protocol):
     """(listing reading, understanding, today, row limit) -> (dimensions-only Cube query, its rows)."""
 
-    def __call__(self, reading: Reading, understanding: Understanding, today: date, limit: int
-                 ) -> tuple[dict[str, Any], LoadResult]: ...
+    def __call__(
+        self, reading: Reading, understanding: Understanding, today: date, limit: int
+    ) -> tuple[dict[str, Any], LoadResult]: ...
 
 
 class Load(Protocol):
@@ -126,8 +143,9 @@ def _current() -> None:
     return None
 
 
-def _drill(cube_query: dict[str, Any], rows: list[dict[str, Any]], named: list[str], limit: int, shown: int,
-           today: date) -> None:
+def _drill(
+    cube_query: dict[str, Any], rows: list[dict[str, Any]], named: list[str], limit: int, shown: int, today: date
+) -> None:
     return None
 
 
@@ -135,8 +153,9 @@ def _parse(understanding: Understanding, entities: list[EntityMatch]) -> None:
     return None
 
 
-def _listing(reading: Reading, understanding: Understanding, today: date, limit: int
-             ) -> tuple[dict[str, Any], LoadResult]:
+def _listing(
+    reading: Reading, understanding: Understanding, today: date, limit: int
+) -> tuple[dict[str, Any], LoadResult]:
     raise NotImplementedError("these components have no listing path (and no parser to ask for one)")
 
 

@@ -37,8 +37,7 @@ class Cut:
     limit: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"part": self.part, "truncated": True, "shown": self.shown, "total": self.total,
-                "limit": self.limit}
+        return {"part": self.part, "truncated": True, "shown": self.shown, "total": self.total, "limit": self.limit}
 
 
 class Counter(Protocol):
@@ -110,8 +109,15 @@ class _Known:
         return self.total if self.total is not None else self.counter.sql(sql, params)
 
 
-def find_cuts(intent: str, aggregate: AggregateResult | None, detail: DetailResult | None, counter: Counter,
-              *, default_limit: int, covered: int) -> list[Cut]:
+def find_cuts(
+    intent: str,
+    aggregate: AggregateResult | None,
+    detail: DetailResult | None,
+    counter: Counter,
+    *,
+    default_limit: int,
+    covered: int,
+) -> list[Cut]:
     """Every limit the parts of one answer reached: the aggregate's default limit (its query set none), the
     detail query's LIMIT, and in a mixed answer the aggregate rows past the ``covered`` whose detail was
     looked up."""
@@ -125,8 +131,9 @@ def find_cuts(intent: str, aggregate: AggregateResult | None, detail: DetailResu
             found.append(cube_cut("detail", listed, len(detail.rows), int(listed.get("limit") or 0), counter))
         elif detail.sql:
             counted = _Known(counter, detail.total)  # a mixed answer's per-entity counts already add up to it
-            found.append(sql_cut("detail", detail.sql, detail.params, len(detail.rows), limit_of_sql(detail.sql),
-                                 counted))
+            found.append(
+                sql_cut("detail", detail.sql, detail.params, len(detail.rows), limit_of_sql(detail.sql), counted)
+            )
         if intent == "mixed" and aggregate is not None:
             found.append(entities_cut(len(aggregate.rows), covered))
     return [cut for cut in found if cut is not None]

@@ -38,11 +38,14 @@ _COMPARE_WORDS = re.compile(r"\b(?:compare|comparing|comparison of|versus)\b|对
 _COORD_EN = re.compile(
     r"(?P<a>[A-Z][\w\-]*(?: [A-Z0-9][\w\-]*){0,3}|[\u4e00-\u9fff]{2,8}|[a-z][\w\-]*)"
     r"\s*(?:,\s*)?\s+(?:and|vs\.?|versus|or)\s+"
-    r"(?P<b>[A-Z][\w\-]*(?: [A-Z0-9][\w\-]*){0,3}|[\u4e00-\u9fff]{2,8}|[a-z][\w\-]*)")
+    r"(?P<b>[A-Z][\w\-]*(?: [A-Z0-9][\w\-]*){0,3}|[\u4e00-\u9fff]{2,8}|[a-z][\w\-]*)"
+)
 # the second member ends before 的, a stop, a comparison word, a place suffix or a switch from Chinese to Latin
-_COORD_ZH = re.compile(r"(?P<a>[\u4e00-\u9fffA-Za-z0-9]{2,8}?)\s*(?:和|与|跟|、|及|vs\.?|VS)\s*"
-                       r"(?P<b>[\u4e00-\u9fffA-Za-z0-9]{2,8}?)"
-                       r"(?=的|[\s,.?]|地区|$|对比|比较|相比|(?<=[\u4e00-\u9fff])[A-Za-z])")
+_COORD_ZH = re.compile(
+    r"(?P<a>[\u4e00-\u9fffA-Za-z0-9]{2,8}?)\s*(?:和|与|跟|、|及|vs\.?|VS)\s*"
+    r"(?P<b>[\u4e00-\u9fffA-Za-z0-9]{2,8}?)"
+    r"(?=的|[\s,.?]|地区|$|对比|比较|相比|(?<=[\u4e00-\u9fff])[A-Za-z])"
+)
 
 
 @dataclass
@@ -55,8 +58,9 @@ class SubQuery:
     source: str = "rule"  # rule | llm | whole
 
 
-def _sub(text: str, kind: SubQueryKind, focus: str = "", depends_on: int | None = None,
-         source: str = "rule") -> SubQuery:
+def _sub(
+    text: str, kind: SubQueryKind, focus: str = "", depends_on: int | None = None, source: str = "rule"
+) -> SubQuery:
     text = re.sub(r"\s+", " ", text).strip(" ,.")
     focus = re.sub(r"\s+", " ", focus).strip(" ,.")
     return SubQuery(text, kind, focus, depends_on, extract_terms(text), source)
@@ -66,13 +70,13 @@ def _clause_split(text: str) -> list[SubQuery] | None:
     m = lex.CLAUSE_JOIN.search(text)
     if not m:
         return None
-    first, second = text[:m.start()], text[m.start():]
+    first, second = text[: m.start()], text[m.start() :]
     second = _LEADING.sub("", _PRONOUNS.sub(" ", second))
     if not first.strip() or not second.strip():
         return None
     agg_first = bool(lex.AGGREGATION.search(first))
     # the second clause is about rows: detail words, or a pronoun for the first clause's rows ("their claims")
-    detail_second = bool(lex.DETAIL.search(second) or _PRONOUNS.search(text[m.start():]))
+    detail_second = bool(lex.DETAIL.search(second) or _PRONOUNS.search(text[m.start() :]))
     if not (agg_first and detail_second):
         return None
     return [_sub(first, "aggregate", first.strip()), _sub(second, "detail", second.strip(), depends_on=0)]
@@ -95,7 +99,7 @@ def _member_split(u: Understanding) -> list[SubQuery] | None:
             continue
         parts = []
         for member in (a, b):
-            replaced = text[:m.start()] + member + text[m.end():]
+            replaced = text[: m.start()] + member + text[m.end() :]
             parts.append(_sub(replaced, "aggregate", member))
         return parts
     return None
@@ -143,8 +147,12 @@ def decompose_fast(u: Understanding) -> list[SubQuery]:
 
 def decompose(understanding: Understanding, *, use_llm: bool | None = None) -> list[SubQuery]:
     """Sub-queries of the question (the whole question alone when it is not compound)."""
-    return two_mode(lambda: _Decompose.run(understanding.normalized), lambda: decompose_fast(understanding),
-                    step="decompose", use_llm=use_llm).value
+    return two_mode(
+        lambda: _Decompose.run(understanding.normalized),
+        lambda: decompose_fast(understanding),
+        step="decompose",
+        use_llm=use_llm,
+    ).value
 
 
 def _default_key(item: Any) -> Hashable:
@@ -161,8 +169,9 @@ def _default_key(item: Any) -> Hashable:
     raise TypeError(f"cannot tell the id of {type(item).__name__}; pass key=")
 
 
-def rrf_fuse(ranked_lists: Sequence[Sequence[Any]], k: int = 60,
-             key: Callable[[Any], Hashable] | None = None) -> list[tuple[Hashable, float]]:
+def rrf_fuse(
+    ranked_lists: Sequence[Sequence[Any]], k: int = 60, key: Callable[[Any], Hashable] | None = None
+) -> list[tuple[Hashable, float]]:
     """Reciprocal-rank fusion: score(d) = sum over lists of 1 / (k + rank), ranks from 1.
 
     Items are ids, dicts with ``id``/``asset_id``/``chunk_id``, or objects with such an attribute (or

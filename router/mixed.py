@@ -44,8 +44,9 @@ def entity_key(aggregate: ResultTable, entity_columns: tuple[str, ...]) -> str |
     return next((c for c in aggregate.columns if c.rsplit(".", 1)[-1] in entity_columns), None)
 
 
-def join_keys(aggregate: ResultTable, detail_columns: Sequence[str], columns: JoinColumns
-              ) -> tuple[str, str, str | None] | None:
+def join_keys(
+    aggregate: ResultTable, detail_columns: Sequence[str], columns: JoinColumns
+) -> tuple[str, str, str | None] | None:
     """(aggregate column, detail column, summary column or None) that join ``aggregate`` to detail rows with
     ``detail_columns``; None when no entity column links them."""
     agg_col = entity_key(aggregate, columns.entity)
@@ -55,8 +56,15 @@ def join_keys(aggregate: ResultTable, detail_columns: Sequence[str], columns: Jo
     return agg_col, det_col, next((c for c in columns.summary if c in detail_columns), None)
 
 
-def join_results(aggregate: ResultTable, detail: ResultTable, columns: JoinColumns, *, language: str = "en",
-                 covered_rows: int | None = None, counts: Sequence[tuple[Any, ...]] | None = None) -> MixedResult:
+def join_results(
+    aggregate: ResultTable,
+    detail: ResultTable,
+    columns: JoinColumns,
+    *,
+    language: str = "en",
+    covered_rows: int | None = None,
+    counts: Sequence[tuple[Any, ...]] | None = None,
+) -> MixedResult:
     """Summarise ``detail`` per entity key and join it onto ``aggregate`` (left join, order kept).
 
     ``counts`` are the detail query's rows per (entity key, summary value), counted in SQL
@@ -85,8 +93,9 @@ def join_results(aggregate: ResultTable, detail: ResultTable, columns: JoinColum
         if summary_col:
             out.append(", ".join(f"{v} ({n})" for v, n in tally.most_common()))
         rows.append(out)
-    return MixedResult(table=ResultTable(joined_columns, rows), join={"aggregate": agg_col, "detail": det_col},
-                       sections=sections)
+    return MixedResult(
+        table=ResultTable(joined_columns, rows), join={"aggregate": agg_col, "detail": det_col}, sections=sections
+    )
 
 
 def _tallies(detail: ResultTable, det_col: str, summary_col: str | None) -> dict[Any, Counter[str]]:

@@ -64,7 +64,9 @@ PATH_ERRORS = (AggregateError, DetailPlanError, SqlGuardError, QueryExecutionErr
 
 FOLLOW_UP = re.compile(
     r"^\s*(and|also|what about|how about|only|just|same|now)\b|\bonly\s*[?？.!]*\s*$"
-    r"|^\s*(那|再|只看|只要|仅看|换成|按.{1,6}呢)|呢\s*[?？]?\s*$", re.IGNORECASE)
+    r"|^\s*(那|再|只看|只要|仅看|换成|按.{1,6}呢)|呢\s*[?？]?\s*$",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -77,8 +79,12 @@ class Turn:
     entities: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "intent": self.intent, "cube_query": self.cube_query,
-                "entities": self.entities}
+        return {
+            "question": self.question,
+            "intent": self.intent,
+            "cube_query": self.cube_query,
+            "entities": self.entities,
+        }
 
 
 @dataclass
@@ -125,8 +131,16 @@ class Pipeline:
     def close(self) -> None:
         self._workers.shutdown(wait=True)
 
-    def run(self, question: str, *, conn: Any, today: date, use_llm: bool | None = None,
-            previous: Turn | None = None, on_stage: StageCallback | None = None) -> PipelineResult:
+    def run(
+        self,
+        question: str,
+        *,
+        conn: Any,
+        today: date,
+        use_llm: bool | None = None,
+        previous: Turn | None = None,
+        on_stage: StageCallback | None = None,
+    ) -> PipelineResult:
         emit = on_stage or (lambda name, payload: None)
         timings: dict[str, float] = {}
         clock = _Clock(timings)
@@ -146,15 +160,25 @@ class Pipeline:
         sag = _recalled(recall, emit)
 
         result = PipelineResult(
-            question=question, understanding=understanding, intent=decision,
+            question=question,
+            understanding=understanding,
+            intent=decision,
             sub_queries=[_sub_dict(s) for s in sub_queries],
-            retrieval={"fused": recall.fused, "result": recall.retrieval.get("result"),
-                       "context": recall.retrieval.get("context")},
-            sag=sag, table=ResultTable([]), follow_up_of=follow_up_of, timings_ms=timings)
+            retrieval={
+                "fused": recall.fused,
+                "result": recall.retrieval.get("result"),
+                "context": recall.retrieval.get("context"),
+            },
+            sag=sag,
+            table=ResultTable([]),
+            follow_up_of=follow_up_of,
+            timings_ms=timings,
+        )
         follow_up = self._follow_up_of(question, previous, today, result)
         self._answer(result, conn, recall, today, use_llm, clock, emit, follow_up)
-        return _finished(result, Turn(question=asked, intent=decision.intent, entities=sag["rows"]), sag, pending,
-                         emit, timings)
+        return _finished(
+            result, Turn(question=asked, intent=decision.intent, entities=sag["rows"]), sag, pending, emit, timings
+        )
 
     def _recall(self, understanding: Understanding, sub_queries: list[SubQuery]) -> _Recall:
         """Retrieval, with SAG row recall (database lookups) running alongside it (and the LLM's CRAG grade);
@@ -162,9 +186,10 @@ class Pipeline:
         rows_pending = self._workers.submit(in_context(_recall_rows), self.c, understanding.normalized)
         retrieval, fused = self.c.retrieve(understanding, sub_queries)
         row_hits, sag_down = rows_pending.result()
-        entities = merge(self.detail_env.directory.match(understanding.normalized),
-                         from_row_hits(row_hits, understanding.normalized,
-                                       tables=self.detail_env.warehouse.tables or None))
+        entities = merge(
+            self.detail_env.directory.match(understanding.normalized),
+            from_row_hits(row_hits, understanding.normalized, tables=self.detail_env.warehouse.tables or None),
+        )
         lookup = bool(TABLE_LOOKUP.search(understanding.normalized)) and sag_down is None
         table_hits = self.c.recall_tables(understanding.normalized, rows=row_hits) if lookup else []
         return _Recall(retrieval, fused, row_hits, sag_down, entities, lookup, table_hits)
@@ -172,40 +197,59 @@ class Pipeline:
     def _decide(self, understanding: Understanding, recall: _Recall, use_llm: bool | None) -> IntentDecision:
         """The intent decision: the classifier's, corrected by the parser's reading, the catalog and CRAG."""
         signals = self.c.signals(understanding, recall.retrieval, recall.entities, recall.table_hits[:1])
-        decision = _with_reading(self.c.classify_intent(understanding, signals, use_llm=use_llm),
-                                 self.c.parse(understanding, recall.entities), self.detail_env)
+        decision = _with_reading(
+            self.c.classify_intent(understanding, signals, use_llm=use_llm),
+            self.c.parse(understanding, recall.entities),
+            self.detail_env,
+        )
         if recall.lookup and recall.table_hits and decision.intent in ("clarify", "unsupported"):
             decision = _catalog_decision(decision, recall.table_hits[0])
         return _crag_gate(decision, recall.retrieval.get("result"))
 
-    def _start_table_recall(self, intent: str, understanding: Understanding,
-                            recall: _Recall) -> Future[list[TableHit]] | None:
+    def _start_table_recall(
+        self, intent: str, understanding: Understanding, recall: _Recall
+    ) -> Future[list[TableHit]] | None:
         """Detail/mixed: SAG table recall (provenance, catalog) started to run while the path(s) run; raises
         the SAG store's error when it is unreachable (no fallback): detail questions cannot be answered."""
         if recall.sag_down is not None and intent in ("detail", "mixed"):
             raise recall.sag_down
         if intent in ("detail", "mixed") and not recall.lookup:
-            return self._workers.submit(in_context(self.c.recall_tables), understanding.normalized,
-                                        rows=recall.row_hits)
+            return self._workers.submit(
+                in_context(self.c.recall_tables), understanding.normalized, rows=recall.row_hits
+            )
         return None
 
-    def _follow_up_of(self, question: str, previous: Turn | None, today: date,
-                      result: PipelineResult) -> FollowUp | None:
+    def _follow_up_of(
+        self, question: str, previous: Turn | None, today: date, result: PipelineResult
+    ) -> FollowUp | None:
         """An aggregate follow-up of an aggregate turn edits the previous Cube query (and takes its period)."""
-        if not (result.follow_up_of and result.intent.intent == "aggregate" and previous
-                and previous.intent == "aggregate" and previous.cube_query):
+        if not (
+            result.follow_up_of
+            and result.intent.intent == "aggregate"
+            and previous
+            and previous.intent == "aggregate"
+            and previous.cube_query
+        ):
             return None
         follow_up = self._follow_up(question, previous, today)
         result.understanding.time_ranges = _follow_up_period(result.understanding, follow_up)
         return follow_up
 
-    def _answer(self, result: PipelineResult, conn: Any, recall: _Recall, today: date, use_llm: bool | None,
-                clock: _Clock, emit: StageCallback, follow_up: FollowUp | None) -> None:
+    def _answer(
+        self,
+        result: PipelineResult,
+        conn: Any,
+        recall: _Recall,
+        today: date,
+        use_llm: bool | None,
+        clock: _Clock,
+        emit: StageCallback,
+        follow_up: FollowUp | None,
+    ) -> None:
         """The path(s) and the limits their rows stopped at; a path's refusal becomes the result's error."""
         decision = result.intent
         try:
-            self._run_paths(result, conn, recall.retrieval, recall.entities, today, use_llm, clock, emit,
-                            follow_up)
+            self._run_paths(result, conn, recall.retrieval, recall.entities, today, use_llm, clock, emit, follow_up)
             result.cuts = self._cuts(result, conn, today)
             clock.lap("cuts")
         except PATH_ERRORS as err:
@@ -221,8 +265,9 @@ class Pipeline:
             understanding = self.c.understand(asked, today, use_llm=use_llm)
             return understanding, self.c.decompose(understanding, use_llm=use_llm)
         rules = self.c.understand(asked, today, use_llm=False)
-        understanding, sub_queries = run_concurrently(lambda: self.c.understand(asked, today, use_llm=use_llm),
-                                                      lambda: self.c.decompose(rules, use_llm=use_llm))
+        understanding, sub_queries = run_concurrently(
+            lambda: self.c.understand(asked, today, use_llm=use_llm), lambda: self.c.decompose(rules, use_llm=use_llm)
+        )
         return understanding, sub_queries
 
     def _follow_up(self, question: str, previous: Turn, today: date) -> FollowUp:
@@ -231,9 +276,18 @@ class Pipeline:
         own_retrieval, _ = self.c.retrieve(own, [])
         return FollowUp(dict(previous.cube_query or {}), own, own_retrieval.get("result"))
 
-    def _run_paths(self, result: PipelineResult, conn: Any, retrieval: dict[str, Any],
-                   entities: list[EntityMatch], today: date, use_llm: bool | None, clock: _Clock,
-                   emit: StageCallback, follow_up: FollowUp | None = None) -> None:
+    def _run_paths(
+        self,
+        result: PipelineResult,
+        conn: Any,
+        retrieval: dict[str, Any],
+        entities: list[EntityMatch],
+        today: date,
+        use_llm: bool | None,
+        clock: _Clock,
+        emit: StageCallback,
+        follow_up: FollowUp | None = None,
+    ) -> None:
         """The aggregate and/or detail path by intent; mixed joins them."""
         understanding, sub_queries, intent = result.understanding, result.sub_queries, result.intent.intent
         recalled = [(h["table"], h["title"], h["score"]) for h in result.sag["tables"]]
@@ -241,11 +295,11 @@ class Pipeline:
         if intent in ("aggregate", "mixed"):
             agg_understanding, agg_retrieval = understanding, {**retrieval, "entities": entities}
             if intent == "mixed":
-                agg_understanding, agg_retrieval = self._aggregate_part(sub_queries, understanding, retrieval,
-                                                                        today, use_llm)
+                agg_understanding, agg_retrieval = self._aggregate_part(
+                    sub_queries, understanding, retrieval, today, use_llm
+                )
                 agg_retrieval["entities"] = _named_in(entities, agg_understanding.normalized)
-            result.aggregate = self.c.aggregate(agg_understanding, agg_retrieval, today, use_llm,
-                                                follow_up=follow_up)
+            result.aggregate = self.c.aggregate(agg_understanding, agg_retrieval, today, use_llm, follow_up=follow_up)
             clock.lap("aggregate")
             emit("plan", {"cube_query": getattr(result.aggregate, "cube_query", None)})
             result.table = table_from_rows(result.aggregate.rows)
@@ -260,9 +314,14 @@ class Pipeline:
                 detail_table = ResultTable(result.detail.columns, result.detail.rows)
                 if intent == "mixed":
                     joins = join_columns(self.detail_env.warehouse)
-                    result.mixed = join_results(result.table, detail_table, joins, language=understanding.language,
-                                                covered_rows=MIXED_ENTITIES,
-                                                counts=self._entity_counts(result, conn, joins))
+                    result.mixed = join_results(
+                        result.table,
+                        detail_table,
+                        joins,
+                        language=understanding.language,
+                        covered_rows=MIXED_ENTITIES,
+                        counts=self._entity_counts(result, conn, joins),
+                    )
                     result.table = result.mixed.table
                 else:
                     result.table = detail_table
@@ -280,8 +339,14 @@ class Pipeline:
         env = self.detail_env.for_mixed()
         try:
             with _connection(conn) as connection:
-                counts = count_groups(connection, detail.sql, detail.params,
-                                      [det_col, *([summary] if summary else [])], env.policy, timeout_ms=env.timeout_ms)
+                counts = count_groups(
+                    connection,
+                    detail.sql,
+                    detail.params,
+                    [det_col, *([summary] if summary else [])],
+                    env.policy,
+                    timeout_ms=env.timeout_ms,
+                )
         except (SqlGuardError, QueryExecutionError) as err:
             result.problems.append({"code": "detail_count_failed", "message": str(err)})
             return None
@@ -299,33 +364,56 @@ class Pipeline:
 
         settings = get_settings()
         counter = PathCounter(load=lambda query: self.c.load(query, today), count_sql=count_sql)
-        return find_cuts(result.intent.intent, result.aggregate, result.detail, counter, covered=MIXED_ENTITIES,
-                         default_limit=min(settings.default_limit, settings.query_row_cap))
+        return find_cuts(
+            result.intent.intent,
+            result.aggregate,
+            result.detail,
+            counter,
+            covered=MIXED_ENTITIES,
+            default_limit=min(settings.default_limit, settings.query_row_cap),
+        )
 
-    def _detail_path(self, result: PipelineResult, conn: Any, entities: list[EntityMatch],
-                     context: DetailContext, use_llm: bool | None) -> None:
+    def _detail_path(
+        self,
+        result: PipelineResult,
+        conn: Any,
+        entities: list[EntityMatch],
+        context: DetailContext,
+        use_llm: bool | None,
+    ) -> None:
         """The detail path: the rows of a detail question, or those a mixed question's row clause asks for."""
         understanding, intent = result.understanding, result.intent.intent
         detail_question, detail_entities, limit = understanding.normalized, entities, _limit(understanding)
         env = self.detail_env
         if intent == "mixed":
-            detail_question, detail_entities = self._detail_part(result.sub_queries, understanding, result.table,
-                                                                 entities)
+            detail_question, detail_entities = self._detail_part(
+                result.sub_queries, understanding, result.table, entities
+            )
             env = env.for_mixed()
             limit = env.policy.max_limit
         llm = wants_llm(use_llm)
         if not llm and self._listing(result, detail_question, detail_entities):
             return
-        if intent == "mixed" and not detail_entities and _extreme_only(
-                getattr(result.aggregate, "cube_query", None) or {}, self.c.model()):
+        if (
+            intent == "mixed"
+            and not detail_entities
+            and _extreme_only(getattr(result.aggregate, "cube_query", None) or {}, self.c.model())
+        ):
             result.problems.append({"code": "detail_failed", "message": _BEHIND_EXTREME})  # not every row it spans
             return
         try:
             with _connection(conn) as connection:
                 result.detail = run_detail(
-                    detail_question, conn=connection, env=env, language=understanding.language,
-                    entities=detail_entities, recalled_tables=context.recalled,
-                    time_range=_time_range(understanding), limit=limit, use_llm=use_llm)
+                    detail_question,
+                    conn=connection,
+                    env=env,
+                    language=understanding.language,
+                    entities=detail_entities,
+                    recalled_tables=context.recalled,
+                    time_range=_time_range(understanding),
+                    limit=limit,
+                    use_llm=use_llm,
+                )
             result.detail.plan["context"] = context.to_dict()  # the tables it planned with, and their source
         except (DetailPlanError, SqlGuardError, QueryExecutionError) as err:
             if llm and self._listing(result, detail_question, detail_entities):
@@ -348,12 +436,20 @@ class Pipeline:
         if question != understanding.normalized:
             understanding = self.c.understand(question, understanding.today, use_llm=False)
         reading = self.c.parse(understanding, entities)
-        if reading is not None and result.intent.intent == "mixed" and (reading.unknown or reading.unhonoured) \
-                and not _deferred(reading, self.detail_env):  # the template planner would drop those words
+        if (
+            reading is not None
+            and result.intent.intent == "mixed"
+            and (reading.unknown or reading.unhonoured)
+            and not _deferred(reading, self.detail_env)
+        ):  # the template planner would drop those words
             result.problems.append({"code": "detail_failed", "message": judge(reading).refusal or "no listing"})
             return True
-        if (reading is None or reading.intent != "detail" or reading.listing is None  # a detail reading names it
-                or _deferred(reading, self.detail_env)):
+        if (
+            reading is None
+            or reading.intent != "detail"
+            or reading.listing is None  # a detail reading names it
+            or _deferred(reading, self.detail_env)
+        ):
             return False
         if result.intent.intent == "mixed":
             cube_query = getattr(result.aggregate, "cube_query", None) or {}
@@ -381,8 +477,12 @@ class Pipeline:
         result.detail = DetailResult(
             plan={"kind": "listing", "target": reading.listing, "cube_query": query, "reading": reading.to_dict()},
             columns=columns,
-            rows=[[row.get(c) for c in columns] for row in load.rows], sql=load.sql, params={},
-            tables=[reading.listing], entities=entities)
+            rows=[[row.get(c) for c in columns] for row in load.rows],
+            sql=load.sql,
+            params={},
+            tables=[reading.listing],
+            entities=entities,
+        )
         return True
 
     def _drill(self, result: PipelineResult, retrieval: dict[str, Any], today: date) -> DetailResult | None:
@@ -393,14 +493,16 @@ class Pipeline:
         if agg is None or not cube_query or (cube_query.get("dimensions") and not agg.rows):
             return None
         bindings = getattr(retrieval.get("result"), "term_bindings", None) or []
-        words = {(b.matched or b.canonical_term): b.mapped_asset_id.removeprefix("table:")
-                 for b in bindings if b.mapped_asset_type == "table"}
+        words = {
+            (b.matched or b.canonical_term): b.mapped_asset_id.removeprefix("table:")
+            for b in bindings
+            if b.mapped_asset_type == "table"
+        }
         clause = rows_clause(result.understanding.normalized, list(words))
         tail = clause[1].lower() if clause else ""
         named = [cube for word, cube in words.items() if word and word.lower() in tail]
         try:
-            drilled = self.c.drill(cube_query, agg.rows, named, self.detail_env.policy.max_limit, MIXED_ENTITIES,
-                                   today)
+            drilled = self.c.drill(cube_query, agg.rows, named, self.detail_env.policy.max_limit, MIXED_ENTITIES, today)
         except (CubeModelsError, LookupError) as err:
             result.problems.append({"code": "drill_failed", "message": str(err)})
             return None
@@ -408,12 +510,24 @@ class Pipeline:
             return None
         query, load = drilled
         columns = list(query["dimensions"])
-        return DetailResult(plan={"kind": "drill-down", "cube_query": query}, columns=columns,
-                            rows=[[row.get(c) for c in columns] for row in load.rows], sql=load.sql,
-                            params={}, tables=[columns[0].split(".", 1)[0]], entities=[])
+        return DetailResult(
+            plan={"kind": "drill-down", "cube_query": query},
+            columns=columns,
+            rows=[[row.get(c) for c in columns] for row in load.rows],
+            sql=load.sql,
+            params={},
+            tables=[columns[0].split(".", 1)[0]],
+            entities=[],
+        )
 
-    def _aggregate_part(self, sub_queries: list[Any], understanding: Understanding, retrieval: dict[str, Any],
-                        today: date, use_llm: bool | None) -> tuple[Any, dict[str, Any]]:
+    def _aggregate_part(
+        self,
+        sub_queries: list[Any],
+        understanding: Understanding,
+        retrieval: dict[str, Any],
+        today: date,
+        use_llm: bool | None,
+    ) -> tuple[Any, dict[str, Any]]:
         """The aggregate sub-question of a mixed question (re-read, keeping the whole question's period)."""
         part = next((s for s in sub_queries if _sub_dict(s).get("kind") == "aggregate"), None)
         last = _last_sentence_rows(understanding.normalized)
@@ -431,12 +545,15 @@ class Pipeline:
         sub_retrieval = {"result": done} if done is not None else self.c.retrieve(sub, [])[0]
         return sub, sub_retrieval
 
-    def _detail_part(self, sub_queries: list[Any], understanding: Understanding, aggregate: ResultTable,
-                     entities: list[EntityMatch]) -> tuple[str, list[EntityMatch]]:
+    def _detail_part(
+        self, sub_queries: list[Any], understanding: Understanding, aggregate: ResultTable, entities: list[EntityMatch]
+    ) -> tuple[str, list[EntityMatch]]:
         """The detail sub-question of a mixed question, with the entities the aggregate rows name."""
         texts = [_sub_dict(s)["text"] for s in sub_queries]
-        detail_text = next((t for t in texts if _sub_dict_intent(sub_queries, t) == "detail"),
-                           texts[-1] if len(texts) > 1 else _rows_part(understanding.normalized))
+        detail_text = next(
+            (t for t in texts if _sub_dict_intent(sub_queries, t) == "detail"),
+            texts[-1] if len(texts) > 1 else _rows_part(understanding.normalized),
+        )
         named = list(entities)
         for value in _first_text_column(aggregate)[:MIXED_ENTITIES]:
             named += self.detail_env.directory.match(str(value))
@@ -467,7 +584,7 @@ def _rows_part(text: str) -> str:
 def _aggregate_clause(text: str) -> str:
     """The aggregate part of a mixed question: the text before the clause about rows."""
     clause = rows_clause(text, [])
-    return text[:text.find(clause[1])].strip() if clause else ""
+    return text[: text.find(clause[1])].strip() if clause else ""
 
 
 def _deferred(reading: Reading, env: DetailEnv) -> bool:
@@ -495,16 +612,21 @@ def _behind_aggregate(reading: Reading, table: ResultTable, cube_query: dict[str
     first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column. Groups without a
     value name no rows: the listing is refused rather than left unfiltered."""
     grouped = [c for c in cube_query.get("dimensions") or [] if c in table.columns]
-    if grouped and table.rows and all(row[table.columns.index(grouped[0])] is None
-                                      for row in table.rows[:MIXED_ENTITIES]):
+    if (
+        grouped
+        and table.rows
+        and all(row[table.columns.index(grouped[0])] is None for row in table.rows[:MIXED_ENTITIES])
+    ):
         reading.refuse(f"the aggregate's {grouped[0]} has no value, so no rows can be listed behind it")
         return
     for i, column in enumerate(table.columns):
         values = [str(row[i]) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None]
         if values and all(isinstance(row[i], str) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None):
             if reading.listing and not _through_bridge(reading, model, column.split(".", 1)[0]):
-                reading.refuse(f"the {reading.listing} rows cannot be restricted to the aggregate's {column}: "
-                               "the model joins them no way")
+                reading.refuse(
+                    f"the {reading.listing} rows cannot be restricted to the aggregate's {column}: "
+                    "the model joins them no way"
+                )
                 return
             reading.filters.append(Filter(column, "equals", list(dict.fromkeys(values)), "the aggregate's rows"))
             reading.columns = list(dict.fromkeys([*reading.columns, column]))
@@ -517,8 +639,9 @@ def _through_bridge(reading: Any, model: Any, cube: str) -> bool:
     if joined(model, reading.listing, cube):
         return True
     bridges = [c for c in model.cubes if {reading.listing, cube} <= set(facts.reach(model, c))]
-    bridges.sort(key=lambda c: (facts.reach(model, c)[reading.listing] + facts.reach(model, c)[cube],
-                                len(facts.reach(model, c))))  # the nearest, then the narrowest (no fact)
+    bridges.sort(
+        key=lambda c: (facts.reach(model, c)[reading.listing] + facts.reach(model, c)[cube], len(facts.reach(model, c)))
+    )  # the nearest, then the narrowest (no fact)
     keys = [d.path for d in model.cubes[bridges[0]].primary_keys] if bridges else []
     if keys:
         reading.columns = list(dict.fromkeys([*reading.columns, *keys]))
@@ -537,11 +660,14 @@ def _aggregate_filters(reading: Reading, cube_query: dict[str, Any], model: Any)
         if member in measures or member in said or f.get("operator") in ("set", "notSet") or "." not in member:
             continue
         if not joined(model, reading.listing, member.split(".", 1)[0]):  # all the rows would be listed
-            reading.refuse(f"the {reading.listing} rows cannot be restricted to the aggregate's {member}: "
-                           "the model joins them no way")
+            reading.refuse(
+                f"the {reading.listing} rows cannot be restricted to the aggregate's {member}: "
+                "the model joins them no way"
+            )
             return
-        reading.filters.append(Filter(member, f["operator"], [str(v) for v in f.get("values") or []],
-                                      "the aggregate's filters"))
+        reading.filters.append(
+            Filter(member, f["operator"], [str(v) for v in f.get("values") or []], "the aggregate's filters")
+        )
     for segment in cube_query.get("segments") or []:
         if segment not in reading.segments and joined(model, reading.listing, segment.split(".", 1)[0]):
             reading.segments.append(segment)
@@ -549,21 +675,31 @@ def _aggregate_filters(reading: Reading, cube_query: dict[str, Any], model: Any)
         return
     for td in cube_query.get("timeDimensions") or []:  # undated rows: those of the aggregate's period
         span = td.get("dateRange")
-        if isinstance(span, list) and not reading.time_spans and td["dimension"] not in said \
-                and joined(model, reading.listing, td["dimension"].split(".", 1)[0]):
-            reading.filters.append(Filter(td["dimension"], "inDateRange", [str(v) for v in span],
-                                          "the aggregate's period"))
+        if (
+            isinstance(span, list)
+            and not reading.time_spans
+            and td["dimension"] not in said
+            and joined(model, reading.listing, td["dimension"].split(".", 1)[0])
+        ):
+            reading.filters.append(
+                Filter(td["dimension"], "inDateRange", [str(v) for v in span], "the aggregate's period")
+            )
 
 
-_BEHIND_EXTREME = ("the rows behind a maximum or minimum are not listed: ask for the top row itself "
-                   "(e.g. 'the largest ... with its ...')")
+_BEHIND_EXTREME = (
+    "the rows behind a maximum or minimum are not listed: ask for the top row itself "
+    "(e.g. 'the largest ... with its ...')"
+)
 
 
 def _extreme_only(cube_query: dict[str, Any], model: Any) -> bool:
     """The aggregate is one maximum or minimum, grouped by nothing."""
     measures = [model.find_member(m) for m in cube_query.get("measures") or []]
-    return bool(measures) and not cube_query.get("dimensions") and all(
-        getattr(m, "type", "") in ("max", "min") for m in measures)
+    return (
+        bool(measures)
+        and not cube_query.get("dimensions")
+        and all(getattr(m, "type", "") in ("max", "min") for m in measures)
+    )
 
 
 def _behind_extreme(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
@@ -573,11 +709,14 @@ def _behind_extreme(reading: Reading, table: ResultTable, cube_query: dict[str, 
     if not _extreme_only(cube_query, model):
         return
     measure = cube_query["measures"][0]
-    value = table.rows[0][table.columns.index(measure)] if measure in table.columns and len(table.rows) == 1 \
-        else None
+    value = table.rows[0][table.columns.index(measure)] if measure in table.columns and len(table.rows) == 1 else None
     dimension = _column_dimension(model, measure)
-    if value is None or dimension is None or reading.listing is None \
-            or not joined(model, reading.listing, dimension.split(".", 1)[0]):
+    if (
+        value is None
+        or dimension is None
+        or reading.listing is None
+        or not joined(model, reading.listing, dimension.split(".", 1)[0])
+    ):
         reading.refuse(_BEHIND_EXTREME)
         return
     reading.filters.append(Filter(dimension, "equals", [str(value)], "the aggregate's extreme"))
@@ -601,14 +740,24 @@ def _with_reading(decision: IntentDecision, reading: Reading | None, env: Detail
     if reading is None:
         return decision
     if _deferred(reading, env):  # the template planner answers a listing: never the aggregate path
-        return replace(decision, intent="detail", reasons=[*decision.reasons, "parser reads a listing"]) \
-            if reading.intent == "detail" and decision.intent == "aggregate" else decision
+        return (
+            replace(decision, intent="detail", reasons=[*decision.reasons, "parser reads a listing"])
+            if reading.intent == "detail" and decision.intent == "aggregate"
+            else decision
+        )
     verdict = judge(reading)
     if decision.intent == "mixed":  # "... customers in INDIA, with their phone numbers": rows, not a mix
-        listed = reading.intent == "detail" and verdict.answers and not reading.measures and not reading.marks_of(
-            "count", "avg", "sum", "share")
-        return replace(decision, intent="detail", reasons=[*decision.reasons, "parser reads a listing"]) \
-            if listed else decision
+        listed = (
+            reading.intent == "detail"
+            and verdict.answers
+            and not reading.measures
+            and not reading.marks_of("count", "avg", "sum", "share")
+        )
+        return (
+            replace(decision, intent="detail", reasons=[*decision.reasons, "parser reads a listing"])
+            if listed
+            else decision
+        )
     if reading.intent is None:  # "customers based in California": an unknown name is no unfiltered answer
         if reading.unknown and reading.mentions and decision.intent in ("aggregate", "detail"):
             return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
@@ -617,8 +766,11 @@ def _with_reading(decision: IntentDecision, reading: Reading | None, env: Detail
         return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
     if reading.intent == decision.intent:
         return decision
-    return replace(decision, intent=cast("Intent", reading.intent),
-                   reasons=[*decision.reasons, f"parser reads {reading.intent} (classifier said {decision.intent})"])
+    return replace(
+        decision,
+        intent=cast("Intent", reading.intent),
+        reasons=[*decision.reasons, f"parser reads {reading.intent} (classifier said {decision.intent})"],
+    )
 
 
 def _crag_gate(decision: IntentDecision, retrieval: Any) -> IntentDecision:
@@ -660,7 +812,8 @@ def _recall_rows(c: Components, question: str) -> tuple[list[RowHit], BaseExcept
         if not is_unreachable(err):
             raise
         return [], err if isinstance(err, StoreUnavailable) else StoreUnavailable(
-            f"the SAG store is unreachable: {type(err).__name__}: {err}")
+            f"the SAG store is unreachable: {type(err).__name__}: {err}"
+        )
 
 
 def _detail_context(recalled: list[tuple[str, str, float]], context: Any, env: DetailEnv) -> DetailContext:
@@ -676,13 +829,26 @@ def _connection(conn: Any) -> AbstractContextManager[Any]:
 def _recalled(recall: _Recall, emit: StageCallback) -> dict[str, Any]:
     """The SAG part of the result (tables and rows recalled), emitted with the retrieval's fused assets."""
     sag = {"tables": [_hit_dict(h) for h in recall.table_hits], "rows": [e.to_dict() for e in recall.entities]}
-    emit("retrieval", {"fused": recall.fused[:10], "bindings": _bindings(recall.retrieval),
-                       "entities": sag["rows"], "sag_tables": sag["tables"][:5]})
+    emit(
+        "retrieval",
+        {
+            "fused": recall.fused[:10],
+            "bindings": _bindings(recall.retrieval),
+            "entities": sag["rows"],
+            "sag_tables": sag["tables"][:5],
+        },
+    )
     return sag
 
 
-def _finished(result: PipelineResult, turn: Turn, sag: dict[str, Any], pending: Future[list[TableHit]] | None,
-              emit: StageCallback, timings: dict[str, float]) -> PipelineResult:
+def _finished(
+    result: PipelineResult,
+    turn: Turn,
+    sag: dict[str, Any],
+    pending: Future[list[TableHit]] | None,
+    emit: StageCallback,
+    timings: dict[str, float],
+) -> PipelineResult:
     """The result once its path(s) ran: the SAG tables recalled meanwhile, the ``turn`` a follow-up edits (with
     the Cube query the aggregate path ran), the total time."""
     if pending is not None:
@@ -705,8 +871,9 @@ def _follow_up_period(understanding: Understanding, follow_up: FollowUp) -> list
     query's (found among the periods of the joined conversation, which keeps their labels)."""
     if follow_up.understanding.time_ranges:
         return list(follow_up.understanding.time_ranges)
-    previous = next((td["dateRange"] for td in follow_up.previous.get("timeDimensions", []) if td.get("dateRange")),
-                    None)
+    previous = next(
+        (td["dateRange"] for td in follow_up.previous.get("timeDimensions", []) if td.get("dateRange")), None
+    )
     ranges = list(understanding.time_ranges)
     return sorted(ranges, key=lambda r: r.date_range() != previous)
 
@@ -730,9 +897,13 @@ def _first_text_column(table: ResultTable) -> list[Any]:
 
 
 def _hit_dict(hit: Any) -> dict[str, Any]:
-    return {"table": str(hit.table).rsplit(".", 1)[-1], "title": getattr(hit, "title", ""),
-            "score": float(hit.score), "event_ids": list(getattr(hit, "event_ids", []) or []),
-            "chunk_ids": list(getattr(hit, "chunk_ids", []) or [])}
+    return {
+        "table": str(hit.table).rsplit(".", 1)[-1],
+        "title": getattr(hit, "title", ""),
+        "score": float(hit.score),
+        "event_ids": list(getattr(hit, "event_ids", []) or []),
+        "chunk_ids": list(getattr(hit, "chunk_ids", []) or []),
+    }
 
 
 def _sub_dict(sub: Any) -> dict[str, Any]:
@@ -758,9 +929,11 @@ def _bindings(retrieval: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _catalog_decision(decision: IntentDecision, hit: TableHit) -> IntentDecision:
-    """"Which table has complaint reasons?" asks the catalog: SAG table recall answers it (detail path)."""
-    decision.reasons = [*decision.reasons, f"catalog question answered by SAG table recall ({hit.table}); "
-                        f"classifier said {decision.intent}"]
+    """ "Which table has complaint reasons?" asks the catalog: SAG table recall answers it (detail path)."""
+    decision.reasons = [
+        *decision.reasons,
+        f"catalog question answered by SAG table recall ({hit.table}); classifier said {decision.intent}",
+    ]
     decision.intent, decision.confidence = "detail", max(float(decision.confidence), 0.8)
     return decision
 
@@ -770,5 +943,8 @@ def _plain_problem(problem: Any) -> Any:
 
 
 def _intent_dict(decision: IntentDecision) -> dict[str, Any]:
-    return {"intent": decision.intent, "confidence": round(float(decision.confidence), 4),
-            "reasons": list(decision.reasons)}
+    return {
+        "intent": decision.intent,
+        "confidence": round(float(decision.confidence), 4),
+        "reasons": list(decision.reasons),
+    }

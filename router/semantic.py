@@ -69,32 +69,54 @@ class ModelRoutes:
         current = self.current
         return parse(understanding, current.knowledge, row_targets(entities, current.model))
 
-    def signals(self, understanding: Understanding, retrieval: dict[str, Any], entities: list[EntityMatch],
-                tables: list[TableHit]) -> IntentSignals:
+    def signals(
+        self,
+        understanding: Understanding,
+        retrieval: dict[str, Any],
+        entities: list[EntityMatch],
+        tables: list[TableHit],
+    ) -> IntentSignals:
         return intent_signals(understanding, retrieval, entities, tables, self.current.model)
 
-    def aggregate(self, understanding: Understanding, retrieval: dict[str, Any], today: date,
-                  use_llm: bool | None, follow_up: FollowUp | None = None) -> AggregateResult:
+    def aggregate(
+        self,
+        understanding: Understanding,
+        retrieval: dict[str, Any],
+        today: date,
+        use_llm: bool | None,
+        follow_up: FollowUp | None = None,
+    ) -> AggregateResult:
         current = self.current  # one consistent (model, backend) pair for the whole question
         if follow_up is None and (done := _parsed_aggregate(current, understanding, retrieval, today, use_llm)):
             return done
         context = generation_context(retrieval, use_llm)
         if not any(b.mapped_asset_type == "metric" for b in context.bindings) and (
-                named := name_binding(current.model, understanding.normalized)):
+            named := name_binding(current.model, understanding.normalized)
+        ):
             context.bindings.append(named)  # a measure the question names in other words
         valued = {member_path(b.mapped_asset_id) for b in context.bindings if b.filter_value}
         if retrieval.get("entities"):  # named rows filter the aggregate ("revenue of <a customer>")
-            context.filters += entity_filters(retrieval["entities"], current.model,
-                                              {m.split(".", 1)[0] for m in valued})
+            context.filters += entity_filters(
+                retrieval["entities"], current.model, {m.split(".", 1)[0] for m in valued}
+            )
         # dimension values the question names ("the Pulse brand"), unless the glossary binds that member
         named_members = {f["member"] for f in context.filters}
-        context.filters += current.values.filters(understanding.normalized, valued | named_members,
-                                                  {b.matched for b in context.bindings if b.filter_value})
-        return run_aggregate(understanding, context, current.model, current.backend, today=today,
-                             use_llm=use_llm, follow_up=follow_up)
+        context.filters += current.values.filters(
+            understanding.normalized, valued | named_members, {b.matched for b in context.bindings if b.filter_value}
+        )
+        return run_aggregate(
+            understanding, context, current.model, current.backend, today=today, use_llm=use_llm, follow_up=follow_up
+        )
 
-    def drill(self, cube_query: dict[str, Any], rows: list[dict[str, Any]], named: list[str], limit: int,
-              shown: int, today: date) -> tuple[dict[str, Any], LoadResult] | None:
+    def drill(
+        self,
+        cube_query: dict[str, Any],
+        rows: list[dict[str, Any]],
+        named: list[str],
+        limit: int,
+        shown: int,
+        today: date,
+    ) -> tuple[dict[str, Any], LoadResult] | None:
         """The rows behind an aggregate (``router.aggregate.drill``) when the clause asking for them names
         the measure's own cube or no cube; None when the aggregate cannot be drilled."""
         current = self.current
@@ -105,8 +127,9 @@ class ModelRoutes:
         query = drill_query(cube_query, rows, current.model, own, limit, shown)
         return None if query is None else (query, current.backend.load(query, today=today))
 
-    def listing(self, reading: Reading, understanding: Understanding, today: date, limit: int
-                ) -> tuple[dict[str, Any], LoadResult]:
+    def listing(
+        self, reading: Reading, understanding: Understanding, today: date, limit: int
+    ) -> tuple[dict[str, Any], LoadResult]:
         """The rows a listing reading asks for (at most ``limit``), as a dimensions-only Cube query."""
         current = self.current
         query = listing_query(reading, understanding, current.model, limit)
@@ -116,20 +139,19 @@ class ModelRoutes:
         return self.current.backend.load(cube_query, today=today)
 
 
-def _parsed_aggregate(current: SemanticLayer, understanding: Understanding, retrieval: dict[str, Any],
-                      today: date, use_llm: bool | None) -> AggregateResult | None:
+def _parsed_aggregate(
+    current: SemanticLayer, understanding: Understanding, retrieval: dict[str, Any], today: date, use_llm: bool | None
+) -> AggregateResult | None:
     """The aggregate from the parser's reading; None when the reading is no aggregate (slot filling
     decides); raises the reading's refusal."""
-    reading = parse(understanding, current.knowledge, row_targets(retrieval.get("entities") or [],
-                                                                  current.model))
+    reading = parse(understanding, current.knowledge, row_targets(retrieval.get("entities") or [], current.model))
     verdict = judge(reading)
     if reading.unknown and reading.intent != "detail":  # what the question is about is not in the model
         raise OutOfModelError(verdict.refusal or "the question names what the model does not have")
     if reading.refusal:
         raise AggregateError(reading.refusal)
     if reading.intent is None and (reading.mentions or reading.unhonoured):
-        raise OutOfModelError(verdict.refusal or "no measure of the model is named: "
-                              + _measures_hint(current.model))
+        raise OutOfModelError(verdict.refusal or "no measure of the model is named: " + _measures_hint(current.model))
     if reading.unhonoured and reading.intent is not None:  # "top 3 ... by <nothing the model has>"
         raise OutOfModelError(verdict.refusal or "the question could not be read against the model")
     if reading.intent != "aggregate":
@@ -138,8 +160,15 @@ def _parsed_aggregate(current: SemanticLayer, understanding: Understanding, retr
         raise OutOfModelError(verdict.refusal or "the question could not be read against the model")
     context = generation_context(retrieval, use_llm)
     context.bindings = [Binding(f"parse:{m}", m, "metric", f"metric:{m}") for m in reading.measures]
-    return run_aggregate(understanding, context, current.model, current.backend, today=today,
-                         use_llm=use_llm, parsed=aggregate_draft(reading, understanding, current.model))
+    return run_aggregate(
+        understanding,
+        context,
+        current.model,
+        current.backend,
+        today=today,
+        use_llm=use_llm,
+        parsed=aggregate_draft(reading, understanding, current.model),
+    )
 
 
 def generation_context(retrieval: dict[str, Any], use_llm: bool | None) -> AggregateContext:
@@ -155,6 +184,6 @@ def generation_context(retrieval: dict[str, Any], use_llm: bool | None) -> Aggre
 
 
 def _measures_hint(model: SemanticModel) -> str:
-    """"name one of its measures, e.g. Revenue, Number of orders, Average order value"."""
+    """ "name one of its measures, e.g. Revenue, Number of orders, Average order value"."""
     titles = [m.title for m in model.measures() if m.public and m.title][:3]
     return "name one of its measures" + (f", e.g. {', '.join(titles)}" if titles else "")

@@ -14,8 +14,13 @@ if TYPE_CHECKING:
     from sag_index.recall import TableHit
 
 
-def intent_signals(understanding: Understanding, retrieval: dict[str, Any], entities: list[EntityMatch],
-                   table_hits: list[TableHit], model: SemanticModel | None = None) -> IntentSignals:
+def intent_signals(
+    understanding: Understanding,
+    retrieval: dict[str, Any],
+    entities: list[EntityMatch],
+    table_hits: list[TableHit],
+    model: SemanticModel | None = None,
+) -> IntentSignals:
     """Warehouse evidence for the intent classifier: bindings, entity rows, confident SAG tables, few-shots,
     and a measure the question names in other words (``measure_match``, strong matches only)."""
     main = retrieval.get("result")
@@ -48,5 +53,7 @@ def warehouse_text(model: SemanticModel, subjects: int = 12, measures: int = 8) 
     """What the warehouse holds, from the model: its subjects (cube titles) and some measures."""
     cubes = [c for c in model.cubes.values() if c.title]
     named = [m.title for c in cubes for m in c.measures.values() if m.title and m.public and m.type != "count"]
-    return (f"subjects: {', '.join(c.title for c in cubes[:subjects])}; "
-            f"measures such as: {', '.join(named[:measures]) or 'counts'}")
+    return (
+        f"subjects: {', '.join(c.title for c in cubes[:subjects])}; "
+        f"measures such as: {', '.join(named[:measures]) or 'counts'}"
+    )

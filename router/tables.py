@@ -49,8 +49,7 @@ def table_from_rows(rows: Any, columns: list[str] | None = None) -> ResultTable:
     rows = list(rows or [])
     if rows and isinstance(rows[0], dict):
         cols = columns or _without_plain_time_twins(list(rows[0].keys()))
-        return ResultTable(cols, [[r.get(c) if c in LABEL_COLUMNS else _number(r.get(c)) for c in cols]
-                                  for r in rows])
+        return ResultTable(cols, [[r.get(c) if c in LABEL_COLUMNS else _number(r.get(c)) for c in cols] for r in rows])
     return ResultTable(list(columns or []), [[_number(v) for v in r] for r in rows])
 
 
@@ -61,4 +60,3 @@ def _without_plain_time_twins(keys: list[str]) -> list[str]:
     """Cube returns a time dimension twice ("invoices.issued_at.month" and "invoices.issued_at"); keep the first."""
     grained = {k.rsplit(".", 1)[0] for k in keys if k.count(".") >= 2 and k.rsplit(".", 1)[1] in GRANULARITIES}
     return [k for k in keys if k not in grained]
-

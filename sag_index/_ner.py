@@ -21,7 +21,7 @@ MAX_NGRAM = 8
 
 @dataclass(frozen=True)
 class Mention:
-    text: str          # normalized surface form
+    text: str  # normalized surface form
     entity_id: str | None  # set when the dictionary knows it
 
 
@@ -30,10 +30,17 @@ def candidate_keys(question: str) -> list[str]:
     (fetched from an index) finds the same mentions as the whole dictionary."""
     normalized = normalize_name(question)
     tokens = normalized.split()
-    keys = [" ".join(tokens[i : i + n]) for n in range(min(MAX_NGRAM, len(tokens)), 0, -1)
-            for i in range(len(tokens) - n + 1)]
-    keys += [run[i : i + n] for run in _CJK_RUN.findall(normalized) for n in range(min(12, len(run)), 1, -1)
-             for i in range(len(run) - n + 1)]
+    keys = [
+        " ".join(tokens[i : i + n])
+        for n in range(min(MAX_NGRAM, len(tokens)), 0, -1)
+        for i in range(len(tokens) - n + 1)
+    ]
+    keys += [
+        run[i : i + n]
+        for run in _CJK_RUN.findall(normalized)
+        for n in range(min(12, len(run)), 1, -1)
+        for i in range(len(run) - n + 1)
+    ]
     return list(dict.fromkeys(keys))
 
 

@@ -38,11 +38,20 @@ def parse_extraction(extraction: Extraction, chunk: Chunk) -> EventRecord:
         normalized = normalize_name(raw.name)
         entity_id = entity_id_for(normalized)
         if entity_id not in entities:
-            entities[entity_id] = EntityRecord(entity_id, raw.name.strip(), raw.type or "concept", normalized,
-                                               raw.embed)
+            entities[entity_id] = EntityRecord(
+                entity_id, raw.name.strip(), raw.type or "concept", normalized, raw.embed
+            )
         previous = links.get(entity_id)
         if previous is None or (raw.role == "subject" and previous.role != "subject"):
-            links[entity_id] = EventEntityRecord(event_id, entity_id, raw.role,
-                                                 (raw.description or extraction.title)[:500])
-    return EventRecord(event_id, chunk, extraction.title, extraction.content, extraction.mode,
-                       list(entities.values()), list(links.values()))
+            links[entity_id] = EventEntityRecord(
+                event_id, entity_id, raw.role, (raw.description or extraction.title)[:500]
+            )
+    return EventRecord(
+        event_id,
+        chunk,
+        extraction.title,
+        extraction.content,
+        extraction.mode,
+        list(entities.values()),
+        list(links.values()),
+    )

@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     from cubesage_core.settings import Settings
     from sag_index.processor import Processor
 
-app = typer.Typer(help="SAG index: chunk -> one event + entities; 8-step multi-hop retrieval.",
-                  no_args_is_help=True)
+app = typer.Typer(help="SAG index: chunk -> one event + entities; 8-step multi-hop retrieval.", no_args_is_help=True)
 console = Console(stderr=True)
 
 
@@ -53,10 +52,14 @@ def _warehouse_map(ctx: typer.Context, url: str, required: bool):
 @app.command()
 def index(
     ctx: typer.Context,
-    paths: list[Path] = typer.Argument(None, help="Files or folders (.md .txt .html .json .jsonl); pages are "
-                                                  "linked to the tables they name (front matter 'tables:')."),
-    warehouse: bool = typer.Option(False, "--warehouse",
-                                   help="Index the entity rows of the model's tables and the wiki (--wiki)."),
+    paths: list[Path] = typer.Argument(
+        None,
+        help="Files or folders (.md .txt .html .json .jsonl); pages are "
+        "linked to the tables they name (front matter 'tables:').",
+    ),
+    warehouse: bool = typer.Option(
+        False, "--warehouse", help="Index the entity rows of the model's tables and the wiki (--wiki)."
+    ),
     wiki: Path | None = typer.Option(None, "--wiki", help="Wiki folder for --warehouse (default: settings.wiki_dir)."),
     batch_size: int = typer.Option(256, min=1, help="Chunks per processor/saver batch."),
     llm: bool = typer.Option(False, "--llm", help="Use the LLM processor (needs CUBESAGE_LLM_URL)."),
@@ -78,11 +81,20 @@ def index(
         if paths:
             chunks = []
             for path in paths:
-                chunks.extend(load_wiki(path, tables.tables, tables.nouns) if path.is_dir()
-                              else load_page(path, tables.tables, nouns=tables.nouns))
-            result = index_chunks(chunks, url, store, _processor(url, settings, llm), batch_size=batch_size,
-                                  progress=True,
-                                  relation_vectors=True)
+                chunks.extend(
+                    load_wiki(path, tables.tables, tables.nouns)
+                    if path.is_dir()
+                    else load_page(path, tables.tables, nouns=tables.nouns)
+                )
+            result = index_chunks(
+                chunks,
+                url,
+                store,
+                _processor(url, settings, llm),
+                batch_size=batch_size,
+                progress=True,
+                relation_vectors=True,
+            )
             typer.echo(json.dumps(result.as_dict(), ensure_ascii=False))
     except SagError as err:
         console.print(f"[red]{type(err).__name__}: {err}[/]")
@@ -131,8 +143,9 @@ def search(
     try:
         if llm and not settings.llm_url:
             raise typer.BadParameter("--llm needs an LLM endpoint (CUBESAGE_LLM_URL)")
-        retriever = (SagRetriever.with_llm(url, store, settings.llm_selection_tokens) if llm
-                     else SagRetriever(url, store))
+        retriever = (
+            SagRetriever.with_llm(url, store, settings.llm_selection_tokens) if llm else SagRetriever(url, store)
+        )
         with using_settings(settings), question_budget(settings, use_llm=llm):
             result = retriever.retrieve(question, RetrievalParams(top_k=top_k, max_hops=max_hops))
         if explain:
@@ -145,9 +158,17 @@ def search(
             console.print(f"{result.total_ms:.1f} ms ({result.modes})")
         if tables:
             recall = SagRecall(url, store, settings)
-            typer.echo(json.dumps({"tables": [vars(t) for t in recall.recall_tables(question)],
-                                   "rows": [vars(r) for r in recall.recall_rows(question)]},
-                                  ensure_ascii=False, indent=2, default=str))
+            typer.echo(
+                json.dumps(
+                    {
+                        "tables": [vars(t) for t in recall.recall_tables(question)],
+                        "rows": [vars(r) for r in recall.recall_rows(question)],
+                    },
+                    ensure_ascii=False,
+                    indent=2,
+                    default=str,
+                )
+            )
             recall.close()
         retriever.close()
     except SagError as err:
@@ -166,8 +187,14 @@ def status() -> None:
     url, store, _ = _context()
     with connection(url) as conn:
         counts = repository.counts(conn)
-    typer.echo(json.dumps({"relational": counts, "store": {"backend": store.backend, **store.count(),
-                                                           "fallback": store.fallback_reason}}))
+    typer.echo(
+        json.dumps(
+            {
+                "relational": counts,
+                "store": {"backend": store.backend, **store.count(), "fallback": store.fallback_reason},
+            }
+        )
+    )
     store.close()
 
 

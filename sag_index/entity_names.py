@@ -65,8 +65,18 @@ def _source_id(spec: NameSource) -> str:
 
 
 def _definition(spec: NameSource, position: int) -> str:
-    return json.dumps([spec.key, spec.label, list(spec.name_columns), spec.prefix_words,
-                       [list(s) for s in spec.suffixes], spec.entity_type, position, NAME_CAP])
+    return json.dumps(
+        [
+            spec.key,
+            spec.label,
+            list(spec.name_columns),
+            spec.prefix_words,
+            [list(s) for s in spec.suffixes],
+            spec.entity_type,
+            position,
+            NAME_CAP,
+        ]
+    )
 
 
 def _state(conn: psycopg.Connection, spec: NameSource, position: int) -> str:
@@ -74,20 +84,28 @@ def _state(conn: psycopg.Connection, spec: NameSource, position: int) -> str:
         "SELECT pg_relation_filenode(c.oid), coalesce(s.n_tup_ins + s.n_tup_upd + s.n_tup_del, 0) "
         "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
         "LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE n.nspname = %s AND c.relname = %s",
-        (spec.schema, spec.table)).fetchone()
+        (spec.schema, spec.table),
+    ).fetchone()
     return hashlib.sha1(repr((row, _definition(spec, position))).encode()).hexdigest()[:16]
 
 
 def _surfaces(spec: NameSource) -> list[tuple[sql.Composable, int]]:
     label = sql.Identifier(str(spec.label))
     out: list[tuple[sql.Composable, int]] = [
-        (sql.SQL("{}::text").format(sql.Identifier(c)), 0) for c in dict.fromkeys([str(spec.label),
-                                                                                   *spec.name_columns])]
+        (sql.SQL("{}::text").format(sql.Identifier(c)), 0) for c in dict.fromkeys([str(spec.label), *spec.name_columns])
+    ]
     if spec.prefix_words:
-        out.append((sql.SQL("array_to_string((regexp_split_to_array(btrim({}::text), '\\s+'))[1:{}], ' ')")
-                    .format(label, sql.Literal(spec.prefix_words)), 1))
-    out += [(sql.SQL("{}::text || {}").format(sql.Identifier(c), sql.Literal(suffix)), 1)
-            for c, suffix in spec.suffixes]
+        out.append(
+            (
+                sql.SQL("array_to_string((regexp_split_to_array(btrim({}::text), '\\s+'))[1:{}], ' ')").format(
+                    label, sql.Literal(spec.prefix_words)
+                ),
+                1,
+            )
+        )
+    out += [
+        (sql.SQL("{}::text || {}").format(sql.Identifier(c), sql.Literal(suffix)), 1) for c, suffix in spec.suffixes
+    ]
     return out
 
 
@@ -99,9 +117,15 @@ def _fill(conn: psycopg.Connection, spec: NameSource, position: int) -> int:
         "SELECT {src}, lower(s.surface), s.kind, to_jsonb(t.{key}), t.{label}::text "
         "FROM (SELECT * FROM {table} ORDER BY {key} LIMIT {cap}) t "
         "CROSS JOIN LATERAL (VALUES {values}) AS s(surface, kind) "
-        "WHERE t.{label} IS NOT NULL AND s.surface IS NOT NULL AND s.surface <> ''").format(
-        src=sql.Literal(source), key=sql.Identifier(spec.key), label=sql.Identifier(str(spec.label)),
-        table=sql.Identifier(spec.schema, spec.table), cap=sql.Literal(NAME_CAP), values=values)
+        "WHERE t.{label} IS NOT NULL AND s.surface IS NOT NULL AND s.surface <> ''"
+    ).format(
+        src=sql.Literal(source),
+        key=sql.Identifier(spec.key),
+        label=sql.Identifier(str(spec.label)),
+        table=sql.Identifier(spec.schema, spec.table),
+        cap=sql.Literal(NAME_CAP),
+        values=values,
+    )
     conn.execute("DELETE FROM sag.entity_name WHERE source = %s", (source,))
     return conn.execute(query).rowcount
 
@@ -126,7 +150,8 @@ def refresh(conn: psycopg.Connection, specs: Sequence[NameSource]) -> dict[str, 
                 "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (source) DO UPDATE SET position = EXCLUDED.position, "
                 "table_name = EXCLUDED.table_name, key_column = EXCLUDED.key_column, "
                 "entity_type = EXCLUDED.entity_type, state = EXCLUDED.state, built_at = now()",
-                (source, position, spec.table, spec.key, spec.entity_type, state))
+                (source, position, spec.table, spec.key, spec.entity_type, state),
+            )
         keep = [_source_id(s) for s in specs if s.label]
         conn.execute("DELETE FROM sag.entity_name WHERE NOT (source = ANY(%s))", (keep,))
         conn.execute("DELETE FROM sag.entity_name_source WHERE NOT (source = ANY(%s))", (keep,))

@@ -63,6 +63,11 @@ def _to_extraction(chunk: Chunk, pred: Any) -> Extraction:
     for spec in specs:
         name = (spec.name if hasattr(spec, "name") else str(spec)).strip()
         if name:
-            entities.append(RawEntity(name=name, type=getattr(spec, "type", "concept") or "concept",
-                                      description=getattr(spec, "description", "") or content[:240]))
+            entities.append(
+                RawEntity(
+                    name=name,
+                    type=getattr(spec, "type", "concept") or "concept",
+                    description=getattr(spec, "description", "") or content[:240],
+                )
+            )
     return Extraction(chunk.chunk_id, title, content, entities, mode="llm")

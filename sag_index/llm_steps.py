@@ -29,22 +29,23 @@ def llm_ner() -> Ner:
 
         from sag_index._dspy_programs import ExtractQueryEntities
 
-        names = [str(n) for n in (dspy.Predict(ExtractQueryEntities)(question=question).entities or [])
-                 if str(n).strip()]
+        names = [
+            str(n) for n in (dspy.Predict(ExtractQueryEntities)(question=question).entities or []) if str(n).strip()
+        ]
         exact = [dictionary[normalize_name(n)] for n in names if normalize_name(n) in dictionary]
         return list(dict.fromkeys(exact)), [n for n in names if normalize_name(n) not in dictionary]
 
     def ner(question: str, dictionary: dict[str, str]) -> tuple[list[str], list[str], str]:
-        result = two_mode(lambda: ask(question, dictionary), lambda: fast_ner(question, dictionary),
-                          step="sag_ner")
+        result = two_mode(lambda: ask(question, dictionary), lambda: fast_ner(question, dictionary), step="sag_ner")
         exact, free = result.value
         return exact, free, result.label
 
     return ner
 
 
-def candidate_lines(pool: list[Candidate], details: Details, budget: int,
-                    rank: Callable[[Candidate], float] | None = None) -> list[tuple[str, str]]:
+def candidate_lines(
+    pool: list[Candidate], details: Details, budget: int, rank: Callable[[Candidate], float] | None = None
+) -> list[tuple[str, str]]:
     """(event id, '[i] title: content') of the candidates, best by ``rank`` first (else pool order), while they
     fit ``budget`` tokens: bridge events the fast formula lifts stay in view when the pool is cut."""
     ordered = sorted(pool, key=rank, reverse=True) if rank is not None else pool
@@ -62,8 +63,11 @@ def candidate_lines(pool: list[Candidate], details: Details, budget: int,
     return out
 
 
-def llm_selector(fast: Callable[[list[Candidate], int], list[str]], budget: int = 1500,
-                 rank: Callable[[Candidate], float] | None = None) -> Selector:
+def llm_selector(
+    fast: Callable[[list[Candidate], int], list[str]],
+    budget: int = 1500,
+    rank: Callable[[Candidate], float] | None = None,
+) -> Selector:
     """Step 7 by DSPy: the model sees the candidates (no scores) and picks the useful ones."""
 
     def ask(question: str, pool: list[Candidate], details: Details, top_k: int) -> list[str]:
@@ -72,8 +76,10 @@ def llm_selector(fast: Callable[[list[Candidate], int], list[str]], budget: int 
         from sag_index._dspy_programs import SelectEvents
 
         shown = candidate_lines(pool, details, budget, rank)
-        picked = dspy.Predict(SelectEvents)(question=question, candidates=[line for _, line in shown],
-                                            top_k=top_k).selected or []
+        picked = (
+            dspy.Predict(SelectEvents)(question=question, candidates=[line for _, line in shown], top_k=top_k).selected
+            or []
+        )
         if any(not 0 <= int(i) < len(shown) for i in picked):
             raise ValueError(f"selected indices {picked} outside 0..{len(shown) - 1}")
         chosen = list(dict.fromkeys(shown[int(i)][0] for i in picked))[:top_k]

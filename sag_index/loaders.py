@@ -24,11 +24,26 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 MAX_CHUNK_CHARS = 4000
 
 
-def make_chunk(source: str, text: str, heading: str = "", position: int = 0, source_type: str = "text",
-               kind: SourceKind = "doc", meta: dict[str, Any] | None = None) -> Chunk:
+def make_chunk(
+    source: str,
+    text: str,
+    heading: str = "",
+    position: int = 0,
+    source_type: str = "text",
+    kind: SourceKind = "doc",
+    meta: dict[str, Any] | None = None,
+) -> Chunk:
     text = text.strip()
-    return Chunk(chunk_id=stable_id(source, heading, text), source=source, text=text, heading=heading,
-                 position=position, source_type=source_type, kind=kind, meta=meta or {})
+    return Chunk(
+        chunk_id=stable_id(source, heading, text),
+        source=source,
+        text=text,
+        heading=heading,
+        position=position,
+        source_type=source_type,
+        kind=kind,
+        meta=meta or {},
+    )
 
 
 def load_markdown(text: str, source: str) -> list[Chunk]:
@@ -170,8 +185,9 @@ def record_text(record: dict[str, Any]) -> str:
     return "; ".join(f"{key}: {value}" for key, value in record.items() if value not in (None, ""))
 
 
-def load_json_records(records: Iterable[Any], source: str, text_field: str | None = None,
-                      title_field: str | None = None) -> list[Chunk]:
+def load_json_records(
+    records: Iterable[Any], source: str, text_field: str | None = None, title_field: str | None = None
+) -> list[Chunk]:
     """One chunk per record. ``text_field``/``title_field`` pick the text and heading when given."""
     chunks: list[Chunk] = []
     for i, record in enumerate(records):

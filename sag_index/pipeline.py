@@ -53,14 +53,25 @@ class IndexReport:
         return self.chunks_processed / self.seconds if self.seconds else 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "chunks_per_s": round(self.chunks_per_s, 1),
-                "chunks_per_cpu_s": round(self.chunks_processed / self.cpu_seconds, 1) if self.cpu_seconds else 0.0}
+        return {
+            **asdict(self),
+            "chunks_per_s": round(self.chunks_per_s, 1),
+            "chunks_per_cpu_s": round(self.chunks_processed / self.cpu_seconds, 1) if self.cpu_seconds else 0.0,
+        }
 
 
-def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processor: Processor | None = None,
-                 embedder: Embedder | None = None, batch_size: int = 256, progress: bool = False,
-                 relation_vectors: bool = False, description: str = "indexing",
-                 name_embedder: Embedder | None = None) -> IndexReport:
+def index_chunks(
+    chunks: Sequence[Chunk],
+    url: str,
+    store: VectorStore,
+    processor: Processor | None = None,
+    embedder: Embedder | None = None,
+    batch_size: int = 256,
+    progress: bool = False,
+    relation_vectors: bool = False,
+    description: str = "indexing",
+    name_embedder: Embedder | None = None,
+) -> IndexReport:
     """Index ``chunks`` into the relational tables at ``url`` and into ``store``; skip indexed ones.
 
     Stages overlap: while one batch is written (store upsert and the relational transaction at once, each on
@@ -72,12 +83,18 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     embedder = embedder or get_embedder()
     name_embedder = name_embedder or default_name_embedder()
     unique = list({c.chunk_id: c for c in chunks}.values())
-    report = IndexReport(chunks_total=len(unique), mode=processor.mode, backend=store.backend,
-                         store_fallback=store.fallback_reason)
+    report = IndexReport(
+        chunks_total=len(unique), mode=processor.mode, backend=store.backend, store_fallback=store.fallback_reason
+    )
     timing = {"register": 0.0, "process": 0.0, "filter_parse": 0.0, "lookup": 0.0, "embed": 0.0, "save": 0.0}
-    with (_gil_handoff(), connection(url) as conn, connection(url) as writer,
-          ThreadPoolExecutor(1, "sag-save") as saving, ThreadPoolExecutor(1, "sag-vectors") as vectors_thread,
-          ThreadPoolExecutor(1, "sag-parse") as parsing):
+    with (
+        _gil_handoff(),
+        connection(url) as conn,
+        connection(url) as writer,
+        ThreadPoolExecutor(1, "sag-save") as saving,
+        ThreadPoolExecutor(1, "sag-vectors") as vectors_thread,
+        ThreadPoolExecutor(1, "sag-parse") as parsing,
+    ):
         todo = _register(conn, unique, store, report, timing)
         bar = _progress(progress, description, len(todo))
         sent: set[str] = set()  # entities of batches handed to the writer (not yet visible to the lookup)
@@ -100,8 +117,9 @@ def index_chunks(chunks: Sequence[Chunk], url: str, store: VectorStore, processo
     return _timed(report, started, cpu_started, timing)
 
 
-def _register(conn: Any, unique: list[Chunk], store: VectorStore, report: IndexReport,
-              timing: dict[str, float]) -> list[Chunk]:
+def _register(
+    conn: Any, unique: list[Chunk], store: VectorStore, report: IndexReport, timing: dict[str, float]
+) -> list[Chunk]:
     """Register the chunks as pending (new ones counted); the ones the store does not hold yet, to index."""
     t = time.monotonic()
     report.chunks_new = repository.register_chunks(conn, unique)
@@ -112,8 +130,9 @@ def _register(conn: Any, unique: list[Chunk], store: VectorStore, report: IndexR
     return todo
 
 
-def _count(report: IndexReport, batch: Sequence[Chunk], records: list[EventRecord], index_batch: IndexBatch,
-           bar: Any) -> None:
+def _count(
+    report: IndexReport, batch: Sequence[Chunk], records: list[EventRecord], index_batch: IndexBatch, bar: Any
+) -> None:
     """A batch handed to the writer: counted, and the progress bar advanced."""
     report.chunks_processed += len(batch)
     report.events_written += len(records)
@@ -157,9 +176,14 @@ def _gil_handoff() -> Iterator[None]:
         sys.setswitchinterval(before)
 
 
-def _parsed_batches(todo: Sequence[Chunk], batch_size: int, processor: Processor, pool: ThreadPoolExecutor,
-                    timing: dict[str, float], report: IndexReport
-                    ) -> Iterator[tuple[Sequence[Chunk], list[EventRecord]]]:
+def _parsed_batches(
+    todo: Sequence[Chunk],
+    batch_size: int,
+    processor: Processor,
+    pool: ThreadPoolExecutor,
+    timing: dict[str, float],
+    report: IndexReport,
+) -> Iterator[tuple[Sequence[Chunk], list[EventRecord]]]:
     """The batches of ``todo`` with their records, each processed, filtered and parsed on ``pool`` while the
     caller embeds and saves the one before (parsing is Python; the encoder's matrix products and the database
     work it overlaps leave the GIL free), so the processor's time hides behind the encoder's."""
@@ -184,8 +208,16 @@ def _parse(batch: Sequence[Chunk], processor: Processor, timing: dict[str, float
     return records, sum(1 for x in extractions if x.fallback_reason)
 
 
-def _prepare(records: list[EventRecord], conn: Any, store: VectorStore, embedder: Embedder, name_embedder: Embedder,
-             relation_vectors: bool, sent: set[str], timing: dict[str, float]) -> IndexBatch:
+def _prepare(
+    records: list[EventRecord],
+    conn: Any,
+    store: VectorStore,
+    embedder: Embedder,
+    name_embedder: Embedder,
+    relation_vectors: bool,
+    sent: set[str],
+    timing: dict[str, float],
+) -> IndexBatch:
     """Embed one parsed batch (entities the store holds, or that an earlier batch of this run sent, are not
     embedded again)."""
     t = time.monotonic()
@@ -199,8 +231,14 @@ def _prepare(records: list[EventRecord], conn: Any, store: VectorStore, embedder
     return index_batch
 
 
-def _save(writer: Any, store: VectorStore, records: list[EventRecord], index_batch: IndexBatch,
-          timing: dict[str, float], vectors_thread: ThreadPoolExecutor) -> None:
+def _save(
+    writer: Any,
+    store: VectorStore,
+    records: list[EventRecord],
+    index_batch: IndexBatch,
+    timing: dict[str, float],
+    vectors_thread: ThreadPoolExecutor,
+) -> None:
     """The vectors (idempotent upserts by id, on a thread of their own) and the relational rows at once; the
     relational transaction marks the chunks indexed only once the vectors are committed."""
     t = time.monotonic()
@@ -234,8 +272,13 @@ def prune_sources(chunks: Sequence[Chunk], url: str, store: VectorStore) -> int:
     return len(stale)
 
 
-def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str], embedder: Embedder,
-                      name_embedder: Embedder, relation_vectors: bool) -> IndexBatch:
+def build_index_batch(
+    records: Sequence[EventRecord],
+    known_entity_ids: set[str],
+    embedder: Embedder,
+    name_embedder: Embedder,
+    relation_vectors: bool,
+) -> IndexBatch:
     """Embed what the store needs: event title and title+content, new entity names, link descriptions.
 
     Only a wiki event's title+content gets a sentence embedding: it is the vector dense retrieval searches,
@@ -266,12 +309,22 @@ def build_index_batch(records: Sequence[EventRecord], known_entity_ids: set[str]
     vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dim), dtype=np.float32)
     batch = IndexBatch()
     for i, (r, cs) in enumerate(plan):
-        batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
-                                     tokenize(r.tokens_text), title_vectors[i], vectors[cs]))
+        batch.events.append(
+            EventDoc(
+                r.event_id,
+                r.chunk.chunk_id,
+                r.chunk.kind,
+                r.title,
+                tokenize(r.tokens_text),
+                title_vectors[i],
+                vectors[cs],
+            )
+        )
     for r in records:
         if r.chunk.kind == "row":
-            batch.events.append(EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title,
-                                         tokenize(r.tokens_text), None, None))
+            batch.events.append(
+                EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title, tokenize(r.tokens_text), None, None)
+            )
     for eid, e in new_entities.items():
         batch.entities.append(EntityDoc(eid, e.name, e.normalized, e.type, tokenize(e.name), name_vectors.get(eid)))
     batch.links = [LinkDoc(ln.event_id, ln.entity_id, ln.description, vectors[s]) for ln, s in link_plan]
@@ -284,8 +337,14 @@ def _progress(enabled: bool, description: str, total: int):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeRemainingColumn(), transient=False, console=Console(stderr=True))
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=False,
+        console=Console(stderr=True),
+    )
     task = bar.add_task(description, total=total)
     bar.start()
     return bar, task

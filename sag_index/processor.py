@@ -74,7 +74,8 @@ class FastProcessor:
         self._glossary = sorted(terms, key=len, reverse=True)
         self._glossary_re = (
             re.compile(r"(?<![\w])(" + "|".join(re.escape(fold(t)) for t in self._glossary) + r")(?![\w])")
-            if self._glossary else None
+            if self._glossary
+            else None
         )
 
     def process(self, chunks: Sequence[Chunk]) -> list[Extraction]:

@@ -41,7 +41,7 @@ NEAR_WINDOW_WORDS = 4  # question windows of up to this many words are matched a
 
 @dataclass
 class TableHit:
-    table: str                      # e.g. "lending.loans"
+    table: str  # e.g. "lending.loans"
     score: float
     event_ids: list[str] = field(default_factory=list)
     chunk_ids: list[str] = field(default_factory=list)
@@ -50,11 +50,11 @@ class TableHit:
 
 @dataclass
 class RowHit:
-    table: str                      # e.g. "lending.members"
-    key_column: str                 # e.g. "member_id"
-    key_value: Any                  # e.g. 4833
-    label: str                      # e.g. "欧阳澜"
-    entity_type: str                # the noun of its table ("customer")
+    table: str  # e.g. "lending.members"
+    key_column: str  # e.g. "member_id"
+    key_value: Any  # e.g. 4833
+    label: str  # e.g. "欧阳澜"
+    entity_type: str  # the noun of its table ("customer")
     score: float
     matched_text: str
 
@@ -62,8 +62,13 @@ class RowHit:
 class SagRecall:
     """Holds a small connection pool, the store and the memoised searches (thread-safe)."""
 
-    def __init__(self, url: str, store: VectorStore | None = None, settings: Settings | None = None,
-                 params: RetrievalParams | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        store: VectorStore | None = None,
+        settings: Settings | None = None,
+        params: RetrievalParams | None = None,
+    ) -> None:
         self.settings = settings or get_settings()
         self.store = store or get_store(self.settings, url)
         self.url = url
@@ -79,8 +84,9 @@ class SagRecall:
     def _new_retriever(self) -> SagRetriever:
         """Fast steps, or, with ``llm_sag_steps``, Step 1 NER and Step 7 selection by the LLM in LLM mode."""
         if self.settings.llm_sag_steps:
-            return SagRetriever.with_llm(self.url, self.store, self.settings.llm_selection_tokens, params=self.params,
-                                      connections=self._pool)
+            return SagRetriever.with_llm(
+                self.url, self.store, self.settings.llm_selection_tokens, params=self.params, connections=self._pool
+            )
         return SagRetriever(self.url, self.store, params=self.params, connections=self._pool)
 
     def close(self) -> None:
@@ -192,8 +198,10 @@ class SagRecall:
         if not tokens:
             return []
         words = normalize_name(question).split()
-        windows = sorted({" ".join(words[i : i + n]) for n in range(1, NEAR_WINDOW_WORDS + 1)
-                          for i in range(len(words) - n + 1)} - STOPWORDS)
+        windows = sorted(
+            {" ".join(words[i : i + n]) for n in range(1, NEAR_WINDOW_WORDS + 1) for i in range(len(words) - n + 1)}
+            - STOPWORDS
+        )
         proposed = [h.id for h in self.store.text_entities(tokens, 50)]
 
         def lookup(conn: Any) -> tuple[dict[str, str], dict[str, list[dict[str, Any]]]]:
@@ -212,8 +220,9 @@ class SagRecall:
         for entity_id in candidates:
             name = by_id[entity_id]
             n = len(name.split())
-            spans = sorted({" ".join(words[i : i + w]) for w in (n - 1, n, n + 1) if w > 0
-                            for i in range(len(words) - w + 1)})
+            spans = sorted(
+                {" ".join(words[i : i + w]) for w in (n - 1, n, n + 1) if w > 0 for i in range(len(words) - w + 1)}
+            )
             if not spans or has_cjk(name):
                 continue
             vectors = embedder.embed([name, *spans])

@@ -21,30 +21,45 @@ def register_chunks(conn: psycopg.Connection, chunks: Sequence[Chunk]) -> int:
     if not chunks:
         return 0
     with conn.transaction(), conn.cursor() as cur:
-        cur.execute("CREATE TEMP TABLE IF NOT EXISTS _r_sc (LIKE sag.source_chunk INCLUDING DEFAULTS) "
-                    "ON COMMIT DROP")
-        with cur.copy("COPY _r_sc (chunk_id, source, source_type, kind, position, heading, text, meta) "
-                      "FROM STDIN") as copy:
+        cur.execute("CREATE TEMP TABLE IF NOT EXISTS _r_sc (LIKE sag.source_chunk INCLUDING DEFAULTS) ON COMMIT DROP")
+        with cur.copy(
+            "COPY _r_sc (chunk_id, source, source_type, kind, position, heading, text, meta) FROM STDIN"
+        ) as copy:
             for c in chunks:
-                copy.write_row((c.chunk_id, c.source, c.source_type, c.kind, c.position, c.heading,
-                                c.text.replace("\x00", ""), Jsonb(c.meta)))
-        cur.execute("INSERT INTO sag.source_chunk SELECT DISTINCT ON (chunk_id) * FROM _r_sc "
-                    "ON CONFLICT (chunk_id) DO NOTHING")
+                copy.write_row(
+                    (
+                        c.chunk_id,
+                        c.source,
+                        c.source_type,
+                        c.kind,
+                        c.position,
+                        c.heading,
+                        c.text.replace("\x00", ""),
+                        Jsonb(c.meta),
+                    )
+                )
+        cur.execute(
+            "INSERT INTO sag.source_chunk SELECT DISTINCT ON (chunk_id) * FROM _r_sc ON CONFLICT (chunk_id) DO NOTHING"
+        )
         return cur.rowcount
 
 
 def pending_ids(conn: psycopg.Connection, chunk_ids: Sequence[str], store_key: str) -> set[str]:
     """Chunks not yet indexed, or indexed into another vector store than ``store_key``."""
-    rows = conn.execute("SELECT chunk_id FROM sag.source_chunk WHERE chunk_id = ANY(%s) "
-                        "AND (status = 'pending' OR indexed_in IS DISTINCT FROM %s)",
-                        (list(chunk_ids), store_key)).fetchall()
+    rows = conn.execute(
+        "SELECT chunk_id FROM sag.source_chunk WHERE chunk_id = ANY(%s) "
+        "AND (status = 'pending' OR indexed_in IS DISTINCT FROM %s)",
+        (list(chunk_ids), store_key),
+    ).fetchall()
     return {r[0] for r in rows}
 
 
 def stale_chunks(conn: psycopg.Connection, sources: Sequence[str], keep_ids: Sequence[str]) -> list[str]:
     """Chunk ids of ``sources`` that are not in ``keep_ids`` (sections edited away or deleted)."""
-    rows = conn.execute("SELECT chunk_id FROM sag.source_chunk WHERE source = ANY(%s) AND NOT chunk_id = ANY(%s)",
-                        (list(sources), list(keep_ids))).fetchall()
+    rows = conn.execute(
+        "SELECT chunk_id FROM sag.source_chunk WHERE source = ANY(%s) AND NOT chunk_id = ANY(%s)",
+        (list(sources), list(keep_ids)),
+    ).fetchall()
     return [r[0] for r in rows]
 
 
@@ -55,8 +70,10 @@ def delete_chunks(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> None:
 
 def known_entities(conn: psycopg.Connection, entity_ids: Iterable[str], store_key: str) -> set[str]:
     """Entities whose vectors the store ``store_key`` already holds."""
-    rows = conn.execute("SELECT entity_id FROM sag.entity_in_store WHERE store_key = %s AND entity_id = ANY(%s)",
-                        (store_key, list(entity_ids)))
+    rows = conn.execute(
+        "SELECT entity_id FROM sag.entity_in_store WHERE store_key = %s AND entity_id = ANY(%s)",
+        (store_key, list(entity_ids)),
+    )
     return {r[0] for r in rows.fetchall()}
 
 
@@ -82,8 +99,12 @@ def _present(cur: psycopg.Cursor[Any], query: str, params: tuple[Any, ...]) -> s
     return {r[0] if len(r) == 1 else tuple(r) for r in cur.execute(query, params).fetchall()}
 
 
-def save_events(conn: psycopg.Connection, records: Sequence[EventRecord], store_key: str,
-                vectors_committed: Callable[[], object] | None = None) -> None:
+def save_events(
+    conn: psycopg.Connection,
+    records: Sequence[EventRecord],
+    store_key: str,
+    vectors_committed: Callable[[], object] | None = None,
+) -> None:
     """One transaction: events, entities, links; then ``vectors_committed()`` (it returns once the batch's
     vectors are committed, or raises, which rolls this back), then the chunks are marked ``indexed``. Rows
     already present are kept (an entity named by an earlier document, an event indexed into another store);
@@ -93,26 +114,46 @@ def save_events(conn: psycopg.Connection, records: Sequence[EventRecord], store_
     with conn.transaction(), conn.cursor() as cur:
         lock_writes(cur)
         known = _present(cur, "SELECT entity_id FROM sag.entity WHERE entity_id = ANY(%s)", (list(entities),))
-        _copy(cur, "entity", "entity_id, name, type, normalized",
-              ((e.entity_id, e.name, e.type, e.normalized) for i, e in entities.items() if i not in known))
+        _copy(
+            cur,
+            "entity",
+            "entity_id, name, type, normalized",
+            ((e.entity_id, e.name, e.type, e.normalized) for i, e in entities.items() if i not in known),
+        )
         old = _present(cur, "SELECT event_id FROM sag.event WHERE event_id = ANY(%s)", (list(events),))
-        _copy(cur, "event", "event_id, chunk_id, title, content, mode",
-              ((r.event_id, r.chunk.chunk_id, r.title, r.content, r.mode) for i, r in events.items() if i not in old))
-        linked = _present(cur, "SELECT event_id, entity_id FROM sag.event_entity WHERE event_id = ANY(%s)",
-                          (list(old),)) if old else set()
+        _copy(
+            cur,
+            "event",
+            "event_id, chunk_id, title, content, mode",
+            ((r.event_id, r.chunk.chunk_id, r.title, r.content, r.mode) for i, r in events.items() if i not in old),
+        )
+        linked = (
+            _present(cur, "SELECT event_id, entity_id FROM sag.event_entity WHERE event_id = ANY(%s)", (list(old),))
+            if old
+            else set()
+        )
         links: dict[tuple[str, str], EventEntityRecord] = {}
         for r in records:
             for link in r.links:
                 links.setdefault((link.event_id, link.entity_id), link)
-        _copy(cur, "event_entity", "event_id, entity_id, role, description",
-              ((k[0], k[1], ln.role, ln.description) for k, ln in links.items() if k not in linked))
-        stored = _present(cur, "SELECT entity_id FROM sag.entity_in_store WHERE store_key = %s AND entity_id = ANY(%s)",
-                          (store_key, list(entities)))
+        _copy(
+            cur,
+            "event_entity",
+            "event_id, entity_id, role, description",
+            ((k[0], k[1], ln.role, ln.description) for k, ln in links.items() if k not in linked),
+        )
+        stored = _present(
+            cur,
+            "SELECT entity_id FROM sag.entity_in_store WHERE store_key = %s AND entity_id = ANY(%s)",
+            (store_key, list(entities)),
+        )
         _copy(cur, "entity_in_store", "store_key, entity_id", ((store_key, i) for i in entities if i not in stored))
         if vectors_committed is not None:
             vectors_committed()
-        cur.execute("UPDATE sag.source_chunk SET status = 'indexed', indexed_in = %s WHERE chunk_id = ANY(%s)",
-                    (store_key, [r.chunk.chunk_id for r in records]))
+        cur.execute(
+            "UPDATE sag.source_chunk SET status = 'indexed', indexed_in = %s WHERE chunk_id = ANY(%s)",
+            (store_key, [r.chunk.chunk_id for r in records]),
+        )
 
 
 def analyze(conn: psycopg.Connection) -> None:
@@ -126,8 +167,7 @@ def entity_dictionary(conn: psycopg.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT normalized, entity_id FROM sag.entity").fetchall())
 
 
-def events_of_entities(conn: psycopg.Connection, entity_ids: Sequence[str], max_df: int
-                       ) -> list[tuple[str, str, str]]:
+def events_of_entities(conn: psycopg.Connection, entity_ids: Sequence[str], max_df: int) -> list[tuple[str, str, str]]:
     """(event_id, entity_id, role) for entities linked to at most ``max_df`` events (hubs skipped)."""
     if not entity_ids:
         return []
@@ -141,21 +181,26 @@ def events_of_entities(conn: psycopg.Connection, entity_ids: Sequence[str], max_
            CROSS JOIN LATERAL (SELECT e.event_id, e.entity_id, e.role FROM sag.event_entity e
                                WHERE e.entity_id = q.entity_id) ee
            WHERE df.n <= %(max_df)s""",
-        {"ids": list(dict.fromkeys(entity_ids)), "cap": max_df + 1, "max_df": max_df}).fetchall()
+        {"ids": list(dict.fromkeys(entity_ids)), "cap": max_df + 1, "max_df": max_df},
+    ).fetchall()
 
 
 def entities_of_events(conn: psycopg.Connection, event_ids: Sequence[str]) -> list[tuple[str, str, str]]:
     if not event_ids:
         return []
-    return conn.execute("SELECT event_id, entity_id, role FROM sag.event_entity WHERE event_id = ANY(%s)",
-                        (list(event_ids),)).fetchall()
+    return conn.execute(
+        "SELECT event_id, entity_id, role FROM sag.event_entity WHERE event_id = ANY(%s)", (list(event_ids),)
+    ).fetchall()
 
 
 def event_kinds(conn: psycopg.Connection, event_ids: Sequence[str]) -> dict[str, str]:
     if not event_ids:
         return {}
-    rows = conn.execute("SELECT e.event_id, c.kind FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) "
-                        "WHERE e.event_id = ANY(%s)", (list(event_ids),)).fetchall()
+    rows = conn.execute(
+        "SELECT e.event_id, c.kind FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) "
+        "WHERE e.event_id = ANY(%s)",
+        (list(event_ids),),
+    ).fetchall()
     return dict(rows)
 
 
@@ -163,14 +208,19 @@ def event_details(conn: psycopg.Connection, event_ids: Sequence[str]) -> dict[st
     rows = conn.execute(
         """SELECT e.event_id, e.title, e.content, e.chunk_id, c.source, c.kind, c.meta
            FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) WHERE e.event_id = ANY(%s)""",
-        (list(event_ids),)).fetchall()
-    return {r[0]: {"title": r[1], "content": r[2], "chunk_id": r[3], "source": r[4], "kind": r[5], "meta": r[6]}
-            for r in rows}
+        (list(event_ids),),
+    ).fetchall()
+    return {
+        r[0]: {"title": r[1], "content": r[2], "chunk_id": r[3], "source": r[4], "kind": r[5], "meta": r[6]}
+        for r in rows
+    }
 
 
 def chunks_by_id(conn: psycopg.Connection, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    rows = conn.execute("SELECT chunk_id, source, heading, text, kind, meta FROM sag.source_chunk "
-                        "WHERE chunk_id = ANY(%s)", (list(chunk_ids),)).fetchall()
+    rows = conn.execute(
+        "SELECT chunk_id, source, heading, text, kind, meta FROM sag.source_chunk WHERE chunk_id = ANY(%s)",
+        (list(chunk_ids),),
+    ).fetchall()
     return {r[0]: {"source": r[1], "heading": r[2], "text": r[3], "kind": r[4], "meta": r[5]} for r in rows}
 
 
@@ -178,5 +228,6 @@ def counts(conn: psycopg.Connection) -> dict[str, int]:
     row = conn.execute(
         """SELECT (SELECT count(*) FROM sag.source_chunk), (SELECT count(*) FROM sag.source_chunk
                   WHERE status = 'pending'), (SELECT count(*) FROM sag.event), (SELECT count(*) FROM sag.entity),
-                  (SELECT count(*) FROM sag.event_entity)""").fetchone()
+                  (SELECT count(*) FROM sag.event_entity)"""
+    ).fetchone()
     return dict(zip(("chunks", "pending", "events", "entities", "links"), one(row), strict=True))

@@ -59,18 +59,29 @@ class RetrievalResult:
         return sum(s.ms for s in self.steps)
 
     def explain(self) -> dict[str, Any]:
-        return {"question": self.question, "modes": self.modes, "total_ms": round(self.total_ms, 2),
-                "steps": [asdict(s) for s in self.steps],
-                "events": [{k: v for k, v in asdict(e).items() if k != "meta"} for e in self.events]}
+        return {
+            "question": self.question,
+            "modes": self.modes,
+            "total_ms": round(self.total_ms, 2),
+            "steps": [asdict(s) for s in self.steps],
+            "events": [{k: v for k, v in asdict(e).items() if k != "meta"} for e in self.events],
+        }
 
 
 class SagRetriever:
     """Runs the 8 steps; ``ner`` and ``selector`` may be replaced by the DSPy implementations."""
 
-    def __init__(self, url: str, store: VectorStore, embedder: Embedder | None = None,
-                 params: RetrievalParams | None = None, name_embedder: Embedder | None = None,
-                 ner: Ner | None = None, selector: Selector | None = None,
-                 connections: ConnectionPool | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        store: VectorStore,
+        embedder: Embedder | None = None,
+        params: RetrievalParams | None = None,
+        name_embedder: Embedder | None = None,
+        ner: Ner | None = None,
+        selector: Selector | None = None,
+        connections: ConnectionPool | None = None,
+    ) -> None:
         self.url = url
         self.store = store
         self.embedder = embedder or get_embedder()
@@ -128,8 +139,9 @@ class SagRetriever:
         exact, free = fast_ner(question, dictionary)
         return exact, free, "fast"
 
-    def select(self, question: str, pool: list[Candidate], details: Details,
-               params: RetrievalParams) -> tuple[list[str], str]:
+    def select(
+        self, question: str, pool: list[Candidate], details: Details, params: RetrievalParams
+    ) -> tuple[list[str], str]:
         """Step 7 by the configured selector, else the fast formula."""
         if self._selector is not None:
             return self._selector(question, pool, details, params.top_k)

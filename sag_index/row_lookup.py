@@ -32,21 +32,25 @@ def _group(rows: Sequence[tuple[Any, ...]]) -> tuple[dict[str, str], dict[str, l
     for entity_id, normalized, table, key_column, key_value, label, entity_type in rows:
         names[normalized] = entity_id
         by_entity.setdefault(entity_id, []).append(
-            {"table": table, "key_column": key_column, "key_value": key_value, "label": label,
-             "entity_type": entity_type})
+            {
+                "table": table,
+                "key_column": key_column,
+                "key_value": key_value,
+                "label": label,
+                "entity_type": entity_type,
+            }
+        )
     return names, by_entity
 
 
-def named_rows(conn: psycopg.Connection, keys: Sequence[str]
-               ) -> tuple[dict[str, str], dict[str, list[RowTemplate]]]:
+def named_rows(conn: psycopg.Connection, keys: Sequence[str]) -> tuple[dict[str, str], dict[str, list[RowTemplate]]]:
     """(normalized name -> entity id, entity id -> its rows) for the row subjects among ``keys``."""
     if not keys:
         return {}, {}
     return _group(conn.execute(_ROWS.format(where="en.normalized = ANY(%s)"), (list(keys),)).fetchall())
 
 
-def rows_of(conn: psycopg.Connection, entity_ids: Sequence[str]
-            ) -> tuple[dict[str, str], dict[str, list[RowTemplate]]]:
+def rows_of(conn: psycopg.Connection, entity_ids: Sequence[str]) -> tuple[dict[str, str], dict[str, list[RowTemplate]]]:
     """The same for entity ids (candidates another channel proposed)."""
     if not entity_ids:
         return {}, {}
@@ -68,5 +72,6 @@ def near_names(conn: psycopg.Connection, windows: Sequence[str], limit: int = NE
                          JOIN sag.source_chunk c USING (chunk_id)
                          WHERE ee.entity_id = b.entity_id AND ee.role = 'subject' AND c.kind = 'row')
            ORDER BY b.s DESC, b.entity_id LIMIT %(k)s""",
-        {"w": list(windows), "t": NEAR_SIMILARITY, "pool": 4 * limit, "k": limit}).fetchall()
+        {"w": list(windows), "t": NEAR_SIMILARITY, "pool": 4 * limit, "k": limit},
+    ).fetchall()
     return [r[0] for r in rows]

@@ -77,9 +77,15 @@ class WarehouseIndexReport:
     chunks_pruned: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"backend": self.backend, "store_fallback": self.store_fallback, "seconds": round(self.seconds, 2),
-                "chunks_pruned": self.chunks_pruned,
-                "row_counts": self.row_counts, "wiki": self.wiki.as_dict(), "rows": self.rows.as_dict()}
+        return {
+            "backend": self.backend,
+            "store_fallback": self.store_fallback,
+            "seconds": round(self.seconds, 2),
+            "chunks_pruned": self.chunks_pruned,
+            "row_counts": self.row_counts,
+            "wiki": self.wiki.as_dict(),
+            "rows": self.rows.as_dict(),
+        }
 
 
 def _names(value: str) -> list[str]:
@@ -92,20 +98,31 @@ def _row_chunk(source: RowSource, record: dict[str, Any]) -> Chunk | None:
     key_value, label = record[source.key], record.get(source.label or "")
     if key_value is None or label in (None, ""):
         return None
-    shown = ", ".join(f"{column} {value}" for column, value in record.items()
-                      if column not in (source.key, source.label) and value not in (None, ""))
+    shown = ", ".join(
+        f"{column} {value}"
+        for column, value in record.items()
+        if column not in (source.key, source.label) and value not in (None, "")
+    )
     text = f"{source.entity_type} {label} ({source.key} {key_value})" + (f", {shown}" if shown else "")
     entities: list[dict[str, Any]] = [{"name": f"{source.key} {key_value}", "type": "key", "embed": False}]
     for column in source.name_columns:
         for name in _names(str(record.get(column) or "")):
             if name:
                 entities.insert(0, {"name": name, "type": source.entity_type, "role": "subject"})
-    meta = {"table": source.qualified, "key_column": source.key, "key_value": key_value, "label": str(label),
-            "entity_type": source.entity_type, "title": f"{source.entity_type} {label} ({source.key} {key_value})",
-            "content": text, "entities": entities}
+    meta = {
+        "table": source.qualified,
+        "key_column": source.key,
+        "key_value": key_value,
+        "label": str(label),
+        "entity_type": source.entity_type,
+        "title": f"{source.entity_type} {label} ({source.key} {key_value})",
+        "content": text,
+        "entities": entities,
+    }
     position = key_value if isinstance(key_value, int) else 0
-    return make_chunk(source.qualified, text, heading=str(key_value), position=position, source_type="row",
-                      kind="row", meta=meta)
+    return make_chunk(
+        source.qualified, text, heading=str(key_value), position=position, source_type="row", kind="row", meta=meta
+    )
 
 
 def _select(conn: Any, source: RowSource, cap: int) -> list[dict[str, Any]]:
@@ -113,15 +130,21 @@ def _select(conn: Any, source: RowSource, cap: int) -> list[dict[str, Any]]:
     schema, _, table = source.qualified.rpartition(".")
     columns = list(dict.fromkeys([source.key, *source.name_columns, *source.columns]))
     base = sql.SQL("SELECT {cols} FROM {table}").format(
-        cols=sql.SQL(", ").join(map(sql.Identifier, columns)), table=sql.Identifier(schema, table))
+        cols=sql.SQL(", ").join(map(sql.Identifier, columns)), table=sql.Identifier(schema, table)
+    )
     order = sql.SQL(" ORDER BY {key} LIMIT {cap}").format(key=sql.Identifier(source.key), cap=sql.Literal(cap))
-    count = conn.execute(sql.SQL("SELECT count(*) FROM (SELECT 1 FROM {t} LIMIT {n}) s").format(
-        t=sql.Identifier(schema, table), n=sql.Literal(cap + 1))).fetchone()[0]
+    count = conn.execute(
+        sql.SQL("SELECT count(*) FROM (SELECT 1 FROM {t} LIMIT {n}) s").format(
+            t=sql.Identifier(schema, table), n=sql.Literal(cap + 1)
+        )
+    ).fetchone()[0]
     if count > cap and source.label:
-        common = sql.SQL(" WHERE {label}::text = ANY(SELECT unnest(most_common_vals::text::text[]) FROM pg_stats "
-                         "WHERE schemaname = {s} AND tablename = {t} AND attname = {c})").format(
-            label=sql.Identifier(source.label), s=sql.Literal(schema), t=sql.Literal(table),
-            c=sql.Literal(source.label))
+        common = sql.SQL(
+            " WHERE {label}::text = ANY(SELECT unnest(most_common_vals::text::text[]) FROM pg_stats "
+            "WHERE schemaname = {s} AND tablename = {t} AND attname = {c})"
+        ).format(
+            label=sql.Identifier(source.label), s=sql.Literal(schema), t=sql.Literal(table), c=sql.Literal(source.label)
+        )
         frequent = conn.execute(base + common + order).fetchall()
         if frequent:
             return [dict(zip(columns, row, strict=True)) for row in frequent]
@@ -138,9 +161,14 @@ def row_chunks(url: str, sources: Sequence[RowSource], cap: int = ROW_CAP) -> li
     return chunks
 
 
-def index_warehouse(url: str, warehouse: WarehouseMap, wiki_dir: Path | None = None,
-                    store: VectorStore | None = None, progress: bool | None = None,
-                    processor: Processor | None = None) -> WarehouseIndexReport:
+def index_warehouse(
+    url: str,
+    warehouse: WarehouseMap,
+    wiki_dir: Path | None = None,
+    store: VectorStore | None = None,
+    progress: bool | None = None,
+    processor: Processor | None = None,
+) -> WarehouseIndexReport:
     """Index the wiki pages of ``wiki_dir`` and the entity rows (idempotent and resumable: indexed chunks are
     skipped). Sections edited away or rows deleted since the last run are pruned (chunk, event, vectors)."""
     started = time.monotonic()
@@ -149,17 +177,26 @@ def index_warehouse(url: str, warehouse: WarehouseMap, wiki_dir: Path | None = N
     try:
         pages = load_wiki(wiki_dir, warehouse.tables, warehouse.nouns) if wiki_dir is not None else []
         pruned = prune_sources(pages, url, store)
-        wiki = index_chunks(pages, url, store, processor or _wiki_processor(url), progress=bool(progress),
-                            relation_vectors=True, description="table wikis")
+        wiki = index_chunks(
+            pages,
+            url,
+            store,
+            processor or _wiki_processor(url),
+            progress=bool(progress),
+            relation_vectors=True,
+            description="table wikis",
+        )
         rows = row_chunks(url, warehouse.rows)
         pruned += prune_sources(rows, url, store)
         counts: dict[str, int] = {}
         for chunk in rows:
             counts[chunk.meta["table"]] = counts.get(chunk.meta["table"], 0) + 1
-        row_report = index_chunks(rows, url, store, FastProcessor(), batch_size=2000, progress=bool(progress),
-                                  description="dimension rows")
-        return WarehouseIndexReport(wiki, row_report, store.backend, store.fallback_reason,
-                                    time.monotonic() - started, counts, pruned)
+        row_report = index_chunks(
+            rows, url, store, FastProcessor(), batch_size=2000, progress=bool(progress), description="dimension rows"
+        )
+        return WarehouseIndexReport(
+            wiki, row_report, store.backend, store.fallback_reason, time.monotonic() - started, counts, pruned
+        )
     finally:
         if own_store:
             store.close()

@@ -35,29 +35,37 @@ def split_front_matter(text: str) -> tuple[dict[str, object], str]:
         data = safe_yaml.load(match.group(1)) or {}
     except safe_yaml.YamlLimitError:
         return {}, text
-    return (data, text[match.end():]) if isinstance(data, dict) else ({}, text)
+    return (data, text[match.end() :]) if isinstance(data, dict) else ({}, text)
 
 
 def _named(text: str, names: Mapping[str, str]) -> list[str]:
-    found = [table for name, table in names.items()
-             if re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", text, re.IGNORECASE)]
+    found = [
+        table
+        for name, table in names.items()
+        if re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", text, re.IGNORECASE)
+    ]
     return list(dict.fromkeys(found))
 
 
-def page_tables(front: Mapping[str, object], title: str, text: str, names: Mapping[str, str],
-                nouns: Nouns = ()) -> list[str]:
+def page_tables(
+    front: Mapping[str, object], title: str, text: str, names: Mapping[str, str], nouns: Nouns = ()
+) -> list[str]:
     """The qualified tables a page describes (see the module docstring for the precedence)."""
     declared = front.get("tables")
     if isinstance(declared, str):
         declared = [declared]
     if isinstance(declared, list) and declared:
         return list(dict.fromkeys(names.get(str(t), names.get(str(t).lower(), str(t))) for t in declared))
-    return (_named(title, names) or _named(text, names)
-            or list(dict.fromkeys(table for table, pattern in nouns if pattern.search(f"{title}\n{text}"))))
+    return (
+        _named(title, names)
+        or _named(text, names)
+        or list(dict.fromkeys(table for table, pattern in nouns if pattern.search(f"{title}\n{text}")))
+    )
 
 
-def link_page(chunks: list[Chunk], front: Mapping[str, object], title: str, text: str,
-              names: Mapping[str, str], nouns: Nouns = ()) -> list[Chunk]:
+def link_page(
+    chunks: list[Chunk], front: Mapping[str, object], title: str, text: str, names: Mapping[str, str], nouns: Nouns = ()
+) -> list[Chunk]:
     """Set ``meta["tables"]`` on every chunk of one page; returns the chunks."""
     tables = page_tables(front, title, text, names, nouns)
     for chunk in chunks:
@@ -90,9 +98,12 @@ def load_wiki(folder: Path, names: Mapping[str, str], nouns: Nouns = ()) -> list
     """Every supported file under ``folder`` (sorted, so chunk order is stable), pages linked to tables."""
     if not folder.is_dir():
         raise LoaderError(f"{folder}: not a directory")
-    return [chunk for path in sorted(folder.rglob("*"))
-            if path.is_file() and path.suffix.lower() in {*PAGE_SUFFIXES, ".json", ".jsonl"}
-            for chunk in load_page(path, names, str(path.relative_to(folder)), nouns)]
+    return [
+        chunk
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.suffix.lower() in {*PAGE_SUFFIXES, ".json", ".jsonl"}
+        for chunk in load_page(path, names, str(path.relative_to(folder)), nouns)
+    ]
 
 
 def load_path_text(text: str, source: str, suffix: str) -> list[Chunk]:

@@ -28,8 +28,11 @@ from demo import load as demo_warehouse
 SERVICE_TIMINGS: dict[str, float] = {}
 
 # the suite runs on the demo warehouse: its model, detail vocabulary and glossary, as `cubesage demo` sets them
-for _var, _name in (("CUBESAGE_MODEL_DIR", "model"), ("CUBESAGE_DETAIL_VOCABULARY", "detail_vocabulary.yaml"),
-                    ("CUBESAGE_GLOSSARY", "glossary.yaml")):
+for _var, _name in (
+    ("CUBESAGE_MODEL_DIR", "model"),
+    ("CUBESAGE_DETAIL_VOCABULARY", "detail_vocabulary.yaml"),
+    ("CUBESAGE_GLOSSARY", "glossary.yaml"),
+):
     os.environ.setdefault(_var, str(REPO_ROOT / "demo" / _name))
 # a cubesage.toml left in the working directory (by `cubesage init` or `warehouse load`) must not reach the tests
 os.environ.setdefault("CUBESAGE_CONFIG", os.devnull)

@@ -186,13 +186,17 @@ def _handler(script: Script, stub: Stub, lock: threading.Lock) -> type[BaseHTTPR
 
 def _completion(body: dict[str, Any], reply: str, n: int) -> dict[str, Any]:
     prompt = sum(count_tokens(str(m.get("content", ""))) for m in body.get("messages") or []) or count_tokens(
-        str(body.get("prompt", "")))
+        str(body.get("prompt", ""))
+    )
     completion = count_tokens(reply)
     return {
-        "id": f"stub-{n}", "object": "chat.completion", "created": int(time.time()),
+        "id": f"stub-{n}",
+        "object": "chat.completion",
+        "created": int(time.time()),
         "model": body.get("model", "stub"),
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply},
-                     "text": reply}],
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}, "text": reply}
+        ],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     }
 
@@ -216,6 +220,8 @@ def openai_stub(script: Script, *, latency_s: float = 0.0) -> Iterator[Stub]:
 
 def dspy_reply(**fields: object) -> str:
     """A reply in DSPy's ChatAdapter format for the given output fields."""
-    parts = [f"[[ ## {name} ## ]]\n{value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
-             for name, value in fields.items()]
+    parts = [
+        f"[[ ## {name} ## ]]\n{value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+        for name, value in fields.items()
+    ]
     return "\n\n".join([*parts, "[[ ## completed ## ]]"])

@@ -22,8 +22,9 @@ def free_port() -> int:
 def serve_in_thread(app: Litestar, timeout: float = 30.0) -> Iterator[str]:
     """Serve ``app`` on 127.0.0.1; yields its base URL; stops the server on exit."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           lifespan="on", proxy_headers=False))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", proxy_headers=False)
+    )
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout

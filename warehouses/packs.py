@@ -75,5 +75,11 @@ def get_pack(name: str) -> Pack:
     questions = data.get("questions") or []
     if not isinstance(questions, list):
         raise PackError(f"{path}: 'questions' must be a list of questions")
-    return Pack(name=name, title=str(data.get("title") or name), schema=str(data["schema"]), today=today,
-                root=path.parent, questions=tuple(str(q) for q in questions))
+    return Pack(
+        name=name,
+        title=str(data.get("title") or name),
+        schema=str(data["schema"]),
+        today=today,
+        root=path.parent,
+        questions=tuple(str(q) for q in questions),
+    )

@@ -29,8 +29,15 @@ StageCallback = Callable[[str, Any], None]
 class AnswerService(Protocol):
     """What the API needs from the answering service."""
 
-    def ask(self, question: str, *, session_id: str | None = None, mode: str | None = None,
-            today: date | None = None, previous: Any = None) -> Any: ...
+    def ask(
+        self,
+        question: str,
+        *,
+        session_id: str | None = None,
+        mode: str | None = None,
+        today: date | None = None,
+        previous: Any = None,
+    ) -> Any: ...
 
     def nl2cube(self, question: str, run: bool = False, today: date | None = None) -> Any: ...
 
@@ -40,8 +47,16 @@ class StreamingAnswerService(AnswerService, Protocol):
 
     streams_stages: bool
 
-    def ask(self, question: str, *, session_id: str | None = None, mode: str | None = None,
-            today: date | None = None, previous: Any = None, on_stage: StageCallback | None = None) -> Any: ...
+    def ask(
+        self,
+        question: str,
+        *,
+        session_id: str | None = None,
+        mode: str | None = None,
+        today: date | None = None,
+        previous: Any = None,
+        on_stage: StageCallback | None = None,
+    ) -> Any: ...
 
 
 def as_plain(value: Any) -> Any:
@@ -67,8 +82,10 @@ def stages_of(answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     table = answer.get("table") or {}
     return [
         ("intent", {"intent": answer.get("intent"), "confidence": prov.get("intent_confidence")}),
-        ("retrieval", {"bindings": prov.get("bindings", []), "crag_grade": prov.get("crag_grade"),
-                       "crag": prov.get("crag")}),
+        (
+            "retrieval",
+            {"bindings": prov.get("bindings", []), "crag_grade": prov.get("crag_grade"), "crag": prov.get("crag")},
+        ),
         ("plan", {"cube_query": prov.get("cube_query"), "sql": prov.get("sql")}),
         ("rows", {"row_count": len(table.get("rows") or []), "columns": table.get("columns", [])}),
         ("answer", answer),
@@ -93,8 +110,16 @@ class ServiceAdapter:
                 result = await result
             return result
 
-    async def ask(self, question: str, *, session_id: str | None, mode: str | None, today: date | None,
-                  previous: Any, on_stage: StageCallback | None = None) -> tuple[Any, dict[str, Any]]:
+    async def ask(
+        self,
+        question: str,
+        *,
+        session_id: str | None,
+        mode: str | None,
+        today: date | None,
+        previous: Any,
+        on_stage: StageCallback | None = None,
+    ) -> tuple[Any, dict[str, Any]]:
         """The raw answer (kept as the session's previous turn) and its plain-dict form."""
         kwargs: dict[str, Any] = {"session_id": session_id, "mode": mode, "today": today, "previous": previous}
         if on_stage is not None and self.streams:
@@ -115,8 +140,9 @@ class ServiceAdapter:
         if hook is not None:
             await anyio.to_thread.run_sync(hook, kind)
 
-    async def load(self, queries: list[tuple[str, dict[str, Any]]], *, today: date | None, language: str,
-                   title: str) -> dict[str, Any]:
+    async def load(
+        self, queries: list[tuple[str, dict[str, Any]]], *, today: date | None, language: str, title: str
+    ) -> dict[str, Any]:
         """A stored query's table and chart (``Cubesage.load``); 503 from services that cannot run one."""
         loader = getattr(self.service, "load", None)
         if loader is None:

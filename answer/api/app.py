@@ -51,8 +51,14 @@ def _default_service(settings: Settings, database_url: str) -> AnswerService:
     return Cubesage(settings, url=database_url)
 
 
-def create_app(settings: Settings, service: AnswerService | None = None, *, store: Store | None = None,
-               knowledge: Knowledge | None = None, database_url: str | None = None) -> Litestar:
+def create_app(
+    settings: Settings,
+    service: AnswerService | None = None,
+    *,
+    store: Store | None = None,
+    knowledge: Knowledge | None = None,
+    database_url: str | None = None,
+) -> Litestar:
     """Build the API. Without arguments beyond ``settings`` everything real is wired from settings."""
     if not VENDOR_MARKER.exists():
         log.warning("chat page charts disabled: Vega-Lite is not vendored; run 'bash answer/api/web/vendor.sh'")
@@ -62,8 +68,10 @@ def create_app(settings: Settings, service: AnswerService | None = None, *, stor
         database_url = database_url or db.database_url(settings)
     store = store or PostgresStore(database_url or "")
     knowledge = knowledge or PipelineKnowledge(settings, database_url or "")
-    adapter = ServiceAdapter(service if service is not None else _default_service(settings, database_url or ""),
-                             max_concurrent=settings.api_max_concurrent_answers)
+    adapter = ServiceAdapter(
+        service if service is not None else _default_service(settings, database_url or ""),
+        max_concurrent=settings.api_max_concurrent_answers,
+    )
     sessions = SessionMemory(ttl_s=settings.api_session_ttl_s, max_sessions=settings.api_max_sessions)
     answer_cache = AnswerCache(settings.api_answer_cache_ttl_s, settings.api_answer_cache_size)
     app = Litestar(
@@ -85,24 +93,47 @@ def _route_handlers() -> list[Router | type[Controller]]:
     api = Router(
         path="/",
         guards=[api_guard],
-        route_handlers=[AskController, NL2CubeController, CubeController, FeedbackController, IngestController,
-                        CatalogController, SuggestionsController, QueriesController],
+        route_handlers=[
+            AskController,
+            NL2CubeController,
+            CubeController,
+            FeedbackController,
+            IngestController,
+            CatalogController,
+            SuggestionsController,
+            QueriesController,
+        ],
         security=[{"apiKey": []}],
     )
-    return [api, HealthController, MetricsController,
-            create_static_files_router(path="/", directories=[STATIC_DIR], html_mode=True,
-                                       name="chat", include_in_schema=False)]
+    return [
+        api,
+        HealthController,
+        MetricsController,
+        create_static_files_router(
+            path="/", directories=[STATIC_DIR], html_mode=True, name="chat", include_in_schema=False
+        ),
+    ]
 
 
-def _dependencies(settings: Settings, service: ServiceAdapter, store: Store, knowledge: Knowledge,
-                  sessions: SessionMemory, answer_cache: AnswerCache) -> dict[str, Provide]:
+def _dependencies(
+    settings: Settings,
+    service: ServiceAdapter,
+    store: Store,
+    knowledge: Knowledge,
+    sessions: SessionMemory,
+    answer_cache: AnswerCache,
+) -> dict[str, Provide]:
     """What the handlers are given by name: the process's one instance of each."""
+
     def constant(value: Any) -> Provide:
         return Provide(lambda: value, use_cache=True, sync_to_thread=False)
 
     return {
-        "service": constant(service), "store": constant(store), "knowledge": constant(knowledge),
-        "sessions": constant(sessions), "settings": constant(settings),
+        "service": constant(service),
+        "store": constant(store),
+        "knowledge": constant(knowledge),
+        "sessions": constant(sessions),
+        "settings": constant(settings),
         "answer_cache": constant(answer_cache),
     }
 
@@ -110,15 +141,21 @@ def _dependencies(settings: Settings, service: ServiceAdapter, store: Store, kno
 def _openapi_config() -> OpenAPIConfig:
     """The OpenAPI document at /schema, with the bearer API key as its security scheme."""
     return OpenAPIConfig(
-        title="cubesage", version="0.1.0", path="/schema",
+        title="cubesage",
+        version="0.1.0",
+        path="/schema",
         description="Ask business questions in English or Chinese over the warehouse.",
-        components=Components(security_schemes={"apiKey": SecurityScheme(
-            type="http", scheme="bearer", description="token from 'cubesage keys create'")}),
+        components=Components(
+            security_schemes={
+                "apiKey": SecurityScheme(type="http", scheme="bearer", description="token from 'cubesage keys create'")
+            }
+        ),
     )
 
 
 def _lifespan(store: Store) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
     """The store opened when the app starts and closed when it stops."""
+
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         await store.open()

@@ -47,8 +47,10 @@ async def check_body(request: Request, *, expects_data: bool, max_depth: int) ->
         return
     content_type = request.headers.get("content-type", "")
     if not is_json(content_type):
-        raise UnsupportedMediaType("the request body must be JSON, sent with 'Content-Type: application/json' "
-                                   f"(got {content_type.split(';', 1)[0].strip() or 'no content type'})")
+        raise UnsupportedMediaType(
+            "the request body must be JSON, sent with 'Content-Type: application/json' "
+            f"(got {content_type.split(';', 1)[0].strip() or 'no content type'})"
+        )
     if not body:
         raise BadRequest("the request needs a JSON body")
     try:

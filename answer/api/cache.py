@@ -56,9 +56,14 @@ class AnswerCache:
             return None
         stored_at, raw, plain = entry
         answer = dict(plain)  # shallow: the stored parts are never mutated
-        answer["provenance"] = {**(answer.get("provenance") or {}),
-                                "answer_cache": {"hit": True, "of_query_id": plain.get("query_id"),
-                                                 "age_s": round(time.monotonic() - stored_at, 1)}}
+        answer["provenance"] = {
+            **(answer.get("provenance") or {}),
+            "answer_cache": {
+                "hit": True,
+                "of_query_id": plain.get("query_id"),
+                "age_s": round(time.monotonic() - stored_at, 1),
+            },
+        }
         answer["query_id"] = str(uuid.uuid4())
         return raw, answer
 

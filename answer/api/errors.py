@@ -99,8 +99,9 @@ def classify(err: Exception) -> ApiError | None:
 
 
 def _body(status: int, code: str, detail: str) -> Response[ErrorBody]:
-    return Response(ErrorBody(status_code=status, error=code, detail=detail), status_code=status,
-                    media_type=MediaType.JSON)
+    return Response(
+        ErrorBody(status_code=status, error=code, detail=detail), status_code=status, media_type=MediaType.JSON
+    )
 
 
 def api_error_handler(_: Request, exc: ApiError) -> Response[ErrorBody]:
@@ -117,13 +118,23 @@ def http_exception_handler(_: Request, exc: HTTPException) -> Response[ErrorBody
     detail = exc.detail
     if isinstance(exc, ValidationException) and exc.extra:
         problems = exc.extra if isinstance(exc.extra, list) else [exc.extra]
-        detail = "; ".join(
-            f"{p.get('key', '')}: {p.get('message', '')}".strip(": ") if isinstance(p, dict) else str(p)
-            for p in problems
-        ) or detail
-    code = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-            413: "payload_too_large", 415: "unsupported_media_type", 429: "rate_limited"}.get(exc.status_code,
-                                                                                               "client_error")
+        detail = (
+            "; ".join(
+                f"{p.get('key', '')}: {p.get('message', '')}".strip(": ") if isinstance(p, dict) else str(p)
+                for p in problems
+            )
+            or detail
+        )
+    code = {
+        400: "bad_request",
+        401: "unauthorized",
+        403: "forbidden",
+        404: "not_found",
+        405: "method_not_allowed",
+        413: "payload_too_large",
+        415: "unsupported_media_type",
+        429: "rate_limited",
+    }.get(exc.status_code, "client_error")
     response = _body(exc.status_code, code, str(detail)[:1000])
     if exc.headers:
         response.headers.update(exc.headers)
@@ -139,11 +150,15 @@ def unexpected_handler(request: Request, exc: Exception) -> Response[ErrorBody]:
 
 
 _DESCRIPTIONS = {
-    400: "Malformed request or question (message says why)", 401: "Missing, invalid or revoked API key",
+    400: "Malformed request or question (message says why)",
+    401: "Missing, invalid or revoked API key",
     403: "The key lacks the route's scope, or a cross-site / foreign-Host request in keyless mode",
-    404: "Not found", 413: "Request body too large", 415: "The body is not sent as application/json",
+    404: "Not found",
+    413: "Request body too large",
+    415: "The body is not sent as application/json",
     422: "Input understood but refused (message says why)",
-    429: "Rate limit exceeded (see Retry-After)", 503: "A backing service is unavailable",
+    429: "Rate limit exceeded (see Retry-After)",
+    503: "A backing service is unavailable",
 }
 
 

@@ -39,9 +39,18 @@ from sag_index.warehouse import WarehouseMap
 class Knowledge(Protocol):
     def validate(self, cube_query: dict[str, Any] | None, sql: str | None) -> Validation: ...
     def validate_cube_query(self, query: dict[str, Any]) -> list[str]: ...
-    def propose(self, *, query_id: str, question: str, verdict: str, cube_query: dict[str, Any] | None,
-                sql: str | None, comment: str | None, api_key_id: str | None,
-                validation: Validation) -> Proposal: ...
+    def propose(
+        self,
+        *,
+        query_id: str,
+        question: str,
+        verdict: str,
+        cube_query: dict[str, Any] | None,
+        sql: str | None,
+        comment: str | None,
+        api_key_id: str | None,
+        validation: Validation,
+    ) -> Proposal: ...
     def proposals(self, status: str | None, limit: int) -> list[Proposal]: ...
     def approve(self, proposal_id: int, reviewer: str) -> Proposal: ...
     def reject(self, proposal_id: int, reviewer: str) -> Proposal: ...
@@ -78,8 +87,9 @@ class PipelineKnowledge:
 
     def approve(self, proposal_id: int, reviewer: str) -> Proposal:
         """Validate again, then add to engine D's cache as approved."""
-        return feedback.approve(self.url, proposal_id, reviewer=reviewer, validator=self.validator,
-                                embedder=self._embedder())
+        return feedback.approve(
+            self.url, proposal_id, reviewer=reviewer, validator=self.validator, embedder=self._embedder()
+        )
 
     def reject(self, proposal_id: int, reviewer: str) -> Proposal:
         return feedback.reject(self.url, proposal_id, reviewer=reviewer)
@@ -98,8 +108,11 @@ class PipelineKnowledge:
                 page = _chunks_of({**doc, "content": body}, source)
             except loaders.LoaderError as err:
                 raise Unprocessable(str(err)) from err
-            chunks += page if doc["format"] == "json" else wiki.link_page(
-                page, front, wiki.page_title(doc["name"], body), body, tables.tables, tables.nouns)
+            chunks += (
+                page
+                if doc["format"] == "json"
+                else wiki.link_page(page, front, wiki.page_title(doc["name"], body), body, tables.tables, tables.nouns)
+            )
         if not chunks:
             raise Unprocessable("the documents contain no text to index")
         store = get_store(self.settings, self.url)
@@ -108,9 +121,15 @@ class PipelineKnowledge:
             report = index_chunks(chunks, self.url, store, embedder=self._embedder())
         finally:
             store.close()
-        return {"added": report.chunks_new, "unchanged": report.chunks_already_indexed, "removed": removed,
-                "chunks": report.chunks_total, "events_written": report.events_written,
-                "backend": report.backend, "store_fallback": report.store_fallback}
+        return {
+            "added": report.chunks_new,
+            "unchanged": report.chunks_already_indexed,
+            "removed": removed,
+            "chunks": report.chunks_total,
+            "events_written": report.events_written,
+            "backend": report.backend,
+            "store_fallback": report.store_fallback,
+        }
 
     def _tables(self) -> WarehouseMap:
         """The model's table names and nouns, for linking pages (no model configured: none)."""

@@ -28,7 +28,7 @@ def hostname(host_header: str) -> str:
     """The name of a ``Host`` header value (port and IPv6 brackets removed, lower case)."""
     host = host_header.strip().lower()
     if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host
+        return host[1 : host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 

@@ -145,14 +145,21 @@ async def _authenticate(connection: ASGIConnection, state: Any, ip: str) -> KeyG
         return None
     wait_s = failures.wait_s(f"ip:{ip}")
     if wait_s > 0:
-        raise RateLimited(f"too many failed authentications from this address ({failures.per_min}/min)",
-                          retry_after_s=max(1, math.ceil(wait_s)))
+        raise RateLimited(
+            f"too many failed authentications from this address ({failures.per_min}/min)",
+            retry_after_s=max(1, math.ceil(wait_s)),
+        )
     grant = await state.store.key_for(token) if token is not None else None
     if grant is None:
         failures.take(f"ip:{ip}")
-        raise (Unauthorized("invalid or revoked API key") if token is not None else
-               Unauthorized("an API key is required: send 'Authorization: Bearer <token>' "
-                            "(create one with 'cubesage keys create --name NAME')"))
+        raise (
+            Unauthorized("invalid or revoked API key")
+            if token is not None
+            else Unauthorized(
+                "an API key is required: send 'Authorization: Bearer <token>' "
+                "(create one with 'cubesage keys create --name NAME')"
+            )
+        )
     return grant
 
 
@@ -160,8 +167,9 @@ def _authorize(grant: KeyGrant | None, scope: str, settings: Settings) -> None:
     if grant is None:
         if scope == "ask" or (scope == "ingest" and not settings.api_ingest_requires_key):
             return
-        raise Unauthorized(f"this route needs an API key with the '{scope}' scope "
-                           f"(cubesage keys create --name NAME --scope {scope})")
+        raise Unauthorized(
+            f"this route needs an API key with the '{scope}' scope (cubesage keys create --name NAME --scope {scope})"
+        )
     if not grant.allows(scope):
         raise Forbidden(f"API key {grant.key_id} lacks the '{scope}' scope (cubesage keys scopes)")
 
@@ -181,5 +189,6 @@ async def api_guard(connection: ASGIConnection, handler: BaseRouteHandler) -> No
     connection.state.client_ip = ip
     _limited(state.buckets, f"key:{grant.key_id}" if grant else f"ip:{ip}", "rate limit")
     if isinstance(connection, Request):
-        await check_body(connection, expects_data=handler.parsed_data_field is not None,
-                         max_depth=settings.api_max_json_depth)
+        await check_body(
+            connection, expects_data=handler.parsed_data_field is not None, max_depth=settings.api_max_json_depth
+        )

@@ -29,8 +29,7 @@ class Store(Protocol):
     async def ping(self) -> None: ...
     async def key_for(self, token: str) -> KeyGrant | None: ...
     async def has_active_keys(self) -> bool: ...
-    async def log_answer(self, answer: dict[str, Any], *, session_id: str | None,
-                         api_key_id: str | None) -> None: ...
+    async def log_answer(self, answer: dict[str, Any], *, session_id: str | None, api_key_id: str | None) -> None: ...
     async def get_query(self, query_id: UUID) -> QueryRecord | None: ...
     async def set_feedback(self, query_id: UUID, feedback: dict[str, Any]) -> bool: ...
     async def catalog(self) -> CatalogResponse: ...
@@ -80,8 +79,9 @@ class PostgresStore:
 
     def __init__(self, url: str, max_size: int = 8) -> None:
         self.url = url
-        self.pool: AsyncConnectionPool = async_pool(url, min_size=2, max_size=max_size, name="api-store",
-                                                    configure=_configure)
+        self.pool: AsyncConnectionPool = async_pool(
+            url, min_size=2, max_size=max_size, name="api-store", configure=_configure
+        )
         self._keys: dict[str, tuple[float, KeyGrant | None]] = {}
 
     async def open(self) -> None:
@@ -101,10 +101,13 @@ class PostgresStore:
         cached = self._keys.get(digest)
         if cached and time.monotonic() - cached[0] < self.KEY_CACHE_S:
             return cached[1]
+
         async def lookup(conn: psycopg.AsyncConnection) -> tuple | None:
             cur = await conn.execute(
                 "SELECT key_id, scopes, last_used_at IS NULL OR last_used_at < now() - interval '1 minute' "
-                "FROM semlayer.api_key WHERE token_sha256 = %s AND revoked_at IS NULL", (digest,))
+                "FROM semlayer.api_key WHERE token_sha256 = %s AND revoked_at IS NULL",
+                (digest,),
+            )
             row = await cur.fetchone()
             if row is not None and row[2]:
                 await conn.execute("UPDATE semlayer.api_key SET last_used_at = now() WHERE key_id = %s", (row[0],))
@@ -119,6 +122,7 @@ class PostgresStore:
 
     async def _one(self, query: str, params: tuple[Any, ...] = ()) -> tuple | None:
         """The first row of an idempotent statement (retried once when the server dropped the connection)."""
+
         async def fetch(conn: psycopg.AsyncConnection) -> tuple | None:
             return await (await conn.execute(query, params)).fetchone()
 
@@ -134,8 +138,7 @@ class PostgresStore:
         row = await self._one("SELECT EXISTS (SELECT 1 FROM semlayer.api_key WHERE revoked_at IS NULL)")
         return bool(row and row[0])
 
-    async def log_answer(self, answer: dict[str, Any], *, session_id: str | None,
-                         api_key_id: str | None) -> None:
+    async def log_answer(self, answer: dict[str, Any], *, session_id: str | None, api_key_id: str | None) -> None:
         row = audit_row(answer)
 
         async def upsert(conn: psycopg.AsyncConnection) -> None:  # idempotent: safe to retry
@@ -149,9 +152,17 @@ class PostgresStore:
                     api_key_id = COALESCE(query_log.api_key_id, EXCLUDED.api_key_id),
                     executed_sql = COALESCE(query_log.executed_sql, EXCLUDED.executed_sql)
                 """,
-                (row["query_id"], session_id, api_key_id, row["question"], row["intent"],
-                 _jsonb(row["plan"]), _jsonb(row["timings"]), row["executed_sql"],
-                 _jsonb(row["answer"])),
+                (
+                    row["query_id"],
+                    session_id,
+                    api_key_id,
+                    row["question"],
+                    row["intent"],
+                    _jsonb(row["plan"]),
+                    _jsonb(row["timings"]),
+                    row["executed_sql"],
+                    _jsonb(row["answer"]),
+                ),
             )
 
         await aread(self.pool, upsert)
@@ -159,18 +170,32 @@ class PostgresStore:
     async def get_query(self, query_id: UUID) -> QueryRecord | None:
         row = await self._one(
             "SELECT query_id, created_at, question, session_id, intent, plan, timings, executed_sql, "
-            "answer, feedback FROM semlayer.query_log WHERE query_id = %s", (query_id,))
+            "answer, feedback FROM semlayer.query_log WHERE query_id = %s",
+            (query_id,),
+        )
         if row is None:
             return None
         return QueryRecord(
-            query_id=str(row[0]), created_at=row[1].isoformat(), question=row[2], session_id=row[3],
-            intent=row[4], plan=row[5] or {}, timings=row[6] or {}, executed_sql=row[7],
-            answer=row[8] or {}, feedback=row[9],
+            query_id=str(row[0]),
+            created_at=row[1].isoformat(),
+            question=row[2],
+            session_id=row[3],
+            intent=row[4],
+            plan=row[5] or {},
+            timings=row[6] or {},
+            executed_sql=row[7],
+            answer=row[8] or {},
+            feedback=row[9],
         )
 
     async def set_feedback(self, query_id: UUID, feedback: dict[str, Any]) -> bool:
-        return await self._one("UPDATE semlayer.query_log SET feedback = %s WHERE query_id = %s RETURNING query_id",
-                               (_jsonb(feedback), query_id)) is not None
+        return (
+            await self._one(
+                "UPDATE semlayer.query_log SET feedback = %s WHERE query_id = %s RETURNING query_id",
+                (_jsonb(feedback), query_id),
+            )
+            is not None
+        )
 
     async def catalog(self) -> CatalogResponse:
         members = await self._all(
@@ -178,20 +203,29 @@ class PostgresStore:
             "a.meta->>'agg'), a.meta->>'format' FROM semlayer.asset a "
             "LEFT JOIN semlayer.asset p ON p.asset_id = a.parent_id "
             "WHERE a.asset_type IN ('metric', 'dimension') AND COALESCE(a.meta->>'public', 'true') <> 'false' "
-            "ORDER BY a.asset_type, a.name")
-        cubes = await self._all("SELECT name, title, description FROM semlayer.asset WHERE asset_type = 'table' "
-                                "AND meta->>'source' = 'cube_models' ORDER BY name")
-        terms = await self._all("SELECT canonical_term, synonyms, language, definition, mapped_asset_id "
-                                "FROM semlayer.business_term ORDER BY canonical_term")
+            "ORDER BY a.asset_type, a.name"
+        )
+        cubes = await self._all(
+            "SELECT name, title, description FROM semlayer.asset WHERE asset_type = 'table' "
+            "AND meta->>'source' = 'cube_models' ORDER BY name"
+        )
+        terms = await self._all(
+            "SELECT canonical_term, synonyms, language, definition, mapped_asset_id "
+            "FROM semlayer.business_term ORDER BY canonical_term"
+        )
         metrics: list[CatalogMember] = []
         dimensions: list[CatalogMember] = []
         for kind, name, title, description, cube, typ, fmt in members:
-            member = CatalogMember(name=name, title=title or "", description=description or "", cube=cube,
-                                   type=typ, format=fmt)
+            member = CatalogMember(
+                name=name, title=title or "", description=description or "", cube=cube, type=typ, format=fmt
+            )
             (metrics if kind == "metric" else dimensions).append(member)
         return CatalogResponse(
-            metrics=metrics, dimensions=dimensions,
-            terms=[CatalogTerm(term=t, synonyms=list(s or []), language=lang or "", definition=d or "",
-                               maps_to=m) for t, s, lang, d, m in terms],
+            metrics=metrics,
+            dimensions=dimensions,
+            terms=[
+                CatalogTerm(term=t, synonyms=list(s or []), language=lang or "", definition=d or "", maps_to=m)
+                for t, s, lang, d, m in terms
+            ],
             cubes=[CatalogCube(name=n, title=t or "", description=d or "") for n, t, d in cubes],
         )

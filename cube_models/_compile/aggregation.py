@@ -33,9 +33,13 @@ class AggregationPhase:
         if measure.type != "number":
             return [measure]
         cube = self.model.cubes[measure.cube]
-        refs = [r for _, r in classify(measure.sql or "", cube.name, set(self.model.cubes),
-                                       {*cube.measures, *cube.dimensions, *cube.segments})
-                if isinstance(r, Ref) and r.kind == "member"]
+        refs = [
+            r
+            for _, r in classify(
+                measure.sql or "", cube.name, set(self.model.cubes), {*cube.measures, *cube.dimensions, *cube.segments}
+            )
+            if isinstance(r, Ref) and r.kind == "member"
+        ]
         found = [self.model.member(r.path) for r in refs]
         subs = [m for m in found if isinstance(m, Measure)]
         if not subs:
@@ -60,8 +64,9 @@ class AggregationPhase:
             return self.render(cube, measure.sql or "", rendered)
         inner = self.measure_value(measure)
         multiplied = bool(self.multiplied.get(measure.cube))
-        if measure.type in ("count_distinct", "count_distinct_approx") or \
-                (measure.type == "count" and not measure.sql and multiplied):
+        if measure.type in ("count_distinct", "count_distinct_approx") or (
+            measure.type == "count" and not measure.sql and multiplied
+        ):
             return exp.Count(this=exp.Distinct(expressions=[inner]))
         if measure.type == "count":
             return exp.Count(this=inner)
@@ -110,8 +115,10 @@ class AggregationPhase:
 
     def _simple(self: CompilerState, where: list[exp.Expr], rendered: dict[str, exp.Expr] | None = None) -> exp.Select:
         rendered = rendered or {}
-        select = exp.select(*(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
-                            *(exp.alias_(self.measure_expr(m, rendered), alias_of(p)) for p, m in self.measures))
+        select = exp.select(
+            *(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
+            *(exp.alias_(self.measure_expr(m, rendered), alias_of(p)) for p, m in self.measures),
+        )
         select = self._from(select, self.tree)
         if where:
             select = select.where(*(w.copy() for w in where), copy=False)
@@ -121,8 +128,9 @@ class AggregationPhase:
             select = select.having(*having, copy=False)
         return select
 
-    def _aggregated(self: CompilerState, where: list[exp.Expr], leaves: list[Measure],
-                    multiplied_leaves: list[Measure]) -> exp.Select:
+    def _aggregated(
+        self: CompilerState, where: list[exp.Expr], leaves: list[Measure], multiplied_leaves: list[Measure]
+    ) -> exp.Select:
         """Cube's fullKeyQueryAggregate: regular measures in one subquery, each multiplied cube's measures
         over its distinct primary keys per dimension tuple, joined on the dimensions."""
         subqueries: list[exp.Select] = []
@@ -130,8 +138,10 @@ class AggregationPhase:
         regular = [leaf for leaf in leaves if leaf not in multiplied_leaves]
         dim_aliases = [a for _, a in self.dim_selects]
         if regular:
-            main = exp.select(*(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
-                              *(exp.alias_(self.measure_expr(m, {}), alias_of(m.path)) for m in regular))
+            main = exp.select(
+                *(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
+                *(exp.alias_(self.measure_expr(m, {}), alias_of(m.path)) for m in regular),
+            )
             main = self._from(main, self.tree)
             if where:
                 main = main.where(*(w.copy() for w in where), copy=False)
@@ -143,26 +153,34 @@ class AggregationPhase:
         for cube_name, measures in by_cube.items():
             cube = self.model.cubes[cube_name]
             if not cube.primary_keys:
-                raise QueryError(f"measures of cube '{cube_name}' would be multiplied by a one_to_many join and "
-                                 f"'{cube_name}' has no primary key to aggregate them safely")
+                raise QueryError(
+                    f"measures of cube '{cube_name}' would be multiplied by a one_to_many join and "
+                    f"'{cube_name}' has no primary key to aggregate them safely"
+                )
             for m in measures:
                 cubes: list[str] = []
                 self._collect_cubes(m, cubes, set())
                 if any(c != cube_name for c in cubes):
-                    raise QueryError(f"'{m.path}' references other cubes and would be multiplied by the join; "
-                                     "rewrite it or query it without the one_to_many join")
+                    raise QueryError(
+                        f"'{m.path}' references other cubes and would be multiplied by the join; "
+                        "rewrite it or query it without the one_to_many join"
+                    )
             pks = [(self.raw_expr(pk), f"{alias_of(pk.path)}") for pk in cube.primary_keys]
-            keys = exp.select(*(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
-                              *(exp.alias_(e, a) for e, a in pks if a not in dim_aliases)).distinct()
+            keys = exp.select(
+                *(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
+                *(exp.alias_(e, a) for e, a in pks if a not in dim_aliases),
+            ).distinct()
             keys = self._from(keys, self.tree)
             if where:
                 keys = keys.where(*(w.copy() for w in where), copy=False)
-            on = exp.and_(*(exp.EQ(this=exp.column(a, table="keys", quoted=True), expression=e.copy())
-                            for e, a in pks))
-            agg = exp.select(*(exp.column(a, table="keys", quoted=True) for a in dim_aliases),
-                             *(exp.alias_(self.measure_expr(m, {}), alias_of(m.path)) for m in measures))
-            agg = agg.from_(exp.Subquery(this=keys, alias=exp.TableAlias(this=exp.to_identifier("keys", quoted=True))),
-                            copy=False)
+            on = exp.and_(*(exp.EQ(this=exp.column(a, table="keys", quoted=True), expression=e.copy()) for e, a in pks))
+            agg = exp.select(
+                *(exp.column(a, table="keys", quoted=True) for a in dim_aliases),
+                *(exp.alias_(self.measure_expr(m, {}), alias_of(m.path)) for m in measures),
+            )
+            agg = agg.from_(
+                exp.Subquery(this=keys, alias=exp.TableAlias(this=exp.to_identifier("keys", quoted=True))), copy=False
+            )
             agg = agg.join(self._table(cube_name), on=on, join_type="left", copy=False)
             location.update({m.path: len(subqueries) for m in measures})
             subqueries.append(self._group(agg, len(dim_aliases)))
@@ -172,20 +190,31 @@ class AggregationPhase:
         """Subqueries ``q_i`` of the same dimension columns joined on them (NULL matches NULL); the query's
         measures computed from the leaf measure columns (``location``: leaf path -> subquery index)."""
         dim_aliases = [a for _, a in self.dim_selects]
-        rendered: dict[str, exp.Expr] = {path: exp.column(alias_of(path), table=f"q_{i}")
-                                         for path, i in location.items()}
-        outer = exp.select(*(exp.column(a, table="q_0") for a in dim_aliases),
-                           *(exp.alias_(self.measure_expr(m, rendered), alias_of(p)) for p, m in self.measures))
-        outer = outer.from_(exp.Subquery(this=subqueries[0], alias=exp.TableAlias(this=exp.to_identifier("q_0"))),
-                            copy=False)
+        rendered: dict[str, exp.Expr] = {
+            path: exp.column(alias_of(path), table=f"q_{i}") for path, i in location.items()
+        }
+        outer = exp.select(
+            *(exp.column(a, table="q_0") for a in dim_aliases),
+            *(exp.alias_(self.measure_expr(m, rendered), alias_of(p)) for p, m in self.measures),
+        )
+        outer = outer.from_(
+            exp.Subquery(this=subqueries[0], alias=exp.TableAlias(this=exp.to_identifier("q_0"))), copy=False
+        )
         for i, sub in enumerate(subqueries[1:], start=1):
             target = exp.Subquery(this=sub, alias=exp.TableAlias(this=exp.to_identifier(f"q_{i}")))
             if dim_aliases:
-                on = exp.and_(*(exp.or_(
-                    exp.EQ(this=exp.column(a, table="q_0"), expression=exp.column(a, table=f"q_{i}")),
-                    exp.and_(exp.Is(this=exp.column(a, table="q_0"), expression=exp.Null()),
-                             exp.Is(this=exp.column(a, table=f"q_{i}"), expression=exp.Null())))
-                    for a in dim_aliases))
+                on = exp.and_(
+                    *(
+                        exp.or_(
+                            exp.EQ(this=exp.column(a, table="q_0"), expression=exp.column(a, table=f"q_{i}")),
+                            exp.and_(
+                                exp.Is(this=exp.column(a, table="q_0"), expression=exp.Null()),
+                                exp.Is(this=exp.column(a, table=f"q_{i}"), expression=exp.Null()),
+                            ),
+                        )
+                        for a in dim_aliases
+                    )
+                )
                 outer = outer.join(target, on=on, join_type="inner", copy=False)
             else:
                 outer = outer.join(target, join_type="cross", copy=False)
@@ -199,42 +228,66 @@ class AggregationPhase:
         the subqueries joined on the dimensions and the series date."""
         plain = [leaf.path for leaf in leaves if not leaf.rolling_window]
         if plain:
-            raise QueryError(f"rolling-window measures cannot be queried with other measures ({', '.join(plain)}) "
-                             "by the built-in compiler; query them separately")
+            raise QueryError(
+                f"rolling-window measures cannot be queried with other measures ({', '.join(plain)}) "
+                "by the built-in compiler; query them separately"
+            )
         if len(self.tds) != 1 or self.tds[0][0].date_range is None:
             raise QueryError("a rolling-window measure needs exactly one time dimension with a dateRange")
         for leaf in leaves:
             if self.multiplied.get(leaf.cube):
-                raise QueryError(f"rolling-window measure '{leaf.path}' would be multiplied by a one_to_many join; "
-                                 "query it without the joined cube")
+                raise QueryError(
+                    f"rolling-window measure '{leaf.path}' would be multiplied by a one_to_many join; "
+                    "query it without the joined cube"
+                )
         td, dim = self.tds[0]
         assert td.date_range is not None  # checked above
         start, end = resolve_date_range(td.date_range, self.today)
         if not td.granularity:
-            return self._combine([self._rolling_total(leaf, leaf.rolling_window, dim, start, end)
-                                  for leaf in leaves if leaf.rolling_window],
-                                 {leaf.path: i for i, leaf in enumerate(leaves)})
+            return self._combine(
+                [
+                    self._rolling_total(leaf, leaf.rolling_window, dim, start, end)
+                    for leaf in leaves
+                    if leaf.rolling_window
+                ],
+                {leaf.path: i for i, leaf in enumerate(leaves)},
+            )
         start_p, end_p = self.param(f"{start}Z"), self.param(f"{end}Z")
         series = _rolling.series(td.granularity, start_p, end_p)
         span = _rolling.bounds(td.granularity, start_p.copy(), end_p.copy())
-        subqueries = [self._rolling_measure(leaf, leaf.rolling_window, dim, series, span) for leaf in leaves
-                      if leaf.rolling_window]
+        subqueries = [
+            self._rolling_measure(leaf, leaf.rolling_window, dim, series, span)
+            for leaf in leaves
+            if leaf.rolling_window
+        ]
         return self._combine(subqueries, {leaf.path: i for i, leaf in enumerate(leaves)})
 
-    def _rolling_total(self: CompilerState, measure: Measure, window: RollingWindow, dim: Dimension, start: str,
-                       end: str) -> exp.Select:
+    def _rolling_total(
+        self: CompilerState, measure: Measure, window: RollingWindow, dim: Dimension, start: str, end: str
+    ) -> exp.Select:
         """Without a granularity Cube aggregates the one window that ends (offset start: starts) at the
         dateRange, instead of the dateRange itself."""
         in_window = _rolling.window_condition(
-            window, lambda: exp.Cast(this=self.param(f"{start}Z"), to=_rolling.TIMESTAMP.copy()),
-            lambda: exp.Cast(this=self.param(f"{end}Z"), to=_rolling.TIMESTAMP.copy()), _utc(self.raw_expr(dim)))
-        select = exp.select(*(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
-                            exp.alias_(self.measure_expr(measure, {}), alias_of(measure.path)))
+            window,
+            lambda: exp.Cast(this=self.param(f"{start}Z"), to=_rolling.TIMESTAMP.copy()),
+            lambda: exp.Cast(this=self.param(f"{end}Z"), to=_rolling.TIMESTAMP.copy()),
+            _utc(self.raw_expr(dim)),
+        )
+        select = exp.select(
+            *(exp.alias_(e.copy(), a) for e, a in self.dim_selects),
+            exp.alias_(self.measure_expr(measure, {}), alias_of(measure.path)),
+        )
         select = self._from(select, self.tree).where(*(w.copy() for w in self._where(False)), in_window, copy=False)
         return self._group(select, len(self.dim_selects))
 
-    def _rolling_measure(self: CompilerState, measure: Measure, window: RollingWindow, dim: Dimension,
-                         series: exp.Select, span: tuple[exp.Expr, exp.Expr]) -> exp.Select:
+    def _rolling_measure(
+        self: CompilerState,
+        measure: Measure,
+        window: RollingWindow,
+        dim: Dimension,
+        series: exp.Select,
+        span: tuple[exp.Expr, exp.Expr],
+    ) -> exp.Select:
         """One rolling measure: base rows (grouped per dimensions and truncated time for count/sum/min/max,
         raw values for count_distinct/avg) LEFT JOINed to the series on the window, aggregated per bucket."""
         granularity = self.tds[0][0].granularity or ""
@@ -242,24 +295,34 @@ class AggregationPhase:
         raw = _utc(self.raw_expr(dim))
         grouped = measure.type in ("count", "sum", "min", "max")
         value = self.measure_expr(measure, {}) if grouped else self.measure_value(measure)
-        base = exp.select(*(exp.alias_(e.copy(), a) for e, a in dims),
-                          exp.alias_(_date_trunc(_rolling.base_granularity(window, granularity), self.raw_expr(dim)),
-                                     "ts"),
-                          exp.alias_(value, "value"))
+        base = exp.select(
+            *(exp.alias_(e.copy(), a) for e, a in dims),
+            exp.alias_(_date_trunc(_rolling.base_granularity(window, granularity), self.raw_expr(dim)), "ts"),
+            exp.alias_(value, "value"),
+        )
         in_span = _rolling.window_condition(window, span[0].copy, span[1].copy, raw, whole_range=True)
         base = self._from(base, self.tree).where(*(w.copy() for w in self._where(False)), in_span, copy=False)
         if grouped:
             base = self._group(base, len(dims) + 1)
         column = exp.column("value", table="base")
-        outer_agg = {"count": exp.Sum, "sum": exp.Sum, "min": exp.Min, "max": exp.Max, "avg": exp.Avg}.get(
-            measure.type)
+        outer_agg = {"count": exp.Sum, "sum": exp.Sum, "min": exp.Min, "max": exp.Max, "avg": exp.Avg}.get(measure.type)
         agg = outer_agg(this=column) if outer_agg else exp.Count(this=exp.Distinct(expressions=[column]))
-        on = _rolling.window_condition(window, lambda: exp.column("date_from", table="series"),
-                                       lambda: exp.column("date_to", table="series"), exp.column("ts", table="base"))
-        sub = exp.select(*(exp.column(a, table="base").as_(a) for _, a in dims),
-                         exp.column("date_from", table="series").as_(td_alias),
-                         exp.alias_(agg, alias_of(measure.path)))
+        on = _rolling.window_condition(
+            window,
+            lambda: exp.column("date_from", table="series"),
+            lambda: exp.column("date_to", table="series"),
+            exp.column("ts", table="base"),
+        )
+        sub = exp.select(
+            *(exp.column(a, table="base").as_(a) for _, a in dims),
+            exp.column("date_from", table="series").as_(td_alias),
+            exp.alias_(agg, alias_of(measure.path)),
+        )
         sub = sub.from_(exp.Subquery(this=series.copy(), alias=exp.TableAlias(this=exp.to_identifier("series"))))
-        sub = sub.join(exp.Subquery(this=base, alias=exp.TableAlias(this=exp.to_identifier("base"))), on=on,
-                       join_type="left", copy=False)
+        sub = sub.join(
+            exp.Subquery(this=base, alias=exp.TableAlias(this=exp.to_identifier("base"))),
+            on=on,
+            join_type="left",
+            copy=False,
+        )
         return self._group(sub, len(dims) + 1)

@@ -47,17 +47,19 @@ class FiltersPhase:
             return p if not is_time else exp.Cast(this=p, to=TIMESTAMPTZ.copy())
 
         if op in ("inDateRange", "onTheDate"):
-            return exp.and_(exp.GTE(this=column.copy(), expression=ts(start)),
-                            exp.LTE(this=column.copy(), expression=ts(end)))
+            return exp.and_(
+                exp.GTE(this=column.copy(), expression=ts(start)), exp.LTE(this=column.copy(), expression=ts(end))
+            )
         if op == "notInDateRange":
-            return exp.or_(exp.LT(this=column.copy(), expression=ts(start)),
-                           exp.GT(this=column.copy(), expression=ts(end)))
-        cls = {"beforeDate": exp.LT, "beforeOrOnDate": exp.LTE, "afterDate": exp.GT,
-               "afterOrOnDate": exp.GTE}[op]
+            return exp.or_(
+                exp.LT(this=column.copy(), expression=ts(start)), exp.GT(this=column.copy(), expression=ts(end))
+            )
+        cls = {"beforeDate": exp.LT, "beforeOrOnDate": exp.LTE, "afterDate": exp.GT, "afterOrOnDate": exp.GTE}[op]
         return cls(this=column.copy(), expression=ts(start))
 
-    def _equality(self: CompilerState, column: exp.Expr, positive: bool, values: list[str | None], non_null: list[str]
-                  ) -> exp.Expr:
+    def _equality(
+        self: CompilerState, column: exp.Expr, positive: bool, values: list[str | None], non_null: list[str]
+    ) -> exp.Expr:
         has_null = len(non_null) != len(values)
         if len(values) > 1:
             inside = exp.In(this=column.copy(), expressions=[self.param(v) for v in non_null])
@@ -75,7 +77,8 @@ class FiltersPhase:
         likes = []
         for value in non_null:
             pattern: exp.Expr = self.param(
-                value.replace("%", "\\%").replace("_", "\\_") if "contains" in kind else value)
+                value.replace("%", "\\%").replace("_", "\\_") if "contains" in kind else value
+            )
             if kind in ("contains", "endswith"):
                 pattern = exp.DPipe(this=exp.Literal.string("%"), expression=pattern)
             if kind in ("contains", "startswith"):
@@ -85,8 +88,9 @@ class FiltersPhase:
         joined = exp.and_(*likes) if negated else exp.or_(*likes)
         return _or_null(column, joined, not has_null if negated else has_null)
 
-    def filter_expr(self: CompilerState, f: Filter | FilterGroup, measures: bool, rendered: dict[str, exp.Expr]
-                    ) -> exp.Expr | None:
+    def filter_expr(
+        self: CompilerState, f: Filter | FilterGroup, measures: bool, rendered: dict[str, exp.Expr]
+    ) -> exp.Expr | None:
         if isinstance(f, FilterGroup):
             parts = [p for p in (self.filter_expr(i, measures, rendered) for i in f.items) if p is not None]
             if not parts:

@@ -32,8 +32,9 @@ class JoinsPhase:
             return [list(view.join_paths[name]), *cubes]
         return list(cubes)
 
-    def _collect_cubes(self: CompilerState, member: Measure | Dimension | Segment, out: list[str],
-                       seen: set[str]) -> None:
+    def _collect_cubes(
+        self: CompilerState, member: Measure | Dimension | Segment, out: list[str], seen: set[str]
+    ) -> None:
         if member.path in seen:
             return
         seen.add(member.path)
@@ -41,8 +42,9 @@ class JoinsPhase:
             out.append(member.cube)
         cube = self.model.cubes[member.cube]
         for text in [member.sql or "", *getattr(member, "filters", ())]:
-            for _, ref in classify(text, cube.name, set(self.model.cubes),
-                                   {*cube.measures, *cube.dimensions, *cube.segments}):
+            for _, ref in classify(
+                text, cube.name, set(self.model.cubes), {*cube.measures, *cube.dimensions, *cube.segments}
+            ):
                 if not isinstance(ref, Ref):
                     continue
                 if ref.kind == "cube":

@@ -32,10 +32,18 @@ class OrderingPhase:
         dims = [c for c in columns if c.kind != "measure"]
         out = []
         for member, desc in items:
-            index = next((i for i, c in enumerate(columns)
-                          if (c.kind == "dimension" and c.key == member) or
-                          (c.kind == "time" and (c.extra_key == member or c.key == member or
-                                                 c.key.rsplit(".", 1)[0] == member))), None)
+            index = next(
+                (
+                    i
+                    for i, c in enumerate(columns)
+                    if (c.kind == "dimension" and c.key == member)
+                    or (
+                        c.kind == "time"
+                        and (c.extra_key == member or c.key == member or c.key.rsplit(".", 1)[0] == member)
+                    )
+                ),
+                None,
+            )
             if index is None:
                 index = next((len(dims) + i for i, (p, _) in enumerate(self.measures) if p == member), None)
             if index is not None:

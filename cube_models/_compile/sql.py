@@ -65,8 +65,7 @@ def to_cube_value(value: Any) -> Any:
     if isinstance(value, date):
         return f"{value.isoformat()}T00:00:00.000"
     if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() and _whole_exponent(value) \
-            else float(value)
+        return int(value) if value == value.to_integral_value() and _whole_exponent(value) else float(value)
     return value
 
 

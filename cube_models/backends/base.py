@@ -24,9 +24,18 @@ class LoadResult:
     rollup: str | None = None  # the pre-aggregation whose table answered (built-in backend)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"backend": self.backend, "fallback_reason": self.fallback_reason, "sql": self.sql,
-                "params": self.params, "total": self.total, "elapsed_ms": round(self.elapsed_ms, 2),
-                "cached": self.cached, "rollup": self.rollup, "rows": self.rows, "annotation": self.annotation}
+        return {
+            "backend": self.backend,
+            "fallback_reason": self.fallback_reason,
+            "sql": self.sql,
+            "params": self.params,
+            "total": self.total,
+            "elapsed_ms": round(self.elapsed_ms, 2),
+            "cached": self.cached,
+            "rollup": self.rollup,
+            "rows": self.rows,
+            "annotation": self.annotation,
+        }
 
 
 QueryInput = CubeQuery | dict[str, Any] | str

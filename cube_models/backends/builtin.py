@@ -62,13 +62,15 @@ WORK_MEM = "32MB"  # aggregates over a few hundred thousand rows sort in memory,
 
 def _prelude(timeout_ms: int) -> pgsql.Composed:
     """One round trip: read-only transaction, statement timeout, sort memory, reader role, UTC."""
-    return pgsql.SQL("; ").join([
-        pgsql.SQL("SET TRANSACTION READ ONLY"),
-        pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(int(timeout_ms))),
-        pgsql.SQL("SET LOCAL work_mem = {}").format(pgsql.Literal(WORK_MEM)),
-        pgsql.SQL("SET LOCAL ROLE {}").format(pgsql.Identifier(READER_ROLE)),
-        pgsql.SQL("SET LOCAL TIME ZONE 'UTC'"),
-    ])
+    return pgsql.SQL("; ").join(
+        [
+            pgsql.SQL("SET TRANSACTION READ ONLY"),
+            pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(int(timeout_ms))),
+            pgsql.SQL("SET LOCAL work_mem = {}").format(pgsql.Literal(WORK_MEM)),
+            pgsql.SQL("SET LOCAL ROLE {}").format(pgsql.Identifier(READER_ROLE)),
+            pgsql.SQL("SET LOCAL TIME ZONE 'UTC'"),
+        ]
+    )
 
 
 def _cache_key(compiled: Compiled) -> Hashable | None:
@@ -112,12 +114,21 @@ class BuiltinBackend(SemanticBackend):
         parsed = CubeQuery.parse(query)
         today = today or self.settings.today
         tables = dict(self.rollup_tables)
-        key = (json.dumps(parsed.to_dict(), sort_keys=True), today, tuple(sorted(tables.items()))) \
-            if today is not None else None
+        key = (
+            (json.dumps(parsed.to_dict(), sort_keys=True), today, tuple(sorted(tables.items())))
+            if today is not None
+            else None
+        )
         compiled = self._compiled.get(key) if key is not None else None
         if compiled is None:
-            compiled = compile_query(parsed, self.model, today=today, default_limit=self.settings.default_limit,
-                                     row_cap=self.settings.query_row_cap, rollups=tables)
+            compiled = compile_query(
+                parsed,
+                self.model,
+                today=today,
+                default_limit=self.settings.default_limit,
+                row_cap=self.settings.query_row_cap,
+                rollups=tables,
+            )
             if key is not None:
                 self._compiled.put(key, compiled)
         return compiled
@@ -129,8 +140,14 @@ class BuiltinBackend(SemanticBackend):
         """A small pool (opened on first use): concurrent callers do not queue behind one connection."""
         with self._lock:
             if self._pool is None:
-                self._pool = db.pool(self.url, min_size=1, max_size=POOL_SIZE, name="builtin-backend", vector=False,
-                                     kwargs={"cursor_factory": psycopg.RawCursor})
+                self._pool = db.pool(
+                    self.url,
+                    min_size=1,
+                    max_size=POOL_SIZE,
+                    name="builtin-backend",
+                    vector=False,
+                    kwargs={"cursor_factory": psycopg.RawCursor},
+                )
             return self._pool
 
     def close(self) -> None:
@@ -139,11 +156,26 @@ class BuiltinBackend(SemanticBackend):
                 self._pool.close()
                 self._pool = None
 
-    def _result(self, compiled: Compiled, records: list[tuple[Any, ...]], total: int | None,
-                started: float, *, cached: bool = False) -> LoadResult:
-        return LoadResult(rows=compiled.rows(records), sql=compiled.sql, backend=self.name, total=total,
-                          annotation=compiled.annotation, elapsed_ms=(time.perf_counter() - started) * 1000,
-                          params=list(compiled.params), cached=cached, rollup=compiled.rollup)
+    def _result(
+        self,
+        compiled: Compiled,
+        records: list[tuple[Any, ...]],
+        total: int | None,
+        started: float,
+        *,
+        cached: bool = False,
+    ) -> LoadResult:
+        return LoadResult(
+            rows=compiled.rows(records),
+            sql=compiled.sql,
+            backend=self.name,
+            total=total,
+            annotation=compiled.annotation,
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+            params=list(compiled.params),
+            cached=cached,
+            rollup=compiled.rollup,
+        )
 
     def load(self, query: QueryInput, today: date | None = None) -> LoadResult:
         """Run the compiled query (read-only: retried once on a fresh connection when the server dropped the
@@ -154,8 +186,7 @@ class BuiltinBackend(SemanticBackend):
         with _warehouse_errors(self.settings.statement_timeout_ms):
             return db.read(self._connections(), lambda conn: self._load_on(conn, parsed, today, started))
 
-    def _load_on(self, conn: psycopg.Connection, query: CubeQuery, today: date | None,
-                 started: float) -> LoadResult:
+    def _load_on(self, conn: psycopg.Connection, query: CubeQuery, today: date | None, started: float) -> LoadResult:
         self.check_rollups(conn)
         compiled = self.compile(query, today)
         key = _cache_key(compiled)

@@ -46,9 +46,15 @@ class CubeBackend(SemanticBackend):
 
     def _result(self, body: dict[str, Any], sql: dict[str, Any] | None, started: float) -> LoadResult:
         text, params = self._sql_text(sql) if sql else ("", [])
-        return LoadResult(rows=body.get("data", []), sql=text, backend=self.name, total=body.get("total"),
-                          annotation=body.get("annotation", {}), elapsed_ms=(time.perf_counter() - started) * 1000,
-                          params=params)
+        return LoadResult(
+            rows=body.get("data", []),
+            sql=text,
+            backend=self.name,
+            total=body.get("total"),
+            annotation=body.get("annotation", {}),
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+            params=params,
+        )
 
     def load(self, query: QueryInput, today: date | None = None) -> LoadResult:
         started = time.perf_counter()

@@ -29,8 +29,10 @@ class FallbackBackend(SemanticBackend):
 
     def _skip(self) -> str | None:
         if time.monotonic() < self._down_until:
-            return f"Cube unreachable (retried after {self.cooldown_s:.0f}s), used the built-in compiler: " \
-                   f"{self._last_error}"
+            return (
+                f"Cube unreachable (retried after {self.cooldown_s:.0f}s), used the built-in compiler: "
+                f"{self._last_error}"
+            )
         return None
 
     def _failed(self, exc: Exception) -> str:

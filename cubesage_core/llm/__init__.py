@@ -35,9 +35,26 @@ from cubesage_core.llm._budget import (
 from cubesage_core.llm._family import model_family
 from cubesage_core.settings import Settings, get_settings
 
-__all__ = ["BudgetExhausted", "ModeResult", "QuestionBudget", "breaker_state", "breaker_states", "current_budget",
-           "fast_only", "get_lm", "in_context", "metrics_text", "model_family", "observe_steps", "question_budget",
-           "record_fallback", "run_concurrently", "two_mode", "using_settings", "wants_llm"]
+__all__ = [
+    "BudgetExhausted",
+    "ModeResult",
+    "QuestionBudget",
+    "breaker_state",
+    "breaker_states",
+    "current_budget",
+    "fast_only",
+    "get_lm",
+    "in_context",
+    "metrics_text",
+    "model_family",
+    "observe_steps",
+    "question_budget",
+    "record_fallback",
+    "run_concurrently",
+    "two_mode",
+    "using_settings",
+    "wants_llm",
+]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -168,8 +185,9 @@ def _skip_reason(settings: Settings, budget: QuestionBudget) -> str | None:
     return budget.blocked(breaker.expected_latency() if breaker is not None else None)
 
 
-def two_mode(llm_step: Callable[[], T], fast_step: Callable[[], T], *, step: str,
-             use_llm: bool | None = None) -> ModeResult[T]:
+def two_mode(
+    llm_step: Callable[[], T], fast_step: Callable[[], T], *, step: str, use_llm: bool | None = None
+) -> ModeResult[T]:
     """Run ``llm_step`` under the configured LM when wanted (``use_llm``, else the question's choice, else
     whenever an endpoint is set); ``fast_step`` otherwise and on any failure, with the reason."""
     settings = _settings()

@@ -25,9 +25,13 @@ class BreakerState:
     latency_s: float | None
 
     def to_dict(self) -> dict[str, object]:
-        return {"state": self.state, "consecutive_failures": self.consecutive_failures,
-                "opened_total": self.opened_total, "retry_in_s": round(self.retry_in_s, 1),
-                "latency_ms": None if self.latency_s is None else round(self.latency_s * 1000, 1)}
+        return {
+            "state": self.state,
+            "consecutive_failures": self.consecutive_failures,
+            "opened_total": self.opened_total,
+            "retry_in_s": round(self.retry_in_s, 1),
+            "latency_ms": None if self.latency_s is None else round(self.latency_s * 1000, 1),
+        }
 
 
 class CircuitBreaker:
@@ -58,8 +62,11 @@ class CircuitBreaker:
     def success(self, latency_s: float) -> None:
         with self._lock:
             self._consecutive, self._opened_at, self._trial = 0, None, False
-            self._latency = latency_s if self._latency is None else (
-                LATENCY_WEIGHT * latency_s + (1 - LATENCY_WEIGHT) * self._latency)
+            self._latency = (
+                latency_s
+                if self._latency is None
+                else (LATENCY_WEIGHT * latency_s + (1 - LATENCY_WEIGHT) * self._latency)
+            )
 
     def failure(self) -> None:
         with self._lock:
@@ -82,5 +89,6 @@ class CircuitBreaker:
             if self._opened_at is None:
                 return BreakerState("closed", self._consecutive, self._opened_total, 0.0, self._latency)
             left = max(self._opened_at + self.pause_s - self._clock(), 0.0)
-            return BreakerState("open" if left > 0 else "half_open", self._consecutive, self._opened_total, left,
-                                self._latency)
+            return BreakerState(
+                "open" if left > 0 else "half_open", self._consecutive, self._opened_total, left, self._latency
+            )

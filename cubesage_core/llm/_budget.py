@@ -104,11 +104,17 @@ class QuestionBudget:
 
     def report(self) -> dict[str, Any]:
         with self._lock:
-            return {"deadline_s": self.deadline_s, "elapsed_ms": round(self.elapsed() * 1000, 1),
-                    "calls": self.totals.calls, "max_calls": self.max_calls,
-                    "prompt_tokens": self.totals.prompt_tokens, "completion_tokens": self.totals.completion_tokens,
-                    "call_ms": round(self.totals.call_ms, 1), "call_starts_s": list(self.call_starts_s),
-                    "steps": [asdict(s) for s in self.steps]}
+            return {
+                "deadline_s": self.deadline_s,
+                "elapsed_ms": round(self.elapsed() * 1000, 1),
+                "calls": self.totals.calls,
+                "max_calls": self.max_calls,
+                "prompt_tokens": self.totals.prompt_tokens,
+                "completion_tokens": self.totals.completion_tokens,
+                "call_ms": round(self.totals.call_ms, 1),
+                "call_starts_s": list(self.call_starts_s),
+                "steps": [asdict(s) for s in self.steps],
+            }
 
 
 _BUDGET: ContextVar[QuestionBudget | None] = ContextVar("cubesage_llm_budget", default=None)

@@ -113,14 +113,27 @@ def build_lm(settings: Settings) -> GuardedLM | None:
     if endpoint is None:
         return None
     params = lm_kwargs(settings)
-    cache_key = (endpoint, (*sorted(params.items()), ("timeout", settings.llm_timeout_s),
-                            ("breaker", (settings.llm_breaker_failures, settings.llm_breaker_pause_s))))
+    cache_key = (
+        endpoint,
+        (
+            *sorted(params.items()),
+            ("timeout", settings.llm_timeout_s),
+            ("breaker", (settings.llm_breaker_failures, settings.llm_breaker_pause_s)),
+        ),
+    )
     with _lock:
         lm = _lms.get(cache_key)
     if lm is not None:
         return lm
-    lm = GuardedLM(model=endpoint.model, api_base=endpoint.url, api_key=endpoint.key or "none",
-                   timeout=settings.llm_timeout_s, num_retries=0, cache=False, **params)
+    lm = GuardedLM(
+        model=endpoint.model,
+        api_base=endpoint.url,
+        api_key=endpoint.key or "none",
+        timeout=settings.llm_timeout_s,
+        num_retries=0,
+        cache=False,
+        **params,
+    )
     lm.breaker = breaker_for(settings)  # type: ignore[assignment]
     lm.call_timeout_s = settings.llm_timeout_s
     with _lock:

@@ -14,8 +14,7 @@ from typing import Any, Literal
 from cubesage_core.settings import Settings
 
 Family = Literal["reasoning", "chat"]
-_REASONING = re.compile(
-    r"^(?:o[1345](?:-(?:mini|nano|pro))?(?:-\d{4}-\d{2}-\d{2})?|gpt-5(?:\.\d+)*(?!-chat)(?:-.*)?)$")
+_REASONING = re.compile(r"^(?:o[1345](?:-(?:mini|nano|pro))?(?:-\d{4}-\d{2}-\d{2})?|gpt-5(?:\.\d+)*(?!-chat)(?:-.*)?)$")
 
 
 def model_family(model: str) -> Family:

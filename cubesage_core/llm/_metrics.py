@@ -32,9 +32,12 @@ def count_fallback(step: str, cause: str) -> None:
 
 def snapshot() -> dict[str, object]:
     with _lock:
-        return {"calls": dict(_calls), "tokens": dict(_tokens),
-                "fallbacks": {f"{s}:{c}": n for (s, c), n in _fallbacks.items()},
-                "call_seconds": round(_call_seconds["sum"], 3)}
+        return {
+            "calls": dict(_calls),
+            "tokens": dict(_tokens),
+            "fallbacks": {f"{s}:{c}": n for (s, c), n in _fallbacks.items()},
+            "call_seconds": round(_call_seconds["sum"], 3),
+        }
 
 
 def prometheus(breakers: dict[str, dict[str, object]]) -> str:
@@ -42,13 +45,16 @@ def prometheus(breakers: dict[str, dict[str, object]]) -> str:
     with _lock:
         lines = ["# TYPE cubesage_llm_calls_total counter"]
         lines += [f'cubesage_llm_calls_total{{outcome="{o}"}} {n}' for o, n in sorted(_calls.items())]
-        lines += ["# TYPE cubesage_llm_call_seconds_total counter",
-                  f"cubesage_llm_call_seconds_total {_call_seconds['sum']:.3f}",
-                  "# TYPE cubesage_llm_tokens_total counter"]
+        lines += [
+            "# TYPE cubesage_llm_call_seconds_total counter",
+            f"cubesage_llm_call_seconds_total {_call_seconds['sum']:.3f}",
+            "# TYPE cubesage_llm_tokens_total counter",
+        ]
         lines += [f'cubesage_llm_tokens_total{{kind="{k}"}} {n}' for k, n in sorted(_tokens.items())]
         lines.append("# TYPE cubesage_llm_fallbacks_total counter")
-        lines += [f'cubesage_llm_fallbacks_total{{step="{s}",cause="{c}"}} {n}'
-                  for (s, c), n in sorted(_fallbacks.items())]
+        lines += [
+            f'cubesage_llm_fallbacks_total{{step="{s}",cause="{c}"}} {n}' for (s, c), n in sorted(_fallbacks.items())
+        ]
     lines += ["# TYPE cubesage_llm_breaker_open gauge", "# TYPE cubesage_llm_breaker_opened_total counter"]
     for endpoint, state in sorted(breakers.items()):
         label = endpoint.replace('"', "")

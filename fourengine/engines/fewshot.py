@@ -36,7 +36,12 @@ ORDER BY near.similarity DESC
 
 
 async def similar_examples(
-    conn: AsyncConnection, embedding: np.ndarray, *, hit_threshold: float, floor: float, limit: int,
+    conn: AsyncConnection,
+    embedding: np.ndarray,
+    *,
+    hit_threshold: float,
+    floor: float,
+    limit: int,
 ) -> list[FewShot]:
     """Approved examples with similarity >= ``floor`` (best first); ``cache_hit`` when >= ``hit_threshold``."""
     cur = await conn.execute(_SQL, {"q": embedding, "k": limit, "hit": hit_threshold, "floor": floor})

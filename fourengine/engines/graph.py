@@ -69,8 +69,9 @@ class JoinGraph:
         the table of the measure rather than through another dimension.
         """
         best: dict[str, float] = {n: 0.0 for n in tree}
-        heap: list[tuple[float, int, int, str, tuple[str, ...]]] = [(0.0, 0, rank, n, (n,))
-                                                                    for rank, n in enumerate(tree)]
+        heap: list[tuple[float, int, int, str, tuple[str, ...]]] = [
+            (0.0, 0, rank, n, (n,)) for rank, n in enumerate(tree)
+        ]
         heapq.heapify(heap)
         while heap:
             cost, hops, rank, node, path = heapq.heappop(heap)
@@ -127,9 +128,7 @@ class GraphCache:
     async def get(self, conn: AsyncConnection) -> JoinGraph:
         if self._graph is None or time.monotonic() - self._loaded_at > self.ttl_s:
             cur = await conn.execute(_SQL)
-            edges = [
-                JoinEdge(r[0], table_id(r[1]), table_id(r[2]), r[3], r[4], r[5]) for r in await cur.fetchall()
-            ]
+            edges = [JoinEdge(r[0], table_id(r[1]), table_id(r[2]), r[3], r[4], r[5]) for r in await cur.fetchall()]
             self._graph = JoinGraph(edges)
             self._loaded_at = time.monotonic()
         return self._graph

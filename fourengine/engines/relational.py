@@ -49,23 +49,42 @@ ORDER BY h.term_id, h.matched, h.score DESC
 
 
 async def match_terms(
-    conn: AsyncConnection, search_terms: list[str], raw_question: str, *,
-    trigram_threshold: float = 0.6, scope: str | None = None,
+    conn: AsyncConnection,
+    search_terms: list[str],
+    raw_question: str,
+    *,
+    trigram_threshold: float = 0.6,
+    scope: str | None = None,
 ) -> list[TermHit]:
     """Business terms matched by ``search_terms`` (normalised keys) or contained in ``raw_question``."""
     if not search_terms and not raw_question:
         return []
-    cur = await conn.execute(_SQL, {
-        "terms": search_terms, "raw": raw_question.lower(), "trgm": trigram_threshold, "scope": scope,
-    })
+    cur = await conn.execute(
+        _SQL,
+        {
+            "terms": search_terms,
+            "raw": raw_question.lower(),
+            "trgm": trigram_threshold,
+            "scope": scope,
+        },
+    )
     hits: list[TermHit] = []
     for row in await cur.fetchall():
         asset = asset_from(row, 9) if row[9] is not None else None
-        hits.append(TermHit(
-            term_id=row[0], canonical_term=row[1], matched=row[2], match=row[3], score=float(row[4]),
-            mapped_asset_type=row[5], mapped_asset_id=row[6], filter_value=row[7], definition=row[8] or "",
-            asset=asset,
-        ))
+        hits.append(
+            TermHit(
+                term_id=row[0],
+                canonical_term=row[1],
+                matched=row[2],
+                match=row[3],
+                score=float(row[4]),
+                mapped_asset_type=row[5],
+                mapped_asset_id=row[6],
+                filter_value=row[7],
+                definition=row[8] or "",
+                asset=asset,
+            )
+        )
     return _with_ambiguity(_one_cube_one_table(_glossary_first(_longest_matches(hits))))
 
 

@@ -23,22 +23,30 @@ FROM ({{inner}}) n
 JOIN semlayer.asset a USING (asset_id)
 ORDER BY n.distance
 """
-_INDEXED = _OUTER.format(inner="""
+_INDEXED = _OUTER.format(
+    inner="""
     SELECT e.asset_id, e.embedding <=> %(q)s AS distance
     FROM semlayer.asset_embedding e
     ORDER BY e.embedding <=> %(q)s
-    LIMIT %(k)s""")
-_FILTERED = _OUTER.format(inner="""
+    LIMIT %(k)s"""
+)
+_FILTERED = _OUTER.format(
+    inner="""
     SELECT e.asset_id, e.embedding <=> %(q)s AS distance
     FROM semlayer.asset_embedding e
     JOIN semlayer.asset a USING (asset_id)
     WHERE a.asset_type = ANY(%(types)s) AND (%(scope)s::text IS NULL OR a.meta->>'namespace' = %(scope)s)
     ORDER BY e.embedding <=> %(q)s
-    LIMIT %(k)s""")
+    LIMIT %(k)s"""
+)
 
 
 async def search_assets(
-    conn: AsyncConnection, embedding: np.ndarray, *, top_k: int, types: tuple[str, ...],
+    conn: AsyncConnection,
+    embedding: np.ndarray,
+    *,
+    top_k: int,
+    types: tuple[str, ...],
     scope: str | None = None,
 ) -> list[VectorHit]:
     """The ``top_k`` assets nearest to ``embedding`` (cosine), best first."""

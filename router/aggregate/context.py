@@ -72,20 +72,41 @@ class AggregateContext:
             return cls()
         context = context if isinstance(context, dict) else _dict_form(context)
         raw_bindings = context.get("bindings", context.get("term_bindings")) or []
-        bindings = [Binding(str(b.get("term_id", "")), str(b.get("canonical_term", "")),
-                            str(b.get("mapped_asset_type", "")), str(b.get("mapped_asset_id", "")),
-                            None if b.get("filter_value") is None else str(b["filter_value"]),
-                            str(b.get("matched") or ""))
-                    for b in raw_bindings if b.get("mapped_asset_id")]
-        assets = [ContextAsset(str(a.get("id") or a.get("asset_id")), str(a.get("type") or a.get("asset_type", "")),
-                               str(a.get("name", "")), float(a.get("score") or 0.0), str(a.get("title") or ""))
-                  for a in context.get("assets") or [] if a.get("id") or a.get("asset_id")]
+        bindings = [
+            Binding(
+                str(b.get("term_id", "")),
+                str(b.get("canonical_term", "")),
+                str(b.get("mapped_asset_type", "")),
+                str(b.get("mapped_asset_id", "")),
+                None if b.get("filter_value") is None else str(b["filter_value"]),
+                str(b.get("matched") or ""),
+            )
+            for b in raw_bindings
+            if b.get("mapped_asset_id")
+        ]
+        assets = [
+            ContextAsset(
+                str(a.get("id") or a.get("asset_id")),
+                str(a.get("type") or a.get("asset_type", "")),
+                str(a.get("name", "")),
+                float(a.get("score") or 0.0),
+                str(a.get("title") or ""),
+            )
+            for a in context.get("assets") or []
+            if a.get("id") or a.get("asset_id")
+        ]
         raw_context = context.get("context_text") or context.get("context") or ""
         text = raw_context.get("text", "") if isinstance(raw_context, dict) else str(raw_context)
         block = context.get("context")
         rendered = block.get("included") if isinstance(block, dict) else None
-        return cls(bindings, assets, list(context.get("few_shots") or []), list(context.get("filters") or []), text,
-                   None if rendered is None else frozenset(rendered))
+        return cls(
+            bindings,
+            assets,
+            list(context.get("few_shots") or []),
+            list(context.get("filters") or []),
+            text,
+            None if rendered is None else frozenset(rendered),
+        )
 
 
 def _dict_form(context: object) -> dict[str, Any]:

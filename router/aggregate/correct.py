@@ -50,8 +50,9 @@ def _replace(query: dict[str, Any], old: str, new: str | None) -> None:
         del query[key]
 
 
-def fix(query: dict[str, Any], problems: list[Problem], model: SemanticModel,
-        bound: list[str]) -> dict[str, Any] | None:
+def fix(
+    query: dict[str, Any], problems: list[Problem], model: SemanticModel, bound: list[str]
+) -> dict[str, Any] | None:
     fixed = copy.deepcopy(query)
     for problem in problems:
         member = problem.member

@@ -80,14 +80,24 @@ def _changes(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> list
             cur, prev = _number(row.get(measure)), _number(other.get(measure))
             if cur is None or prev is None:
                 continue
-            changes.append({**{d: row.get(d) for d in dims}, "measure": measure, "current": cur, "previous": prev,
-                            "change": cur - prev, "change_pct": (cur - prev) / prev if prev else None,
-                            "current_period": draft.labels[later], "previous_period": draft.labels[earlier]})
+            changes.append(
+                {
+                    **{d: row.get(d) for d in dims},
+                    "measure": measure,
+                    "current": cur,
+                    "previous": prev,
+                    "change": cur - prev,
+                    "change_pct": (cur - prev) / prev if prev else None,
+                    "current_period": draft.labels[later],
+                    "previous_period": draft.labels[earlier],
+                }
+            )
     return changes
 
 
-def _part_of_whole(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple[list[dict[str, Any]],
-                                                                                        dict[str, Any]]:
+def _part_of_whole(
+    draft: CubeQueryDraft, results: list[list[dict[str, Any]]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A share of a part (query 1) in the whole (query 2): the part's rows with ``<measure>.share``; grouped,
     each group's part over the same group's whole."""
     part, whole = results[0], results[1]
@@ -111,8 +121,10 @@ def combine(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple
         results = [[_per_row(row, draft.per, draft.measures) for row in part] for part in results]
     if not draft.units:
         return _combined(draft, results)
-    scaled = [[{k: _scaled(v, draft.units[k][1]) if k in draft.units else v for k, v in row.items()} for row in part]
-              for part in results]
+    scaled = [
+        [{k: _scaled(v, draft.units[k][1]) if k in draft.units else v for k, v in row.items()} for row in part]
+        for part in results
+    ]
     rows, derived = _combined(draft, scaled)
     names = {m: f"{m}.{unit}" for m, (unit, _) in draft.units.items()}
     return [{names.get(k, k): v for k, v in row.items()} for row in rows], derived
@@ -138,14 +150,17 @@ def _scaled(value: Any, factor: float) -> Any:
         return value
 
 
-def _combined(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]
-              ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def _combined(
+    draft: CubeQueryDraft, results: list[list[dict[str, Any]]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     if "part" in draft.post and len(results) == 2:
         return _part_of_whole(draft, results)
     derived: dict[str, Any] = {}
     if draft.groups > 1:
         size = draft.groups
-        results = [merge_groups(draft.queries[i:i + size], results[i:i + size]) for i in range(0, len(results), size)]
+        results = [
+            merge_groups(draft.queries[i : i + size], results[i : i + size]) for i in range(0, len(results), size)
+        ]
         merged_queries = [{**q, "measures": draft.measures} for q in draft.queries[::size]]
         draft = CubeQueryDraft(merged_queries, draft.labels[::size], draft.comparison, draft.post, keep=draft.keep)
     if len(results) == 1:
@@ -153,10 +168,13 @@ def _combined(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]
     else:
         rows = [{"period": label, **r} for label, part in zip(draft.labels, results, strict=True) for r in part]
         derived["comparison"] = draft.comparison
-        derived["periods"] = [{"label": label, "dateRange": (q.get("timeDimensions") or [{}])[0].get("dateRange")}
-                              for label, q in zip(draft.labels, draft.queries, strict=True)]
-        if draft.comparison != "members" and not any(t.get("granularity")
-                                                     for t in draft.query.get("timeDimensions", [])):
+        derived["periods"] = [
+            {"label": label, "dateRange": (q.get("timeDimensions") or [{}])[0].get("dateRange")}
+            for label, q in zip(draft.labels, draft.queries, strict=True)
+        ]
+        if draft.comparison != "members" and not any(
+            t.get("granularity") for t in draft.query.get("timeDimensions", [])
+        ):
             derived["changes"] = _changes(draft, results)
     if "share" in draft.post and len(results) == 1:
         derived["share"] = _shares(rows, draft.measures)
@@ -165,6 +183,6 @@ def _combined(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]
 
 
 def _kept(rows: list[dict[str, Any]], keep: dict[str, list[str]]) -> list[dict[str, Any]]:
-    """"share of revenue from the USA": every share is computed, the rows of the named values are shown."""
+    """ "share of revenue from the USA": every share is computed, the rows of the named values are shown."""
     wanted = {member: {str(v).lower() for v in values} for member, values in keep.items()}
     return [r for r in rows if all(str(r.get(m)).lower() in vs for m, vs in wanted.items())] if wanted else rows

@@ -19,8 +19,9 @@ from cube_models.model import SemanticModel
 DRILL_DIMENSIONS = 8
 
 
-def drill_query(cube_query: dict[str, Any], rows: list[dict[str, Any]], model: SemanticModel, target: str,
-                limit: int, shown: int) -> dict[str, Any] | None:
+def drill_query(
+    cube_query: dict[str, Any], rows: list[dict[str, Any]], model: SemanticModel, target: str, limit: int, shown: int
+) -> dict[str, Any] | None:
     """The dimensions-only query for the rows of cube ``target`` behind the first ``shown`` aggregate rows;
     None when the aggregate bounds a measure or ``target`` has no dimension to show."""
     cube = model.cubes.get(target)
@@ -43,8 +44,11 @@ def drill_query(cube_query: dict[str, Any], rows: list[dict[str, Any]], model: S
     segments = list(dict.fromkeys([*(cube_query.get("segments") or []), *implied]))
     if segments:
         query["segments"] = segments
-    ranges = [{"dimension": td["dimension"], "dateRange": td["dateRange"]}
-              for td in cube_query.get("timeDimensions") or [] if td.get("dateRange")]
+    ranges = [
+        {"dimension": td["dimension"], "dateRange": td["dateRange"]}
+        for td in cube_query.get("timeDimensions") or []
+        if td.get("dateRange")
+    ]
     if ranges:
         query["timeDimensions"] = ranges
     return query
@@ -83,4 +87,4 @@ def _row_dimensions(cube: Any) -> list[str]:
     keys = [d for d in cube.dimensions.values() if d.primary_key]
     plain = [d for d in public if not d.primary_key and d.type != "time"]
     times = [d for d in public if d.type == "time"][:1]
-    return [f"{cube.name}.{d.name}" for d in [*keys, *plain][:DRILL_DIMENSIONS - len(times)] + times]
+    return [f"{cube.name}.{d.name}" for d in [*keys, *plain][: DRILL_DIMENSIONS - len(times)] + times]

@@ -23,8 +23,7 @@ def entity_filters(entities: list[Any], model: SemanticModel, bound_cubes: set[s
     values: dict[str, list[str]] = {}
     for entity in entities:
         table = str(entity.table).rsplit(".", 1)[-1]
-        found = next(((c, p) for c in model.cubes.values() if (p := physical_table(c, "")) and p.table == table),
-                     None)
+        found = next(((c, p) for c in model.cubes.values() if (p := physical_table(c, "")) and p.table == table), None)
         if found is None or found[0].name in bound_cubes:
             continue
         member, value = _member(*found, entity)

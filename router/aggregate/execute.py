@@ -28,9 +28,15 @@ from router.understanding.types import Understanding
 WARNINGS = {"unknown_binding"}  # reported, not blocking: a glossary term mapped to a member the model lacks
 
 
-def build_cube_query(understanding: Understanding, context: ContextLike, model: SemanticModel, *,
-                     use_llm: bool | None = None, follow_up: FollowUp | None = None,
-                     parsed: CubeQueryDraft | None = None) -> CubeQueryDraft:
+def build_cube_query(
+    understanding: Understanding,
+    context: ContextLike,
+    model: SemanticModel,
+    *,
+    use_llm: bool | None = None,
+    follow_up: FollowUp | None = None,
+    parsed: CubeQueryDraft | None = None,
+) -> CubeQueryDraft:
     """The Cube query (one per compared period) for an aggregate question; LLM mode falls back to fast.
     A follow-up is the whole conversation to the LLM and an edit of the previous query in fast mode;
     ``parsed``: the fast parser's draft (``router.parse``), used in fast mode instead of slot filling."""
@@ -52,34 +58,54 @@ def build_cube_query(understanding: Understanding, context: ContextLike, model: 
     return draft
 
 
-def _correct(draft: CubeQueryDraft, problems: list[Problem], understanding: Understanding, ctx: AggregateContext,
-             model: SemanticModel) -> CubeQueryDraft | None:
+def _correct(
+    draft: CubeQueryDraft,
+    problems: list[Problem],
+    understanding: Understanding,
+    ctx: AggregateContext,
+    model: SemanticModel,
+) -> CubeQueryDraft | None:
     if draft.mode == "llm":
         from router.aggregate.program import resolved_members, write_query
 
         feedback = "; ".join(p.message for p in problems)
         listed = resolved_members(lambda: draft)  # the members the failed query was allowed
-        asked = two_mode(lambda: write_query(understanding, ctx, model, feedback=feedback, resolved=listed),
-                         lambda: None, step="cube_query_fix")
+        asked = two_mode(
+            lambda: write_query(understanding, ctx, model, feedback=feedback, resolved=listed),
+            lambda: None,
+            step="cube_query_fix",
+        )
         if asked.value is not None:
             asked.value.notes.insert(0, f"re-asked the LLM with: {feedback}")
             return asked.value
         draft.notes.append(f"LLM correction failed ({asked.fallback_reason}); fixing deterministically")
-    bound = [member_path(b.mapped_asset_id) for b in ctx.bindings
-             if b.mapped_asset_type in ("metric", "measure") and b.filter_value is None]
+    bound = [
+        member_path(b.mapped_asset_id)
+        for b in ctx.bindings
+        if b.mapped_asset_type in ("metric", "measure") and b.filter_value is None
+    ]
     queries = []
     for query in draft.queries:
         fixed = fix(query, problems, model, bound)
         if fixed is None:
             return None
         queries.append(fixed)
-    return CubeQueryDraft(queries, draft.labels, draft.comparison, draft.post,
-                          [*draft.notes, "corrected: " + "; ".join(p.message for p in problems)], draft.mode,
-                          draft.fallback_reason, draft.groups, draft.keep)
+    return CubeQueryDraft(
+        queries,
+        draft.labels,
+        draft.comparison,
+        draft.post,
+        [*draft.notes, "corrected: " + "; ".join(p.message for p in problems)],
+        draft.mode,
+        draft.fallback_reason,
+        draft.groups,
+        draft.keep,
+    )
 
 
-def _problems(draft: CubeQueryDraft, ctx: AggregateContext,
-              model: SemanticModel) -> tuple[list[Problem], list[Problem]]:
+def _problems(
+    draft: CubeQueryDraft, ctx: AggregateContext, model: SemanticModel
+) -> tuple[list[Problem], list[Problem]]:
     """(blocking problems, warnings) of every query of the draft."""
     seen: dict[str, Problem] = {}
     for query in draft.queries:
@@ -95,8 +121,7 @@ def _checked_against(ctx: AggregateContext, draft: CubeQueryDraft, follow_up: Fo
     if follow_up is None or draft.mode == "llm":
         return ctx
     own = AggregateContext.of(follow_up.context)
-    return replace(own, few_shots=[{"question": "(previous turn)", "cube_query": follow_up.previous},
-                                   *own.few_shots])
+    return replace(own, few_shots=[{"question": "(previous turn)", "cube_query": follow_up.previous}, *own.few_shots])
 
 
 class QueryLoader(Protocol):
@@ -139,14 +164,23 @@ class _Run:
             self.history += problems
             corrected = _correct(draft, problems, self.understanding, ctx, self.model) if retries == 0 else None
             if corrected is None:
-                raise AggregateError("could not build a valid Cube query: " + "; ".join(p.message for p in problems),
-                                     self.history)
+                raise AggregateError(
+                    "could not build a valid Cube query: " + "; ".join(p.message for p in problems), self.history
+                )
             draft, retries = corrected, retries + 1
 
 
-def run_aggregate(understanding: Understanding, context: ContextLike, model: SemanticModel, backend: QueryLoader, *,
-                  today: date | None = None, use_llm: bool | None = None, follow_up: FollowUp | None = None,
-                  parsed: CubeQueryDraft | None = None) -> AggregateResult:
+def run_aggregate(
+    understanding: Understanding,
+    context: ContextLike,
+    model: SemanticModel,
+    backend: QueryLoader,
+    *,
+    today: date | None = None,
+    use_llm: bool | None = None,
+    follow_up: FollowUp | None = None,
+    parsed: CubeQueryDraft | None = None,
+) -> AggregateResult:
     """Build, check, execute (with one corrective retry) and combine the rows of an aggregate question. An
     LLM query that still fails after its correction is dropped for the fast draft (with its own retry)."""
     ctx = AggregateContext.of(context)
@@ -169,8 +203,18 @@ def run_aggregate(understanding: Understanding, context: ContextLike, model: Sem
     run.timings["total_ms"] = (time.perf_counter() - started) * 1000
     first = loads[0]
     return AggregateResult(
-        cube_query=draft.query, rows=rows, sql="\n;\n".join(load.sql for load in loads), backend=first.backend,
-        fallback_reason=first.fallback_reason or draft.fallback_reason, problems=run.history, retries=retries,
-        timings_ms={k: round(v, 3) for k, v in run.timings.items()}, cube_queries=draft.queries, labels=draft.labels,
-        derived=derived, mode=draft.mode, notes=draft.notes, cached=all(load.cached for load in loads),
+        cube_query=draft.query,
+        rows=rows,
+        sql="\n;\n".join(load.sql for load in loads),
+        backend=first.backend,
+        fallback_reason=first.fallback_reason or draft.fallback_reason,
+        problems=run.history,
+        retries=retries,
+        timings_ms={k: round(v, 3) for k, v in run.timings.items()},
+        cube_queries=draft.queries,
+        labels=draft.labels,
+        derived=derived,
+        mode=draft.mode,
+        notes=draft.notes,
+        cached=all(load.cached for load in loads),
     )

@@ -30,8 +30,9 @@ class FollowUp:
     context: ContextLike
 
 
-def edit_query(previous: dict[str, Any], u: Understanding, context: ContextLike,
-               model: SemanticModel) -> CubeQueryDraft:
+def edit_query(
+    previous: dict[str, Any], u: Understanding, context: ContextLike, model: SemanticModel
+) -> CubeQueryDraft:
     """The previous Cube query with the follow-up's measures, dimensions, filters, period and ranking."""
     ctx = AggregateContext.of(context)
     query = copy.deepcopy(previous)
@@ -45,9 +46,15 @@ def edit_query(previous: dict[str, Any], u: Understanding, context: ContextLike,
 
 
 def _measures(query: dict[str, Any], ctx: AggregateContext, model: SemanticModel, notes: list[str]) -> None:
-    named = [m for m in dict.fromkeys(member_path(b.mapped_asset_id) for b in ctx.bindings
-                                      if b.mapped_asset_type in METRIC_ASSET_TYPES and b.filter_value is None)
-             if is_measure(model, m)]
+    named = [
+        m
+        for m in dict.fromkeys(
+            member_path(b.mapped_asset_id)
+            for b in ctx.bindings
+            if b.mapped_asset_type in METRIC_ASSET_TYPES and b.filter_value is None
+        )
+        if is_measure(model, m)
+    ]
     old = list(query.get("measures", []))
     if not named or named == old:
         return
@@ -57,8 +64,9 @@ def _measures(query: dict[str, Any], ctx: AggregateContext, model: SemanticModel
     notes.append(f"measures {', '.join(old)} -> {', '.join(named)}")
 
 
-def _dimensions(query: dict[str, Any], u: Understanding, ctx: AggregateContext, model: SemanticModel,
-                notes: list[str]) -> None:
+def _dimensions(
+    query: dict[str, Any], u: Understanding, ctx: AggregateContext, model: SemanticModel, notes: list[str]
+) -> None:
     cubes = {m.split(".", 1)[0] for m in query.get("measures", [])}
     added: list[str] = []
     for mention in u.dimensions:
@@ -67,8 +75,12 @@ def _dimensions(query: dict[str, Any], u: Understanding, ctx: AggregateContext, 
             added.append(member)
     for b in ctx.bindings:
         member = member_path(b.mapped_asset_id)
-        if b.mapped_asset_type == "dimension" and b.filter_value is None and is_dimension(model, member) \
-                and getattr(model.find_member(member), "type", None) != "time":
+        if (
+            b.mapped_asset_type == "dimension"
+            and b.filter_value is None
+            and is_dimension(model, member)
+            and getattr(model.find_member(member), "type", None) != "time"
+        ):
             added.append(language_variant(model, member, u.language))
     dimensions = list(query.get("dimensions", []))
     present = {language_variant(model, d, "en") for d in dimensions}  # countries.title_zh is countries.title_en
@@ -115,5 +127,6 @@ def _ranking(query: dict[str, Any], u: Understanding, notes: list[str]) -> None:
     query["order"] = [[measure, u.ranking.direction]]
     if u.ranking.limit:
         query["limit"] = u.ranking.limit
-    notes.append(f"order by {measure} {u.ranking.direction}" + (f", limit {u.ranking.limit}" if u.ranking.limit
-                                                                   else ""))
+    notes.append(
+        f"order by {measure} {u.ranking.direction}" + (f", limit {u.ranking.limit}" if u.ranking.limit else "")
+    )

@@ -40,8 +40,11 @@ def allowed_measures(ctx: AggregateContext, model: SemanticModel) -> set[str]:
     """Bound and retrieved metrics, measures of cached examples, and the row count of every cube a bound
     table, segment or dimension belongs to: "how many premium accounts" counts accounts."""
     allowed = {member_path(b.mapped_asset_id) for b in ctx.bindings if b.mapped_asset_type in METRIC_TYPES}
-    counted = {member_path(b.mapped_asset_id).removeprefix("table:").split(".", 1)[0]
-               for b in ctx.bindings if b.mapped_asset_type in ("table", "segment", "dimension")}
+    counted = {
+        member_path(b.mapped_asset_id).removeprefix("table:").split(".", 1)[0]
+        for b in ctx.bindings
+        if b.mapped_asset_type in ("table", "segment", "dimension")
+    }
     allowed |= {count for cube in counted if (count := row_count(model, cube))}
     allowed |= {member_path(a.id) for a in ctx.assets if a.type in METRIC_TYPES}
     for shot in ctx.few_shots:
@@ -57,8 +60,9 @@ def _averages_of(path: str, model: SemanticModel) -> set[str]:
     return set(same_column_averages(model, member))
 
 
-def check(query: dict[str, Any], context: ContextLike, model: SemanticModel, *,
-          draft_measures: list[str] | None = None) -> list[Problem]:
+def check(
+    query: dict[str, Any], context: ContextLike, model: SemanticModel, *, draft_measures: list[str] | None = None
+) -> list[Problem]:
     """All problems of ``query`` against the model and the term bindings (empty list = passes).
 
     ``draft_measures``: every measure of the draft this query belongs to (measure groups split one
@@ -67,22 +71,32 @@ def check(query: dict[str, Any], context: ContextLike, model: SemanticModel, *,
     ctx = AggregateContext.of(context)
     problems = _validate(query, model)
     measures = list(query.get("measures") or [])
-    bound = [member_path(b.mapped_asset_id) for b in ctx.bindings
-             if b.mapped_asset_type in METRIC_TYPES and b.filter_value is None]
+    bound = [
+        member_path(b.mapped_asset_id)
+        for b in ctx.bindings
+        if b.mapped_asset_type in METRIC_TYPES and b.filter_value is None
+    ]
     used = set(draft_measures if draft_measures is not None else measures)
     for metric in dict.fromkeys(bound):
         if model.find_member(metric) is None:
             problems.append(Problem("unknown_binding", f"bound metric '{metric}' is not in the model", metric))
         elif metric not in used and not used & _averages_of(metric, model):
-            problems.append(Problem("unused_binding", f"bound metric '{metric}' must be used as a measure",
-                                    metric, metric))
+            problems.append(
+                Problem("unused_binding", f"bound metric '{metric}' must be used as a measure", metric, metric)
+            )
     allowed = allowed_measures(ctx, model)
     allowed |= {avg for m in list(allowed) for avg in _averages_of(m, model)}  # "average claim amount"
     if allowed:
         for measure in measures:
             if measure not in allowed:
-                problems.append(Problem("unbound_measure", f"measure '{measure}' is neither bound nor retrieved "
-                                        f"for this question (allowed: {', '.join(sorted(allowed))})", measure))
+                problems.append(
+                    Problem(
+                        "unbound_measure",
+                        f"measure '{measure}' is neither bound nor retrieved "
+                        f"for this question (allowed: {', '.join(sorted(allowed))})",
+                        measure,
+                    )
+                )
     if not measures and not query.get("dimensions"):
         problems.append(Problem("no_measure", "the query has no measure"))
     return problems

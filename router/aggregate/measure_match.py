@@ -40,16 +40,23 @@ _KINDS = {  # aggregation words -> the token they fold to, and the measure types
 _COUNTING = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|多少|几个|几家|几位|数量", _FLAGS)
 _COUNT_TYPES = ("count", "count_distinct", "count_distinct_approx")
 _KIND_WORD = {w: kind for kind, (alts, _) in _KINDS.items() for w in alts.split("|")}
-_KIND_ZH = (("MAX", re.compile(r"最大|最高|最长|最贵")), ("MIN", re.compile(r"最小|最低|最短|最便宜")),
-            ("AVG", re.compile(r"平均|均值")), ("DISTINCT", re.compile(r"不同|去重|多少种|几种")))
+_KIND_ZH = (
+    ("MAX", re.compile(r"最大|最高|最长|最贵")),
+    ("MIN", re.compile(r"最小|最低|最短|最便宜")),
+    ("AVG", re.compile(r"平均|均值")),
+    ("DISTINCT", re.compile(r"不同|去重|多少种|几种")),
+)
 _UNITS = {  # a unit the question names -> the words a measure's title uses for it
-    "minute": re.compile(r"\bminutes?\b|\bmins?\b|分钟", _FLAGS), "hour": re.compile(r"\bhours?\b|小时", _FLAGS),
-    "second": re.compile(r"\bseconds?\b|\bsecs?\b|秒", _FLAGS), "day": re.compile(r"\bdays?\b|天", _FLAGS),
-    "ms": re.compile(r"\bms\b|milliseconds?|毫秒", _FLAGS), "mb": re.compile(r"\bmb\b|megabytes?|兆", _FLAGS),
-    "byte": re.compile(r"\bbytes?\b|字节", _FLAGS), "percent": re.compile(r"percent|%|百分", _FLAGS),
+    "minute": re.compile(r"\bminutes?\b|\bmins?\b|分钟", _FLAGS),
+    "hour": re.compile(r"\bhours?\b|小时", _FLAGS),
+    "second": re.compile(r"\bseconds?\b|\bsecs?\b|秒", _FLAGS),
+    "day": re.compile(r"\bdays?\b|天", _FLAGS),
+    "ms": re.compile(r"\bms\b|milliseconds?|毫秒", _FLAGS),
+    "mb": re.compile(r"\bmb\b|megabytes?|兆", _FLAGS),
+    "byte": re.compile(r"\bbytes?\b|字节", _FLAGS),
+    "percent": re.compile(r"percent|%|百分", _FLAGS),
 }
-_GENERIC = STOPWORDS | {"count", "total", "sum", "amount", "value", "rate", "share", "per", "each", "all",
-                        *_KINDS}
+_GENERIC = STOPWORDS | {"count", "total", "sum", "amount", "value", "rate", "share", "per", "each", "all", *_KINDS}
 
 
 @dataclass(frozen=True)
@@ -65,8 +72,12 @@ def _tokens(text: str) -> list[str]:
 
 def _table_words(model: SemanticModel) -> set[str]:
     """The words of the cubes' names and titles: words that name a table, not a measure."""
-    return {w for cube in model.cubes.values() for name in (cube.name.replace("_", " "), cube.title or "")
-            for w in _tokens(name)}
+    return {
+        w
+        for cube in model.cubes.values()
+        for name in (cube.name.replace("_", " "), cube.title or "")
+        for w in _tokens(name)
+    }
 
 
 def _literal(measure: Any, question_words: set[str]) -> int:
@@ -129,8 +140,13 @@ def match_measure(model: SemanticModel, question: str) -> MeasureMatch | None:
             strength = len(content) + (2 if has_cjk(matched[0]) else 0) + (1 if kind_fit else 0)
             if content and set(content) <= tables and not kind_fit and not has_cjk(matched[0]):
                 strength = min(strength, 1)  # only table words: which table to count, not which measure
-            rank = (min(strength, 4), fits, _unit_fit(measure, lowered), _literal(measure, as_written),
-                    -len(measure.title or ""))
+            rank = (
+                min(strength, 4),
+                fits,
+                _unit_fit(measure, lowered),
+                _literal(measure, as_written),
+                -len(measure.title or ""),
+            )
             if best is None or rank > best[0]:
                 best = (rank, MeasureMatch(measure.path, matched, strength >= 2))
     if best and not best[1].strong and getattr(model.find_member(best[1].path), "type", None) in _COUNT_TYPES:
@@ -160,5 +176,4 @@ def name_binding(model: SemanticModel, question: str) -> Binding | None:
         return None
     path = unit_twin(model, found.path, question)
     member = known_member(model, path)
-    return Binding(f"name:{path}", member.title or member.name, "metric", f"metric:{path}", None,
-                   " ".join(found.words))
+    return Binding(f"name:{path}", member.title or member.name, "metric", f"metric:{path}", None, " ".join(found.words))

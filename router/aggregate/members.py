@@ -56,8 +56,11 @@ def row_count(model: SemanticModel, cube: str) -> str | None:
     if found is None:
         return None
     keys = {d.sql for d in found.primary_keys}
-    plain = [m for m in found.measures.values() if not m.filters and (
-        m.type == "count" or (m.type.startswith("count_distinct") and m.sql in keys))]
+    plain = [
+        m
+        for m in found.measures.values()
+        if not m.filters and (m.type == "count" or (m.type.startswith("count_distinct") and m.sql in keys))
+    ]
     plain.sort(key=lambda m: m.name != "count")
     return plain[0].path if plain else None
 

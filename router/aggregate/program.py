@@ -28,8 +28,24 @@ from router.understanding.types import Understanding
 MAX_EXAMPLES = 4
 MAX_MEMBERS = 60
 MAX_CONTEXT_CHARS = 6000  # the fourengine context block is already token-budgeted; this is a safety cap
-Operator = Literal["equals", "notEquals", "contains", "notContains", "startsWith", "endsWith", "gt", "gte", "lt",
-                   "lte", "set", "notSet", "inDateRange", "notInDateRange", "beforeDate", "afterDate"]
+Operator = Literal[
+    "equals",
+    "notEquals",
+    "contains",
+    "notContains",
+    "startsWith",
+    "endsWith",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "set",
+    "notSet",
+    "inDateRange",
+    "notInDateRange",
+    "beforeDate",
+    "afterDate",
+]
 
 
 class _Strict(BaseModel):
@@ -59,11 +75,14 @@ class CubeQueryReply(_Strict):
     order: list[tuple[str, Literal["asc", "desc"]]] = Field(default_factory=list, description="[member, direction]")
     limit: int | None = None
     share: Literal["none", "of_total", "of_whole"] = Field(
-        default="none", description="of_total: each row's share of the column total; of_whole: the share of the "
-        "part the 'part' members (segments, filter members) pick out of the same query without them")
+        default="none",
+        description="of_total: each row's share of the column total; of_whole: the share of the "
+        "part the 'part' members (segments, filter members) pick out of the same query without them",
+    )
     part: list[str] = Field(default_factory=list, description="of_whole: the members that pick the part")
-    keep: dict[str, list[str]] = Field(default_factory=dict, description="of_total: the rows to show after the "
-                                       "shares, by dimension values")
+    keep: dict[str, list[str]] = Field(
+        default_factory=dict, description="of_total: the rows to show after the shares, by dimension values"
+    )
 
     def whole(self, query: dict[str, Any]) -> dict[str, Any]:
         """of_whole: the query without the segments and filters of the ``part`` members."""
@@ -74,12 +93,18 @@ class CubeQueryReply(_Strict):
 
     def to_query(self) -> dict[str, Any]:
         """The Cube query JSON (empty parts left out, filter values as strings)."""
-        out: dict[str, Any] = {k: v for k, v in (("measures", self.measures), ("dimensions", self.dimensions),
-                                                 ("segments", self.segments)) if v}
+        out: dict[str, Any] = {
+            k: v
+            for k, v in (("measures", self.measures), ("dimensions", self.dimensions), ("segments", self.segments))
+            if v
+        }
         if self.filters:
-            out["filters"] = [{"member": f.member, "operator": f.operator, "values": [str(v) for v in f.values]}
-                              if f.values or f.operator not in ("set", "notSet")
-                              else {"member": f.member, "operator": f.operator} for f in self.filters]
+            out["filters"] = [
+                {"member": f.member, "operator": f.operator, "values": [str(v) for v in f.values]}
+                if f.values or f.operator not in ("set", "notSet")
+                else {"member": f.member, "operator": f.operator}
+                for f in self.filters
+            ]
         if self.timeDimensions:
             out["timeDimensions"] = [t.model_dump(exclude_none=True) for t in self.timeDimensions]
         if self.order:
@@ -118,37 +143,53 @@ def resolved_members(fast: Callable[[], CubeQueryDraft]) -> list[str]:
     return list(dict.fromkeys(m for q in draft.queries for m in CubeQuery.parse(q).members()))
 
 
-def allowed_members(ctx: AggregateContext, model: SemanticModel, u: Understanding | None = None,
-                    resolved: Sequence[str] = ()) -> list[str]:
+def allowed_members(
+    ctx: AggregateContext, model: SemanticModel, u: Understanding | None = None, resolved: Sequence[str] = ()
+) -> list[str]:
     """Members the LLM may use. The question's own come first and whatever the token budget kept: the ones the
     rules resolve from it (``resolved``), the bound ones, those of the named rows, the dimensions its group-by
     phrases name, and their measures' time dimensions. Then what the budgeted context rendered
     (``AggregateContext.rendered``): the retrieved metric/dimension/segment assets and the members of the
     few-shots the prompt shows; of every cube these touch (bound tables too) its row count and the public text
     dimensions the budget rendered; the measures' time dimensions. That second part is cut to ``MAX_MEMBERS``."""
-    named = _known(model, [*resolved, *(member_path(b.mapped_asset_id) for b in ctx.bindings),
-                           *(f["member"] for f in ctx.filters)])  # the rows the question names
-    retrieved = [member_path(a.id) for a in sorted(ctx.prompt_assets(), key=lambda a: -a.score)
-                 if a.type in ("metric", "measure", "dimension", "segment")]
+    named = _known(
+        model, [*resolved, *(member_path(b.mapped_asset_id) for b in ctx.bindings), *(f["member"] for f in ctx.filters)]
+    )  # the rows the question names
+    retrieved = [
+        member_path(a.id)
+        for a in sorted(ctx.prompt_assets(), key=lambda a: -a.score)
+        if a.type in ("metric", "measure", "dimension", "segment")
+    ]
     for shot in ctx.prompt_shots():
         query = shot.get("cube_query") or {}
         retrieved += [*query.get("measures", []), *query.get("dimensions", [])]
     retrieved = _known(model, retrieved)
-    cubes = [*(m.split(".", 1)[0] for m in [*named, *retrieved]),
-             *(member_path(b.mapped_asset_id).removeprefix("table:") for b in ctx.bindings
-               if b.mapped_asset_type == "table")]
+    cubes = [
+        *(m.split(".", 1)[0] for m in [*named, *retrieved]),
+        *(
+            member_path(b.mapped_asset_id).removeprefix("table:")
+            for b in ctx.bindings
+            if b.mapped_asset_type == "table"
+        ),
+    ]
     cubes = [c for c in dict.fromkeys(cubes) if c in model.cubes]
     if u is not None:
         measured = [m.split(".", 1)[0] for m in [*named, *retrieved] if _kind(model, m) == "measure"]
-        named += [d for mention in u.dimensions
-                  if (d := resolve_dimension(model, mention.concept, measured or cubes, u.language))]
+        named += [
+            d
+            for mention in u.dimensions
+            if (d := resolve_dimension(model, mention.concept, measured or cubes, u.language))
+        ]
     for cube in cubes:
         retrieved += [c for c in [row_count(model, cube)] if c]
-        retrieved += [d.path for d in model.cubes[cube].dimensions.values() if d.public and d.type == "string"
-                      and not d.primary_key and ctx.rendered(f"dimension:{d.path}")]
+        retrieved += [
+            d.path
+            for d in model.cubes[cube].dimensions.values()
+            if d.public and d.type == "string" and not d.primary_key and ctx.rendered(f"dimension:{d.path}")
+        ]
     head = _with_times(model, named)
     rest = [m for m in _with_times(model, retrieved) if m not in head]
-    return head + rest[:max(0, MAX_MEMBERS - len(head))]
+    return head + rest[: max(0, MAX_MEMBERS - len(head))]
 
 
 def _known(model: SemanticModel, paths: Sequence[str]) -> list[str]:
@@ -188,8 +229,11 @@ def _outside(query: dict[str, Any], allowed: set[str]) -> list[Problem]:
     from cube_models.query import CubeQuery
 
     members = CubeQuery.parse(query).members()
-    return [Problem("not_retrieved", f"member '{m}' is not among the retrieved members", m)
-            for m in members if m not in allowed]
+    return [
+        Problem("not_retrieved", f"member '{m}' is not among the retrieved members", m)
+        for m in members
+        if m not in allowed
+    ]
 
 
 def expand_periods(query: dict[str, Any], u: Understanding) -> tuple[list[dict[str, Any]], list[str]]:
@@ -207,31 +251,52 @@ def expand_periods(query: dict[str, Any], u: Understanding) -> tuple[list[dict[s
 
 def _unused_named(query: dict[str, Any], ctx: AggregateContext) -> list[Problem]:
     """Filters of the rows the question names that the query leaves out (it would answer for every row)."""
+
     def key(f: dict[str, Any]) -> tuple[Any, ...]:
         return f.get("member"), f.get("operator"), tuple(sorted(str(v) for v in f.get("values") or []))
 
     given = {key(f) for f in query.get("filters", [])}
-    return [Problem("unused_entity_filter", "the named rows must filter the query: add "
-                    + json.dumps(f, ensure_ascii=False), f.get("member")) for f in ctx.filters if key(f) not in given]
+    return [
+        Problem(
+            "unused_entity_filter",
+            "the named rows must filter the query: add " + json.dumps(f, ensure_ascii=False),
+            f.get("member"),
+        )
+        for f in ctx.filters
+        if key(f) not in given
+    ]
 
 
 def _inputs(u: Understanding, ctx: AggregateContext, model: SemanticModel, members: list[str]) -> dict[str, str]:
-    bound = [f"{b.canonical_term} -> {member_path(b.mapped_asset_id)}"
-             + (f" = {b.filter_value!r}" if b.filter_value is not None else "") for b in ctx.bindings]
+    bound = [
+        f"{b.canonical_term} -> {member_path(b.mapped_asset_id)}"
+        + (f" = {b.filter_value!r}" if b.filter_value is not None else "")
+        for b in ctx.bindings
+    ]
     named = [f"named rows -> {json.dumps(f, ensure_ascii=False)}" for f in ctx.filters]
     return {
         "question": u.normalized,
         "members": "\n".join(_describe(model, m) for m in members),
         "bindings": "\n".join([*bound, *named]) or "none",
         "time_ranges": _time_text(u),
-        "examples": "\n".join(f"{s.get('question')} -> {json.dumps(s.get('cube_query'), ensure_ascii=False)}"
-                              for s in ctx.prompt_shots()[:MAX_EXAMPLES] if s.get("cube_query")) or "none",
+        "examples": "\n".join(
+            f"{s.get('question')} -> {json.dumps(s.get('cube_query'), ensure_ascii=False)}"
+            for s in ctx.prompt_shots()[:MAX_EXAMPLES]
+            if s.get("cube_query")
+        )
+        or "none",
         "context": ctx.context_text[:MAX_CONTEXT_CHARS] or "none",
     }
 
 
-def _attempt(predict: dspy.Predict, inputs: dict[str, str], feedback: str, ctx: AggregateContext, model: SemanticModel,
-             members: list[str]) -> tuple[CubeQueryReply | None, list[Problem]]:
+def _attempt(
+    predict: dspy.Predict,
+    inputs: dict[str, str],
+    feedback: str,
+    ctx: AggregateContext,
+    model: SemanticModel,
+    members: list[str],
+) -> tuple[CubeQueryReply | None, list[Problem]]:
     """One ask: the reply, or the problems to feed back (a reply that does not parse is one of them)."""
     try:
         reply = predict(**inputs, feedback=feedback).cube_query
@@ -249,8 +314,9 @@ def _attempt(predict: dspy.Predict, inputs: dict[str, str], feedback: str, ctx: 
     return reply, problems
 
 
-def write_query(u: Understanding, context: ContextLike, model: SemanticModel, feedback: str = "none",
-                resolved: Sequence[str] = ()) -> CubeQueryDraft:
+def write_query(
+    u: Understanding, context: ContextLike, model: SemanticModel, feedback: str = "none", resolved: Sequence[str] = ()
+) -> CubeQueryDraft:
     """Ask the LLM once (plus one corrective re-ask) for a valid query; raises on a second failure."""
     ctx = AggregateContext.of(context)
     members = allowed_members(ctx, model, u, resolved)

@@ -56,7 +56,7 @@ class CubeQueryDraft:
     @property
     def measures(self) -> list[str]:
         """All measures, across the measure groups of the first period."""
-        return [m for q in self.queries[:self.groups] for m in q.get("measures", [])]
+        return [m for q in self.queries[: self.groups] for m in q.get("measures", [])]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

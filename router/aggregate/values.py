@@ -84,8 +84,11 @@ class ValueIndex:
 
 
 def _indexed_dimensions(cube: Any) -> list[Any]:
-    return [d for d in cube.dimensions.values() if d.type == "string" and not d.primary_key and d.public
-            and re.fullmatch(r"\w+", (d.sql or "").strip())]
+    return [
+        d
+        for d in cube.dimensions.values()
+        if d.type == "string" and not d.primary_key and d.public and re.fullmatch(r"\w+", (d.sql or "").strip())
+    ]
 
 
 Memo = dict[tuple[str, str, str], "list[str] | None"]  # (schema, table, column) -> values read in this load
@@ -99,8 +102,11 @@ def _column_values(conn: Any, where: tuple[str, str, str], memo: Memo) -> list[s
 
 
 def _read_column(conn: Any, schema: str, table: str, column: str) -> list[str] | None:
-    rows = conn.execute("SELECT c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                        "WHERE n.nspname = %s AND c.relname = %s", (schema, table)).fetchone()
+    rows = conn.execute(
+        "SELECT c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = %s AND c.relname = %s",
+        (schema, table),
+    ).fetchone()
     if rows is None:
         return None
     return _distinct(conn, schema, table, column) if rows[0] <= SCAN_ROWS else _common(conn, schema, table, column)
@@ -116,9 +122,9 @@ def _index_query_cube(conn: Any, cube: Any, index: ValueIndex, default_schema: s
     for dim in _indexed_dimensions(cube):
         values = _traced(conn, _sources(sql, dim.sql.strip()), default_schema, memo)
         if values is None:
-            query = pgsql.SQL("SELECT DISTINCT {col} FROM ({sql}) AS cube_rows WHERE {col} IS NOT NULL LIMIT {n}"
-                              ).format(col=pgsql.Identifier(dim.sql.strip()), sql=pgsql.SQL(sql),
-                                       n=pgsql.Literal(MAX_VALUES + 1))
+            query = pgsql.SQL(
+                "SELECT DISTINCT {col} FROM ({sql}) AS cube_rows WHERE {col} IS NOT NULL LIMIT {n}"
+            ).format(col=pgsql.Identifier(dim.sql.strip()), sql=pgsql.SQL(sql), n=pgsql.Literal(MAX_VALUES + 1))
             values = _bounded_scan(conn, query)
         for value in values if len(values) <= MAX_VALUES else []:
             index.add(dim.path, value)
@@ -153,8 +159,9 @@ def _branch_source(select: exp.Select, column: str) -> Source | None:
         return None  # a subquery somewhere: its tables and filters are not traced
     named = [t for t in tables if t.alias_or_name == picked.table] if picked.table else tables
     where = select.args.get("where")
-    filtered = where is not None and any(c.name == picked.name and c.table in ("", picked.table)
-                                         for c in where.find_all(exp.Column))
+    filtered = where is not None and any(
+        c.name == picked.name and c.table in ("", picked.table) for c in where.find_all(exp.Column)
+    )
     if len(named) != 1 or filtered:
         return None
     return (named[0].db, named[0].name, picked.name)
@@ -165,8 +172,11 @@ def _traced(conn: Any, sources: list[Source] | None, default_schema: str, memo: 
         return None
     values: list[str] = []
     for source in dict.fromkeys(sources):
-        found = [source] if isinstance(source, str) else \
-            _column_values(conn, (source[0] or default_schema, source[1], source[2]), memo)
+        found = (
+            [source]
+            if isinstance(source, str)
+            else _column_values(conn, (source[0] or default_schema, source[1], source[2]), memo)
+        )
         if found is None:
             return None
         values += [v for v in found if v not in values]
@@ -178,22 +188,31 @@ def _bounded_scan(conn: Any, query: pgsql.Composed) -> list[str]:
         with conn.transaction():
             conn.execute(pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(SCAN_TIMEOUT_MS)))
             return [str(r[0]) for r in conn.execute(query).fetchall()]
-    except (psycopg.errors.QueryCanceled, psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn,
-            psycopg.errors.SyntaxError, psycopg.errors.InsufficientPrivilege):
+    except (
+        psycopg.errors.QueryCanceled,
+        psycopg.errors.UndefinedTable,
+        psycopg.errors.UndefinedColumn,
+        psycopg.errors.SyntaxError,
+        psycopg.errors.InsufficientPrivilege,
+    ):
         return []
 
 
 def _distinct(conn: Any, schema: str, table: str, column: str) -> list[str]:
     """Up to ``MAX_VALUES + 1`` distinct values (none when the scan outlasts the timeout)."""
     query = pgsql.SQL("SELECT DISTINCT {col} FROM {tbl} WHERE {col} IS NOT NULL LIMIT {n}").format(
-        col=pgsql.Identifier(column), tbl=pgsql.Identifier(schema, table), n=pgsql.Literal(MAX_VALUES + 1))
+        col=pgsql.Identifier(column), tbl=pgsql.Identifier(schema, table), n=pgsql.Literal(MAX_VALUES + 1)
+    )
     return _bounded_scan(conn, query)
 
 
 def _common(conn: Any, schema: str, table: str, column: str) -> list[str]:
     """The most common values PostgreSQL's statistics know, when they are all of the column's values."""
-    row = conn.execute("SELECT n_distinct, most_common_vals::text::text[] FROM pg_stats "
-                       "WHERE schemaname = %s AND tablename = %s AND attname = %s", (schema, table, column)).fetchone()
+    row = conn.execute(
+        "SELECT n_distinct, most_common_vals::text::text[] FROM pg_stats "
+        "WHERE schemaname = %s AND tablename = %s AND attname = %s",
+        (schema, table, column),
+    ).fetchone()
     if row is None or row[1] is None or not 0 < row[0] <= MAX_VALUES or len(row[1]) < row[0]:
         return []
     return [str(v) for v in row[1]]
@@ -203,5 +222,6 @@ def _bounded(text: str, start: int, end: int) -> bool:
     """Latin surfaces sit on word boundaries ("Pulse" not inside "impulse")."""
     before = text[start - 1] if start else " "
     after = text[end] if end < len(text) else " "
-    return not (text[start].isascii() and before.isascii() and before.isalnum()) and \
-        not (text[end - 1].isascii() and after.isascii() and after.isalnum())
+    return not (text[start].isascii() and before.isascii() and before.isalnum()) and not (
+        text[end - 1].isascii() and after.isascii() and after.isalnum()
+    )

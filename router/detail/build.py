@@ -19,6 +19,7 @@ OPS = {"=": exp.EQ, ">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE}
 def build_select(plan: DetailPlan, catalog: DetailCatalog) -> tuple[str, dict[str, Any]]:
     """``(sql, params)`` for ``plan``; params are named ``%(pN)s`` placeholders; tables and aliases from
     ``catalog``."""
+
     def col(table: str, column: str) -> exp.Column:
         return exp.column(column, catalog.alias(table))
 
@@ -45,11 +46,15 @@ def build_select(plan: DetailPlan, catalog: DetailCatalog) -> tuple[str, dict[st
         if f.op == "=":  # several values of one column (e.g. five products) mean any of them
             equal.setdefault((f.table, f.column), []).append(exp.Placeholder(this=key))
         else:
-            query = query.where(OPS[f.op](this=col(f.table, f.column), expression=exp.Placeholder(this=key)),
-                                copy=False)
+            query = query.where(
+                OPS[f.op](this=col(f.table, f.column), expression=exp.Placeholder(this=key)), copy=False
+            )
     for (table, column), holders in equal.items():
-        condition = (exp.EQ(this=col(table, column), expression=holders[0]) if len(holders) == 1
-                     else exp.In(this=col(table, column), expressions=holders))
+        condition = (
+            exp.EQ(this=col(table, column), expression=holders[0])
+            if len(holders) == 1
+            else exp.In(this=col(table, column), expressions=holders)
+        )
         query = query.where(condition, copy=False)
     if plan.distinct:
         query = query.distinct(copy=False)

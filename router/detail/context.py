@@ -29,8 +29,12 @@ class DetailContext:
     added: list[str] = field(default_factory=list)  # tables only the four-engine context named
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "context_tables": list(self.context_tables), "added": list(self.added),
-                "recalled": [t for t, _, _ in self.recalled]}
+        return {
+            "source": self.source,
+            "context_tables": list(self.context_tables),
+            "added": list(self.added),
+            "recalled": [t for t, _, _ in self.recalled],
+        }
 
 
 def context_tables(context: RetrievalResult, catalog: DetailCatalog) -> list[str]:
@@ -48,8 +52,9 @@ def context_tables(context: RetrievalResult, catalog: DetailCatalog) -> list[str
     return found
 
 
-def detail_context(recalled: list[tuple[str, str, float]], context: RetrievalResult | None,
-                   catalog: DetailCatalog) -> DetailContext:
+def detail_context(
+    recalled: list[tuple[str, str, float]], context: RetrievalResult | None, catalog: DetailCatalog
+) -> DetailContext:
     """SAG's ``recalled`` tables fused by reciprocal rank with ``context``'s tables."""
     if context is None:
         return DetailContext(list(recalled), "sag")

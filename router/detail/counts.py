@@ -34,19 +34,30 @@ def limit_of_sql(sql: str) -> int:
     return int(value.name) if isinstance(value, exp.Literal) and value.is_int else 0
 
 
-def count_rows(conn: psycopg.Connection, sql: str, params: dict[str, Any] | None, policy: GuardPolicy,
-               *, timeout_ms: int) -> int:
+def count_rows(
+    conn: psycopg.Connection, sql: str, params: dict[str, Any] | None, policy: GuardPolicy, *, timeout_ms: int
+) -> int:
     """How many rows ``sql`` returns without its LIMIT."""
     counted = guard_sql(f"SELECT count(*) AS total FROM ({unlimited(sql)}) AS capped LIMIT 1", policy)
     return int(run_readonly(conn, counted, params, timeout_ms=timeout_ms).rows[0][0])
 
 
-def count_groups(conn: psycopg.Connection, sql: str, params: dict[str, Any] | None, columns: Sequence[str],
-                 policy: GuardPolicy, *, timeout_ms: int) -> list[tuple[Any, ...]]:
+def count_groups(
+    conn: psycopg.Connection,
+    sql: str,
+    params: dict[str, Any] | None,
+    columns: Sequence[str],
+    policy: GuardPolicy,
+    *,
+    timeout_ms: int,
+) -> list[tuple[Any, ...]]:
     """(value of each of ``columns``..., row count) of ``sql`` without its LIMIT, grouped by ``columns``
     (output names of ``sql``); at most ``policy.max_limit`` groups, the largest first."""
     names = ", ".join(exp.to_identifier(c, quoted=True).sql(dialect="postgres") for c in columns)
     positions = ", ".join(str(i + 1) for i in range(len(columns)))
-    grouped = guard_sql(f"SELECT {names}, count(*) AS n FROM ({unlimited(sql)}) AS capped GROUP BY {positions} "
-                        f"ORDER BY n DESC LIMIT {policy.max_limit}", policy)
+    grouped = guard_sql(
+        f"SELECT {names}, count(*) AS n FROM ({unlimited(sql)}) AS capped GROUP BY {positions} "
+        f"ORDER BY n DESC LIMIT {policy.max_limit}",
+        policy,
+    )
     return [tuple(row) for row in run_readonly(conn, grouped, params, timeout_ms=timeout_ms).rows]

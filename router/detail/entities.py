@@ -33,9 +33,15 @@ class EntityMatch:
     score: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "key_column": self.key_column, "key_value": self.key_value,
-                "label": self.label, "entity_type": self.entity_type, "source": self.source,
-                "score": round(self.score, 4)}
+        return {
+            "table": self.table,
+            "key_column": self.key_column,
+            "key_value": self.key_value,
+            "label": self.label,
+            "entity_type": self.entity_type,
+            "source": self.source,
+            "score": round(self.score, 4),
+        }
 
 
 NameLookup = Callable[[list[str]], dict[str, EntityMatch]]
@@ -49,15 +55,21 @@ class EntityDirectory:
     small in-memory mapping (tests, tiny catalogs) the same way.
     """
 
-    def __init__(self, names: dict[str, EntityMatch] | None = None, *, lookup: NameLookup | None = None,
-                 longest: int | None = None) -> None:
+    def __init__(
+        self,
+        names: dict[str, EntityMatch] | None = None,
+        *,
+        lookup: NameLookup | None = None,
+        longest: int | None = None,
+    ) -> None:
         table = names or {}
         self._lookup: NameLookup = lookup or (lambda keys: {k: table[k] for k in keys if k in table})
         self._longest = longest if longest is not None else max(map(len, table), default=0)
 
     @classmethod
-    def load(cls, conn: psycopg.Connection, catalog: DetailCatalog,
-             pool: ConnectionPool | None = None) -> EntityDirectory:
+    def load(
+        cls, conn: psycopg.Connection, catalog: DetailCatalog, pool: ConnectionPool | None = None
+    ) -> EntityDirectory:
         """Refresh the name index of the catalog's entity tables (only those that changed) and look names up
         through ``pool`` (default: a short connection to ``conn``'s server per question)."""
         from sag_index import entity_names
@@ -68,8 +80,10 @@ class EntityDirectory:
 
         def lookup(keys: list[str]) -> dict[str, EntityMatch]:
             def read(c: psycopg.Connection) -> dict[str, EntityMatch]:
-                return {surface: EntityMatch(r.table, r.key_column, r.key_value, r.label, r.entity_type, "directory")
-                        for surface, r in entity_names.lookup(c, keys).items()}
+                return {
+                    surface: EntityMatch(r.table, r.key_column, r.key_value, r.label, r.entity_type, "directory")
+                    for surface, r in entity_names.lookup(c, keys).items()
+                }
 
             if pool is not None:
                 return db.read(pool, read)
@@ -81,14 +95,18 @@ class EntityDirectory:
     def match(self, text: str) -> list[EntityMatch]:
         """Non-overlapping name occurrences in ``text``, longest first (word-bounded for Latin names)."""
         lowered = text.lower()
-        spans = [(start, end) for start in range(len(lowered))
-                 for end in range(start + 1, min(len(lowered), start + self._longest) + 1)
-                 if _bounded(lowered, start, end) and lowered[start:end].strip() == lowered[start:end]]
+        spans = [
+            (start, end)
+            for start in range(len(lowered))
+            for end in range(start + 1, min(len(lowered), start + self._longest) + 1)
+            if _bounded(lowered, start, end) and lowered[start:end].strip() == lowered[start:end]
+        ]
         if not spans:
             return []
         names = self._lookup(list(dict.fromkeys(lowered[s:e] for s, e in spans)))
-        occurrences = sorted(((s, e) for s, e in spans if lowered[s:e] in names),
-                             key=lambda span: (span[0] - span[1], span[0]))
+        occurrences = sorted(
+            ((s, e) for s, e in spans if lowered[s:e] in names), key=lambda span: (span[0] - span[1], span[0])
+        )
         taken: list[tuple[int, int]] = []
         used: set[str] = set()
         out: list[EntityMatch] = []
@@ -130,8 +148,9 @@ def _dedupe(matches: list[EntityMatch]) -> list[EntityMatch]:
     return out
 
 
-def from_row_hits(hits: list[Any], text: str, min_score: float = 0.9,
-                  tables: Collection[str] | None = None) -> list[EntityMatch]:
+def from_row_hits(
+    hits: list[Any], text: str, min_score: float = 0.9, tables: Collection[str] | None = None
+) -> list[EntityMatch]:
     """SAG ``RowHit``s whose label occurs in the question (or that score above ``min_score``); only rows of
     ``tables`` when given (the planner ignores rows of tables its catalog lacks either way)."""
     out = []
@@ -142,8 +161,17 @@ def from_row_hits(hits: list[Any], text: str, min_score: float = 0.9,
             continue
         if str(hit.label).lower() not in lowered and float(hit.score) < min_score:
             continue
-        out.append(EntityMatch(table, str(hit.key_column), _key(hit.key_value), str(hit.label),
-                               str(hit.entity_type), "sag", float(hit.score)))
+        out.append(
+            EntityMatch(
+                table,
+                str(hit.key_column),
+                _key(hit.key_value),
+                str(hit.label),
+                str(hit.entity_type),
+                "sag",
+                float(hit.score),
+            )
+        )
     return out
 
 

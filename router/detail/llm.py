@@ -67,12 +67,16 @@ def _table_line(catalog: DetailCatalog, table: str) -> str:
     return f"{spec.qualified}({', '.join(_table_columns(catalog, table))}){time}"
 
 
-def detail_context(plan: DetailPlan, catalog: DetailCatalog, recalled: list[str],
-                   budget: int = CONTEXT_TOKENS) -> DetailContext:
+def detail_context(
+    plan: DetailPlan, catalog: DetailCatalog, recalled: list[str], budget: int = CONTEXT_TOKENS
+) -> DetailContext:
     """Plan tables first, then the named rows' tables, recalled tables, then the target's neighbours, while the
     table lines fit ``budget`` tokens; join keys between the shown tables."""
-    neighbours = [e.parent if e.child == plan.target else e.child for e in catalog.graph.edges
-                  if plan.target in (e.child, e.parent)]
+    neighbours = [
+        e.parent if e.child == plan.target else e.child
+        for e in catalog.graph.edges
+        if plan.target in (e.child, e.parent)
+    ]
     wanted = [*plan.tables, *(e.table for e in plan.entities), *recalled[:RECALLED_TABLES], *neighbours]
     shown: list[str] = []
     lines: list[str] = []
@@ -87,8 +91,9 @@ def detail_context(plan: DetailPlan, catalog: DetailCatalog, recalled: list[str]
         used += cost
     tables = catalog.tables
     joins = [e for e in catalog.graph.edges if e.child in shown and e.parent in shown]
-    lines += [f"join {tables[e.child].qualified}.{e.column} = {tables[e.parent].qualified}.{e.parent_column}"
-              for e in joins]
+    lines += [
+        f"join {tables[e.child].qualified}.{e.column} = {tables[e.parent].qualified}.{e.parent_column}" for e in joins
+    ]
     columns = {c.lower() for t in shown for c in _table_columns(catalog, t)}
     columns |= {c.lower() for e in joins for c in (e.column, e.parent_column)}
     return DetailContext(tuple(shown), "\n".join(lines), frozenset(columns))
@@ -98,27 +103,46 @@ def _unlisted_columns(tree: exp.Expr, context: DetailContext) -> list[str]:
     """Columns the SQL reads that the prompt did not list (names the SQL itself defines as aliases are fine)."""
     defined = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
     defined |= {c.name.lower() for alias in tree.find_all(exp.TableAlias) for c in alias.columns}
-    return sorted({c.name for c in tree.find_all(exp.Column)
-                   if not isinstance(c.this, exp.Star) and c.name.lower() not in context.columns | defined})
+    return sorted(
+        {
+            c.name
+            for c in tree.find_all(exp.Column)
+            if not isinstance(c.this, exp.Star) and c.name.lower() not in context.columns | defined
+        }
+    )
 
 
 def entity_params(entities: list[EntityMatch]) -> tuple[str, dict[str, Any]]:
     params = {f"e{i}": e.key_value for i, e in enumerate(entities)}
-    text = "\n".join(f"%(e{i})s = {e.key_value!r} ({e.table}.{e.key_column}; {e.entity_type} {e.label})"
-                     for i, e in enumerate(entities)) or "(none)"
+    text = (
+        "\n".join(
+            f"%(e{i})s = {e.key_value!r} ({e.table}.{e.key_column}; {e.entity_type} {e.label})"
+            for i, e in enumerate(entities)
+        )
+        or "(none)"
+    )
     return text, params
 
 
 def bindings_text(plan: DetailPlan, catalog: DetailCatalog) -> str:
     """The plan's filters that are not named rows (value words, time range, bounds), and its limit."""
     named = {(e.table, e.key_column, e.key_value) for e in plan.entities}
-    lines = [f"{catalog.tables[f.table].qualified}.{f.column} {f.op} {f.value!r} ({f.label})"
-             for f in plan.filters if (f.table, f.column, f.value) not in named and f.table in catalog.tables]
+    lines = [
+        f"{catalog.tables[f.table].qualified}.{f.column} {f.op} {f.value!r} ({f.label})"
+        for f in plan.filters
+        if (f.table, f.column, f.value) not in named and f.table in catalog.tables
+    ]
     return "\n".join([*lines, f"LIMIT {plan.limit}"])
 
 
-def check_sql(sql: str, params: dict[str, Any], entities: list[EntityMatch], context: DetailContext,
-              catalog: DetailCatalog, policy: GuardPolicy) -> list[str]:
+def check_sql(
+    sql: str,
+    params: dict[str, Any],
+    entities: list[EntityMatch],
+    context: DetailContext,
+    catalog: DetailCatalog,
+    policy: GuardPolicy,
+) -> list[str]:
     """Why the SQL cannot be run as the answer (empty when it can)."""
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
@@ -141,16 +165,24 @@ def check_sql(sql: str, params: dict[str, Any], entities: list[EntityMatch], con
         problems.append(f"unknown placeholders {unknown}")
     for name in sorted(set(params) - used):
         entity = entities[int(name[1:])]
-        problems.append(f"the entity filter %({name})s ({entity.label}) is unused: filter "
-                        f"{catalog.tables[entity.table].qualified}.{entity.key_column} by it")
+        problems.append(
+            f"the entity filter %({name})s ({entity.label}) is unused: filter "
+            f"{catalog.tables[entity.table].qualified}.{entity.key_column} by it"
+        )
     return problems
 
 
 Probe = Callable[[str, dict[str, Any]], None]  # runs a checked SQL; raises what the warehouse refuses
 
 
-def llm_detail_sql(question: str, plan: DetailPlan, catalog: DetailCatalog, policy: GuardPolicy,
-                   recalled: list[str] | None = None, probe: Probe | None = None) -> tuple[str, dict[str, Any]]:
+def llm_detail_sql(
+    question: str,
+    plan: DetailPlan,
+    catalog: DetailCatalog,
+    policy: GuardPolicy,
+    recalled: list[str] | None = None,
+    probe: Probe | None = None,
+) -> tuple[str, dict[str, Any]]:
     """``(sql, params)`` from the LM, asked again once with the problems (the checks, then what ``probe``
     raises running it); raises ValueError after that."""
     entities = list(plan.entities)
@@ -159,8 +191,13 @@ def llm_detail_sql(question: str, plan: DetailPlan, catalog: DetailCatalog, poli
     predict = dspy.Predict(DetailSql)
     feedback = "none"
     for _ in range(2):
-        reply = predict(question=question, tables=context.text, entities=text,
-                        bindings=bindings_text(plan, catalog), feedback=feedback)
+        reply = predict(
+            question=question,
+            tables=context.text,
+            entities=text,
+            bindings=bindings_text(plan, catalog),
+            feedback=feedback,
+        )
         sql = _FENCE.sub("", str(reply.sql).strip()).strip().rstrip(";")
         problems = check_sql(sql, params, entities, context, catalog, policy)
         if not problems and (refused := _probe(probe, sql, params)) is None:

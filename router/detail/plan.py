@@ -60,21 +60,34 @@ class DetailPlan:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "kind": self.kind, "target": self.target, "columns": [f"{t}.{c}" for t, c in self.columns],
+            "kind": self.kind,
+            "target": self.target,
+            "columns": [f"{t}.{c}" for t, c in self.columns],
             "filters": [{"column": f"{f.table}.{f.column}", "op": f.op, "label": f.label} for f in self.filters],
-            "joins": [f"{s.left}->{s.right}" for s in self.joins], "limit": self.limit,
-            "distinct": self.distinct, "entities": [e.to_dict() for e in self.entities],
+            "joins": [f"{s.left}->{s.right}" for s in self.joins],
+            "limit": self.limit,
+            "distinct": self.distinct,
+            "entities": [e.to_dict() for e in self.entities],
         }
 
 
-def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_range: tuple[date, date] | None,
-                limit: int | None, recalled_tables: list[str], catalog: DetailCatalog,
-                default_limit: int = 100) -> DetailPlan:
+def plan_detail(
+    text: str,
+    *,
+    language: str,
+    entities: list[EntityMatch],
+    time_range: tuple[date, date] | None,
+    limit: int | None,
+    recalled_tables: list[str],
+    catalog: DetailCatalog,
+    default_limit: int = 100,
+) -> DetailPlan:
     """The fast (template) plan for a detail question."""
     missing = unknown_table(text, catalog.known_names)
     if missing:
-        raise DetailPlanError(f"the warehouse has no table named {missing!r} "
-                              f"(it has {', '.join(sorted(catalog.tables))})")
+        raise DetailPlanError(
+            f"the warehouse has no table named {missing!r} (it has {', '.join(sorted(catalog.tables))})"
+        )
     if TABLE_LOOKUP.search(text):
         return _table_lookup(text, recalled_tables, catalog)
     if phrase := negation(text):
@@ -88,8 +101,9 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
         kinds = [t.entity_type for t in catalog.entity_tables]
         named = ", ".join(kinds[:-1]) + f" or {kinds[-1]}" if len(kinds) > 1 else "".join(kinds) or "entity"
         raise DetailPlanError(f"the question names no table, {named} to list")
-    plan = DetailPlan(kind="rows", target=target, limit=limit or row_limit(text) or default_limit,
-                      entities=list(entities))
+    plan = DetailPlan(
+        kind="rows", target=target, limit=limit or row_limit(text) or default_limit, entities=list(entities)
+    )
     plan.columns = _columns(target, entities, language, catalog)
     for entity in entities:
         plan.filters.append(Filter(entity.table, entity.key_column, "=", entity.key_value, entity.label))
@@ -112,7 +126,7 @@ def plan_detail(text: str, *, language: str, entities: list[EntityMatch], time_r
 
 
 def _table_lookup(text: str, recalled_tables: list[str], catalog: DetailCatalog) -> DetailPlan:
-    """"which table has ...": SAG's ranking, with the table the question's noun names first ("complaint reasons"
+    """ "which table has ...": SAG's ranking, with the table the question's noun names first ("complaint reasons"
     -> complaints)."""
     named = target_table(TABLE_LOOKUP.sub(" ", text), catalog.nouns, catalog.derived_nouns)
     target = named if named in recalled_tables else (recalled_tables[0] if recalled_tables else named)
@@ -142,8 +156,7 @@ def _without_names(text: str, entities: list[EntityMatch]) -> str:
     return text
 
 
-def _columns(target: str, entities: list[EntityMatch], language: str,
-             catalog: DetailCatalog) -> list[tuple[str, str]]:
+def _columns(target: str, entities: list[EntityMatch], language: str, catalog: DetailCatalog) -> list[tuple[str, str]]:
     """The target's display columns, plus the label of each entity of another table (localised there)."""
     cols = [c if c[0] == target else catalog.localize(c, language) for c in catalog.tables[target].display]
     for entity in entities:
@@ -162,9 +175,11 @@ def _value_filter(word: ValueWord) -> Filter:
 
 
 def _implied(word: ValueWord, target: str, catalog: DetailCatalog) -> bool:
-    """"returns" listed from the returns table already are returned shipments: no status filter needed."""
-    return any(i.target == target and (i.table, i.column, i.value) == (word.table, word.column, word.value)
-               for i in catalog.implied)
+    """ "returns" listed from the returns table already are returned shipments: no status filter needed."""
+    return any(
+        i.target == target and (i.table, i.column, i.value) == (word.table, word.column, word.value)
+        for i in catalog.implied
+    )
 
 
 def _join_steps(target: str, needed: set[str], graph: JoinGraph) -> list[Step]:

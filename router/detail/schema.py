@@ -32,9 +32,45 @@ from sag_index.warehouse import WarehouseMap
 DISPLAY_CAP = 8
 LABEL_NAME = re.compile(r"^(name|title|label)(_\w+)?$|_(name|title)$", re.IGNORECASE)
 _FLAGS = re.IGNORECASE | re.ASCII
-_RESERVED_ALIASES = frozenset({"as", "at", "by", "do", "if", "in", "is", "no", "of", "on", "or", "to", "all", "and",
-                               "any", "asc", "end", "for", "not", "set", "top", "case", "desc", "from", "into",
-                               "join", "left", "like", "null", "only", "then", "true", "user", "when", "with"})
+_RESERVED_ALIASES = frozenset(
+    {
+        "as",
+        "at",
+        "by",
+        "do",
+        "if",
+        "in",
+        "is",
+        "no",
+        "of",
+        "on",
+        "or",
+        "to",
+        "all",
+        "and",
+        "any",
+        "asc",
+        "end",
+        "for",
+        "not",
+        "set",
+        "top",
+        "case",
+        "desc",
+        "from",
+        "into",
+        "join",
+        "left",
+        "like",
+        "null",
+        "only",
+        "then",
+        "true",
+        "user",
+        "when",
+        "with",
+    }
+)
 
 
 class VocabularyError(ValueError):
@@ -101,10 +137,15 @@ class DetailCatalog:
 
 
 # ---- building ------------------------------------------------------------------------------------
-def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
-                  vocabulary: dict[str, Any] | None = None,
-                  terms: Iterable[dict[str, Any]] = (), observed: Iterable[dict[str, Any]] = (),
-                  table_words: dict[str, list[str]] | None = None) -> DetailCatalog:
+def build_catalog(
+    model: SemanticModel,
+    *,
+    default_schema: str = "warehouse",
+    vocabulary: dict[str, Any] | None = None,
+    terms: Iterable[dict[str, Any]] = (),
+    observed: Iterable[dict[str, Any]] = (),
+    table_words: dict[str, list[str]] | None = None,
+) -> DetailCatalog:
     """The detail catalog of ``model``; ``vocabulary`` is a loaded vocabulary file, ``terms`` glossary rows
     (``canonical_term``, ``synonyms``, ``mapped_asset_id`` = ``dimension:cube.dim``, ``filter_value``);
     ``observed``: values read from the warehouse in the same shape, used for the columns no vocabulary
@@ -119,39 +160,68 @@ def build_catalog(model: SemanticModel, *, default_schema: str = "warehouse",
         raise VocabularyError(f"malformed detail vocabulary entry: {type(err).__name__}: {err}") from err
     physical = {name: found for name, cube in model.cubes.items() if (found := physical_table(cube, default_schema))}
     covered = {(w.table, w.column) for w in catalog.values}
-    extra = tuple(w for w in _glossary_values(observed, model, physical) if w.table in catalog.tables
-                  and (w.table, w.column) not in covered and w.column not in catalog.tables[w.table].name_columns)
+    extra = tuple(
+        w
+        for w in _glossary_values(observed, model, physical)
+        if w.table in catalog.tables
+        and (w.table, w.column) not in covered
+        and w.column not in catalog.tables[w.table].name_columns
+    )
     return replace(catalog, values=catalog.values + extra) if extra else catalog
 
 
-def _build(model: SemanticModel, default_schema: str, vocab: dict[str, Any],
-           terms: list[dict[str, Any]], table_words: dict[str, list[str]]) -> DetailCatalog:
+def _build(
+    model: SemanticModel,
+    default_schema: str,
+    vocab: dict[str, Any],
+    terms: list[dict[str, Any]],
+    table_words: dict[str, list[str]],
+) -> DetailCatalog:
     overrides: dict[str, dict[str, Any]] = {str(k): v or {} for k, v in (vocab.get("tables") or {}).items()}
     physical = {name: found for name, cube in model.cubes.items() if (found := physical_table(cube, default_schema))}
     edges = _edges(model, physical)
     tables = _table_specs(model, physical, overrides)
     for table, spec in list(tables.items()):
         display = overrides.get(table, {}).get("display")
-        cols = (tuple(_qualify(table, str(c)) for c in display) if display
-                else _display(spec, model.cubes[spec.cube], physical, tables, edges))
+        cols = (
+            tuple(_qualify(table, str(c)) for c in display)
+            if display
+            else _display(spec, model.cubes[spec.cube], physical, tables, edges)
+        )
         tables[table] = replace(spec, display=cols)
     values = _values(vocab, tables, _glossary_values(terms, model, physical), overrides)
-    nouns = tuple((str(n["table"]), re.compile(str(n["pattern"]), _FLAGS)) for n in vocab.get("nouns") or []
-                  if str(n["table"]) in tables)
-    implied = tuple(Implied(str(i["target"]), *_split(str(i["column"])), str(i["value"]))
-                    for i in vocab.get("implied") or [] if str(i["target"]) in tables)
-    localized = {str(lang): {_split(src): (_split(src)[0], str(dst)) for src, dst in (cols or {}).items()
-                             if _split(src)[0] in tables}
-                 for lang, cols in (vocab.get("localized") or {}).items()}
+    nouns = tuple(
+        (str(n["table"]), re.compile(str(n["pattern"]), _FLAGS))
+        for n in vocab.get("nouns") or []
+        if str(n["table"]) in tables
+    )
+    implied = tuple(
+        Implied(str(i["target"]), *_split(str(i["column"])), str(i["value"]))
+        for i in vocab.get("implied") or []
+        if str(i["target"]) in tables
+    )
+    localized = {
+        str(lang): {
+            _split(src): (_split(src)[0], str(dst)) for src, dst in (cols or {}).items() if _split(src)[0] in tables
+        }
+        for lang, cols in (vocab.get("localized") or {}).items()
+    }
     return DetailCatalog(
-        tables=tables, graph=JoinGraph(tuple(e for e in edges if e.child in tables and e.parent in tables)),
-        values=values, nouns=nouns, derived_nouns=_derived_nouns(model, tables, table_words),
-        key_nouns=_key_nouns(model, tables, table_words), implied=implied,
-        localized=localized, known_names=frozenset({*tables, *(p.table for p in physical.values()), *model.cubes}))
+        tables=tables,
+        graph=JoinGraph(tuple(e for e in edges if e.child in tables and e.parent in tables)),
+        values=values,
+        nouns=nouns,
+        derived_nouns=_derived_nouns(model, tables, table_words),
+        key_nouns=_key_nouns(model, tables, table_words),
+        implied=implied,
+        localized=localized,
+        known_names=frozenset({*tables, *(p.table for p in physical.values()), *model.cubes}),
+    )
 
 
-def _table_specs(model: SemanticModel, physical: dict[str, Physical],
-                 overrides: dict[str, dict[str, Any]]) -> dict[str, TableSpec]:
+def _table_specs(
+    model: SemanticModel, physical: dict[str, Physical], overrides: dict[str, dict[str, Any]]
+) -> dict[str, TableSpec]:
     """Each table whose rows can be named (by a primary key), once, with the vocabulary's overrides (display
     columns left to fill)."""
     tables: dict[str, TableSpec] = {}
@@ -167,18 +237,27 @@ def _table_specs(model: SemanticModel, physical: dict[str, Physical],
         label = extra.get("label") or cube.meta.get("detail_label") or _label(cube, phys)
         names = tuple(str(n) for n in extra.get("names") or ([label] if label else []))
         tables[phys.table] = TableSpec(
-            table=phys.table, schema=phys.schema, cube=name, key=key, alias=alias,
-            columns=tuple(dict.fromkeys(phys.columns.values())), display=(), time=_time(model, name, physical),
+            table=phys.table,
+            schema=phys.schema,
+            cube=name,
+            key=key,
+            alias=alias,
+            columns=tuple(dict.fromkeys(phys.columns.values())),
+            display=(),
+            time=_time(model, name, physical),
             label=str(label) if label else None,
             entity_type=str(extra.get("entity_type") or cube.meta.get("entity_type") or _singular(name)),
-            name_columns=names, prefix_words=int(extra.get("prefix_words") or 0),
+            name_columns=names,
+            prefix_words=int(extra.get("prefix_words") or 0),
             suffixes=tuple((str(c), str(s)) for c, s in (extra.get("suffixes") or {}).items()),
-            value=extra.get("value") or _value_column(cube, phys))
+            value=extra.get("value") or _value_column(cube, phys),
+        )
     return tables
 
 
-def _values(vocab: dict[str, Any], tables: dict[str, TableSpec], glossary: list[ValueWord],
-            overrides: dict[str, dict[str, Any]]) -> tuple[ValueWord, ...]:
+def _values(
+    vocab: dict[str, Any], tables: dict[str, TableSpec], glossary: list[ValueWord], overrides: dict[str, dict[str, Any]]
+) -> tuple[ValueWord, ...]:
     """The vocabulary's value words, then the glossary's for the columns the vocabulary does not cover."""
     values = _vocab_values(vocab, tables)
     covered = {(w.table, w.column) for w in values}
@@ -204,8 +283,9 @@ def table_terms(conn: psycopg.Connection) -> dict[str, list[str]]:
     """cube -> the words business terms give its table (``maps_to: table:<cube>``)."""
     out: dict[str, list[str]] = {}
     for term, synonyms, asset in conn.execute(
-            "SELECT canonical_term, synonyms, mapped_asset_id FROM semlayer.business_term "
-            "WHERE mapped_asset_type = 'table' ORDER BY term_id").fetchall():
+        "SELECT canonical_term, synonyms, mapped_asset_id FROM semlayer.business_term "
+        "WHERE mapped_asset_type = 'table' ORDER BY term_id"
+    ).fetchall():
         out.setdefault(str(asset).removeprefix("table:"), []).extend([term, *(synonyms or [])])
     return out
 
@@ -214,9 +294,12 @@ def glossary_terms(conn: psycopg.Connection) -> list[dict[str, Any]]:
     """Glossary terms that name one value of a dimension (``filter_value`` set), oldest id first."""
     cur = conn.execute(
         "SELECT canonical_term, synonyms, mapped_asset_id, filter_value FROM semlayer.business_term "
-        "WHERE mapped_asset_type = 'dimension' AND filter_value IS NOT NULL ORDER BY term_id")
-    return [{"canonical_term": t, "synonyms": list(s or []), "mapped_asset_id": a, "filter_value": v}
-            for t, s, a, v in cur.fetchall()]
+        "WHERE mapped_asset_type = 'dimension' AND filter_value IS NOT NULL ORDER BY term_id"
+    )
+    return [
+        {"canonical_term": t, "synonyms": list(s or []), "mapped_asset_id": a, "filter_value": v}
+        for t, s, a, v in cur.fetchall()
+    ]
 
 
 def _edges(model: SemanticModel, physical: dict[str, Physical]) -> list[FkEdge]:
@@ -236,8 +319,11 @@ def _edges(model: SemanticModel, physical: dict[str, Physical]) -> list[FkEdge]:
         src_col, dst_col = source.column(cols[join.source]), target.column(cols[join.target])
         if src_col is None or dst_col is None:
             continue
-        edge = (FkEdge(target.table, dst_col, source.table, src_col) if join.relationship == "one_to_many"
-                else FkEdge(source.table, src_col, target.table, dst_col))
+        edge = (
+            FkEdge(target.table, dst_col, source.table, src_col)
+            if join.relationship == "one_to_many"
+            else FkEdge(source.table, src_col, target.table, dst_col)
+        )
         if edge not in edges and _reverse(edge) not in edges:
             edges.append(edge)
     return sorted(edges, key=lambda e: (e.child, e.column))
@@ -253,8 +339,7 @@ def _equality(model: SemanticModel, cube_name: str, sql: str) -> tuple[tuple[str
         tree = sqlglot.parse_one(plain_sql(model.cubes[cube_name], sql, model), read="postgres")
     except (sqlglot.errors.ParseError, KeyError, ValueError):
         return None
-    if not (isinstance(tree, exp.EQ) and isinstance(tree.this, exp.Column)
-            and isinstance(tree.expression, exp.Column)):
+    if not (isinstance(tree, exp.EQ) and isinstance(tree.this, exp.Column) and isinstance(tree.expression, exp.Column)):
         return None
     return (tree.this.table, tree.this.name), (tree.expression.table, tree.expression.name)
 
@@ -284,14 +369,20 @@ def _value_column(cube: Cube, phys: Physical) -> str | None:
 def _label(cube: Cube, phys: Physical) -> str | None:
     """The first public string dimension called like a name (``*_name``, ``name``, ``title``...)."""
     for dim in cube.dimensions.values():
-        if dim.type == "string" and dim.public and not dim.primary_key and dim.name in phys.columns \
-                and LABEL_NAME.search(dim.name):
+        if (
+            dim.type == "string"
+            and dim.public
+            and not dim.primary_key
+            and dim.name in phys.columns
+            and LABEL_NAME.search(dim.name)
+        ):
             return phys.columns[dim.name]
     return None
 
 
-def _display(spec: TableSpec, cube: Cube, physical: dict[str, Physical], tables: dict[str, TableSpec],
-             edges: list[FkEdge]) -> tuple[tuple[str, str], ...]:
+def _display(
+    spec: TableSpec, cube: Cube, physical: dict[str, Physical], tables: dict[str, TableSpec], edges: list[FkEdge]
+) -> tuple[tuple[str, str], ...]:
     """Primary key, then the public plain-column dimensions; a foreign key shows its parent's label."""
     parents = {e.column: tables[e.parent] for e in edges if e.child == spec.table and e.parent in tables}
     out = [(spec.table, spec.key)]
@@ -316,8 +407,9 @@ def _vocab_values(vocab: dict[str, Any], tables: dict[str, TableSpec]) -> tuple[
     return tuple(out)
 
 
-def _glossary_values(terms: Iterable[dict[str, Any]], model: SemanticModel,
-                     physical: dict[str, Physical]) -> list[ValueWord]:
+def _glossary_values(
+    terms: Iterable[dict[str, Any]], model: SemanticModel, physical: dict[str, Physical]
+) -> list[ValueWord]:
     """One value word per glossary term mapped to a plain-column dimension: its term and synonyms."""
     out = []
     for term in terms:
@@ -331,8 +423,9 @@ def _glossary_values(terms: Iterable[dict[str, Any]], model: SemanticModel,
     return out
 
 
-def _derived_nouns(model: SemanticModel, tables: dict[str, TableSpec],
-                   table_words: dict[str, list[str]]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def _derived_nouns(
+    model: SemanticModel, tables: dict[str, TableSpec], table_words: dict[str, list[str]]
+) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Head nouns from the model: cube name and title, singular and plural, ``meta.synonyms`` and the
     glossary's words for the table."""
     out = []
@@ -343,18 +436,20 @@ def _derived_nouns(model: SemanticModel, tables: dict[str, TableSpec],
     return tuple(out)
 
 
-def _key_nouns(model: SemanticModel, tables: dict[str, TableSpec],
-               table_words: dict[str, list[str]]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def _key_nouns(
+    model: SemanticModel, tables: dict[str, TableSpec], table_words: dict[str, list[str]]
+) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Per table, its nouns in the singular followed by a row key ("invoice 8579", "发票8579")."""
-    return tuple((spec.table, key_reference([spec.entity_type, *map(_singular, _words(spec, model, table_words))]))
-                 for spec in tables.values())
+    return tuple(
+        (spec.table, key_reference([spec.entity_type, *map(_singular, _words(spec, model, table_words))]))
+        for spec in tables.values()
+    )
 
 
 def _words(spec: TableSpec, model: SemanticModel, table_words: dict[str, list[str]]) -> set[str]:
     """The model's and the glossary's words for the table of ``spec``, lower case."""
     cube = model.cubes[spec.cube]
-    words = {spec.cube, cube.title, *[str(s) for s in cube.meta.get("synonyms") or []],
-             *table_words.get(spec.cube, [])}
+    words = {spec.cube, cube.title, *[str(s) for s in cube.meta.get("synonyms") or []], *table_words.get(spec.cube, [])}
     return {w.lower() for w in words if w}
 
 
@@ -406,10 +501,19 @@ def catalog_for(settings: Settings, conn: psycopg.Connection, index: Any = None)
     vocabulary = load_vocabulary(settings.detail_vocabulary)
     model = load_model(settings.model_folder())
     index = index or ValueIndex.load(conn, model, settings.warehouse_schema)
-    observed = [{"canonical_term": surface, "synonyms": [], "mapped_asset_id": f"dimension:{member}",
-                 "filter_value": value} for surface, pairs in index.surfaces.items() for member, value in pairs]
-    return build_catalog(model, default_schema=settings.warehouse_schema, vocabulary=vocabulary,
-                         terms=glossary_terms(conn), observed=observed, table_words=table_terms(conn))
+    observed = [
+        {"canonical_term": surface, "synonyms": [], "mapped_asset_id": f"dimension:{member}", "filter_value": value}
+        for surface, pairs in index.surfaces.items()
+        for member, value in pairs
+    ]
+    return build_catalog(
+        model,
+        default_schema=settings.warehouse_schema,
+        vocabulary=vocabulary,
+        terms=glossary_terms(conn),
+        observed=observed,
+        table_words=table_terms(conn),
+    )
 
 
 def warehouse_map(settings: Settings, conn: psycopg.Connection) -> WarehouseMap:
@@ -421,6 +525,7 @@ def warehouse_map(settings: Settings, conn: psycopg.Connection) -> WarehouseMap:
     for spec in catalog.tables.values():
         for name in (spec.qualified, spec.table, spec.cube):
             names.setdefault(name, spec.qualified)
-    nouns = tuple((catalog.tables[table].qualified, pattern)
-                  for table, pattern in (*catalog.nouns, *catalog.derived_nouns))
+    nouns = tuple(
+        (catalog.tables[table].qualified, pattern) for table, pattern in (*catalog.nouns, *catalog.derived_nouns)
+    )
     return WarehouseMap(tables=names, rows=tuple(catalog.entity_tables), nouns=nouns)

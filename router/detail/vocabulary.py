@@ -35,7 +35,8 @@ def word_pattern(words: list[str], *, spaced: bool = False) -> re.Pattern[str]:
 
 TABLE_LOOKUP = re.compile(
     r"\b(which|what) tables?\b|\bwhere (is|are|can i find)\b.*\b(stored|kept)\b|哪(个|张|些)表|什么表|存在哪",
-    re.I | re.A)
+    re.I | re.A,
+)
 
 # "the employee_salaries table", "table hr.salaries", "salary_records表": a table named by identifier
 NAMED_TABLE = re.compile(r"\btable\s+([A-Za-z_][\w.]*_[\w.]*)|([A-Za-z_][\w.]*_[\w.]*)\s*(?:table\b|表)", re.I | re.A)
@@ -55,8 +56,9 @@ def value_filters(text: str, words: tuple[ValueWord, ...]) -> list[ValueWord]:
     return out
 
 
-def target_table(text: str, nouns: tuple[tuple[str, re.Pattern[str]], ...],
-                 derived: tuple[tuple[str, re.Pattern[str]], ...] = ()) -> str | None:
+def target_table(
+    text: str, nouns: tuple[tuple[str, re.Pattern[str]], ...], derived: tuple[tuple[str, re.Pattern[str]], ...] = ()
+) -> str | None:
     """The table whose rows the question lists, from its head noun (None when no noun names one):
     the first of the ordered ``nouns`` that matches, else the ``derived`` noun earliest in the text."""
     for table, pattern in nouns:
@@ -65,12 +67,26 @@ def target_table(text: str, nouns: tuple[tuple[str, re.Pattern[str]], ...],
     hits = [(m.start(), -len(m.group(0)), table) for table, pattern in derived if (m := pattern.search(text))]
     return min(hits)[2] if hits else None
 
-_NUM_WORDS = {"one": 1, "two": 2, "three": 3, "five": 5, "ten": 10, "一": 1, "两": 2, "二": 2, "三": 3, "五": 5,
-              "十": 10}
+
+_NUM_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "five": 5,
+    "ten": 10,
+    "一": 1,
+    "两": 2,
+    "二": 2,
+    "三": 3,
+    "五": 5,
+    "十": 10,
+}
 ROW_LIMIT = re.compile(
     r"\b(?:latest|last|most recent|recent|first|newest|top)\s+(\d+|one|two|three|five|ten)\b"
     r"|最近\s*(\d+|[一两二三五十])\s*(?:笔|条|个|单|次)|前\s*(\d+)\s*(?:笔|条|单)"
-    r"|\b(\d+|one|two|three|five|ten)\s+(?:latest|most recent|newest|last)\b", re.I | re.A)
+    r"|\b(\d+|one|two|three|five|ten)\s+(?:latest|most recent|newest|last)\b",
+    re.I | re.A,
+)
 # "payments of invoice 8579", "invoice #8579", "发票8579": a row named by its key after a noun of its table
 # (a year or a month is no key); the nouns are the catalog's (``key_reference``)
 _KEY_AFTER_LATIN = r"\s*(?:#|no\.?|number|id)?\s*(\d+)\b(?!\s*(?:年|月))"
@@ -89,8 +105,9 @@ def key_reference(nouns: list[str]) -> re.Pattern[str]:
 def id_references(text: str, patterns: tuple[tuple[str, re.Pattern[str]], ...]) -> list[tuple[str, int, str]]:
     """(table, key, phrase) of every row the question names by its key, in the order of the text; of two
     overlapping phrases the earlier (then the longer) one counts."""
-    found = sorted((m.start(), -len(m.group(0)), table, m) for table, pattern in patterns
-                   for m in pattern.finditer(text))
+    found = sorted(
+        (m.start(), -len(m.group(0)), table, m) for table, pattern in patterns for m in pattern.finditer(text)
+    )
     out, end = [], 0
     for start, _, table, m in found:
         if start >= end:
@@ -105,14 +122,41 @@ _NOT_AMOUNT_ZH = r"(?!\s*(?:%|笔|单|个|件|次|天|日|周|月|季|年|条|�
 THRESHOLD_EN = re.compile(
     r"\b(over|above|more than|greater than|exceeding|at least|no less than|under|below|less than|at most|"
     rf"no more than)\s+(?:(?:rmb|cny|usd|yuan)\s*|[$¥]\s*)?{_AMOUNT}\s*(k|thousand)?\b{_NOT_AMOUNT_EN}",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 THRESHOLD_ZH_BEFORE = re.compile(
-    rf"(超过|大于|高于|多于|不低于|不少于|至少|低于|小于|少于|不超过|不高于|至多)\s*{_AMOUNT}\s*(万|千)?{_NOT_AMOUNT_ZH}")
+    rf"(超过|大于|高于|多于|不低于|不少于|至少|低于|小于|少于|不超过|不高于|至多)\s*{_AMOUNT}\s*(万|千)?{_NOT_AMOUNT_ZH}"
+)
 THRESHOLD_ZH_AFTER = re.compile(rf"{_AMOUNT}\s*(万|千)?\s*元?\s*(以上|以下)")
-_OPS = {"over": ">", "above": ">", "more than": ">", "greater than": ">", "exceeding": ">", "at least": ">=",
-        "no less than": ">=", "under": "<", "below": "<", "less than": "<", "at most": "<=", "no more than": "<=",
-        "超过": ">", "大于": ">", "高于": ">", "多于": ">", "不低于": ">=", "不少于": ">=", "至少": ">=",
-        "低于": "<", "小于": "<", "少于": "<", "不超过": "<=", "不高于": "<=", "至多": "<=", "以上": ">=", "以下": "<="}
+_OPS = {
+    "over": ">",
+    "above": ">",
+    "more than": ">",
+    "greater than": ">",
+    "exceeding": ">",
+    "at least": ">=",
+    "no less than": ">=",
+    "under": "<",
+    "below": "<",
+    "less than": "<",
+    "at most": "<=",
+    "no more than": "<=",
+    "超过": ">",
+    "大于": ">",
+    "高于": ">",
+    "多于": ">",
+    "不低于": ">=",
+    "不少于": ">=",
+    "至少": ">=",
+    "低于": "<",
+    "小于": "<",
+    "少于": "<",
+    "不超过": "<=",
+    "不高于": "<=",
+    "至多": "<=",
+    "以上": ">=",
+    "以下": "<=",
+}
 _SCALE = {"k": 1e3, "thousand": 1e3, "千": 1e3, "万": 1e4}
 
 
@@ -129,7 +173,7 @@ def threshold(text: str, counted: tuple[re.Pattern[str], ...] = ()) -> Threshold
     """The first amount comparison of ``text``; counts ("more than 5 orders": a number before one of the
     ``counted`` nouns, the tables' own) and periods are not amounts."""
     for m in THRESHOLD_EN.finditer(text):
-        after = len(text) - len(text[m.end():].lstrip())  # the first word after the number
+        after = len(text) - len(text[m.end() :].lstrip())  # the first word after the number
         if not any(noun.match(text, after) for noun in counted):
             return _threshold(m.group(1), m.group(2), m.group(3), m.group(0))
     if zh_before := THRESHOLD_ZH_BEFORE.search(text):  # Chinese counts take a measure word (5笔, 15个)
@@ -145,7 +189,7 @@ def _threshold(word: str, number: str, scale: str | None, phrase: str) -> Thresh
 
 
 def row_limit(text: str) -> int | None:
-    """"the latest 5 invoices" / "最近5张发票" -> 5."""
+    """ "the latest 5 invoices" / "最近5张发票" -> 5."""
     m = ROW_LIMIT.search(text)
     if m is None:
         return None

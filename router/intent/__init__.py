@@ -14,8 +14,9 @@ from router.understanding.types import Understanding
 __all__ = ["INTENTS", "Intent", "IntentDecision", "IntentSignals", "RowHit", "classify_intent", "rows_clause"]
 
 
-def classify_intent(understanding: Understanding, signals: IntentSignals | None = None, *,
-                    use_llm: bool | None = None) -> IntentDecision:
+def classify_intent(
+    understanding: Understanding, signals: IntentSignals | None = None, *, use_llm: bool | None = None
+) -> IntentDecision:
     """The intent of the question, with confidence, reasons and the mode that decided."""
     signals = signals or IntentSignals()
 

@@ -63,8 +63,12 @@ def _scores(u: Understanding, s: IntentSignals) -> tuple[float, float, list[str]
     det, details, rows = _detail_score(text, s, cues, reasons)
     grouped = {d.concept for d in u.dimensions}
     tables = s.table_words
-    counted = tables and u.dimensions and not (s.metric_bindings or cues or details - grouped or rows) \
+    counted = (
+        tables
+        and u.dimensions
+        and not (s.metric_bindings or cues or details - grouped or rows)
         and not lex.LIST_VERB.search(text)
+    )
     if counted:  # "orders by status", "customers per region": counts per group
         agg += 2.5
         reasons.append(f"'{tables[0]}' grouped by {u.dimensions[0].concept}: counts per group")
@@ -95,8 +99,9 @@ def _aggregate_score(u: Understanding, s: IntentSignals, cues: set[str], reasons
     return agg
 
 
-def _detail_score(text: str, s: IntentSignals, cues: set[str],
-                  reasons: list[str]) -> tuple[float, set[str], list[RowHit]]:
+def _detail_score(
+    text: str, s: IntentSignals, cues: set[str], reasons: list[str]
+) -> tuple[float, set[str], list[RowHit]]:
     """Points for rows: detail phrasing, a listing verb, a named entity, entity rows, a key; with the detail
     phrases and the entity rows found."""
     det = 0.0
@@ -128,10 +133,14 @@ def rows_clause(text: str, table_words: list[str]) -> tuple[str, str] | None:
     m = lex.CLAUSE_JOIN.search(text)
     if not m:
         return None
-    tail = text[m.start():]
+    tail = text[m.start() :]
     asks_which = lex.ROW_QUESTION.search(tail) and not lex.AGGREGATION.search(tail)
-    about_rows = lex.DETAIL.search(tail) or lex.TAIL_ROWS.search(tail) or asks_which or any(
-        start >= m.start() for start, _, _ in _word_spans(text, table_words))
+    about_rows = (
+        lex.DETAIL.search(tail)
+        or lex.TAIL_ROWS.search(tail)
+        or asks_which
+        or any(start >= m.start() for start, _, _ in _word_spans(text, table_words))
+    )
     return (m.group(0), tail) if about_rows else None
 
 
@@ -147,27 +156,43 @@ def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:
     unbound = unbound_terms(u, known) if not structural else []
     if unbound:
         # only a value or a row name binds ("the weather in Shanghai"): what is asked of it is unknown
-        return IntentDecision("unsupported", 0.8, [*reasons, f"nothing in the model is called "
-                                                   f"{', '.join(repr(w) for w in unbound[:3])}"], scores=scores)
+        return IntentDecision(
+            "unsupported",
+            0.8,
+            [*reasons, f"nothing in the model is called {', '.join(repr(w) for w in unbound[:3])}"],
+            scores=scores,
+        )
     vague = lex.VAGUE.search(text)
     named_metric = bool(s.metric_bindings)
     if vague and not rows and not (named_metric and u.time_ranges) and det < THRESHOLD:
         missing = [w for w, ok in (("a metric", named_metric), ("a period", bool(u.time_ranges))) if not ok]
-        return IntentDecision("clarify", 0.8, [*reasons, f"vague phrasing '{vague.group(0)}'; missing "
-                                               + " and ".join(missing)], scores=scores)
+        return IntentDecision(
+            "clarify",
+            0.8,
+            [*reasons, f"vague phrasing '{vague.group(0)}'; missing " + " and ".join(missing)],
+            scores=scores,
+        )
     if not domain:
         if not u.search_terms:
-            return IntentDecision("clarify", 0.6, [*reasons, "too little to go on: no metric, entity or table"],
-                                  scores=scores)
-        return IntentDecision("unsupported", 0.7, [*reasons, "nothing in the question binds to the model: no "
-                                                   "metric, table, dimension, value or row"], scores=scores)
+            return IntentDecision(
+                "clarify", 0.6, [*reasons, "too little to go on: no metric, entity or table"], scores=scores
+            )
+        return IntentDecision(
+            "unsupported",
+            0.7,
+            [*reasons, "nothing in the question binds to the model: no metric, table, dimension, value or row"],
+            scores=scores,
+        )
     if max(agg, det) < 1.0:
         return IntentDecision("clarify", 0.6, [*reasons, "nothing to compute or list"], scores=scores)
     clause = rows_clause(text, s.table_words)
-    if clause and (agg >= THRESHOLD or lex.AGGREGATION.search(text[:text.find(clause[1])])):
-        return IntentDecision("mixed", _confidence(agg, 1.0),
-                              [*reasons, f"an aggregate clause and a clause about rows joined by '{clause[0]}'"],
-                              scores=scores)
+    if clause and (agg >= THRESHOLD or lex.AGGREGATION.search(text[: text.find(clause[1])])):
+        return IntentDecision(
+            "mixed",
+            _confidence(agg, 1.0),
+            [*reasons, f"an aggregate clause and a clause about rows joined by '{clause[0]}'"],
+            scores=scores,
+        )
     if agg >= det:
         return IntentDecision("aggregate", _confidence(agg, det), reasons, scores=scores)
     return IntentDecision("detail", _confidence(det, agg), reasons, scores=scores)

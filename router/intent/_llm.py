@@ -42,9 +42,16 @@ def demos(few_shots: list[dict[str, Any]]) -> list[dspy.Example]:
     for shot in few_shots:
         intent = _demo_intent(shot)
         if intent and shot.get("question"):
-            out.append(dspy.Example(question=shot["question"], warehouse="(as below)", signals="(not shown)",
-                                    intent=intent, confidence=0.95, reason="approved example")
-                       .with_inputs("question", "warehouse", "signals"))
+            out.append(
+                dspy.Example(
+                    question=shot["question"],
+                    warehouse="(as below)",
+                    signals="(not shown)",
+                    intent=intent,
+                    confidence=0.95,
+                    reason="approved example",
+                ).with_inputs("question", "warehouse", "signals")
+            )
     return out[:MAX_DEMOS]
 
 

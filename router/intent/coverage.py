@@ -15,14 +15,22 @@ from router.intent import _lexicon as lex
 from router.understanding.timeexpr import extract_time
 from router.understanding.types import Understanding
 
-_TIME_WORD = re.compile(r"today|tomorrow|yesterday|now|tonight|daily|weekly|monthly|quarterly|yearly|annual|"
-                        r"今天|明天|昨天|现在|今晚|每天|每周|每月|每季度|每年", re.IGNORECASE)
+_TIME_WORD = re.compile(
+    r"today|tomorrow|yesterday|now|tonight|daily|weekly|monthly|quarterly|yearly|annual|"
+    r"今天|明天|昨天|现在|今晚|每天|每周|每月|每季度|每年",
+    re.IGNORECASE,
+)
 
 
 def _language(term: str, u: Understanding) -> bool:
-    return bool(lex.PLAIN_VERBS.fullmatch(term) or lex.AGGREGATION.fullmatch(term) or lex.DETAIL.fullmatch(term)
-                or lex.GENERIC_DOMAIN.fullmatch(term) or _TIME_WORD.fullmatch(term)
-                or extract_time(term, u.today).ranges)
+    return bool(
+        lex.PLAIN_VERBS.fullmatch(term)
+        or lex.AGGREGATION.fullmatch(term)
+        or lex.DETAIL.fullmatch(term)
+        or lex.GENERIC_DOMAIN.fullmatch(term)
+        or _TIME_WORD.fullmatch(term)
+        or extract_time(term, u.today).ranges
+    )
 
 
 def unbound_terms(u: Understanding, known: Iterable[str]) -> list[str]:

@@ -41,11 +41,13 @@ class IntentSignals:
 
     def summary(self) -> str:
         """A compact, prompt-friendly description."""
-        parts = [f"metrics: {', '.join(self.metric_bindings) or 'none'}",
-                 f"dimensions: {', '.join(self.dimension_bindings) or 'none'}",
-                 f"values: {', '.join(self.value_bindings) or 'none'}",
-                 f"entity rows: {', '.join(f'{h.type} {h.label}' for h in self.row_hits) or 'none'}",
-                 f"tables: {', '.join(self.table_hits) or 'none'}"]
+        parts = [
+            f"metrics: {', '.join(self.metric_bindings) or 'none'}",
+            f"dimensions: {', '.join(self.dimension_bindings) or 'none'}",
+            f"values: {', '.join(self.value_bindings) or 'none'}",
+            f"entity rows: {', '.join(f'{h.type} {h.label}' for h in self.row_hits) or 'none'}",
+            f"tables: {', '.join(self.table_hits) or 'none'}",
+        ]
         return "; ".join(parts)
 
 

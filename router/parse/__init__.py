@@ -23,8 +23,7 @@ from router.understanding.types import Understanding
 __all__ = ["Filter", "Knowledge", "Lexicon", "Mark", "Mention", "Reading", "Target", "build_lexicon", "parse"]
 
 
-def parse(understanding: Understanding, knowledge: Knowledge,
-          rows: Sequence[tuple[str, Target]] = ()) -> Reading:
+def parse(understanding: Understanding, knowledge: Knowledge, rows: Sequence[tuple[str, Target]] = ()) -> Reading:
     reading = Reading(understanding.normalized, understanding.language, understanding.today)
     question = Question(reading, understanding, list(rows))
     for _, step in PASSES:

@@ -29,14 +29,18 @@ def _groups(r: Reading, model: Any) -> list[tuple[str | None, list[str]]]:
     return list(groups.items())
 
 
-def _base(r: Reading, model: Any, measures: list[str], leading: bool, grain: str | None,
-          time_dim: str | None) -> dict[str, Any]:
+def _base(
+    r: Reading, model: Any, measures: list[str], leading: bool, grain: str | None, time_dim: str | None
+) -> dict[str, Any]:
     query: dict[str, Any] = {"measures": list(measures)}
     if r.dimensions:
         query["dimensions"] = list(r.dimensions)
     # a bound on a measure (HAVING) goes with that measure's query only
-    filters = [f.cube_filter() for f in r.filters
-               if f.member in measures or getattr(model.find_member(f.member), "kind", "") != "measure"]
+    filters = [
+        f.cube_filter()
+        for f in r.filters
+        if f.member in measures or getattr(model.find_member(f.member), "kind", "") != "measure"
+    ]
     if r.segments:
         query["segments"] = list(r.segments)
     order = [[m, d] for m, d in r.order if m in measures or m in r.dimensions or m == time_dim]
@@ -44,8 +48,11 @@ def _base(r: Reading, model: Any, measures: list[str], leading: bool, grain: str
         query["limit"] = r.limit
         if order and order[0][0] in measures:  # groups without a value must not take the top places
             filters.append({"member": order[0][0], "operator": "set"})
-            filters += [{"member": d, "operator": "set"} for d in r.dimensions  # "which composer": not "none"
-                        if getattr(model.find_member(d), "type", "") == "string"]
+            filters += [
+                {"member": d, "operator": "set"}
+                for d in r.dimensions  # "which composer": not "none"
+                if getattr(model.find_member(d), "type", "") == "string"
+            ]
     if not order and grain and time_dim:
         order = [[time_dim, "asc"]]
     if order:
@@ -88,8 +95,18 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
     post = ["share"] if r.share and r.dimensions else []
     if r.counted:  # the groups passing the bounds are counted: the query's total, not its rows
         queries = [{**query, "limit": 1, "total": True} for query in queries]
-    return CubeQueryDraft(queries, labels, kind, post, notes, groups=len(groups), keep=dict(r.keep),
-                          counted=r.counted, units=_units(r, model), per=r.per)
+    return CubeQueryDraft(
+        queries,
+        labels,
+        kind,
+        post,
+        notes,
+        groups=len(groups),
+        keep=dict(r.keep),
+        counted=r.counted,
+        units=_units(r, model),
+        per=r.per,
+    )
 
 
 def _units(r: Reading, model: Any) -> dict[str, tuple[str, float]]:

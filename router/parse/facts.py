@@ -32,8 +32,7 @@ def measures_over(model: Any, cube: str, sql: str, types: tuple[str, ...]) -> li
     found = model.cubes.get(cube)
     if found is None:
         return []
-    return [m for m in found.measures.values()
-            if m.public and m.type in types and not m.filters and column(m) == sql]
+    return [m for m in found.measures.values() if m.public and m.type in types and not m.filters and column(m) == sql]
 
 
 def row_count(model: Any, cube: str) -> str | None:
@@ -42,8 +41,13 @@ def row_count(model: Any, cube: str) -> str | None:
     if found is None:
         return None
     keys = {column(d) for d in found.primary_keys}
-    plain = [m for m in found.measures.values() if m.public and not m.filters and (
-        m.type == "count" or (m.type.startswith("count_distinct") and column(m) in keys))]
+    plain = [
+        m
+        for m in found.measures.values()
+        if m.public
+        and not m.filters
+        and (m.type == "count" or (m.type.startswith("count_distinct") and column(m) in keys))
+    ]
     plain.sort(key=lambda m: m.name != "count")
     return plain[0].path if plain else None
 
@@ -56,8 +60,7 @@ def primary_key(model: Any, cube: str) -> str | None:
 def label(model: Any, cube: str, language: str = "en") -> str | None:
     """The dimension naming a cube's rows: a public string dimension called or titled name/title/label
     (the question's language first for ``*_en``/``*_zh`` pairs), else None."""
-    dims = [d for d in model.cubes[cube].dimensions.values()
-            if d.public and d.type == "string" and not d.primary_key]
+    dims = [d for d in model.cubes[cube].dimensions.values() if d.public and d.type == "string" and not d.primary_key]
 
     own = set(name_key(cube)) | set(name_key(model.cubes[cube].title or ""))
 
@@ -65,8 +68,13 @@ def label(model: Any, cube: str, language: str = "en") -> str | None:
         words = set(name_key(d.name)) | set(name_key(d.title or ""))
         named = any(w in words for w in LABEL_WORDS)
         # "name", "supplier_name", "full name" before "first name" / "last name"
-        whole = 0 if set(name_key(d.name)) == {"name"} or words & own or "full" in words else \
-            2 if words & _PART_NAMES else 1
+        whole = (
+            0
+            if set(name_key(d.name)) == {"name"} or words & own or "full" in words
+            else 2
+            if words & _PART_NAMES
+            else 1
+        )
         suffix = d.name.rsplit("_", 1)[-1]
         lang = 0 if suffix == language else 1 if suffix not in ("en", "zh") else 2
         return (0 if named else 1, whole, lang, len(d.name))
@@ -132,9 +140,16 @@ def title_words(member: Any) -> set[str]:
 def column_titled(model: Any, cubes: list[str], said: set[str]) -> Any | None:
     """The one numeric column of ``cubes`` (not a key or a reference to one) whose title has one of the
     ``said`` words ("balance" for "Account balance"); None when none or several do."""
-    found = [d for c in cubes for d in model.cubes[c].dimensions.values()
-             if d.type == "number" and not d.primary_key and d.public and not _KEYLIKE.search(d.name)
-             and said & title_words(d)]
+    found = [
+        d
+        for c in cubes
+        for d in model.cubes[c].dimensions.values()
+        if d.type == "number"
+        and not d.primary_key
+        and d.public
+        and not _KEYLIKE.search(d.name)
+        and said & title_words(d)
+    ]
     return found[0] if len(found) == 1 else None
 
 

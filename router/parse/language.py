@@ -31,63 +31,134 @@ from router.understanding._calendar import parse_number
 
 _F = re.IGNORECASE
 # an amount: "9,000", "$15", "1.5k", "38万", "2 million", "5000元"
-NUMBER = (r"(?:[$¥€£]\s*)?(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
-          r"\s*((?:k|m|bn|thousand|million|billion)(?![a-z])|万|千|百万|亿)?"
-          r"(?:\s*(?:元|块|美元|dollars?|usd|rmb|yuan))?")
+NUMBER = (
+    r"(?:[$¥€£]\s*)?(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
+    r"\s*((?:k|m|bn|thousand|million|billion)(?![a-z])|万|千|百万|亿)?"
+    r"(?:\s*(?:元|块|美元|dollars?|usd|rmb|yuan))?"
+)
 _NUMBER_RE = re.compile(NUMBER, _F)
-_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9, "万": 1e4, "千": 1e3,
-          "百万": 1e6, "亿": 1e8}
+_SCALE = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "million": 1e6,
+    "bn": 1e9,
+    "billion": 1e9,
+    "万": 1e4,
+    "千": 1e3,
+    "百万": 1e6,
+    "亿": 1e8,
+}
 
-_GT = (r"more than|greater than|higher than|larger than|bigger than|longer than|later than|heavier than|faster than|"
-       r"older than|more expensive than|over|above|exceeding|exceeds?|in excess of|>")
+_GT = (
+    r"more than|greater than|higher than|larger than|bigger than|longer than|later than|heavier than|faster than|"
+    r"older than|more expensive than|over|above|exceeding|exceeds?|in excess of|>"
+)
 _GTE = r"at least|no less than|not less than|minimum of|>=|≥"
-_LT = (r"less than|fewer than|lower than|smaller than|shorter than|earlier than|lighter than|slower than|"
-       r"cheaper than|younger than|under|below|<")
+_LT = (
+    r"less than|fewer than|lower than|smaller than|shorter than|earlier than|lighter than|slower than|"
+    r"cheaper than|younger than|under|below|<"
+)
 _LTE = r"at most|no more than|not more than|up to|maximum of|<=|≤"
 _EQ = r"equal to|equals|exactly|="
-_ZH_BEFORE = {"超过": "gt", "大于": "gt", "高于": "gt", "多于": "gt", "超出": "gt", "不少于": "gte", "至少": "gte",
-              "不低于": "gte", "低于": "lt", "小于": "lt", "少于": "lt", "不到": "lt", "不足": "lt", "不超过": "lte",
-              "至多": "lte", "最多": "lte", "等于": "equals"}
+_ZH_BEFORE = {
+    "超过": "gt",
+    "大于": "gt",
+    "高于": "gt",
+    "多于": "gt",
+    "超出": "gt",
+    "不少于": "gte",
+    "至少": "gte",
+    "不低于": "gte",
+    "低于": "lt",
+    "小于": "lt",
+    "少于": "lt",
+    "不到": "lt",
+    "不足": "lt",
+    "不超过": "lte",
+    "至多": "lte",
+    "最多": "lte",
+    "等于": "equals",
+}
 _ZH_AFTER = {"以上": "gt", "以下": "lt", "以内": "lte", "及以上": "gte", "及以下": "lte"}
 
 _PATTERNS: tuple[tuple[str, str], ...] = (
-    ("count", r"\bhow many\b|\bnumber of\b|\bno\. of\b|\bcount(?:s|ed)?\b|#\s*of\b|"
-              r"多少|几(?:个|家|位|笔|单|条|次|种|名|款|张|首)|数量|个数|数目|总数|计数"),
+    (
+        "count",
+        r"\bhow many\b|\bnumber of\b|\bno\. of\b|\bcount(?:s|ed)?\b|#\s*of\b|"
+        r"多少|几(?:个|家|位|笔|单|条|次|种|名|款|张|首)|数量|个数|数目|总数|计数",
+    ),
     ("distinct", r"\bdistinct\b|\bdifferent\b|\bunique\b|不同的?|去重|多少种|几种"),
     ("avg", r"\baverage\b|\bavg\b|\bmean\b|\btypical\b|\bon average\b|平均|均值|人均|均价"),
-    ("sum", r"\bhow much\b|\badd(?:s|ed)? up(?: to)?\b|\bamount(?:s|ed)? to\b|\bcome to\b|\bcame to\b|\btotal\b|"
-            r"\bsum(?: of)?\b|\baltogether\b|\bcombined\b|\bin all\b|总(?!数)|合计|总计|一共|共计|累计"),
-    ("max", r"\bmax(?:imum)?\b|\bhighest\b|\blargest\b|\bbiggest\b|\blongest\b|\bgreatest\b|\bpeak\b|"
-            r"\bmost expensive\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|\bfastest\b|"
-            r"最高|最大|最长|最贵|最重|最晚|最新|最近"),
-    ("min", r"\bmin(?:imum)?\b|\blowest\b|\bsmallest\b|\bshortest\b|\bcheapest\b|\bleast expensive\b|"
-            r"\blightest\b|\bearliest\b|\boldest\b|\bslowest\b|\bfirst\b(?= (?:ever|one))|"
-            r"最低|最小|最短|最便宜|最轻|最早|最旧"),
+    (
+        "sum",
+        r"\bhow much\b|\badd(?:s|ed)? up(?: to)?\b|\bamount(?:s|ed)? to\b|\bcome to\b|\bcame to\b|\btotal\b|"
+        r"\bsum(?: of)?\b|\baltogether\b|\bcombined\b|\bin all\b|总(?!数)|合计|总计|一共|共计|累计",
+    ),
+    (
+        "max",
+        r"\bmax(?:imum)?\b|\bhighest\b|\blargest\b|\bbiggest\b|\blongest\b|\bgreatest\b|\bpeak\b|"
+        r"\bmost expensive\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|\bfastest\b|"
+        r"最高|最大|最长|最贵|最重|最晚|最新|最近",
+    ),
+    (
+        "min",
+        r"\bmin(?:imum)?\b|\blowest\b|\bsmallest\b|\bshortest\b|\bcheapest\b|\bleast expensive\b|"
+        r"\blightest\b|\bearliest\b|\boldest\b|\bslowest\b|\bfirst\b(?= (?:ever|one))|"
+        r"最低|最小|最短|最便宜|最轻|最早|最旧",
+    ),
     ("most", r"(?<!at )\bmost\b|\bfewest\b|(?<!at )\bleast\b|\bbusiest\b|\bquietest\b|最多|最少|最繁忙|最忙"),
     ("top", r"\btop\b|\bbest\b|\bworst\b|\bbottom\b|最好|最差|最"),
     ("median", r"\bmedian\b|\bpercentile\b|\bp\d{2}\b|\bquartile\b|中位数|分位"),
-    ("share", r"\bshare\b|\bpercentage\b|\bpercent\b|\bproportion\b|\bfraction\b|%\s*of\b|\bratio\b|"
-              r"占比|比例|比重|份额|百分比|占多少"),
-    ("group", r"\bby\b|\bper\b|\bfor each\b|\bfor every\b|\beach\b|(?<!across )\bevery\b|"
-              r"\bacross\b(?! all\b| every\b)|\bbroken down\b|"
-              r"\bbreakdown\b|\bsplit\b|\bgrouped\b|按(?:照)?|各(?!自)|每(?:个|一|位|家|种)?|分别"),
-    ("which", r"\bwhat are\b|\bwhich are\b|\bwho are\b|\bwhich\b|\bwhat\b|\bwho\b|\bwhose\b|"
-              r"哪(?:个|些|一|家|位|款|种|几|里|国)?|谁|什么"),
-    ("list", r"\blist(?:ing)?\b|\bshow(?: me)?\b|\bdisplay\b|\bgive me\b|\bget me\b|\bfind\b|\bpull(?: up)?\b|"
-             r"\bfetch\b|\benumerate\b|\breturn\b|\bnames? of\b|\bdetails?\b|(?<!on )\brecords?\b|"
-             r"列出|列一下|列举|显示|给我|查一下|查询|有哪些|是哪些|明细|清单|名单|列表|详情|都有谁"),
-    ("negation", r"\bnever\b|\bnot\b|\bwithout\b|\bno\b(?!\.)|\bnone\b|\bdon'?t\b|\bdoesn'?t\b|\bdidn'?t\b|"
-                 r"\bhaven'?t\b|\bhasn'?t\b|\bwasn'?t\b|\bweren'?t\b|\baren'?t\b|\bisn'?t\b|\bnor\b|"
-                 r"从未|从没|从来没|没有|未曾|不曾|没|未(?!来)|无(?!论)"),
-    ("change", r"\bgrowth\b|\bgrow(?:s|n|ing)?\b|\bgrew\b|\bincreased?\b|\bdecreased?\b|\bchanged?\b|"
-               r"\bdeclined?\b|\brise\b|\brose\b|\bfell\b|\bup or down\b|增长|增幅|增速|变化|涨幅|跌幅|上升|下滑"),
-    ("exclude", r"\bexcluding\b|\bexclude[sd]?\b|\bexcept(?: for)?\b|\bother than\b|\bapart from\b|"
-                r"\bnot counting\b|\bleaving out\b|除了|不包括|不含|剔除|排除|去掉|除去"),
+    (
+        "share",
+        r"\bshare\b|\bpercentage\b|\bpercent\b|\bproportion\b|\bfraction\b|%\s*of\b|\bratio\b|"
+        r"占比|比例|比重|份额|百分比|占多少",
+    ),
+    (
+        "group",
+        r"\bby\b|\bper\b|\bfor each\b|\bfor every\b|\beach\b|(?<!across )\bevery\b|"
+        r"\bacross\b(?! all\b| every\b)|\bbroken down\b|"
+        r"\bbreakdown\b|\bsplit\b|\bgrouped\b|按(?:照)?|各(?!自)|每(?:个|一|位|家|种)?|分别",
+    ),
+    (
+        "which",
+        r"\bwhat are\b|\bwhich are\b|\bwho are\b|\bwhich\b|\bwhat\b|\bwho\b|\bwhose\b|"
+        r"哪(?:个|些|一|家|位|款|种|几|里|国)?|谁|什么",
+    ),
+    (
+        "list",
+        r"\blist(?:ing)?\b|\bshow(?: me)?\b|\bdisplay\b|\bgive me\b|\bget me\b|\bfind\b|\bpull(?: up)?\b|"
+        r"\bfetch\b|\benumerate\b|\breturn\b|\bnames? of\b|\bdetails?\b|(?<!on )\brecords?\b|"
+        r"列出|列一下|列举|显示|给我|查一下|查询|有哪些|是哪些|明细|清单|名单|列表|详情|都有谁",
+    ),
+    (
+        "negation",
+        r"\bnever\b|\bnot\b|\bwithout\b|\bno\b(?!\.)|\bnone\b|\bdon'?t\b|\bdoesn'?t\b|\bdidn'?t\b|"
+        r"\bhaven'?t\b|\bhasn'?t\b|\bwasn'?t\b|\bweren'?t\b|\baren'?t\b|\bisn'?t\b|\bnor\b|"
+        r"从未|从没|从来没|没有|未曾|不曾|没|未(?!来)|无(?!论)",
+    ),
+    (
+        "change",
+        r"\bgrowth\b|\bgrow(?:s|n|ing)?\b|\bgrew\b|\bincreased?\b|\bdecreased?\b|\bchanged?\b|"
+        r"\bdeclined?\b|\brise\b|\brose\b|\bfell\b|\bup or down\b|增长|增幅|增速|变化|涨幅|跌幅|上升|下滑",
+    ),
+    (
+        "exclude",
+        r"\bexcluding\b|\bexclude[sd]?\b|\bexcept(?: for)?\b|\bother than\b|\bapart from\b|"
+        r"\bnot counting\b|\bleaving out\b|除了|不包括|不含|剔除|排除|去掉|除去",
+    ),
     ("columns", r"\bwith (?:their|its|the|his|her)\b|\bincluding (?:their|its|the)\b|\balong with\b|包括|带上|包含其"),
-    ("compare", r"\bvs\.?|\bversus\b|\bcompared?\b|\bcomparison\b|\bagainst\b|\byoy\b|\bmom\b|\bqoq\b|"
-                r"\byear over year\b|\bmonth over month\b|对比|比较|相比|比一比|[和跟与].{0,12}比|环比|同比"),
-    ("write", r"\bdelete\b|\bremove\b|\bupdate\b|\binsert\b|\bdrop\b|\btruncate\b|\balter\b|\bmodify\b|"
-              r"\bset the\b|\bchange the\b|删除|删掉|修改|更新|插入|清空"),
+    (
+        "compare",
+        r"\bvs\.?|\bversus\b|\bcompared?\b|\bcomparison\b|\bagainst\b|\byoy\b|\bmom\b|\bqoq\b|"
+        r"\byear over year\b|\bmonth over month\b|对比|比较|相比|比一比|[和跟与].{0,12}比|环比|同比",
+    ),
+    (
+        "write",
+        r"\bdelete\b|\bremove\b|\bupdate\b|\binsert\b|\bdrop\b|\btruncate\b|\balter\b|\bmodify\b|"
+        r"\bset the\b|\bchange the\b|删除|删掉|修改|更新|插入|清空",
+    ),
 )
 _COMPILED = tuple((kind, re.compile(p, _F)) for kind, p in _PATTERNS)
 
@@ -97,36 +168,52 @@ _ORDER = re.compile(
     r"(?:\s+[a-z]+){0,3}?\s+first\b|"
     r"\b(desc(?:ending)?)(?:\s+order)?\b|\b(asc(?:ending)?)(?:\s+order)?\b|"
     r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少)|(从低到高|从小到大|由低到高|由小到大|升序|从少到多)|"
-    r"\b(worst|best)(?:\s+[a-z]+){0,3}?\s+first\b", _F)  # "worst first": the way ``meta.better`` says
+    r"\b(worst|best)(?:\s+[a-z]+){0,3}?\s+first\b",
+    _F,
+)  # "worst first": the way ``meta.better`` says
 # "the latest 5 orders", "5 most recent", "最近5笔": the newest or oldest N rows
 _N = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
-_RECENT = re.compile(rf"\b(latest|newest|most recent|last|recent|oldest|earliest|first)\s+{_N}\b|"
-                     rf"\b{_N}\s+(latest|newest|most recent|oldest|earliest)\b|(最近|最新|最早)的?\s*(\d+)",
-                     re.IGNORECASE)
+_RECENT = re.compile(
+    rf"\b(latest|newest|most recent|last|recent|oldest|earliest|first)\s+{_N}\b|"
+    rf"\b{_N}\s+(latest|newest|most recent|oldest|earliest)\b|(最近|最新|最早)的?\s*(\d+)",
+    re.IGNORECASE,
+)
 _BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}", _F)
-_BETWEEN = re.compile(rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间|"
-                      rf"\b(?:from\s+)?{NUMBER}\s+to\s+{NUMBER}", _F)
-_WORD_NUMBER = (r"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred|"
-                r"(?:half )?an?(?=\s+(?:hour|minute|second|day)s?\b))")  # "more than an hour", "half an hour"
+_BETWEEN = re.compile(
+    rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间|"
+    rf"\b(?:from\s+)?{NUMBER}\s+to\s+{NUMBER}",
+    _F,
+)
+_WORD_NUMBER = (
+    r"(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred|"
+    r"(?:half )?an?(?=\s+(?:hour|minute|second|day)s?\b))"
+)  # "more than an hour", "half an hour"
 _BOUND_EN_WORD = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT})\s+{_WORD_NUMBER}\b", _F)  # "more than three hours"
 _BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
 # "4 or more order lines", "45+ items", "100 or fewer": the bound word after the number
-_BOUND_EN_AFTER = re.compile(rf"(?<![\w.]){NUMBER}\s*(\+(?![\d\w])|or (?:more|greater|higher|above|over|longer|"
-                             rf"bigger|larger)\b|and (?:above|up|over|more)\b|or (?:less|fewer|lower|below|under|"
-                             rf"shorter|smaller)\b|and (?:below|under|less)\b)", _F)
+_BOUND_EN_AFTER = re.compile(
+    rf"(?<![\w.]){NUMBER}\s*(\+(?![\d\w])|or (?:more|greater|higher|above|over|longer|"
+    rf"bigger|larger)\b|and (?:above|up|over|more)\b|or (?:less|fewer|lower|below|under|"
+    rf"shorter|smaller)\b|and (?:below|under|less)\b)",
+    _F,
+)
 _BOUND_ZH_AFTER = re.compile(rf"{NUMBER}\s*({'|'.join(sorted(_ZH_AFTER, key=len, reverse=True))})", _F)
-_SIGN = re.compile(r"\b(negative|in debt|in the red|overdrawn)\b|\b(positive)\b|"
-                   r"(为负|负数|负值|小于零|欠款)|(为正|正数|大于零)", _F)
+_SIGN = re.compile(
+    r"\b(negative|in debt|in the red|overdrawn)\b|\b(positive)\b|"
+    r"(为负|负数|负值|小于零|欠款)|(为正|正数|大于零)",
+    _F,
+)
 _STRING_OP = re.compile(
     r"\b(?:(?:start|begin)(?:s|ing)?|that (?:start|begin)s?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
     r"\b(?:contain(?:s|ing)?|including the word|with the word|made of)\s+['\"“]?([\w#&./-]+)['\"”]?|"
     r"\b(?:end(?:s|ing)?)\s+with\s+['\"“]?([\w#&./-]+)['\"”]?|"
     r"以\s*['\"“]?([\w#&./-]+?)['\"”]?\s*开头|(?:包含|含有)\s*(?:['\"“「]([^'\"”」]+)['\"”」]|([A-Za-z0-9#&./-]+))",
-    _F)
+    _F,
+)
 
 
 def amount(text: str) -> float | None:
-    """"9,000" -> 9000, "38万" -> 380000, "$1.5k" -> 1500; None when it is no number."""
+    """ "9,000" -> 9000, "38万" -> 380000, "$1.5k" -> 1500; None when it is no number."""
     m = _NUMBER_RE.search(text)
     if m is None:
         return None
@@ -137,12 +224,15 @@ def amount(text: str) -> float | None:
     return value * _SCALE.get((m.group(2) or "").lower(), 1)
 
 
-_NUMBER_WORD = re.compile(r"\d|[一二三四五六七八九十两]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
-                          r"twenty|fifty|hundred)\b", re.IGNORECASE)
+_NUMBER_WORD = re.compile(
+    r"\d|[一二三四五六七八九十两]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"twenty|fifty|hundred)\b",
+    re.IGNORECASE,
+)
 
 
 def names_a_number(phrase: str) -> bool:
-    """"top 5", "the three longest", "前十": the phrase says how many."""
+    """ "top 5", "the three longest", "前十": the phrase says how many."""
     return bool(_NUMBER_WORD.search(phrase))
 
 
@@ -158,14 +248,33 @@ def _op_en(word: str) -> str:
     return "equals"
 
 
-_UNIT_AFTER = re.compile(r"\s*(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|milliseconds?|ms|"
-                         r"小时|分钟|秒|天|毫秒)\b", re.IGNORECASE)
-UNIT_SECONDS = {"hour": 3600, "hr": 3600, "minute": 60, "min": 60, "second": 1, "sec": 1, "day": 86400,
-                "millisecond": 0.001, "ms": 0.001, "小时": 3600, "分钟": 60, "秒": 1, "天": 86400, "毫秒": 0.001}
+_UNIT_AFTER = re.compile(
+    r"\s*(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|milliseconds?|ms|"
+    r"小时|分钟|秒|天|毫秒)\b",
+    re.IGNORECASE,
+)
+UNIT_SECONDS = {
+    "hour": 3600,
+    "hr": 3600,
+    "minute": 60,
+    "min": 60,
+    "second": 1,
+    "sec": 1,
+    "day": 86400,
+    "millisecond": 0.001,
+    "ms": 0.001,
+    "小时": 3600,
+    "分钟": 60,
+    "秒": 1,
+    "天": 86400,
+    "毫秒": 0.001,
+}
 
 
-_TITLE_UNIT = re.compile(r"\((?:in\s+)?(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|ms|milliseconds?)\)|"
-                         r"\b(hours|minutes|seconds|days|milliseconds)\b|(小时|分钟|秒|天|毫秒)")
+_TITLE_UNIT = re.compile(
+    r"\((?:in\s+)?(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|ms|milliseconds?)\)|"
+    r"\b(hours|minutes|seconds|days|milliseconds)\b|(小时|分钟|秒|天|毫秒)"
+)
 UNIT_EN = {"小时": "hour", "分钟": "minute", "秒": "second", "天": "day", "毫秒": "ms"}
 
 
@@ -187,7 +296,7 @@ def _with_unit(text: str, mark: Mark) -> Mark:
         return mark
     unit = found.group(1).lower().rstrip("s") if found.group(1).isascii() else found.group(1)
     op, values = mark.data
-    return Mark("bound", mark.start, found.end(), text[mark.start:found.end()], (op, values, UNIT_SECONDS[unit]))
+    return Mark("bound", mark.start, found.end(), text[mark.start : found.end()], (op, values, UNIT_SECONDS[unit]))
 
 
 def _bounds(text: str) -> list[Mark]:
@@ -203,7 +312,7 @@ def _number_bounds(text: str) -> list[Mark]:
             out.append(Mark("bound", m.start(), m.end(), m.group(0), ("between", [lo, hi])))
     for pattern, op_of, number_at in ((_BOUND_EN, _op_en, 2), (_BOUND_ZH_BEFORE, _ZH_BEFORE.get, 2)):
         for m in pattern.finditer(text):
-            value = amount(m.group(0)[m.start(number_at) - m.start():])
+            value = amount(m.group(0)[m.start(number_at) - m.start() :])
             if value is not None and not any(o.start <= m.start() < o.end for o in out):
                 out.append(Mark("bound", m.start(), m.end(), m.group(0), (op_of(m.group(1)), [value])))
     for m in _BOUND_EN_WORD.finditer(text):
@@ -225,27 +334,38 @@ def _number_bounds(text: str) -> list[Mark]:
 
 # "flights flown *by* planes ...", "tracks written by": a participle before "by" names an agent, no grouping
 # (unless the participle itself groups or orders: "grouped by", "sorted by")
-_AGENT = re.compile(r"\b(?!(?:grouped|sorted|ordered|ranked|listed|organi[sz]ed|aggregated|summari[sz]ed|"
-                    r"categori[sz]ed|classified|bucketed|segmented|split|broken|filtered|counted)\b)"
-                    r"(?:[a-z]+(?:ed|en)|flown|built|made|sold|bought|run|done|held|kept|sent|won|paid|spent)\s+$",
-                    re.IGNORECASE)
+_AGENT = re.compile(
+    r"\b(?!(?:grouped|sorted|ordered|ranked|listed|organi[sz]ed|aggregated|summari[sz]ed|"
+    r"categori[sz]ed|classified|bucketed|segmented|split|broken|filtered|counted)\b)"
+    r"(?:[a-z]+(?:ed|en)|flown|built|made|sold|bought|run|done|held|kept|sent|won|paid|spent)\s+$",
+    re.IGNORECASE,
+)
 
 
 # ... when what follows names particular rows ("by planes *built* before 1990", "by *BUILDING* customers"),
 # not a grouping ("units sold by genre")
-_AGENT_ROWS = re.compile(r"^\s+(?:the\s+)?(?:[A-Z]\S*|\w+\s+(?:[a-z]+(?:ed|en)|built|made|who|that|which|whose|in|from|"
-                         r"with|of)\b)")
+_AGENT_ROWS = re.compile(
+    r"^\s+(?:the\s+)?(?:[A-Z]\S*|\w+\s+(?:[a-z]+(?:ed|en)|built|made|who|that|which|whose|in|from|"
+    r"with|of)\b)"
+)
 
 
 def _agent(text: str, m: re.Match[str]) -> bool:
-    return m.group(0).lower() == "by" and bool(_AGENT.search(text[max(0, m.start() - 20):m.start()])) and \
-        bool(_AGENT_ROWS.match(text[m.end():]))
+    return (
+        m.group(0).lower() == "by"
+        and bool(_AGENT.search(text[max(0, m.start() - 20) : m.start()]))
+        and bool(_AGENT_ROWS.match(text[m.end() :]))
+    )
 
 
 @lru_cache(maxsize=4096)
 def _marks(text: str) -> tuple[Mark, ...]:
-    out: list[Mark] = [Mark(kind, m.start(), m.end(), m.group(0)) for kind, pattern in _COMPILED
-                       for m in pattern.finditer(text) if not (kind == "group" and _agent(text, m))]
+    out: list[Mark] = [
+        Mark(kind, m.start(), m.end(), m.group(0))
+        for kind, pattern in _COMPILED
+        for m in pattern.finditer(text)
+        if not (kind == "group" and _agent(text, m))
+    ]
     for m in _ORDER.finditer(text):
         direction = m.group(7).lower() if m.group(7) else "desc" if (m.group(1) or m.group(3) or m.group(5)) else "asc"
         out.append(Mark("order", m.start(), m.end(), m.group(0), direction))
@@ -335,7 +455,9 @@ FILLER_PHRASES = re.compile(
     r"\bon file\b|\bso far\b|"
     r"\bto date\b|\bup to now\b|\bat all\b|\bif any\b|\bplease\b|\b(?:the\s+)?(?:start|beginning|end)\s+of\b|"
     r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
-    r"大概|大约|左右|差不多", re.IGNORECASE)
+    r"大概|大约|左右|差不多",
+    re.IGNORECASE,
+)
 STOPWORDS_ZH = _word_list("""
 的 了 是 在 有 和 与 及 或 吗 呢 吧 啊 呀 请 帮 我 我们 你 您 给 把 被 对 从 到 上 下
 中 里 个 这 那 都 也 还 就 按 各 哪 什么 怎么 多少 一共 总共 一下 看看 看 查 查询 统计 一

@@ -29,19 +29,48 @@ from router.parse.language import STOPWORDS_EN
 from router.parse.reading import Mention, Target, TargetKind, member_kinds
 from router.parse.text import GLUE, Word, has_cjk, name_key, norm_word, overlaps, stems, words
 
-GENERIC_NAMES = stems(" ".join({"name", "key", "id", "type", "count", "date", "time", "status", "code", "number",
-                           "total", "value", "amount", "flag", "comment", "description", "note", "size", "sum"}))
+GENERIC_NAMES = stems(
+    " ".join(
+        {
+            "name",
+            "key",
+            "id",
+            "type",
+            "count",
+            "date",
+            "time",
+            "status",
+            "code",
+            "number",
+            "total",
+            "value",
+            "amount",
+            "flag",
+            "comment",
+            "description",
+            "note",
+            "size",
+            "sum",
+        }
+    )
+)
 LANGUAGE_WORDS = STOPWORDS_EN | {"on", "in", "or", "me", "us", "it", "am", "pm", "no", "go", "do", "hi", "id"}
 # words that cannot make a name on their own: superlatives, aggregation words, units
 LANGUAGE_ONLY = GENERIC_NAMES | stems(
     "the a an of in on at to for from by with and or per each every all any this that these those is are was "
     "were be it its their our we you i me my avg average mean max maximum min minimum total sum count highest "
     "lowest largest smallest biggest longest shortest top bottom best worst most least latest earliest newest "
-    "oldest m ms sec minute hour day mb kb pct")
+    "oldest m ms sec minute hour day mb kb pct"
+)
 TITLE, NAME_WORDS = 2, 1  # how a target was found: by a title/synonym/term, or only by the member's name
-_KIND_OF_ASSET: dict[str, TargetKind] = {"table": "cube", "metric": "measure", "measure": "measure",
-                                          "dimension": "dimension", "segment": "segment",
-                                          "time_dimension": "dimension"}
+_KIND_OF_ASSET: dict[str, TargetKind] = {
+    "table": "cube",
+    "metric": "measure",
+    "measure": "measure",
+    "dimension": "dimension",
+    "segment": "segment",
+    "time_dimension": "dimension",
+}
 
 
 class Term(Protocol):
@@ -103,12 +132,21 @@ class Lexicon:
     def find(self, text: str) -> list[Mention]:
         """The names in ``text``, longest first, no overlaps; one span keeps every target it names. A value
         spelled like a language word ("ON", "IN", "ALL") is a value only where it is written as the value."""
-        found = [(start, end, kept) for start, end, entries in self._word_finds(text) + self._text_finds(text)
-                 if (kept := [e for e in entries if _as_written(e, text[start:end])])]
+        found = [
+            (start, end, kept)
+            for start, end, entries in self._word_finds(text) + self._text_finds(text)
+            if (kept := [e for e in entries if _as_written(e, text[start:end])])
+        ]
         # longest first; of equal length, a name found as written ("returned orders") before one found
         # only by its stems ("number of returned" for "number of returns")
-        found.sort(key=lambda f: (-(len(name_key(text[f[0]:f[1]])) or f[1] - f[0]),
-                                  not _exact(f[2], text[f[0]:f[1]]), -(f[1] - f[0]), f[0]))
+        found.sort(
+            key=lambda f: (
+                -(len(name_key(text[f[0] : f[1]])) or f[1] - f[0]),
+                not _exact(f[2], text[f[0] : f[1]]),
+                -(f[1] - f[0]),
+                f[0],
+            )
+        )
         mentions: list[Mention] = []
         for start, end, entries in found:
             same = next((m for m in mentions if (m.start, m.end) == (start, end)), None)
@@ -140,8 +178,8 @@ class Lexicon:
         out = []
         for i in range(len(seq)):
             for n in range(min(self.longest, len(seq) - i), 0, -1):
-                entries = self.by_words.get(tuple(norms[i:i + n]))
-                if entries and _adjacent(text, seq[i:i + n]):
+                entries = self.by_words.get(tuple(norms[i : i + n]))
+                if entries and _adjacent(text, seq[i : i + n]):
                     out.append((seq[i].start, seq[i + n - 1].end, entries))
         return out
 
@@ -156,7 +194,7 @@ class Lexicon:
 
 
 def _abbreviates(short: str, long: str) -> bool:
-    """"avail" of "available" (its first letters), "qty" of "quantity" (its first and last letter and
+    """ "avail" of "available" (its first letters), "qty" of "quantity" (its first and last letter and
     letters of it in order between); the long word at least two letters longer."""
     if len(long) < len(short) + 2 or short[0] != long[0]:
         return False
@@ -181,8 +219,14 @@ def _as_written(entry: Entry, surface: str) -> bool:
 def _merge(mention: Mention, entries: list[Entry]) -> None:
     """Targets of one span, best-weighted first; one target per (kind, path, value)."""
     for entry in sorted(entries, key=lambda e: -e.weight):
-        same = next((t for t in mention.targets if (t.kind, t.path, t.value) == (entry.target.kind,
-                     entry.target.path, entry.target.value)), None)
+        same = next(
+            (
+                t
+                for t in mention.targets
+                if (t.kind, t.path, t.value) == (entry.target.kind, entry.target.path, entry.target.value)
+            ),
+            None,
+        )
         if same is None:
             mention.targets.append(entry.target)
             mention.weights[entry.target] = entry.weight
@@ -196,9 +240,10 @@ def _adjacent(text: str, run: list[Word]) -> bool:
     """The words of a name stand together: only spaces, hyphens, glue words, auxiliary verbs or a possessive
     between them."""
     for a, b in itertools.pairwise(run):
-        gap = text[a.end:b.start]
-        if not re.fullmatch(r"(?:[\s\-/_'’]|\b(?:the|a|an|of|is|are|was|were|be|been|being|ever)\b)*",
-                            gap, re.IGNORECASE):
+        gap = text[a.end : b.start]
+        if not re.fullmatch(
+            r"(?:[\s\-/_'’]|\b(?:the|a|an|of|is|are|was|were|be|been|being|ever)\b)*", gap, re.IGNORECASE
+        ):
             return False
     return True
 
@@ -207,15 +252,17 @@ def _bounded(text: str, start: int, end: int) -> bool:
     """Latin ends of a substring sit on word boundaries ("pulse" is not inside "impulse")."""
     before = text[start - 1] if start else " "
     after = text[end] if end < len(text) else " "
-    return not (text[start].isascii() and text[start].isalnum() and before.isascii() and before.isalnum()) and \
-        not (text[end - 1].isascii() and text[end - 1].isalnum() and after.isascii() and after.isalnum())
+    return not (text[start].isascii() and text[start].isalnum() and before.isascii() and before.isalnum()) and not (
+        text[end - 1].isascii() and text[end - 1].isalnum() and after.isascii() and after.isalnum()
+    )
 
 
 def _names(title: str, name: str, meta: dict[str, Any]) -> list[tuple[str, int]]:
     bare = re.sub(r"\s*\([^)]*\)", "", title or "").strip()
     synonyms = [str(s) for s in (meta or {}).get("synonyms") or [] if isinstance(s, str | int)]
-    named = [(n, TITLE) for n in (title, bare, *synonyms)
-             if n and (has_cjk(n) or not set(name_key(n)) <= LANGUAGE_ONLY)]
+    named = [
+        (n, TITLE) for n in (title, bare, *synonyms) if n and (has_cjk(n) or not set(name_key(n)) <= LANGUAGE_ONLY)
+    ]
     leaf = name.replace("_", " ").strip()
     key = set(name_key(leaf))
     if leaf and not key <= GENERIC_NAMES and not key <= LANGUAGE_ONLY:  # "shortest_ms" names no concept
@@ -239,7 +286,7 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
                     lex.add(surface, Target(kind, member.path), weight)
     for term in terms:
         _add_term(lex, model, term)
-    for surface, found in (values.surfaces.items() if values is not None else []):
+    for surface, found in values.surfaces.items() if values is not None else []:
         for member, value in found:
             lex.add(surface, Target("value", member, value, "values"), TITLE)
     _add_translations(lex)
@@ -252,7 +299,7 @@ _LINE_ZH = ("行", "明细", "明细行", "行项目")
 
 
 def _add_line_words_zh(lex: Lexicon, model: Any) -> None:
-    """"发票行", "发票明细": a lines cube ("Invoice lines", joined many-to-one to its document) is also a Chinese
+    """ "发票行", "发票明细": a lines cube ("Invoice lines", joined many-to-one to its document) is also a Chinese
     name of the document followed by a word for its lines (weakly: a name the glossary gives wins)."""
     for cube in model.cubes.values():
         key = name_key(cube.title or cube.name)
@@ -261,8 +308,11 @@ def _add_line_words_zh(lex: Lexicon, model: Any) -> None:
         for join in cube.joins:
             if join.relationship not in ("many_to_one", "belongs_to", "belongsTo"):
                 continue
-            names = [text for text, entries in list(lex.by_text.items()) if has_cjk(text)
-                     and any((e.target.kind, e.target.path) == ("cube", join.target) for e in entries)]
+            names = [
+                text
+                for text, entries in list(lex.by_text.items())
+                if has_cjk(text) and any((e.target.kind, e.target.path) == ("cube", join.target) for e in entries)
+            ]
             for name, tail in ((n, t) for n in names for t in _LINE_ZH):
                 if f"{name}{tail}" not in lex.by_text:
                     lex.add(f"{name}{tail}", Target("cube", cube.name), NAME_WORDS)
@@ -272,7 +322,7 @@ _COUNT_SUFFIX = re.compile(r"(?:数量|总数|个数|数|量)$")
 
 
 def _add_count_stems(lex: Lexicon, model: Any) -> None:
-    """"发票数" names the invoice count, so "发票" names invoices: the stem of a Chinese name of a cube's row
+    """ "发票数" names the invoice count, so "发票" names invoices: the stem of a Chinese name of a cube's row
     count (before 数量/总数/个数/数/量) names the cube, unless it already names something."""
     for surface, entries in list(lex.by_text.items()):
         stem = _COUNT_SUFFIX.sub("", surface)
@@ -290,7 +340,7 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
     begins it; or the first word of a longer value ("Frontier" -> "Frontier Airlines Inc."); only when
     exactly one value does."""
     lowered = word.lower()
-    head = lowered[:max(4, len(lowered) - 3)]
+    head = lowered[: max(4, len(lowered) - 3)]
     first = norm_word(word)
     derived: set[Target] = set()
     first_of: set[Target] = set()
@@ -330,7 +380,7 @@ _LINE_WORDS = ("lines", "items", "line items", "明细行", "明细", "行项目
 
 
 def _add_line_words(lex: Lexicon, cube: Any) -> None:
-    """"Order items", "Invoice lines", "Line items": a cube titled as the lines of something is also "lines",
+    """ "Order items", "Invoice lines", "Line items": a cube titled as the lines of something is also "lines",
     "items", "line items" and "<something> lines" (weakly: a name the model gives wins)."""
     key = name_key(cube.title or cube.name)
     if not key or key[-1] not in _LINE_TAILS:
@@ -341,7 +391,7 @@ def _add_line_words(lex: Lexicon, cube: Any) -> None:
 
 
 def _add_generic_tails(lex: Lexicon, cube: Any) -> None:
-    """"Order status" of the orders cube is also "status" ("orders per status"), "Part type" "type": a
+    """ "Order status" of the orders cube is also "status" ("orders per status"), "Part type" "type": a
     dimension titled by its cube's name and one generic word is named by that word too (weakly: the
     question's other names decide between cubes)."""
     own = set(name_key(cube.name)) | set(name_key(cube.title or ""))

@@ -11,13 +11,16 @@ from router.parse.text import Word, words
 
 # words that may stand between the parts of one phrase ("average *customer* account balance", "the
 # number *of the* orders", "revenue *for each* region")
-_FILLER = re.compile(r"(?:[\s,'’\-]|\b(?:the|a|an|of|our|their|its|all|each|per|for|in|on|with|that|"
-                     r"which|who|have|has|had|is|are|was|were|do|does|did|by|to|from|any|every|single|individual|"
-                     r"的|了|是|有|个|位|家|笔|单|条|名|种|款|张|首)\b|[的了个])*", re.IGNORECASE)
+_FILLER = re.compile(
+    r"(?:[\s,'’\-]|\b(?:the|a|an|of|our|their|its|all|each|per|for|in|on|with|that|"
+    r"which|who|have|has|had|is|are|was|were|do|does|did|by|to|from|any|every|single|individual|"
+    r"的|了|是|有|个|位|家|笔|单|条|名|种|款|张|首)\b|[的了个])*",
+    re.IGNORECASE,
+)
 
 
 def between(text: str, a: Span, b: Span) -> str:
-    return text[a[1]:b[0]] if a[1] <= b[0] else text[b[1]:a[0]]
+    return text[a[1] : b[0]] if a[1] <= b[0] else text[b[1] : a[0]]
 
 
 def close(text: str, a: Span, b: Span, extra: str = "") -> bool:
@@ -71,8 +74,9 @@ def phrase_after(r: Reading, span: Span) -> list[Mention]:
     for m in r.mentions:
         if m.start < last[1]:
             continue
-        if not close(r.text, last, m.span) or (run and not re.fullmatch(r"[\s\-'’s]*|\s*的\s*",
-                                                                          between(r.text, last, m.span))):
+        if not close(r.text, last, m.span) or (
+            run and not re.fullmatch(r"[\s\-'’s]*|\s*的\s*", between(r.text, last, m.span))
+        ):
             break
         run.append(m)
         last = m.span

@@ -56,6 +56,9 @@ class Nearest:
         out = []
         for scores in asked @ self.vectors.T:
             best = float(scores.max())
-            out.append([] if best < THRESHOLD else
-                       [self.targets[i] for i in np.argsort(-scores) if scores[i] >= best - MARGIN][:4])
+            out.append(
+                []
+                if best < THRESHOLD
+                else [self.targets[i] for i in np.argsort(-scores) if scores[i] >= best - MARGIN][:4]
+            )
         return out

@@ -23,21 +23,25 @@ from cube_models.physical import physical_table
 from router.parse.reading import Target
 
 TIMEOUT_MS = 500
-LITERAL = re.compile(r"(?<![A-Za-z0-9_#])(?=[A-Za-z0-9_#./-]*[A-Za-z])(?=[A-Za-z0-9_#./-]*\d)"
-                     r"[A-Za-z0-9][A-Za-z0-9_#./-]*[A-Za-z0-9]")
+LITERAL = re.compile(
+    r"(?<![A-Za-z0-9_#])(?=[A-Za-z0-9_#./-]*[A-Za-z])(?=[A-Za-z0-9_#./-]*\d)"
+    r"[A-Za-z0-9][A-Za-z0-9_#./-]*[A-Za-z0-9]"
+)
 
 
 CAPS_PHRASE = re.compile(r"\b[A-Z][A-Z0-9]+(?:[ -][A-Z][A-Z0-9]+)+\b")  # "ECONOMY ANODIZED STEEL"
 # "Smells Like Teen Spirit", "The Dark Side of the Moon": a name in title case, two words or more
-TITLE_PHRASE = re.compile(r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|and|in|on|a|an|to|for|at|by|with|de|la|le|del)\s+)*"
-                          r"[A-Z0-9][\w'’.&-]*)+")
+TITLE_PHRASE = re.compile(
+    r"\b[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|and|in|on|a|an|to|for|at|by|with|de|la|le|del)\s+)*"
+    r"[A-Z0-9][\w'’.&-]*)+"
+)
 _TITLE = "title:"
 
 
 def shape(value: str) -> str:
     letters = re.match(r"[A-Za-z]*", value)  # `*`: matches (maybe empty) at the start of every value
     head = letters.group(0).lower() if letters else ""
-    body = re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+", "9", value[len(head):]))
+    body = re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+", "9", value[len(head) :]))
     return f"{head}:{body}"
 
 
@@ -85,8 +89,11 @@ class Probe:
 
 
 def _sample_shapes(conn: psycopg.Connection, schema: str, table: str, column: str) -> set[str]:
-    row = conn.execute("SELECT most_common_vals::text::text[], histogram_bounds::text::text[] FROM pg_stats "
-                       "WHERE schemaname = %s AND tablename = %s AND attname = %s", (schema, table, column)).fetchone()
+    row = conn.execute(
+        "SELECT most_common_vals::text::text[], histogram_bounds::text::text[] FROM pg_stats "
+        "WHERE schemaname = %s AND tablename = %s AND attname = %s",
+        (schema, table, column),
+    ).fetchone()
     samples = [v for part in (row or ()) for v in (part or [])][:50]
     shapes = {shape(v) for v in samples if LITERAL.fullmatch(v) or CAPS_PHRASE.fullmatch(v)}
     titled = [v for v in samples if TITLE_PHRASE.fullmatch(v)]
@@ -95,7 +102,8 @@ def _sample_shapes(conn: psycopg.Connection, schema: str, table: str, column: st
 
 def _holds(conn: psycopg.Connection, col: _Column, literal: str) -> bool:
     query = pgsql.SQL("SELECT 1 FROM {t} WHERE {c} = %s LIMIT 1").format(
-        t=pgsql.Identifier(col.schema, col.table), c=pgsql.Identifier(col.column))
+        t=pgsql.Identifier(col.schema, col.table), c=pgsql.Identifier(col.column)
+    )
     try:
         with conn.transaction():
             conn.execute("SET TRANSACTION READ ONLY")

@@ -143,13 +143,29 @@ class Reading:
             self.refusal = message
 
     def to_dict(self) -> dict[str, Any]:
-        return {"intent": self.intent, "measures": self.measures, "dimensions": self.dimensions,
-                "filters": [f.cube_filter() | {"because": f.because} for f in self.filters],
-                "segments": self.segments, "time_dimension": self.time_dimension, "granularity": self.granularity,
-                "order": [list(o) for o in self.order], "limit": self.limit, "listing": self.listing,
-                "columns": self.columns, "share": self.share, "unknown": self.unknown,
-                "unhonoured": self.unhonoured, "refusal": self.refusal,
-                "mentions": [{"text": m.text, "span": [m.start, m.end],
-                              "targets": [f"{t.kind}:{t.path}" + (f"={t.value}" if t.value else "")
-                                          for t in m.targets]} for m in self.mentions],
-                "notes": self.notes}
+        return {
+            "intent": self.intent,
+            "measures": self.measures,
+            "dimensions": self.dimensions,
+            "filters": [f.cube_filter() | {"because": f.because} for f in self.filters],
+            "segments": self.segments,
+            "time_dimension": self.time_dimension,
+            "granularity": self.granularity,
+            "order": [list(o) for o in self.order],
+            "limit": self.limit,
+            "listing": self.listing,
+            "columns": self.columns,
+            "share": self.share,
+            "unknown": self.unknown,
+            "unhonoured": self.unhonoured,
+            "refusal": self.refusal,
+            "mentions": [
+                {
+                    "text": m.text,
+                    "span": [m.start, m.end],
+                    "targets": [f"{t.kind}:{t.path}" + (f"={t.value}" if t.value else "") for t in m.targets],
+                }
+                for m in self.mentions
+            ],
+            "notes": self.notes,
+        }

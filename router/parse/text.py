@@ -35,18 +35,53 @@ def has_cjk(text: str) -> bool:
 
 
 _STEMMER = snowballstemmer.stemmer("english")
-_IRREGULAR = {"flew": "fly", "flown": "fly", "took": "take", "taken": "take", "sold": "sell", "bought": "buy",
-              "paid": "pay", "spent": "spend", "made": "make", "ran": "run", "went": "go", "gone": "go",
-              "came": "come", "wrote": "write", "written": "write", "brought": "bring", "built": "build",
-              "grew": "grow", "grown": "grow", "began": "begin", "begun": "begin", "held": "hold", "kept": "keep",
-              "sent": "send", "won": "win", "lost": "lose", "left": "leave", "chose": "choose", "chosen": "choose",
-              "gave": "give", "given": "give", "got": "get", "gotten": "get", "saw": "see", "seen": "see",
-              "children": "child", "people": "person", "men": "man", "women": "woman", "data": "data"}
+_IRREGULAR = {
+    "flew": "fly",
+    "flown": "fly",
+    "took": "take",
+    "taken": "take",
+    "sold": "sell",
+    "bought": "buy",
+    "paid": "pay",
+    "spent": "spend",
+    "made": "make",
+    "ran": "run",
+    "went": "go",
+    "gone": "go",
+    "came": "come",
+    "wrote": "write",
+    "written": "write",
+    "brought": "bring",
+    "built": "build",
+    "grew": "grow",
+    "grown": "grow",
+    "began": "begin",
+    "begun": "begin",
+    "held": "hold",
+    "kept": "keep",
+    "sent": "send",
+    "won": "win",
+    "lost": "lose",
+    "left": "leave",
+    "chose": "choose",
+    "chosen": "choose",
+    "gave": "give",
+    "given": "give",
+    "got": "get",
+    "gotten": "get",
+    "saw": "see",
+    "seen": "see",
+    "children": "child",
+    "people": "person",
+    "men": "man",
+    "women": "woman",
+    "data": "data",
+}
 
 
 @lru_cache(maxsize=65536)
 def norm_word(raw: str) -> str:
-    """"Customers'", "customer's" and "customers" all read "custom"; "flew" reads "fli" like "flights"."""
+    """ "Customers'", "customer's" and "customers" all read "custom"; "flew" reads "fli" like "flights"."""
     word = re.sub(r"['’](?:s|ve|re|ll|d|t|m)$", "", raw.lower())
     if not word.isascii() or not word.isalpha():
         return word

@@ -31,8 +31,9 @@ def judge(r: Reading) -> Verdict:
         return Verdict(False, f"which {unresolved[0]}? Name it (its key or name)")
     if r.unhonoured:
         words = ", ".join(repr(w) for w in r.unhonoured[:3])
-        return Verdict(False, f"I could not apply {words} to anything the model has: name the measure or "
-                              "column it is about")
+        return Verdict(
+            False, f"I could not apply {words} to anything the model has: name the measure or column it is about"
+        )
     return Verdict(True)
 
 

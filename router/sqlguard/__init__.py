@@ -48,5 +48,4 @@ def guard_sql(sql: str, policy: GuardPolicy) -> GuardedSql:
     from router.sqlguard.rules.allowed_tables import physical_tables
     from router.sqlguard.rules.limit import limit_of
 
-    return GuardedSql(sql=tree.sql(dialect=DIALECT), tables=tuple(sorted(physical_tables(tree))),
-                      limit=limit_of(tree))
+    return GuardedSql(sql=tree.sql(dialect=DIALECT), tables=tuple(sorted(physical_tables(tree))), limit=limit_of(tree))

@@ -17,10 +17,12 @@ from sqlglot.errors import ParseError
 from router.sqlguard.policy import GuardPolicy
 
 
-def allowed_tables(conn: psycopg.Connection, default_schema: str = "warehouse",
-                   schemas: Sequence[str] | None = None) -> frozenset[str]:
+def allowed_tables(
+    conn: psycopg.Connection, default_schema: str = "warehouse", schemas: Sequence[str] | None = None
+) -> frozenset[str]:
     rows = conn.execute(
-        "SELECT meta->>'sql_table', meta->>'sql' FROM semlayer.asset WHERE asset_type = 'table'").fetchall()
+        "SELECT meta->>'sql_table', meta->>'sql' FROM semlayer.asset WHERE asset_type = 'table'"
+    ).fetchall()
     out: set[str] = set()
     for sql_table, sql in rows:
         if sql_table:
@@ -35,11 +37,22 @@ def allowed_tables(conn: psycopg.Connection, default_schema: str = "warehouse",
     return frozenset(t for t in out if t.split(".", 1)[0] in inside)
 
 
-def policy_from_assets(conn: psycopg.Connection, *, max_limit: int = 1000, default_limit: int = 100,
-                       default_schema: str | None = None, schemas: Sequence[str] | None = None) -> GuardPolicy:
+def policy_from_assets(
+    conn: psycopg.Connection,
+    *,
+    max_limit: int = 1000,
+    default_limit: int = 100,
+    default_schema: str | None = None,
+    schemas: Sequence[str] | None = None,
+) -> GuardPolicy:
     """A guard policy over the semantic assets currently in ``semlayer.asset``, limited to the warehouse
     ``schemas`` (default: ``default_schema`` alone; ``default_schema`` defaults to the first schema)."""
     schemas = list(schemas or [default_schema or "warehouse"])
     default = default_schema or schemas[0]
-    return GuardPolicy(allowed_tables(conn, default, schemas), max_limit=max_limit, default_limit=default_limit,
-                       default_schema=default, allowed_schemas=frozenset(schemas))
+    return GuardPolicy(
+        allowed_tables(conn, default, schemas),
+        max_limit=max_limit,
+        default_limit=default_limit,
+        default_schema=default,
+        allowed_schemas=frozenset(schemas),
+    )

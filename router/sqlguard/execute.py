@@ -24,8 +24,9 @@ class QueryRows:
     rows: list[list[Any]]
 
 
-def run_readonly(conn: psycopg.Connection, guarded: GuardedSql, params: dict[str, Any] | None = None,
-                 *, timeout_ms: int = 5000) -> QueryRows:
+def run_readonly(
+    conn: psycopg.Connection, guarded: GuardedSql, params: dict[str, Any] | None = None, *, timeout_ms: int = 5000
+) -> QueryRows:
     """Execute ``guarded`` on an autocommit connection inside a read-only, rolled-back transaction."""
     try:
         with conn.cursor() as cur:

@@ -5,15 +5,49 @@ from __future__ import annotations
 import calendar
 from datetime import date, timedelta
 
-CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-             "八": 8, "九": 9}
-EN_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-              "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
-              "fifty": 50, "hundred": 100, "a": 1, "an": 1}
-MONTHS = {name: i for i, names in enumerate(
-    [(), ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-     ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-     ("october", "oct"), ("november", "nov"), ("december", "dec")]) for name in names}
+CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+EN_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "fifty": 50,
+    "hundred": 100,
+    "a": 1,
+    "an": 1,
+}
+MONTHS = {
+    name: i
+    for i, names in enumerate(
+        [
+            (),
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ]
+    )
+    for name in names
+}
 
 
 def parse_number(text: str) -> int | None:

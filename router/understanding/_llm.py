@@ -11,8 +11,9 @@ class ExtractSearchTerms(dspy.Signature):
     filler words."""
 
     question: str = dspy.InputField()
-    search_terms: list[str] = dspy.OutputField(desc="up to 15 short terms, most important first; none for a "
-                                               "question that names nothing")
+    search_terms: list[str] = dspy.OutputField(
+        desc="up to 15 short terms, most important first; none for a question that names nothing"
+    )
 
 
 def llm_search_terms(question: str) -> list[str]:

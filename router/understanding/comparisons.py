@@ -16,29 +16,44 @@ from router.understanding._calendar import previous_period, shift_range
 from router.understanding.timeexpr import CHANGE
 from router.understanding.types import Comparison, Granularity, TimeRange
 
-_YOY = re.compile(r"\b(?:vs\.?|versus|compared (?:to|with)|than|over|from|against) last year\b|"
-                  r"比去年|较去年|与去年相比|和去年相比|跟去年比|同比|year[\s-]+over[\s-]+year|\byoy\b|\by/y\b|"
-                  r"vs\.? (?:the )?same (?:period|day|week|month|quarter)|"
-                  r"compared (?:to|with) (?:the )?same (?:period|day|week|month|quarter)|去年同期|上年同期|去年同月",
-                  re.IGNORECASE | re.ASCII)
-_POP = re.compile(r"环比|period[\s-]+over[\s-]+period|month[\s-]+over[\s-]+month|quarter[\s-]+over[\s-]+quarter|"
-                  r"week[\s-]+over[\s-]+week|\bmom\b|\bqoq\b|\bwow\b|previous period|prior period|上期|上一期|"
-                  r"\b(?:the )?(?:day|week|month|quarter|year) before\b(?! last)|"
-                  r"\bprior (?:day|week|month|quarter|year)\b",
-                  re.IGNORECASE | re.ASCII)
-_VERSUS = re.compile(r"\bvs\.?\b|\bversus\b|\bcompar(?:e|ed|ing|ison)\b|\bagainst\b|"
-                     r"对比|比较|相比|相较|比一比|与.{1,12}比|和.{1,12}比",
-                     re.IGNORECASE | re.ASCII)
+_YOY = re.compile(
+    r"\b(?:vs\.?|versus|compared (?:to|with)|than|over|from|against) last year\b|"
+    r"比去年|较去年|与去年相比|和去年相比|跟去年比|同比|year[\s-]+over[\s-]+year|\byoy\b|\by/y\b|"
+    r"vs\.? (?:the )?same (?:period|day|week|month|quarter)|"
+    r"compared (?:to|with) (?:the )?same (?:period|day|week|month|quarter)|去年同期|上年同期|去年同月",
+    re.IGNORECASE | re.ASCII,
+)
+_POP = re.compile(
+    r"环比|period[\s-]+over[\s-]+period|month[\s-]+over[\s-]+month|quarter[\s-]+over[\s-]+quarter|"
+    r"week[\s-]+over[\s-]+week|\bmom\b|\bqoq\b|\bwow\b|previous period|prior period|上期|上一期|"
+    r"\b(?:the )?(?:day|week|month|quarter|year) before\b(?! last)|"
+    r"\bprior (?:day|week|month|quarter|year)\b",
+    re.IGNORECASE | re.ASCII,
+)
+_VERSUS = re.compile(
+    r"\bvs\.?\b|\bversus\b|\bcompar(?:e|ed|ing|ison)\b|\bagainst\b|"
+    r"对比|比较|相比|相较|比一比|与.{1,12}比|和.{1,12}比",
+    re.IGNORECASE | re.ASCII,
+)
 
 
-_LABELS = {"en": {"yoy": "same period last year", "pop": "previous period", "year": "year to date",
-                  "month": "month to date"},
-           "zh": {"yoy": "去年同期", "pop": "上期", "year": "今年至今", "month": "本月至今"}}
+_LABELS = {
+    "en": {"yoy": "same period last year", "pop": "previous period", "year": "year to date", "month": "month to date"},
+    "zh": {"yoy": "去年同期", "pop": "上期", "year": "今年至今", "month": "本月至今"},
+}
 # "month over month this year": a monthly series, not this year against the year before
-_POP_GRAIN = re.compile(r"\b(day|week|month|quarter)[\s-]+over[\s-]+\1\b|\b(mom|wow|qoq)\b|(环比)",
-                        re.IGNORECASE | re.ASCII)
-_GRAIN_OF: dict[str, Granularity] = {"day": "day", "week": "week", "month": "month", "quarter": "quarter",
-                                     "mom": "month", "wow": "week", "qoq": "quarter"}
+_POP_GRAIN = re.compile(
+    r"\b(day|week|month|quarter)[\s-]+over[\s-]+\1\b|\b(mom|wow|qoq)\b|(环比)", re.IGNORECASE | re.ASCII
+)
+_GRAIN_OF: dict[str, Granularity] = {
+    "day": "day",
+    "week": "week",
+    "month": "month",
+    "quarter": "quarter",
+    "mom": "month",
+    "wow": "week",
+    "qoq": "quarter",
+}
 
 
 def pop_series_grain(text: str, ranges: list[TimeRange]) -> Granularity | None:
@@ -53,8 +68,9 @@ def pop_series_grain(text: str, ranges: list[TimeRange]) -> Granularity | None:
     return grain if days > longest else None
 
 
-def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], today: date,
-                       language: str = "en") -> Comparison | None:
+def extract_comparison(
+    text: str, ranges: list[TimeRange], markers: set[str], today: date, language: str = "en"
+) -> Comparison | None:
     """The comparison asked for, with its ranges (current period first; labels in the question's language)."""
     labels = _LABELS.get(language, _LABELS["en"])
     if (m := _YOY.search(text)) or "yoy" in markers:
@@ -63,8 +79,11 @@ def extract_comparison(text: str, ranges: list[TimeRange], markers: set[str], to
         current = own[0] if own else _default(today, "year", labels)
         start, end = shift_range(current.start, current.end, -12)
         label = labels["yoy"]
-        return Comparison("yoy", (current, TimeRange(start, end, label, current.granularity)),
-                          m.group(0) if m else "same period last year")
+        return Comparison(
+            "yoy",
+            (current, TimeRange(start, end, label, current.granularity)),
+            m.group(0) if m else "same period last year",
+        )
     if (m := _POP.search(text)) and not pop_series_grain(text, ranges):
         current = ranges[0] if ranges else _default(today, "month", labels)
         start, end = previous_period(current.start, current.end, current.granularity)

@@ -15,8 +15,7 @@ from router.understanding.timeexpr import extract_time
 from router.understanding.types import Understanding
 
 
-def understand(question: str, today: date, *, use_llm: bool | None = None,
-               max_chars: int = MAX_CHARS) -> Understanding:
+def understand(question: str, today: date, *, use_llm: bool | None = None, max_chars: int = MAX_CHARS) -> Understanding:
     """Normalise, detect the language and extract terms, time ranges, granularity, comparison, ranking
     and group-by mentions. Raises ``QuestionError`` for empty, too short or too long questions.
 

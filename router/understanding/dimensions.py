@@ -10,27 +10,106 @@ import re
 from router.understanding.terms import segment
 from router.understanding.types import DimensionMention
 
-_GRAINS = {"day", "week", "month", "quarter", "year", "date", "time", "hour", "天", "日", "周", "月", "季度", "季",
-           "年", "月份", "年度", "星期"}
-_EN_STOP = {"the", "a", "an", "of", "in", "on", "at", "for", "to", "from", "with", "and", "or", "by", "has", "had",
-            "have", "is", "was", "were", "are", "did", "does", "do", "sold", "made", "last", "this", "that", "than",
-            "generated", "drove", "brought", "most", "highest", "lowest", "top", "bottom", "between", "vs", "during",
-            "each", "per", "its", "their", "total", "all", "show", "list", "what", "which", "over", "across"}
+_GRAINS = {
+    "day",
+    "week",
+    "month",
+    "quarter",
+    "year",
+    "date",
+    "time",
+    "hour",
+    "天",
+    "日",
+    "周",
+    "月",
+    "季度",
+    "季",
+    "年",
+    "月份",
+    "年度",
+    "星期",
+}
+_EN_STOP = {
+    "the",
+    "a",
+    "an",
+    "of",
+    "in",
+    "on",
+    "at",
+    "for",
+    "to",
+    "from",
+    "with",
+    "and",
+    "or",
+    "by",
+    "has",
+    "had",
+    "have",
+    "is",
+    "was",
+    "were",
+    "are",
+    "did",
+    "does",
+    "do",
+    "sold",
+    "made",
+    "last",
+    "this",
+    "that",
+    "than",
+    "generated",
+    "drove",
+    "brought",
+    "most",
+    "highest",
+    "lowest",
+    "top",
+    "bottom",
+    "between",
+    "vs",
+    "during",
+    "each",
+    "per",
+    "its",
+    "their",
+    "total",
+    "all",
+    "show",
+    "list",
+    "what",
+    "which",
+    "over",
+    "across",
+}
 _WORD = r"[A-Za-z][A-Za-z_\-]*"
 _EN_PATTERNS = [
-    re.compile(rf"\b(?:by|per|for each|for every|each|across|broken down by|split by|grouped by|group by|across all)"
-               rf"\s+(?:the\s+|each\s+|every\s+)?({_WORD}(?:\s+{_WORD})?)", re.IGNORECASE | re.ASCII),
-    re.compile(rf"\b(?:top|bottom|best|worst|highest|lowest|largest|biggest)(?:[\s-]+(?:selling|performing|grossing))?"
-               rf"[\s-]*(?:\d+|[a-z]+)?\s+({_WORD}(?:\s+{_WORD})?)\s+(?:by|with|in|for|of)\b",
-               re.IGNORECASE | re.ASCII),
-    re.compile(rf"\b(?:which|what)\s+({_WORD}(?:\s+{_WORD})?)\s+(?:has|had|have|is|was|were|are|did|does|sold|made|"
-               rf"generated|brought|drove|with|got|saw|shows?)\b", re.IGNORECASE | re.ASCII),
+    re.compile(
+        rf"\b(?:by|per|for each|for every|each|across|broken down by|split by|grouped by|group by|across all)"
+        rf"\s+(?:the\s+|each\s+|every\s+)?({_WORD}(?:\s+{_WORD})?)",
+        re.IGNORECASE | re.ASCII,
+    ),
+    re.compile(
+        rf"\b(?:top|bottom|best|worst|highest|lowest|largest|biggest)(?:[\s-]+(?:selling|performing|grossing))?"
+        rf"[\s-]*(?:\d+|[a-z]+)?\s+({_WORD}(?:\s+{_WORD})?)\s+(?:by|with|in|for|of)\b",
+        re.IGNORECASE | re.ASCII,
+    ),
+    re.compile(
+        rf"\b(?:which|what)\s+({_WORD}(?:\s+{_WORD})?)\s+(?:has|had|have|is|was|were|are|did|does|sold|made|"
+        rf"generated|brought|drove|with|got|saw|shows?)\b",
+        re.IGNORECASE | re.ASCII,
+    ),
 ]
 _ZH_TRIGGERS = {"按", "按照", "各", "每个", "每一个", "分", "不同", "哪个", "哪些", "哪一个", "哪一", "各个", "哪"}
 _ZH_AFTER = {"分布", "维度", "分组", "构成"}
 # "前10的供应商", "最多的3个国家", "营业额最高的5个账户": the noun after a ranked count
-_ZH_RANKED = re.compile(r"(?:前\s*[\d一二三四五六七八九十]+\s*(?:名|位|个|大|款|家)?|"
-                        r"[\d一二三四五六七八九十两]+\s*(?:个|家|款|位|大))\s*的?\s*([\u4e00-\u9fff]{2,4}?)(?=[的,.?和及与以并]|$|\s)")
+_ZH_RANKED = re.compile(
+    r"(?:前\s*[\d一二三四五六七八九十]+\s*(?:名|位|个|大|款|家)?|"
+    r"[\d一二三四五六七八九十两]+\s*(?:个|家|款|位|大))\s*的?\s*([\u4e00-\u9fff]{2,4}?)(?=[的,.?和及与以并]|$|\s)"
+)
 _ZH_SUFFIX = {"方式", "方法", "类型", "原因", "状态", "分类", "类别", "渠道", "等级", "名称", "分层", "分群", "层级"}
 
 

@@ -13,25 +13,43 @@ import re
 from router.understanding.types import Granularity, TimeRange
 
 _GRAIN_PATTERNS: list[tuple[Granularity, str]] = [
-    ("day", r"\b(?:by|per|each|every)\s+day\b(?!\s+of\b)|\bdaily\b|\bday by day\b|\bday-over-day\b|"
-            r"\bwhich (?:day|date)\b(?!\s+of\b)|哪一?天|哪个日子|"
-            r"按天|按日|每天|每日|逐日|日度|分天|每一天"),
-    ("week", r"\b(?:by|per|each|every)\s+week\b|\bweekly\b|\bweek by week\b|"
-             r"\bwhich week\b|哪一?周|哪个星期|"
-             r"按周|每周|逐周|周度|分周|每个星期|每星期"),
-    ("month", r"\b(?:by|per|each|every)\s+month\b(?!\s+of\b)|\bmonthly\b|\bmonth by month\b|"
-              r"\bwhich month\b(?!\s+of\b)|哪个月|哪一个?月|"
-              r"按月|每月|逐月|月度|分月|每个月|各月|月份分布"),
-    ("quarter", r"\b(?:by|per|each|every)\s+quarter\b|\bquarterly\b|"
-                r"\bwhich quarter\b|哪个季度|哪一季度?|"
-                r"按季度?|每季度?|逐季|季度分布|分季度|各季度|每个季度"),
-    ("year", r"\b(?:by|per|each|every)\s+year\b|\byearly\b|\bannual(?:ly)?\b|\byear by year\b|"
-             r"\bwhich year\b|哪一?年|"
-             r"按年|每年|逐年|年度分布|分年|各年"),
+    (
+        "day",
+        r"\b(?:by|per|each|every)\s+day\b(?!\s+of\b)|\bdaily\b|\bday by day\b|\bday-over-day\b|"
+        r"\bwhich (?:day|date)\b(?!\s+of\b)|哪一?天|哪个日子|"
+        r"按天|按日|每天|每日|逐日|日度|分天|每一天",
+    ),
+    (
+        "week",
+        r"\b(?:by|per|each|every)\s+week\b|\bweekly\b|\bweek by week\b|"
+        r"\bwhich week\b|哪一?周|哪个星期|"
+        r"按周|每周|逐周|周度|分周|每个星期|每星期",
+    ),
+    (
+        "month",
+        r"\b(?:by|per|each|every)\s+month\b(?!\s+of\b)|\bmonthly\b|\bmonth by month\b|"
+        r"\bwhich month\b(?!\s+of\b)|哪个月|哪一个?月|"
+        r"按月|每月|逐月|月度|分月|每个月|各月|月份分布",
+    ),
+    (
+        "quarter",
+        r"\b(?:by|per|each|every)\s+quarter\b|\bquarterly\b|"
+        r"\bwhich quarter\b|哪个季度|哪一季度?|"
+        r"按季度?|每季度?|逐季|季度分布|分季度|各季度|每个季度",
+    ),
+    (
+        "year",
+        r"\b(?:by|per|each|every)\s+year\b|\byearly\b|\bannual(?:ly)?\b|\byear by year\b|"
+        r"\bwhich year\b|哪一?年|"
+        r"按年|每年|逐年|年度分布|分年|各年",
+    ),
 ]
 _COMPILED = [(grain, re.compile(pattern, re.IGNORECASE | re.ASCII)) for grain, pattern in _GRAIN_PATTERNS]
-_TREND = re.compile(r"\btrends?\b|\bover time\b|\btime series\b|\btrajectory\b|"
-                    r"趋势|走势|变化情况|变化趋势", re.IGNORECASE | re.ASCII)
+_TREND = re.compile(
+    r"\btrends?\b|\bover time\b|\btime series\b|\btrajectory\b|"
+    r"趋势|走势|变化情况|变化趋势",
+    re.IGNORECASE | re.ASCII,
+)
 SHORT_RANGE_DAYS = 62
 
 

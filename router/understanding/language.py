@@ -15,8 +15,25 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _SPACES = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Chinese punctuation NFKC leaves alone, mapped to ASCII so rules need one spelling.
-_PUNCT = str.maketrans({"，": ",", "。": ".", "、": ",", "？": "?", "！": "!", "：": ":", "；": ";",
-                        "（": "(", "）": ")", "“": '"', "”": '"', "‘": "'", "’": "'", "～": "~", "—": "-"})
+_PUNCT = str.maketrans(
+    {
+        "，": ",",
+        "。": ".",
+        "、": ",",
+        "？": "?",
+        "！": "!",
+        "：": ":",
+        "；": ";",
+        "（": "(",
+        "）": ")",
+        "“": '"',
+        "”": '"',
+        "‘": "'",
+        "’": "'",
+        "～": "~",
+        "—": "-",
+    }
+)
 
 
 def normalize(text: str) -> str:
@@ -27,7 +44,7 @@ def normalize(text: str) -> str:
 
 
 def detect_language(text: str) -> Language:
-    """"zh" when the text has any Han characters and at least as many as Latin words, else "en"."""
+    """ "zh" when the text has any Han characters and at least as many as Latin words, else "en"."""
     han = len(_CJK.findall(text))
     if not han:
         return "en"
@@ -43,7 +60,8 @@ def check_question(question: object, *, max_chars: int = MAX_CHARS) -> str:
         raise QuestionError("empty", "The question is empty: ask about the data.")
     if len(question) > max_chars:
         raise QuestionError(
-            "too_long", f"The question has {len(question)} characters; the limit is {max_chars}. Shorten it.")
+            "too_long", f"The question has {len(question)} characters; the limit is {max_chars}. Shorten it."
+        )
     meaningful = len(_CJK.findall(text)) + sum(c.isalnum() for c in text if not _CJK.match(c))
     if meaningful < MIN_CHARS:
         raise QuestionError("too_short", f"The question {text!r} is too short to understand; ask a full question.")

@@ -11,7 +11,8 @@ import re
 NEGATION = re.compile(
     r"\bnever\b|\bwithout (?:any|a)\b|\bhave(?:n't| not) (?:been|had|placed|bought|ordered)\b|"
     r"\bno (?!less\b)[a-z]*[a-rt-z]s\b|从未|从没|从来没|没有被|没被|未被|没有下单|没有购买",  # "with no claims"
-    re.IGNORECASE | re.ASCII)
+    re.IGNORECASE | re.ASCII,
+)
 
 
 def negation(text: str) -> str | None:

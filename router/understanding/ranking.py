@@ -13,30 +13,48 @@ _FLAGS = re.IGNORECASE | re.ASCII  # ASCII: \b must see Chinese characters as bo
 DEFAULT_TOP = 10
 _NUM = r"(\d+|[一二三四五六七八九十两百]+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)"
 _NOT_TIME = r"(?![\d一二三四五六七八九十两百])(?!\s*(?:天|日|周|个?月|个?星期|年|个?季度))"
-_TOP = re.compile(rf"\btop[\s-]*{_NUM}?\b|(?:排名|排行)?前\s*{_NUM}{_NOT_TIME}\s*(?:名|位|个|大|款|家)?|{_NUM}\s*大",
-                  _FLAGS)
-_SUPERLATIVE_N = re.compile(rf"最(高|多|大|好|低|少|小|差|贵|便宜|长|短)的?\s*{_NUM}\s*"
-                            rf"(?:个|名|位|家|款|大|张|首|本|条|部|只|辆|架|种|笔|单)", _FLAGS)
+_TOP = re.compile(
+    rf"\btop[\s-]*{_NUM}?\b|(?:排名|排行)?前\s*{_NUM}{_NOT_TIME}\s*(?:名|位|个|大|款|家)?|{_NUM}\s*大", _FLAGS
+)
+_SUPERLATIVE_N = re.compile(
+    rf"最(高|多|大|好|低|少|小|差|贵|便宜|长|短)的?\s*{_NUM}\s*"
+    rf"(?:个|名|位|家|款|大|张|首|本|条|部|只|辆|架|种|笔|单)",
+    _FLAGS,
+)
 _SUPERLATIVES_EN = "best|top|highest|largest|biggest|most|worst|bottom|lowest|smallest|least"
-_SUPERLATIVE_EN_N = re.compile(rf"\b(?<!at )({_SUPERLATIVES_EN})"
-                               rf"(?:[\s-]+(?:selling|performing|grossing|rated|valued))?\s+{_NUM}\b", _FLAGS)
+_SUPERLATIVE_EN_N = re.compile(
+    rf"\b(?<!at )({_SUPERLATIVES_EN})"
+    rf"(?:[\s-]+(?:selling|performing|grossing|rated|valued))?\s+{_NUM}\b",
+    _FLAGS,
+)
 _N_SUPERLATIVE_EN = re.compile(rf"\b{_NUM}\s+({_SUPERLATIVES_EN})\b", _FLAGS)
 _BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", _FLAGS)
 # "at least 40 claims" / "at most" bound a count; they rank nothing
-_HIGH = re.compile(r"\b(?<!at )(?:highest|most|largest|biggest|best|top|greatest|maximum|max|longest|fastest|"
-                   r"heaviest|farthest|furthest|busiest)\b|"
-                   r"最高|最多|最大|最好|最畅销|最强|最繁忙|最忙",
-                   _FLAGS)
-_LOW = re.compile(r"\b(?<!at )(?:lowest|least|smallest|worst|fewest|minimum|min|shortest|cheapest|slowest|"
-                  r"closest|nearest|quietest)\b|最低|最少|最小|最差|垫底", _FLAGS)
+_HIGH = re.compile(
+    r"\b(?<!at )(?:highest|most|largest|biggest|best|top|greatest|maximum|max|longest|fastest|"
+    r"heaviest|farthest|furthest|busiest)\b|"
+    r"最高|最多|最大|最好|最畅销|最强|最繁忙|最忙",
+    _FLAGS,
+)
+_LOW = re.compile(
+    r"\b(?<!at )(?:lowest|least|smallest|worst|fewest|minimum|min|shortest|cheapest|slowest|"
+    r"closest|nearest|quietest)\b|最低|最少|最小|最差|垫底",
+    _FLAGS,
+)
 _RANK = re.compile(r"\brank(?:ing|ed)?\b|\bsorted\b|\border(?:ed)? by\b|排名|排行|排序", _FLAGS)
-_SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwhat (?:is|was) the\b|"
-                       r"哪个|哪一|哪家|哪款|哪位|哪个?月", _FLAGS)
+_SINGULAR = re.compile(
+    r"\bwhich\b(?!\s+\w+s\b)|\bwhat (?:is|was) the\b|"
+    r"哪个|哪一|哪家|哪款|哪位|哪个?月",
+    _FLAGS,
+)
 _PLURAL = re.compile(r"哪些|\bwhich\s+\w+s\b", _FLAGS)
 _WHICH_N = re.compile(rf"\bwhich\s+{_NUM}\b|哪\s*{_NUM}\s*(?:个|家|款|位|名|种)", _FLAGS)
 # "the 5 HOUSEHOLD customers in INDIA with the lowest balance": N rows, ranked by the superlative after them
-_THE_N = re.compile(rf"\bthe\s+{_NUM}\b(?![-.,:/%]|\s*(?:percent|years?|months?|weeks?|days?|quarters?|hours?|"
-                    rf"minutes?)\b)", _FLAGS)
+_THE_N = re.compile(
+    rf"\bthe\s+{_NUM}\b(?![-.,:/%]|\s*(?:percent|years?|months?|weeks?|days?|quarters?|hours?|"
+    rf"minutes?)\b)",
+    _FLAGS,
+)
 
 
 _THEN_FIRST = re.compile(r"(?:\s+[a-z]+){0,3}?\s+first\b", re.IGNORECASE)
@@ -98,8 +116,9 @@ _LOW_HIGH: tuple[tuple[re.Pattern[str], Literal["desc", "asc"]], ...] = ((_LOW, 
 def _superlative(text: str) -> Ranking | None:
     """A superlative or an order word without N: one row ('which'), the default N (plural) or all rows."""
     # "which customers spent the most": the top ten, not every customer ranked
-    single = 1 if _SINGULAR.search(text) and not _PLURAL.search(text) else (
-        DEFAULT_TOP if _PLURAL.search(text) else None)
+    single = (
+        1 if _SINGULAR.search(text) and not _PLURAL.search(text) else (DEFAULT_TOP if _PLURAL.search(text) else None)
+    )
     for pattern, direction in _LOW_HIGH:
         for said in pattern.finditer(text):
             if not _THEN_FIRST.match(text, said.end()):  # "cheapest first" orders the rows: it ranks none out

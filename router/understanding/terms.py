@@ -15,7 +15,10 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 _LOCK = threading.Lock()
-_EN_STOP = frozenset(re.split(r"\s+", """
+_EN_STOP = frozenset(
+    re.split(
+        r"\s+",
+        """
 a an the of in on at for to from by with and or vs versus is are was were be been being do does did what which who
 whom whose when where why how many much me my our we us you your i it its their them they this that these those
 show list give tell find get display please can could would should will shall may might must have has had there
@@ -24,14 +27,21 @@ highest lowest most least best worst largest smallest biggest more less compare 
 whats also only just not no yes so if up down out off same period last next previous past current year years month
 months quarter quarters week weeks day days today yesterday ytd mtd qtd daily weekly monthly quarterly yearly annual
 trend trends over time did do much many data let see look
-""".strip()))
-_ZH_STOP = frozenset(re.split(r"\s+", """
+""".strip(),
+    )
+)
+_ZH_STOP = frozenset(
+    re.split(
+        r"\s+",
+        """
 的 了 是 在 和 与 及 以及 或 或者 吗 呢 吧 啊 呀 么 什么 怎么 怎样 怎么样 如何 多少 哪些 哪个 哪 几 请 帮
 帮我 我 我们 你 给 给我 看 看看 一下 查询 查 查看 显示 列出 列 统计 一共 共 总共 所有 全部 各 每个 每 按
 按照 分 对比 比较 相比 同比 环比 情况 数据 有 有没有 没有 为 被 把 从 到 至 之间 以来 至今 其中 其 他们
 它们 这些 那些 这个 那个 前 后 最 最近 近 过去 期间 时候
 本月 上月 上个月 今年 去年 前年 本季度 上季度 本周 上周 今天 昨天 同期 年 月 日 天 周 季度 趋势 排名 排行 名 个 top
-""".strip()))
+""".strip(),
+    )
+)
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'\-]*|\d+[A-Za-z]+[A-Za-z0-9]*")
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|'([^']{2,80})'|《([^》]{1,80})》|「([^」]{1,80})」")

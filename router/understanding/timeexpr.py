@@ -167,35 +167,94 @@ def _rolling(count: int | None, unit: str, today: date) -> _Spec | None:
     return _Spec((add_months(today.replace(day=1), -(12 * count - 1)), today), "year")
 
 
-_UNIT_ZH = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month",
-            "季度": "quarter", "季": "quarter", "年": "year"}
+_UNIT_ZH = {
+    "天": "day",
+    "日": "day",
+    "周": "week",
+    "星期": "week",
+    "礼拜": "week",
+    "月": "month",
+    "季度": "quarter",
+    "季": "quarter",
+    "年": "year",
+}
 _REL_ZH = {
-    "今天": ("day", 0), "今日": ("day", 0), "昨天": ("day", -1), "昨日": ("day", -1),
-    "本周": ("week", 0), "这周": ("week", 0), "这个星期": ("week", 0), "本星期": ("week", 0),
-    "上周": ("week", -1), "上个星期": ("week", -1), "上星期": ("week", -1), "上一周": ("week", -1),
-    "本月": ("month", 0), "这个月": ("month", 0), "当月": ("month", 0), "本月份": ("month", 0),
-    "上个月": ("month", -1), "上月": ("month", -1), "上一个月": ("month", -1), "上一月": ("month", -1),
-    "本季度": ("quarter", 0), "这个季度": ("quarter", 0), "本季": ("quarter", 0), "当季": ("quarter", 0),
-    "上季度": ("quarter", -1), "上个季度": ("quarter", -1), "上一季度": ("quarter", -1), "上一个季度": ("quarter", -1),
+    "今天": ("day", 0),
+    "今日": ("day", 0),
+    "昨天": ("day", -1),
+    "昨日": ("day", -1),
+    "本周": ("week", 0),
+    "这周": ("week", 0),
+    "这个星期": ("week", 0),
+    "本星期": ("week", 0),
+    "上周": ("week", -1),
+    "上个星期": ("week", -1),
+    "上星期": ("week", -1),
+    "上一周": ("week", -1),
+    "本月": ("month", 0),
+    "这个月": ("month", 0),
+    "当月": ("month", 0),
+    "本月份": ("month", 0),
+    "上个月": ("month", -1),
+    "上月": ("month", -1),
+    "上一个月": ("month", -1),
+    "上一月": ("month", -1),
+    "本季度": ("quarter", 0),
+    "这个季度": ("quarter", 0),
+    "本季": ("quarter", 0),
+    "当季": ("quarter", 0),
+    "上季度": ("quarter", -1),
+    "上个季度": ("quarter", -1),
+    "上一季度": ("quarter", -1),
+    "上一个季度": ("quarter", -1),
     "上季": ("quarter", -1),
-    "今年": ("year", 0), "本年": ("year", 0), "今年以来": ("year", 0), "年初至今": ("year", 0),
-    "年初到现在": ("year", 0), "今年至今": ("year", 0), "年初以来": ("year", 0), "本年度": ("year", 0),
-    "去年": ("year", -1), "上一年": ("year", -1), "上年": ("year", -1), "前年": ("year", -2),
-    "本月至今": ("month", 0), "月初至今": ("month", 0),
+    "今年": ("year", 0),
+    "本年": ("year", 0),
+    "今年以来": ("year", 0),
+    "年初至今": ("year", 0),
+    "年初到现在": ("year", 0),
+    "今年至今": ("year", 0),
+    "年初以来": ("year", 0),
+    "本年度": ("year", 0),
+    "去年": ("year", -1),
+    "上一年": ("year", -1),
+    "上年": ("year", -1),
+    "前年": ("year", -2),
+    "本月至今": ("month", 0),
+    "月初至今": ("month", 0),
 }
 _REL_EN = {
-    "today": ("day", 0), "yesterday": ("day", -1),
-    "this week": ("week", 0), "current week": ("week", 0), "week to date": ("week", 0), "wtd": ("week", 0),
-    "last week": ("week", -1), "previous week": ("week", -1),
-    "this month": ("month", 0), "current month": ("month", 0), "month to date": ("month", 0),
-    "month-to-date": ("month", 0), "mtd": ("month", 0),
-    "last month": ("month", -1), "previous month": ("month", -1),
-    "this quarter": ("quarter", 0), "current quarter": ("quarter", 0), "quarter to date": ("quarter", 0),
-    "quarter-to-date": ("quarter", 0), "qtd": ("quarter", 0),
-    "last quarter": ("quarter", -1), "previous quarter": ("quarter", -1),
-    "this year": ("year", 0), "current year": ("year", 0), "year to date": ("year", 0),
-    "year-to-date": ("year", 0), "ytd": ("year", 0), "so far this year": ("year", 0),
-    "last year": ("year", -1), "previous year": ("year", -1), "the year before last": ("year", -2),
+    "today": ("day", 0),
+    "yesterday": ("day", -1),
+    "this week": ("week", 0),
+    "current week": ("week", 0),
+    "week to date": ("week", 0),
+    "wtd": ("week", 0),
+    "last week": ("week", -1),
+    "previous week": ("week", -1),
+    "this month": ("month", 0),
+    "current month": ("month", 0),
+    "month to date": ("month", 0),
+    "month-to-date": ("month", 0),
+    "mtd": ("month", 0),
+    "last month": ("month", -1),
+    "previous month": ("month", -1),
+    "this quarter": ("quarter", 0),
+    "current quarter": ("quarter", 0),
+    "quarter to date": ("quarter", 0),
+    "quarter-to-date": ("quarter", 0),
+    "qtd": ("quarter", 0),
+    "last quarter": ("quarter", -1),
+    "previous quarter": ("quarter", -1),
+    "this year": ("year", 0),
+    "current year": ("year", 0),
+    "year to date": ("year", 0),
+    "year-to-date": ("year", 0),
+    "ytd": ("year", 0),
+    "so far this year": ("year", 0),
+    "last year": ("year", -1),
+    "previous year": ("year", -1),
+    "the year before last": ("year", -2),
 }
 
 
@@ -222,7 +281,7 @@ def _sub_period(year: int, part: str, today: date, explicit: bool) -> _Spec | No
 
 
 def _relative_sub(year: int, part: str, today: date) -> _Spec | None:
-    """"Q4 last year", "去年3月": the sub-period of a relative year, labelled with its year."""
+    """ "Q4 last year", "去年3月": the sub-period of a relative year, labelled with its year."""
     spec = _sub_period(year, part, today, True)
     return None if spec is None else replace(spec, inherited=True)
 
@@ -243,19 +302,28 @@ def _day_rules() -> list[RawRule]:
     """Full dates, and days without their year."""
     return [
         # full dates
-        (r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]",
-         lambda m, t: _day_spec(int(m[1]), int(m[2]), int(m[3]), t)),
-        (r"(?<![\d-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])",
-         lambda m, t: _day_spec(int(m[1]), int(m[2]), int(m[3]), t)),
-        (rf"\b({_ALL_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b",
-         lambda m, t: _day_spec(int(m[3]), MONTHS[m[1].lower()], int(m[2]), t)),
-        (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_ALL_MONTHS})\.?,?\s+(\d{{4}})\b",
-         lambda m, t: _day_spec(int(m[3]), MONTHS[m[2].lower()], int(m[1]), t)),
-        (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]",
-         lambda m, t: _day_spec(None, int(m[1]), int(m[2]), t)),
+        (
+            r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]",
+            lambda m, t: _day_spec(int(m[1]), int(m[2]), int(m[3]), t),
+        ),
+        (
+            r"(?<![\d-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])",
+            lambda m, t: _day_spec(int(m[1]), int(m[2]), int(m[3]), t),
+        ),
+        (
+            rf"\b({_ALL_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b",
+            lambda m, t: _day_spec(int(m[3]), MONTHS[m[1].lower()], int(m[2]), t),
+        ),
+        (
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_ALL_MONTHS})\.?,?\s+(\d{{4}})\b",
+            lambda m, t: _day_spec(int(m[3]), MONTHS[m[2].lower()], int(m[1]), t),
+        ),
+        (r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", lambda m, t: _day_spec(None, int(m[1]), int(m[2]), t)),
         # a day without its year ("from June 23 to June 29, 2025": the year of the nearest one that has it)
-        (rf"\b({_ALL_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d{{4}})(?!\s*(?:st|nd|rd|th))",
-         lambda m, t: _day_spec(None, MONTHS[m[1].lower()], int(m[2]), t)),
+        (
+            rf"\b({_ALL_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d{{4}})(?!\s*(?:st|nd|rd|th))",
+            lambda m, t: _day_spec(None, MONTHS[m[1].lower()], int(m[2]), t),
+        ),
     ]
 
 
@@ -263,22 +331,27 @@ def _dated_period_rules() -> list[RawRule]:
     """Months, quarters and halves of a given year."""
     return [
         # months
-        (rf"(?<!\d)(\d{{4}})\s*年\s*({_CN_MONTH})\s*月份?",
-         lambda m, t: _month_spec(int(m[1]), parse_number(m[2]) or 0, t)),
+        (
+            rf"(?<!\d)(\d{{4}})\s*年\s*({_CN_MONTH})\s*月份?",
+            lambda m, t: _month_spec(int(m[1]), parse_number(m[2]) or 0, t),
+        ),
         (r"(?<![\d-])(\d{4})-(\d{1,2})(?![\d-])", lambda m, t: _month_spec(int(m[1]), int(m[2]), t)),
-        (rf"\b({_ALL_MONTHS})\.?,?\s+(?:of\s+)?(\d{{4}})\b",
-         lambda m, t: _month_spec(int(m[2]), MONTHS[m[1].lower()], t)),
+        (
+            rf"\b({_ALL_MONTHS})\.?,?\s+(?:of\s+)?(\d{{4}})\b",
+            lambda m, t: _month_spec(int(m[2]), MONTHS[m[1].lower()], t),
+        ),
         (rf"\b(\d{{4}})\s+({_ALL_MONTHS})\b", lambda m, t: _month_spec(int(m[1]), MONTHS[m[2].lower()], t)),
         # quarters and halves with a year
-        (rf"(?<!\d)(\d{{4}})\s*年?\s*{_QUARTER_ZH}",
-         lambda m, t: _quarter_spec(int(m[1]), parse_number(m[2]) or 1, t)),
+        (rf"(?<!\d)(\d{{4}})\s*年?\s*{_QUARTER_ZH}", lambda m, t: _quarter_spec(int(m[1]), parse_number(m[2]) or 1, t)),
         (r"(?<!\d)(\d{4})\s*年?\s*Q([1-4])\b", lambda m, t: _quarter_spec(int(m[1]), int(m[2]), t)),
         (r"\bQ([1-4])\s*(?:of\s+|,\s*|')?(\d{4})\b", lambda m, t: _quarter_spec(int(m[2]), int(m[1]), t)),
         (r"(?<!\d)(\d{4})\s*年?\s*([上下])半年", lambda m, t: _sub_period(int(m[1]), m[2] + "半年", t, True)),
         (r"(?<!\d)(\d{4})\s*H([12])\b", lambda m, t: _sub_period(int(m[1]), "h" + m[2], t, True)),
         (r"\bH([12])\s*(?:of\s+)?(\d{4})\b", lambda m, t: _sub_period(int(m[2]), "h" + m[1], t, True)),
-        (r"\b(first|second|1st|2nd)\s+half\s+(?:of\s+)?(\d{4})\b",
-         lambda m, t: _sub_period(int(m[2]), m[1] + " half", t, True)),
+        (
+            r"\b(first|second|1st|2nd)\s+half\s+(?:of\s+)?(\d{4})\b",
+            lambda m, t: _sub_period(int(m[2]), m[1] + " half", t, True),
+        ),
     ]
 
 
@@ -290,14 +363,20 @@ def _year_rules() -> list[RawRule]:
     return [
         # sub-periods of relative years
         (rf"{rel_year_zh}\s*的?\s*{zh_sub}", lambda m, t: _relative_sub(_relative_year(m[1], t), m[2], t)),
-        (rf"\b{en_sub}\s+(?:of\s+)?(this|last|previous)\s+year\b",
-         lambda m, t: _relative_sub(_relative_year(m[2], t), m[1], t)),
-        (rf"\b(this|last|previous)\s+year'?s\s+{en_sub}\b",
-         lambda m, t: _relative_sub(_relative_year(m[1], t), m[2], t)),
+        (
+            rf"\b{en_sub}\s+(?:of\s+)?(this|last|previous)\s+year\b",
+            lambda m, t: _relative_sub(_relative_year(m[2], t), m[1], t),
+        ),
+        (
+            rf"\b(this|last|previous)\s+year'?s\s+{en_sub}\b",
+            lambda m, t: _relative_sub(_relative_year(m[1], t), m[2], t),
+        ),
         # years
         (r"(?<!\d)(\d{4})\s*年度?", lambda m, t: _Spec(_year(int(m[1])), "year")),
-        (r"(?<![\d\-/.])((?:19|20)\d{2})(?![\d\-/]|\.\d)",  # "in 2013." ends a sentence; "2013.5" no year
-         lambda m, t: None if _is_amount(m) else _Spec(_year(int(m[1])), "year")),
+        (
+            r"(?<![\d\-/.])((?:19|20)\d{2})(?![\d\-/]|\.\d)",  # "in 2013." ends a sentence; "2013.5" no year
+            lambda m, t: None if _is_amount(m) else _Spec(_year(int(m[1])), "year"),
+        ),
     ]
 
 
@@ -306,22 +385,30 @@ def _recent_rules() -> list[RawRule]:
     year, rolling windows and named relative periods."""
     return [
         # bare months/quarters/halves (most recent)
-        (rf"(?<![\d年个第近前后])({_CN_MONTH})\s*月份?(?![\d日号])",
-         lambda m, t: _month_spec(None, parse_number(m[1]) or 0, t)),
+        (
+            rf"(?<![\d年个第近前后])({_CN_MONTH})\s*月份?(?![\d日号])",
+            lambda m, t: _month_spec(None, parse_number(m[1]) or 0, t),
+        ),
         (rf"\b({_MONTH_NAMES})\b", lambda m, t: _month_spec(None, MONTHS[m[1].lower()], t)),
         (r"\b(?:in|for|during|since|of|until)\s+(may)\b", lambda m, t: _month_spec(None, 5, t)),
         (rf"(?<![\d年上本这])(?<!上个){_QUARTER_ZH}", lambda m, t: _quarter_spec(None, parse_number(m[1]) or 1, t)),
         (r"\bQ([1-4])\b", lambda m, t: _quarter_spec(None, int(m[1]), t)),
         (r"(?<![\d年])([上下])半年", lambda m, t: _half_recent(m[1] == "上", t)),
         # same period last year (marker)
-        (r"去年同期|上年同期|去年同月|去年同季度|同期|same (?:period|time|day|week|month|quarter) (?:of )?last year|"
-         r"same (?:period|day|week|month|quarter) a year (?:ago|earlier)",
-         lambda m, t: _Spec(None, None, marker=YOY_MARKER)),
+        (
+            r"去年同期|上年同期|去年同月|去年同季度|同期|same (?:period|time|day|week|month|quarter) (?:of )?last year|"
+            r"same (?:period|day|week|month|quarter) a year (?:ago|earlier)",
+            lambda m, t: _Spec(None, None, marker=YOY_MARKER),
+        ),
         # rolling windows
-        (rf"(?:最近|近|过去|前|最后)\s*({_NUM})\s*(天|日|周|个?星期|个?礼拜|个?月|个?季度|年)",
-         lambda m, t: _rolling(parse_number(m[1]), _UNIT_ZH[m[2].lstrip("个")], t)),
-        (rf"\b(?:the\s+)?(?:last|past|previous|recent|trailing|rolling)\s+({_NUM})\s+(day|week|month|quarter|year)s?\b",
-         lambda m, t: _rolling(parse_number(m[1]), m[2].lower(), t)),
+        (
+            rf"(?:最近|近|过去|前|最后)\s*({_NUM})\s*(天|日|周|个?星期|个?礼拜|个?月|个?季度|年)",
+            lambda m, t: _rolling(parse_number(m[1]), _UNIT_ZH[m[2].lstrip("个")], t),
+        ),
+        (
+            rf"\b(?:the\s+)?(?:last|past|previous|recent|trailing|rolling)\s+({_NUM})\s+(day|week|month|quarter|year)s?\b",
+            lambda m, t: _rolling(parse_number(m[1]), m[2].lower(), t),
+        ),
         (r"\b(?:the\s+)?past\s+(day|week|month|quarter|year)\b", lambda m, t: _rolling(1, m[1].lower(), t)),
         # relative periods
         (_alternation(_REL_ZH), lambda m, t: _relative(*_REL_ZH[m[0]], t)),
@@ -332,16 +419,20 @@ def _recent_rules() -> list[RawRule]:
 _AMOUNT_BEFORE = re.compile(
     r"(?:more|greater|higher|larger|bigger|less|fewer|lower|smaller)\s+than\s*$|(?:over|above|under|below|exceeding|"
     r"exceeds?|at\s+least|at\s+most|min(?:imum)?|max(?:imum)?|up\s+to|>=?|<=?|=|[$€£¥￥]|rmb|usd|cny|eur)\s*$|"
-    r"(?:超过|大于|高于|多于|少于|小于|低于|不足|至少|不少于|不超过|达到|满)\s*$", re.IGNORECASE)
+    r"(?:超过|大于|高于|多于|少于|小于|低于|不足|至少|不少于|不超过|达到|满)\s*$",
+    re.IGNORECASE,
+)
 _AMOUNT_AFTER = re.compile(
     r"^\s*(?:元|块|美元|欧元|dollars?|euros?|yuan|rmb|usd|cny|eur|bucks|以上|以下|多|\+|or\s+(?:more|less|above|"
-    r"below|over|under)|and\s+(?:above|up|over|below|under)|units?|items?|pieces?|件|个|笔|单|次|%)", re.IGNORECASE)
+    r"below|over|under)|and\s+(?:above|up|over|below|under)|units?|items?|pieces?|件|个|笔|单|次|%)",
+    re.IGNORECASE,
+)
 
 
 def _is_amount(m: re.Match[str]) -> bool:
     """A year-like number next to comparison, currency or unit words is an amount ("claims over 2000",
     "2000元以上"), not a year."""
-    return bool(_AMOUNT_BEFORE.search(m.string[:m.start(1)]) or _AMOUNT_AFTER.search(m.string[m.end(1):]))
+    return bool(_AMOUNT_BEFORE.search(m.string[: m.start(1)]) or _AMOUNT_AFTER.search(m.string[m.end(1) :]))
 
 
 def _half_recent(first: bool, today: date) -> _Spec:
@@ -353,18 +444,29 @@ _RULES = _rules()
 _RANGE_JOIN = re.compile(r"^\s*(?:to|through|thru|until|till|-|~|到|至|and|和|与)\s*$", re.IGNORECASE | re.ASCII)
 _BETWEEN_BEFORE = re.compile(r"(?:between|介于)\s*$", re.IGNORECASE | re.ASCII)
 _AND_WORDS = {"and", "和", "与"}
-CHANGE = re.compile(r"\b(?:growth|grow|grew|grown|change[ds]?|increase[ds]?|decrease[ds]?|decline[ds]?|"
-                    r"drop(?:ped)?|rise|rose|fell|fall)\b|增长|增幅|增速|变化|涨幅|跌幅|下降|下滑|上升",
-                    re.IGNORECASE | re.ASCII)
-_SINCE_BEFORE = re.compile(r"\b(?:since|starting|from)\s+(?:the\s+)?(?:start|beginning)\s+of\s+$|"
-                           r"\b(?:since|starting)\s*$|自\s*$", re.IGNORECASE | re.ASCII)
+CHANGE = re.compile(
+    r"\b(?:growth|grow|grew|grown|change[ds]?|increase[ds]?|decrease[ds]?|decline[ds]?|"
+    r"drop(?:ped)?|rise|rose|fell|fall)\b|增长|增幅|增速|变化|涨幅|跌幅|下降|下滑|上升",
+    re.IGNORECASE | re.ASCII,
+)
+_SINCE_BEFORE = re.compile(
+    r"\b(?:since|starting|from)\s+(?:the\s+)?(?:start|beginning)\s+of\s+$|"
+    r"\b(?:since|starting)\s*$|自\s*$",
+    re.IGNORECASE | re.ASCII,
+)
 _SINCE_AFTER = re.compile(r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起|onwards|to date|until now|so far)")
 # open-ended periods: "before 2024", "until June", "after March", "2012 or later", "2024年以前"
 EARLIEST = date(1900, 1, 1)
-_OPEN_BEFORE = re.compile(r"\b(?:(before|prior to|earlier than)|(until|till|up until|no later than)|"
-                          r"(after|later than))\s*(?:the\s+)?$", re.IGNORECASE | re.ASCII)
-_OPEN_AFTER = re.compile(r"^\s*(?:(以前|之前|前的)|(or earlier|or before|and earlier|及以前)|"
-                         r"(or later|or after|and later|or newer|and after|以后|之后|及以后))", re.IGNORECASE)
+_OPEN_BEFORE = re.compile(
+    r"\b(?:(before|prior to|earlier than)|(until|till|up until|no later than)|"
+    r"(after|later than))\s*(?:the\s+)?$",
+    re.IGNORECASE | re.ASCII,
+)
+_OPEN_AFTER = re.compile(
+    r"^\s*(?:(以前|之前|前的)|(or earlier|or before|and earlier|及以前)|"
+    r"(or later|or after|and later|or newer|and after|以后|之后|及以后))",
+    re.IGNORECASE,
+)
 
 
 def _atoms(text: str, today: date) -> list[_Atom]:
@@ -384,18 +486,21 @@ def _atoms(text: str, today: date) -> list[_Atom]:
 
 
 _YEAR_WORDS = re.compile(r"^(?:this|last|previous|next)\s+year$|^(?:今年|去年|前年|本年|上一?年)$", re.IGNORECASE)
-_GAP_WORDS = re.compile(r"^(?:\s*\b(?!vs\b|versus\b|compared\b|than\b|and\b|or\b|against\b)[a-z]+\b)"
-                        r"{1,3}\s*$", re.IGNORECASE)
+_GAP_WORDS = re.compile(
+    r"^(?:\s*\b(?!vs\b|versus\b|compared\b|than\b|and\b|or\b|against\b)[a-z]+\b)"
+    r"{1,3}\s*$",
+    re.IGNORECASE,
+)
 
 
 def _anchored(atoms: list[_Atom], text: str) -> list[_Atom]:
-    """"Q4 sales this year": a year-less quarter/month/half a few words before "this/last year" is in that
+    """ "Q4 sales this year": a year-less quarter/month/half a few words before "this/last year" is in that
     year; the year's words only date it (a marker, not a range of its own)."""
     for atom, nxt in itertools.pairwise(atoms):
         spec, year = atom.spec, nxt.spec
         if spec.explicit_year or spec.rebase is None or year.bounds is None or year.marker:
             continue
-        if not _YEAR_WORDS.match(text[nxt.start:nxt.end].strip()) or not _GAP_WORDS.match(text[atom.end:nxt.start]):
+        if not _YEAR_WORDS.match(text[nxt.start : nxt.end].strip()) or not _GAP_WORDS.match(text[atom.end : nxt.start]):
             continue
         atom.spec = _Spec(spec.rebase(year.bounds[0].year), spec.grain, True, inherited=True)
         nxt.spec = _Spec(None, None, marker="year-of-period")
@@ -447,15 +552,14 @@ def extract_time(text: str, today: date) -> TimeParse:
             result.spans.append((nxt.start, nxt.end))
             i += 1
         compared = nxt is not None and joined is None and CHANGE.search(text) is not None
-        phrase = text[atom.start:span_end]
-        since = _SINCE_BEFORE.search(text[:atom.start]) if joined is None and not compared else None
+        phrase = text[atom.start : span_end]
+        since = _SINCE_BEFORE.search(text[: atom.start]) if joined is None and not compared else None
         until_now = _SINCE_AFTER.match(text[span_end:]) if joined is None and not compared else None
         if since or until_now:
             end = max(end, today) if start <= today else end
             # the label says the range runs to today: "since 2024", "2024年以来"
-            phrase = text[since.start():span_end] if since else text[atom.start:span_end + _match_end(until_now)]
-        elif joined is None and not compared and (opened := _open_ended(text, atom.start, span_end, start, end,
-                                                                         today)):
+            phrase = text[since.start() : span_end] if since else text[atom.start : span_end + _match_end(until_now)]
+        elif joined is None and not compared and (opened := _open_ended(text, atom.start, span_end, start, end, today)):
             start, end, phrase = opened
             at = text.find(phrase, max(0, atom.start - len(phrase)))
             result.spans.append((at, at + len(phrase)))
@@ -465,21 +569,22 @@ def extract_time(text: str, today: date) -> TimeParse:
     return result
 
 
-def _open_ended(text: str, at: int, span_end: int, start: date, end: date,
-                today: date) -> tuple[date, date, str] | None:
+def _open_ended(
+    text: str, at: int, span_end: int, start: date, end: date, today: date
+) -> tuple[date, date, str] | None:
     """(start, end, phrase) of a period said open on one side: "before 2024" ends the day before it,
     "until June" at its end, "after March" starts the day after it, "2012 or later" runs from it to today."""
     before = _OPEN_BEFORE.search(text[:at])
     after = _OPEN_AFTER.match(text[span_end:])
     if before:
-        phrase = text[before.start():span_end]
+        phrase = text[before.start() : span_end]
         if before.group(1):
             return EARLIEST, start - timedelta(days=1), phrase
         if before.group(2):
             return EARLIEST, end, phrase
         return end + timedelta(days=1), max(today, end + timedelta(days=1)), phrase
     if after:
-        phrase = text[at:span_end + after.end()]
+        phrase = text[at : span_end + after.end()]
         if after.group(1):
             return EARLIEST, start - timedelta(days=1), phrase
         if after.group(2):
@@ -503,11 +608,12 @@ def _labelled(phrase: str, start: date, grain: Granularity | None) -> str:
 
 def _joined_end(text: str, first: _Atom, second: _Atom) -> date | None:
     """The end date when ``first`` and ``second`` form one range ("X to Y", "between X and Y")."""
-    between = text[first.end:second.start]
+    between = text[first.end : second.start]
     if second.spec.bounds is None or first.spec.bounds is None or not _RANGE_JOIN.match(between):
         return None
     if between.strip().lower() in _AND_WORDS and not (
-            _BETWEEN_BEFORE.search(text[:first.start]) or text[second.end:].lstrip().startswith("之间")):
+        _BETWEEN_BEFORE.search(text[: first.start]) or text[second.end :].lstrip().startswith("之间")
+    ):
         return None
     if first.spec.grain == second.spec.grain and CHANGE.search(text):
         return None  # "growth from 2023 to 2024": two periods to compare, not one span

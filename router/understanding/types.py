@@ -35,8 +35,13 @@ class TimeRange:
         return [self.start.isoformat(), self.end.isoformat()]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"start": self.start.isoformat(), "end": self.end.isoformat(), "label": self.label,
-                "granularity": self.granularity, "phrase": self.phrase}
+        return {
+            "start": self.start.isoformat(),
+            "end": self.end.isoformat(),
+            "label": self.label,
+            "granularity": self.granularity,
+            "phrase": self.phrase,
+        }
 
 
 @dataclass(frozen=True)

@@ -85,23 +85,25 @@ class VectorStore(ABC):
         """Remove events (and their event-entity link vectors); entities stay (they may be shared)."""
 
     @abstractmethod
-    def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
-                   kinds: Sequence[str] | None = None) -> list[Hit]:
+    def knn_events(
+        self, vector: np.ndarray, k: int, field: VectorField = "content", kinds: Sequence[str] | None = None
+    ) -> list[Hit]:
         """Top-k events by cosine similarity of ``field`` to ``vector``."""
 
     @abstractmethod
-    def text_events(self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None,
-                    ids: Sequence[str] | None = None) -> list[Hit]:
+    def text_events(
+        self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None, ids: Sequence[str] | None = None
+    ) -> list[Hit]:
         """Top-k events by BM25 over title + chunk text (optionally restricted to ``ids``)."""
 
     @abstractmethod
-    def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content"
-                     ) -> dict[str, float]:
+    def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content") -> dict[str, float]:
         """Cosine similarity of the given events to ``vector`` (coarse rerank)."""
 
     @abstractmethod
-    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
-                     tokens: Sequence[str] | None = None) -> list[Hit]:
+    def knn_entities(
+        self, vector: np.ndarray, k: int, threshold: float = 0.0, tokens: Sequence[str] | None = None
+    ) -> list[Hit]:
         """Top-k entities by name-vector cosine, at least ``threshold``.
 
         ``tokens`` (the mention's tokens) is a blocking hint: a backend without an ANN index may
@@ -112,20 +114,31 @@ class VectorStore(ABC):
     def text_entities(self, tokens: Sequence[str], k: int) -> list[Hit]:
         """Top-k entities by BM25 over their name tokens."""
 
-    def knn_entities_many(self, vectors: Sequence[np.ndarray], k: int, threshold: float = 0.0,
-                          tokens: Sequence[Sequence[str]] | None = None) -> list[list[Hit]]:
+    def knn_entities_many(
+        self,
+        vectors: Sequence[np.ndarray],
+        k: int,
+        threshold: float = 0.0,
+        tokens: Sequence[Sequence[str]] | None = None,
+    ) -> list[list[Hit]]:
         """``knn_entities`` for several mentions (backends may batch the round trips)."""
         return [self.knn_entities(v, k, threshold, tokens[i] if tokens else None) for i, v in enumerate(vectors)]
 
-    def recall_events(self, vector: np.ndarray, tokens: Sequence[str], k: int,
-                      dense_kinds: Sequence[str] | None, kinds: Sequence[str] | None
-                      ) -> tuple[list[Hit], list[Hit]]:
+    def recall_events(
+        self,
+        vector: np.ndarray,
+        tokens: Sequence[str],
+        k: int,
+        dense_kinds: Sequence[str] | None,
+        kinds: Sequence[str] | None,
+    ) -> tuple[list[Hit], list[Hit]]:
         """Step 3 channel 2 in one call: (kNN hits over ``dense_kinds``, BM25 hits over ``kinds``)."""
         knn = self.knn_events(vector, k, "content", dense_kinds) if dense_kinds else []
         return knn, self.text_events(tokens, k, kinds)
 
-    def hybrid_scores(self, vector: np.ndarray, dense_ids: Sequence[str], tokens: Sequence[str],
-                      ids: Sequence[str]) -> tuple[dict[str, float], list[Hit]]:
+    def hybrid_scores(
+        self, vector: np.ndarray, dense_ids: Sequence[str], tokens: Sequence[str], ids: Sequence[str]
+    ) -> tuple[dict[str, float], list[Hit]]:
         """Cosine of ``dense_ids`` and BM25 of ``ids`` (backends may answer both in one round trip)."""
         return self.score_events(vector, dense_ids), self.text_events(tokens, len(ids), ids=ids)
 

@@ -28,18 +28,32 @@ REFRESH_INTERVAL = "1s"
 T = TypeVar("T")
 # exact (flat) kNN: our indices hold thousands to tens of thousands of vectors, where brute force is
 # fast to query and far cheaper to build than HNSW graphs
-_VEC = {"type": "dense_vector", "dims": DIM, "index": True, "similarity": "cosine",
-        "index_options": {"type": "flat"}}
+_VEC = {"type": "dense_vector", "dims": DIM, "index": True, "similarity": "cosine", "index_options": {"type": "flat"}}
 _TOKENS = {"type": "text", "analyzer": "whitespace", "similarity": "BM25"}
 _MAPPINGS: dict[str, dict[str, Any]] = {
-    "event_vectors": {"event_id": {"type": "keyword"}, "chunk_id": {"type": "keyword"},
-                      "kind": {"type": "keyword"}, "title": {"type": "text"}, "tokens": _TOKENS,
-                      "title_vec": _VEC, "content_vec": _VEC},
-    "entity_vectors": {"entity_id": {"type": "keyword"}, "name": {"type": "keyword"},
-                       "normalized": {"type": "keyword"}, "type": {"type": "keyword"}, "tokens": _TOKENS,
-                       "name_vec": _VEC},
-    "event_entity_vectors": {"event_id": {"type": "keyword"}, "entity_id": {"type": "keyword"},
-                             "description": {"type": "text"}, "desc_vec": _VEC},
+    "event_vectors": {
+        "event_id": {"type": "keyword"},
+        "chunk_id": {"type": "keyword"},
+        "kind": {"type": "keyword"},
+        "title": {"type": "text"},
+        "tokens": _TOKENS,
+        "title_vec": _VEC,
+        "content_vec": _VEC,
+    },
+    "entity_vectors": {
+        "entity_id": {"type": "keyword"},
+        "name": {"type": "keyword"},
+        "normalized": {"type": "keyword"},
+        "type": {"type": "keyword"},
+        "tokens": _TOKENS,
+        "name_vec": _VEC,
+    },
+    "event_entity_vectors": {
+        "event_id": {"type": "keyword"},
+        "entity_id": {"type": "keyword"},
+        "description": {"type": "text"},
+        "desc_vec": _VEC,
+    },
 }
 _VEC_FIELD = {"title": "title_vec", "content": "content_vec"}
 
@@ -77,8 +91,9 @@ class ElasticsearchStore(VectorStore):
         from elasticsearch import Elasticsearch
         from elasticsearch.serializer import OrjsonSerializer
 
-        self._es = Elasticsearch(url, request_timeout=timeout_s, retry_on_timeout=False, max_retries=0,
-                                 serializer=OrjsonSerializer())
+        self._es = Elasticsearch(
+            url, request_timeout=timeout_s, retry_on_timeout=False, max_retries=0, serializer=OrjsonSerializer()
+        )
         self._url = url
         self.prefix = prefix.lower()
         self._dirty = False
@@ -99,9 +114,10 @@ class ElasticsearchStore(VectorStore):
         for name, props in _MAPPINGS.items():
             if not self._es.indices.exists(index=self.index(name)):
                 self._es.indices.create(
-                    index=self.index(name), settings={"number_of_shards": 1, "number_of_replicas": 0,
-                                                      "refresh_interval": REFRESH_INTERVAL},
-                    mappings={"dynamic": False, "properties": props})
+                    index=self.index(name),
+                    settings={"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": REFRESH_INTERVAL},
+                    mappings={"dynamic": False, "properties": props},
+                )
         self._refresh_interval(REFRESH_INTERVAL)  # a run that stopped mid-way left the indices not refreshing
 
     def _refresh_interval(self, interval: str) -> None:
@@ -122,22 +138,41 @@ class ElasticsearchStore(VectorStore):
 
         actions: list[dict[str, Any]] = []
         for ev in batch.events:
-            event: dict[str, Any] = {"event_id": ev.event_id, "chunk_id": ev.chunk_id, "kind": ev.kind,
-                                     "title": ev.title, "tokens": " ".join(ev.tokens)}
+            event: dict[str, Any] = {
+                "event_id": ev.event_id,
+                "chunk_id": ev.chunk_id,
+                "kind": ev.kind,
+                "title": ev.title,
+                "tokens": " ".join(ev.tokens),
+            }
             for name, vec in (("title_vec", ev.title_vec), ("content_vec", ev.content_vec)):
                 if vec is not None:  # a table row's event has none
                     event[name] = vec
             actions.append({"_index": self.index("event_vectors"), "_id": ev.event_id, "_source": event})
         for en in batch.entities:
-            source: dict[str, Any] = {"entity_id": en.entity_id, "name": en.name, "normalized": en.normalized,
-                                      "type": en.type, "tokens": " ".join(en.tokens)}
+            source: dict[str, Any] = {
+                "entity_id": en.entity_id,
+                "name": en.name,
+                "normalized": en.normalized,
+                "type": en.type,
+                "tokens": " ".join(en.tokens),
+            }
             if en.name_vec is not None:
                 source["name_vec"] = en.name_vec
             actions.append({"_index": self.index("entity_vectors"), "_id": en.entity_id, "_source": source})
         for ln in batch.links:
-            actions.append({"_index": self.index("event_entity_vectors"), "_id": f"{ln.event_id}|{ln.entity_id}",
-                            "_source": {"event_id": ln.event_id, "entity_id": ln.entity_id,
-                                        "description": ln.description, "desc_vec": ln.desc_vec}})
+            actions.append(
+                {
+                    "_index": self.index("event_entity_vectors"),
+                    "_id": f"{ln.event_id}|{ln.entity_id}",
+                    "_source": {
+                        "event_id": ln.event_id,
+                        "entity_id": ln.entity_id,
+                        "description": ln.description,
+                        "desc_vec": ln.desc_vec,
+                    },
+                }
+            )
         if actions:
             if not self._dirty:  # the first write of a run: no refreshes until flush()
                 self._refresh_interval("-1")
@@ -161,55 +196,84 @@ class ElasticsearchStore(VectorStore):
         self.flush()  # refresh="wait_for" below needs the indices refreshing again
 
         # no delete-by-query here (it lives in the reindex module): find link ids, then bulk-delete by id
-        links = self._es.search(index=self.index("event_entity_vectors"), query={"terms": {"event_id": ids}},
-                                size=10_000, source=False)["hits"]["hits"]
+        links = self._es.search(
+            index=self.index("event_entity_vectors"), query={"terms": {"event_id": ids}}, size=10_000, source=False
+        )["hits"]["hits"]
         actions = [{"_op_type": "delete", "_index": self.index("event_vectors"), "_id": i} for i in ids]
-        actions += [{"_op_type": "delete", "_index": self.index("event_entity_vectors"), "_id": h["_id"]}
-                    for h in links]
+        actions += [
+            {"_op_type": "delete", "_index": self.index("event_entity_vectors"), "_id": h["_id"]} for h in links
+        ]
         bulk(self._es, actions, ignore_status=(404,), refresh="wait_for")
 
     # -- search ---------------------------------------------------------------------------------
-    def _knn(self, index: str, field: str, vector: np.ndarray, k: int, filt: dict | None = None,
-             source: list[str] | None = None) -> list[dict[str, Any]]:
-        knn: dict[str, Any] = {"field": field, "query_vector": vector.tolist(), "k": k,
-                               "num_candidates": max(k * 5, 100)}
+    def _knn(
+        self,
+        index: str,
+        field: str,
+        vector: np.ndarray,
+        k: int,
+        filt: dict | None = None,
+        source: list[str] | None = None,
+    ) -> list[dict[str, Any]]:
+        knn: dict[str, Any] = {
+            "field": field,
+            "query_vector": vector.tolist(),
+            "k": k,
+            "num_candidates": max(k * 5, 100),
+        }
         if filt:
             knn["filter"] = filt
-        resp = self._es.search(index=self.index(index), knn=knn, size=k,
-                               source={"includes": source} if source else False)
+        resp = self._es.search(
+            index=self.index(index), knn=knn, size=k, source={"includes": source} if source else False
+        )
         return resp["hits"]["hits"]
 
     @_translate_errors
-    def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
-                   kinds: Sequence[str] | None = None) -> list[Hit]:
+    def knn_events(
+        self, vector: np.ndarray, k: int, field: VectorField = "content", kinds: Sequence[str] | None = None
+    ) -> list[Hit]:
         filt = {"terms": {"kind": list(kinds)}} if kinds else None
-        return [Hit(h["_id"], _cos(h["_score"])) for h in self._knn("event_vectors", _VEC_FIELD[field], vector,
-                                                                   k, filt)]
+        return [
+            Hit(h["_id"], _cos(h["_score"])) for h in self._knn("event_vectors", _VEC_FIELD[field], vector, k, filt)
+        ]
 
     @_translate_errors
-    def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content"
-                     ) -> dict[str, float]:
+    def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content") -> dict[str, float]:
         if not ids:
             return {}
         hits = self._knn("event_vectors", _VEC_FIELD[field], vector, len(ids), {"ids": {"values": list(ids)}})
         return {h["_id"]: _cos(h["_score"]) for h in hits}
 
     @_translate_errors
-    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
-                     tokens: Sequence[str] | None = None) -> list[Hit]:
+    def knn_entities(
+        self, vector: np.ndarray, k: int, threshold: float = 0.0, tokens: Sequence[str] | None = None
+    ) -> list[Hit]:
         hits = self._knn("entity_vectors", "name_vec", vector, k, _block(tokens))
         return [Hit(h["_id"], s) for h in hits if (s := _cos(h["_score"])) >= threshold]
 
     def _knn_body(self, field: str, vector: np.ndarray, k: int, filt: dict | None) -> dict[str, Any]:
-        knn: dict[str, Any] = {"field": field, "query_vector": vector.tolist(), "k": k,
-                               "num_candidates": max(k * 5, 100)}
+        knn: dict[str, Any] = {
+            "field": field,
+            "query_vector": vector.tolist(),
+            "k": k,
+            "num_candidates": max(k * 5, 100),
+        }
         if filt:
             knn["filter"] = filt
         return {"knn": knn, "size": k, "_source": False}
 
     def _bm25_body(self, tokens: Sequence[str], k: int, filters: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"query": {"bool": {"should": [{"match": {"tokens": " ".join(sorted(set(tokens)))}}],
-                                   "minimum_should_match": 1, "filter": filters}}, "size": k, "_source": False}
+        return {
+            "query": {
+                "bool": {
+                    "should": [{"match": {"tokens": " ".join(sorted(set(tokens)))}}],
+                    "minimum_should_match": 1,
+                    "filter": filters,
+                }
+            },
+            "size": k,
+            "_source": False,
+        }
 
     def _msearch(self, bodies: list[dict[str, Any] | None]) -> list[list[dict[str, Any]]]:
         """Run the non-None searches on event_vectors in one round trip; None answers []."""
@@ -230,29 +294,43 @@ class ElasticsearchStore(VectorStore):
         return out
 
     @_translate_errors
-    def recall_events(self, vector: np.ndarray, tokens: Sequence[str], k: int,
-                      dense_kinds: Sequence[str] | None, kinds: Sequence[str] | None
-                      ) -> tuple[list[Hit], list[Hit]]:
-        knn = self._knn_body("content_vec", vector, k, {"terms": {"kind": list(dense_kinds)}}) if dense_kinds \
-            else None
+    def recall_events(
+        self,
+        vector: np.ndarray,
+        tokens: Sequence[str],
+        k: int,
+        dense_kinds: Sequence[str] | None,
+        kinds: Sequence[str] | None,
+    ) -> tuple[list[Hit], list[Hit]]:
+        knn = self._knn_body("content_vec", vector, k, {"terms": {"kind": list(dense_kinds)}}) if dense_kinds else None
         text = self._bm25_body(tokens, k, [{"terms": {"kind": list(kinds)}}] if kinds else []) if tokens else None
         knn_hits, text_hits = self._msearch([knn, text])
-        return ([Hit(h["_id"], _cos(h["_score"])) for h in knn_hits],
-                [Hit(h["_id"], float(h["_score"])) for h in text_hits])
+        return (
+            [Hit(h["_id"], _cos(h["_score"])) for h in knn_hits],
+            [Hit(h["_id"], float(h["_score"])) for h in text_hits],
+        )
 
     @_translate_errors
-    def hybrid_scores(self, vector: np.ndarray, dense_ids: Sequence[str], tokens: Sequence[str],
-                      ids: Sequence[str]) -> tuple[dict[str, float], list[Hit]]:
-        knn = self._knn_body("content_vec", vector, len(dense_ids), {"ids": {"values": list(dense_ids)}}) \
-            if dense_ids else None
+    def hybrid_scores(
+        self, vector: np.ndarray, dense_ids: Sequence[str], tokens: Sequence[str], ids: Sequence[str]
+    ) -> tuple[dict[str, float], list[Hit]]:
+        knn = (
+            self._knn_body("content_vec", vector, len(dense_ids), {"ids": {"values": list(dense_ids)}})
+            if dense_ids
+            else None
+        )
         text = self._bm25_body(tokens, len(ids), [{"ids": {"values": list(ids)}}]) if tokens and ids else None
         knn_hits, text_hits = self._msearch([knn, text])
-        return ({h["_id"]: _cos(h["_score"]) for h in knn_hits},
-                [Hit(h["_id"], float(h["_score"])) for h in text_hits])
+        return ({h["_id"]: _cos(h["_score"]) for h in knn_hits}, [Hit(h["_id"], float(h["_score"])) for h in text_hits])
 
     @_translate_errors
-    def knn_entities_many(self, vectors: Sequence[np.ndarray], k: int, threshold: float = 0.0,
-                          tokens: Sequence[Sequence[str]] | None = None) -> list[list[Hit]]:
+    def knn_entities_many(
+        self,
+        vectors: Sequence[np.ndarray],
+        k: int,
+        threshold: float = 0.0,
+        tokens: Sequence[Sequence[str]] | None = None,
+    ) -> list[list[Hit]]:
         """One ``msearch`` round trip for all mentions."""
         if not len(vectors):
             return []
@@ -265,8 +343,9 @@ class ElasticsearchStore(VectorStore):
             body.append({"index": self.index("entity_vectors")})
             body.append({"knn": knn, "size": k, "_source": False})
         responses = self._es.msearch(searches=body)["responses"]
-        return [[Hit(h["_id"], s) for h in r["hits"]["hits"] if (s := _cos(h["_score"])) >= threshold]
-                for r in responses]
+        return [
+            [Hit(h["_id"], s) for h in r["hits"]["hits"] if (s := _cos(h["_score"])) >= threshold] for r in responses
+        ]
 
     @_translate_errors
     def knn_links(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
@@ -277,14 +356,16 @@ class ElasticsearchStore(VectorStore):
         terms = sorted(set(tokens))
         if not terms:
             return []
-        query: dict[str, Any] = {"bool": {"should": [{"match": {"tokens": " ".join(terms)}}],
-                                          "minimum_should_match": 1, "filter": filters}}
+        query: dict[str, Any] = {
+            "bool": {"should": [{"match": {"tokens": " ".join(terms)}}], "minimum_should_match": 1, "filter": filters}
+        }
         resp = self._es.search(index=self.index(index), query=query, size=k, source=False)
         return [Hit(h["_id"], float(h["_score"])) for h in resp["hits"]["hits"]]
 
     @_translate_errors
-    def text_events(self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None,
-                    ids: Sequence[str] | None = None) -> list[Hit]:
+    def text_events(
+        self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None, ids: Sequence[str] | None = None
+    ) -> list[Hit]:
         if ids is not None and not ids:
             return []
         filters: list[dict[str, Any]] = []

@@ -34,8 +34,9 @@ def is_unreachable(err: BaseException) -> bool:
 class FailoverStore(VectorStore):
     """Primary store with a lazily opened fallback for reads while the primary is unreachable."""
 
-    def __init__(self, primary: VectorStore, make_fallback: Callable[[], VectorStore],
-                 cooldown_s: float = 30.0) -> None:
+    def __init__(
+        self, primary: VectorStore, make_fallback: Callable[[], VectorStore], cooldown_s: float = 30.0
+    ) -> None:
         self.primary = primary
         self._make_fallback = make_fallback
         self._fallback: VectorStore | None = None
@@ -78,27 +79,34 @@ class FailoverStore(VectorStore):
     def flush(self) -> None:
         self.primary.flush()
 
-    def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
-                   kinds: Sequence[str] | None = None) -> list[Hit]:
+    def knn_events(
+        self, vector: np.ndarray, k: int, field: VectorField = "content", kinds: Sequence[str] | None = None
+    ) -> list[Hit]:
         return self._read(lambda s: s.knn_events(vector, k, field, kinds))
 
-    def text_events(self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None,
-                    ids: Sequence[str] | None = None) -> list[Hit]:
+    def text_events(
+        self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None, ids: Sequence[str] | None = None
+    ) -> list[Hit]:
         return self._read(lambda s: s.text_events(tokens, k, kinds, ids))
 
-    def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content"
-                     ) -> dict[str, float]:
+    def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content") -> dict[str, float]:
         return self._read(lambda s: s.score_events(vector, ids, field))
 
-    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
-                     tokens: Sequence[str] | None = None) -> list[Hit]:
+    def knn_entities(
+        self, vector: np.ndarray, k: int, threshold: float = 0.0, tokens: Sequence[str] | None = None
+    ) -> list[Hit]:
         return self._read(lambda s: s.knn_entities(vector, k, threshold, tokens))
 
     def text_entities(self, tokens: Sequence[str], k: int) -> list[Hit]:
         return self._read(lambda s: s.text_entities(tokens, k))
 
-    def knn_entities_many(self, vectors: Sequence[np.ndarray], k: int, threshold: float = 0.0,
-                          tokens: Sequence[Sequence[str]] | None = None) -> list[list[Hit]]:
+    def knn_entities_many(
+        self,
+        vectors: Sequence[np.ndarray],
+        k: int,
+        threshold: float = 0.0,
+        tokens: Sequence[Sequence[str]] | None = None,
+    ) -> list[list[Hit]]:
         return self._read(lambda s: s.knn_entities_many(vectors, k, threshold, tokens))
 
     def knn_links(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:

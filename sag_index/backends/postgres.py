@@ -37,8 +37,14 @@ HNSW_EF_MAX = 1000  # pgvector's upper bound of hnsw.ef_search
 _VEC_COLUMN = {"title": "title_vec", "content": "content_vec"}
 
 
-def _copy_upsert(cur: Any, table: str, columns: tuple[str, ...], types: tuple[str, ...],
-                 rows: list[tuple[Any, ...]], on_conflict: str) -> None:
+def _copy_upsert(
+    cur: Any,
+    table: str,
+    columns: tuple[str, ...],
+    types: tuple[str, ...],
+    rows: list[tuple[Any, ...]],
+    on_conflict: str,
+) -> None:
     """Upsert ``rows`` (keyed by their first column; a key given twice: the last) into ``sag.<table>``: rows
     with a new key are copied straight into the table (binary COPY), the others through a temporary table and
     ``INSERT ... ON CONFLICT (key) DO UPDATE SET <on_conflict>`` (re-indexed documents are the exception)."""
@@ -46,8 +52,10 @@ def _copy_upsert(cur: Any, table: str, columns: tuple[str, ...], types: tuple[st
         return
     by_key = {row[0]: row for row in rows}
     key = sql.Identifier(columns[0])
-    cur.execute(sql.SQL("SELECT {k} FROM {t} WHERE {k} = ANY(%s)").format(k=key, t=sql.Identifier("sag", table)),
-                (list(by_key),))
+    cur.execute(
+        sql.SQL("SELECT {k} FROM {t} WHERE {k} = ANY(%s)").format(k=key, t=sql.Identifier("sag", table)),
+        (list(by_key),),
+    )
     known = {r[0] for r in cur.fetchall()}
     cols = sql.SQL(", ").join(map(sql.Identifier, columns))
 
@@ -60,11 +68,18 @@ def _copy_upsert(cur: Any, table: str, columns: tuple[str, ...], types: tuple[st
     copy_into(sql.Identifier("sag", table), [row for k, row in by_key.items() if k not in known])
     if known:
         temp = sql.Identifier(f"_up_{table}")
-        cur.execute(sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {tmp} (LIKE {t}) ON COMMIT DROP").format(
-            tmp=temp, t=sql.Identifier("sag", table)))
+        cur.execute(
+            sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {tmp} (LIKE {t}) ON COMMIT DROP").format(
+                tmp=temp, t=sql.Identifier("sag", table)
+            )
+        )
         copy_into(temp, [by_key[k] for k in known])
-        cur.execute(sql.SQL("INSERT INTO {t} ({c}) SELECT {c} FROM {tmp} ON CONFLICT ({k}) DO UPDATE SET ").format(
-            t=sql.Identifier("sag", table), c=cols, tmp=temp, k=key) + sql.SQL(on_conflict))
+        cur.execute(
+            sql.SQL("INSERT INTO {t} ({c}) SELECT {c} FROM {tmp} ON CONFLICT ({k}) DO UPDATE SET ").format(
+                t=sql.Identifier("sag", table), c=cols, tmp=temp, k=key
+            )
+            + sql.SQL(on_conflict)
+        )
 
 
 def _bm25_docs(batch: IndexBatch) -> dict[tuple[str, str], tuple[str, list[str]]]:
@@ -94,8 +109,9 @@ def _write_bm25(cur: Any, docs: dict[tuple[str, str], tuple[str, list[str]]]) ->
     with cur.copy("COPY sag.bm25_doc (idx, doc_id, kind, length) FROM STDIN") as copy:
         for (idx, doc_id), (kind, tokens) in docs.items():
             copy.write_row((idx, doc_id, kind, len(tokens)))
-    postings = [(idx, term, doc_id, tf) for (idx, doc_id), (_, tokens) in docs.items()
-                for term, tf in Counter(tokens).items()]
+    postings = [
+        (idx, term, doc_id, tf) for (idx, doc_id), (_, tokens) in docs.items() for term, tf in Counter(tokens).items()
+    ]
     postings.sort()  # primary-key order
     with cur.copy("COPY sag.bm25_term (idx, term, doc_id, tf) FROM STDIN") as copy:
         for row in postings:
@@ -123,6 +139,7 @@ class PostgresStore(VectorStore):
 
     def _knn_rows(self, query: str | sql.Composable, params: dict[str, Any], k: int) -> list[tuple[Any, ...]]:
         """Rows of an HNSW kNN query: ``hnsw.ef_search`` at least ``k`` (an index scan returns at most that many)."""
+
         def work(conn: Any) -> list[tuple[Any, ...]]:
             with conn.transaction():
                 ef = min(max(HNSW_EF, int(k)), HNSW_EF_MAX)
@@ -145,8 +162,9 @@ class PostgresStore(VectorStore):
             db.apply_schema(self._url)
 
     def reset(self) -> None:
-        self._write("TRUNCATE sag.event_vectors, sag.entity_vectors, sag.event_entity_vectors, "
-                    "sag.bm25_doc, sag.bm25_term")
+        self._write(
+            "TRUNCATE sag.event_vectors, sag.entity_vectors, sag.event_entity_vectors, sag.bm25_doc, sag.bm25_term"
+        )
         self._stats.clear()
 
     def upsert(self, batch: IndexBatch) -> None:
@@ -182,31 +200,42 @@ class PostgresStore(VectorStore):
         self._stats.clear()
 
     # -- search ---------------------------------------------------------------------------------
-    def knn_events(self, vector: np.ndarray, k: int, field: VectorField = "content",
-                   kinds: Sequence[str] | None = None) -> list[Hit]:
+    def knn_events(
+        self, vector: np.ndarray, k: int, field: VectorField = "content", kinds: Sequence[str] | None = None
+    ) -> list[Hit]:
         col = _VEC_COLUMN[field]
-        parts = [sql.SQL("(SELECT event_id, {col} <=> %(v)s AS d FROM sag.event_vectors WHERE kind = {kind} "
-                         "AND {col} IS NOT NULL ORDER BY {col} <=> %(v)s LIMIT %(k)s)").format(col=sql.Identifier(col),
-                                                                         kind=sql.Literal(kind))
-                 for kind in EVENT_KINDS if not kinds or kind in kinds]  # a literal kind picks its partial index
+        parts = [
+            sql.SQL(
+                "(SELECT event_id, {col} <=> %(v)s AS d FROM sag.event_vectors WHERE kind = {kind} "
+                "AND {col} IS NOT NULL ORDER BY {col} <=> %(v)s LIMIT %(k)s)"
+            ).format(col=sql.Identifier(col), kind=sql.Literal(kind))
+            for kind in EVENT_KINDS
+            if not kinds or kind in kinds
+        ]  # a literal kind picks its partial index
         if not parts:
             return []
-        query = (sql.SQL("SELECT event_id, d FROM (") + sql.SQL(" UNION ALL ").join(parts)
-                 + sql.SQL(") hits ORDER BY d, event_id LIMIT %(k)s"))
+        query = (
+            sql.SQL("SELECT event_id, d FROM (")
+            + sql.SQL(" UNION ALL ").join(parts)
+            + sql.SQL(") hits ORDER BY d, event_id LIMIT %(k)s")
+        )
         rows = self._knn_rows(query, {"v": vector, "k": k}, k)
         return [Hit(r[0], 1 - float(r[1])) for r in rows]
 
-    def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content"
-                     ) -> dict[str, float]:
+    def score_events(self, vector: np.ndarray, ids: Sequence[str], field: VectorField = "content") -> dict[str, float]:
         if not ids:
             return {}
         col = _VEC_COLUMN[field]
-        rows = self._rows(f"SELECT event_id, 1 - ({col} <=> %s) FROM sag.event_vectors WHERE event_id = ANY(%s) "
-                          f"AND {col} IS NOT NULL", (vector, list(ids)))
+        rows = self._rows(
+            f"SELECT event_id, 1 - ({col} <=> %s) FROM sag.event_vectors WHERE event_id = ANY(%s) "
+            f"AND {col} IS NOT NULL",
+            (vector, list(ids)),
+        )
         return {r[0]: float(r[1]) for r in rows}
 
-    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
-                     tokens: Sequence[str] | None = None) -> list[Hit]:
+    def knn_entities(
+        self, vector: np.ndarray, k: int, threshold: float = 0.0, tokens: Sequence[str] | None = None
+    ) -> list[Hit]:
         if tokens:  # token blocking stands in for an ANN index: exact cosine over entities sharing a token
             rows = self._rows(
                 """WITH cand AS (SELECT DISTINCT doc_id FROM sag.bm25_term WHERE idx = 'entity'
@@ -214,21 +243,29 @@ class PostgresStore(VectorStore):
                    SELECT v.entity_id, 1 - (v.name_vec <=> %(v)s) AS s FROM sag.entity_vectors v
                    JOIN cand ON cand.doc_id = v.entity_id WHERE v.name_vec IS NOT NULL
                    ORDER BY s DESC LIMIT %(k)s""",
-                {"t": sorted(set(tokens)), "v": vector, "k": k, "cap": BLOCK_CAP})
+                {"t": sorted(set(tokens)), "v": vector, "k": k, "cap": BLOCK_CAP},
+            )
             return [Hit(r[0], float(r[1])) for r in rows if r[1] >= threshold]
         rows = self._knn_rows(
             "SELECT entity_id, 1 - (name_vec <=> %(v)s) AS s FROM sag.entity_vectors WHERE name_vec IS NOT NULL "
-            "ORDER BY name_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k}, k)
+            "ORDER BY name_vec <=> %(v)s LIMIT %(k)s",
+            {"v": vector, "k": k},
+            k,
+        )
         return [Hit(r[0], float(r[1])) for r in rows if r[1] >= threshold]
 
     def knn_links(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
         rows = self._knn_rows(
             "SELECT event_id, entity_id, 1 - (desc_vec <=> %(v)s) FROM sag.event_entity_vectors "
-            "ORDER BY desc_vec <=> %(v)s LIMIT %(k)s", {"v": vector, "k": k}, k)
+            "ORDER BY desc_vec <=> %(v)s LIMIT %(k)s",
+            {"v": vector, "k": k},
+            k,
+        )
         return [(r[0], r[1], float(r[2])) for r in rows]
 
-    def text_events(self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None,
-                    ids: Sequence[str] | None = None) -> list[Hit]:
+    def text_events(
+        self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None, ids: Sequence[str] | None = None
+    ) -> list[Hit]:
         """BM25 per event kind (doc, row: separate postings, so 20,000 rows never slow wiki search)."""
         hits = [h for kind in (kinds or EVENT_KINDS) for h in self._bm25(f"event:{kind}", tokens, k, ids)]
         return sorted(hits, key=lambda h: (-h.score, h.id))[:k]
@@ -254,14 +291,16 @@ class PostgresStore(VectorStore):
                JOIN sag.bm25_doc d ON d.idx = t.idx AND d.doc_id = t.doc_id
                WHERE true {filters}
                GROUP BY t.doc_id ORDER BY score DESC, t.doc_id LIMIT %(k)s""",
-            {"terms": terms, "idx": idx, "n": n_docs, "avgdl": avgdl, "k": k, "ids": list(ids or [])})
+            {"terms": terms, "idx": idx, "n": n_docs, "avgdl": avgdl, "k": k, "ids": list(ids or [])},
+        )
         return [Hit(r[0], float(r[1])) for r in rows]
 
     def _collection_stats(self, idx: str) -> tuple[int, float]:
         cached = self._stats.get(idx)
         if cached is None or time.monotonic() - cached[2] > 30:
-            n, avgdl = self._rows("SELECT count(*), coalesce(avg(length), 1) FROM sag.bm25_doc WHERE idx = %s",
-                                  (idx,))[0]
+            n, avgdl = self._rows("SELECT count(*), coalesce(avg(length), 1) FROM sag.bm25_doc WHERE idx = %s", (idx,))[
+                0
+            ]
             cached = (int(n), float(avgdl) or 1.0, time.monotonic())
             self._stats[idx] = cached
         return cached[0], cached[1]
@@ -269,7 +308,8 @@ class PostgresStore(VectorStore):
     def count(self) -> dict[str, int]:
         row = self._rows(
             "SELECT (SELECT count(*) FROM sag.event_vectors), (SELECT count(*) FROM sag.entity_vectors), "
-            "(SELECT count(*) FROM sag.event_entity_vectors)")[0]
+            "(SELECT count(*) FROM sag.event_entity_vectors)"
+        )[0]
         return {"events": row[0], "entities": row[1], "links": row[2]}
 
     def close(self) -> None:
@@ -280,23 +320,31 @@ class PostgresStore(VectorStore):
 
 def _upsert_vectors(cur: Any, batch: IndexBatch) -> None:
     """Event, entity and link vectors of a batch: new rows copied straight in, known keys updated."""
-    _copy_upsert(cur, "event_vectors", ("event_id", "chunk_id", "kind", "title", "title_vec", "content_vec"),
-                 ("text", "text", "text", "text", "vector", "vector"),
-                 [(ev.event_id, ev.chunk_id, ev.kind, ev.title, ev.title_vec, ev.content_vec) for ev in batch.events],
-                 "chunk_id = EXCLUDED.chunk_id, kind = EXCLUDED.kind, title = EXCLUDED.title, "
-                 "title_vec = EXCLUDED.title_vec, content_vec = EXCLUDED.content_vec")
-    _copy_upsert(cur, "entity_vectors", ("entity_id", "name", "normalized", "type", "name_vec"),
-                 ("text", "text", "text", "text", "vector"),
-                 [(en.entity_id, en.name, en.normalized, en.type, en.name_vec) for en in batch.entities],
-                 "name_vec = COALESCE(EXCLUDED.name_vec, sag.entity_vectors.name_vec)")
+    _copy_upsert(
+        cur,
+        "event_vectors",
+        ("event_id", "chunk_id", "kind", "title", "title_vec", "content_vec"),
+        ("text", "text", "text", "text", "vector", "vector"),
+        [(ev.event_id, ev.chunk_id, ev.kind, ev.title, ev.title_vec, ev.content_vec) for ev in batch.events],
+        "chunk_id = EXCLUDED.chunk_id, kind = EXCLUDED.kind, title = EXCLUDED.title, "
+        "title_vec = EXCLUDED.title_vec, content_vec = EXCLUDED.content_vec",
+    )
+    _copy_upsert(
+        cur,
+        "entity_vectors",
+        ("entity_id", "name", "normalized", "type", "name_vec"),
+        ("text", "text", "text", "text", "vector"),
+        [(en.entity_id, en.name, en.normalized, en.type, en.name_vec) for en in batch.entities],
+        "name_vec = COALESCE(EXCLUDED.name_vec, sag.entity_vectors.name_vec)",
+    )
     if batch.links:
         cur.execute("CREATE TEMP TABLE IF NOT EXISTS _ee (LIKE sag.event_entity_vectors) ON COMMIT DROP")
-        with cur.copy("COPY _ee (event_id, entity_id, description, desc_vec) FROM STDIN "
-                      "WITH (FORMAT BINARY)") as copy:
+        with cur.copy("COPY _ee (event_id, entity_id, description, desc_vec) FROM STDIN WITH (FORMAT BINARY)") as copy:
             copy.set_types(["text", "text", "text", "vector"])
             for ln in batch.links:
                 copy.write_row((ln.event_id, ln.entity_id, ln.description, ln.desc_vec))
-        cur.execute("INSERT INTO sag.event_entity_vectors SELECT DISTINCT ON (event_id, entity_id) * "
-                    "FROM _ee ON CONFLICT (event_id, entity_id) DO UPDATE SET "
-                    "description = EXCLUDED.description, desc_vec = EXCLUDED.desc_vec")
-
+        cur.execute(
+            "INSERT INTO sag.event_entity_vectors SELECT DISTINCT ON (event_id, entity_id) * "
+            "FROM _ee ON CONFLICT (event_id, entity_id) DO UPDATE SET "
+            "description = EXCLUDED.description, desc_vec = EXCLUDED.desc_vec"
+        )

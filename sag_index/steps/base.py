@@ -28,16 +28,16 @@ class RetrievalParams:
     entity_threshold: float = 0.9
     event_k: int = 20
     max_hops: int = 1
-    expand_from: int = 10          # seeds (best first) whose entities are expanded
+    expand_from: int = 10  # seeds (best first) whose entities are expanded
     max_events: int = 100
     top_k: int = 10
-    max_entity_df: int = 40        # entities linked to more events are hubs: not walked
+    max_entity_df: int = 40  # entities linked to more events are hubs: not walked
     kinds: tuple[str, ...] | None = None
     # fast selection formula weights
-    w_text: float = 0.5            # BM25 share of the relevance (rest: vector similarity)
-    w_entity: float = 0.3          # question entities linked to the event
-    w_bridge: float = 0.4          # relevance of a linked event (bridge)
-    w_hop: float = 0.05            # penalty per hop
+    w_text: float = 0.5  # BM25 share of the relevance (rest: vector similarity)
+    w_entity: float = 0.3  # question entities linked to the event
+    w_bridge: float = 0.4  # relevance of a linked event (bridge)
+    w_hop: float = 0.05  # penalty per hop
 
 
 @dataclass
@@ -102,8 +102,9 @@ class Services(Protocol):
     def embed_names(self, names: list[str]) -> np.ndarray: ...
     def read(self, query: Callable[..., T], *args: Any) -> T: ...
     def ner(self, question: str, dictionary: dict[str, str]) -> tuple[list[str], list[str], str]: ...
-    def select(self, question: str, pool: list[Candidate], details: Details,
-               params: RetrievalParams) -> tuple[list[str], str]: ...
+    def select(
+        self, question: str, pool: list[Candidate], details: Details, params: RetrievalParams
+    ) -> tuple[list[str], str]: ...
     def fast_score(self, c: Candidate, p: RetrievalParams | None = None) -> float: ...
 
 
@@ -114,17 +115,28 @@ class RetrievalStep(NamedTuple):
 
 def brief(c: Candidate) -> dict[str, Any]:
     """A candidate as a trace shows it."""
-    return {"event_id": c.event_id, "hop": c.hop, "channels": sorted(c.channels), "via": c.via[:5],
-            "vector": round(c.vector, 4),
-            "text": round(c.text, 4), "entity": round(c.entity, 4), "bridge": round(c.bridge, 4),
-            "score": round(c.score, 4)}
+    return {
+        "event_id": c.event_id,
+        "hop": c.hop,
+        "channels": sorted(c.channels),
+        "via": c.via[:5],
+        "vector": round(c.vector, 4),
+        "text": round(c.text, 4),
+        "entity": round(c.entity, 4),
+        "bridge": round(c.bridge, 4),
+        "score": round(c.score, 4),
+    }
 
 
 def kinds_of(services: Services, event_ids: list[str], kinds: list[str]) -> list[str]:
     """The events among ``event_ids`` whose chunk is of one of ``kinds``."""
-    rows = services.read(lambda conn: conn.execute(
-        "SELECT e.event_id FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) "
-        "WHERE e.event_id = ANY(%s) AND c.kind = ANY(%s)", (event_ids, kinds)).fetchall())
+    rows = services.read(
+        lambda conn: conn.execute(
+            "SELECT e.event_id FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) "
+            "WHERE e.event_id = ANY(%s) AND c.kind = ANY(%s)",
+            (event_ids, kinds),
+        ).fetchall()
+    )
     return [r[0] for r in rows]
 
 

@@ -12,10 +12,13 @@ def entity_recall(services: Services, run: Run) -> Report:
     run.entity_scores = dict.fromkeys(run.exact_ids, 1.0)
     if run.free:
         vectors = services.embed_names(run.free)
-        hit_lists = services.store.knn_entities_many(list(vectors), p.entity_top_k, p.entity_threshold,
-                                                     [tokenize(m) for m in run.free])
+        hit_lists = services.store.knn_entities_many(
+            list(vectors), p.entity_top_k, p.entity_threshold, [tokenize(m) for m in run.free]
+        )
         for hits in hit_lists:
             for hit in hits:
                 run.entity_scores[hit.id] = max(run.entity_scores.get(hit.id, 0.0), hit.score)
-    return ([{"entity_id": k, "score": round(v, 4)} for k, v in run.entity_scores.items()],
-            "timing includes embedding the question (cached per process)")
+    return (
+        [{"entity_id": k, "score": round(v, 4)} for k, v in run.entity_scores.items()],
+        "timing includes embedding the question (cached per process)",
+    )

@@ -33,6 +33,8 @@ def event_recall(services: Services, run: Run) -> Report:
     if kinds and run.links:
         allowed = set(kinds_of(services, list(cands), kinds))
         run.cands = cands = {k: v for k, v in cands.items() if k in allowed}
-    return ([brief(c) for c in cands.values()],
-            f"{sum('entity' in c.channels for c in cands.values())} by entity join, "
-            f"{sum(bool(c.channels & {'knn', 'bm25'}) for c in cands.values())} by kNN/BM25")
+    return (
+        [brief(c) for c in cands.values()],
+        f"{sum('entity' in c.channels for c in cands.values())} by entity join, "
+        f"{sum(bool(c.channels & {'knn', 'bm25'}) for c in cands.values())} by kNN/BM25",
+    )

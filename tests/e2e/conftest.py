@@ -54,11 +54,21 @@ def watched(browser: Any) -> Iterator[Callable[..., Watched]]:
         contexts.append(context)
         page = context.new_page()
         seen = Watched(page)
-        page.on("console", lambda m: seen.problems.append(f"{m.type}: {m.text}")
-                if m.type in ("error", "warning") and not any(n in m.text for n in NOISE) else None)
+        page.on(
+            "console",
+            lambda m: (
+                seen.problems.append(f"{m.type}: {m.text}")
+                if m.type in ("error", "warning") and not any(n in m.text for n in NOISE)
+                else None
+            ),
+        )
         page.on("pageerror", lambda err: seen.problems.append(f"pageerror: {err}"))
-        page.on("request", lambda req: seen.outside.append(req.url)
-                if base and not req.url.startswith((base, "data:", "blob:")) else None)
+        page.on(
+            "request",
+            lambda req: (
+                seen.outside.append(req.url) if base and not req.url.startswith((base, "data:", "blob:")) else None
+            ),
+        )
         return seen
 
     yield open_page

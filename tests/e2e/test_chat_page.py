@@ -26,7 +26,8 @@ def ask(page: Any, question: str) -> Any:
     page.click("[data-testid=send]")
     turn = page.locator(".turn").nth(n)
     turn.locator("[data-testid=answer-text]:not(:empty), [data-testid=error]:not([hidden])").first.wait_for(
-        timeout=60_000)
+        timeout=60_000
+    )
     return turn
 
 
@@ -100,8 +101,9 @@ def test_feedback_goes_to_the_api_and_its_reply_is_shown(chat_api: LiveApi, watc
     status.locator(f"text={body['message']}").wait_for(timeout=10_000)
     assert turn.locator("[data-testid=thumbs-down]").get_attribute("aria-pressed") == "true"
     with db.connection(pg_url) as conn:
-        feedback = conn.execute("SELECT feedback FROM semlayer.query_log WHERE query_id = %s",
-                                (turn.get_attribute("data-query-id"),)).fetchone()[0]
+        feedback = conn.execute(
+            "SELECT feedback FROM semlayer.query_log WHERE query_id = %s", (turn.get_attribute("data-query-id"),)
+        ).fetchone()[0]
     assert feedback["verdict"] == "down"
     assert seen.problems == [], seen.problems
 
@@ -114,8 +116,7 @@ def test_follow_ups_share_the_session_and_the_history_keeps_it(chat_api: LiveApi
     follow = ask(page, "and by channel?")
     assert "GMV by region in 2024" in follow.locator("[data-testid=follow-up]").inner_text()
     assert "Channel" in follow.locator("[data-testid=result-table] th").all_inner_texts()
-    assert page.locator("[data-testid=history-turn]").all_inner_texts() == ["GMV by region in 2024",
-                                                                             "and by channel?"]
+    assert page.locator("[data-testid=history-turn]").all_inner_texts() == ["GMV by region in 2024", "and by channel?"]
     page.reload()  # the conversation is kept in the browser and can be reopened
     page.locator("[data-testid=session] button").first.click()
     assert page.locator(".turn").count() == 2
@@ -143,8 +144,9 @@ def test_suggestions_and_catalog_come_from_the_model(chat_api: LiveApi, watched:
     cubes = page.locator("[data-testid=catalog-cube]")
     cubes.first.wait_for(timeout=30_000)
     with db.connection(pg_url) as conn:
-        expected = conn.execute("SELECT count(*) FROM semlayer.asset WHERE asset_type = 'table' "
-                                "AND meta->>'source' = 'cube_models'").fetchone()[0]
+        expected = conn.execute(
+            "SELECT count(*) FROM semlayer.asset WHERE asset_type = 'table' AND meta->>'source' = 'cube_models'"
+        ).fetchone()[0]
     assert cubes.count() == expected
     page.fill("[data-testid=catalog-filter]", "refund rate")
     member = page.locator("[data-testid=catalog-member]", has_text="Refund rate").first

@@ -44,7 +44,10 @@ def test_pinned_questions_become_tiles_that_refresh_from_their_cube_query(chat_a
     page.locator("[data-testid=tile-status]:has-text('refreshed')").nth(2).wait_for(timeout=60_000)
     assert sorted(calls) == ["cube/load"] * 3
     assert page.locator("[data-testid=tile-title]").all_inner_texts() == [
-        "GMV by month in 2024", "华东地区本月GMV", "GMV by region 2024 vs 2023"]
+        "GMV by month in 2024",
+        "华东地区本月GMV",
+        "GMV by region 2024 vs 2023",
+    ]
     calls.clear()
     page.locator("[data-testid=tile]").first.locator("[data-testid=tile-refresh]").click()
     page.wait_for_function("() => document.querySelector('[data-testid=tile]:not(.loading)')")

@@ -29,7 +29,8 @@ def test_every_suite_case_renders_a_chart_or_kpi_card_and_a_table(chat_api: Live
         page.click("[data-testid=send]")
         turn = page.locator(".turn").first
         turn.locator("[data-testid=answer-text]:not(:empty), [data-testid=error]:not([hidden])").first.wait_for(
-            timeout=60_000)
+            timeout=60_000
+        )
         rows = turn.locator("[data-testid=result-table] tbody tr").count()
         if not rows:
             shapes["text only (refusal)"] += 1

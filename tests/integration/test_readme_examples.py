@@ -35,8 +35,11 @@ def readme_examples() -> tuple[list[str], list[str]]:
 
 
 def answered(answer: dict[str, Any]) -> bool:
-    return bool(answer["table"]["rows"]) and not answer["provenance"].get("error") and \
-        answer["intent"] not in ("unsupported", "clarify")
+    return (
+        bool(answer["table"]["rows"])
+        and not answer["provenance"].get("error")
+        and answer["intent"] not in ("unsupported", "clarify")
+    )
 
 
 def test_the_demo_today_is_the_last_day_of_the_demo_data(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,6 +82,5 @@ def test_every_suggested_question_answers_with_a_chart(demo_ready: Any, pg_url: 
         assert all(s["today"] == today.isoformat() for s in suggested.values())
         questions = [q for s in suggested.values() for q in s["questions"]]
         assert len(questions) >= 10
-        failed = {q: a["text"] for q in questions
-                  if not answered(a := service.ask(q).to_dict()) or a["chart"] is None}
+        failed = {q: a["text"] for q in questions if not answered(a := service.ask(q).to_dict()) or a["chart"] is None}
     assert not failed, failed

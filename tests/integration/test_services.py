@@ -27,8 +27,12 @@ def test_cube_load_returns_demo_numbers(cube, pg_url: str) -> None:
     token = jwt.encode({}, cube.secret, algorithm="HS256")
     deadline = time.monotonic() + 30
     while True:
-        resp = httpx.get(f"{cube.url}/cubejs-api/v1/load", params={"query": json.dumps(query)},
-                         headers={"Authorization": token}, timeout=30)
+        resp = httpx.get(
+            f"{cube.url}/cubejs-api/v1/load",
+            params={"query": json.dumps(query)},
+            headers={"Authorization": token},
+            timeout=30,
+        )
         body = resp.json()
         if body.get("error") != "Continue wait" or time.monotonic() > deadline:
             break
@@ -46,9 +50,16 @@ def test_elasticsearch_index_and_search_round_trip(es_url: str) -> None:
     es = Elasticsearch(es_url, request_timeout=30)
     index = "cubesage_services_probe"
     es.options(ignore_status=404).indices.delete(index=index)
-    es.indices.create(index=index, settings={"number_of_replicas": 0}, mappings={"properties": {
-        "text": {"type": "text"}, "vec": {"type": "dense_vector", "dims": 3, "index": True, "similarity": "cosine"},
-    }})
+    es.indices.create(
+        index=index,
+        settings={"number_of_replicas": 0},
+        mappings={
+            "properties": {
+                "text": {"type": "text"},
+                "vec": {"type": "dense_vector", "dims": 3, "index": True, "similarity": "cosine"},
+            }
+        },
+    )
     es.index(index=index, id="a", document={"text": "refund reasons by order", "vec": [1, 0, 0]})
     es.index(index=index, id="b", document={"text": "regions of China", "vec": [0, 1, 0]}, refresh=True)
     bm25 = es.search(index=index, query={"match": {"text": "refund"}})

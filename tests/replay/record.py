@@ -41,14 +41,24 @@ from cubesage_core.settings import REPO_ROOT, get_settings
 from tests.llm_stub import Recorder, openai_stub
 
 HERE = Path(__file__).resolve().parent
-SIGNATURE_STEPS = {"search_terms": "understand", "sub_queries+kinds": "decompose", "intent+confidence+reason": "intent",
-                   "grade+missing": "crag", "cube_query": "cube_query", "sql": "detail_sql", "entities": "sag_ner",
-                   "selected": "sag_select", "answer": "answer"}
-REASONS = {"aggregate": "It asks for numbers computed over many rows.",
-           "detail": "It asks for specific rows of the warehouse.",
-           "mixed": "It asks for numbers and for the rows behind them.",
-           "unsupported": "The warehouse does not hold what it asks about.",
-           "clarify": "It names no metric, row or subject to answer about."}
+SIGNATURE_STEPS = {
+    "search_terms": "understand",
+    "sub_queries+kinds": "decompose",
+    "intent+confidence+reason": "intent",
+    "grade+missing": "crag",
+    "cube_query": "cube_query",
+    "sql": "detail_sql",
+    "entities": "sag_ner",
+    "selected": "sag_select",
+    "answer": "answer",
+}
+REASONS = {
+    "aggregate": "It asks for numbers computed over many rows.",
+    "detail": "It asks for specific rows of the warehouse.",
+    "mixed": "It asks for numbers and for the rows behind them.",
+    "unsupported": "The warehouse does not hold what it asks about.",
+    "clarify": "It names no metric, row or subject to answer about.",
+}
 _ENTITY = re.compile(r"^%\((e\d+)\)s = (.+?) \(", re.MULTILINE)
 
 
@@ -109,9 +119,10 @@ class Oracle:
         if "part" in draft.post:  # the part's restrictions are what the whole (second query) lacks
             whole = draft.queries[1]
             query["share"] = "of_whole"
-            query["part"] = [*(m for m in query.get("segments", []) if m not in whole.get("segments", [])),
-                             *(f["member"] for f in draft.queries[0].get("filters", [])
-                               if f not in whole.get("filters", []))]
+            query["part"] = [
+                *(m for m in query.get("segments", []) if m not in whole.get("segments", [])),
+                *(f["member"] for f in draft.queries[0].get("filters", []) if f not in whole.get("filters", [])),
+            ]
         elif "share" in draft.post:
             query["share"], query["keep"] = "of_total", dict(draft.keep)
         return {"cube_query": query}
@@ -137,8 +148,11 @@ class Oracle:
 
         details = event_details(self._conn, chosen)
         index = {line.split("] ", 1)[1]: i for i, line in enumerate(lines) if "] " in line}
-        picked = [index[f"{d['title']}: {d['content'][:300]}"] for e in chosen if (d := details.get(e))
-                  and f"{d['title']}: {d['content'][:300]}" in index]
+        picked = [
+            index[f"{d['title']}: {d['content'][:300]}"]
+            for e in chosen
+            if (d := details.get(e)) and f"{d['title']}: {d['content'][:300]}" in index
+        ]
         return {"selected": picked}
 
     def _answer(self, text: str, inputs: dict[str, str]) -> dict[str, Any]:
@@ -176,8 +190,9 @@ def record(suite_path: Path, split: str, out: Path) -> dict[str, Any]:
     oracle = Oracle(url)
     recorder = Recorder(oracle)
     with openai_stub(recorder) as stub:
-        settings = get_settings().model_copy(update={"llm_url": stub.url, "llm_model": "openai/replay",
-                                                     "llm_deadline_s": 120.0, "llm_max_calls": 40})
+        settings = get_settings().model_copy(
+            update={"llm_url": stub.url, "llm_model": "openai/replay", "llm_deadline_s": 120.0, "llm_max_calls": 40}
+        )
         outcomes: dict[str, str] = {}
         model = load_model(settings.model_folder())
         with Cubesage(settings, url=url) as service:
@@ -189,9 +204,13 @@ def record(suite_path: Path, split: str, out: Path) -> dict[str, Any]:
                 steps = (answer["provenance"].get("llm") or {}).get("steps", [])
                 outcomes[case.id] = ", ".join(f"{s['step']}={s['mode']}" for s in steps)
     recorder.save(out)
-    return {"records": len(recorder.records), "requests": len(stub.requests), "out": str(out),
-            "intent_disagreements_fast_vs_gold": oracle.disagreements,
-            "fallbacks": {cid: m for cid, m in outcomes.items() if "fast" in m}}
+    return {
+        "records": len(recorder.records),
+        "requests": len(stub.requests),
+        "out": str(out),
+        "intent_disagreements_fast_vs_gold": oracle.disagreements,
+        "fallbacks": {cid: m for cid, m in outcomes.items() if "fast" in m},
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

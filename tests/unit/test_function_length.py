@@ -4,6 +4,7 @@ A function's length is counted from its ``def`` line to its last line (decorator
 functions included in their parent and also counted on their own. Every ``.py`` file under ``PACKAGES`` is
 parsed with ``ast``.
 """
+
 from __future__ import annotations
 
 import ast
@@ -38,10 +39,14 @@ def test_the_packages_are_there() -> None:
 
 
 def test_no_function_over_60_lines() -> None:
-    offenders = [line for path in _sources()
-                 for line in _long_functions(path.read_text(encoding="utf-8"), str(path.relative_to(REPO_ROOT)))]
-    assert not offenders, (f"{len(offenders)} function(s) over {MAX_LINES} lines; split them into named steps:\n"
-                           + "\n".join(offenders))
+    offenders = [
+        line
+        for path in _sources()
+        for line in _long_functions(path.read_text(encoding="utf-8"), str(path.relative_to(REPO_ROOT)))
+    ]
+    assert not offenders, (
+        f"{len(offenders)} function(s) over {MAX_LINES} lines; split them into named steps:\n" + "\n".join(offenders)
+    )
 
 
 def _function(name: str, lines: int, *, is_async: bool = False) -> str:

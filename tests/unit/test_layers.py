@@ -152,9 +152,11 @@ def test_the_contract_sees_the_imports() -> None:
 
 @pytest.mark.parametrize("package", sorted(LAYER_OF))
 def test_no_upward_import(package: str) -> None:
-    upward = [f"{i.where}: {i.source} imports {i.target} (layer {LAYER_OF[_package(i.target)]} above "
-              f"{LAYER_OF[package]})" for i in _imports()
-              if _package(i.source) == package and LAYER_OF[_package(i.target)] > LAYER_OF[package]]
+    upward = [
+        f"{i.where}: {i.source} imports {i.target} (layer {LAYER_OF[_package(i.target)]} above {LAYER_OF[package]})"
+        for i in _imports()
+        if _package(i.source) == package and LAYER_OF[_package(i.target)] > LAYER_OF[package]
+    ]
     assert not upward, "\n".join(upward)
 
 

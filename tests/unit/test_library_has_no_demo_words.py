@@ -18,6 +18,7 @@ customers and products, or its Chinese metric and table names (``CHINESE``, plai
 they are the glossary's words for the demo's tables). A new word in the demo model is forbidden in prose
 unless it is added to ``PLAIN_ENGLISH``.
 """
+
 from __future__ import annotations
 
 import ast
@@ -38,15 +39,61 @@ LIBRARY = ("router", "fourengine", "sag_index", "answer", "cube_models", "cubesa
 DEMO = REPO_ROOT / "demo"
 # demo model names that are also Cube/SQL/HTTP/Python or plain-language words (a Cube query's "order", an
 # HTTP status, a measure "count", the "segment" member type, an "amount" column, the "kind" of a thing ...)
-GENERIC = frozenset({"count", "order", "status", "amount", "method", "reason", "category", "segment", "city",
-                     "brand", "quantity", "discount", "kind", "ts", "online", "completed", "channel"})
+GENERIC = frozenset(
+    {
+        "count",
+        "order",
+        "status",
+        "amount",
+        "method",
+        "reason",
+        "category",
+        "segment",
+        "city",
+        "brand",
+        "quantity",
+        "discount",
+        "kind",
+        "ts",
+        "online",
+        "completed",
+        "channel",
+    }
+)
 # the warehouse contract's Chinese metric names and the demo glossary's Chinese nouns of its tables (its verbs
 # 支付 "pay" and 下单 "place an order" are language)
-CHINESE = ("成交总额", "交易额", "销售额", "订单量", "客单价", "退款率", "活跃客户", "新客",
-           "订单", "退款", "客户", "商品")
+CHINESE = (
+    "成交总额",
+    "交易额",
+    "销售额",
+    "订单量",
+    "客单价",
+    "退款率",
+    "活跃客户",
+    "新客",
+    "订单",
+    "退款",
+    "客户",
+    "商品",
+)
 # demo cube names (and singulars) that are everyday English nouns of any shop: allowed in prose examples only
-PLAIN_ENGLISH = frozenset({"customer", "customers", "product", "products", "payment", "payments", "refund",
-                           "refunds", "refunded", "region", "regions", "revenue", "orders"})
+PLAIN_ENGLISH = frozenset(
+    {
+        "customer",
+        "customers",
+        "product",
+        "products",
+        "payment",
+        "payments",
+        "refund",
+        "refunds",
+        "refunded",
+        "region",
+        "regions",
+        "revenue",
+        "orders",
+    }
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _REGEX_ESCAPE = re.compile(r"\\[bBdDsSwWAZ]")  # r"\border" is "order" after a word boundary
 
@@ -90,8 +137,11 @@ def _docstring_lines(tree: ast.AST) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 lines.add(first.lineno)
     return lines
 
@@ -147,39 +197,58 @@ def library_files() -> list[Path]:
     for package in LIBRARY:
         root = REPO_ROOT / package
         files += sorted(root.rglob("*.py"))
-        files += sorted(p for p in root.rglob("*") if p.suffix in (".js", ".html")
-                        and not {"vendor", "node_modules"} & set(p.parts))
+        files += sorted(
+            p for p in root.rglob("*") if p.suffix in (".js", ".html") and not {"vendor", "node_modules"} & set(p.parts)
+        )
     return files
 
 
 def findings(path: Path) -> list[str]:
     source = path.read_text(encoding="utf-8")
     code = python_code(source) if path.suffix == ".py" else script_code(source)
-    return [f"{path.relative_to(REPO_ROOT)}:{line}: {', '.join(words)}"
-            for line, text in code if (words := demo_words_in(text))]
+    return [
+        f"{path.relative_to(REPO_ROOT)}:{line}: {', '.join(words)}"
+        for line, text in code
+        if (words := demo_words_in(text))
+    ]
 
 
 def prose_findings(path: Path) -> list[str]:
     source = path.read_text(encoding="utf-8")
     prose = python_prose(source) if path.suffix == ".py" else script_prose(source)
-    return [f"{path.relative_to(REPO_ROOT)}:{line}: {', '.join(words)}"
-            for line, text in prose if (words := demo_words_in_prose(text))]
+    return [
+        f"{path.relative_to(REPO_ROOT)}:{line}: {', '.join(words)}"
+        for line, text in prose
+        if (words := demo_words_in_prose(text))
+    ]
 
 
 def test_the_word_list_is_the_demos() -> None:
     words = demo_words()
-    assert {"fact_order", "dim_customer", "gmv", "refund", "refunds", "refund_rate", "order_items",
-            "customer_name", "name_zh"} <= words
+    assert {
+        "fact_order",
+        "dim_customer",
+        "gmv",
+        "refund",
+        "refunds",
+        "refund_rate",
+        "order_items",
+        "customer_name",
+        "name_zh",
+    } <= words
     assert not GENERIC & words and "华东" in demo_phrases()
 
 
-@pytest.mark.parametrize(("source", "found"), [
-    ('ID = re.compile(r"\\b(order|refund|payment)\\s*(\\d+)")\n', ["payment", "refund"]),
-    ('LABELS = {"gmv": "GMV", "name_zh": "地区"}\n', ["GMV", "gmv", "name_zh"]),
-    ('def f():\n    """GMV by region in 华东"""\n    return 1  # refunds of fact_order\n', []),
-    ('x = query["order"]; y = "ORDER BY 1"; z = "count"\n', []),
-    ('SQL = "SELECT 1 FROM warehouse.fact_order"\n', ["fact_order"]),
-])
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('ID = re.compile(r"\\b(order|refund|payment)\\s*(\\d+)")\n', ["payment", "refund"]),
+        ('LABELS = {"gmv": "GMV", "name_zh": "地区"}\n', ["GMV", "gmv", "name_zh"]),
+        ('def f():\n    """GMV by region in 华东"""\n    return 1  # refunds of fact_order\n', []),
+        ('x = query["order"]; y = "ORDER BY 1"; z = "count"\n', []),
+        ('SQL = "SELECT 1 FROM warehouse.fact_order"\n', ["fact_order"]),
+    ],
+)
 def test_code_is_read_without_prose(source: str, found: list[str]) -> None:
     assert sorted({w for _, text in python_code(source) for w in demo_words_in(text)}) == found
 
@@ -197,23 +266,33 @@ def test_prose_allows_only_plain_english_demo_words() -> None:
     assert {"gmv", "aov", "vip", "order_items", "region_code", "name_zh", "fact_refund"} <= demo_prose_words()
 
 
-@pytest.mark.parametrize(("source", "found"), [
-    ('def f():\n    """``metric:order_items.gmv`` by region"""\n', ["gmv", "order_items"]),
-    ('x = 1  # "GMV of Aurora X1 headphones" in 华东, for Li Wei\n',
-     ["Aurora X1 headphones", "GMV", "Li Wei", "华东"]),
-    ('"""Module.\n\nCodes shown by name: regions.region_code -> name_zh, "客单价".\n"""\n',
-     ["name_zh", "region_code", "客单价"]),
-    ('# "refunds over 1000", "top customers by revenue", "orders per region"\n', []),
-    ('SQL = "SELECT 1 FROM warehouse.fact_order"  # an invoice table\n', []),
-])
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('def f():\n    """``metric:order_items.gmv`` by region"""\n', ["gmv", "order_items"]),
+        (
+            'x = 1  # "GMV of Aurora X1 headphones" in 华东, for Li Wei\n',
+            ["Aurora X1 headphones", "GMV", "Li Wei", "华东"],
+        ),
+        (
+            '"""Module.\n\nCodes shown by name: regions.region_code -> name_zh, "客单价".\n"""\n',
+            ["name_zh", "region_code", "客单价"],
+        ),
+        ('# "refunds over 1000", "top customers by revenue", "orders per region"\n', []),
+        ('SQL = "SELECT 1 FROM warehouse.fact_order"  # an invoice table\n', []),
+    ],
+)
 def test_prose_is_read_without_code(source: str, found: list[str]) -> None:
     assert sorted({w for _, text in python_prose(source) for w in demo_words_in_prose(text)}) == found
 
 
 def test_script_prose_is_its_comments() -> None:
     source = 'const u = "https://x/gmv"; // GMV by region\n/* 华东\n */ const b = "refunds";\n<!-- aov -->\n'
-    assert [(n, demo_words_in_prose(t)) for n, t in script_prose(source) if demo_words_in_prose(t)] == \
-        [(1, ["GMV"]), (2, ["华东"]), (4, ["aov"])]
+    assert [(n, demo_words_in_prose(t)) for n, t in script_prose(source) if demo_words_in_prose(t)] == [
+        (1, ["GMV"]),
+        (2, ["华东"]),
+        (4, ["aov"]),
+    ]
 
 
 def test_library_prose_names_no_demo_identifier_region_or_row() -> None:
@@ -223,13 +302,16 @@ def test_library_prose_names_no_demo_identifier_region_or_row() -> None:
 
 def test_library_code_names_no_demo_table_column_or_metric() -> None:
     found = [line for path in library_files() for line in findings(path)]
-    assert not found, "demo words in library code (move them to demo/ or derive them from the model):\n" + \
-        "\n".join(found)
+    assert not found, "demo words in library code (move them to demo/ or derive them from the model):\n" + "\n".join(
+        found
+    )
 
 
 def test_the_library_does_not_import_the_demo() -> None:
     """Only `cubesage demo ...` loads demo/ code: the CLI, the API and the answering service do not."""
-    code = ("import sys, answer.cli, answer.api, answer.service, answer.init; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'demo'))")
+    code = (
+        "import sys, answer.cli, answer.api, answer.service, answer.init; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'demo'))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
     assert out.stdout.strip() == "[]", out.stdout

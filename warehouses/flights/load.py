@@ -43,7 +43,9 @@ def _source_columns(conn: psycopg.Connection, table: str) -> list[str]:
     """The columns of ``table`` (in the current search_path) that COPY fills: not generated, not identity."""
     rows = conn.execute(
         "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped"
-        " AND attgenerated = '' AND attidentity = '' ORDER BY attnum", (table,)).fetchall()
+        " AND attgenerated = '' AND attidentity = '' ORDER BY attnum",
+        (table,),
+    ).fetchall()
     return [r[0] for r in rows]
 
 
@@ -51,7 +53,8 @@ def _copy_into(conn: psycopg.Connection, table: str) -> int:
     """Stream the table's CSV file into it; returns the number of rows copied."""
     columns = _source_columns(conn, table)
     statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv, HEADER MATCH, NULL 'NA')").format(
-        sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, columns)))
+        sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, columns))
+    )
     with conn.cursor() as cur:
         with cur.copy(statement) as copy, lzma.open(data_file(table), "rb") as source:
             while block := source.read(COPY_BLOCK):
@@ -88,6 +91,5 @@ def load(url: str, schema: str) -> dict[str, int]:
             counts = {table: _copy_into(conn, table) for table in TABLES}
             conn.execute((HERE / "constraints.sql").read_text(encoding="utf-8"))
             _grant_reader(conn, schema)
-        conn.execute(sql.SQL("ANALYZE {}").format(sql.SQL(", ").join(
-            sql.Identifier(schema, t) for t in TABLES)))
+        conn.execute(sql.SQL("ANALYZE {}").format(sql.SQL(", ").join(sql.Identifier(schema, t) for t in TABLES)))
     return counts

@@ -35,7 +35,9 @@ def _columns(conn: psycopg.Connection, table: str) -> list[str]:
     """The PostgreSQL columns of ``table`` (in the current search_path), in table order."""
     rows = conn.execute(
         "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped"
-        " ORDER BY attnum", (table,)).fetchall()
+        " ORDER BY attnum",
+        (table,),
+    ).fetchall()
     return [r[0] for r in rows]
 
 
@@ -50,7 +52,8 @@ def _export_csv(duck: duckdb.DuckDBPyConnection, table: str, columns: list[str],
 def _copy_into(conn: psycopg.Connection, table: str, columns: list[str], path: Path) -> int:
     """Stream the CSV file into ``table``; returns the number of rows copied."""
     statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(
-        sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, columns)))
+        sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, columns))
+    )
     with conn.cursor() as cur:
         with cur.copy(statement) as copy, path.open("rb") as source:
             while block := source.read(COPY_BLOCK):
@@ -87,8 +90,11 @@ def _copy_tables(conn: psycopg.Connection, duck: duckdb.DuckDBPyConnection, fold
 def load(url: str, schema: str) -> dict[str, int]:
     """(Re)create ``schema`` with the TPC-H tables at scale factor 0.1; returns row counts per table."""
     _check_schema(schema)
-    with tempfile.TemporaryDirectory(prefix="tpch-") as tmp, \
-            duckdb.connect() as duck, psycopg.connect(url, autocommit=True) as conn:
+    with (
+        tempfile.TemporaryDirectory(prefix="tpch-") as tmp,
+        duckdb.connect() as duck,
+        psycopg.connect(url, autocommit=True) as conn,
+    ):
         duck.execute("SET enable_progress_bar = false")
         duck.execute(f"CALL dbgen(sf = {SCALE_FACTOR})")
         with conn.transaction():
@@ -96,6 +102,5 @@ def load(url: str, schema: str) -> dict[str, int]:
             counts = _copy_tables(conn, duck, Path(tmp))
             conn.execute((HERE / "constraints.sql").read_text(encoding="utf-8"))
             _grant_reader(conn, schema)
-        conn.execute(sql.SQL("ANALYZE {}").format(sql.SQL(", ").join(
-            sql.Identifier(schema, t) for t in TABLES)))
+        conn.execute(sql.SQL("ANALYZE {}").format(sql.SQL(", ").join(sql.Identifier(schema, t) for t in TABLES)))
     return counts

@@ -28,8 +28,7 @@ def check_question(question: str, settings: Settings) -> str:
     if not text:
         raise BadRequest("the question is empty")
     if len(text) > settings.api_max_question_chars:
-        raise BadRequest(f"the question is {len(text)} characters long; the limit is "
-                         f"{settings.api_max_question_chars}")
+        raise BadRequest(f"the question is {len(text)} characters long; the limit is {settings.api_max_question_chars}")
     if "\x00" in text:
         raise BadRequest("the question contains a NUL character")
     return text
@@ -44,17 +43,28 @@ def check_today(today: date | None) -> date | None:
 def to_response(answer: dict[str, Any], session_id: str | None) -> AskResponse:
     table = answer.get("table") or {}
     return AskResponse(
-        query_id=str(answer.get("query_id", "")), question=str(answer.get("question", "")),
-        intent=answer.get("intent"), text=str(answer.get("text", "")),
+        query_id=str(answer.get("query_id", "")),
+        question=str(answer.get("question", "")),
+        intent=answer.get("intent"),
+        text=str(answer.get("text", "")),
         table=msgspec.convert({k: v for k, v in table.items() if k in Table.__struct_fields__}, Table),
-        chart=answer.get("chart") or None, provenance=dict(answer.get("provenance") or {}),
-        timings_ms=dict(answer.get("timings_ms") or {}), session_id=session_id,
+        chart=answer.get("chart") or None,
+        provenance=dict(answer.get("provenance") or {}),
+        timings_ms=dict(answer.get("timings_ms") or {}),
+        session_id=session_id,
     )
 
 
-async def answer_question(question: str, data: AskRequest, *, service: ServiceAdapter, sessions: SessionMemory,
-                          cache: AnswerCache, settings: Settings,
-                          on_stage: StageCallback | None = None) -> tuple[Any, dict[str, Any]]:
+async def answer_question(
+    question: str,
+    data: AskRequest,
+    *,
+    service: ServiceAdapter,
+    sessions: SessionMemory,
+    cache: AnswerCache,
+    settings: Settings,
+    on_stage: StageCallback | None = None,
+) -> tuple[Any, dict[str, Any]]:
     """Run (or reuse from the answer cache) one turn; remembers it as the session's previous turn."""
     previous = sessions.get(data.session_id)
     today = check_today(data.today)
@@ -63,8 +73,9 @@ async def answer_question(question: str, data: AskRequest, *, service: ServiceAd
     if hit is not None:
         raw, answer = hit
     else:
-        raw, answer = await service.ask(question, session_id=data.session_id, mode=data.mode, today=today,
-                                        previous=previous, on_stage=on_stage)
+        raw, answer = await service.ask(
+            question, session_id=data.session_id, mode=data.mode, today=today, previous=previous, on_stage=on_stage
+        )
         if previous is None:
             cache.put(key, raw, answer)
     sessions.put(data.session_id, raw)
@@ -75,23 +86,49 @@ class AskController(Controller):
     path = "/v1/ask"
     tags = ("ask",)
 
-    @post("/", summary="Answer a question", status_code=200,
-          responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503),
-          description="Intent-routed answer: text, result table, Vega-Lite chart spec and provenance.")
-    async def ask(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,
-                  sessions: SessionMemory, answer_cache: AnswerCache, settings: Settings) -> AskResponse:
+    @post(
+        "/",
+        summary="Answer a question",
+        status_code=200,
+        responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503),
+        description="Intent-routed answer: text, result table, Vega-Lite chart spec and provenance.",
+    )
+    async def ask(
+        self,
+        data: AskRequest,
+        request: Request,
+        service: ServiceAdapter,
+        store: Store,
+        sessions: SessionMemory,
+        answer_cache: AnswerCache,
+        settings: Settings,
+    ) -> AskResponse:
         question = check_question(data.question, settings)
-        _, answer = await answer_question(question, data, service=service, sessions=sessions,
-                                          cache=answer_cache, settings=settings)
+        _, answer = await answer_question(
+            question, data, service=service, sessions=sessions, cache=answer_cache, settings=settings
+        )
         await store.log_answer(answer, session_id=data.session_id, api_key_id=request.state.api_key_id)
         return to_response(answer, data.session_id)
 
-    @post("/stream", summary="Answer a question as Server-Sent Events", status_code=200,
-          responses=error_responses(), media_type="text/event-stream",
-          description="One event per stage as it completes: intent, retrieval, plan, rows, answer "
-                      "(the answer event carries the same body as /v1/ask); an 'error' event on failure.")
-    async def ask_stream(self, data: AskRequest, request: Request, service: ServiceAdapter, store: Store,
-                         sessions: SessionMemory, answer_cache: AnswerCache, settings: Settings) -> ServerSentEvent:
+    @post(
+        "/stream",
+        summary="Answer a question as Server-Sent Events",
+        status_code=200,
+        responses=error_responses(),
+        media_type="text/event-stream",
+        description="One event per stage as it completes: intent, retrieval, plan, rows, answer "
+        "(the answer event carries the same body as /v1/ask); an 'error' event on failure.",
+    )
+    async def ask_stream(
+        self,
+        data: AskRequest,
+        request: Request,
+        service: ServiceAdapter,
+        store: Store,
+        sessions: SessionMemory,
+        answer_cache: AnswerCache,
+        settings: Settings,
+    ) -> ServerSentEvent:
         question = check_question(data.question, settings)
         check_today(data.today)
         api_key_id = request.state.api_key_id
@@ -99,9 +136,17 @@ class AskController(Controller):
         async def events() -> AsyncIterator[ServerSentEventMessage]:
             queue: asyncio.Queue = asyncio.Queue()
             callback = threadsafe_callback(asyncio.get_running_loop(), queue)
-            task = asyncio.create_task(answer_question(
-                question, data, service=service, sessions=sessions, cache=answer_cache, settings=settings,
-                on_stage=callback))
+            task = asyncio.create_task(
+                answer_question(
+                    question,
+                    data,
+                    service=service,
+                    sessions=sessions,
+                    cache=answer_cache,
+                    settings=settings,
+                    on_stage=callback,
+                )
+            )
             sent: set[str] = set()
             while not task.done() or not queue.empty():
                 getter = asyncio.ensure_future(queue.get())
@@ -141,4 +186,3 @@ def _error_body(err: Exception) -> dict[str, Any]:
         log.exception("unexpected error while streaming an answer", exc_info=err)
         return {"status_code": 500, "error": "internal_error", "detail": "internal error; the incident was logged"}
     return {"status_code": mapped.status_code, "error": mapped.code, "detail": mapped.detail}
-

@@ -29,10 +29,14 @@ class CubeController(Controller):
     path = "/v1/cube"
     tags = ("nl2cube",)
 
-    @post("/load", summary="Run a stored Cube query (a dashboard tile)", status_code=200,
-          responses=error_responses(400, 401, 413, 422, 429, 503),
-          description="The Cube query that /v1/nl2cube returned, validated against the model and run through "
-                      "Cube's REST API or the built-in compiler; the question is not parsed again.")
+    @post(
+        "/load",
+        summary="Run a stored Cube query (a dashboard tile)",
+        status_code=200,
+        responses=error_responses(400, 401, 413, 422, 429, 503),
+        description="The Cube query that /v1/nl2cube returned, validated against the model and run through "
+        "Cube's REST API or the built-in compiler; the question is not parsed again.",
+    )
     async def load(self, data: CubeLoadRequest, service: ServiceAdapter, knowledge: Knowledge) -> CubeLoadResponse:
         queries = labeled_queries(data)
         for label, query in queries:
@@ -40,8 +44,12 @@ class CubeController(Controller):
             if problems:
                 where = f" ({label})" if label else ""
                 raise Unprocessable(f"the Cube query{where} does not validate: " + "; ".join(problems))
-        result = await service.load(queries, today=check_today(data.today), language=data.language,
-                                    title=data.title)
-        return CubeLoadResponse(table=msgspec.convert(result["table"], Table), chart=result.get("chart"),
-                                sql=list(result.get("sql") or []), backend=str(result.get("backend") or ""),
-                                today=str(result.get("today") or ""), fallback_reason=result.get("fallback_reason"))
+        result = await service.load(queries, today=check_today(data.today), language=data.language, title=data.title)
+        return CubeLoadResponse(
+            table=msgspec.convert(result["table"], Table),
+            chart=result.get("chart"),
+            sql=list(result.get("sql") or []),
+            backend=str(result.get("backend") or ""),
+            today=str(result.get("today") or ""),
+            fallback_reason=result.get("fallback_reason"),
+        )

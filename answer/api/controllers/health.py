@@ -52,8 +52,10 @@ async def _llm_ok(client: httpx.AsyncClient, settings: Settings) -> None:
     await _http_ok(client, str(settings.llm_url).rstrip("/") + "/models", any_status=True)
     state = breaker_state(settings) or {}
     if state.get("state") == "open":
-        raise RuntimeError(f"circuit open after {state['consecutive_failures']} failed calls: LLM mode paused, "
-                           f"retry in {state['retry_in_s']} s")
+        raise RuntimeError(
+            f"circuit open after {state['consecutive_failures']} failed calls: LLM mode paused, "
+            f"retry in {state['retry_in_s']} s"
+        )
 
 
 async def _es_ok(client: httpx.AsyncClient, url: str) -> None:
@@ -76,8 +78,11 @@ class HealthController(Controller):
     async def healthz(self) -> Health:
         return Health(status="ok")
 
-    @get("/readyz", summary="Readiness of PostgreSQL, Cube, Elasticsearch and the LLM endpoint",
-         responses={503: ResponseSpec(data_container=Readiness, description="A required service is down")})
+    @get(
+        "/readyz",
+        summary="Readiness of PostgreSQL, Cube, Elasticsearch and the LLM endpoint",
+        responses={503: ResponseSpec(data_container=Readiness, description="A required service is down")},
+    )
     async def readyz(self, store: Store, service: ServiceAdapter, settings: Settings) -> Response[Readiness]:
         async with httpx.AsyncClient(timeout=TIMEOUT_S) as client:
             names = ["postgres"]

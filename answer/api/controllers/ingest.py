@@ -37,8 +37,11 @@ async def _changed(kind: str, service: ServiceAdapter, answer_cache: AnswerCache
 
 def _counts(kind: str, result: dict[str, Any]) -> IngestResponse:
     known = ("added", "updated", "unchanged", "removed")
-    return IngestResponse(kind=kind, **{k: int(result.get(k) or 0) for k in known},
-                          details={k: v for k, v in result.items() if k not in known})
+    return IngestResponse(
+        kind=kind,
+        **{k: int(result.get(k) or 0) for k in known},
+        details={k: v for k, v in result.items() if k not in known},
+    )
 
 
 def _check_wiki(data: IngestWikiRequest) -> list[dict[str, str]]:
@@ -93,28 +96,43 @@ class IngestController(Controller):
     # Litestar's Controller annotates opt as an instance attribute and reads (and deep-copies) this class value
     opt: ClassVar[dict[str, Any]] = {"scope": "ingest"}  # type: ignore[misc]
 
-    @post("/wiki", summary="Index wiki pages (markdown, html, text, json) into SAG", status_code=200,
-          responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503))
-    async def wiki(self, data: IngestWikiRequest, knowledge: Knowledge, answer_cache: AnswerCache,
-                   service: ServiceAdapter) -> IngestResponse:
+    @post(
+        "/wiki",
+        summary="Index wiki pages (markdown, html, text, json) into SAG",
+        status_code=200,
+        responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503),
+    )
+    async def wiki(
+        self, data: IngestWikiRequest, knowledge: Knowledge, answer_cache: AnswerCache, service: ServiceAdapter
+    ) -> IngestResponse:
         documents = _check_wiki(data)
         result = await anyio.to_thread.run_sync(knowledge.ingest_wiki, documents)
         await _changed("wiki", service, answer_cache)
         return _counts("wiki", result)
 
-    @post("/cube-models", summary="Validate and export Cube YAML models to the semantic assets",
-          status_code=200, responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503))
-    async def cube_models(self, data: IngestCubeModelsRequest, knowledge: Knowledge,
-                          answer_cache: AnswerCache, service: ServiceAdapter) -> IngestResponse:
+    @post(
+        "/cube-models",
+        summary="Validate and export Cube YAML models to the semantic assets",
+        status_code=200,
+        responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503),
+    )
+    async def cube_models(
+        self, data: IngestCubeModelsRequest, knowledge: Knowledge, answer_cache: AnswerCache, service: ServiceAdapter
+    ) -> IngestResponse:
         files = _check_models(data)
         result = await anyio.to_thread.run_sync(knowledge.ingest_cube_models, files)
         await _changed("cube-models", service, answer_cache)
         return _counts("cube-models", result)
 
-    @post("/glossary", summary="Load business terms (CSV or YAML)", status_code=200,
-          responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503))
-    async def glossary(self, data: IngestGlossaryRequest, knowledge: Knowledge,
-                       answer_cache: AnswerCache, service: ServiceAdapter) -> IngestResponse:
+    @post(
+        "/glossary",
+        summary="Load business terms (CSV or YAML)",
+        status_code=200,
+        responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503),
+    )
+    async def glossary(
+        self, data: IngestGlossaryRequest, knowledge: Knowledge, answer_cache: AnswerCache, service: ServiceAdapter
+    ) -> IngestResponse:
         _check_glossary(data)
         result = await anyio.to_thread.run_sync(knowledge.ingest_glossary, data.content, data.format)
         await _changed("glossary", service, answer_cache)

@@ -15,8 +15,12 @@ class NL2CubeController(Controller):
     path = "/v1/nl2cube"
     tags = ("nl2cube",)
 
-    @post("/", summary="Translate a question into a Cube query", status_code=200,
-          responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503))
+    @post(
+        "/",
+        summary="Translate a question into a Cube query",
+        status_code=200,
+        responses=error_responses(400, 401, 403, 413, 415, 422, 429, 503),
+    )
     async def nl2cube(self, data: NL2CubeRequest, service: ServiceAdapter, settings: Settings) -> NL2CubeResponse:
         question = check_question(data.question, settings)
         result = await service.nl2cube(question, run=data.run, today=check_today(data.today))
@@ -24,10 +28,14 @@ class NL2CubeController(Controller):
         if isinstance(rows, dict):  # a table {columns, rows}
             rows = rows.get("rows")
         return NL2CubeResponse(
-            cube_query=dict(result.get("cube_query") or {}), bindings=list(result.get("bindings") or []),
+            cube_query=dict(result.get("cube_query") or {}),
+            bindings=list(result.get("bindings") or []),
             confidence=float(result.get("confidence") or 0.0),
             rows=list(rows) if data.run and rows is not None else None,
             sql=result.get("sql") if data.run else None,
-            cube_queries=[LabeledQuery(label=str(q["label"]), cube_query=dict(q["cube_query"]))
-                          for q in result["cube_queries"]] if result.get("cube_queries") else None,
+            cube_queries=[
+                LabeledQuery(label=str(q["label"]), cube_query=dict(q["cube_query"])) for q in result["cube_queries"]
+            ]
+            if result.get("cube_queries")
+            else None,
         )

@@ -15,8 +15,7 @@ class QueriesController(Controller):
     path = "/v1/queries"
     tags = ("audit",)
 
-    @get("/{query_id:uuid}", summary="Stored provenance of one answer",
-         responses=error_responses(401, 403, 404, 429))
+    @get("/{query_id:uuid}", summary="Stored provenance of one answer", responses=error_responses(401, 403, 404, 429))
     async def get_query(self, query_id: UUID, store: Store) -> QueryRecord:
         record = await store.get_query(query_id)
         if record is None:

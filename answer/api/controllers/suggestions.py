@@ -19,5 +19,8 @@ class SuggestionsController(Controller):
     @get("/", summary="Suggested questions built from the model", responses=error_responses(401, 429, 503))
     async def suggestions(self, service: ServiceAdapter, language: Literal["en", "zh"] = "en") -> SuggestionsResponse:
         result = await service.suggestions(language)
-        return SuggestionsResponse(questions=list(result.get("questions") or []), today=str(result.get("today") or ""),
-                                   period=result.get("period"))
+        return SuggestionsResponse(
+            questions=list(result.get("questions") or []),
+            today=str(result.get("today") or ""),
+            period=result.get("period"),
+        )

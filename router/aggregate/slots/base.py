@@ -41,8 +41,9 @@ class Slots:
         u = self.u
         kind = u.comparison.kind if u.comparison and len(self.ranges) > 1 else None
         post = ["share"] if self.share and self.dimensions else []
-        return CubeQueryDraft(self.queries, self.labels, kind, post, self.notes, groups=len(self.groups),
-                              keep=self.keep)
+        return CubeQueryDraft(
+            self.queries, self.labels, kind, post, self.notes, groups=len(self.groups), keep=self.keep
+        )
 
 
 SlotPass = Callable[[Slots], None]

@@ -17,12 +17,29 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _MOST = re.compile(r"\b(?:the )?(?:most|fewest)\b|最多|最少", re.IGNORECASE | re.ASCII)
 COUNT_BOUND = re.compile(
     r"\b(more than|over|fewer than|less than|at least|at most)\s+(\d+)\s+([a-z]+s)\b"
-    r"|(超过|多于|大于|少于|低于|至少|不少于|至多|不超过)\s*(\d+)\s*(?:笔|单|次|个|件)", re.IGNORECASE | re.ASCII)
-_BOUND_OPS = {"more than": "gt", "over": "gt", "fewer than": "lt", "less than": "lt", "at least": "gte",
-              "at most": "lte", "超过": "gt", "多于": "gt", "大于": "gt", "少于": "lt", "低于": "lt", "至少": "gte",
-              "不少于": "gte", "至多": "lte", "不超过": "lte"}
-_USAGE = re.compile(r"\b(?:used|use|common|popular|frequent)\b|最常用|用得最多|最受欢迎|最常见",
-                    re.IGNORECASE | re.ASCII)
+    r"|(超过|多于|大于|少于|低于|至少|不少于|至多|不超过)\s*(\d+)\s*(?:笔|单|次|个|件)",
+    re.IGNORECASE | re.ASCII,
+)
+_BOUND_OPS = {
+    "more than": "gt",
+    "over": "gt",
+    "fewer than": "lt",
+    "less than": "lt",
+    "at least": "gte",
+    "at most": "lte",
+    "超过": "gt",
+    "多于": "gt",
+    "大于": "gt",
+    "少于": "lt",
+    "低于": "lt",
+    "至少": "gte",
+    "不少于": "gte",
+    "至多": "lte",
+    "不超过": "lte",
+}
+_USAGE = re.compile(
+    r"\b(?:used|use|common|popular|frequent)\b|最常用|用得最多|最受欢迎|最常见", re.IGNORECASE | re.ASCII
+)
 
 
 def bound(s: Slots) -> None:
@@ -30,8 +47,9 @@ def bound(s: Slots) -> None:
     s.filters += _count_bound(s.u, s.ctx, s.model, s.measures, s.dimensions, s.notes)
 
 
-def asked_count(ctx: AggregateContext, model: SemanticModel, text: str, aggregate_cue: bool,
-                notes: list[str]) -> str | None:
+def asked_count(
+    ctx: AggregateContext, model: SemanticModel, text: str, aggregate_cue: bool, notes: list[str]
+) -> str | None:
     """The row count the question asks for: the one a count bound names, the rows asked "the most" of, the
     bound table nearest a count word (or any, with an aggregate cue), a bound segment's or dimension's cube."""
     bound = COUNT_BOUND.search(text)
@@ -69,11 +87,13 @@ def _tables_by_position(ctx: AggregateContext, text: str) -> list[tuple[int, Bin
     return sorted((at, b) for at, b in found if at >= 0)
 
 
-def _nearest_count(ctx: AggregateContext, model: SemanticModel, text: str, centre: int,
-                   listed: Binding | None) -> str | None:
+def _nearest_count(
+    ctx: AggregateContext, model: SemanticModel, text: str, centre: int, listed: Binding | None
+) -> str | None:
     """The count of the table named nearest ``centre`` other than the ``listed`` one."""
-    for _, b in sorted(((abs(at - centre), b) for at, b in _tables_by_position(ctx, text) if b is not listed),
-                       key=lambda pair: pair[0]):
+    for _, b in sorted(
+        ((abs(at - centre), b) for at, b in _tables_by_position(ctx, text) if b is not listed), key=lambda pair: pair[0]
+    ):
         if count := count_of(b, model):
             return count
     return None
@@ -91,7 +111,7 @@ def _listed_table(ctx: AggregateContext, text: str, bound: re.Match[str]) -> Bin
 
 
 def _most_count(ctx: AggregateContext, model: SemanticModel, text: str, most: re.Match[str]) -> str | None:
-    """"which supplier has the most invoices" / "哪些供应商的发票最多": with two tables named, the first one is
+    """ "which supplier has the most invoices" / "哪些供应商的发票最多": with two tables named, the first one is
     ranked and the one nearest the superlative is counted."""
     tables = _tables_by_position(ctx, text)
     if len(tables) < 2:
@@ -108,9 +128,15 @@ def _bounded_count(ctx: AggregateContext, model: SemanticModel, text: str, bound
     return _nearest_count(ctx, model, text, centre, _listed_table(ctx, text, bound))
 
 
-def _count_bound(u: Understanding, ctx: AggregateContext, model: SemanticModel, measures: list[str],
-                 dimensions: list[str], notes: list[str]) -> list[dict[str, Any]]:
-    """"customers with more than 5 orders": the number of orders per customer, kept where it passes the bound
+def _count_bound(
+    u: Understanding,
+    ctx: AggregateContext,
+    model: SemanticModel,
+    measures: list[str],
+    dimensions: list[str],
+    notes: list[str],
+) -> list[dict[str, Any]]:
+    """ "customers with more than 5 orders": the number of orders per customer, kept where it passes the bound
     (grouped by the name of the listed rows; adds that dimension when missing)."""
     bound = COUNT_BOUND.search(u.normalized)
     if bound is None or not measures or measures[0] != row_count(model, measures[0].split(".", 1)[0]):

@@ -11,8 +11,11 @@ from router.aggregate.members import language_variant, resolve_dimension
 from router.aggregate.slots.base import METRIC_ASSET_TYPES, Slots, cube_of, is_dimension
 from router.understanding.types import Understanding
 
-_GROUP_CUE = re.compile(r"\b(?:by|per|each|every|which|across|breakdown|distribution|top|bottom|rank\w*|best|"
-                        r"worst)\b|按|各|每|分(?!钟)|哪|分布|排名|排行|前\s*\d|最|畅销", re.IGNORECASE | re.ASCII)
+_GROUP_CUE = re.compile(
+    r"\b(?:by|per|each|every|which|across|breakdown|distribution|top|bottom|rank\w*|best|"
+    r"worst)\b|按|各|每|分(?!钟)|哪|分布|排名|排行|前\s*\d|最|畅销",
+    re.IGNORECASE | re.ASCII,
+)
 
 
 def mentioned(s: Slots) -> None:
@@ -38,11 +41,13 @@ def compared(s: Slots) -> None:
         _compared_members(s.u, s.model, s.values, s.cubes, s.dimensions, s.notes)
 
 
-def _mentioned_dimensions(u: Understanding, ctx: AggregateContext, model: SemanticModel, cubes: list[str],
-                          notes: list[str]) -> list[str]:
+def _mentioned_dimensions(
+    u: Understanding, ctx: AggregateContext, model: SemanticModel, cubes: list[str], notes: list[str]
+) -> list[str]:
     """The dimensions the question's group-by mentions resolve to (a mention of a bound metric is none)."""
-    measure_titles = {t for b in ctx.bindings if b.mapped_asset_type in METRIC_ASSET_TYPES
-                      for t in (b.canonical_term.lower(),)}
+    measure_titles = {
+        t for b in ctx.bindings if b.mapped_asset_type in METRIC_ASSET_TYPES for t in (b.canonical_term.lower(),)
+    }
     dimensions: list[str] = []
     for mention in u.dimensions:
         if mention.concept in measure_titles:
@@ -54,14 +59,19 @@ def _mentioned_dimensions(u: Understanding, ctx: AggregateContext, model: Semant
     return dimensions
 
 
-def _bound_dimensions(u: Understanding, ctx: AggregateContext, model: SemanticModel, dimensions: list[str],
-                      notes: list[str]) -> None:
+def _bound_dimensions(
+    u: Understanding, ctx: AggregateContext, model: SemanticModel, dimensions: list[str], notes: list[str]
+) -> None:
     """With a group-by cue, the bound non-time dimensions without a value, one per cube (in the question's
     language)."""
     for b in ctx.bindings:
         member = member_path(b.mapped_asset_id)
-        if b.mapped_asset_type != "dimension" or b.filter_value is not None or not is_dimension(model, member) \
-                or getattr(model.find_member(member), "type", None) == "time":
+        if (
+            b.mapped_asset_type != "dimension"
+            or b.filter_value is not None
+            or not is_dimension(model, member)
+            or getattr(model.find_member(member), "type", None) == "time"
+        ):
             continue
         member = language_variant(model, member, u.language)
         if member.split(".", 1)[0] not in {d.split(".", 1)[0] for d in dimensions}:
@@ -69,9 +79,10 @@ def _bound_dimensions(u: Understanding, ctx: AggregateContext, model: SemanticMo
             notes.append(f"dimension {member} from the binding of '{b.canonical_term}'")
 
 
-def _ranked_rows(ctx: AggregateContext, model: SemanticModel, cubes: list[str], language: str,
-                 notes: list[str]) -> list[str]:
-    """"which customers spent the most": rank the rows of a bound table other than the measure's own, by
+def _ranked_rows(
+    ctx: AggregateContext, model: SemanticModel, cubes: list[str], language: str, notes: list[str]
+) -> list[str]:
+    """ "which customers spent the most": rank the rows of a bound table other than the measure's own, by
     their name dimension."""
     for b in ctx.bindings:
         cube = cube_of(b)
@@ -84,9 +95,15 @@ def _ranked_rows(ctx: AggregateContext, model: SemanticModel, cubes: list[str], 
     return []
 
 
-def _compared_members(u: Understanding, model: SemanticModel, values: dict[str, list[str]], cubes: list[str],
-                      dimensions: list[str], notes: list[str]) -> None:
-    """"compare 德国 and 法国": two or more values of one member group by that member (codes by their name)."""
+def _compared_members(
+    u: Understanding,
+    model: SemanticModel,
+    values: dict[str, list[str]],
+    cubes: list[str],
+    dimensions: list[str],
+    notes: list[str],
+) -> None:
+    """ "compare 德国 and 法国": two or more values of one member group by that member (codes by their name)."""
     for member, vals in values.items():
         cube = member.split(".", 1)[0]
         if len(vals) > 1 and cube not in {d.split(".", 1)[0] for d in dimensions}:

@@ -25,14 +25,23 @@ def share(s: Slots) -> None:
 def choose(s: Slots) -> None:
     """filters and segments: the bound values, the bound segments, the pipeline's entity filters."""
     s.filters = [{"member": m, "operator": "equals", "values": v} for m, v in s.values.items()]
-    s.segments = [p for p in dict.fromkeys(member_path(b.mapped_asset_id) for b in s.ctx.bindings
-                                           if b.mapped_asset_type == "segment")
-                  if getattr(s.model.find_member(p), "kind", "") == "segment"]
+    s.segments = [
+        p
+        for p in dict.fromkeys(
+            member_path(b.mapped_asset_id) for b in s.ctx.bindings if b.mapped_asset_type == "segment"
+        )
+        if getattr(s.model.find_member(p), "kind", "") == "segment"
+    ]
     if s.segments:
         s.notes.append(f"segments from bindings: {', '.join(s.segments)}")
     for f in s.ctx.filters:
-        s.filters.append({"member": f["member"], "operator": f.get("operator", "equals"),
-                          "values": [str(v) for v in f.get("values", [])]})
+        s.filters.append(
+            {
+                "member": f["member"],
+                "operator": f.get("operator", "equals"),
+                "values": [str(v) for v in f.get("values", [])],
+            }
+        )
 
 
 def value_filters(ctx: AggregateContext, model: SemanticModel) -> dict[str, list[str]]:
@@ -47,7 +56,7 @@ def value_filters(ctx: AggregateContext, model: SemanticModel) -> dict[str, list
 
 
 def _share_group(values: dict[str, list[str]], dimensions: list[str], notes: list[str]) -> dict[str, list[str]]:
-    """"share of turnover from the app channel": group by the filtered member, compute every share, show its own
+    """ "share of turnover from the app channel": group by the filtered member, compute every share, show its own
     (the values kept are taken out of ``values``)."""
     member = next(iter(values))
     dimensions.append(member)

@@ -15,10 +15,13 @@ def build(s: Slots) -> None:
     s.ranges = list(u.comparison.ranges) if u.comparison and len(u.comparison.ranges) > 1 else u.time_ranges[:1]
     s.groups = measure_groups(s.measures, s.model)
     if len(s.groups) > 1:
-        notes.append("one query per time dimension, rows merged: "
-                     + "; ".join(f"{', '.join(ms)} on {td}" for td, ms in s.groups))
-    group_queries = [_group_query(u, td, ms, index == 0, s.dimensions, s.filters, s.segments, notes)
-                     for index, (td, ms) in enumerate(s.groups)]
+        notes.append(
+            "one query per time dimension, rows merged: " + "; ".join(f"{', '.join(ms)} on {td}" for td, ms in s.groups)
+        )
+    group_queries = [
+        _group_query(u, td, ms, index == 0, s.dimensions, s.filters, s.segments, notes)
+        for index, (td, ms) in enumerate(s.groups)
+    ]
     s.queries, s.labels = _dated_queries(u, s.ranges, s.groups, group_queries, notes)
     for time_dim, _ in s.groups:
         if time_dim and s.ranges:
@@ -34,8 +37,16 @@ def measure_groups(measures: list[str], model: SemanticModel) -> list[tuple[str 
     return list(groups.items())
 
 
-def _group_query(u: Understanding, time_dim: str | None, measures: list[str], leading: bool, dimensions: list[str],
-                 filters: list[dict[str, Any]], segments: list[str], notes: list[str]) -> dict[str, Any]:
+def _group_query(
+    u: Understanding,
+    time_dim: str | None,
+    measures: list[str],
+    leading: bool,
+    dimensions: list[str],
+    filters: list[dict[str, Any]],
+    segments: list[str],
+    notes: list[str],
+) -> dict[str, Any]:
     """The query of one measure group (without time); the leading group carries the ranking limit."""
     granularity = u.granularity
     if granularity and time_dim is None:
@@ -55,8 +66,10 @@ def _group_query(u: Understanding, time_dim: str | None, measures: list[str], le
             # a ranking must not be led by groups without a value (PostgreSQL sorts NULLs first in DESC)
             base.setdefault("filters", []).append({"member": measures[0], "operator": "set"})
         if leading:
-            notes.append(f"order by {measures[0]} {u.ranking.direction}"
-                         + (f", limit {u.ranking.limit}" if u.ranking.limit else ""))
+            notes.append(
+                f"order by {measures[0]} {u.ranking.direction}"
+                + (f", limit {u.ranking.limit}" if u.ranking.limit else "")
+            )
     elif granularity and time_dim:
         order.append([time_dim, "asc"])
     elif dimensions:
@@ -66,8 +79,13 @@ def _group_query(u: Understanding, time_dim: str | None, measures: list[str], le
     return base
 
 
-def _dated_queries(u: Understanding, ranges: list[TimeRange], groups: list[tuple[str | None, list[str]]],
-                   group_queries: list[dict[str, Any]], notes: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+def _dated_queries(
+    u: Understanding,
+    ranges: list[TimeRange],
+    groups: list[tuple[str | None, list[str]]],
+    group_queries: list[dict[str, Any]],
+    notes: list[str],
+) -> tuple[list[dict[str, Any]], list[str]]:
     """One query per (range, measure group), dated on the group's time dimension; with the ranges' labels
     when there are several."""
     queries: list[dict[str, Any]] = []

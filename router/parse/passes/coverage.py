@@ -46,8 +46,15 @@ def _cjk_leftover(text: str, start: int, end: int, used: list[tuple[int, int]]) 
 
 
 def _members(r: Reading) -> set[str]:
-    return {*r.measures, *r.dimensions, *r.segments, *(f.member for f in r.filters), *r.columns,
-            *(m for m, _ in r.order), *([r.time_dimension] if r.time_dimension else [])}
+    return {
+        *r.measures,
+        *r.dimensions,
+        *r.segments,
+        *(f.member for f in r.filters),
+        *r.columns,
+        *(m for m, _ in r.order),
+        *([r.time_dimension] if r.time_dimension else []),
+    }
 
 
 def _restated(r: Reading) -> None:
@@ -63,13 +70,13 @@ _GLOSSED = re.compile(r"(?:(?<!\w)(?:[A-Z][\w'’.-]*\s*){1,3}|[\u3400-\u9fff]{1
 
 
 def _glossed(r: Reading) -> list[tuple[int, int]]:
-    """"Anchorage (ANC)", "旧金山（SFO）": a name right before parentheses that hold a value the reading
+    """ "Anchorage (ANC)", "旧金山（SFO）": a name right before parentheses that hold a value the reading
     filters by is the same thing said in words: known."""
     values = {str(v).lower() for f in r.filters for v in f.values}
     out = []
     for aside in _ASIDE.finditer(r.text):
         inner = aside.group(0)[1:-1].strip().lower()
-        if inner and inner in values and (m := _GLOSSED.search(r.text[:aside.start()].rstrip())):
+        if inner and inner in values and (m := _GLOSSED.search(r.text[: aside.start()].rstrip())):
             out.append(m.span())
     return out
 
@@ -77,22 +84,27 @@ def _glossed(r: Reading) -> list[tuple[int, int]]:
 def _about_events(r: Reading, k: Knowledge) -> bool:
     """The reading is about rows of things that happen (a cube with a date): "sold", "paid" restate them."""
     cubes = {*r.scope(), *(p.split(".", 1)[0] for p in _members(r))}
-    return bool(r.time_dimension) or any(k.model.time_dimension_for(m) for m in r.measures) or \
-        any(k.model.cube_time_dimension(c) for c in cubes)
+    return (
+        bool(r.time_dimension)
+        or any(k.model.time_dimension_for(m) for m in r.measures)
+        or any(k.model.cube_time_dimension(c) for c in cubes)
+    )
 
 
 def _verb_of(word: str, r: Reading, k: Knowledge) -> bool:
-    """"把供应它的供应商列出来": a Chinese word that begins the name of a cube or member the reading uses
+    """ "把供应它的供应商列出来": a Chinese word that begins the name of a cube or member the reading uses
     (供应 in 供应商) is that name said as a verb."""
     if len(word) < 2:
         return False
     used = {*_members(r), *r.scope(), *(p.split(".", 1)[0] for p in _members(r))}
-    return any(surface.startswith(word) and len(surface) > len(word) and any(e.target.path in used for e in entries)
-               for surface, entries in k.lexicon.by_text.items())
+    return any(
+        surface.startswith(word) and len(surface) > len(word) and any(e.target.path in used for e in entries)
+        for surface, entries in k.lexicon.by_text.items()
+    )
 
 
 def _inflects_a_name(word: str, k: Knowledge, particle: str = "") -> bool:
-    """"supplies" beside a model that says "supplier", "charging" beside "charge", "billed" beside "Billing
+    """ "supplies" beside a model that says "supplier", "charging" beside "charge", "billed" beside "Billing
     country": a verb formed on a name's stem (the first five letters of an inflected word of six or more, or
     its whole stem) is that name said as a verb."""
     if word.endswith(("ed", "ing")) and len(word) >= 5 and norm_word(word) in k.lexicon.word_stems:
@@ -113,7 +125,7 @@ def _particle(text: str, at: int) -> str:
 
 
 def _ranking_span(q: Question) -> list[tuple[int, int]]:
-    """"which 5", "top 10": the number of the ranking phrase is its limit."""
+    """ "which 5", "top 10": the number of the ranking phrase is its limit."""
     ranking = q.understanding.ranking
     if not ranking or not ranking.phrase:
         return []
@@ -122,7 +134,7 @@ def _ranking_span(q: Question) -> list[tuple[int, int]]:
 
 
 def _ungrouped_bound(q: Question, k: Knowledge) -> None:
-    """"how many albums have more than 20 tracks": a bound on a measure with nothing to group by would bound
+    """ "how many albums have more than 20 tracks": a bound on a measure with nothing to group by would bound
     the grand total (one HAVING over everything); with the count of another cube's rows asked beside it, the
     rows of that cube passing the bound are counted (:func:`_counted_groups`), else it is refused."""
     r = q.reading
@@ -132,8 +144,10 @@ def _ungrouped_bound(q: Question, k: Knowledge) -> None:
     if not bounded or (q.understanding.comparison is None and _counted_groups(r, k, bounded)) or r.dimensions:
         return
     first = next(f for f in r.filters if f.member in bounded)
-    r.refuse(f"'{first.because}' bounds {first.member} of each row or group, and the question "
-             "groups nothing: ask which rows pass it (e.g. 'which ... have ...') to list them")
+    r.refuse(
+        f"'{first.because}' bounds {first.member} of each row or group, and the question "
+        "groups nothing: ask which rows pass it (e.g. 'which ... have ...') to list them"
+    )
 
 
 def _counted_groups(r: Reading, k: Knowledge, bounded: set[str]) -> bool:
@@ -143,8 +157,13 @@ def _counted_groups(r: Reading, k: Knowledge, bounded: set[str]) -> bool:
     free = [m for m in r.measures if m not in bounded]
     cube = _counted_cube(k, free[0], r.dimensions) if len(free) == 1 else None
     key = facts.primary_key(k.model, cube) if cube else None
-    if cube is None or key is None or r.compared_segments or r.share \
-            or not all(facts.joined(k.model, cube, m.split(".", 1)[0]) for m in bounded):
+    if (
+        cube is None
+        or key is None
+        or r.compared_segments
+        or r.share
+        or not all(facts.joined(k.model, cube, m.split(".", 1)[0]) for m in bounded)
+    ):
         return False
     r.counted, r.dimensions, r.order = free[0], [key], []
     r.measures = list(dict.fromkeys(f.member for f in r.filters if f.member in bounded))
@@ -160,9 +179,16 @@ def _counted_cube(k: Knowledge, measure: str, grouped: list[str]) -> str | None:
     if facts.row_count(k.model, own) == measure:
         cube: str | None = own
     elif getattr(member, "type", "").startswith("count_distinct"):
-        cube = next((c for c in k.model.cubes if c != own and facts.primary_key(k.model, c)
-                     and facts.column(k.model.find_member(facts.primary_key(k.model, c))) == facts.column(member)),
-                    None)
+        cube = next(
+            (
+                c
+                for c in k.model.cubes
+                if c != own
+                and facts.primary_key(k.model, c)
+                and facts.column(k.model.find_member(facts.primary_key(k.model, c))) == facts.column(member)
+            ),
+            None,
+        )
     else:
         return None
     named = {facts.primary_key(k.model, cube), facts.label(k.model, cube)} if cube else set()
@@ -173,23 +199,25 @@ _ANAPHOR = re.compile(r"\b(?:that|this|those|these|the same)\s+$|(?:该|这个|�
 
 
 def _referred(r: Reading) -> None:
-    """"who supplies *that part*": a cube named after a word pointing back names rows another part of the
+    """ "who supplies *that part*": a cube named after a word pointing back names rows another part of the
     question names (a mixed question's aggregate restricts them); the reading answers only once a filter
     says which (``verdict``)."""
     for m in r.mentions:
         cubes = [t.path for t in m.of("cube")]
-        if cubes and free(r, m) and _ANAPHOR.search(r.text[max(0, m.start - 10):m.start]) \
-                and cubes[0] != r.listing:
+        if cubes and free(r, m) and _ANAPHOR.search(r.text[max(0, m.start - 10) : m.start]) and cubes[0] != r.listing:
             r.referred.append(cubes[0])
             r.use(m.span)
 
 
 def _unranked(q: Question) -> list[str]:
-    """"top 3 customers by total spend" read as a plain listing: a ranking that set no order (or a number of
+    """ "top 3 customers by total spend" read as a plain listing: a ranking that set no order (or a number of
     rows that set no limit) was not honoured."""
     r, ranking = q.reading, q.understanding.ranking
-    if ranking is None or r.intent is None or (r.intent == "aggregate" and not r.dimensions
-                                               and not q.understanding.granularity):
+    if (
+        ranking is None
+        or r.intent is None
+        or (r.intent == "aggregate" and not r.dimensions and not q.understanding.granularity)
+    ):
         return []
     if not r.order or (names_a_number(ranking.phrase) and r.limit is None):
         return [ranking.phrase]
@@ -204,8 +232,13 @@ def check(q: Question, k: Knowledge) -> None:
     _referred(r)
     unknown: list[tuple[str, int]] = []
     asides = [m.span() for m in _ASIDE.finditer(r.text)]
-    known = [*r.used, *(m.span for m in r.marks), *(m.span() for m in FILLER_PHRASES.finditer(r.text)),
-             *_ranking_span(q), *_glossed(r)]
+    known = [
+        *r.used,
+        *(m.span for m in r.marks),
+        *(m.span() for m in FILLER_PHRASES.finditer(r.text)),
+        *_ranking_span(q),
+        *_glossed(r),
+    ]
     # "average quantity per line *item*": a word of the title of a cube the answer is about restates it
     scope_words = {w for cube in r.scope() for w in facts.title_words(k.model.cubes[cube])}
     events = _about_events(r, k)
@@ -215,9 +248,16 @@ def check(q: Question, k: Knowledge) -> None:
             continue
         if w.cjk:
             unknown += [(x, at) for x, at in _cjk_leftover(r.text, w.start, w.end, known) if not _verb_of(x, r, k)]
-        elif _NUMBER.match(w.raw) or (w.raw.lower() in EVENT_VERBS and not events) or (
-                w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN
-                and not _inflects_a_name(w.raw.lower(), k, _particle(r.text, w.end)) and w.norm not in scope_words):
+        elif (
+            _NUMBER.match(w.raw)
+            or (w.raw.lower() in EVENT_VERBS and not events)
+            or (
+                w.norm not in _STOP_STEMS
+                and w.raw.lower() not in STOPWORDS_EN
+                and not _inflects_a_name(w.raw.lower(), k, _particle(r.text, w.end))
+                and w.norm not in scope_words
+            )
+        ):
             unknown.append((w.raw, w.start))
     r.unknown = list(dict.fromkeys(w for w, _ in unknown))
     r.unknown_spans = [(at, at + len(w)) for w, at in unknown]

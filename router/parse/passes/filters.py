@@ -41,7 +41,7 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge) -> float:
     named_cubes = {c.path for x in r.mentions if x is not m for c in x.of("cube")}
     named_cubes |= set(r.scope())
     member = k.model.find_member(t.path)
-    near = {w.norm for w in words(r.text[max(0, m.start - 30):m.end + 30])}
+    near = {w.norm for w in words(r.text[max(0, m.start - 30) : m.end + 30])}
     score = 1.0 if t.source == "glossary" else 0.0
     score += 2.0 if t.cube in named_cubes else 0.0
     title = set(name_key(getattr(member, "title", "") or "")) - {"name"}
@@ -52,21 +52,21 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge) -> float:
 
 
 def _excluded(r: Reading, m: Mention) -> Mark | None:
-    """"excluding cancelled orders", "除了浙江": the exclusion word before a value (in its clause)."""
+    """ "excluding cancelled orders", "除了浙江": the exclusion word before a value (in its clause)."""
     for mark in r.marks_of("exclude"):
-        gap = r.text[mark.end:m.start]
+        gap = r.text[mark.end : m.start]
         if mark.end <= m.start and len(gap) <= 30 and not re.search(r"[,;.?!，。；？]", gap):
             return mark
     return None
 
 
 def _one_name(r: Reading) -> dict[int, set[str]]:
-    """"Steve Johnson's": values written side by side name one row: the cubes holding all of them (by the
+    """ "Steve Johnson's": values written side by side name one row: the cubes holding all of them (by the
     id of each mention of such a run)."""
     out: dict[int, set[str]] = {}
     run: list[Mention] = []
     for m in [*r.mentions, None]:
-        if m is not None and m.of("value") and (not run or r.text[run[-1].end:m.start] == " "):
+        if m is not None and m.of("value") and (not run or r.text[run[-1].end : m.start] == " "):
             run.append(m)
             continue
         common = set.intersection(*({t.cube for t in x.of("value")} for x in run)) if len(run) > 1 else set()
@@ -80,8 +80,11 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     chosen: dict[tuple[str, str], list[str]] = {}
     together = _one_name(r)
     for m in r.mentions:
-        targets = [t for t in m.of("value") if _joined(k, t.cube, cubes)
-                   and (id(m) not in together or t.cube in together[id(m)])]
+        targets = [
+            t
+            for t in m.of("value")
+            if _joined(k, t.cube, cubes) and (id(m) not in together or t.cube in together[id(m)])
+        ]
         if not targets or not free(r, m) or (m.of("measure") and len(m.targets) > len(m.of("value"))):
             continue
         scored = sorted(((_value_score(t, m, r, k), t) for t in targets), key=lambda p: -p[0])
@@ -108,7 +111,7 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
 
 
 def _said_of(r: Reading, k: Knowledge, m: Mention, target: Target) -> None:
-    """"*billed* to Germany", "*based* in Oslo": the words right before a value that are words of its
+    """ "*billed* to Germany", "*based* in Oslo": the words right before a value that are words of its
     dimension's title ("Billing country") say which dimension it is: they are used."""
     title = facts.title_words(k.model.find_member(target.path))
     for w in reversed(words_before(r.text, m.start, reach=24)):
@@ -139,16 +142,19 @@ _MEASURE_WORD = re.compile(r"[笔单个次件位家张首条名种款]")
 
 
 def _count_bound(r: Reading, mark: Mark, named: Mention) -> bool:
-    """"more than 5 invoices", "超过5张发票": the number counts the cube right after it (in Chinese only with a
+    """ "more than 5 invoices", "超过5张发票": the number counts the cube right after it (in Chinese only with a
     measure word: "超过38万的发票" bounds the invoices' amount); "曲目超过20首": in Chinese, the cube right
     before it when a measure word follows the number."""
     if not named.of("cube"):
         return False
     zh = r.language == "zh" or has_cjk(mark.text)
     if named.end <= mark.start:  # the cube before the bound
-        return zh and not r.text[named.end:mark.start].strip() and bool(
-            _MEASURE_WORD.match(mark.text[-1:]) or _MEASURE_WORD.match(r.text[mark.end:mark.end + 1]))
-    gap = r.text[mark.end:named.start]
+        return (
+            zh
+            and not r.text[named.end : mark.start].strip()
+            and bool(_MEASURE_WORD.match(mark.text[-1:]) or _MEASURE_WORD.match(r.text[mark.end : mark.end + 1]))
+        )
+    gap = r.text[mark.end : named.start]
     if zh:
         return bool(_MEASURE_WORD.search(mark.text[-2:] + gap)) and "的" not in gap
     return not gap.strip() or gap.strip().lower() in ("distinct", "different", "unique", "separate", "such")
@@ -181,21 +187,25 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
 
 
 def _spent(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
-    """"customers who have spent at least $45 in total across their invoices": a sum of money said of rows
+    """ "customers who have spent at least $45 in total across their invoices": a sum of money said of rows
     with no amount of their own bounds the total of the amount of the one joined cube that has one (among
     the cubes the question names, if it names any); a verb of money right before it is used."""
     if not _CURRENCY.search(mark.text) or len(cubes) != 1 or facts.amount_column(k.model, cubes[0]) is not None:
         return None
     named = {t.path for m in r.mentions for t in m.of("cube")} - {cubes[0]}
-    near = [c for c in k.model.cubes
-            if 1 in (facts.reach(k.model, cubes[0]).get(c), facts.reach(k.model, c).get(cubes[0]))]
+    near = [
+        c for c in k.model.cubes if 1 in (facts.reach(k.model, cubes[0]).get(c), facts.reach(k.model, c).get(cubes[0]))
+    ]
     joined = [c for c in (named or near) if c != cubes[0] and facts.joined(k.model, cubes[0], c)]
-    totals = [m for c in joined if (amount := facts.amount_column(k.model, c)) is not None
-              for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))[:1]]
+    totals = [
+        m
+        for c in joined
+        if (amount := facts.amount_column(k.model, c)) is not None
+        for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))[:1]
+    ]
     if len(totals) != 1:
         return None
-    verb = next((w for w in reversed(words_before(r.text, mark.start, reach=16)) if w.raw.lower() in MONEY_VERBS),
-                None)
+    verb = next((w for w in reversed(words_before(r.text, mark.start, reach=16)) if w.raw.lower() in MONEY_VERBS), None)
     if verb is not None:
         r.use((verb.start, verb.end))
     return totals[0]
@@ -205,12 +215,15 @@ _CURRENCY = re.compile(r"[$¥€£]|元|块|美元|\b(?:dollars?|usd|rmb|yuan|eu
 
 
 def _worded(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
-    """"products *listed* under 500" (List price), "invoices came in above *$15*": a word right before the
+    """ "products *listed* under 500" (List price), "invoices came in above *$15*": a word right before the
     bound that titles one numeric column of the answer's cube; else a sum of money bounds the one cube's
     amount."""
     own = {w for c in cubes for w in facts.title_words(k.model.cubes[c])}  # "flights" is no "Flight number"
-    said = [w for w in words_before(r.text, mark.start)
-            if w.norm not in GLUE and w.raw.lower() not in STOPWORDS_EN and w.norm not in own]
+    said = [
+        w
+        for w in words_before(r.text, mark.start)
+        if w.norm not in GLUE and w.raw.lower() not in STOPWORDS_EN and w.norm not in own
+    ]
     for w in reversed(said):
         if (member := facts.column_titled(k.model, cubes, {w.norm})) is not None:
             r.use((w.start, w.end))
@@ -224,13 +237,17 @@ _LATE = re.compile(r"^\s*(?:late|early|delayed|behind|overdue)\b|^\s*(?:的)?(?:
 
 
 def _delay(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
-    """"arrived more than 5 hours late": a duration before late/early bounds a delay column, the one whose
+    """ "arrived more than 5 hours late": a duration before late/early bounds a delay column, the one whose
     title shares a verb of the question ("arrived" -> Arrival delay)."""
-    late = _LATE.match(r.text[mark.end:])
+    late = _LATE.match(r.text[mark.end :])
     if late is None:
         return None
-    delays = [d for c in cubes for d in k.model.cubes[c].dimensions.values()
-              if d.type == "number" and "delay" in (d.title or d.name).lower()]
+    delays = [
+        d
+        for c in cubes
+        for d in k.model.cubes[c].dimensions.values()
+        if d.type == "number" and "delay" in (d.title or d.name).lower()
+    ]
     said = {w.norm[:5] for w in words(r.text)}
     chosen = [d for d in delays if any(t[:5] in said for t in facts.title_words(d) if t != "delay")] or delays
     if chosen:
@@ -239,7 +256,7 @@ def _delay(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None
 
 
 def _count_rows_of_listing(r: Reading, k: Knowledge, counted: str, mark: Mark) -> None:
-    """"suppliers with more than 10 invoices", "超过5张发票的供应商": the rows asked for (the listed cube, else
+    """ "suppliers with more than 10 invoices", "超过5张发票的供应商": the rows asked for (the listed cube, else
     the cube named before the bound, or after it in Chinese) become groups whose count passes."""
     r.measures.append(counted)
     listed = r.listing if r.intent == "detail" else None
@@ -265,17 +282,23 @@ def _in_segment(r: Reading, k: Knowledge, mark: Mark, cubes: list[str]) -> tuple
     outer = next((m for m in r.mentions if m.start <= mark.start and mark.end <= m.end and m.of("segment")), None)
     if outer is None or any(_joined(k, t.cube, cubes) for t in outer.of("segment")):
         return outer, None
-    said = {w.norm for w in words(r.text[outer.start:outer.end])} - {w.norm for w in words(mark.text)}
+    said = {w.norm for w in words(r.text[outer.start : outer.end])} - {w.norm for w in words(mark.text)}
     return outer, facts.column_titled(k.model, cubes, said)
 
 
 def _group_asked_rows(r: Reading, k: Knowledge, mark: Mark) -> None:
-    """"Which of today's orders have 4 or more order lines?": a bound on a measure over the rows a
+    """ "Which of today's orders have 4 or more order lines?": a bound on a measure over the rows a
     "which"/"list" asks for groups them (never under "how many", which counts the groups)."""
     if r.marks_of("count"):
         return
-    asked = [m for m in r.mentions if m.end <= mark.start and m.of("cube") and free(r, m)
-             and any(x.end <= m.start for x in r.marks_of("which", "list"))]
+    asked = [
+        m
+        for m in r.mentions
+        if m.end <= mark.start
+        and m.of("cube")
+        and free(r, m)
+        and any(x.end <= m.start for x in r.marks_of("which", "list"))
+    ]
     if asked:
         cube = asked[0].of("cube")[0].path
         label = facts.label(k.model, cube, r.language) or facts.primary_key(k.model, cube)
@@ -286,7 +309,7 @@ def _group_asked_rows(r: Reading, k: Knowledge, mark: Mark) -> None:
 
 
 def _exists(r: Reading, counted: str, op: str, values: list[float]) -> bool:
-    """"at least one order" beside a measure over the orders themselves: the bound only says they exist."""
+    """ "at least one order" beside a measure over the orders themselves: the bound only says they exist."""
     cube = counted.split(".", 1)[0]
     at_least_one = (op == "gte" and values == [1]) or (op == "gt" and values == [0])
     return at_least_one and any(m.split(".", 1)[0] == cube and m != counted for m in r.measures)
@@ -316,8 +339,10 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
             _group_asked_rows(r, k, mark)
         numbers = [values] if isinstance(values, str) else [number_text(v) for v in values]
         if op == "between":
-            r.filters += [Filter(member.path, "gte", numbers[:1], mark.text),
-                          Filter(member.path, "lte", numbers[1:], mark.text)]
+            r.filters += [
+                Filter(member.path, "gte", numbers[:1], mark.text),
+                Filter(member.path, "lte", numbers[1:], mark.text),
+            ]
         else:
             r.filters.append(Filter(member.path, op, numbers, mark.text))
         r.use(mark.span)
@@ -330,7 +355,7 @@ _PERCENT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(%|percent\b)")
 
 
 def _percents(r: Reading, k: Knowledge, cubes: list[str]) -> None:
-    """"had the full 10% discount": a percentage right before a numeric column is its value (a fraction
+    """ "had the full 10% discount": a percentage right before a numeric column is its value (a fraction
     when the column is formatted as a percent)."""
     for found in _PERCENT.finditer(r.text):
         if any(m.start <= found.start() < m.end for m in r.marks_of("bound", "share")):
@@ -366,16 +391,17 @@ def _patterns(r: Reading, k: Knowledge, cubes: list[str]) -> None:
 
 
 def _restates_measure(r: Reading, k: Knowledge, segment: str) -> bool:
-    """"late" beside the measure "late shipment rate": the segment is the measure's own definition."""
+    """ "late" beside the measure "late shipment rate": the segment is the measure's own definition."""
     words_of = facts.title_words(k.model.find_member(segment)) - {"order", "item", "line"}
     return any(words_of and words_of <= facts.title_words(k.model.find_member(m)) for m in r.measures)
 
 
 def _present(r: Reading, k: Knowledge, cubes: list[str]) -> None:
-    """"customers who have a company", "with an email": the named column is filled in (``set``)."""
+    """ "customers who have a company", "with an email": the named column is filled in (``set``)."""
     for m in r.mentions:
-        if not free(r, m) or not re.search(r"\b(?:have|has|had|with)\s+(?:an?|any|some)\s*$",
-                                           r.text[max(0, m.start - 20):m.start], re.IGNORECASE):
+        if not free(r, m) or not re.search(
+            r"\b(?:have|has|had|with)\s+(?:an?|any|some)\s*$", r.text[max(0, m.start - 20) : m.start], re.IGNORECASE
+        ):
             continue
         dims = [k.model.find_member(t.path) for t in m.of("dimension")]
         dims = [d for d in dims if d is not None and d.type == "string" and d.cube in cubes]
@@ -402,7 +428,7 @@ _BARE_NUMBER = re.compile(r"(?<![\w.,#$-])\d+(?:\.\d+)?(?![\w.,%-]|\.\d)")
 
 
 def _equal_numbers(r: Reading, k: Knowledge, cubes: list[str]) -> None:
-    """"tracks priced 0.99", "planes with 4 engines": a bare number right after (or right before) a number
+    """ "tracks priced 0.99", "planes with 4 engines": a bare number right after (or right before) a number
     column's name is that column's value."""
     taken = [*r.used, *(m.span for m in r.marks), *(m.span for m in r.mentions)]
     for found in _BARE_NUMBER.finditer(r.text):
@@ -412,14 +438,27 @@ def _equal_numbers(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         prior = before(r, span, extra=r"=|:|of|is|at")
         following = after(r, span)
         for m, gap in ((prior, r"\s*(?:=|:|of|is|at)?\s*"), (following, r"\s+")):
-            if m is None or not free(r, m) or not re.fullmatch(gap, r.text[m.end:span[0]] if m is prior
-                                                               else r.text[span[1]:m.start]):
+            if (
+                m is None
+                or not free(r, m)
+                or not re.fullmatch(gap, r.text[m.end : span[0]] if m is prior else r.text[span[1] : m.start])
+            ):
                 continue
-            member = next((d for t in m.of("dimension") if (d := k.model.find_member(t.path)) is not None
-                           and d.type == "number" and not d.primary_key and _joined(k, d.cube, cubes)), None)
+            member = next(
+                (
+                    d
+                    for t in m.of("dimension")
+                    if (d := k.model.find_member(t.path)) is not None
+                    and d.type == "number"
+                    and not d.primary_key
+                    and _joined(k, d.cube, cubes)
+                ),
+                None,
+            )
             if member is not None:
-                r.filters.append(Filter(member.path, "equals", [found.group(0)], r.text[min(m.start, span[0]):
-                                                                                      max(m.end, span[1])]))
+                r.filters.append(
+                    Filter(member.path, "equals", [found.group(0)], r.text[min(m.start, span[0]) : max(m.end, span[1])])
+                )
                 r.use(span, m.span)
                 break
 
@@ -435,26 +474,35 @@ def choose(q: Question, k: Knowledge) -> None:
             return
     negations = [m for m in r.marks_of("negation") if free(r, m) and not _absent(q, k, m, cubes)]
     if negations:
-        r.refuse(f"questions about what did not happen ('{negations[0].text}') are not supported yet: ask for "
-                 "what did happen instead")
+        r.refuse(
+            f"questions about what did not happen ('{negations[0].text}') are not supported yet: ask for "
+            "what did happen instead"
+        )
 
 
 def _absent(q: Question, k: Knowledge, mark: Mark, cubes: list[str]) -> bool:
-    """"artists that don't have a single album", "customers who never placed an order": the rows of the one cube
+    """ "artists that don't have a single album", "customers who never placed an order": the rows of the one cube
     asked about with no row of the cube named after the negation, when the first joins the second (Cube's LEFT
     JOIN from it leaves that cube's key unset). Not with a period, which would date the missing rows."""
     r = q.reading
     named = next((m for m in r.mentions if m.start >= mark.end and free(r, m)), None)
-    if len(cubes) != 1 or named is None or not named.of("cube") or q.understanding.time_ranges \
-            or not close(r.text, mark.span, named.span, _EVENT_GAP):
+    if (
+        len(cubes) != 1
+        or named is None
+        or not named.of("cube")
+        or q.understanding.time_ranges
+        or not close(r.text, mark.span, named.span, _EVENT_GAP)
+    ):
         return False
     missing = named.of("cube")[0].path
     key = facts.primary_key(k.model, missing)
     if missing == cubes[0] or key is None:
         return False
     if missing not in facts.reach(k.model, cubes[0]):
-        r.refuse(f"'{mark.text} {named.text}' asks for {cubes[0]} rows with no {missing} row: the model needs a "
-                 f"join from {cubes[0]} to {missing} (one_to_many) to answer it")
+        r.refuse(
+            f"'{mark.text} {named.text}' asks for {cubes[0]} rows with no {missing} row: the model needs a "
+            f"join from {cubes[0]} to {missing} (one_to_many) to answer it"
+        )
         return False
     r.filters.append(Filter(key, "notSet", [], f"{mark.text} {named.text}"))
     r.use(mark.span, named.span)

@@ -38,8 +38,11 @@ def _language_twins(member: Any, k: Knowledge) -> list[Any]:
     base = _LANGUAGE_SUFFIX.sub("", member.name)
     if base == member.name:
         return [member]
-    twins = [d for d in k.model.cubes[member.cube].dimensions.values()
-             if d.public and d.name != member.name and _LANGUAGE_SUFFIX.sub("", d.name) == base]
+    twins = [
+        d
+        for d in k.model.cubes[member.cube].dimensions.values()
+        if d.public and d.name != member.name and _LANGUAGE_SUFFIX.sub("", d.name) == base
+    ]
     return [member, *twins]
 
 
@@ -57,8 +60,9 @@ def _candidates(m: Mention, k: Knowledge, language: str) -> list[tuple[Any, int]
     return out
 
 
-def _score(member: Any, weight: int, qualifiers: list[Mention], r: Reading, k: Knowledge,
-           cubes: list[str]) -> float | None:
+def _score(
+    member: Any, weight: int, qualifiers: list[Mention], r: Reading, k: Knowledge, cubes: list[str]
+) -> float | None:
     hops = [facts.reach(k.model, c).get(member.cube) for c in cubes]
     reached = [h for h in hops if h is not None]
     if cubes and not reached:
@@ -85,7 +89,7 @@ def _score(member: Any, weight: int, qualifiers: list[Mention], r: Reading, k: K
 def head_of(run: list[Mention], r: Reading) -> int:
     """The head of a run of names: the last, or the owner in "X's Y" ("which agent's customers": agents)."""
     for i, m in enumerate(run[:-1]):
-        if re.match(r"['’]s\b", r.text[m.end:m.end + 2]) or re.search(r"['’]s$", m.text):
+        if re.match(r"['’]s\b", r.text[m.end : m.end + 2]) or re.search(r"['’]s$", m.text):
             return i
     return len(run) - 1
 
@@ -94,8 +98,11 @@ def resolve(run: list[Mention], r: Reading, k: Knowledge, cubes: list[str]) -> A
     """The dimension the head of ``run`` names (qualified by the mentions before it)."""
     at = head_of(run, r)
     head, qualifiers = run[at], run[:at]
-    scored = [(s, member) for member, weight in _candidates(head, k, r.language)
-              if (s := _score(member, weight, qualifiers, r, k, cubes)) is not None]
+    scored = [
+        (s, member)
+        for member, weight in _candidates(head, k, r.language)
+        if (s := _score(member, weight, qualifiers, r, k, cubes)) is not None
+    ]
     return max(scored, key=lambda pair: pair[0])[1] if scored else None
 
 
@@ -109,7 +116,7 @@ def _add(r: Reading, member: Any, run: list[Mention], why: str) -> None:
 def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for mark in r.marks_of("group", "which"):
         run = list(takewhile(lambda m: free(r, m), phrase_after(r, mark.span)))  # "每种流派最长的曲目": 流派
-        if run and mark.text.lower() == "what" and r.text[mark.end:run[0].start].strip():
+        if run and mark.text.lower() == "what" and r.text[mark.end : run[0].start].strip():
             continue  # "what genre sold most" groups by genre; "what do German customers buy" does not
         if not run or any(m.of("measure") and not (m.of("dimension") or m.of("cube")) for m in run[-1:]):
             continue
@@ -131,18 +138,21 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
 
 
 # "is the discount higher on app orders or on web orders": two values weighed against each other
-_COMPARATIVE_OR = re.compile(r"\b(?:higher|lower|more|less|better|worse|bigger|smaller|greater|larger)\b.*\bor\b|"
-                             r"[高低多少好差大小].{0,10}还是", re.IGNORECASE)
+_COMPARATIVE_OR = re.compile(
+    r"\b(?:higher|lower|more|less|better|worse|bigger|smaller|greater|larger)\b.*\bor\b|"
+    r"[高低多少好差大小].{0,10}还是",
+    re.IGNORECASE,
+)
 _AND = re.compile(r"^\s*(?:,|，|、|&|\band\b|\bor\b|和|及|与|以及)\s*$", re.IGNORECASE)
 
 
 def _coordinated(r: Reading, k: Knowledge, cubes: list[str], last: Mention) -> None:
-    """"by region and channel", "by segment, nation and region", "按地区和渠道": each name joined to a
+    """ "by region and channel", "by segment, nation and region", "按地区和渠道": each name joined to a
     group-by by "and" or a comma is grouped by too."""
     for m in r.mentions:
         if m.start < last.end:
             continue
-        if not _AND.match(r.text[last.end:m.start]) or not free(r, m) or m.of("value") or m.of("measure"):
+        if not _AND.match(r.text[last.end : m.start]) or not free(r, m) or m.of("value") or m.of("measure"):
             return
         member = resolve([m], r, k, cubes)
         if member is None:
@@ -152,15 +162,17 @@ def _coordinated(r: Reading, k: Knowledge, cubes: list[str], last: Mention) -> N
 
 
 def _grain_of_average(r: Reading, k: Knowledge, word: str, member: Any) -> bool:
-    """"per <cube>" naming the rows an average measure is over (its own cube's label or key)."""
+    """ "per <cube>" naming the rows an average measure is over (its own cube's label or key)."""
     if word.lower() not in ("per", "each", "every", "每", "每个") or member.path not in (
-            facts.label(k.model, member.cube, r.language), facts.primary_key(k.model, member.cube)):
+        facts.label(k.model, member.cube, r.language),
+        facts.primary_key(k.model, member.cube),
+    ):
         return False
     return any(k.model.find_member(m).type == "avg" and m.split(".", 1)[0] == member.cube for m in r.measures)
 
 
 def _singular(mark: Any, head: Mention, r: Reading) -> bool:
-    """"which region", "哪个国家", "who": one answer; "which regions", "哪些": several."""
+    """ "which region", "哪个国家", "who": one answer; "which regions", "哪些": several."""
     if has_cjk(mark.text):
         return "些" not in mark.text
     last = re.sub(r"['’]s$", "", head.text.split()[-1] if head.text.split() else head.text).lower()
@@ -205,8 +217,11 @@ def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for key in {frozenset(v) for v in by_member.values()} | {frozenset(ids) for ids in said_by.values()}:
         same = [p for p in by_member if frozenset(by_member[p]) == key or said_by[p] & key]
         labels = {facts.label(k.model, p.split(".", 1)[0], r.language) for p in same}  # the name, not the code
-        keep = next((p for p in same if p in filtered), None) or next((p for p in same if p in labels), None) or next(
-            (p for p in same if p.split(".", 1)[0] in named), same[0] if same else None)
+        keep = (
+            next((p for p in same if p in filtered), None)
+            or next((p for p in same if p in labels), None)
+            or next((p for p in same if p.split(".", 1)[0] in named), same[0] if same else None)
+        )
         for member in same:
             if member != keep:
                 del by_member[member]

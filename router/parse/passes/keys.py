@@ -10,10 +10,12 @@ from router.parse.context import Knowledge, Question
 from router.parse.reading import Filter, Mention, Reading
 from router.parse.text import overlaps
 
-_KEY_AFTER = re.compile(r"\s*(?:#|no\.?\s*|number\s*|num\s*|id\s*|key\s*|号码?\s*|编号\s*|为\s*)?#?\s*"
-                        r"(\d{1,12})(?![\d.])"
-                        r"(?!\s*(?:年|月|日|号|(?:st|nd|rd|th)\b|%|\.\d|[,\d]*\s*(?:k|m|万|千|元|dollars?)\b))",
-                        re.IGNORECASE)
+_KEY_AFTER = re.compile(
+    r"\s*(?:#|no\.?\s*|number\s*|num\s*|id\s*|key\s*|号码?\s*|编号\s*|为\s*)?#?\s*"
+    r"(\d{1,12})(?![\d.])"
+    r"(?!\s*(?:年|月|日|号|(?:st|nd|rd|th)\b|%|\.\d|[,\d]*\s*(?:k|m|万|千|元|dollars?)\b))",
+    re.IGNORECASE,
+)
 
 
 # "100号发票": the number and 号 before the noun of the cube
@@ -21,7 +23,7 @@ _KEY_BEFORE = re.compile(r"(?<![\d.])(\d{1,12})\s*号\s*的?\s*$")
 
 
 def _key_number(r: Reading, m: Mention) -> re.Match[str] | None:
-    found = _KEY_AFTER.match(r.text, m.end) or (_KEY_BEFORE.search(r.text[:m.start]) if m.of("cube") else None)
+    found = _KEY_AFTER.match(r.text, m.end) or (_KEY_BEFORE.search(r.text[: m.start]) if m.of("cube") else None)
     if found is None or any(overlaps(found.span(1), t) for t in r.time_spans):
         return None
     return found
@@ -48,6 +50,6 @@ def choose(q: Question, k: Knowledge) -> None:
         if member is None:
             continue
         said = (min(m.start, found.start()), max(m.end, found.end()))
-        r.filters.append(Filter(member, "equals", [found.group(1)], f"{r.text[said[0]:said[1]]!r} names a row"))
+        r.filters.append(Filter(member, "equals", [found.group(1)], f"{r.text[said[0] : said[1]]!r} names a row"))
         r.use(m.span, said)
         r.keyed.append(member.split(".", 1)[0])

@@ -36,15 +36,16 @@ _VERB_AFTER_WHO = re.compile(r"\s*([a-z]{3,})\b", re.IGNORECASE)
 
 
 def _agent(r: Reading, k: Knowledge) -> Mention | None:
-    """"who supplies that part": the cube whose name is the agent noun of the verb after "who" (supplies ->
+    """ "who supplies that part": the cube whose name is the agent noun of the verb after "who" (supplies ->
     supplier, manufactures -> manufacturer, sells -> seller) is the one whose rows are asked."""
     for mark in r.marks_of("which"):
         verb = _VERB_AFTER_WHO.match(r.text, mark.end) if mark.text.lower() == "who" else None
         if verb is None:
             continue
         word = verb.group(1).lower()
-        base = re.sub(r"i(?:es|ed)$", "y", word) if re.search(r"i(?:es|ed)$", word) else \
-            re.sub(r"(?:es|s|ed)$", "", word)
+        base = (
+            re.sub(r"i(?:es|ed)$", "y", word) if re.search(r"i(?:es|ed)$", word) else re.sub(r"(?:es|s|ed)$", "", word)
+        )
         for noun in dict.fromkeys((base[:-1] + "ier" if base.endswith("y") else base + "er", base + "r", word + "r")):
             cubes = [t for m in k.lexicon.find(noun) if m.text.lower() == noun for t in m.of("cube")]
             if cubes:
@@ -62,8 +63,11 @@ def _cube_of(m: Mention) -> str | None:
 
 def _last_noun(r: Reading) -> Mention | None:
     """Chinese puts the head noun last ("播放列表 X 里的所有曲目": tracks): the last cube named, not a key's owner."""
-    cubes = [m for m in r.mentions if (m.of("cube") or m.of("segment")) and not m.of("value")
-             and not any(t.path in r.keyed for t in m.of("cube"))]
+    cubes = [
+        m
+        for m in r.mentions
+        if (m.of("cube") or m.of("segment")) and not m.of("value") and not any(t.path in r.keyed for t in m.of("cube"))
+    ]
     return cubes[-1] if cubes else None
 
 
@@ -75,8 +79,12 @@ def head(q: Question, k: Knowledge) -> None:
         return  # "what has Canada brought in each year": a grain asks for a total, not rows
     # a listing word, a key, a value, or a restriction on rows ("flights on July 22 that arrived 5 hours late")
     ranking = q.understanding.ranking  # ... or a number of ranked rows ("the 3 largest orders")
-    asked = bool(r.marks_of("list", "bound", "sign", "string_op", "recent") or r.keyed
-                 or any(m.of("value") for m in r.mentions) or (ranking and names_a_number(ranking.phrase)))
+    asked = bool(
+        r.marks_of("list", "bound", "sign", "string_op", "recent")
+        or r.keyed
+        or any(m.of("value") for m in r.mentions)
+        or (ranking and names_a_number(ranking.phrase))
+    )
     chosen = _last_noun(r) if r.language == "zh" and asked else None
     chosen = chosen or _run_head(r) or _agent(r, k)
     if chosen is None and not asked:
@@ -105,7 +113,7 @@ def _existence(k: Knowledge, f: Filter) -> bool:
 
 
 def _in_role(r: Reading, k: Knowledge, cube: str, said: str) -> None:
-    """"our destination airports": a cube that is one role of a table another cube also reads (origin and
+    """ "our destination airports": a cube that is one role of a table another cube also reads (origin and
     destination airports), named by its role's own word, lists the rows the one cube joining it refers to,
     not every row of the table ("which airports ..." asks for the table's rows)."""
     table = k.model.cubes[cube].sql_table
@@ -127,15 +135,18 @@ def _key_parts(k: Knowledge, cube: str) -> list[str]:
     sql = facts.column(key) if key is not None else ""
     if "||" not in sql:
         return []
-    return [d.path for d in k.model.cubes[cube].dimensions.values()
-            if not d.primary_key and (col := facts.column(d)) and col.isidentifier() and col in sql]
+    return [
+        d.path
+        for d in k.model.cubes[cube].dimensions.values()
+        if not d.primary_key and (col := facts.column(d)) and col.isidentifier() and col in sql
+    ]
 
 
 _LIST_GAP = re.compile(r"\s*(?:,|，|、|;|&|\band\b|\bor\b|和|及)\s*", re.IGNORECASE)
 
 
 def _titled_words(r: Reading, k: Knowledge, cube: str) -> list[str]:
-    """"name, phone, *balance*": a free word in a list of columns (right after "with their", or beside another
+    """ "name, phone, *balance*": a free word in a list of columns (right after "with their", or beside another
     column named with only a comma or "and" between) that is a word of the title of exactly one column of the
     listed cube (and not of the cube's own title) asks for that column."""
     own = facts.title_words(k.model.cubes[cube])
@@ -143,27 +154,36 @@ def _titled_words(r: Reading, k: Knowledge, cube: str) -> list[str]:
     taken = [*r.used, *(m.span for m in r.marks)]
     found: list[tuple[Word, str]] = []
     for w in words(r.text):
-        if w.cjk or w.norm in GLUE or w.raw.lower() in STOPWORDS_EN or w.norm in own or \
-                any(u[0] <= w.start and w.end <= u[1] for u in taken):
+        if (
+            w.cjk
+            or w.norm in GLUE
+            or w.raw.lower() in STOPWORDS_EN
+            or w.norm in own
+            or any(u[0] <= w.start and w.end <= u[1] for u in taken)
+        ):
             continue
         titled = [d.path for d in dims if w.norm in facts.title_words(d)]
         if len(titled) == 1:
             found.append((w, titled[0]))
-    columns = [*(m.span for m in r.mentions if m.of("dimension") and not m.of("value")),
-               *((w.start, w.end) for w, _ in found)]
+    columns = [
+        *(m.span for m in r.mentions if m.of("dimension") and not m.of("value")),
+        *((w.start, w.end) for w, _ in found),
+    ]
     asked = [m.end for m in r.marks_of("columns")]  # "with their account"
     out = []
     for w, path in found:
-        if any(not r.text[end:w.start].strip() for end in asked) or any(
-                _LIST_GAP.fullmatch(r.text[a[1]:w.start]) or _LIST_GAP.fullmatch(r.text[w.end:a[0]])
-                for a in columns if a != (w.start, w.end)):
+        if any(not r.text[end : w.start].strip() for end in asked) or any(
+            _LIST_GAP.fullmatch(r.text[a[1] : w.start]) or _LIST_GAP.fullmatch(r.text[w.end : a[0]])
+            for a in columns
+            if a != (w.start, w.end)
+        ):
             out.append(path)
             r.use((w.start, w.end))
     return out
 
 
 def _amount(r: Reading, k: Knowledge, cube: str) -> list[str]:
-    """"Give date and *amount*", "带上金额": the generic amount word shows the listed cube's amount."""
+    """ "Give date and *amount*", "带上金额": the generic amount word shows the listed cube's amount."""
     found = next(iter(free_amount_words(r)), None)
     amount = facts.amount_column(k.model, cube) if found else None
     if found is None or amount is None:
@@ -178,8 +198,11 @@ def columns(q: Question, k: Knowledge) -> None:
         return
     cube = r.listing
     shown = [facts.primary_key(k.model, cube), *_key_parts(k, cube), facts.label(k.model, cube, r.language)]
-    shown += [f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "dimension"
-              and not _existence(k, f)]
+    shown += [
+        f.member
+        for f in r.filters
+        if getattr(k.model.find_member(f.member), "kind", "") == "dimension" and not _existence(k, f)
+    ]
     shown += [member for member, _ in r.order]
     for m in r.mentions:
         if not free(r, m):

@@ -25,7 +25,7 @@ def _derived(q: Question, k: Knowledge) -> None:
         targets = value_stems(k.lexicon, word)
         # a sentence's first word is capitalised for its place: a name there only as the first word of a value
         # ("Frontier's cancellations") or as its demonym ("Canadian customers"), not by looser derivation
-        first = not r.text[:span[0]].strip()
+        first = not r.text[: span[0]].strip()
         if targets and (not first or _first_word_of(targets, word) or _demonym_of(targets, word)):
             r.mentions.append(Mention(span[0], span[1], word, targets, {t: 2 for t in targets}))
             r.notes.append(f"{word!r} read as {targets[0].value!r} of {targets[0].path}")
@@ -51,9 +51,13 @@ def _demonym_of(targets: list[Target], word: str) -> bool:
 
 
 def _is_demonym(word: str, place: str) -> bool:
-    return any(place.endswith(tail) and (stem := place[:len(place) - len(tail)]) and len(stem) >= 4
-               and any(word == stem + ending or word == place + ending for ending in _DEMONYM_ENDINGS)
-               for tail in _PLACE_ENDINGS)
+    return any(
+        place.endswith(tail)
+        and (stem := place[: len(place) - len(tail)])
+        and len(stem) >= 4
+        and any(word == stem + ending or word == place + ending for ending in _DEMONYM_ENDINGS)
+        for tail in _PLACE_ENDINGS
+    )
 
 
 def choose(q: Question, k: Knowledge) -> None:
@@ -70,8 +74,13 @@ def _probed(q: Question, k: Knowledge) -> None:
     for m in found:
         span = m.span()
         # a known value inside a longer title ("Rock" in "Let There Be Rock") does not stop the longer look-up
-        blocked = [x for x in r.mentions if x.of("value") and overlaps(span, x.span)
-                   and (span not in titles or (x.start <= span[0] and span[1] <= x.end))]
+        blocked = [
+            x
+            for x in r.mentions
+            if x.of("value")
+            and overlaps(span, x.span)
+            and (span not in titles or (x.start <= span[0] and span[1] <= x.end))
+        ]
         if any(overlaps(span, t) for t in r.time_spans) or blocked:
             continue
         targets = k.probe(m.group(0))

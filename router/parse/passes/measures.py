@@ -28,14 +28,23 @@ from router.parse.passes import per
 from router.parse.reading import Mark, Mention, Reading, Target
 from router.parse.text import words
 
-UNIT_WORDS = re.compile(r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
-                        r"分钟|小时|秒|天|毫秒|兆|字节", re.IGNORECASE)
+UNIT_WORDS = re.compile(
+    r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
+    r"分钟|小时|秒|天|毫秒|兆|字节",
+    re.IGNORECASE,
+)
 _UNIT_ASKED = re.compile(r"(?:多少|几)个?$|\bin\s+$", re.IGNORECASE)
 COUNT_WORDS = re.compile(r"\bcount\b|\bnumber\b|\bhow many\b|数|量", re.IGNORECASE)
 AGGREGATION = ("count", "distinct", "avg", "sum", "max", "min", "median", "most", "share")
-_TYPE_FIT = {"avg": ("avg", "number"), "sum": ("sum", "number"), "max": ("max",), "min": ("min",),
-             "distinct": ("count_distinct", "count_distinct_approx"), "count": ("count", "count_distinct"),
-             "median": ()}
+_TYPE_FIT = {
+    "avg": ("avg", "number"),
+    "sum": ("sum", "number"),
+    "max": ("max",),
+    "min": ("min",),
+    "distinct": ("count_distinct", "count_distinct_approx"),
+    "count": ("count", "count_distinct"),
+    "median": (),
+}
 _COUNTS = ("count", "count_distinct", "count_distinct_approx")
 
 
@@ -44,7 +53,8 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
     a count word before a distinct word ("how many different")."""
     if r.language == "zh":  # "平均供货成本", "发票数量", "开票最多的供应商"; "最多的供应商" ranks suppliers
         mark = mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median")) or mark_after(
-            r, m.span, ("count", "avg", "sum", "median", "most"))
+            r, m.span, ("count", "avg", "sum", "median", "most")
+        )
     else:  # "how many FURNITURE customers", "average Rock track length": values may stand between
         mark = mark_before(r, (_values_before(r, m), m.end), AGGREGATION) or _trailing_count(r, m)
     if mark is None or any(o.start <= mark.start and mark.end <= o.end for o in r.marks_of("order")):
@@ -54,8 +64,13 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
         used.append(count)
     if mark.kind == "count" and (distinct := mark_after(r, mark.span, ("distinct",))) and distinct.end <= m.start:
         return "distinct", [mark, distinct]
-    if mark.kind == "count" and m.of("dimension") and not m.of("cube", "measure") and \
-            (avg := mark_before(r, mark.span, ("avg",))) and close(r.text, avg.span, mark.span):
+    if (
+        mark.kind == "count"
+        and m.of("dimension")
+        and not m.of("cube", "measure")
+        and (avg := mark_before(r, mark.span, ("avg",)))
+        and close(r.text, avg.span, mark.span)
+    ):
         return "avg", [avg, mark]  # "the average number of seats": the column's average, not a count
     return mark.kind, used
 
@@ -64,13 +79,14 @@ _BARE_COUNT = re.compile(r"\s*(?:[?.!,;]|and\b|$)", re.IGNORECASE)
 
 
 def _trailing_count(r: Reading, m: Mention) -> Mark | None:
-    """"Frontier's cancellations last year - how many?": a bare "how many" after the only name before it."""
+    """ "Frontier's cancellations last year - how many?": a bare "how many" after the only name before it."""
     for mark in r.marks_of("count"):
         if mark.start < m.end or mark.text.lower() != "how many" or not _BARE_COUNT.match(r.text, mark.end):
             continue
         between = [x for x in r.mentions if m.end <= x.start < mark.start]
-        return mark if not between and not any(x.end <= m.start and x.of("measure", "cube") for x in r.mentions) \
-            else None
+        return (
+            mark if not between and not any(x.end <= m.start and x.of("measure", "cube") for x in r.mentions) else None
+        )
     return None
 
 
@@ -86,11 +102,11 @@ def _values_before(r: Reading, m: Mention) -> int:
 
 
 def _qualifies(r: Reading, m: Mention) -> Mention | None:
-    """"track length", "invoice total": a cube's name right before one of its own columns qualifies the
+    """ "track length", "invoice total": a cube's name right before one of its own columns qualifies the
     column (the mention of that column), it names nothing by itself."""
     nxt = after(r, m.span)
     cubes = {t.path for t in m.of("cube")}
-    if nxt is None or not cubes or r.text[m.end:nxt.start] != " ":
+    if nxt is None or not cubes or r.text[m.end : nxt.start] != " ":
         return None
     return nxt if any(t.cube in cubes for t in nxt.of("dimension")) else None
 
@@ -109,7 +125,7 @@ def _named_measure(m: Mention, kind: str | None, k: Knowledge) -> Any | None:
 
 
 def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
-    """"customers", "urgent orders": rows (a cube, a segment), not their count, unless a count word, or a
+    """ "customers", "urgent orders": rows (a cube, a segment), not their count, unless a count word, or a
     grain or group-by with no listing word ("monthly cancellations"), asks for it; a cube's own row count is
     asked through the cube ("how many customers placed an order")."""
     r = q.reading
@@ -127,17 +143,30 @@ def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
 
 def _over_column(k: Knowledge, dim: Any, kind: str) -> tuple[Any | None, str]:
     """The measure of ``kind`` over the dimension's column, and how to name what is missing."""
-    types = {"avg": ("avg",), "sum": ("sum",), "max": ("max",), "min": ("min",),
-             "distinct": ("count_distinct", "count_distinct_approx"),
-             "count": ("count_distinct", "count_distinct_approx"), "median": ()}[kind]
+    types = {
+        "avg": ("avg",),
+        "sum": ("sum",),
+        "max": ("max",),
+        "min": ("min",),
+        "distinct": ("count_distinct", "count_distinct_approx"),
+        "count": ("count_distinct", "count_distinct_approx"),
+        "median": (),
+    }[kind]
     found = facts.measures_over(k.model, dim.cube, facts.column(dim), types)
-    word = {"avg": "average", "sum": "total", "max": "maximum", "min": "minimum", "median": "median",
-            "distinct": "distinct count", "count": "distinct count"}[kind]
+    word = {
+        "avg": "average",
+        "sum": "total",
+        "max": "maximum",
+        "min": "minimum",
+        "median": "median",
+        "distinct": "distinct count",
+        "count": "distinct count",
+    }[kind]
     return (found[0] if found else None), f"{word} of {dim.title or dim.path}"
 
 
 def _twin(k: Knowledge, measure: Any, kind: str) -> tuple[Any | None, str]:
-    """"average <sum measure>": the avg measure over the same column."""
+    """ "average <sum measure>": the avg measure over the same column."""
     found = facts.measures_over(k.model, measure.cube, facts.column(measure), _TYPE_FIT[kind][:1])
     word = {"avg": "average", "median": "median"}.get(kind, kind)
     return (found[0] if found else None), f"{word} of {measure.title or measure.path}"
@@ -182,7 +211,7 @@ def _cued(q: Question, k: Knowledge | None) -> bool:
 
 
 def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
-    """"list the returned orders", "Jane Doe's completed orders", "lines of order 1024": a count measure
+    """ "list the returned orders", "Jane Doe's completed orders", "lines of order 1024": a count measure
     named after a listing word, or beside a named row with nothing to count by, names the rows it counts —
     its cube, and the segment whose SQL is the measure's filter. The mention is rewritten to name them."""
     r = q.reading
@@ -209,17 +238,21 @@ def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
 def _grouped(q: Question) -> bool:
     """The question ranks groups or times ("which region has the highest revenue", "the highest month")."""
     r, u = q.reading, q.understanding
-    return bool(u.granularity or r.marks_of("group", "dim_grain") or any(map(_asks_which, r.marks_of("which")))
-                or (u.ranking and u.ranking.limit))
+    return bool(
+        u.granularity
+        or r.marks_of("group", "dim_grain")
+        or any(map(_asks_which, r.marks_of("which")))
+        or (u.ranking and u.ranking.limit)
+    )
 
 
 def _asks_which(mark: Mark) -> bool:
-    """"which region", "哪个月"; a bare "what" ("what's the biggest single invoice") asks for no group."""
+    """ "which region", "哪个月"; a bare "what" ("what's the biggest single invoice") asks for no group."""
     return mark.text.lower() not in ("what", "what are")
 
 
 def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
-    """"lines of order 1024 ... quantity and extended price", "列出发票4000的明细行，包括数量": a measure's name
+    """ "lines of order 1024 ... quantity and extended price", "列出发票4000的明细行，包括数量": a measure's name
     asked with no aggregation word beside rows named by key, value or a listing word is the column the
     measure adds up (the mention is rewritten to name that dimension)."""
     r = q.reading
@@ -234,8 +267,11 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
         return False  # only a listing word or a key makes a measure's name the column it adds up
     for t in m.of("measure"):
         measure = k.model.find_member(t.path)
-        dims = [d for d in k.model.cubes[measure.cube].dimensions.values()
-                if measure.sql and d.type == "number" and facts.column(d) == facts.column(measure)]
+        dims = [
+            d
+            for d in k.model.cubes[measure.cube].dimensions.values()
+            if measure.sql and d.type == "number" and facts.column(d) == facts.column(measure)
+        ]
         if dims:
             m.targets = [Target("dimension", dims[0].path)]
             return True
@@ -243,24 +279,31 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
 
 
 _AGGREGATE_IN_NAME = re.compile(r"\b(?:average|avg|mean|median|max(?:imum)?|min(?:imum)?)\b|平均|中位", re.IGNORECASE)
-_NAMES_ITS_COLUMN = re.compile(r"shortest|longest|cheapest|expensive|heaviest|lightest|fastest|slowest|oldest|"
-                               r"newest|earliest|latest|最长|最短|最贵|最便宜", re.IGNORECASE)
+_NAMES_ITS_COLUMN = re.compile(
+    r"shortest|longest|cheapest|expensive|heaviest|lightest|fastest|slowest|oldest|"
+    r"newest|earliest|latest|最长|最短|最贵|最便宜",
+    re.IGNORECASE,
+)
 _BOUND_GAP = re.compile(r"\s*(?:of|is|was|are|were|=|:)?\s*", re.IGNORECASE)
 
 
 def _bounded_column(r: Reading, m: Mention) -> bool:
-    """"a quantity of at least 45", "account balance over 9,500": a column named right before a bound is the
+    """ "a quantity of at least 45", "account balance over 9,500": a column named right before a bound is the
     column the bound restricts (a row filter), not a measure asked for."""
     return bool(m.of("dimension")) and any(
-        _BOUND_GAP.fullmatch(r.text[m.end:mark.start]) for mark in r.marks_of("bound") if mark.start >= m.end)
+        _BOUND_GAP.fullmatch(r.text[m.end : mark.start]) for mark in r.marks_of("bound") if mark.start >= m.end
+    )
 
 
 def _single_row(r: Reading, k: Knowledge, m: Mention, measure: Any, mark: Mark | None, kind: str) -> bool:
-    """"the biggest single invoice amount" without a max measure: the one row with the largest value of the
+    """ "the biggest single invoice amount" without a max measure: the one row with the largest value of the
     column the sum adds up is listed (a total has no "biggest")."""
     column = facts.column(measure)
-    dims = [d for d in k.model.cubes[measure.cube].dimensions.values()
-            if column and d.type == "number" and d.public and facts.column(d) == column]
+    dims = [
+        d
+        for d in k.model.cubes[measure.cube].dimensions.values()
+        if column and d.type == "number" and d.public and facts.column(d) == column
+    ]
     if not dims or mark is None:
         return False
     r.intent, r.listing, r.limit = "detail", measure.cube, 1
@@ -273,7 +316,7 @@ def _single_row(r: Reading, k: Knowledge, m: Mention, measure: Any, mark: Mark |
 def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list[Mark], str | None]:
     """(measure, the marks it used, a refusal) for one mention; (None, [], None) when it names none."""
     r = q.reading
-    if UNIT_WORDS.fullmatch(m.text.strip()) and _UNIT_ASKED.search(r.text[:m.start]):
+    if UNIT_WORDS.fullmatch(m.text.strip()) and _UNIT_ASKED.search(r.text[: m.start]):
         return None, [], None  # "in minutes", "多少分钟": the unit the answer is shown in (pass ``units``)
     kind, marks = _kind(r, m)
     if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind) or (kind is None and _bounded_column(r, m)):
@@ -295,22 +338,36 @@ def _named_for(q: Question, k: Knowledge, m: Mention, kind: str | None) -> Any |
     """The measure ``m`` names, unless it names rows ranked by it or a count dated through another cube."""
     named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
     ranking = q.understanding.ranking
-    if named is not None and ranking is not None and names_a_number(ranking.phrase) and (
-            named.type in ("max", "min") or (kind in ("max", "min") and m.of("dimension"))):
+    if (
+        named is not None
+        and ranking is not None
+        and names_a_number(ranking.phrase)
+        and (named.type in ("max", "min") or (kind in ("max", "min") and m.of("dimension")))
+    ):
         return None  # "the 3 largest orders", "the 5 departures with the biggest delays": rows, not a value
-    if named is not None and named.type == "count" and kind in ("count", "distinct") and \
-            (q.understanding.time_ranges or q.understanding.granularity) and not k.model.time_dimension_for(named.path):
+    if (
+        named is not None
+        and named.type == "count"
+        and kind in ("count", "distinct")
+        and (q.understanding.time_ranges or q.understanding.granularity)
+        and not k.model.time_dimension_for(named.path)
+    ):
         dated = _count_of_cube(q, k, named.cube, kind)  # "distinct parts shipped in Q4": lines' distinct parts
         named = k.model.find_member(dated) if dated else named
     return named
 
 
-def _of_named(q: Question, k: Knowledge, m: Mention, named: Any, kind: str | None,
-              marks: list[Mark]) -> tuple[str | None, list[Mark], str | None]:
+def _of_named(
+    q: Question, k: Knowledge, m: Mention, named: Any, kind: str | None, marks: list[Mark]
+) -> tuple[str | None, list[Mark], str | None]:
     """A named measure as asked: its average or extreme twin when the aggregation word asks another."""
     r = q.reading
-    if kind == "avg" and named.type in ("count", "sum") and named.type not in _TYPE_FIT[kind] \
-            and (found := per.per_cube(r, k, m.end, named.path)):
+    if (
+        kind == "avg"
+        and named.type in ("count", "sum")
+        and named.type not in _TYPE_FIT[kind]
+        and (found := per.per_cube(r, k, m.end, named.path))
+    ):
         per.take(r, k, found, named.path)  # "average number of tracks per album": tracks over albums
         r.use(m.span, *(mark.span for mark in marks))
         return None, [], None
@@ -326,8 +383,9 @@ def _of_named(q: Question, k: Knowledge, m: Mention, named: Any, kind: str | Non
     return named.path, (marks if kind in ("count", "distinct", "avg", "sum") else []), None
 
 
-def _of_columns(q: Question, k: Knowledge, m: Mention, kind: str | None,
-                marks: list[Mark]) -> tuple[str | None, list[Mark], str | None]:
+def _of_columns(
+    q: Question, k: Knowledge, m: Mention, kind: str | None, marks: list[Mark]
+) -> tuple[str | None, list[Mark], str | None]:
     """No measure named: an aggregation word over a cube's amount or over the numeric columns ``m`` names."""
     r = q.reading
     ranking = q.understanding.ranking
@@ -335,8 +393,13 @@ def _of_columns(q: Question, k: Knowledge, m: Mention, kind: str | None,
     named_elsewhere = any(x.of("measure") and not x.of("cube") for x in r.mentions if x is not m)
     rows_ranked = kind in ("max", "min") and ranking is not None and names_a_number(ranking.phrase)
     rows_ranked = rows_ranked or (bool(marks) and bool(_NAMES_ITS_COLUMN.search(marks[0].text)))  # "shortest"
-    if cubes and kind in ("avg", "sum", "max", "min") and not named_elsewhere and not rows_ranked and (
-            amount := facts.amount_column(k.model, cubes[0].path)):
+    if (
+        cubes
+        and kind in ("avg", "sum", "max", "min")
+        and not named_elsewhere
+        and not rows_ranked
+        and (amount := facts.amount_column(k.model, cubes[0].path))
+    ):
         found, missing = _over_column(k, amount, kind)  # "the biggest invoice", "average order"
         return (found.path if found else None), marks, None if found else f"the model has no {missing}"
     dims = [k.model.find_member(t.path) for t in m.of("dimension")]
@@ -346,8 +409,9 @@ def _of_columns(q: Question, k: Knowledge, m: Mention, kind: str | None,
     return None, [], None
 
 
-def _over_dimensions(r: Reading, k: Knowledge, dims: list[Any], kind: str,
-                     marks: list[Mark]) -> tuple[str | None, list[Mark], str | None]:
+def _over_dimensions(
+    r: Reading, k: Knowledge, dims: list[Any], kind: str, marks: list[Mark]
+) -> tuple[str | None, list[Mark], str | None]:
     numeric = [d for d in dims if d.type == "number"] if kind not in ("distinct", "count") else dims
     missing = ""
     for dim in numeric or dims:
@@ -363,7 +427,7 @@ def _over_dimensions(r: Reading, k: Knowledge, dims: list[Any], kind: str,
 
 
 def _rows_counted(q: Question, k: Knowledge) -> None:
-    """"orders per year", "customers by nation", "orders 2024 vs 2023": a cube asked by a grain, a group-by
+    """ "orders per year", "customers by nation", "orders 2024 vs 2023": a cube asked by a grain, a group-by
     or a comparison (and no listing word) counts its rows."""
     r = q.reading
     if r.measures or r.marks_of("list") or not _cued(q, k):
@@ -384,23 +448,28 @@ def _rows_counted(q: Question, k: Knowledge) -> None:
 _SELLING = re.compile(r"\b(?:best|top|worst)[\s-]+sell(?:ing|ers?)\b|畅销", re.IGNORECASE)
 
 
-_USAGE = re.compile(r"\b(?:used|use|popular|common|frequent|frequently|often)\b|最常用|用得最多|最受欢迎|最常见",
-                    re.IGNORECASE)
+_USAGE = re.compile(
+    r"\b(?:used|use|popular|common|frequent|frequently|often)\b|最常用|用得最多|最受欢迎|最常见", re.IGNORECASE
+)
 
 
 def _money_verb(r: Reading, k: Knowledge) -> None:
-    """"how much did we sell", "how much did Canada's customers spend": with no measure named, "how much"
+    """ "how much did we sell", "how much did Canada's customers spend": with no measure named, "how much"
     and a verb of money changing hands ask the amount (a sum) the model names that money by ("sales",
     "spend"), on a cube the question's values or cubes reach when it names any."""
     marks = [m for m in r.marks_of("sum") if m.text.lower() == "how much" and free(r, m)]
     if r.measures or not marks:
         return
     cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
-    for w in words(r.text[marks[0].end:]):
+    for w in words(r.text[marks[0].end :]):
         nouns = MONEY_VERBS.get(w.raw.lower(), ())
         for noun in nouns:
-            found = [t for m in k.lexicon.find(noun) for t in sorted(m.of("measure"), key=lambda t: -m.weights[t])
-                     if _an_amount(k, t) and (not cubes or any(_linked(k, t.cube, c) for c in cubes))]
+            found = [
+                t
+                for m in k.lexicon.find(noun)
+                for t in sorted(m.of("measure"), key=lambda t: -m.weights[t])
+                if _an_amount(k, t) and (not cubes or any(_linked(k, t.cube, c) for c in cubes))
+            ]
             if found:
                 span = (marks[0].end + w.start, marks[0].end + w.end)
                 r.measures.append(found[0].path)
@@ -418,7 +487,7 @@ def _linked(k: Knowledge, a: str, b: str) -> bool:
 
 
 def _how_much(r: Reading, k: Knowledge) -> None:
-    """"how much has Jack Yang paid through WeChat Pay", "the most money", "总金额": with no measure named,
+    """ "how much has Jack Yang paid through WeChat Pay", "the most money", "总金额": with no measure named,
     "how much" or a word for money asks the amount of the one cube the question's values (or cube) belong to
     (its sum measure over its amount column)."""
     marks = [m for m in r.marks_of("sum") if m.text.lower() == "how much" and free(r, m)]
@@ -427,14 +496,19 @@ def _how_much(r: Reading, k: Knowledge) -> None:
         return
     cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
     if not marks:  # "the most money", "总金额", "一共...多少钱": the amount of things that happened (dated rows)
-        asked = [m for m in r.marks_of("sum", "count", "most", "max") if free(r, m)
-                 and 0 <= money[0].start() - m.end <= 6]  # "with amount", "按金额排": a column, no total
+        asked = [
+            m for m in r.marks_of("sum", "count", "most", "max") if free(r, m) and 0 <= money[0].start() - m.end <= 6
+        ]  # "with amount", "按金额排": a column, no total
         if not asked:
             return
         marks = [Mark("sum", *money[0].span(), money[0].group(0)), *asked]
         cubes = {c for c in cubes if k.model.cube_time_dimension(c)}
-    found = [p for c in cubes if (amount := facts.amount_column(k.model, c)) is not None
-             for p in [m.path for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))][:1]]
+    found = [
+        p
+        for c in cubes
+        if (amount := facts.amount_column(k.model, c)) is not None
+        for p in [m.path for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))][:1]
+    ]
     if len(found) == 1:
         r.measures.append(found[0])
         r.use(*(m.span for m in marks))
@@ -442,7 +516,7 @@ def _how_much(r: Reading, k: Knowledge) -> None:
 
 
 def _money_restated(r: Reading, k: Knowledge) -> None:
-    """"总金额", "一共…多少钱", "the total amount": a word for money beside a measure over its cube's amount says
+    """ "总金额", "一共…多少钱", "the total amount": a word for money beside a measure over its cube's amount says
     that measure again: used."""
     amounts = {facts.column(a) for p in r.measures if (a := facts.amount_column(k.model, p.split(".", 1)[0]))}
     over = [p for p in r.measures if facts.column(k.model.find_member(p)) in amounts]
@@ -451,7 +525,7 @@ def _money_restated(r: Reading, k: Knowledge) -> None:
 
 
 def _usage_counted(q: Question, k: Knowledge) -> None:
-    """"which payment method is used most", "最常用的支付方式": the rows of the named dimension's cube counted
+    """ "which payment method is used most", "最常用的支付方式": the rows of the named dimension's cube counted
     per value (the group pass groups by it)."""
     r = q.reading
     if r.measures or not (_USAGE.search(r.text) and (r.marks_of("most", "top") or q.understanding.ranking)):
@@ -467,7 +541,7 @@ def _usage_counted(q: Question, k: Knowledge) -> None:
 
 
 def _ranked_by(q: Question, k: Knowledge) -> None:
-    """"best selling 5 products by sales": the measure after "by" ranks; one a ranking phrase named ("best
+    """ "best selling 5 products by sales": the measure after "by" ranks; one a ranking phrase named ("best
     selling" = units sold) gives way to it."""
     r = q.reading
     if q.understanding.ranking is None or len(r.measures) < 2:
@@ -483,7 +557,7 @@ def _ranked_by(q: Question, k: Knowledge) -> None:
 
 
 def _summed_too(r: Reading, k: Knowledge) -> None:
-    """"how many invoices ..., and what did they add up to?": a total asked with nothing named after it is
+    """ "how many invoices ..., and what did they add up to?": a total asked with nothing named after it is
     the sum of the counted cube's amount column, beside the count."""
     if len(r.measures) != 1 or k.model.find_member(r.measures[0]).type not in _COUNTS:
         return
@@ -501,7 +575,7 @@ def _summed_too(r: Reading, k: Knowledge) -> None:
 
 
 def _units(r: Reading, k: Knowledge) -> None:
-    """"average track length in minutes", "几分钟": the measure's twin in the unit the question names; the
+    """ "average track length in minutes", "几分钟": the measure's twin in the unit the question names; the
     unit's words are then used."""
     twins = [unit_twin(k.model, m, r.text) for m in r.measures]
     if twins == r.measures:
@@ -517,7 +591,7 @@ _ZH_UNITS = {"分钟": "minute", "小时": "hour", "秒": "second", "天": "day"
 
 
 def _unit_words(r: Reading, k: Knowledge) -> None:
-    """"in MB", "几分钟": a unit the chosen measure's title names is said, not unknown."""
+    """ "in MB", "几分钟": a unit the chosen measure's title names is said, not unknown."""
     titles = " ".join((getattr(k.model.find_member(m), "title", "") or "").lower() for m in r.measures)
     for found in UNIT_WORDS.finditer(r.text):
         word = _ZH_UNITS.get(found.group(0), found.group(0).lower())
@@ -549,4 +623,3 @@ def choose(q: Question, k: Knowledge) -> None:
         r.intent = "aggregate"
     elif r.marks_of("median"):
         r.refuse(f"the model has no measure for '{r.marks_of('median')[0].text}'")
-

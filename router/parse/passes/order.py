@@ -25,22 +25,32 @@ from router.understanding._calendar import parse_number
 # adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
 ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"expensive|cheap|pricey|costly|贵|便宜", re.IGNORECASE), stems("price cost total amount")),
-    (re.compile(r"longest|shortest|\blong(?:er)?\b|\bshort(?:er)?\b|最长|最短", re.IGNORECASE),
-     stems("length duration millisecond minute second time day")),
-    (re.compile(r"biggest|largest|smallest|\bbig\b|\blarge\b|\bsmall\b|最大|最小", re.IGNORECASE),
-     stems("size total amount quantity value balance")),
+    (
+        re.compile(r"longest|shortest|\blong(?:er)?\b|\bshort(?:er)?\b|最长|最短", re.IGNORECASE),
+        stems("length duration millisecond minute second time day"),
+    ),
+    (
+        re.compile(r"biggest|largest|smallest|\bbig\b|\blarge\b|\bsmall\b|最大|最小", re.IGNORECASE),
+        stems("size total amount quantity value balance"),
+    ),
     (re.compile(r"heaviest|lightest|heavy|heavier|light", re.IGNORECASE), stems("weight")),
-    (re.compile(r"fastest|slowest|\bfast(?:er)?\b|\bslow(?:er)?\b|最快|最慢", re.IGNORECASE),
-     stems("speed velocity mph")),
+    (
+        re.compile(r"fastest|slowest|\bfast(?:er)?\b|\bslow(?:er)?\b|最快|最慢", re.IGNORECASE),
+        stems("speed velocity mph"),
+    ),
 )
 _ORDINAL = norm_word("number")  # "Day of week number" is a position, not a length of days
 _TIME_ADJECTIVE = re.compile(r"latest|newest|most recent|recent|oldest|earliest|最新|最近|最早", re.IGNORECASE)
-_DESC_ADJ = re.compile(r"most|expensive|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"
-                       r"最大|最新|最近|最高", re.IGNORECASE)
+_DESC_ADJ = re.compile(
+    r"most|expensive|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"
+    r"最大|最新|最近|最高",
+    re.IGNORECASE,
+)
 _WORST = re.compile(r"\bworst\b|\bbottom\b|最差|垫底", re.IGNORECASE)
 _BEST = re.compile(r"\bbest\b|最好", re.IGNORECASE)
-_SINGULAR = re.compile(r"\bwhich\b(?!\s+\w+s\b)|\bwho\b|\bwhat (?:is|was) the\b|哪(?:个|一|家|位|款|种|国)|是谁",
-                       re.IGNORECASE)
+_SINGULAR = re.compile(
+    r"\bwhich\b(?!\s+\w+s\b)|\bwho\b|\bwhat (?:is|was) the\b|哪(?:个|一|家|位|款|种|国)|是谁", re.IGNORECASE
+)
 
 
 def adjective_member(text: str, r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
@@ -63,8 +73,11 @@ def _adjective_member(text: str, r: Reading, k: Knowledge, cubes: list[str]) -> 
 def _compared_column(k: Knowledge, cube: str, nouns: frozenset[str]) -> Any | None:
     """The one numeric column of ``cube`` an adjective's nouns name: by the head word of its title first
     ("Track length"), else by any word; two of a kind ("Air time", "Scheduled departure time") name none."""
-    members = [m for m in [*k.model.cubes[cube].dimensions.values(), *k.model.cubes[cube].measures.values()]
-               if facts.is_numeric(m) and not getattr(m, "primary_key", False) and m.public]
+    members = [
+        m
+        for m in [*k.model.cubes[cube].dimensions.values(), *k.model.cubes[cube].measures.values()]
+        if facts.is_numeric(m) and not getattr(m, "primary_key", False) and m.public
+    ]
     keys = [(m, name_key(m.title or m.name)) for m in members]
     keys = [(m, key) for m, key in keys if key and key[-1] != _ORDINAL]
     for named in ([m for m, key in keys if key[-1] in nouns], [m for m, key in keys if set(key) & nouns]):
@@ -103,25 +116,30 @@ def _numeric_column(k: Knowledge, m: Mention, cubes: list[str]) -> Any | None:
     """The first numeric dimension ``m`` names that the answer's cubes reach."""
     for t in m.of("dimension"):
         member = k.model.find_member(t.path)
-        if member is not None and facts.is_numeric(member) and any(facts.joined(k.model, c, member.cube)
-                                                                   for c in cubes):
+        if (
+            member is not None
+            and facts.is_numeric(member)
+            and any(facts.joined(k.model, c, member.cube) for c in cubes)
+        ):
             return member
     return None
 
 
-_ORDER_WORDS = stems("highest largest biggest most greatest longest newest latest recent expensive top lowest smallest "
-                     "least fewest shortest oldest earliest cheapest first")
+_ORDER_WORDS = stems(
+    "highest largest biggest most greatest longest newest latest recent expensive top lowest smallest "
+    "least fewest shortest oldest earliest cheapest first"
+)
 
 
 def _title_word(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) -> Any | None:
-    """"Highest *balance* first" after "account balance": a word of the order phrase that is a word of the
+    """ "Highest *balance* first" after "account balance": a word of the order phrase that is a word of the
     title of exactly one numeric column of the answer's cubes names that column."""
-    said = {w.norm for w in words(r.text[span[0]:span[1]])} - _ORDER_WORDS - GLUE
+    said = {w.norm for w in words(r.text[span[0] : span[1]])} - _ORDER_WORDS - GLUE
     return facts.column_titled(k.model, cubes, said)
 
 
 def _amount_word(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) -> Any | None:
-    """"按金额从高到低", "by amount, highest first": the generic word for an amount orders by the listed
+    """ "按金额从高到低", "by amount, highest first": the generic word for an amount orders by the listed
     cube's amount (the column its sum measure adds up)."""
     near = AMOUNT_WORD.search(r.text, max(0, span[0] - 12), span[1])
     if near is None or not cubes or (member := facts.amount_column(k.model, cubes[0])) is None:
@@ -132,9 +150,13 @@ def _amount_word(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[st
 
 def _explicit(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
     for mark in r.marks_of("order"):
-        member = (_adjective_member(mark.text, r, k, cubes) if _TIME_ADJECTIVE.search(mark.text) else None) or \
-            _named(r, mark.span, k, cubes) or _adjective_member(mark.text, r, k, cubes) or \
-            _title_word(r, mark.span, k, cubes) or _amount_word(r, mark.span, k, cubes)
+        member = (
+            (_adjective_member(mark.text, r, k, cubes) if _TIME_ADJECTIVE.search(mark.text) else None)
+            or _named(r, mark.span, k, cubes)
+            or _adjective_member(mark.text, r, k, cubes)
+            or _title_word(r, mark.span, k, cubes)
+            or _amount_word(r, mark.span, k, cubes)
+        )
         if member is None and r.measures:
             member = k.model.find_member(r.measures[0])
         if member is None:  # "flights more than an hour late, worst first": the column bounded
@@ -147,28 +169,35 @@ def _explicit(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
 
 
 def _bounded_column(r: Reading, k: Knowledge) -> Any | None:
-    """"flights more than an hour late, worst first": the one numeric column the question bounds."""
+    """ "flights more than an hour late, worst first": the one numeric column the question bounds."""
     bounded = {f.member for f in r.filters if f.operator in ("gt", "gte", "lt", "lte", "between")}
     members = [m for p in bounded if (m := k.model.find_member(p)) is not None and m.kind == "dimension"]
     return members[0] if len(members) == 1 else None
 
 
 def _said_way(k: Knowledge, member: Any, way: str) -> str:
-    """"worst first" / "best first": the direction ``meta.better`` gives (of the member, else of a measure over
+    """ "worst first" / "best first": the direction ``meta.better`` gives (of the member, else of a measure over
     its column); any other order phrase says its own."""
     if way not in ("worst", "best"):
         return way
     good_is_high = facts.better(member) == "higher" and not any(
-        facts.better(m) == "lower" for m in facts.measures_over(k.model, member.cube, facts.column(member),
-                                                                ("avg", "max", "min", "sum")))
+        facts.better(m) == "lower"
+        for m in facts.measures_over(k.model, member.cube, facts.column(member), ("avg", "max", "min", "sum"))
+    )
     return "desc" if (way == "best") == good_is_high else "asc"
 
 
 def _direction(q: Question, k: Knowledge, member: Any) -> str:
     ranking = q.understanding.ranking
     direction = ranking.direction if ranking else "desc"
-    said = next((text for text in (ranking.phrase if ranking else "", q.reading.text)
-                 if _WORST.search(text) or _BEST.search(text)), None)  # "which 5 had the worst delay"
+    said = next(
+        (
+            text
+            for text in (ranking.phrase if ranking else "", q.reading.text)
+            if _WORST.search(text) or _BEST.search(text)
+        ),
+        None,
+    )  # "which 5 had the worst delay"
     if ranking and said is not None:
         good_is_high = facts.better(member) == "higher"
         best = bool(_BEST.search(said)) and not _WORST.search(said)
@@ -177,7 +206,7 @@ def _direction(q: Question, k: Knowledge, member: Any) -> str:
 
 
 def _superlative_column(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
-    """"customers ... with the lowest account balance": the numeric column named right after the superlative."""
+    """ "customers ... with the lowest account balance": the numeric column named right after the superlative."""
     for mark in r.marks_of("max", "min"):
         m = after(r, mark.span)
         if m is None or m.start - mark.end > 3 or not free(r, mark):
@@ -192,7 +221,7 @@ _SUPERLATIVE_WORD = re.compile(r"\b(?:most|least|[a-z]{2,}est)\b", re.IGNORECASE
 
 
 def _superlative_name(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
-    """"the 10 flights with the *longest departure delays*": a name that holds its superlative (a max or min
+    """ "the 10 flights with the *longest departure delays*": a name that holds its superlative (a max or min
     measure's title, read as the rows' column) orders by its numeric column."""
     for m in r.mentions:
         if _SUPERLATIVE_WORD.search(m.text) and (member := _numeric_column(k, m, cubes)) is not None:
@@ -208,8 +237,12 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     if r.intent == "aggregate" and r.measures:
         member = k.model.find_member(r.measures[0])
     else:  # "top 5 customers by account balance", "the 3 most expensive products"
-        member = _by_member(r, k, cubes) or _superlative_column(r, k, cubes) or _superlative_name(r, k, cubes) \
+        member = (
+            _by_member(r, k, cubes)
+            or _superlative_column(r, k, cubes)
+            or _superlative_name(r, k, cubes)
             or _adjective_member(ranking.phrase + " " + r.text, r, k, cubes)
+        )
     if member is None:
         return
     if not r.order:
@@ -220,7 +253,7 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
 
 
 def _recent(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
-    """"the latest 5 orders": the N newest rows by the listed cube's time."""
+    """ "the latest 5 orders": the N newest rows by the listed cube's time."""
     for mark in r.marks_of("recent"):
         direction, number = mark.data
         path = r.time_dimension or (k.model.cube_time_dimension(cubes[0]) if cubes else None)
@@ -232,14 +265,17 @@ def _recent(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
     return False
 
 
-_N_ADJECTIVE = re.compile(r"\b(?:the\s+)?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+"
-                          r"(shortest|longest|cheapest|most expensive|least expensive|smallest|biggest|largest|"
-                          r"heaviest|lightest|fastest|slowest|oldest|newest|earliest|latest)\b", re.IGNORECASE)
+_N_ADJECTIVE = re.compile(
+    r"\b(?:the\s+)?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+"
+    r"(shortest|longest|cheapest|most expensive|least expensive|smallest|biggest|largest|"
+    r"heaviest|lightest|fastest|slowest|oldest|newest|earliest|latest)\b",
+    re.IGNORECASE,
+)
 _ASCENDING = re.compile(r"shortest|cheapest|least|smallest|lightest|slowest|oldest|earliest", re.IGNORECASE)
 
 
 def _n_superlative(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
-    """"the 5 shortest Rock songs", "3 most expensive products": the N rows first by the column the
+    """ "the 5 shortest Rock songs", "3 most expensive products": the N rows first by the column the
     adjective names."""
     m = _N_ADJECTIVE.search(r.text)
     member = (_by_member(r, k, cubes) or _adjective_member(m.group(2), r, k, cubes)) if m else None

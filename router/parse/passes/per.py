@@ -12,8 +12,9 @@ from router.parse.context import Knowledge, Question
 from router.parse.nearby import free
 from router.parse.reading import Mention, Reading
 
-_PER = re.compile(r"(?:\bper|\beach|\bevery|\b(?:on|in|for)\s+(?:an?|each|every)|\ban?|每(?:个|一|位|张|家)?)\s*$",
-                  re.IGNORECASE)
+_PER = re.compile(
+    r"(?:\bper|\beach|\bevery|\b(?:on|in|for)\s+(?:an?|each|every)|\ban?|每(?:个|一|位|张|家)?)\s*$", re.IGNORECASE
+)
 _ADDS_UP = ("count", "sum")  # a distinct count over all rows is no sum of per-row counts
 
 
@@ -23,8 +24,13 @@ def per_cube(r: Reading, k: Knowledge, start: int, measure: str) -> Mention | No
     own = measure.split(".", 1)[0]
     for m in r.mentions:
         cubes = [t.path for t in m.of("cube") if t.path != own]
-        if m.start >= start and cubes and _PER.search(r.text[max(start, m.start - 12):m.start]) \
-                and facts.joined(k.model, own, cubes[0]) and facts.row_count(k.model, cubes[0]):
+        if (
+            m.start >= start
+            and cubes
+            and _PER.search(r.text[max(start, m.start - 12) : m.start])
+            and facts.joined(k.model, own, cubes[0])
+            and facts.row_count(k.model, cubes[0])
+        ):
             return m
     return None
 

@@ -30,31 +30,46 @@ def _said_of_them(r: Reading) -> list[str]:
     out = []
     for m in r.mentions:
         named = [t.path for t in m.of("segment") if t.path in r.segments]
-        if named and valued and valued[0].end <= m.start and _RELATIVE.search(r.text[valued[0].end:m.start]):
+        if named and valued and valued[0].end <= m.start and _RELATIVE.search(r.text[valued[0].end : m.start]):
             out += named
     return out
 
 
-_SAID_OF = re.compile(r"\b(?:that|which|who|were|was|had|have|has|left|went|got|took)\b|\b\w{3,}ed\b",
-                      re.IGNORECASE)
+_SAID_OF = re.compile(r"\b(?:that|which|who|were|was|had|have|has|left|went|got|took)\b|\b\w{3,}ed\b", re.IGNORECASE)
 
 
 def _within_groups(r: Reading, k: Knowledge, after: int) -> None:
-    """"what percentage of departed flights left more than an hour late, by origin": a bound, value or segment
+    """ "what percentage of departed flights left more than an hour late, by origin": a bound, value or segment
     said of the rows after the share word ("that were", "left") is the part within each group, over the
     group's whole; without one, every group's share of the total."""
-    bounds = [f for f in r.filters if f.operator in _BOUNDS and f.because
-              and getattr(k.model.find_member(f.member), "kind", "") == "dimension"
-              and _SAID_OF.search(r.text[after:max(after, r.text.find(f.because))])]
-    segments = [t.path for m in r.mentions for t in m.of("segment")
-                if t.path in r.segments and m.start > after and _SAID_OF.search(r.text[after:m.start])]
-    valued = {t.path for m in r.mentions for t in m.of("value") if m.start > after and not free(r, m)
-              and _SAID_OF.search(r.text[after:m.start])}  # "what share of each channel's orders were cancelled"
+    bounds = [
+        f
+        for f in r.filters
+        if f.operator in _BOUNDS
+        and f.because
+        and getattr(k.model.find_member(f.member), "kind", "") == "dimension"
+        and _SAID_OF.search(r.text[after : max(after, r.text.find(f.because))])
+    ]
+    segments = [
+        t.path
+        for m in r.mentions
+        for t in m.of("segment")
+        if t.path in r.segments and m.start > after and _SAID_OF.search(r.text[after : m.start])
+    ]
+    valued = {
+        t.path
+        for m in r.mentions
+        for t in m.of("value")
+        if m.start > after and not free(r, m) and _SAID_OF.search(r.text[after : m.start])
+    }  # "what share of each channel's orders were cancelled"
     bounds += [f for f in r.filters if f.operator == "equals" and f.member in valued and f.member not in r.dimensions]
     if bounds or segments:
         r.part, r.part_segments = bounds, list(dict.fromkeys(segments))
-        r.notes.append("share within each group: the measure with " + ", ".join(
-            [*(f.member for f in bounds), *r.part_segments]) + " over the group's measure")
+        r.notes.append(
+            "share within each group: the measure with "
+            + ", ".join([*(f.member for f in bounds), *r.part_segments])
+            + " over the group's measure"
+        )
 
 
 _BOUNDS = ("gt", "gte", "lt", "lte", "between")
@@ -63,9 +78,13 @@ _BOUNDS = ("gt", "gte", "lt", "lte", "between")
 def _last_said(r: Reading, values: list[Filter]) -> Filter:
     """Of several named values, the one the question says last: the earlier ones qualify the whole
     ("Newark's departures"), the last one names the part ("went to Chicago O'Hare")."""
+
     def said_at(f: Filter) -> int:
-        return max((m.start for m in r.mentions for t in m.of("value")
-                    if t.path == f.member and str(t.value) in f.values), default=-1)
+        return max(
+            (m.start for m in r.mentions for t in m.of("value") if t.path == f.member and str(t.value) in f.values),
+            default=-1,
+        )
+
     return max(values, key=said_at)
 
 
@@ -99,7 +118,10 @@ def choose(q: Question, k: Knowledge) -> None:
     if rows or r.segments:
         r.part = rows
         r.part_segments = list(r.segments)
-        r.notes.append("share: the measure with " + ", ".join([*(f.member for f in rows), *r.segments])
-                       + " over the measure without")
+        r.notes.append(
+            "share: the measure with "
+            + ", ".join([*(f.member for f in rows), *r.segments])
+            + " over the measure without"
+        )
         return
     r.refuse(f"'{marks[0].text}' of what? Name the part (a value, group or segment) to divide by the total")

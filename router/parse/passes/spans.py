@@ -13,11 +13,24 @@ from router.parse.text import name_key, overlaps, stems
 from router.understanding.granularity import extract_granularity
 from router.understanding.timeexpr import extract_time
 
-_GRAIN_WORDS = {"year": "year", "month": "month", "quarter": "quarter", "week": "week", "day": "day",
-                "yearly": "year", "monthly": "month", "quarterly": "quarter", "weekly": "week", "daily": "day"}
+_GRAIN_WORDS = {
+    "year": "year",
+    "month": "month",
+    "quarter": "quarter",
+    "week": "week",
+    "day": "day",
+    "yearly": "year",
+    "monthly": "month",
+    "quarterly": "quarter",
+    "weekly": "week",
+    "daily": "day",
+}
 _NOT_A_DIMENSION = stems("per by each every the this last next same")
-_DIM_GRAIN = re.compile(r"\b([a-z]+)\s+(years?|months?|quarters?|weeks?|days?)\b|"
-                        r"\b(years?|months?|quarters?|weeks?|days?)\s+of\s+(?:the\s+)?([a-z]+)\b", re.IGNORECASE)
+_DIM_GRAIN = re.compile(
+    r"\b([a-z]+)\s+(years?|months?|quarters?|weeks?|days?)\b|"
+    r"\b(years?|months?|quarters?|weeks?|days?)\s+of\s+(?:the\s+)?([a-z]+)\b",
+    re.IGNORECASE,
+)
 
 
 def _time_spans(r: Reading) -> list[tuple[int, int]]:
@@ -27,18 +40,24 @@ def _time_spans(r: Reading) -> list[tuple[int, int]]:
 
 
 def _dimension_grains(r: Reading, k: Knowledge) -> list[Mark]:
-    """"per ship year" -> (year, lineitem.ship_date): a word of one time dimension's title beside a grain."""
+    """ "per ship year" -> (year, lineitem.ship_date): a word of one time dimension's title beside a grain."""
     out = []
     for m in _DIM_GRAIN.finditer(r.text):
         word, grain = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         key = name_key(word)
         if not key or key[0] in _NOT_A_DIMENSION:
             continue
-        dims = [d.path for d in k.model.dimensions() if d.type == "time" and d.public
-                and key[0] in set(name_key(d.title or "")) | set(name_key(d.name)) - {"date", "time"}]
+        dims = [
+            d.path
+            for d in k.model.dimensions()
+            if d.type == "time"
+            and d.public
+            and key[0] in set(name_key(d.title or "")) | set(name_key(d.name)) - {"date", "time"}
+        ]
         if len(dims) == 1:
-            out.append(Mark("dim_grain", m.start(), m.end(), m.group(0), (_GRAIN_WORDS[grain.lower().rstrip("s")],
-                                                                          dims[0])))
+            out.append(
+                Mark("dim_grain", m.start(), m.end(), m.group(0), (_GRAIN_WORDS[grain.lower().rstrip("s")], dims[0]))
+            )
     return out
 
 
@@ -53,7 +72,7 @@ def _row_mentions(q: Question, taken: list[Mention]) -> list[Mention]:
         at = lowered.find(label.lower())
         if at < 0 or not label.strip():
             continue
-        if " " not in label.strip() and q.reading.text[at:at + len(label)] != label and label.isascii():
+        if " " not in label.strip() and q.reading.text[at : at + len(label)] != label and label.isascii():
             continue  # a one-word name ("Money", "Help") is a row only where it is written as the name
         if _NAME_GOES_ON.match(q.reading.text, at + len(label)):
             continue  # "Frank" is not the row "Frank" when the question says "Frank Harris"
@@ -65,21 +84,25 @@ def _row_mentions(q: Question, taken: list[Mention]) -> list[Mention]:
             continue
         if any(overlaps(span, m.span) and (m.end - m.start) > len(label) for m in taken + out):
             continue
-        out.append(Mention(span[0], span[1], q.reading.text[span[0]:span[1]], [target], {target: 3}))
+        out.append(Mention(span[0], span[1], q.reading.text[span[0] : span[1]], [target], {target: 3}))
     return out
 
 
 def _widen_to_value(text: str, m: Mention) -> None:
-    """"the 5-LOW priority orders": a value found by part of its words covers the whole value where the
+    """ "the 5-LOW priority orders": a value found by part of its words covers the whole value where the
     question writes it."""
     lowered = text.lower()
     for t in m.of("value"):
         value = str(t.value or "").lower()
         at = lowered.find(value, max(0, m.start - len(value)))
-        if value and 0 <= at <= m.start < at + len(value) and at + len(value) > m.start and \
-                (at < m.start or at + len(value) > m.end):
+        if (
+            value
+            and 0 <= at <= m.start < at + len(value)
+            and at + len(value) > m.start
+            and (at < m.start or at + len(value) > m.end)
+        ):
             m.start, m.end = min(m.start, at), max(m.end, at + len(value))
-            m.text = text[m.start:m.end]
+            m.text = text[m.start : m.end]
             return
 
 
@@ -104,8 +127,16 @@ def collect(q: Question, k: Knowledge) -> None:
         _widen_to_value(r.text, m)
     # a language word inside a name is part of the name ("Average order value", "Order count"); a sign
     # inside a segment's name stays, for the rows of a cube the segment is not on ("negative balance")
-    r.marks = [k_ for k_ in r.marks if not any(m.start <= k_.start and k_.end <= m.end and (k_.start, k_.end) !=
-                                              (m.start, m.end) and not (k_.kind == "sign" and m.of("segment"))
-                                              for m in r.mentions)]
+    r.marks = [
+        k_
+        for k_ in r.marks
+        if not any(
+            m.start <= k_.start
+            and k_.end <= m.end
+            and (k_.start, k_.end) != (m.start, m.end)
+            and not (k_.kind == "sign" and m.of("segment"))
+            for m in r.mentions
+        )
+    ]
     if grains:
         r.notes.append("; ".join(f"{g.text!r}: {g.data[0]} of {g.data[1]}" for g in grains))

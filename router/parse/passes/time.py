@@ -40,8 +40,9 @@ def _by_verb(r: Reading, k: Knowledge) -> str | None:
             found = [d for d in times if w.norm in set(name_key(d.title or d.name)) - {"date", "time"}]
         else:
             stem = m.group(1)[:4]
-            found = [d for d in times
-                     if any(t.startswith(stem) for t in set(name_key(d.title or d.name)) - {"date", "time"})]
+            found = [
+                d for d in times if any(t.startswith(stem) for t in set(name_key(d.title or d.name)) - {"date", "time"})
+            ]
         if len({d.path for d in found}) == 1:
             r.use((w.start, w.end))
             return found[0].path
@@ -58,8 +59,11 @@ def choose(q: Question, k: Knowledge) -> None:
     periods = r.periods(q.understanding.time_ranges)
     timed = bool(periods or q.understanding.granularity or r.granularity)
     for m in r.mentions:
-        times = [t.path for t in m.of("dimension")
-                 if getattr(k.model.find_member(t.path), "type", "") == "time" and _joined(r, k, t.cube)]
+        times = [
+            t.path
+            for t in m.of("dimension")
+            if getattr(k.model.find_member(t.path), "type", "") == "time" and _joined(r, k, t.cube)
+        ]
         if times and free(r, m) and (timed or r.intent != "detail"):  # a listing shows a date it names
             r.time_dimension = r.time_dimension or times[0]
             r.use(m.span)
@@ -82,8 +86,11 @@ def _contiguous(ranges: list[Any]) -> bool:
 def _dated(q: Question, k: Knowledge) -> None:
     """A period or grain asked of something the model does not date is refused, not ignored."""
     r = q.reading
-    phrase = ", ".join(t.label for t in r.periods(q.understanding.time_ranges)[:2]) or r.granularity or \
-        q.understanding.granularity
+    phrase = (
+        ", ".join(t.label for t in r.periods(q.understanding.time_ranges)[:2])
+        or r.granularity
+        or q.understanding.granularity
+    )
     if r.intent == "aggregate":
         undated = [m for m in r.measures if not (r.time_dimension or k.model.time_dimension_for(m))]
     elif r.intent == "detail" and r.listing:
@@ -91,6 +98,8 @@ def _dated(q: Question, k: Knowledge) -> None:
     else:
         undated = []
     if undated:
-        names = ", ".join(getattr(k.model.find_member(p), "title", "") or (k.model.cubes[p].title if p in
-                          k.model.cubes else p) or p for p in undated)
+        names = ", ".join(
+            getattr(k.model.find_member(p), "title", "") or (k.model.cubes[p].title if p in k.model.cubes else p) or p
+            for p in undated
+        )
         r.refuse(f"the model has no date for {names}, so '{phrase}' cannot be applied")

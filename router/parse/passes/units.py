@@ -12,8 +12,11 @@ import re
 from router.parse.context import Knowledge, Question
 from router.parse.language import UNIT_EN, UNIT_SECONDS, title_unit
 
-_ASKED = re.compile(r"\bin\s+(hours?|minutes?|seconds?|days?)\b|[(（](?:in\s+)?(hours?|minutes?|seconds?|days?)[)）]|"
-                    r"(?:多少|几)个?(小时|分钟|秒|天)|[(（](小时|分钟|秒|天)[)）]|按(小时|分钟|秒|天)", re.IGNORECASE)
+_ASKED = re.compile(
+    r"\bin\s+(hours?|minutes?|seconds?|days?)\b|[(（](?:in\s+)?(hours?|minutes?|seconds?|days?)[)）]|"
+    r"(?:多少|几)个?(小时|分钟|秒|天)|[(（](小时|分钟|秒|天)[)）]|按(小时|分钟|秒|天)",
+    re.IGNORECASE,
+)
 
 
 def choose(q: Question, k: Knowledge) -> None:

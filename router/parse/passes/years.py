@@ -23,9 +23,16 @@ _DURATION = re.compile(r"\(\s*years?\s*\)|\bin years\b|\byears? old\b", re.IGNOR
 def _year_columns(r: Reading, k: Knowledge) -> list[Any]:
     scope = r.scope()
     cubes = [c for c in k.model.cubes if not scope or any(facts.joined(k.model, s, c) for s in scope)]
-    return [d for c in cubes for d in k.model.cubes[c].dimensions.values()
-            if d.type == "number" and d.public and not d.primary_key and _YEAR in facts.title_words(d)
-            and not _DURATION.search(d.title or "")]
+    return [
+        d
+        for c in cubes
+        for d in k.model.cubes[c].dimensions.values()
+        if d.type == "number"
+        and d.public
+        and not d.primary_key
+        and _YEAR in facts.title_words(d)
+        and not _DURATION.search(d.title or "")
+    ]
 
 
 def _said_before(r: Reading, at: int, columns: list[Any]) -> tuple[Any, tuple[int, int]] | None:

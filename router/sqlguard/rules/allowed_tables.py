@@ -35,14 +35,16 @@ def allowed_tables(tree: exp.Expression, policy: GuardPolicy) -> exp.Expression:
     read = physical_tables(tree, policy.default_schema)
     outside = sorted(t for t in read if t.split(".", 1)[0] not in policy.allowed_schemas)
     if outside:
-        raise SqlGuardError("allowed_tables", f"table(s) {', '.join(outside)} are outside the warehouse schemas "
-                                              f"({', '.join(sorted(policy.allowed_schemas))})")
+        raise SqlGuardError(
+            "allowed_tables",
+            f"table(s) {', '.join(outside)} are outside the warehouse schemas "
+            f"({', '.join(sorted(policy.allowed_schemas))})",
+        )
     if not policy.allowed_tables:
         raise SqlGuardError("allowed_tables", "no semantic assets are loaded, so no table may be read")
     unknown = read - policy.allowed_tables
     if unknown:
-        raise SqlGuardError(
-            "allowed_tables", f"table(s) {', '.join(sorted(unknown))} are not semantic assets")
+        raise SqlGuardError("allowed_tables", f"table(s) {', '.join(sorted(unknown))} are not semantic assets")
     ctes = _cte_names(tree)
     for table in tree.find_all(exp.Table):  # pin unqualified names to the default schema
         if not table.db and table.name.lower() not in ctes:

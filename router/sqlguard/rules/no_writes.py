@@ -8,8 +8,21 @@ from router.sqlguard.errors import SqlGuardError
 from router.sqlguard.policy import GuardPolicy
 
 WRITE_NODES: tuple[type[exp.Expression], ...] = (
-    exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Create, exp.Drop, exp.Alter, exp.TruncateTable,
-    exp.Command, exp.Set, exp.Copy, exp.Grant, exp.Transaction, exp.Commit, exp.Rollback,
+    exp.Insert,
+    exp.Update,
+    exp.Delete,
+    exp.Merge,
+    exp.Create,
+    exp.Drop,
+    exp.Alter,
+    exp.TruncateTable,
+    exp.Command,
+    exp.Set,
+    exp.Copy,
+    exp.Grant,
+    exp.Transaction,
+    exp.Commit,
+    exp.Rollback,
 )
 
 

@@ -27,7 +27,9 @@ def ensure_installed() -> None:
         return
     subprocess.run(
         ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=HERE, check=True, stdin=subprocess.DEVNULL,
+        cwd=HERE,
+        check=True,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -60,8 +62,7 @@ class CubeServer:
         self.stop()
 
 
-def start_cube(pg_url: str, model_dir: Path, workdir: Path, port: int | None = None,
-               timeout: float = 90) -> CubeServer:
+def start_cube(pg_url: str, model_dir: Path, workdir: Path, port: int | None = None, timeout: float = 90) -> CubeServer:
     """Start Cube on a free port (or ``port``); returns once ``/readyz`` answers 200."""
     ensure_installed()
     parts = urlsplit(pg_url)
@@ -96,7 +97,11 @@ def start_cube(pg_url: str, model_dir: Path, workdir: Path, port: int | None = N
     log = log_path.open("wb")
     proc = subprocess.Popen(
         ["node", str(HERE / "node_modules" / "@cubejs-backend" / "server" / "bin" / "server")],
-        cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        cwd=workdir,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
         start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"

@@ -90,8 +90,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _http(method: str, url: str, body: bytes | None = None, content_type: str = "application/json",
-          timeout: float = 30) -> tuple[int, dict | str]:
+def _http(
+    method: str, url: str, body: bytes | None = None, content_type: str = "application/json", timeout: float = 30
+) -> tuple[int, dict | str]:
     req = urllib.request.Request(url, data=body, method=method)
     if body is not None:
         req.add_header("Content-Type", content_type)
@@ -111,8 +112,7 @@ def _http(method: str, url: str, body: bytes | None = None, content_type: str = 
 class EsServer:
     """A running Elasticsearch JVM. Use ``.url``; ``.stop()`` or use as a context manager."""
 
-    def __init__(self, proc: subprocess.Popen, url: str, port: int, home: Path, log_path: Path,
-                 startup_seconds: float):
+    def __init__(self, proc: subprocess.Popen, url: str, port: int, home: Path, log_path: Path, startup_seconds: float):
         self.proc = proc
         self.url = url
         self.port = port
@@ -135,8 +135,9 @@ class EsServer:
             return None
         return None
 
-    def request(self, method: str, path: str, body: dict | list | str | None = None,
-                timeout: float = 30) -> tuple[int, dict | str]:
+    def request(
+        self, method: str, path: str, body: dict | list | str | None = None, timeout: float = 30
+    ) -> tuple[int, dict | str]:
         """Tiny helper: JSON (dict) or NDJSON (list of dicts / str) request; returns (status, parsed body)."""
         data = None
         ctype = "application/json"
@@ -176,9 +177,14 @@ class EsServer:
         return f"EsServer(url={self.url!r}, pid={self.proc.pid})"
 
 
-def start_elasticsearch(workdir: Path, port: int | None = None, heap: str = "512m",
-                        timeout: float = 120, cluster_name: str = "cubesage-test",
-                        extra_settings: dict[str, str] | None = None) -> EsServer:
+def start_elasticsearch(
+    workdir: Path,
+    port: int | None = None,
+    heap: str = "512m",
+    timeout: float = 120,
+    cluster_name: str = "cubesage-test",
+    extra_settings: dict[str, str] | None = None,
+) -> EsServer:
     """Build if needed, start one ES node on 127.0.0.1 and wait until it answers ``GET /``.
 
     ``workdir`` becomes the node's home (data/, logs/, config/, tmp/ and es-launcher.log inside);
@@ -191,8 +197,9 @@ def start_elasticsearch(workdir: Path, port: int | None = None, heap: str = "512
     last_err: Exception | None = None
     for _ in range(attempts):
         try:
-            return _start_once(workdir, port if port is not None else free_port(), heap, timeout,
-                               cluster_name, extra_settings or {})
+            return _start_once(
+                workdir, port if port is not None else free_port(), heap, timeout, cluster_name, extra_settings or {}
+            )
         except EsStartError as e:  # e.g. lost a race for the free port
             last_err = e
             if "BindException" not in str(e) and "Address already in use" not in str(e):
@@ -201,14 +208,16 @@ def start_elasticsearch(workdir: Path, port: int | None = None, heap: str = "512
     raise last_err
 
 
-def _launch_command(java_home: str | None, workdir: Path, port: int, heap: str, cluster_name: str,
-                    extra_settings: dict[str, str]) -> list[str]:
+def _launch_command(
+    java_home: str | None, workdir: Path, port: int, heap: str, cluster_name: str, extra_settings: dict[str, str]
+) -> list[str]:
     tmp = workdir / "tmp"
     tmp.mkdir(exist_ok=True)
     cp = os.pathsep.join([str(HERE / "target" / "classes"), str(HERE / "target" / "lib" / "*")])
     cmd = [
         _java_bin(java_home),
-        f"-Xms{heap}", f"-Xmx{heap}",
+        f"-Xms{heap}",
+        f"-Xmx{heap}",
         "-XX:+UseG1GC",
         "-XX:-OmitStackTraceInFastThrow",
         "-Dfile.encoding=UTF-8",
@@ -220,8 +229,16 @@ def _launch_command(java_home: str | None, workdir: Path, port: int, heap: str, 
         "-Djna.nosys=true",
         "-Des.networkaddress.cache.ttl=60",
         "-Des.networkaddress.cache.negative.ttl=10",
-        "-cp", cp, MAIN_CLASS,
-        "--home", str(workdir), "--port", str(port), "--cluster-name", cluster_name, "--die-with-parent",
+        "-cp",
+        cp,
+        MAIN_CLASS,
+        "--home",
+        str(workdir),
+        "--port",
+        str(port),
+        "--cluster-name",
+        cluster_name,
+        "--die-with-parent",
     ]
     for k, v in extra_settings.items():
         cmd += ["-E", f"{k}={v}"]
@@ -237,16 +254,25 @@ def _launch_env(java_home: str | None) -> dict[str, str]:
     return env
 
 
-def _start_once(workdir: Path, port: int, heap: str, timeout: float, cluster_name: str,
-                extra_settings: dict[str, str]) -> EsServer:
+def _start_once(
+    workdir: Path, port: int, heap: str, timeout: float, cluster_name: str, extra_settings: dict[str, str]
+) -> EsServer:
     java_home = find_java_home()
     log_path = workdir / "es-launcher.log"
     cmd = _launch_command(java_home, workdir, port, heap, cluster_name, extra_settings)
     env = _launch_env(java_home)
 
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, bufsize=1)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=workdir,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+    )
     ready = threading.Event()
     ready_url: list[str] = []
 
@@ -257,7 +283,7 @@ def _start_once(workdir: Path, port: int, heap: str, timeout: float, cluster_nam
                 log.write(line)
                 log.flush()
                 if line.startswith(READY_PREFIX) and not ready.is_set():
-                    ready_url.append(line[len(READY_PREFIX):].split()[0])
+                    ready_url.append(line[len(READY_PREFIX) :].split()[0])
                     ready.set()
 
     reader = threading.Thread(target=_pump, name=f"es-log-{port}", daemon=True)
@@ -318,13 +344,20 @@ def _smoke_test() -> int:
                     raise SystemExit(f"{label} failed: {resp}")
                 return resp
 
-            timed("create index", "PUT", "/docs", {
-                "settings": {"number_of_shards": 1, "number_of_replicas": 0},
-                "mappings": {"properties": {
-                    "title": {"type": "text"},
-                    "vec": {"type": "dense_vector", "dims": 4, "index": True, "similarity": "cosine"},
-                }},
-            })
+            timed(
+                "create index",
+                "PUT",
+                "/docs",
+                {
+                    "settings": {"number_of_shards": 1, "number_of_replicas": 0},
+                    "mappings": {
+                        "properties": {
+                            "title": {"type": "text"},
+                            "vec": {"type": "dense_vector", "dims": 4, "index": True, "similarity": "cosine"},
+                        }
+                    },
+                },
+            )
             docs = [
                 ("1", "the quick brown fox", [1.0, 0.0, 0.0, 0.0]),
                 ("2", "a lazy dog sleeps", [0.0, 1.0, 0.0, 0.0]),
@@ -336,10 +369,15 @@ def _smoke_test() -> int:
             resp = timed("bulk", "POST", "/_bulk", bulk)
             assert not resp["errors"], resp
             timed("refresh", "POST", "/docs/_refresh")
-            knn = timed("knn search", "POST", "/docs/_search", {
-                "knn": {"field": "vec", "query_vector": [0.9, 0.1, 0.0, 0.0], "k": 2, "num_candidates": 10},
-                "_source": ["title"],
-            })
+            knn = timed(
+                "knn search",
+                "POST",
+                "/docs/_search",
+                {
+                    "knn": {"field": "vec", "query_vector": [0.9, 0.1, 0.0, 0.0], "k": 2, "num_candidates": 10},
+                    "_source": ["title"],
+                },
+            )
             knn_ids = [(h["_id"], round(h["_score"], 4)) for h in knn["hits"]["hits"]]
             print("  knn hits:", knn_ids)
             assert [i for i, _ in knn_ids] == ["1", "3"], knn_ids
@@ -356,10 +394,13 @@ def _smoke_test() -> int:
                 print("python elasticsearch client: not installed, skipped")
             else:
                 client = elasticsearch.Elasticsearch(es.url)
-                r = client.search(index="docs", knn={"field": "vec", "query_vector": [0, 1, 0, 0], "k": 1,
-                                                     "num_candidates": 10})
-                print(f"python elasticsearch client {elasticsearch.__versionstr__}: info ok "
-                      f"({client.info()['version']['number']}), knn top hit = {r['hits']['hits'][0]['_id']}")
+                r = client.search(
+                    index="docs", knn={"field": "vec", "query_vector": [0, 1, 0, 0], "k": 1, "num_candidates": 10}
+                )
+                print(
+                    f"python elasticsearch client {elasticsearch.__versionstr__}: info ok "
+                    f"({client.info()['version']['number']}), knn top hit = {r['hits']['hits'][0]['_id']}"
+                )
                 client.close()
 
             print(f"JVM RSS after smoke test: {es.rss_mb():.0f} MB (pid {es.pid})")

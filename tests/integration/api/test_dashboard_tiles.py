@@ -15,9 +15,11 @@ from cubesage_core import db
 from tests.live_api import LiveApi, api_settings, running_api
 
 pytestmark = pytest.mark.integration
-EAST_2024 = ("SELECT round(sum(i.amount), 2) FROM warehouse.fact_order_item i JOIN warehouse.fact_order o "
-             "USING (order_id) JOIN warehouse.dim_region r USING (region_id) WHERE o.status = 'completed' "
-             "AND r.region_code = 'east' AND o.order_ts >= %s AND o.order_ts < %s")
+EAST_2024 = (
+    "SELECT round(sum(i.amount), 2) FROM warehouse.fact_order_item i JOIN warehouse.fact_order o "
+    "USING (order_id) JOIN warehouse.dim_region r USING (region_id) WHERE o.status = 'completed' "
+    "AND r.region_code = 'east' AND o.order_ts >= %s AND o.order_ts < %s"
+)
 
 
 def nl2cube(api: LiveApi, question: str) -> dict[str, Any]:
@@ -44,8 +46,9 @@ def test_a_tile_refreshes_through_cube_without_the_question(live_api: LiveApi, c
     assert tile["chart"]["usermeta"]["shape"] == "kpi" and tile["table"]["display"][0][0] == f"{expected:,.2f}"
     # the same stored query straight to Cube's REST API, as an existing Cube dashboard sends it
     token = jwt.encode({"iat": int(time.time()), "exp": int(time.time()) + 600}, cube.secret, algorithm="HS256")
-    direct = httpx.post(f"{cube.url}/cubejs-api/v1/load", json={"query": query}, headers={"Authorization": token},
-                        timeout=60)
+    direct = httpx.post(
+        f"{cube.url}/cubejs-api/v1/load", json={"query": query}, headers={"Authorization": token}, timeout=60
+    )
     assert direct.status_code == 200, direct.text
     assert float(direct.json()["data"][0]["order_items.gmv"]) == pytest.approx(expected)
 
@@ -55,8 +58,10 @@ def test_compared_periods_are_one_tile_of_every_period(live_api: LiveApi, pg_url
     assert [q["label"] for q in answer["cube_queries"]] == ["2024", "2023"]
     tile = load(live_api, {"cube_queries": answer["cube_queries"]})
     with db.connection(pg_url) as conn:
-        expected = {year: float(conn.execute(EAST_2024, (f"{year}-01-01", f"{year + 1}-01-01")).fetchone()[0])
-                    for year in (2023, 2024)}
+        expected = {
+            year: float(conn.execute(EAST_2024, (f"{year}-01-01", f"{year + 1}-01-01")).fetchone()[0])
+            for year in (2023, 2024)
+        }
     got = {int(row[0]): row[1] for row in tile["table"]["rows"]}
     assert got == pytest.approx(expected) and tile["table"]["columns"][0] == "period"
     assert tile["chart"]["usermeta"]["shape"] == "compare"

@@ -36,8 +36,12 @@ def _ask(url: str, question: str, **extra: Any) -> httpx.Response:
 
 
 def _numbers(body: dict[str, Any]) -> list[float]:
-    return [v for row in body["table"]["rows"] for v in (row if isinstance(row, list) else row.values())
-            if isinstance(v, int | float)]
+    return [
+        v
+        for row in body["table"]["rows"]
+        for v in (row if isinstance(row, list) else row.values())
+        if isinstance(v, int | float)
+    ]
 
 
 def test_cube_down_falls_back_to_the_builtin_compiler(demo_ready: Any, pg_url: str, tmp_path: Path) -> None:
@@ -45,10 +49,8 @@ def test_cube_down_falls_back_to_the_builtin_compiler(demo_ready: Any, pg_url: s
 
     own_cube = start_cube(pg_url, REPO_ROOT / "demo" / "model", tmp_path / "cube")
     try:
-        settings = api_settings(pg_url, cube_url=own_cube.url, cube_secret=own_cube.secret,
-                                cube_fallback_builtin=True)
-        strict = api_settings(pg_url, cube_url=own_cube.url, cube_secret=own_cube.secret,
-                              cube_fallback_builtin=False)
+        settings = api_settings(pg_url, cube_url=own_cube.url, cube_secret=own_cube.secret, cube_fallback_builtin=True)
+        strict = api_settings(pg_url, cube_url=own_cube.url, cube_secret=own_cube.secret, cube_fallback_builtin=False)
         with running_api(settings, pg_url) as api, running_api(strict, pg_url) as strict_api:
             before = _ask(api.url, AGGREGATE)
             assert before.status_code == 200, before.text
@@ -110,8 +112,7 @@ def test_elasticsearch_down_uses_postgres_or_answers_503(demo_ready: Any, pg_url
         assert httpx.get(f"{strict_api.url}/readyz", timeout=10).status_code == 503
 
 
-def test_llm_timeout_falls_back_to_fast_mode(demo_ready: Any, pg_url: str,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_llm_timeout_falls_back_to_fast_mode(demo_ready: Any, pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from cubesage_core.settings import get_settings
     from tests.llm_stub import STALL, openai_stub
 
@@ -135,8 +136,14 @@ def test_llm_timeout_falls_back_to_fast_mode(demo_ready: Any, pg_url: str,
     assert "fallback" in str(r.json()["provenance"]).lower() or "fast" in str(r.json()["provenance"]).lower()
 
 
-LOAD_QUESTIONS = (AGGREGATE, DETAIL, "GMV by region in 2024", "list the refunded orders of customer 王芳",
-                  "top 5 products by GMV", "华东地区本月GMV")
+LOAD_QUESTIONS = (
+    AGGREGATE,
+    DETAIL,
+    "GMV by region in 2024",
+    "list the refunded orders of customer 王芳",
+    "top 5 products by GMV",
+    "华东地区本月GMV",
+)
 RECOVERY_S = 5.0
 
 
@@ -146,8 +153,9 @@ def _load(url: str, stop: threading.Event, results: list[tuple[float, float, int
         while not stop.is_set():
             sent = time.monotonic()
             try:
-                status = client.post(f"{url}/v1/ask", json={"question": LOAD_QUESTIONS[i % len(LOAD_QUESTIONS)]}
-                                     ).status_code
+                status = client.post(
+                    f"{url}/v1/ask", json={"question": LOAD_QUESTIONS[i % len(LOAD_QUESTIONS)]}
+                ).status_code
             except httpx.HTTPError:
                 status = 599
             results.append((sent, time.monotonic(), status))
@@ -158,8 +166,11 @@ def _terminate_api_backends(pg_url: str) -> int:
     from cubesage_core import db
 
     with db.connection(pg_url) as conn:
-        return conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                            "WHERE usename = %s AND pid <> pg_backend_pid()", (db.API_ROLE,)).fetchone()[0]
+        return conn.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE usename = %s AND pid <> pg_backend_pid()",
+            (db.API_ROLE,),
+        ).fetchone()[0]
 
 
 def test_terminated_database_backends_recover_within_5_s(demo_ready: Any, pg_url: str) -> None:

@@ -23,15 +23,20 @@ def test_the_api_role_has_no_superuser_rights(demo_ready: Any, pg_url: str) -> N
     url = db.api_url(api_settings(pg_url), pg_url)
     with db.connection(url) as conn:
         user, superuser, createrole, createdb = conn.execute(
-            "SELECT current_user, rolsuper, rolcreaterole, rolcreatedb FROM pg_roles "
-            "WHERE rolname = current_user").fetchone()
+            "SELECT current_user, rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = current_user"
+        ).fetchone()
         assert (user, superuser, createrole, createdb) == (db.API_ROLE, False, False, False)
         assert conn.execute("SELECT count(*) FROM warehouse.fact_order").fetchone()[0] > 0
         assert conn.execute("SELECT count(*) FROM semlayer.api_key").fetchone()[0] >= 0
-        for statement in ("INSERT INTO semlayer.api_key (key_id, name, token_sha256) VALUES ('x', 'x', 'x')",
-                          "DELETE FROM semlayer.api_key", "UPDATE warehouse.fact_order SET status = 'x'",
-                          "CREATE TABLE warehouse.intruder (id int)", "DROP TABLE semlayer.query_log",
-                          "CREATE ROLE intruder SUPERUSER", "SELECT pg_read_file('postgresql.conf')"):
+        for statement in (
+            "INSERT INTO semlayer.api_key (key_id, name, token_sha256) VALUES ('x', 'x', 'x')",
+            "DELETE FROM semlayer.api_key",
+            "UPDATE warehouse.fact_order SET status = 'x'",
+            "CREATE TABLE warehouse.intruder (id int)",
+            "DROP TABLE semlayer.query_log",
+            "CREATE ROLE intruder SUPERUSER",
+            "SELECT pg_read_file('postgresql.conf')",
+        ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
         conn.execute("BEGIN")
@@ -87,16 +92,22 @@ def ingest_api(demo_ready: Any, pg_url: str, tmp_path) -> Any:
     keys.revoke_key(pg_url, feeder.key_id)
 
 
-ROLES_CUBE = ("cubes:\n  - name: roles\n    sql_table: pg_catalog.pg_roles\n    dimensions:\n"
-              "      - {name: rolname, sql: rolname, type: string, primary_key: true}\n"
-              "    measures:\n      - {name: count, type: count}\n")
-SECRET_DIMENSION = ("cubes:\n  - name: sneaky\n    sql_table: warehouse.dim_region\n    dimensions:\n"
-                    "      - {name: region_id, sql: region_id, type: number, primary_key: true}\n"
-                    "      - {name: secret, type: string,\n"
-                    "         sql: \"(SELECT token_sha256 FROM semlayer.api_key LIMIT 1)\"}\n"
-                    "    measures:\n      - {name: count, type: count}\n")
-LAUGHS = "\n".join([f'a: &a [{", ".join(["lol"] * 9)}]']
-                   + [f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]" for p, c in zip("abcdefgh", "bcdefghi", strict=True)])
+ROLES_CUBE = (
+    "cubes:\n  - name: roles\n    sql_table: pg_catalog.pg_roles\n    dimensions:\n"
+    "      - {name: rolname, sql: rolname, type: string, primary_key: true}\n"
+    "    measures:\n      - {name: count, type: count}\n"
+)
+SECRET_DIMENSION = (
+    "cubes:\n  - name: sneaky\n    sql_table: warehouse.dim_region\n    dimensions:\n"
+    "      - {name: region_id, sql: region_id, type: number, primary_key: true}\n"
+    "      - {name: secret, type: string,\n"
+    '         sql: "(SELECT token_sha256 FROM semlayer.api_key LIMIT 1)"}\n'
+    "    measures:\n      - {name: count, type: count}\n"
+)
+LAUGHS = "\n".join(
+    [f"a: &a [{', '.join(['lol'] * 9)}]"]
+    + [f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]" for p, c in zip("abcdefgh", "bcdefghi", strict=True)]
+)
 
 
 def _assets(pg_url: str) -> list[tuple]:
@@ -113,11 +124,16 @@ def test_ingest_is_a_trust_boundary(ingest_api: Any, pg_url: str) -> None:
         refused = httpx.post(f"{api.url}/v1/ingest/cube-models", json=files, headers=auth, timeout=60)
         assert refused.status_code == 422 and "outside the warehouse schemas" in refused.json()["detail"], refused.text
     assert not (model_dir / "roles.yml").exists() and not (model_dir / "sneaky.yml").exists()
-    laughs = httpx.post(f"{api.url}/v1/ingest/glossary", json={"format": "yaml", "content": LAUGHS}, headers=auth,
-                        timeout=60)
+    laughs = httpx.post(
+        f"{api.url}/v1/ingest/glossary", json={"format": "yaml", "content": LAUGHS}, headers=auth, timeout=60
+    )
     assert laughs.status_code == 422 and "expands" in laughs.json()["detail"]  # refused before expanding it
-    plain = httpx.post(f"{api.url}/v1/ingest/wiki", headers={**auth, "Content-Type": "text/plain"},
-                       content='{"documents": [{"name": "x", "content": "# x"}]}', timeout=30)
+    plain = httpx.post(
+        f"{api.url}/v1/ingest/wiki",
+        headers={**auth, "Content-Type": "text/plain"},
+        content='{"documents": [{"name": "x", "content": "# x"}]}',
+        timeout=30,
+    )
     assert plain.status_code == 415
     rebound = httpx.post(f"{api.url}/v1/ask", json={"question": "GMV"}, headers={"Host": "evil.example"}, timeout=30)
     assert rebound.status_code == 403
@@ -128,15 +144,25 @@ def test_feedback_sql_is_guarded_by_the_configured_schemas_and_run(live_api: Liv
     answer = httpx.post(f"{live_api.url}/v1/ask", json={"question": "order count in 2024"}, timeout=60).json()
 
     def propose(**correction: Any) -> httpx.Response:
-        return httpx.post(f"{live_api.url}/v1/feedback", json={"query_id": answer["query_id"], "verdict": "down",
-                                                               **correction}, timeout=60)
+        return httpx.post(
+            f"{live_api.url}/v1/feedback",
+            json={"query_id": answer["query_id"], "verdict": "down", **correction},
+            timeout=60,
+        )
 
-    for bad_sql in ("SELECT token_sha256 FROM semlayer.api_key", "SELECT rolname FROM pg_catalog.pg_roles",
-                    "SELECT * FROM pg_roles"):
+    for bad_sql in (
+        "SELECT token_sha256 FROM semlayer.api_key",
+        "SELECT rolname FROM pg_catalog.pg_roles",
+        "SELECT * FROM pg_roles",
+    ):
         refused = propose(corrected_sql=bad_sql)
         assert refused.status_code == 422, refused.text
-    runs_not = propose(corrected_cube_query={"measures": ["orders.count"], "filters": [
-        {"member": "orders.order_id", "operator": "equals", "values": ["not a number"]}]})
+    runs_not = propose(
+        corrected_cube_query={
+            "measures": ["orders.count"],
+            "filters": [{"member": "orders.order_id", "operator": "equals", "values": ["not a number"]}],
+        }
+    )
     assert runs_not.status_code == 422 and "does not run" in runs_not.json()["detail"], runs_not.text
     ok = propose(corrected_sql="SELECT count(*) FROM warehouse.fact_order")
     assert ok.status_code == 200 and ok.json()["status"] == "pending", ok.text
@@ -149,17 +175,22 @@ def test_engine_d_sees_a_proposal_only_after_approval(demo_ready: Any, live_api:
     question = f"number of orders placed through each sales channel ({uuid.uuid4().hex[:6]})"
     answer = httpx.post(f"{live_api.url}/v1/ask", json={"question": question}, timeout=60).json()
     correction = {"measures": ["orders.count"], "dimensions": ["orders.channel"]}
-    proposed = httpx.post(f"{live_api.url}/v1/feedback", json={
-        "query_id": answer["query_id"], "verdict": "down", "corrected_cube_query": correction}, timeout=60).json()
+    proposed = httpx.post(
+        f"{live_api.url}/v1/feedback",
+        json={"query_id": answer["query_id"], "verdict": "down", "corrected_cube_query": correction},
+        timeout=60,
+    ).json()
     retriever = Retriever(pg_url)
     try:
+
         def few_shots() -> list[str]:
             return [f.question for f in retriever.retrieve_sync(question).few_shots]
 
         assert question not in few_shots()
         settings = api_settings(pg_url, model_dir=get_settings().model_folder())
-        approved = feedback.approve(pg_url, proposed["proposal_id"], reviewer="it",
-                                    validator=feedback.ModelValidator(settings, pg_url))
+        approved = feedback.approve(
+            pg_url, proposed["proposal_id"], reviewer="it", validator=feedback.ModelValidator(settings, pg_url)
+        )
         assert approved.status == "approved" and approved.cache_id
         assert question in few_shots()
         with pytest.raises(feedback.ProposalError, match="not pending"):
@@ -173,8 +204,9 @@ def test_engine_d_sees_a_proposal_only_after_approval(demo_ready: Any, live_api:
 def test_setup_gives_the_api_role_the_configured_password(pg_url: str) -> None:
     from pydantic import SecretStr
 
-    settings = api_settings(pg_url, api_database_url=SecretStr(make_conninfo(db.with_user(pg_url, db.API_ROLE),
-                                                                            password="s3cret-pass")))
+    settings = api_settings(
+        pg_url, api_database_url=SecretStr(make_conninfo(db.with_user(pg_url, db.API_ROLE), password="s3cret-pass"))
+    )
     try:
         db.set_api_password(pg_url, settings)
         with db.connection(pg_url) as conn:
@@ -196,8 +228,9 @@ async def test_key_lookups_write_at_most_once_a_minute_and_never_for_bad_tokens(
 
     def row_version() -> tuple:
         with db.connection(pg_url) as conn:
-            return conn.execute("SELECT xmin::text, last_used_at FROM semlayer.api_key WHERE key_id = %s",
-                                (key.key_id,)).fetchone()
+            return conn.execute(
+                "SELECT xmin::text, last_used_at FROM semlayer.api_key WHERE key_id = %s", (key.key_id,)
+            ).fetchone()
 
     try:
         grant = await store.key_for(token)

@@ -73,8 +73,12 @@ def test_apply_schema_on_a_brand_new_database(tmp_path: Path) -> None:
         db.apply_schema(fresh)
         db.apply_schema(fresh)  # idempotent
         with db.connection(fresh) as conn:
-            tables = {r[0] for r in conn.execute(
-                "SELECT table_schema || '.' || table_name FROM information_schema.tables").fetchall()}
+            tables = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT table_schema || '.' || table_name FROM information_schema.tables"
+                ).fetchall()
+            }
         assert {"semlayer.asset", "semlayer.business_term", "sag.event"} <= tables
     finally:
         server.stop()

@@ -24,8 +24,9 @@ def _tagged(url: str) -> tuple[str, str]:
 
 def _terminate(admin_url: str, tag: str) -> int:
     with db.connection(admin_url) as conn:
-        return conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                            "WHERE application_name = %s", (tag,)).fetchone()[0]
+        return conn.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = %s", (tag,)
+        ).fetchone()[0]
 
 
 def test_read_retries_once_on_a_fresh_connection(pg_url: str) -> None:
@@ -61,14 +62,20 @@ def test_sag_recall_store_and_retriever_survive_terminated_backends(demo_ready: 
     recall = SagRecall(url, store, settings)
     try:
         question = "list the refunded orders of customer Li Wei"
-        before = ([h.table for h in recall.recall_tables(question)], [h.label for h in recall.recall_rows(question)],
-                  store.count())
+        before = (
+            [h.table for h in recall.recall_tables(question)],
+            [h.label for h in recall.recall_rows(question)],
+            store.count(),
+        )
         assert before[0] and before[1]
         for _ in range(2):
             recall.refresh()  # reload dictionaries too: every query goes to the database again
             assert _terminate(pg_url, tag) > 0
-            after = ([h.table for h in recall.recall_tables(question)],
-                     [h.label for h in recall.recall_rows(question)], store.count())
+            after = (
+                [h.table for h in recall.recall_tables(question)],
+                [h.label for h in recall.recall_rows(question)],
+                store.count(),
+            )
             assert after == before
     finally:
         recall.close()

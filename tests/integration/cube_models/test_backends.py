@@ -15,8 +15,11 @@ from cubesage_core.embedded_pg import free_port
 from cubesage_core.settings import Settings
 
 pytestmark = pytest.mark.integration
-QUERY = {"measures": ["order_items.gmv", "orders.count"], "dimensions": ["regions.name_zh"],
-         "timeDimensions": [{"dimension": "orders.order_ts", "granularity": "month", "dateRange": "this quarter"}]}
+QUERY = {
+    "measures": ["order_items.gmv", "orders.count"],
+    "dimensions": ["regions.name_zh"],
+    "timeDimensions": [{"dimension": "orders.order_ts", "granularity": "month", "dateRange": "this quarter"}],
+}
 
 
 def test_client_meta_sql_ready(cube_client: CubeClient) -> None:
@@ -27,8 +30,9 @@ def test_client_meta_sql_ready(cube_client: CubeClient) -> None:
     assert "count(distinct" in sql["sql"][0].lower()
 
 
-async def test_async_cube_and_builtin_agree_with_today_anchor(cube_backend: CubeBackend,
-                                                              builtin: BuiltinBackend) -> None:
+async def test_async_cube_and_builtin_agree_with_today_anchor(
+    cube_backend: CubeBackend, builtin: BuiltinBackend
+) -> None:
     today = date(2025, 6, 30)
     theirs = await cube_backend.aload(QUERY, today=today)
     ours = await builtin.aload(QUERY, today=today)
@@ -58,8 +62,11 @@ def test_get_backend_prefers_cube_and_falls_back(cube, pg_url: str, demo_model: 
     assert fallen.backend == "builtin" and "Cube unreachable" in fallen.fallback_reason
     assert fallen.rows == result.rows
 
-    strict = get_backend(Settings(_env_file=None, cube_url=dead_url, cube_secret="x" * 32,
-                                  cube_fallback_builtin=False), pg_url, demo_model)
+    strict = get_backend(
+        Settings(_env_file=None, cube_url=dead_url, cube_secret="x" * 32, cube_fallback_builtin=False),
+        pg_url,
+        demo_model,
+    )
     strict.client.retries = 0
     with pytest.raises(CubeUnavailableError):
         strict.load({"measures": ["orders.count"]})
@@ -71,8 +78,10 @@ def test_boolean_dimension_filter(builtin: BuiltinBackend, cube_backend: CubeBac
     from cube_models.errors import CubeError
     from cubesage_core.db import connection
 
-    query = {"measures": ["customers.count"], "filters": [
-        {"member": "customers.is_vip", "operator": "equals", "values": ["true"]}]}
+    query = {
+        "measures": ["customers.count"],
+        "filters": [{"member": "customers.is_vip", "operator": "equals", "values": ["true"]}],
+    }
     with connection(pg_url) as conn:
         vip = conn.execute("SELECT count(*) FROM warehouse.dim_customer WHERE segment = 'vip'").fetchone()[0]
     assert builtin.load(query).rows == [{"customers.count": vip}]

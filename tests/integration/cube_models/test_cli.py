@@ -39,12 +39,15 @@ def test_query_both_backends_print_rows_and_sql(cli_env) -> None:
     assert "from cube" in table.output
 
 
-@pytest.mark.parametrize("args,expected", [
-    (["query", "{not json"], "not valid JSON"),
-    (["query", '{"measures": ["orders.nope"]}', "--backend", "builtin"], "unknown member"),
-    (["query", '{"measures": ["orders.nope"]}', "--backend", "cube"], "not found"),
-    (["query", QUERY, "--backend", "oracle"], "unknown backend"),
-])
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        (["query", "{not json"], "not valid JSON"),
+        (["query", '{"measures": ["orders.nope"]}', "--backend", "builtin"], "unknown member"),
+        (["query", '{"measures": ["orders.nope"]}', "--backend", "cube"], "not found"),
+        (["query", QUERY, "--backend", "oracle"], "unknown backend"),
+    ],
+)
 def test_bad_input_exits_2_with_a_message(cli_env, args: list[str], expected: str) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2 and expected in result.output
@@ -54,6 +57,12 @@ def test_validate_and_sql_commands(cli_env) -> None:
     runner = CliRunner()
     bad = runner.invoke(app, ["validate", '{"measures": ["orders.cuont"]}'])
     assert bad.exit_code == 1 and "orders.count" in bad.output
-    sql = runner.invoke(app, ["sql", '{"measures": ["orders.count"], "filters": [{"member": "orders.status", '
-                                     '"operator": "equals", "values": ["x\'y"]}]}'])
+    sql = runner.invoke(
+        app,
+        [
+            "sql",
+            '{"measures": ["orders.count"], "filters": [{"member": "orders.status", '
+            '"operator": "equals", "values": ["x\'y"]}]}',
+        ],
+    )
     assert sql.exit_code == 0 and "$1" in sql.output and "x'y" in sql.output.splitlines()[-1]

@@ -19,11 +19,13 @@ SCHEMA = "cs_cache_probe"
 @pytest.fixture()
 def probe(tmp_path: Path, pg_url: str):
     with connection(pg_url) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE; CREATE SCHEMA {SCHEMA};"
-                     f"CREATE TABLE {SCHEMA}.sale (id int PRIMARY KEY, amount int);"
-                     f"INSERT INTO {SCHEMA}.sale VALUES (1, 10), (2, 20);"
-                     f"GRANT USAGE ON SCHEMA {SCHEMA} TO cubesage_reader;"
-                     f"GRANT SELECT ON ALL TABLES IN SCHEMA {SCHEMA} TO cubesage_reader")
+        conn.execute(
+            f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE; CREATE SCHEMA {SCHEMA};"
+            f"CREATE TABLE {SCHEMA}.sale (id int PRIMARY KEY, amount int);"
+            f"INSERT INTO {SCHEMA}.sale VALUES (1, 10), (2, 20);"
+            f"GRANT USAGE ON SCHEMA {SCHEMA} TO cubesage_reader;"
+            f"GRANT SELECT ON ALL TABLES IN SCHEMA {SCHEMA} TO cubesage_reader"
+        )
     (tmp_path / "sale.yml").write_text(f"""
 cubes:
   - name: sale
@@ -33,8 +35,9 @@ cubes:
     measures:
       - {{name: total, type: sum, sql: amount}}
 """)
-    backend = BuiltinBackend(pg_url, load_model(tmp_path), Settings(
-        _env_file=None, warehouse_schema=SCHEMA, warehouse_cache_refresh_s=0.2))
+    backend = BuiltinBackend(
+        pg_url, load_model(tmp_path), Settings(_env_file=None, warehouse_schema=SCHEMA, warehouse_cache_refresh_s=0.2)
+    )
     yield backend
     backend.close()
     with connection(pg_url) as conn:
@@ -65,8 +68,9 @@ def test_repeat_queries_are_cache_hits_and_writes_are_seen(probe: BuiltinBackend
 
 
 def test_cache_off_always_runs_the_query(probe: BuiltinBackend, pg_url: str) -> None:
-    off = BuiltinBackend(pg_url, probe.model, Settings(_env_file=None, warehouse_schema=SCHEMA,
-                                                      warehouse_cache_refresh_s=0))
+    off = BuiltinBackend(
+        pg_url, probe.model, Settings(_env_file=None, warehouse_schema=SCHEMA, warehouse_cache_refresh_s=0)
+    )
     try:
         assert [off.load({"measures": ["sale.total"]}).cached for _ in range(3)] == [False, False, False]
     finally:

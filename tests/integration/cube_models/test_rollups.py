@@ -53,11 +53,13 @@ def test_builtin_picks_the_rollup_cube_picks(name: str, demo_model: SemanticMode
 
 
 @pytest.mark.parametrize("name", list(ROLLUP_CASES))
-def test_rollup_rows_equal_warehouse_rows_and_cube(name: str, built: dict[str, str], pg_url: str,
-                                                    demo_model: SemanticModel, cube_backend: CubeBackend) -> None:
+def test_rollup_rows_equal_warehouse_rows_and_cube(
+    name: str, built: dict[str, str], pg_url: str, demo_model: SemanticModel, cube_backend: CubeBackend
+) -> None:
     query = ROLLUP_CASES[name]
-    backend = BuiltinBackend(pg_url, demo_model, Settings(_env_file=None, warehouse_cache_refresh_s=0,
-                                                          rollup_refresh=False))
+    backend = BuiltinBackend(
+        pg_url, demo_model, Settings(_env_file=None, warehouse_cache_refresh_s=0, rollup_refresh=False)
+    )
     backend.refresher = None  # the tables set below are used as given: no check against the refresh key
     try:
         warehouse = backend.load(query, TODAY)
@@ -80,17 +82,21 @@ def test_changed_warehouse_is_answered_from_its_tables_until_refreshed(pg_url: s
         "cubes:\n  - name: sales\n    sql_table: rollup_scratch.sales\n    dimensions:\n"
         "      - {name: id, sql: id, type: number, primary_key: true}\n      - {name: kind, sql: kind, type: string}\n"
         "    measures:\n      - {name: total, sql: amount, type: sum}\n    pre_aggregations:\n"
-        "      - {name: by_kind, measures: [CUBE.total], dimensions: [CUBE.kind]}\n")
+        "      - {name: by_kind, measures: [CUBE.total], dimensions: [CUBE.kind]}\n"
+    )
     model = load_model(tmp_path)
     schemas = ("rollup_scratch",)
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute("DROP SCHEMA IF EXISTS rollup_scratch CASCADE; CREATE SCHEMA rollup_scratch; "
-                     "CREATE TABLE rollup_scratch.sales (id int PRIMARY KEY, kind text, amount numeric); "
-                     "INSERT INTO rollup_scratch.sales VALUES (1, 'a', 10), (2, 'b', 5); "
-                     "GRANT USAGE ON SCHEMA rollup_scratch TO cubesage_reader; "
-                     "GRANT SELECT ON rollup_scratch.sales TO cubesage_reader")
-    settings = Settings(_env_file=None, warehouse_schemas=list(schemas), warehouse_cache_refresh_s=0,
-                        rollup_refresh=False)
+        conn.execute(
+            "DROP SCHEMA IF EXISTS rollup_scratch CASCADE; CREATE SCHEMA rollup_scratch; "
+            "CREATE TABLE rollup_scratch.sales (id int PRIMARY KEY, kind text, amount numeric); "
+            "INSERT INTO rollup_scratch.sales VALUES (1, 'a', 10), (2, 'b', 5); "
+            "GRANT USAGE ON SCHEMA rollup_scratch TO cubesage_reader; "
+            "GRANT SELECT ON rollup_scratch.sales TO cubesage_reader"
+        )
+    settings = Settings(
+        _env_file=None, warehouse_schemas=list(schemas), warehouse_cache_refresh_s=0, rollup_refresh=False
+    )
     backend = BuiltinBackend(pg_url, model, settings)
     query = {"measures": ["sales.total"], "dimensions": ["sales.kind"], "order": {"sales.kind": "asc"}}
     try:

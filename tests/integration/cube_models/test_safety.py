@@ -25,17 +25,22 @@ EVIL = [
 
 def _fingerprint(pg_url: str) -> dict[str, int]:
     with connection(pg_url) as conn:
-        return {t: conn.execute(f"SELECT count(*) FROM warehouse.{t}").fetchone()[0]
-                for t in ("fact_order", "dim_region", "fact_refund", "fact_order_item")}
+        return {
+            t: conn.execute(f"SELECT count(*) FROM warehouse.{t}").fetchone()[0]
+            for t in ("fact_order", "dim_region", "fact_refund", "fact_order_item")
+        }
 
 
 @pytest.mark.parametrize("value", EVIL)
-def test_injection_in_filter_values_is_a_bound_parameter(value: str, pg_url: str, builtin: BuiltinBackend,
-                                                         cube_backend: CubeBackend) -> None:
+def test_injection_in_filter_values_is_a_bound_parameter(
+    value: str, pg_url: str, builtin: BuiltinBackend, cube_backend: CubeBackend
+) -> None:
     before = _fingerprint(pg_url)
     for operator in ("equals", "contains", "notEquals", "startsWith"):
-        query = {"measures": ["orders.count"], "filters": [
-            {"member": "orders.status", "operator": operator, "values": [value]}]}
+        query = {
+            "measures": ["orders.count"],
+            "filters": [{"member": "orders.status", "operator": operator, "values": [value]}],
+        }
         ours = builtin.load(query)
         theirs = cube_backend.load(query)
         assert value not in ours.sql and "$1" in ours.sql and len(ours.params) == 1
@@ -43,15 +48,27 @@ def test_injection_in_filter_values_is_a_bound_parameter(value: str, pg_url: str
     assert _fingerprint(pg_url) == before
 
 
-@pytest.mark.parametrize("query,error", [
-    ({"measures": ["orders.count; drop table warehouse.fact_order"]}, "not a member name"),
-    ({"measures": ["orders.count"], "order": {"orders.count desc; drop table x": "asc"}}, "not a member name"),
-    ({"measures": ["orders.count"], "limit": "1; drop table warehouse.fact_order"}, "limit"),
-    ({"measures": ["orders.count"], "timeDimensions": [
-        {"dimension": "orders.order_ts", "dateRange": ["2024-01-01'; drop table warehouse.fact_order; --",
-                                                       "2024-02-01"]}]}, "can't parse date"),
-    ({"measures": ["orders.secret_column"]}, "unknown member"),
-])
+@pytest.mark.parametrize(
+    "query,error",
+    [
+        ({"measures": ["orders.count; drop table warehouse.fact_order"]}, "not a member name"),
+        ({"measures": ["orders.count"], "order": {"orders.count desc; drop table x": "asc"}}, "not a member name"),
+        ({"measures": ["orders.count"], "limit": "1; drop table warehouse.fact_order"}, "limit"),
+        (
+            {
+                "measures": ["orders.count"],
+                "timeDimensions": [
+                    {
+                        "dimension": "orders.order_ts",
+                        "dateRange": ["2024-01-01'; drop table warehouse.fact_order; --", "2024-02-01"],
+                    }
+                ],
+            },
+            "can't parse date",
+        ),
+        ({"measures": ["orders.secret_column"]}, "unknown member"),
+    ],
+)
 def test_hostile_structure_is_rejected(query: dict, error: str, pg_url: str, builtin: BuiltinBackend) -> None:
     before = _fingerprint(pg_url)
     with pytest.raises(QueryError, match=error):
@@ -86,8 +103,12 @@ cubes:
     backend = BuiltinBackend(pg_url, load_model(folder), Settings(_env_file=None, statement_timeout_ms=1234))
     try:
         row = backend.load({"dimensions": ["probe.role", "probe.read_only", "probe.timeout", "probe.tz"]}).rows[0]
-        assert row == {"probe.role": "cubesage_reader", "probe.read_only": "on", "probe.timeout": "1234ms",
-                       "probe.tz": "UTC"}
+        assert row == {
+            "probe.role": "cubesage_reader",
+            "probe.read_only": "on",
+            "probe.timeout": "1234ms",
+            "probe.tz": "UTC",
+        }
         with pytest.raises(CubeModelsError, match="permission denied"):
             backend.load({"dimensions": ["forbidden.asset_id"]})
         # the connection is still usable after an error

@@ -49,13 +49,23 @@ views:
 CASES = [
     {"measures": ["sales.gmv", "sales.aov"], "dimensions": ["sales.region"]},
     {"measures": ["sales.orders_count"], "dimensions": ["sales.orders_status"]},
-    {"measures": ["sales.gmv"], "dimensions": ["sales.category"], "timeDimensions": [
-        {"dimension": "sales.orders_order_ts", "granularity": "quarter", "dateRange": ["2024-01-01", "2024-12-31"]}]},
-    {"measures": ["sales.units_sold", "sales.line_count"], "filters": [
-        {"member": "sales.orders_channel", "operator": "equals", "values": ["app"]}]},
+    {
+        "measures": ["sales.gmv"],
+        "dimensions": ["sales.category"],
+        "timeDimensions": [
+            {"dimension": "sales.orders_order_ts", "granularity": "quarter", "dateRange": ["2024-01-01", "2024-12-31"]}
+        ],
+    },
+    {
+        "measures": ["sales.units_sold", "sales.line_count"],
+        "filters": [{"member": "sales.orders_channel", "operator": "equals", "values": ["app"]}],
+    },
     {"measures": ["customer_orders.count"], "dimensions": ["customer_orders.buyer_segment"]},
-    {"measures": ["customer_orders.completed_count"], "dimensions": ["customer_orders.buyer_segment"],
-     "order": {"customer_orders.buyer_segment": "asc"}},
+    {
+        "measures": ["customer_orders.completed_count"],
+        "dimensions": ["customer_orders.buyer_segment"],
+        "order": {"customer_orders.buyer_segment": "asc"},
+    },
 ]
 
 
@@ -94,8 +104,9 @@ def test_view_queries_match_cube(query: dict, pg_url: str, views_dir: Path, view
     assert not problems, f"{problems}\nSQL: {ours.sql}"
 
 
-def test_view_measures_stay_fan_out_safe_unlike_cube_0_33(pg_url: str, views_dir: Path,
-                                                          views_cube: CubeBackend) -> None:
+def test_view_measures_stay_fan_out_safe_unlike_cube_0_33(
+    pg_url: str, views_dir: Path, views_cube: CubeBackend
+) -> None:
     from cubesage_core.db import connection
 
     query = {"measures": ["customer_orders.buyer_count"]}
@@ -105,7 +116,8 @@ def test_view_measures_stay_fan_out_safe_unlike_cube_0_33(pg_url: str, views_dir
     finally:
         builtin.close()
     with connection(pg_url) as conn:
-        buyers, orders = conn.execute("SELECT count(DISTINCT customer_id), count(*) FROM warehouse.fact_order"
-                                      ).fetchone()
+        buyers, orders = conn.execute(
+            "SELECT count(DISTINCT customer_id), count(*) FROM warehouse.fact_order"
+        ).fetchone()
     assert ours == buyers  # customers with at least one order, each counted once
     assert views_cube.load(query).rows[0]["customer_orders.buyer_count"] == orders  # Cube 0.33: one per order

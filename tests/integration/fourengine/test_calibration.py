@@ -36,8 +36,10 @@ def calibrated(fe_url: str) -> Iterator[str]:
 
 def test_calibration_is_stored_with_the_index_and_follows_the_embedder(calibrated: str) -> None:
     use = get_embedder("use")
-    labelled = [Sample("GMV by region last month", frozenset({"metric:order_items.gmv"})),
-                Sample("who painted the night watch", in_domain=False)]
+    labelled = [
+        Sample("GMV by region last month", frozenset({"metric:order_items.gmv"})),
+        Sample("who painted the night watch", in_domain=False),
+    ]
     with db.connection(calibrated) as conn:
         first, fitted = ensure(conn, use, labelled)
         assert fitted and first.fingerprint == fingerprint(use)
@@ -52,8 +54,9 @@ def test_calibration_is_stored_with_the_index_and_follows_the_embedder(calibrate
 def test_retrieval_uses_the_calibrated_thresholds_and_crag_acts(calibrated: str) -> None:
     with db.connection(calibrated) as conn:
         calibration, _ = ensure(conn, get_embedder("use"))
-    retriever = Retriever(calibrated, RetrievalSettings(), embedder=get_embedder("use"),
-                          passages=Wiki("the frobnication of orders"))
+    retriever = Retriever(
+        calibrated, RetrievalSettings(), embedder=get_embedder("use"), passages=Wiki("the frobnication of orders")
+    )
     wiki = Retriever(calibrated, RetrievalSettings(), embedder=get_embedder("use"), passages=Wiki("blorp orders"))
     try:
         good = retriever.retrieve_sync("GMV by region this quarter")

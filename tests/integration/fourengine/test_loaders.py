@@ -27,14 +27,19 @@ def test_glossary_load_is_idempotent_and_touches_only_terms_and_rules(fe_url: st
     assert report.embedded == 0 and report.removed == 0  # nothing changed since the fixture loaded it
     assert report.unresolved == []  # every term maps to an exported asset
     assert (_count(fe_url, "SELECT count(*) FROM semlayer.business_term"), _count(fe_url, others)) == before
-    rules = _count(fe_url, "SELECT count(*) FROM semlayer.asset a JOIN semlayer.asset_embedding USING (asset_id) "
-                           "WHERE a.asset_type = 'business_rule'")
+    rules = _count(
+        fe_url,
+        "SELECT count(*) FROM semlayer.asset a JOIN semlayer.asset_embedding USING (asset_id) "
+        "WHERE a.asset_type = 'business_rule'",
+    )
     assert rules == report.business_rules
 
 
 def test_ingest_csv_upserts_a_term_that_binds(fe_url: str) -> None:
-    csv_text = ("id,term,maps_to,synonyms,language,definition,filter_value\n"
-                "it_turnover,turnover,metric:order_items.gmv,流水|takings,en,test synonym of GMV,\n")
+    csv_text = (
+        "id,term,maps_to,synonyms,language,definition,filter_value\n"
+        "it_turnover,turnover,metric:order_items.gmv,流水|takings,en,test synonym of GMV,\n"
+    )
     out = ingest_text(fe_url, csv_text, "csv", embedder=get_embedder("use"))
     assert out["terms"] == 1
     r = Retriever(fe_url, embedder=get_embedder("use"))

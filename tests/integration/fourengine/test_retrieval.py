@@ -36,8 +36,7 @@ def test_east_china_resolves_to_region_east(retriever: Retriever) -> None:
 
 
 def test_orders_customers_regions_join_tree_uses_the_right_keys(retriever: Retriever) -> None:
-    result = retriever.retrieve_sync("VIP customers order count by region",
-                                     ["vip customers", "order count", "region"])
+    result = retriever.retrieve_sync("VIP customers order count by region", ["vip customers", "order count", "region"])
     plan = result.join_plan
     assert set(plan.tables) == {"table:orders", "table:customers", "table:regions"}
     assert len(plan.edges) == 2 and not plan.unreachable
@@ -83,14 +82,16 @@ def test_result_is_json_serialisable_with_timings_per_engine(retriever: Retrieve
 def test_few_shot_cache_hit_is_counted(retriever: Retriever, fe_url: str) -> None:
     question = "Refund rate by region"  # an approved example of demo/few_shots.yaml
     with connection(fe_url) as conn:
-        before = conn.execute("SELECT hits FROM semlayer.dynamic_few_shot_cache WHERE question = %s",
-                              (question,)).fetchone()[0]
+        before = conn.execute(
+            "SELECT hits FROM semlayer.dynamic_few_shot_cache WHERE question = %s", (question,)
+        ).fetchone()[0]
     result = retriever.retrieve_sync(question)
     hits = [f for f in result.few_shots if f.cache_hit]
     assert hits and hits[0].question == question and hits[0].cube_query["measures"] == ["orders.refund_rate"]
     with connection(fe_url) as conn:
-        after = conn.execute("SELECT hits FROM semlayer.dynamic_few_shot_cache WHERE question = %s",
-                             (question,)).fetchone()[0]
+        after = conn.execute(
+            "SELECT hits FROM semlayer.dynamic_few_shot_cache WHERE question = %s", (question,)
+        ).fetchone()[0]
     assert after == before + 1
 
 

@@ -24,8 +24,15 @@ from cubesage_core.settings import get_settings
 from tests.live_api import LiveApi, running_api
 
 # what the suite's conftest points at the demo; a user's own warehouse has none of it
-DEMO_SETTINGS = ("CUBESAGE_MODEL_DIR", "CUBESAGE_GLOSSARY", "CUBESAGE_DETAIL_VOCABULARY", "CUBESAGE_WIKI_DIR",
-                 "CUBESAGE_TODAY", "CUBESAGE_WAREHOUSE_SCHEMAS", "CUBESAGE_DATABASE_URL")
+DEMO_SETTINGS = (
+    "CUBESAGE_MODEL_DIR",
+    "CUBESAGE_GLOSSARY",
+    "CUBESAGE_DETAIL_VOCABULARY",
+    "CUBESAGE_WIKI_DIR",
+    "CUBESAGE_TODAY",
+    "CUBESAGE_WAREHOUSE_SCHEMAS",
+    "CUBESAGE_DATABASE_URL",
+)
 # TPC-H joins over 600k line items take seconds on a busy 2-core machine (a user setting, not a shortcut)
 TIMEOUT_MS = "120000"
 
@@ -125,4 +132,5 @@ def check(api: LiveApi, url: str, case: Case) -> None:
 def _same_row(got: tuple[Any, ...], want: tuple[Any, ...]) -> bool:
     return len(got) == len(want) and all(
         math.isclose(g, w, rel_tol=1e-9) if isinstance(g, float) and isinstance(w, float) else g == w
-        for g, w in zip(got, want, strict=True))
+        for g, w in zip(got, want, strict=True)
+    )

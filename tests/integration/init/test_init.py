@@ -39,8 +39,13 @@ def lending_url(pg_server: EmbeddedPostgres) -> str:
 def initialised(lending_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     """Run `cubesage init` twice (idempotent) with only a URL, a schema and an empty model folder."""
     work = tmp_path_factory.mktemp("init")
-    env = {"CUBESAGE_DATABASE_URL": lending_url, "CUBESAGE_MODEL_DIR": "", "CUBESAGE_GLOSSARY": "",
-           "CUBESAGE_DETAIL_VOCABULARY": "", "CUBESAGE_WIKI_DIR": ""}
+    env = {
+        "CUBESAGE_DATABASE_URL": lending_url,
+        "CUBESAGE_MODEL_DIR": "",
+        "CUBESAGE_GLOSSARY": "",
+        "CUBESAGE_DETAIL_VOCABULARY": "",
+        "CUBESAGE_WIKI_DIR": "",
+    }
     mp = pytest.MonkeyPatch()
     for var in env:
         mp.delenv(var, raising=False)
@@ -62,7 +67,11 @@ def initialised(lending_url: str, tmp_path_factory: pytest.TempPathFactory) -> I
 def test_init_drafts_models_grants_and_writes_the_config(initialised: tuple[Path, str]) -> None:
     work, url = initialised
     assert sorted(p.name for p in (work / "model").glob("*.yml")) == [
-        "books.yml", "branches.yml", "loans.yml", "members.yml"]
+        "books.yml",
+        "branches.yml",
+        "loans.yml",
+        "members.yml",
+    ]
     config = (work / "cubesage.toml").read_text()
     assert 'warehouse_schemas = ["lending"]' in config and str(work / "model") in config
     with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
@@ -75,8 +84,13 @@ def _ask(work: Path, url: str, questions: list[str]) -> list[dict]:
 
     from answer.service import Cubesage
 
-    settings = Settings(database_url=SecretStr(url), warehouse_schemas=["lending"], model_dir=work / "model",
-                        detail_vocabulary=None, glossary=None)
+    settings = Settings(
+        database_url=SecretStr(url),
+        warehouse_schemas=["lending"],
+        model_dir=work / "model",
+        detail_vocabulary=None,
+        glossary=None,
+    )
     with Cubesage(settings, url=url) as service:
         return [service.ask(q, today=None).to_dict() for q in questions]
 
@@ -89,23 +103,31 @@ def _column(answer: dict, suffix: str) -> list:
 
 def test_questions_on_drafted_models_match_sql(initialised: tuple[Path, str]) -> None:
     work, url = initialised
-    fees, genres, loans = _ask(work, url, ["Total fee by branch name", "Average list price by genre",
-                                           "list the loans of Member 7"])
+    fees, genres, loans = _ask(
+        work, url, ["Total fee by branch name", "Average list price by genre", "list the loans of Member 7"]
+    )
     with psycopg.connect(url) as conn:
-        want_fees = dict(conn.execute(
-            "SELECT b.branch_name, sum(l.l_fee) FROM lending.loans l JOIN lending.members m "
-            "ON m.member_id = l.l_member_id JOIN lending.branches b USING (branch_id) GROUP BY 1").fetchall())
-        want_prices = dict(conn.execute(
-            "SELECT b_genre, avg(b_listprice) FROM lending.books GROUP BY 1").fetchall())
-        want_loans = {r[0] for r in conn.execute(
-            "SELECT l_loankey FROM lending.loans l JOIN lending.members m ON m.member_id = l.l_member_id "
-            "WHERE m.member_name = 'Member 7'").fetchall()}
+        want_fees = dict(
+            conn.execute(
+                "SELECT b.branch_name, sum(l.l_fee) FROM lending.loans l JOIN lending.members m "
+                "ON m.member_id = l.l_member_id JOIN lending.branches b USING (branch_id) GROUP BY 1"
+            ).fetchall()
+        )
+        want_prices = dict(conn.execute("SELECT b_genre, avg(b_listprice) FROM lending.books GROUP BY 1").fetchall())
+        want_loans = {
+            r[0]
+            for r in conn.execute(
+                "SELECT l_loankey FROM lending.loans l JOIN lending.members m ON m.member_id = l.l_member_id "
+                "WHERE m.member_name = 'Member 7'"
+            ).fetchall()
+        }
     assert fees["intent"] == "aggregate"
     got_fees = dict(zip(_column(fees, "branch_name"), _column(fees, "l_fee_sum"), strict=True))
     assert {k: Decimal(str(v)) for k, v in got_fees.items()} == want_fees
     got_prices = dict(zip(_column(genres, "b_genre"), _column(genres, "b_listprice_avg"), strict=True))
     assert {k: round(float(v), 4) for k, v in got_prices.items()} == {
-        k: round(float(v), 4) for k, v in want_prices.items()}
+        k: round(float(v), 4) for k, v in want_prices.items()
+    }
     assert loans["intent"] == "detail"
     assert set(_column(loans, "l_loankey")) == want_loans
 
@@ -117,7 +139,8 @@ def test_refusals_describe_this_warehouse(initialised: tuple[Path, str]) -> None
 
 
 def test_a_setup_role_without_admin_on_cubesage_roles_gets_the_fix_then_succeeds(
-        pg_server: EmbeddedPostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pg_server: EmbeddedPostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A database owner with CREATEROLE (no superuser) on a server whose cubesage roles another database's
     setup made: one error line naming what to grant, no traceback; after the grant, init succeeds."""
     running = pg_server.running()
@@ -126,8 +149,10 @@ def test_a_setup_role_without_admin_on_cubesage_roles_gets_the_fix_then_succeeds
     admin = running.url()
     with psycopg.connect(admin, autocommit=True) as conn:
         for existing in (db.READER_ROLE, db.API_ROLE):  # as another database's setup left them
-            conn.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{existing}') "
-                         f"THEN CREATE ROLE {existing}; END IF; END $$")
+            conn.execute(
+                f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{existing}') "
+                f"THEN CREATE ROLE {existing}; END IF; END $$"
+            )
         conn.execute(f'CREATE ROLE "{role}" LOGIN CREATEROLE')
         conn.execute(f'CREATE DATABASE "{name}" OWNER "{role}"')
     owner_url = make_conninfo(**{**conninfo_to_dict(admin), "dbname": name, "user": role})
@@ -136,12 +161,26 @@ def test_a_setup_role_without_admin_on_cubesage_roles_gets_the_fix_then_succeeds
             conn.execute("CREATE EXTENSION vector")  # what the pgvector error tells a superuser to run
         with psycopg.connect(owner_url, autocommit=True) as conn:
             conn.execute((HERE / "lending.sql").read_text())
-        for var in ("CUBESAGE_DATABASE_URL", "CUBESAGE_MODEL_DIR", "CUBESAGE_GLOSSARY", "CUBESAGE_WIKI_DIR",
-                    "CUBESAGE_DETAIL_VOCABULARY"):
+        for var in (
+            "CUBESAGE_DATABASE_URL",
+            "CUBESAGE_MODEL_DIR",
+            "CUBESAGE_GLOSSARY",
+            "CUBESAGE_WIKI_DIR",
+            "CUBESAGE_DETAIL_VOCABULARY",
+        ):
             monkeypatch.delenv(var, raising=False)
         get_settings.cache_clear()
-        args = ["init", "--database-url", owner_url, "--schema", "lending", "--models", str(tmp_path / "model"),
-                "--config", str(tmp_path / "cubesage.toml")]
+        args = [
+            "init",
+            "--database-url",
+            owner_url,
+            "--schema",
+            "lending",
+            "--models",
+            str(tmp_path / "model"),
+            "--config",
+            str(tmp_path / "cubesage.toml"),
+        ]
         refused = CliRunner().invoke(app, args)
         assert refused.exit_code == 2, refused.output
         assert "WITH ADMIN OPTION" in refused.output and "Traceback" not in refused.output

@@ -18,8 +18,10 @@ from tests.integration.init._own import DEMO_SETTINGS, fresh_database
 
 pytestmark = pytest.mark.integration
 HERE = Path(__file__).resolve().parent
-MEMBER_7_LOANS = ("SELECT l.l_loankey FROM lending.loans l JOIN lending.members m ON m.member_id = l.l_member_id "
-                  "WHERE m.member_name = 'Member 7'")
+MEMBER_7_LOANS = (
+    "SELECT l.l_loankey FROM lending.loans l JOIN lending.members m ON m.member_id = l.l_member_id "
+    "WHERE m.member_name = 'Member 7'"
+)
 
 
 @pytest.fixture(scope="module")
@@ -82,12 +84,14 @@ def test_each_step_on_its_own(work: Path, url: str) -> None:
     assert set(tables) == {"lending.members", "lending.books"}  # by the model's nouns "member", "book"
     (work / "glossary.yaml").write_text(
         "terms:\n  - {id: fines, term: fines, language: en, maps_to: metric:loans.l_fee_sum, "
-        "synonyms: [late fees], definition: SUM(l_fee).}\n")
+        "synonyms: [late fees], definition: SUM(l_fee).}\n"
+    )
     assert _json(_run("fourengine", "load-glossary", str(work / "glossary.yaml")))["terms"] == 1
     assert _json(_run("cube", "export"))["inserted"] > 0
     (work / "suite.yaml").write_text(
         "today: 2025-06-30\ncases:\n  - id: fines\n    split: dev\n    question: total fines\n"
-        "    expect:\n      intent: aggregate\n      answer_sql: SELECT sum(l_fee) FROM lending.loans\n")
+        "    expect:\n      intent: aggregate\n      answer_sql: SELECT sum(l_fee) FROM lending.loans\n"
+    )
     output = _run("regress", str(work / "suite.yaml"), "--json").output
     case = next(json.loads(line) for line in output.splitlines() if line.startswith('{"id": "fines"'))
     assert case["outcome"] == "passed", case

@@ -56,8 +56,12 @@ def builtin(pg_url: str) -> Any:
 
 @pytest.fixture(scope="module")
 def cube_backend(pg_url: str, cube: Any) -> Any:
-    settings = Settings(database_url=SecretStr(pg_url), cube_url=cube.url, cube_secret=SecretStr(cube.secret),
-                        cube_fallback_builtin=False)
+    settings = Settings(
+        database_url=SecretStr(pg_url),
+        cube_url=cube.url,
+        cube_secret=SecretStr(cube.secret),
+        cube_fallback_builtin=False,
+    )
     return get_backend(settings, pg_url, MODEL)
 
 
@@ -108,10 +112,16 @@ def test_ratio_measure_by_channel(retriever: Retriever, builtin: Any, pg_url: st
 def test_measures_with_their_own_time_dimensions(retriever: Retriever, builtin: Any, pg_url: str) -> None:
     result = ask("GMV and refund amount in 2024", retriever, builtin)
     assert len(result.cube_queries) == 2 and len(result.rows) == 1
-    gmv = scalar_rows(pg_url, """SELECT SUM(oi.amount) FROM warehouse.fact_order_item oi JOIN warehouse.fact_order o
-        USING (order_id) WHERE o.status = 'completed' AND o.order_ts >= '2024-01-01' AND o.order_ts < '2025-01-01'""")
-    refunds = scalar_rows(pg_url, """SELECT SUM(amount) FROM warehouse.fact_refund
-        WHERE refund_ts >= '2024-01-01' AND refund_ts < '2025-01-01'""")
+    gmv = scalar_rows(
+        pg_url,
+        """SELECT SUM(oi.amount) FROM warehouse.fact_order_item oi JOIN warehouse.fact_order o
+        USING (order_id) WHERE o.status = 'completed' AND o.order_ts >= '2024-01-01' AND o.order_ts < '2025-01-01'""",
+    )
+    refunds = scalar_rows(
+        pg_url,
+        """SELECT SUM(amount) FROM warehouse.fact_refund
+        WHERE refund_ts >= '2024-01-01' AND refund_ts < '2025-01-01'""",
+    )
     assert float(result.rows[0]["order_items.gmv"]) == pytest.approx(gmv[0][0], rel=1e-9)
     assert float(result.rows[0]["refunds.total_amount"]) == pytest.approx(refunds[0][0], rel=1e-9)
 
@@ -126,15 +136,21 @@ def test_top_n_and_yoy(retriever: Retriever, builtin: Any) -> None:
 
 
 def test_cube_server_agrees_with_the_builtin_compiler(retriever: Retriever, builtin: Any, cube_backend: Any) -> None:
-    for question in ["What was GMV in East China in March 2024?", "GMV by region this quarter",
-                     "2024年每月订单量", "refund rate by channel in 2024", "top 5 customers by GMV this year",
-                     "今年GMV同比去年同期"]:
+    for question in [
+        "What was GMV in East China in March 2024?",
+        "GMV by region this quarter",
+        "2024年每月订单量",
+        "refund rate by channel in 2024",
+        "top 5 customers by GMV this year",
+        "今年GMV同比去年同期",
+    ]:
         ours, theirs = ask(question, retriever, builtin), ask(question, retriever, cube_backend)
         assert theirs.backend == "cube" and ours.cube_query == theirs.cube_query
 
         def canon(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-            return sorted(tuple(round(float(v), 6) if _numeric(v) else str(v)[:10] for v in sorted(r.items()))
-                          for r in rows)
+            return sorted(
+                tuple(round(float(v), 6) if _numeric(v) else str(v)[:10] for v in sorted(r.items())) for r in rows
+            )
 
         assert canon(ours.rows) == canon(theirs.rows), question
 
@@ -147,8 +163,7 @@ def _numeric(value: Any) -> bool:
     return not isinstance(value, str) or not value[:4].isdigit() or "-" not in value
 
 
-def test_injection_in_question_leaves_the_warehouse_untouched(retriever: Retriever, builtin: Any,
-                                                              pg_url: str) -> None:
+def test_injection_in_question_leaves_the_warehouse_untouched(retriever: Retriever, builtin: Any, pg_url: str) -> None:
     before = scalar_rows(pg_url, "SELECT COUNT(*) FROM warehouse.fact_order")
     for question in ["GMV; drop table warehouse.fact_order", "GMV in 2024'; DROP TABLE warehouse.fact_order; --"]:
         result = ask(question, retriever, builtin)
@@ -159,14 +174,27 @@ def test_injection_in_question_leaves_the_warehouse_untouched(retriever: Retriev
 
 def test_injection_in_a_bound_value_is_only_a_value(builtin: Any, pg_url: str) -> None:
     evil = "east'; DROP TABLE warehouse.fact_order; --"
-    context = {"bindings": [
-        {"term_id": "gmv", "canonical_term": "GMV", "mapped_asset_type": "metric",
-         "mapped_asset_id": "metric:order_items.gmv"},
-        {"term_id": "x", "canonical_term": "x", "mapped_asset_type": "dimension",
-         "mapped_asset_id": "dimension:regions.region_code", "filter_value": evil}]}
+    context = {
+        "bindings": [
+            {
+                "term_id": "gmv",
+                "canonical_term": "GMV",
+                "mapped_asset_type": "metric",
+                "mapped_asset_id": "metric:order_items.gmv",
+            },
+            {
+                "term_id": "x",
+                "canonical_term": "x",
+                "mapped_asset_type": "dimension",
+                "mapped_asset_id": "dimension:regions.region_code",
+                "filter_value": evil,
+            },
+        ]
+    }
     before = scalar_rows(pg_url, "SELECT COUNT(*) FROM warehouse.fact_order")
-    result = run_aggregate(understand("GMV in 2024", TODAY, use_llm=False), context, MODEL, builtin, today=TODAY,
-                           use_llm=False)
+    result = run_aggregate(
+        understand("GMV in 2024", TODAY, use_llm=False), context, MODEL, builtin, today=TODAY, use_llm=False
+    )
     assert result.cube_query["filters"][0]["values"] == [evil]
     assert all(r.get("order_items.gmv") in (None, 0) for r in result.rows)  # no region has that code
     assert scalar_rows(pg_url, "SELECT COUNT(*) FROM warehouse.fact_order") == before

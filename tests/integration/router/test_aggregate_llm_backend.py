@@ -20,15 +20,28 @@ from tests.llm_stub import dspy_reply, openai_stub
 pytestmark = pytest.mark.integration
 TODAY = date(2025, 6, 30)
 MODEL = load_model(REPO_ROOT / "demo" / "model")
-CONTEXT = {"bindings": [
-    {"term_id": "gmv", "canonical_term": "GMV", "mapped_asset_type": "metric",
-     "mapped_asset_id": "metric:order_items.gmv"},
-    {"term_id": "region", "canonical_term": "region", "mapped_asset_type": "dimension",
-     "mapped_asset_id": "dimension:regions.name_en"},
-]}
-QUERY = {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"],
-         "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["2025-04-01", "2025-06-30"]}],
-         "order": [["order_items.gmv", "desc"]]}
+CONTEXT = {
+    "bindings": [
+        {
+            "term_id": "gmv",
+            "canonical_term": "GMV",
+            "mapped_asset_type": "metric",
+            "mapped_asset_id": "metric:order_items.gmv",
+        },
+        {
+            "term_id": "region",
+            "canonical_term": "region",
+            "mapped_asset_type": "dimension",
+            "mapped_asset_id": "dimension:regions.name_en",
+        },
+    ]
+}
+QUERY = {
+    "measures": ["order_items.gmv"],
+    "dimensions": ["regions.name_en"],
+    "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["2025-04-01", "2025-06-30"]}],
+    "order": [["order_items.gmv", "desc"]],
+}
 
 
 def test_llm_query_with_one_correction_matches_fast_mode(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:

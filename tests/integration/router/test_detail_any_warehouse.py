@@ -91,8 +91,10 @@ values:
   - {column: fact_order.status, value: refunded, pattern: '\\brefunded\\b'}  # the demo's: no such table here
 """
 
-ANN = ("SELECT t.ticket_no FROM cs_shop2.tickets t JOIN cs_shop2.members m ON m.mid = t.owner "
-       "WHERE m.full_name = 'Ann Lee'")
+ANN = (
+    "SELECT t.ticket_no FROM cs_shop2.tickets t JOIN cs_shop2.members m ON m.mid = t.owner "
+    "WHERE m.full_name = 'Ann Lee'"
+)
 
 
 @pytest.fixture(scope="module")
@@ -112,11 +114,14 @@ def shop2(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tup
             conn.execute(
                 "INSERT INTO semlayer.business_term (term_id, canonical_term, synonyms, language, mapped_asset_type,"
                 " mapped_asset_id, filter_value) VALUES ('cs_shop2_open', 'open', %s, 'en', 'dimension',"
-                " 'dimension:tickets.status', 'open')", (["unresolved", "未关闭"],))
+                " 'dimension:tickets.status', 'open')",
+                (["unresolved", "未关闭"],),
+            )
             terms = [t for t in glossary_terms(conn) if t["mapped_asset_id"] == "dimension:tickets.status"]
             conn.rollback()
-        catalog = build_catalog(load_model(folder / "model"), vocabulary=load_vocabulary(
-            folder / "detail_vocabulary.yaml"), terms=terms)
+        catalog = build_catalog(
+            load_model(folder / "model"), vocabulary=load_vocabulary(folder / "detail_vocabulary.yaml"), terms=terms
+        )
         yield pg_url, catalog
     finally:
         with db.connection(pg_url) as conn:
@@ -134,9 +139,16 @@ def env(shop2: tuple[str, DetailCatalog]) -> DetailEnv:
 
 def ask(url: str, env: DetailEnv, question: str, **kw: Any):
     with db.connection(url) as conn:
-        return run_detail(question, conn=conn, env=env, language=kw.pop("language", "en"),
-                          entities=env.directory.match(question), recalled_tables=[],
-                          use_llm=kw.pop("use_llm", False), **kw)
+        return run_detail(
+            question,
+            conn=conn,
+            env=env,
+            language=kw.pop("language", "en"),
+            entities=env.directory.match(question),
+            recalled_tables=[],
+            use_llm=kw.pop("use_llm", False),
+            **kw,
+        )
 
 
 def gold(url: str, sql: str) -> list[str]:
@@ -150,12 +162,20 @@ def test_catalog_is_derived_from_the_model(shop2: tuple[str, DetailCatalog]) -> 
     assert (tickets.schema, tickets.key, tickets.time) == (SCHEMA, "ticket_no", ("tickets", "opened_at"))
     assert (members.key, members.label, members.entity_type) == ("mid", "full_name", "member")
     assert [(e.child, e.column, e.parent, e.parent_column) for e in catalog.graph.edges] == [
-        ("tickets", "owner", "members", "mid")]  # declared on both cubes, one foreign key
+        ("tickets", "owner", "members", "mid")
+    ]  # declared on both cubes, one foreign key
     # the owner key shows the member's name; the boolean expression is no column
-    assert tickets.display == (("tickets", "ticket_no"), ("members", "full_name"), ("tickets", "state"),
-                               ("tickets", "subject"), ("tickets", "opened_at"))
-    assert {(w.table, w.column, w.value) for w in catalog.values} == {("members", "tier", "gold"),
-                                                                      ("tickets", "state", "open")}
+    assert tickets.display == (
+        ("tickets", "ticket_no"),
+        ("members", "full_name"),
+        ("tickets", "state"),
+        ("tickets", "subject"),
+        ("tickets", "opened_at"),
+    )
+    assert {(w.table, w.column, w.value) for w in catalog.values} == {
+        ("members", "tier", "gold"),
+        ("tickets", "state", "open"),
+    }
 
 
 def test_tickets_of_a_member(shop2: tuple[str, DetailCatalog], env: DetailEnv) -> None:
@@ -203,8 +223,10 @@ def test_unknown_tables_and_words_of_another_warehouse(shop2: tuple[str, DetailC
 def test_llm_mode_sees_this_warehouse(shop2: tuple[str, DetailCatalog], env: DetailEnv) -> None:
     url, _ = shop2
     sql = "SELECT t.ticket_no FROM cs_shop2.tickets t WHERE t.owner = %(e0)s ORDER BY t.opened_at DESC LIMIT 50"
-    with openai_stub([dspy_reply(sql=sql)]) as stub, using_settings(Settings(llm_url=stub.url,
-                                                                             llm_model="openai/stub")):
+    with (
+        openai_stub([dspy_reply(sql=sql)]) as stub,
+        using_settings(Settings(llm_url=stub.url, llm_model="openai/stub")),
+    ):
         result = ask(url, env, "list the tickets of member Ann Lee", use_llm=True)
         prompt = str(stub.requests[0])
     assert result.mode == "llm" and result.params == {"e0": 1}

@@ -25,7 +25,8 @@ def _counts(url: str) -> tuple[int, int]:
     with db.connection(url) as conn:
         orders = conn.execute("SELECT count(*) FROM warehouse.fact_order").fetchone()[0]
         tables = conn.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'warehouse'").fetchone()[0]
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'warehouse'"
+        ).fetchone()[0]
     return orders, tables
 
 
@@ -43,12 +44,15 @@ def test_empty_and_overlong_questions_are_refused(service: Any, question: str) -
         service.ask(question, today=TODAY)
 
 
-@pytest.mark.parametrize("question", [
-    "list orders; drop table fact_order",
-    "show orders of customer '; DELETE FROM warehouse.fact_order; --",
-    "列出订单; truncate warehouse.fact_refund",
-    "show refunds where 1=1; update warehouse.fact_order set status='x'",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "list orders; drop table fact_order",
+        "show orders of customer '; DELETE FROM warehouse.fact_order; --",
+        "列出订单; truncate warehouse.fact_refund",
+        "show refunds where 1=1; update warehouse.fact_order set status='x'",
+    ],
+)
 def test_injection_attempts_leave_the_warehouse_untouched(service: Any, pg_url: str, question: str) -> None:
     before = _counts(pg_url)
     answer = service.ask(question, today=TODAY, mode="fast").to_dict()
@@ -77,8 +81,9 @@ def test_detail_answer_is_bound_and_guarded(service: Any) -> None:
 def test_query_log_records_each_answer(service: Any, pg_url: str) -> None:
     answer = service.ask("王芳最近的订单", today=TODAY, mode="fast")
     with db.connection(pg_url) as conn:
-        row = conn.execute("SELECT question, intent, executed_sql FROM semlayer.query_log WHERE query_id = %s",
-                           (answer.query_id,)).fetchone()
+        row = conn.execute(
+            "SELECT question, intent, executed_sql FROM semlayer.query_log WHERE query_id = %s", (answer.query_id,)
+        ).fetchone()
     assert row[0] == "王芳最近的订单" and row[1] == answer.intent and row[2]
 
 

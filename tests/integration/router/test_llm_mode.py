@@ -14,8 +14,10 @@ from cubesage_core.settings import Settings, get_settings
 from tests.llm_stub import dspy_reply, openai_stub
 
 pytestmark = pytest.mark.integration
-DETAIL_SQL = ("SELECT o.order_id, o.status FROM warehouse.fact_order o JOIN warehouse.dim_customer c "
-              "ON c.customer_id = o.customer_id WHERE c.customer_id = %(e0)s AND o.status = 'refunded' LIMIT 20")
+DETAIL_SQL = (
+    "SELECT o.order_id, o.status FROM warehouse.fact_order o JOIN warehouse.dim_customer c "
+    "ON c.customer_id = o.customer_id WHERE c.customer_id = %(e0)s AND o.status = 'refunded' LIMIT 20"
+)
 
 
 def _reply(request: dict[str, Any]) -> str:

@@ -75,8 +75,10 @@ def test_replayed_llm_run_of_the_dev_suite_passes(demo_ready: Any, pg_url: str, 
 def _slow_run(pg_url: str, suite: Any, cases: tuple[str, ...], **llm: Any) -> tuple[list[Any], list[dict[str, Any]]]:
     answers: list[dict[str, Any]] = []
     picked = type(suite)(suite.name, suite.today, [c for c in suite.cases if c.id in cases])
-    with openai_stub(Replay.load(RECORDS), latency_s=1.0) as stub, _service(
-            pg_url, llm_url=stub.url, llm_model="openai/slow", **llm) as service:
+    with (
+        openai_stub(Replay.load(RECORDS), latency_s=1.0) as stub,
+        _service(pg_url, llm_url=stub.url, llm_model="openai/slow", **llm) as service,
+    ):
         results = list(run_suite(picked, _asker(service, answers), pg_url, ("llm",)))
     print([(r.id, r.latency_ms, (r.llm or {}).get("calls")) for r in results])
     assert [r.outcome for r in results] == ["passed"] * len(cases), [(r.id, r.reason) for r in results]
@@ -112,10 +114,12 @@ def dead_endpoint() -> Iterator[str]:
     yield f"http://127.0.0.1:{port}/v1"
 
 
-def test_a_dead_endpoint_answers_in_fast_mode_and_opens_the_breaker(demo_ready: Any, pg_url: str,
-                                                                     dead_endpoint: str) -> None:
-    with _service(pg_url, llm_url=dead_endpoint, llm_model="openai/dead", llm_breaker_failures=3,
-                  llm_breaker_pause_s=600) as service:
+def test_a_dead_endpoint_answers_in_fast_mode_and_opens_the_breaker(
+    demo_ready: Any, pg_url: str, dead_endpoint: str
+) -> None:
+    with _service(
+        pg_url, llm_url=dead_endpoint, llm_model="openai/dead", llm_breaker_failures=3, llm_breaker_pause_s=600
+    ) as service:
         first = service.ask("GMV by region in 2024", mode="llm").to_dict()
         second = service.ask("GMV by region in 2024", mode="llm").to_dict()
         fast = service.ask("GMV by region in 2024", mode="fast").to_dict()
@@ -126,19 +130,24 @@ def test_a_dead_endpoint_answers_in_fast_mode_and_opens_the_breaker(demo_ready: 
     assert second["provenance"]["llm"]["calls"] == 0 and fast["provenance"]["llm"] is None
 
 
-def test_a_model_the_lm_refuses_answers_every_path_in_fast_mode(demo_ready: Any, pg_url: str,
-                                                                dead_endpoint: str) -> None:
+def test_a_model_the_lm_refuses_answers_every_path_in_fast_mode(
+    demo_ready: Any, pg_url: str, dead_endpoint: str
+) -> None:
     """dspy.LM refuses to be built for the name: each LLM step of an aggregate, a detail and a mixed question
     falls back with the construction error in provenance, and the answers are fast mode's."""
-    questions = ("GMV by region in 2024", "list the refunded orders of customer Li Wei",
-                 "top 5 products by GMV and their refund reasons")
+    questions = (
+        "GMV by region in 2024",
+        "list the refunded orders of customer Li Wei",
+        "top 5 products by GMV and their refund reasons",
+    )
     with _service(pg_url, llm_url=dead_endpoint, llm_model="openai/") as service:
         asked = [(service.ask(q, mode="llm").to_dict(), service.ask(q, mode="fast").to_dict()) for q in questions]
     for llm, fast in asked:
         steps = llm["provenance"]["llm"]["steps"]
         assert llm["table"]["rows"] == fast["table"]["rows"] and fast["table"]["rows"], llm["text"]
-        assert steps and all(s["mode"].startswith("fast (llm error: ValueError: ") and "no model id" in s["mode"]
-                             for s in steps), steps
+        assert steps and all(
+            s["mode"].startswith("fast (llm error: ValueError: ") and "no model id" in s["mode"] for s in steps
+        ), steps
         assert llm["provenance"]["llm"]["calls"] == 0
 
 
@@ -158,8 +167,9 @@ def test_the_settings_turn_the_sag_and_crag_llm_steps_of_serving_off(demo_ready:
     assert asked["on"]["table"]["rows"] == asked["off"]["table"]["rows"] and asked["on"]["table"]["rows"]
 
 
-def test_regress_cli_both_modes_side_by_side(demo_ready: Any, pg_url: str, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_regress_cli_both_modes_side_by_side(
+    demo_ready: Any, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``cubesage regress --mode both``: each case asked in fast then LLM mode, a summary per mode with the LLM
     cost; the table view shows the two outcomes of a case on one row."""
     from typer.testing import CliRunner
@@ -183,8 +193,9 @@ def test_regress_cli_both_modes_side_by_side(demo_ready: Any, pg_url: str, tmp_p
     assert as_json.exit_code == 0 and table.exit_code == 0, as_json.output + table.output
     lines = [json.loads(line) for line in as_json.stdout.splitlines() if line.startswith("{")]
     cases, summary = lines[:-1], lines[-1]["summary"]
-    assert [(c["id"], c["mode"]) for c in cases] == [(i, m) for i in ("agg-001", "det-001", "uns-001")
-                                                     for m in ("fast", "llm")]
+    assert [(c["id"], c["mode"]) for c in cases] == [
+        (i, m) for i in ("agg-001", "det-001", "uns-001") for m in ("fast", "llm")
+    ]
     assert all(c["outcome"] == "passed" for c in cases), [(c["id"], c["mode"], c["reason"]) for c in cases]
     assert all((c["llm"] is None) == (c["mode"] == "fast") for c in cases)
     assert set(summary) == {"fast", "llm"} and "llm" not in summary["fast"]

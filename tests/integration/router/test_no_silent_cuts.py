@@ -36,7 +36,9 @@ def _refunds_per_product(url: str, products: list[str]) -> dict[str, int]:
             """SELECT product_name, count(*) FROM (SELECT DISTINCT rf.refund_id, p.product_name
                  FROM warehouse.fact_refund rf JOIN warehouse.fact_order_item i ON i.order_id = rf.order_id
                  JOIN warehouse.dim_product p ON p.product_id = i.product_id WHERE p.product_name = ANY(%s)) d
-               GROUP BY 1""", (products,)).fetchall()
+               GROUP BY 1""",
+            (products,),
+        ).fetchall()
     return {name: int(n) for name, n in rows}
 
 

@@ -14,8 +14,16 @@ from router.parse.probe import Probe
 
 pytestmark = pytest.mark.integration
 SCHEMA = "cs_probe"
-TITLES = ["Smells Like Teen Spirit", "Let There Be Rock", "Hotel California", "The Trooper", "Comfortably Numb",
-          "Black Dog", "Paint It Black", "Born To Run"]
+TITLES = [
+    "Smells Like Teen Spirit",
+    "Let There Be Rock",
+    "Hotel California",
+    "The Trooper",
+    "Comfortably Numb",
+    "Black Dog",
+    "Paint It Black",
+    "Born To Run",
+]
 MODEL = f"""
 cubes:
   - name: songs
@@ -35,9 +43,15 @@ def probe(pg_url: str, tmp_path: Path) -> Iterator[Probe]:
         conn.execute(f"CREATE SCHEMA {SCHEMA}")
         conn.execute(f"CREATE TABLE {SCHEMA}.songs (song_id int PRIMARY KEY, title text, code text, mood text)")
         for i in range(400):
-            conn.execute(f"INSERT INTO {SCHEMA}.songs VALUES (%s, %s, %s, %s)",
-                         (i, f"{TITLES[i % len(TITLES)]} Part {i}" if i >= len(TITLES) else TITLES[i],
-                          f"CAT-{i:05d}", "calm" if i % 2 else "loud"))
+            conn.execute(
+                f"INSERT INTO {SCHEMA}.songs VALUES (%s, %s, %s, %s)",
+                (
+                    i,
+                    f"{TITLES[i % len(TITLES)]} Part {i}" if i >= len(TITLES) else TITLES[i],
+                    f"CAT-{i:05d}",
+                    "calm" if i % 2 else "loud",
+                ),
+            )
         conn.execute(f"ANALYZE {SCHEMA}.songs")
         (tmp_path / "songs.yml").write_text(MODEL, encoding="utf-8")
         found = Probe.load(conn, pg_url, load_model(tmp_path), SCHEMA)

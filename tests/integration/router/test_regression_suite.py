@@ -68,4 +68,3 @@ def test_regression_suite_meets_targets(demo_ready: Any, pg_url: str) -> None:
     assert not [r for r in first if r.outcome == "wrong"], failures
     # the whole dev split, with the second blind batch (the numbers are reported by `make bench-regress`)
     assert summary["pass_rate"] >= 0.75 and summary["intent_accuracy"] >= 0.80, failures
-

@@ -26,8 +26,12 @@ def test_low_cardinality_dimensions_are_indexed_and_names_are_not(pg_url: str) -
     with connection(pg_url) as conn:
         found = members(ValueIndex.load(conn, MODEL, "warehouse"))
         brands = {r[0] for r in conn.execute("SELECT DISTINCT brand FROM warehouse.dim_product")}
-    assert found["products.brand"] == brands and found["orders.status"] == {"completed", "refunded", "pending",
-                                                                             "cancelled"}
+    assert found["products.brand"] == brands and found["orders.status"] == {
+        "completed",
+        "refunded",
+        "pending",
+        "cancelled",
+    }
     assert "customers.customer_name" not in found and "products.product_name" not in found  # too many values
 
 

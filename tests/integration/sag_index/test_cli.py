@@ -79,13 +79,13 @@ def test_search_llm_mode_through_the_stub(cli_env: str, tmp_path: Path, monkeypa
     assert explain["events"][0]["title"] == "Lotus K3 kettle"
 
 
-def test_index_llm_with_a_model_the_lm_refuses_is_a_clear_error(cli_env: str, tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_index_llm_with_a_model_the_lm_refuses_is_a_clear_error(
+    cli_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "a.md").write_text("# Lotus K3 kettle\n\nThe Lotus K3 kettle is made by Lotus.\n")
     monkeypatch.setenv("CUBESAGE_LLM_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("CUBESAGE_LLM_MODEL", "openai/")  # dspy.LM: a provider prefix without a model id
     get_settings.cache_clear()
     result = CliRunner().invoke(app, ["index", str(tmp_path), "--llm"])
-    assert result.exit_code == 2 and "cannot be used" in result.output and "no model id" in result.output, (
-        result.output)
+    assert result.exit_code == 2 and "cannot be used" in result.output and "no model id" in result.output, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)

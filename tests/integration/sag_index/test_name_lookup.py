@@ -41,8 +41,10 @@ def members(pg_url: str) -> Iterator[str]:
         conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
         conn.execute(f"CREATE SCHEMA {SCHEMA}")
         conn.execute(f"CREATE TABLE {SCHEMA}.members (member_id int PRIMARY KEY, full_name text, nickname text)")
-        conn.execute(f"INSERT INTO {SCHEMA}.members VALUES (1, 'Ada Lovelace', 'Countess'), (2, '张三丰', NULL), "
-                     "(3, 'Alan Turing', 'Prof')")
+        conn.execute(
+            f"INSERT INTO {SCHEMA}.members VALUES (1, 'Ada Lovelace', 'Countess'), (2, '张三丰', NULL), "
+            "(3, 'Alan Turing', 'Prof')"
+        )
     yield pg_url
     with db.connection(pg_url) as conn:
         conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
@@ -57,8 +59,10 @@ def test_names_are_indexed_once_and_rebuilt_when_the_table_changes(members: str)
         assert entity_names.refresh(conn, catalog.entity_tables) == {f"{SCHEMA}.members": None}  # unchanged
         directory = EntityDirectory.load(conn, catalog)
     assert [(m.key_value, m.label) for m in directory.match("orders of ada lovelace and 张三丰")] == [
-        (1, "Ada Lovelace"), (2, "张三丰")]
-    assert directory.match("orders of the Countess") [0].key_value == 1  # another name column
+        (1, "Ada Lovelace"),
+        (2, "张三丰"),
+    ]
+    assert directory.match("orders of the Countess")[0].key_value == 1  # another name column
     assert directory.match("Sir Ada Lovelaced") == []  # word-bounded
     with db.connection(members) as conn:
         conn.execute(f"UPDATE {SCHEMA}.members SET full_name = 'Grace Hopper' WHERE member_id = 3")

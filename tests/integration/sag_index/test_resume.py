@@ -48,9 +48,14 @@ SCRIPT = textwrap.dedent("""
 def corpus() -> list:
     from sag_index.loaders import make_chunk
 
-    return [make_chunk("resume-test", f"Person {i} Smith met Person {i + 1} Smith in City {i % 7}. "
-                       f"They founded Company {i} in {1900 + i}.", heading=f"Person {i} Smith")
-            for i in range(N_CHUNKS)]
+    return [
+        make_chunk(
+            "resume-test",
+            f"Person {i} Smith met Person {i + 1} Smith in City {i % 7}. They founded Company {i} in {1900 + i}.",
+            heading=f"Person {i} Smith",
+        )
+        for i in range(N_CHUNKS)
+    ]
 
 
 def _counts(url: str) -> tuple[int, int, int, int]:
@@ -59,7 +64,8 @@ def _counts(url: str) -> tuple[int, int, int, int]:
             """SELECT (SELECT count(*) FROM sag.source_chunk WHERE status = 'indexed'),
                       (SELECT count(*) FROM sag.source_chunk WHERE status = 'pending'),
                       (SELECT count(*) FROM sag.event),
-                      (SELECT count(DISTINCT chunk_id) FROM sag.event)""").fetchone()
+                      (SELECT count(DISTINCT chunk_id) FROM sag.event)"""
+        ).fetchone()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -68,8 +74,13 @@ def test_kill_midway_and_resume(backend: str, pg_url: str, request: pytest.Fixtu
     es_url = request.getfixturevalue("es_url") if backend == "elasticsearch" else ""
     prefix = f"sagresume_{uuid.uuid4().hex[:8]}_"
     env = {**os.environ, "CUBESAGE_EMBEDDING_BACKEND": "hash", "PYTHONPATH": str(Path.cwd())}
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, url, backend, es_url, prefix], stdout=subprocess.PIPE,
-                            text=True, env=env, cwd=Path(__file__).resolve().parents[3])
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, url, backend, es_url, prefix],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[3],
+    )
     batches = 0
     assert proc.stdout is not None
     for line in proc.stdout:

@@ -23,20 +23,23 @@ pytestmark = pytest.mark.integration
 def _settings(url: str) -> Settings:
     return Settings(llm_url=url, llm_model="openai/stub", llm_timeout_s=10.0)
 
+
 # "Where was the director of Moonfall Harbor born?": the film page names the director; the director's
 # page (the answer) shares no words with the question beyond his name -> reachable only by the graph.
 _FIRST = ["Anna", "Boris", "Clara", "Dmitri", "Elena", "Felix", "Greta", "Hugo", "Irene", "Jonas"]
 _LAST = ["Abbot", "Brenner", "Castell", "Dorne", "Eastwick", "Falk"]
 CORPUS = {
     "Moonfall Harbor": "Moonfall Harbor is a 1987 drama film directed by Tobias Wrenfield. The film follows "
-                       "a lighthouse keeper during a storm.",
+    "a lighthouse keeper during a storm.",
     "Tobias Wrenfield": "Tobias Wrenfield grew up in Kestrel Bay, a fishing village, painting boats before "
-                        "he moved into theatre.",
+    "he moved into theatre.",
     "Kestrel Bay": "Kestrel Bay is a fishing village on a rocky coast, known for its painted boats.",
     # distractors that resemble the question far more than the bridge page does
-    **{f"Harbor Story {i}": f"Harbor Story {i} is a {1950 + i} drama film directed by {f} {la}, who was born in "
-       f"a harbor town where the director was born and raised."
-       for i, (f, la) in enumerate((f, la) for f in _FIRST for la in _LAST)},
+    **{
+        f"Harbor Story {i}": f"Harbor Story {i} is a {1950 + i} drama film directed by {f} {la}, who was born in "
+        f"a harbor town where the director was born and raised."
+        for i, (f, la) in enumerate((f, la) for f in _FIRST for la in _LAST)
+    },
 }
 QUESTION = "Where was the director of Moonfall Harbor born?"
 
@@ -79,8 +82,15 @@ def test_every_step_is_inspectable(indexed: tuple[str, VectorStore]) -> None:
     result = retriever.retrieve(QUESTION, RetrievalParams(top_k=5))
     explain = result.explain()
     assert [s["name"] for s in explain["steps"]] == [
-        "1_ner", "2_entity_recall", "3_event_recall", "4_event_details", "5_multihop_expansion",
-        "6_coarse_rerank", "7_selection", "8_chunk_backtrack"]
+        "1_ner",
+        "2_entity_recall",
+        "3_event_recall",
+        "4_event_details",
+        "5_multihop_expansion",
+        "6_coarse_rerank",
+        "7_selection",
+        "8_chunk_backtrack",
+    ]
     assert all(s["ms"] >= 0 for s in explain["steps"])
     ner = explain["steps"][0]["candidates"]
     assert ner, "the question names Moonfall Harbor"
@@ -93,11 +103,13 @@ def test_every_step_is_inspectable(indexed: tuple[str, VectorStore]) -> None:
 
 def test_llm_mode_ner_and_selection(indexed: tuple[str, VectorStore]) -> None:
     url, store = indexed
+
     def script(body: dict) -> str:
         prompt = body["messages"][-1]["content"]
         if "candidates" in prompt:  # selection: pick the candidate titled Tobias Wrenfield, then the film
-            wanted = [i for i in range(100)
-                      if f"[{i}] Tobias Wrenfield:" in prompt or f"[{i}] Moonfall Harbor:" in prompt]
+            wanted = [
+                i for i in range(100) if f"[{i}] Tobias Wrenfield:" in prompt or f"[{i}] Moonfall Harbor:" in prompt
+            ]
             return dspy_reply(selected=sorted(wanted, key=lambda i: f"[{i}] Tobias" not in prompt))
         return dspy_reply(entities=["Moonfall Harbor"])
 

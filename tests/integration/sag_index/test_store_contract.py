@@ -23,8 +23,13 @@ EVENTS = {
     "ev_row_1": ("row", "customer 王芳", "customer 王芳 customer_id 4833 consumer segment city 兰州 Lanzhou"),
     "ev_row_2": ("row", "product Aurora X1 headphones", "product Aurora X1 headphones electronics brand Aurora"),
 }
-ENTITIES = {"en_wf": "王芳", "en_aurora": "Aurora X1 headphones", "en_refund": "fact_refund",
-            "en_lanzhou": "Lanzhou", "en_key": "customer_id 4833"}
+ENTITIES = {
+    "en_wf": "王芳",
+    "en_aurora": "Aurora X1 headphones",
+    "en_refund": "fact_refund",
+    "en_lanzhou": "Lanzhou",
+    "en_key": "customer_id 4833",
+}
 
 
 def _batch() -> IndexBatch:
@@ -35,8 +40,14 @@ def _batch() -> IndexBatch:
     for entity_id, name in ENTITIES.items():
         vec = None if entity_id == "en_key" else EMB.embed_one(name)
         batch.entities.append(EntityDoc(entity_id, name, name.lower(), "x", tokenize(name), vec))
-    batch.links.append(LinkDoc("ev_refund", "en_refund", "fact_refund is the refund table",
-                               EMB.embed_one("fact_refund is the refund table")))
+    batch.links.append(
+        LinkDoc(
+            "ev_refund",
+            "en_refund",
+            "fact_refund is the refund table",
+            EMB.embed_one("fact_refund is the refund table"),
+        )
+    )
     batch.links.append(LinkDoc("ev_row_1", "en_wf", "王芳 is a customer", EMB.embed_one("王芳 is a customer")))
     return batch
 
@@ -139,8 +150,9 @@ def test_entity_recall_threshold_and_blocking(loaded: VectorStore) -> None:
     near = loaded.knn_entities(EMB.embed_one("aurora x1 headphone"), 20, 0.9, tokenize("aurora x1 headphone"))
     assert [h.id for h in near] == ["en_aurora"]
     assert loaded.knn_entities(EMB.embed_one("Nimbus S2 smartwatch"), 20, threshold=0.9) == []
-    many = loaded.knn_entities_many([EMB.embed_one("王芳"), EMB.embed_one("Lanzhou")], 5, 0.9,
-                                    [tokenize("王芳"), tokenize("Lanzhou")])
+    many = loaded.knn_entities_many(
+        [EMB.embed_one("王芳"), EMB.embed_one("Lanzhou")], 5, 0.9, [tokenize("王芳"), tokenize("Lanzhou")]
+    )
     assert [[h.id for h in hs] for hs in many] == [["en_wf"], ["en_lanzhou"]]
 
 

@@ -39,10 +39,13 @@ def test_index_warehouse_is_idempotent(pg_url: str, recall: SagRecall) -> None:
     assert report.wiki.chunks_processed == 0 and report.rows.chunks_processed == 0
     assert report.rows.chunks_already_indexed == sum(report.row_counts.values())
     with connection(pg_url) as conn:
-        n_rows = conn.execute("SELECT (SELECT count(*) FROM warehouse.dim_customer) + (SELECT count(*) FROM "
-                              "warehouse.dim_product) + (SELECT count(*) FROM warehouse.dim_region)").fetchone()[0]
-        events = conn.execute("SELECT count(*) FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) "
-                              "WHERE c.kind = 'row'").fetchone()[0]
+        n_rows = conn.execute(
+            "SELECT (SELECT count(*) FROM warehouse.dim_customer) + (SELECT count(*) FROM "
+            "warehouse.dim_product) + (SELECT count(*) FROM warehouse.dim_region)"
+        ).fetchone()[0]
+        events = conn.execute(
+            "SELECT count(*) FROM sag.event e JOIN sag.source_chunk c USING (chunk_id) WHERE c.kind = 'row'"
+        ).fetchone()[0]
     assert report.row_counts["warehouse.dim_customer"] > 1000
     assert events == n_rows
 
@@ -53,7 +56,11 @@ def test_named_customers_resolve_to_their_rows(pg_url: str, recall: SagRecall, n
     assert rows, name
     top = rows[0]
     assert (top.table, top.key_column, top.label, top.entity_type) == (
-        "warehouse.dim_customer", "customer_id", name, "customer")
+        "warehouse.dim_customer",
+        "customer_id",
+        name,
+        "customer",
+    )
     assert top.key_value == _key(pg_url, "dim_customer", "customer_id", "customer_name", name)
     assert top.score == 1.0
 
@@ -73,8 +80,12 @@ def test_chinese_customer_in_chinese_question(pg_url: str, recall: SagRecall) ->
 @pytest.mark.parametrize("question", ["华东地区本月GMV", "GMV in East China this quarter"])
 def test_regions_resolve_in_both_languages(recall: SagRecall, question: str) -> None:
     top = recall.recall_rows(question)[0]
-    assert (top.table, top.key_column, top.key_value, top.label) == ("warehouse.dim_region", "region_id", 1,
-                                                                      "East China")
+    assert (top.table, top.key_column, top.key_value, top.label) == (
+        "warehouse.dim_region",
+        "region_id",
+        1,
+        "East China",
+    )
 
 
 def test_misspelt_product_resolves_by_name_vector(recall: SagRecall) -> None:
@@ -82,9 +93,16 @@ def test_misspelt_product_resolves_by_name_vector(recall: SagRecall) -> None:
     assert rows and rows[0].label == "Aurora X1 headphones" and 0.8 <= rows[0].score < 1.0
 
 
-@pytest.mark.parametrize("question", ["what is the GMV by month", "which table has refund reasons",
-                                      "本月的订单量是多少", "show the refund rate trend for the app channel",
-                                      "Average order value last quarter"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what is the GMV by month",
+        "which table has refund reasons",
+        "本月的订单量是多少",
+        "show the refund rate trend for the app channel",
+        "Average order value last quarter",
+    ],
+)
 def test_questions_naming_no_entity_get_no_rows(recall: SagRecall, question: str) -> None:
     assert recall.recall_rows(question) == []
 
@@ -95,11 +113,14 @@ def test_refund_reasons_recall_fact_refund_first(recall: SagRecall) -> None:
     assert hits[0].event_ids and hits[0].chunk_ids
 
 
-@pytest.mark.parametrize(("question", "table"), [
-    ("how did customers pay, alipay or wechat", "warehouse.fact_payment"),
-    ("GMV by product category", "warehouse.fact_order_item"),
-    ("各地区的订单量", "warehouse.fact_order"),
-])
+@pytest.mark.parametrize(
+    ("question", "table"),
+    [
+        ("how did customers pay, alipay or wechat", "warehouse.fact_payment"),
+        ("GMV by product category", "warehouse.fact_order_item"),
+        ("各地区的订单量", "warehouse.fact_order"),
+    ],
+)
 def test_topics_recall_their_tables(recall: SagRecall, question: str, table: str) -> None:
     assert table in [h.table for h in recall.recall_tables(question)[:3]]
 
@@ -142,8 +163,9 @@ def test_table_searches_are_memoised_until_the_index_changes(pg_url: str, recall
     second = recall.search(question)
     assert second is not first and [e.event_id for e in second.events] == [e.event_id for e in first.events]
     with connection(pg_url) as conn:  # another process writes to the index: the refresh key changes
-        conn.execute("UPDATE sag.source_chunk SET meta = meta WHERE chunk_id = "
-                     "(SELECT min(chunk_id) FROM sag.source_chunk)")
+        conn.execute(
+            "UPDATE sag.source_chunk SET meta = meta WHERE chunk_id = (SELECT min(chunk_id) FROM sag.source_chunk)"
+        )
     stop = time.monotonic() + 15
     while recall.search(question) is second and time.monotonic() < stop:
         time.sleep(0.2)
@@ -153,10 +175,12 @@ def test_table_searches_are_memoised_until_the_index_changes(pg_url: str, recall
 def test_a_changed_row_reindexes_that_row_only(pg_url: str, recall: SagRecall) -> None:
     """Incremental re-indexing: a renamed customer is one new chunk and one pruned, the rest is skipped."""
     with connection(pg_url) as conn:
-        key, name = conn.execute("SELECT customer_id, customer_name FROM warehouse.dim_customer "
-                                 "ORDER BY customer_id LIMIT 1").fetchone()
-        conn.execute("UPDATE warehouse.dim_customer SET customer_name = %s WHERE customer_id = %s",
-                     ("Zelda Incremental", key))
+        key, name = conn.execute(
+            "SELECT customer_id, customer_name FROM warehouse.dim_customer ORDER BY customer_id LIMIT 1"
+        ).fetchone()
+        conn.execute(
+            "UPDATE warehouse.dim_customer SET customer_name = %s WHERE customer_id = %s", ("Zelda Incremental", key)
+        )
     try:
         report = index_warehouse(pg_url, warehouse_map_of(pg_url), REPO_ROOT / "demo" / "wiki")
         assert (report.rows.chunks_processed, report.chunks_pruned) == (1, 1)

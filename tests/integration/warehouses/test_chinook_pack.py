@@ -26,8 +26,17 @@ pytestmark = pytest.mark.integration
 PACK = get_pack("chinook")
 DATABASE = "chinook"
 EXPECTED_ROWS = {
-    "artist": 275, "genre": 25, "media_type": 5, "playlist": 18, "album": 347, "track": 3503,
-    "playlist_track": 8715, "employee": 8, "customer": 59, "invoice": 412, "invoice_line": 2240,
+    "artist": 275,
+    "genre": 25,
+    "media_type": 5,
+    "playlist": 18,
+    "album": 347,
+    "track": 3503,
+    "playlist_track": 8715,
+    "employee": 8,
+    "customer": 59,
+    "invoice": 412,
+    "invoice_line": 2240,
 }
 MEASURES = sorted(m.path for c in load_model(PACK.model_dir).cubes.values() for m in c.measures.values())
 
@@ -40,8 +49,10 @@ def chinook_url(pg_server: EmbeddedPostgres) -> str:
     with psycopg.connect(running.url(), autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
         conn.execute(f"CREATE DATABASE {DATABASE}")
-        conn.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{READER_ROLE}') "
-                     f"THEN CREATE ROLE {READER_ROLE} NOLOGIN; END IF; END $$")
+        conn.execute(
+            f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{READER_ROLE}') "
+            f"THEN CREATE ROLE {READER_ROLE} NOLOGIN; END IF; END $$"
+        )
     return running.url(database=DATABASE)
 
 
@@ -74,10 +85,13 @@ def test_load_creates_every_table_with_the_expected_rows(row_counts: dict[str, i
 
 def test_load_is_idempotent_and_keeps_keys(chinook_url: str, row_counts: dict[str, int]) -> None:
     assert PACK.loader()(chinook_url, PACK.schema) == row_counts
-    foreign_keys = fetch(chinook_url, """
+    foreign_keys = fetch(
+        chinook_url,
+        """
         SELECT tc.table_name, kcu.column_name FROM information_schema.table_constraints tc
         JOIN information_schema.key_column_usage kcu USING (constraint_schema, constraint_name)
-        WHERE tc.constraint_schema = 'chinook' AND tc.constraint_type = 'FOREIGN KEY'""")
+        WHERE tc.constraint_schema = 'chinook' AND tc.constraint_type = 'FOREIGN KEY'""",
+    )
     assert ("customer", "support_rep_id") in foreign_keys and ("employee", "reports_to") in foreign_keys
     assert len(foreign_keys) == 11
     indexed = {r[0] for r in fetch(chinook_url, "SELECT indexname FROM pg_indexes WHERE schemaname = 'chinook'")}
@@ -103,9 +117,14 @@ def as_float_map(rows: list[tuple[Any, ...]]) -> dict[Any, float]:
 
 def test_sales_by_country_matches_sql(backend: BuiltinBackend, chinook_url: str) -> None:
     rows = backend.load({"measures": ["invoice_lines.sales"], "dimensions": ["invoices.billing_country"]}).rows
-    expected = as_float_map(fetch(chinook_url, """
+    expected = as_float_map(
+        fetch(
+            chinook_url,
+            """
         SELECT i.billing_country, sum(il.unit_price * il.quantity) FROM chinook.invoice_line il
-        JOIN chinook.invoice i ON i.invoice_id = il.invoice_id GROUP BY 1"""))
+        JOIN chinook.invoice i ON i.invoice_id = il.invoice_id GROUP BY 1""",
+        )
+    )
     got = {r["invoices.billing_country"]: r["invoice_lines.sales"] for r in rows}
     assert got == pytest.approx(expected)
     assert rows[0]["invoices.billing_country"] == "USA" and rows[0]["invoice_lines.sales"] == pytest.approx(523.06)
@@ -115,34 +134,52 @@ def test_sales_by_country_matches_sql(backend: BuiltinBackend, chinook_url: str)
 
 def test_track_count_by_genre_matches_sql(backend: BuiltinBackend, chinook_url: str) -> None:
     rows = backend.load({"measures": ["tracks.count"], "dimensions": ["genres.genre_name"]}).rows
-    expected = dict(fetch(chinook_url, """
-        SELECT g.name, count(*) FROM chinook.track t JOIN chinook.genre g ON g.genre_id = t.genre_id GROUP BY 1"""))
+    expected = dict(
+        fetch(
+            chinook_url,
+            """
+        SELECT g.name, count(*) FROM chinook.track t JOIN chinook.genre g ON g.genre_id = t.genre_id GROUP BY 1""",
+        )
+    )
     assert {r["genres.genre_name"]: r["tracks.count"] for r in rows} == expected
     assert rows[0] == {"genres.genre_name": "Rock", "tracks.count": 1297}
 
 
 def test_longest_track_matches_sql(backend: BuiltinBackend, chinook_url: str) -> None:
-    (name, longest), = fetch(chinook_url, "SELECT name, milliseconds FROM chinook.track ORDER BY 2 DESC LIMIT 1")
+    ((name, longest),) = fetch(chinook_url, "SELECT name, milliseconds FROM chinook.track ORDER BY 2 DESC LIMIT 1")
     assert backend.load({"measures": ["tracks.longest_ms"]}).rows[0]["tracks.longest_ms"] == longest
-    top = backend.load({"dimensions": ["tracks.track_name", "tracks.milliseconds"],
-                        "order": {"tracks.milliseconds": "desc"}, "limit": 1}).rows
+    top = backend.load(
+        {
+            "dimensions": ["tracks.track_name", "tracks.milliseconds"],
+            "order": {"tracks.milliseconds": "desc"},
+            "limit": 1,
+        }
+    ).rows
     assert top == [{"tracks.track_name": name, "tracks.milliseconds": longest}]
 
 
 def test_sales_by_support_rep_goes_through_customers(backend: BuiltinBackend, chinook_url: str) -> None:
     rows = backend.load({"measures": ["invoice_lines.sales"], "dimensions": ["employees.employee_name"]}).rows
-    expected = as_float_map(fetch(chinook_url, """
+    expected = as_float_map(
+        fetch(
+            chinook_url,
+            """
         SELECT e.first_name || ' ' || e.last_name, sum(il.unit_price * il.quantity)
         FROM chinook.invoice_line il JOIN chinook.invoice i ON i.invoice_id = il.invoice_id
         JOIN chinook.customer c ON c.customer_id = i.customer_id
-        JOIN chinook.employee e ON e.employee_id = c.support_rep_id GROUP BY 1"""))
+        JOIN chinook.employee e ON e.employee_id = c.support_rep_id GROUP BY 1""",
+        )
+    )
     assert {r["employees.employee_name"]: r["invoice_lines.sales"] for r in rows} == pytest.approx(expected)
 
 
 def test_bridge_counts_each_track_once(backend: BuiltinBackend) -> None:
-    rows = backend.load({"measures": ["tracks.count"],
-                         "filters": [{"member": "playlists.playlist_name", "operator": "equals",
-                                      "values": ["Music"]}]}).rows
+    rows = backend.load(
+        {
+            "measures": ["tracks.count"],
+            "filters": [{"member": "playlists.playlist_name", "operator": "equals", "values": ["Music"]}],
+        }
+    ).rows
     assert rows[0]["tracks.count"] == 3290  # on both "Music" playlists, counted once
 
 

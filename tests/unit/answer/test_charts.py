@@ -31,8 +31,14 @@ def test_single_number_is_a_kpi_card_with_the_value_as_the_table_shows_it() -> N
 
 
 def test_kpi_card_with_a_trend_has_the_change_and_a_sparkline() -> None:
-    trend = Trend("orders.refund_rate", "quarter", [("2024-Q4", 0.0632), ("2025-Q1", 0.065)],
-                  change_pct=0.0285, change=0.0018, previous="2024-Q4")
+    trend = Trend(
+        "orders.refund_rate",
+        "quarter",
+        [("2024-Q4", 0.0632), ("2025-Q1", 0.065)],
+        change_pct=0.0285,
+        change=0.0018,
+        previous="2024-Q4",
+    )
     spec = chart_spec(ResultTable(["orders.refund_rate"], [[0.065]]), "en", trend=trend)
     [card] = spec["hconcat"]
     assert texts(card) == ["Refund rate", "6.50%", "+0.18 pp vs 2024-Q4"]  # a rate changes in points
@@ -51,8 +57,9 @@ def test_several_numbers_are_one_card_each() -> None:
 
 
 def test_time_by_dimension_is_one_coloured_line_per_series() -> None:
-    rows = [[region, month, value] for month in MONTHS
-            for region, value in (("East China", 10.0), ("South China", 5.0))]
+    rows = [
+        [region, month, value] for month in MONTHS for region, value in (("East China", 10.0), ("South China", 5.0))
+    ]
     spec = chart_spec(ResultTable(["regions.name_en", "orders.order_ts.month", "order_items.gmv"], rows), "en")
     assert spec["usermeta"]["shape"] == "series" and spec["mark"]["type"] == "line"
     enc = spec["encoding"]
@@ -64,10 +71,15 @@ def test_time_by_dimension_is_one_coloured_line_per_series() -> None:
     assert {t["title"] for t in enc["tooltip"]} == {"Region", "Order date (month)", "GMV"}
 
 
-@pytest.mark.parametrize(("grain", "start", "labels"), [
-    ("quarter", "2024-01-01", ["2024-Q1", "2024-Q2"]), ("week", "2024-01-29", ["2024-W05", "2024-W06"]),
-    ("day", "2024-01-15", ["2024-01-15", "2024-01-16"]), ("year", "2023-01-01", ["2023", "2024"]),
-])
+@pytest.mark.parametrize(
+    ("grain", "start", "labels"),
+    [
+        ("quarter", "2024-01-01", ["2024-Q1", "2024-Q2"]),
+        ("week", "2024-01-29", ["2024-W05", "2024-W06"]),
+        ("day", "2024-01-15", ["2024-01-15", "2024-01-16"]),
+        ("year", "2023-01-01", ["2023", "2024"]),
+    ],
+)
 def test_time_axis_labels_follow_the_granularity(grain: str, start: str, labels: list[str]) -> None:
     second = {"quarter": "2024-04-01", "week": "2024-02-05", "day": "2024-01-16", "year": "2024-01-01"}[grain]
     table = ResultTable([f"orders.order_ts.{grain}", "orders.count"], [[f"{start}T00:00:00.000", 1], [second, 2]])
@@ -76,19 +88,26 @@ def test_time_axis_labels_follow_the_granularity(grain: str, start: str, labels:
 
 
 def test_several_measures_of_one_format_share_an_axis_others_get_their_own() -> None:
-    folded = chart_spec(ResultTable(["orders.order_ts.month", "orders.count", "orders.refunded_count"],
-                                    [[m, 10, 1] for m in MONTHS]), "en")
+    folded = chart_spec(
+        ResultTable(["orders.order_ts.month", "orders.count", "orders.refunded_count"], [[m, 10, 1] for m in MONTHS]),
+        "en",
+    )
     assert folded["transform"][0]["fold"] == ["c1", "c2"]
     assert folded["encoding"]["color"]["field"] == "measure_title"
-    split = chart_spec(ResultTable(["orders.order_ts.month", "order_items.gmv", "orders.refund_rate"],
-                                   [[m, 10.0, 0.1] for m in MONTHS]), "en")
+    split = chart_spec(
+        ResultTable(
+            ["orders.order_ts.month", "order_items.gmv", "orders.refund_rate"], [[m, 10.0, 0.1] for m in MONTHS]
+        ),
+        "en",
+    )
     assert [c["encoding"]["y"]["title"] for c in split["vconcat"]] == ["GMV", "Refund rate"]
     assert split["vconcat"][1]["encoding"]["y"]["axis"]["format"] == ".1~%"
 
 
 def test_categories_are_sorted_horizontal_bars_with_the_cube_format() -> None:
-    spec = chart_spec(ResultTable(["orders.channel", "orders.refund_rate"],
-                                  [["web", 0.066], ["store", 0.065], ["app", 0.067]]), "en")
+    spec = chart_spec(
+        ResultTable(["orders.channel", "orders.refund_rate"], [["web", 0.066], ["store", 0.065], ["app", 0.067]]), "en"
+    )
     assert spec["usermeta"]["shape"] == "bars" and spec["mark"]["type"] == "bar"
     assert spec["encoding"]["y"]["sort"] == "-x" and spec["encoding"]["y"]["title"] == "Channel"
     assert spec["encoding"]["x"]["axis"]["format"] == ".1~%"
@@ -111,37 +130,56 @@ def test_second_dimension_stacks_sums_and_groups_ratios() -> None:
 
 
 def test_compared_periods_are_grouped_bars_earlier_first() -> None:
-    rows = [["2024", "East China", 21.0], ["2024", "North China", 14.0],
-            ["2023", "East China", 7.0], ["2023", "North China", 5.0]]
-    spec = chart_spec(ResultTable(["period", "regions.name_en", "order_items.gmv"], rows), "en",
-                      periods=["2023", "2024"])
+    rows = [
+        ["2024", "East China", 21.0],
+        ["2024", "North China", 14.0],
+        ["2023", "East China", 7.0],
+        ["2023", "North China", 5.0],
+    ]
+    spec = chart_spec(
+        ResultTable(["period", "regions.name_en", "order_items.gmv"], rows), "en", periods=["2023", "2024"]
+    )
     enc = spec["encoding"]
     assert spec["usermeta"]["shape"] == "compare" and spec["mark"]["type"] == "bar"
     assert enc["xOffset"]["sort"] == ["2023", "2024"] and enc["color"]["scale"]["domain"] == ["2023", "2024"]
     assert enc["x"]["title"] == "Region" and enc["x"]["sort"]["order"] == "descending"
-    plain = chart_spec(ResultTable(["period", "order_items.gmv"], [["2024", 81.0], ["2023", 27.0]]), "en",
-                       periods=["2023", "2024"])
+    plain = chart_spec(
+        ResultTable(["period", "order_items.gmv"], [["2024", 81.0], ["2023", 27.0]]), "en", periods=["2023", "2024"]
+    )
     assert plain["encoding"]["x"]["sort"] == ["2023", "2024"] and "xOffset" not in plain["encoding"]
 
 
 def test_compared_periods_by_month_align_on_the_month() -> None:
-    rows = [["2024", "2024-01-01T00:00:00.000", 4.0], ["2024", "2024-02-01T00:00:00.000", 5.0],
-            ["2023", "2023-01-01T00:00:00.000", 1.0], ["2023", "2023-02-01T00:00:00.000", 2.0]]
-    spec = chart_spec(ResultTable(["period", "orders.order_ts.month", "order_items.gmv"], rows), "en",
-                      periods=["2023", "2024"])
+    rows = [
+        ["2024", "2024-01-01T00:00:00.000", 4.0],
+        ["2024", "2024-02-01T00:00:00.000", 5.0],
+        ["2023", "2023-01-01T00:00:00.000", 1.0],
+        ["2023", "2023-02-01T00:00:00.000", 2.0],
+    ]
+    spec = chart_spec(
+        ResultTable(["period", "orders.order_ts.month", "order_items.gmv"], rows), "en", periods=["2023", "2024"]
+    )
     assert spec["mark"]["type"] == "line" and spec["encoding"]["x"]["field"] == "pos"
     assert values(spec, "pos") == ["01", "02", "01", "02"]
 
 
 def test_shares_are_stacked_bars_of_the_whole() -> None:
-    one = chart_spec(ResultTable(["regions.name_en", "order_items.gmv", "order_items.gmv.share"],
-                                 [["East", 60.0, 0.6], ["North", 40.0, 0.4]]), "en")
+    one = chart_spec(
+        ResultTable(
+            ["regions.name_en", "order_items.gmv", "order_items.gmv.share"], [["East", 60.0, 0.6], ["North", 40.0, 0.4]]
+        ),
+        "en",
+    )
     assert one["usermeta"]["shape"] == "share"
     assert one["encoding"]["x"]["stack"] == "zero" and one["encoding"]["x"]["scale"] == {"domain": [0, 1]}
     assert one["encoding"]["x"]["title"] == "Share of GMV" and one["encoding"]["x"]["axis"]["format"] == ".0%"
-    two = chart_spec(ResultTable(["regions.name_en", "orders.channel", "order_items.gmv", "order_items.gmv.share"],
-                                 [["East", "web", 30.0, 0.3], ["East", "app", 30.0, 0.3],
-                                  ["North", "web", 40.0, 0.4]]), "en")
+    two = chart_spec(
+        ResultTable(
+            ["regions.name_en", "orders.channel", "order_items.gmv", "order_items.gmv.share"],
+            [["East", "web", 30.0, 0.3], ["East", "app", 30.0, 0.3], ["North", "web", 40.0, 0.4]],
+        ),
+        "en",
+    )
     assert two["encoding"]["y"]["title"] == "Region" and two["encoding"]["color"]["title"] == "Channel"
 
 
@@ -158,8 +196,12 @@ def test_key_columns_label_bars_instead_of_being_charted() -> None:
 
 
 def test_missing_values_are_gaps_not_errors() -> None:
-    spec = chart_spec(ResultTable(["orders.order_ts.month", "orders.refund_rate"],
-                                  [[MONTHS[0], 0.06], [MONTHS[1], None], [MONTHS[2], 0.07]]), "en")
+    spec = chart_spec(
+        ResultTable(
+            ["orders.order_ts.month", "orders.refund_rate"], [[MONTHS[0], 0.06], [MONTHS[1], None], [MONTHS[2], 0.07]]
+        ),
+        "en",
+    )
     assert values(spec, "c1") == [0.06, None, 0.07]
     bars = chart_spec(ResultTable(["orders.channel", "order_items.aov"], [["web", None], ["app", 5.0]]), "en")
     assert bars["usermeta"]["shape"] == "bars" and values(bars, "c1") == [None, 5.0]

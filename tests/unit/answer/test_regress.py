@@ -32,11 +32,14 @@ def run_gold(sql: str) -> Gold:
     return gold_result(gold_query(sql), [list(r) for r in GOLD[sql]])
 
 
-def payload(intent: str, rows: list[list[Any]], columns: list[str] | None = None,
-            **provenance: Any) -> dict[str, Any]:
+def payload(intent: str, rows: list[list[Any]], columns: list[str] | None = None, **provenance: Any) -> dict[str, Any]:
     columns = columns or [f"c{i}" for i in range(len(rows[0]) if rows else 0)]
-    return {"intent": intent, "text": "", "table": {"columns": columns, "rows": rows},
-            "provenance": {"tables": [], "sql": [], **provenance}}
+    return {
+        "intent": intent,
+        "text": "",
+        "table": {"columns": columns, "rows": rows},
+        "provenance": {"tables": [], "sql": [], **provenance},
+    }
 
 
 def case(intent: str = "aggregate", **kw: Any) -> Case:
@@ -48,6 +51,7 @@ def outcome(c: Case, answer: dict[str, Any] | None, error: str | None = None) ->
 
 
 # -- suite -----------------------------------------------------------------------------------------------
+
 
 def write(tmp_path: Path, body: str) -> Path:
     path = tmp_path / "suite.yaml"
@@ -65,30 +69,47 @@ def test_shipped_suite_has_dev_and_blind_test_parts_with_mixed_gold_for_both_hal
     assert mixed and all(c.detail_sql for c in mixed)
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: maybe}}\n", r"expect\.intent"),
-    ("cases:\n  - {id: x, question: q, expect: {intent: aggregate}}\n", "needs split"),
-    ("cases:\n  - {id: x, split: train, question: q, expect: {intent: aggregate}}\n", "needs split"),
-    ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: aggregate}}\n"
-     "  - {id: x, split: dev, question: q, expect: {intent: aggregate}}\n", "duplicate"),
-    ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: mixed, answer_sql: 'SELECT 1'}}\n",
-     "both answer_sql and detail_sql"),
-    ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: detail, detail_sql: 'SELECT 1'}}\n",
-     "mixed case's detail half"),
-    ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: clarify, answer_sql: 'SELECT 1'}}\n",
-     "no answer gold"),
-    ("warehouse: [a]\ncases: []\n", "pack name"),
-    ("cases: 3\n", "list 'cases'"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("cases:\n  - {id: x, split: dev, question: q, expect: {intent: maybe}}\n", r"expect\.intent"),
+        ("cases:\n  - {id: x, question: q, expect: {intent: aggregate}}\n", "needs split"),
+        ("cases:\n  - {id: x, split: train, question: q, expect: {intent: aggregate}}\n", "needs split"),
+        (
+            "cases:\n  - {id: x, split: dev, question: q, expect: {intent: aggregate}}\n"
+            "  - {id: x, split: dev, question: q, expect: {intent: aggregate}}\n",
+            "duplicate",
+        ),
+        (
+            "cases:\n  - {id: x, split: dev, question: q, expect: {intent: mixed, answer_sql: 'SELECT 1'}}\n",
+            "both answer_sql and detail_sql",
+        ),
+        (
+            "cases:\n  - {id: x, split: dev, question: q, expect: {intent: detail, detail_sql: 'SELECT 1'}}\n",
+            "mixed case's detail half",
+        ),
+        (
+            "cases:\n  - {id: x, split: dev, question: q, expect: {intent: clarify, answer_sql: 'SELECT 1'}}\n",
+            "no answer gold",
+        ),
+        ("warehouse: [a]\ncases: []\n", "pack name"),
+        ("cases: 3\n", "list 'cases'"),
+    ],
+)
 def test_malformed_suite_is_a_clear_error(tmp_path: Path, body: str, message: str) -> None:
     with pytest.raises(SuiteError, match=message):
         load_suite(write(tmp_path, body))
 
 
 def test_splits_and_warehouse(tmp_path: Path) -> None:
-    suite = load_suite(write(tmp_path, "warehouse: retail\ncases:\n"
-                                       "  - {id: a, split: dev, question: q, expect: {intent: clarify}}\n"
-                                       "  - {id: b, split: test, question: q, expect: {intent: clarify}}\n"))
+    suite = load_suite(
+        write(
+            tmp_path,
+            "warehouse: retail\ncases:\n"
+            "  - {id: a, split: dev, question: q, expect: {intent: clarify}}\n"
+            "  - {id: b, split: test, question: q, expect: {intent: clarify}}\n",
+        )
+    )
     assert suite.warehouse == "retail" and suite.name == "retail" and suite.split == "all"
     assert [c.id for c in suite.select("dev").cases] == ["a"]
     assert [c.id for c in suite.select("test").cases] == ["b"] and suite.select("test").split == "test"
@@ -98,6 +119,7 @@ def test_splits_and_warehouse(tmp_path: Path) -> None:
 
 
 # -- outcomes --------------------------------------------------------------------------------------------
+
 
 def test_five_outcomes_for_an_aggregate_case() -> None:
     c = case(answer_sql=AGG_SQL)
@@ -145,7 +167,9 @@ def test_refusal_cases() -> None:
     clarify = case("clarify")
     assert outcome(clarify, payload("clarify", [])) == "passed"
     assert judge(clarify, payload("unsupported", []), None, run_gold) == (
-        "passed", "unsupported reply to a clarify case (both are refusals)")
+        "passed",
+        "unsupported reply to a clarify case (both are refusals)",
+    )
     assert outcome(clarify, payload("aggregate", [[42]])) == "wrong"
     assert outcome(case("unsupported"), payload("aggregate", [], error={"type": "X", "message": "m"})) == "failed"
     assert outcome(case("unsupported"), None, "boom") == "failed"
@@ -171,17 +195,22 @@ def test_mixed_checks_both_halves() -> None:
 
 # -- summary ---------------------------------------------------------------------------------------------
 
-def result(outcome_: str, intent: str = "aggregate", question: str = "q", got: str | None = None,
-           ms: float = 10.0) -> CaseResult:
+
+def result(
+    outcome_: str, intent: str = "aggregate", question: str = "q", got: str | None = None, ms: float = 10.0
+) -> CaseResult:
     got = got or intent
-    return CaseResult("x", question, "dev", language_of(question), intent, got, got == intent, outcome_, "",
-                      ms)
+    return CaseResult("x", question, "dev", language_of(question), intent, got, got == intent, outcome_, "", ms)
 
 
 def test_summary_counts_per_intent_and_language() -> None:
-    results = [result("passed", ms=10.0), result("wrong", question="上个月GMV", ms=30.0),
-               result("unchecked", "detail"), result("refused", "detail", got="clarify"),
-               result("passed", "clarify", got="unsupported")]
+    results = [
+        result("passed", ms=10.0),
+        result("wrong", question="上个月GMV", ms=30.0),
+        result("unchecked", "detail"),
+        result("refused", "detail", got="clarify"),
+        result("passed", "clarify", got="unsupported"),
+    ]
     s = summarize(results, 1.0, 5.0, suite="demo", split="dev")
     assert (s["suite"], s["split"], s["cases"], s["checked"]) == ("demo", "dev", 5, 4)
     assert [s[o] for o in ("passed", "wrong", "refused", "failed", "unchecked")] == [2, 1, 1, 0, 1]
@@ -194,14 +223,27 @@ def test_summary_counts_per_intent_and_language() -> None:
 
 def test_llm_mode_cases_carry_their_llm_cost_and_the_summary_averages_it_by_intent() -> None:
     steps = [{"step": "intent", "mode": "llm"}, {"step": "answer", "mode": "fast (deadline: 8.0 s used)"}]
-    answer = payload("aggregate", [[100]], llm={"calls": 3, "prompt_tokens": 900, "completion_tokens": 60,
-                                               "steps": steps})
+    answer = payload(
+        "aggregate", [[100]], llm={"calls": 3, "prompt_tokens": 900, "completion_tokens": 60, "steps": steps}
+    )
     llm = check_case(case(answer_sql=AGG_SQL), answer, None, run_gold, 5.0, mode="llm")
     fast = check_case(case(answer_sql=AGG_SQL), payload("aggregate", [[100]]), None, run_gold, 5.0)
     assert (llm.mode, llm.outcome, fast.mode, fast.llm) == ("llm", "passed", "fast", None)
     assert llm.llm == {"calls": 3, "prompt_tokens": 900, "completion_tokens": 60, "fallbacks": 1}
-    detail = CaseResult("d", "q", "dev", "en", "detail", "detail", True, "passed", "", 1.0, "llm",
-                        {"calls": 5, "prompt_tokens": 100, "completion_tokens": 10, "fallbacks": 0})
+    detail = CaseResult(
+        "d",
+        "q",
+        "dev",
+        "en",
+        "detail",
+        "detail",
+        True,
+        "passed",
+        "",
+        1.0,
+        "llm",
+        {"calls": 5, "prompt_tokens": 100, "completion_tokens": 10, "fallbacks": 0},
+    )
     s = summarize([llm, detail], 1.0, 0.0)["llm"]
     assert (s["questions"], s["calls_per_question"], s["fallback_steps"]) == (2, 4.0, 1)
     assert s["by_intent"]["detail"]["prompt_tokens_per_question"] == 100.0
@@ -210,8 +252,12 @@ def test_llm_mode_cases_carry_their_llm_cost_and_the_summary_averages_it_by_inte
 
 def test_language_and_members() -> None:
     assert language_of("Aurora X1 headphones的退款记录") == "zh" and language_of("GMV by region") == "en"
-    q = {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"],
-         "timeDimensions": [{"dimension": "orders.order_ts"}], "filters": [{"member": "regions.region_code"}]}
+    q = {
+        "measures": ["order_items.gmv"],
+        "dimensions": ["regions.name_en"],
+        "timeDimensions": [{"dimension": "orders.order_ts"}],
+        "filters": [{"member": "regions.region_code"}],
+    }
     assert cube_members(q) == {"order_items.gmv", "regions.name_en", "orders.order_ts", "regions.region_code"}
 
 
@@ -227,8 +273,9 @@ def test_cli_exits_2_on_a_malformed_suite_before_starting_anything(tmp_path: Pat
     assert CliRunner().invoke(app, ["regress", str(bad_split), "--split", "train"]).exit_code == 2
 
 
-def test_cli_refuses_an_unknown_mode_and_llm_mode_without_an_endpoint(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_refuses_an_unknown_mode_and_llm_mode_without_an_endpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Both are exit code 2 with the reason, before any database is started."""
     from typer.testing import CliRunner
 

@@ -82,9 +82,16 @@ def test_key_column_needs_one_column_with_exactly_the_gold_keys() -> None:
     assert key_column(Gold([], None), columns, []) is None
 
 
-@pytest.mark.parametrize(("label", "start"), [("1995", dt.date(1995, 1, 1)), ("1995年", dt.date(1995, 1, 1)),
-                                              ("2024-03", dt.date(2024, 3, 1)), ("Q2 2024", dt.date(2024, 4, 1)),
-                                              ("2024年3季度", dt.date(2024, 7, 1))])
+@pytest.mark.parametrize(
+    ("label", "start"),
+    [
+        ("1995", dt.date(1995, 1, 1)),
+        ("1995年", dt.date(1995, 1, 1)),
+        ("2024-03", dt.date(2024, 3, 1)),
+        ("Q2 2024", dt.date(2024, 4, 1)),
+        ("2024年3季度", dt.date(2024, 7, 1)),
+    ],
+)
 def test_a_compared_periods_label_matches_its_start_date(label: str, start: dt.date) -> None:
     assert cell_matches(start, label) and not cell_matches(start + dt.timedelta(days=1), label)
 

@@ -52,13 +52,15 @@ def test_the_period_is_that_of_the_event_cubes(tmp_path: Path) -> None:
     conn = Conn()
     scope = model_scope(load_model(tmp_path), conn, default_schema="shop")
     assert conn.tables == ["sales"] and scope.period == ("2009-01", "2013-12")
-    assert scope.unsupported("en") == ("I can't answer that from the warehouse: it holds staff, sales "
-                                       "(2009-01 to 2013-12).")
+    assert scope.unsupported("en") == (
+        "I can't answer that from the warehouse: it holds staff, sales (2009-01 to 2013-12)."
+    )
 
 
 def test_without_any_many_to_one_join_every_cube_counts(tmp_path: Path) -> None:
-    (tmp_path / "shop.yml").write_text(MODEL.replace("relationship: many_to_one", "relationship: one_to_one"),
-                                       encoding="utf-8")
+    (tmp_path / "shop.yml").write_text(
+        MODEL.replace("relationship: many_to_one", "relationship: one_to_one"), encoding="utf-8"
+    )
     scope = model_scope(load_model(tmp_path), Conn(), default_schema="shop")
     assert scope.period == ("1947-09", "2013-12")
 

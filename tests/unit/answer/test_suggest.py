@@ -17,8 +17,13 @@ class Values:
     surfaces: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
-VALUES = Values({"web": [("orders.channel", "web")], "app": [("orders.channel", "app")],
-                 **{f"city{i}": [("customers.city", f"city{i}")] for i in range(MAX_VALUES + 1)}})
+VALUES = Values(
+    {
+        "web": [("orders.channel", "web")],
+        "app": [("orders.channel", "app")],
+        **{f"city{i}": [("customers.city", f"city{i}")] for i in range(MAX_VALUES + 1)},
+    }
+)
 
 
 def test_picks_keep_named_low_cardinality_dimensions_reachable_from_the_measure() -> None:

@@ -11,15 +11,18 @@ from answer.tables import describe, to_csv, view
 from router.tables import ResultTable
 
 
-@pytest.mark.parametrize(("column", "value", "shown"), [
-    ("orders.order_ts.month", "2024-01-01T00:00:00.000", "2024-01"),
-    ("orders.order_ts.quarter", "2024-01-01T00:00:00.000", "2024-Q1"),
-    ("orders.order_ts.week", "2024-01-29T00:00:00.000", "2024-W05"),
-    ("orders.order_ts.week", "2024-12-30T00:00:00.000", "2025-W01"),  # ISO week of the next year
-    ("orders.order_ts.day", "2024-01-15T00:00:00.000", "2024-01-15"),
-    ("orders.order_ts.year", "2024-01-01T00:00:00.000", "2024"),
-    ("order_ts", "2024-01-15 08:30:00", "2024-01-15 08:30:00"),  # a detail timestamp keeps its time
-])
+@pytest.mark.parametrize(
+    ("column", "value", "shown"),
+    [
+        ("orders.order_ts.month", "2024-01-01T00:00:00.000", "2024-01"),
+        ("orders.order_ts.quarter", "2024-01-01T00:00:00.000", "2024-Q1"),
+        ("orders.order_ts.week", "2024-01-29T00:00:00.000", "2024-W05"),
+        ("orders.order_ts.week", "2024-12-30T00:00:00.000", "2025-W01"),  # ISO week of the next year
+        ("orders.order_ts.day", "2024-01-15T00:00:00.000", "2024-01-15"),
+        ("orders.order_ts.year", "2024-01-01T00:00:00.000", "2024"),
+        ("order_ts", "2024-01-15 08:30:00", "2024-01-15 08:30:00"),  # a detail timestamp keeps its time
+    ],
+)
 def test_time_values_by_granularity(column: str, value: str, shown: str) -> None:
     out = view(ResultTable([column], [[value]]), "en")
     assert out["display"] == [[shown]] and out["kinds"] == ["time"]
@@ -27,9 +30,17 @@ def test_time_values_by_granularity(column: str, value: str, shown: str) -> None
 
 
 def test_numbers_by_their_cube_format_and_keys_without_separators() -> None:
-    table = ResultTable(["customers.customer_id", "order_items.gmv", "orders.refund_rate", "orders.count",
-                         "order_items.gmv.share", "order_id"],
-                        [[1234567, 2325981.6, 0.066364, 48880, 0.259, 8579]])
+    table = ResultTable(
+        [
+            "customers.customer_id",
+            "order_items.gmv",
+            "orders.refund_rate",
+            "orders.count",
+            "order_items.gmv.share",
+            "order_id",
+        ],
+        [[1234567, 2325981.6, 0.066364, 48880, 0.259, 8579]],
+    )
     out = view(table, "en")
     assert out["display"] == [["1234567", "2,325,981.60", "6.64%", "48,880", "25.90%", "8579"]]
     assert out["formats"] == ["id", "currency", "percent", None, "percent", "id"]
@@ -48,9 +59,13 @@ def test_row_count_and_cut_rows_are_stated() -> None:
 
 
 def test_csv_has_titles_times_as_shown_and_raw_numbers() -> None:
-    table = ResultTable(["orders.order_ts.month", "regions.name_en", "order_items.gmv"],
-                        [["2024-01-01T00:00:00.000", "East, China", 1261051.24],
-                         ["2024-02-01T00:00:00.000", None, 5.0]])
+    table = ResultTable(
+        ["orders.order_ts.month", "regions.name_en", "order_items.gmv"],
+        [["2024-01-01T00:00:00.000", "East, China", 1261051.24], ["2024-02-01T00:00:00.000", None, 5.0]],
+    )
     rows = list(csv.reader(io.StringIO(to_csv(view(table, "en")))))
-    assert rows == [["Order date (month)", "Region", "GMV"], ["2024-01", "East, China", "1261051.24"],
-                    ["2024-02", "", "5.0"]]
+    assert rows == [
+        ["Order date (month)", "Region", "GMV"],
+        ["2024-01", "East, China", "1261051.24"],
+        ["2024-02", "", "5.0"],
+    ]

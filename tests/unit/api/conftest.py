@@ -14,8 +14,7 @@ from tests.unit.api.fakes import FakeKnowledge, FakeService, MemoryStore
 
 
 class Harness:
-    def __init__(self, client: TestClient, service: FakeService, store: MemoryStore,
-                 knowledge: FakeKnowledge) -> None:
+    def __init__(self, client: TestClient, service: FakeService, store: MemoryStore, knowledge: FakeKnowledge) -> None:
         self.client, self.service, self.store, self.knowledge = client, service, store, knowledge
 
 
@@ -23,8 +22,12 @@ class Harness:
 def make_api() -> Iterator[Callable[..., Harness]]:
     clients: list[TestClient] = []
 
-    def make(tokens: dict[str, str] | None = None, scopes: dict[str, set[str]] | None = None,
-             base_url: str = "http://127.0.0.1:8088", **settings: Any) -> Harness:
+    def make(
+        tokens: dict[str, str] | None = None,
+        scopes: dict[str, set[str]] | None = None,
+        base_url: str = "http://127.0.0.1:8088",
+        **settings: Any,
+    ) -> Harness:
         service, store, knowledge = FakeService(), MemoryStore(tokens, scopes), FakeKnowledge()
         app = create_app(Settings(**settings), service, store=store, knowledge=knowledge)
         client = TestClient(app, base_url=base_url, raise_server_exceptions=False)

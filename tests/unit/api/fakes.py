@@ -42,10 +42,19 @@ class FakeService:
     def knowledge_changed(self, kind: str) -> None:
         self.changed.append(kind)
 
-    def ask(self, question: str, *, session_id: str | None = None, mode: str | None = None,
-            today: date | None = None, previous: Any = None, on_stage: Any = None) -> FakePayload:
-        self.calls.append({"question": question, "session_id": session_id, "mode": mode, "today": today,
-                           "previous": previous})
+    def ask(
+        self,
+        question: str,
+        *,
+        session_id: str | None = None,
+        mode: str | None = None,
+        today: date | None = None,
+        previous: Any = None,
+        on_stage: Any = None,
+    ) -> FakePayload:
+        self.calls.append(
+            {"question": question, "session_id": session_id, "mode": mode, "today": today, "previous": previous}
+        )
         if "unavailable" in question:
             raise FakeBackendUnavailable("search store down")
         if "explode" in question:
@@ -60,34 +69,67 @@ class FakeService:
             on_stage("plan", {"cube_query": cube_query})
             on_stage("rows", {"row_count": 2})
         return FakePayload(
-            query_id=str(uuid.uuid4()), question=question, intent="aggregate",
+            query_id=str(uuid.uuid4()),
+            question=question,
+            intent="aggregate",
             text="GMV is highest in East (120.5).",
-            table={"columns": ["region", "gmv"], "rows": [["East", 120.5], ["North", 80.25]],
-                   "formats": [None, "currency"]},
-            chart={"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "mark": "bar",
-                   "data": {"values": [{"region": "East", "gmv": 120.5}, {"region": "North", "gmv": 80.25}]},
-                   "encoding": {"x": {"field": "region", "type": "nominal"},
-                                "y": {"field": "gmv", "type": "quantitative"}}},
-            provenance={"cube_query": cube_query, "sql": "SELECT 1", "bindings": [{"term": "GMV"}],
-                        "mode": mode or "fast"},
+            table={
+                "columns": ["region", "gmv"],
+                "rows": [["East", 120.5], ["North", 80.25]],
+                "formats": [None, "currency"],
+            },
+            chart={
+                "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+                "mark": "bar",
+                "data": {"values": [{"region": "East", "gmv": 120.5}, {"region": "North", "gmv": 80.25}]},
+                "encoding": {
+                    "x": {"field": "region", "type": "nominal"},
+                    "y": {"field": "gmv", "type": "quantitative"},
+                },
+            },
+            provenance={
+                "cube_query": cube_query,
+                "sql": "SELECT 1",
+                "bindings": [{"term": "GMV"}],
+                "mode": mode or "fast",
+            },
             timings_ms={"total": 3.0},
         )
 
-    def load(self, queries: list[tuple[str, dict[str, Any]]], *, today: date | None = None, language: str = "en",
-             title: str = "") -> dict[str, Any]:
+    def load(
+        self,
+        queries: list[tuple[str, dict[str, Any]]],
+        *,
+        today: date | None = None,
+        language: str = "en",
+        title: str = "",
+    ) -> dict[str, Any]:
         self.calls.append({"load": queries, "today": today, "language": language})
-        return {"table": {"columns": ["order_items.gmv"], "rows": [[200.75]], "labels": ["GMV"],
-                          "display": [["200.75"]], "kinds": ["number"], "row_count": 1},
-                "chart": {"usermeta": {"shape": "kpi"}}, "sql": ["SELECT 1"] * len(queries), "backend": "builtin",
-                "today": (today or date(2025, 6, 30)).isoformat()}
+        return {
+            "table": {
+                "columns": ["order_items.gmv"],
+                "rows": [[200.75]],
+                "labels": ["GMV"],
+                "display": [["200.75"]],
+                "kinds": ["number"],
+                "row_count": 1,
+            },
+            "chart": {"usermeta": {"shape": "kpi"}},
+            "sql": ["SELECT 1"] * len(queries),
+            "backend": "builtin",
+            "today": (today or date(2025, 6, 30)).isoformat(),
+        }
 
     def suggestions(self, language: str = "en") -> dict[str, Any]:
         questions = ["今年各渠道的GMV"] if language == "zh" else ["GMV by channel this year"]
         return {"questions": questions, "today": "2025-06-30", "period": ["2023-01", "2025-06"]}
 
     def nl2cube(self, question: str, run: bool = False, today: date | None = None) -> dict[str, Any]:
-        out: dict[str, Any] = {"cube_query": {"measures": ["order_items.gmv"]}, "bindings": [{"term": "GMV"}],
-                               "confidence": 0.8}
+        out: dict[str, Any] = {
+            "cube_query": {"measures": ["order_items.gmv"]},
+            "bindings": [{"term": "GMV"}],
+            "confidence": 0.8,
+        }
         if run:
             out["rows"] = [{"order_items.gmv": 200.75}]
             out["sql"] = "SELECT sum(gmv) FROM warehouse.fact_order_item"
@@ -98,8 +140,10 @@ class MemoryStore:
     """In-memory Store: keys by hash (with scopes; default ask), query log, feedback, a two-member catalog."""
 
     def __init__(self, tokens: dict[str, str] | None = None, scopes: dict[str, set[str]] | None = None) -> None:
-        self.keys = {hash_token(t): KeyGrant(key_id, frozenset((scopes or {}).get(key_id, {"ask"})))
-                     for key_id, t in (tokens or {}).items()}
+        self.keys = {
+            hash_token(t): KeyGrant(key_id, frozenset((scopes or {}).get(key_id, {"ask"})))
+            for key_id, t in (tokens or {}).items()
+        }
         self.lookups = 0
         self.log: dict[str, dict[str, Any]] = {}
         self.opened = False
@@ -120,20 +164,32 @@ class MemoryStore:
     async def has_active_keys(self) -> bool:
         return bool(self.keys)
 
-    async def log_answer(self, answer: dict[str, Any], *, session_id: str | None,
-                         api_key_id: str | None) -> None:
+    async def log_answer(self, answer: dict[str, Any], *, session_id: str | None, api_key_id: str | None) -> None:
         row = audit_row(answer)
-        self.log[row["query_id"]] = {**row, "session_id": session_id, "api_key_id": api_key_id,
-                                     "feedback": None, "created_at": datetime.now(UTC).isoformat()}
+        self.log[row["query_id"]] = {
+            **row,
+            "session_id": session_id,
+            "api_key_id": api_key_id,
+            "feedback": None,
+            "created_at": datetime.now(UTC).isoformat(),
+        }
 
     async def get_query(self, query_id: UUID) -> QueryRecord | None:
         row = self.log.get(str(query_id))
         if row is None:
             return None
-        return QueryRecord(query_id=row["query_id"], created_at=row["created_at"], question=row["question"],
-                           session_id=row["session_id"], intent=row["intent"], plan=row["plan"],
-                           timings=row["timings"], executed_sql=row["executed_sql"], answer=row["answer"],
-                           feedback=row["feedback"])
+        return QueryRecord(
+            query_id=row["query_id"],
+            created_at=row["created_at"],
+            question=row["question"],
+            session_id=row["session_id"],
+            intent=row["intent"],
+            plan=row["plan"],
+            timings=row["timings"],
+            executed_sql=row["executed_sql"],
+            answer=row["answer"],
+            feedback=row["feedback"],
+        )
 
     async def set_feedback(self, query_id: UUID, feedback: dict[str, Any]) -> bool:
         row = self.log.get(str(query_id))
@@ -146,8 +202,15 @@ class MemoryStore:
         return CatalogResponse(
             metrics=[CatalogMember(name="order_items.gmv", title="GMV", description="gross merchandise value")],
             dimensions=[CatalogMember(name="regions.name", title="Region", description="sales region")],
-            terms=[CatalogTerm(term="GMV", synonyms=["成交总额"], language="en", definition="gross value",
-                               maps_to="metric:order_items.gmv")],
+            terms=[
+                CatalogTerm(
+                    term="GMV",
+                    synonyms=["成交总额"],
+                    language="en",
+                    definition="gross value",
+                    maps_to="metric:order_items.gmv",
+                )
+            ],
         )
 
 
@@ -171,10 +234,31 @@ class FakeKnowledge:
     def validate_cube_query(self, query: dict[str, Any]) -> list[str]:
         return [f"unknown member {m}" for m in query.get("measures", []) if m not in self.KNOWN]
 
-    def propose(self, *, query_id: str, question: str, verdict: str, cube_query: Any, sql: Any, comment: Any,
-                api_key_id: Any, validation: Validation) -> Proposal:
-        proposal = Proposal(len(self.proposed) + 1, query_id, question, verdict, cube_query, sql, comment,
-                            api_key_id, "pending", validation.checks, datetime.now(UTC))
+    def propose(
+        self,
+        *,
+        query_id: str,
+        question: str,
+        verdict: str,
+        cube_query: Any,
+        sql: Any,
+        comment: Any,
+        api_key_id: Any,
+        validation: Validation,
+    ) -> Proposal:
+        proposal = Proposal(
+            len(self.proposed) + 1,
+            query_id,
+            question,
+            verdict,
+            cube_query,
+            sql,
+            comment,
+            api_key_id,
+            "pending",
+            validation.checks,
+            datetime.now(UTC),
+        )
         self.proposed[proposal.proposal_id] = proposal
         return proposal
 

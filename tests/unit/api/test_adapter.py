@@ -26,8 +26,16 @@ class S(msgspec.Struct):
 class AsyncService:
     streams_stages = True
 
-    async def ask(self, question: str, *, session_id: Any = None, mode: Any = None, today: Any = None,
-                  previous: Any = None, on_stage: Any = None) -> dict[str, Any]:
+    async def ask(
+        self,
+        question: str,
+        *,
+        session_id: Any = None,
+        mode: Any = None,
+        today: Any = None,
+        previous: Any = None,
+        on_stage: Any = None,
+    ) -> dict[str, Any]:
         if on_stage:
             on_stage("intent", {"intent": "detail"})
         await asyncio.sleep(0)
@@ -38,8 +46,9 @@ class AsyncService:
 
 
 class PlainService:
-    def ask(self, question: str, *, session_id: Any = None, mode: Any = None, today: Any = None,
-            previous: Any = None) -> dict[str, Any]:
+    def ask(
+        self, question: str, *, session_id: Any = None, mode: Any = None, today: Any = None, previous: Any = None
+    ) -> dict[str, Any]:
         return {"query_id": "q2", "question": question, "mode": mode}
 
     def nl2cube(self, question: str, run: bool = False, today: Any = None) -> dict[str, Any]:
@@ -54,8 +63,14 @@ async def test_async_service_streams_through_the_callback() -> None:
     adapter = ServiceAdapter(AsyncService())
     assert adapter.streams
     queue: asyncio.Queue = asyncio.Queue()
-    raw, plain = await adapter.ask("who?", session_id=None, mode=None, today=None, previous=None,
-                                   on_stage=threadsafe_callback(asyncio.get_running_loop(), queue))
+    raw, plain = await adapter.ask(
+        "who?",
+        session_id=None,
+        mode=None,
+        today=None,
+        previous=None,
+        on_stage=threadsafe_callback(asyncio.get_running_loop(), queue),
+    )
     await asyncio.sleep(0)
     assert queue.get_nowait() == ("intent", {"intent": "detail"})
     assert plain["intent"] == "detail" and raw["query_id"] == "q1"
@@ -63,22 +78,32 @@ async def test_async_service_streams_through_the_callback() -> None:
 
 async def test_service_without_on_stage_is_not_passed_one() -> None:
     adapter = ServiceAdapter(PlainService())
-    _, plain = await adapter.ask("q", session_id="s", mode="fast", today=None, previous=None,
-                                 on_stage=lambda *_: None)
+    _, plain = await adapter.ask("q", session_id="s", mode="fast", today=None, previous=None, on_stage=lambda *_: None)
     assert not adapter.streams and plain["mode"] == "fast"
     assert (await adapter.nl2cube("q", run=True, today=None))["cube_query"] == {"run": True}
 
 
 def test_stages_of_a_finished_answer() -> None:
-    stages = stages_of({"intent": "aggregate", "provenance": {"cube_query": {"measures": ["m"]}},
-                        "table": {"columns": ["a"], "rows": [[1], [2]]}})
+    stages = stages_of(
+        {
+            "intent": "aggregate",
+            "provenance": {"cube_query": {"measures": ["m"]}},
+            "table": {"columns": ["a"], "rows": [[1], [2]]},
+        }
+    )
     assert [name for name, _ in stages] == ["intent", "retrieval", "plan", "rows", "answer"]
     assert stages[3][1]["row_count"] == 2 and stages[2][1]["cube_query"] == {"measures": ["m"]}
 
 
 def test_audit_row_joins_sql_lists_and_truncates_tables() -> None:
-    row = audit_row({"query_id": "x", "question": "q", "provenance": {"sql": ["SELECT 1", "SELECT 2"]},
-                     "table": {"columns": ["a"], "rows": [[i] for i in range(AUDIT_TABLE_ROWS + 5)]}})
+    row = audit_row(
+        {
+            "query_id": "x",
+            "question": "q",
+            "provenance": {"sql": ["SELECT 1", "SELECT 2"]},
+            "table": {"columns": ["a"], "rows": [[i] for i in range(AUDIT_TABLE_ROWS + 5)]},
+        }
+    )
     assert row["executed_sql"] == "SELECT 1;\nSELECT 2"
     assert len(row["answer"]["table"]["rows"]) == AUDIT_TABLE_ROWS
 

@@ -20,8 +20,9 @@ def sse_events(text: str) -> list[tuple[str, dict]]:
 
 
 def test_ask_returns_the_answer_and_audits_it(api: Harness) -> None:
-    r = api.client.post("/v1/ask", json={"question": "GMV by region", "session_id": "s1", "mode": "fast",
-                                         "today": "2025-06-30"})
+    r = api.client.post(
+        "/v1/ask", json={"question": "GMV by region", "session_id": "s1", "mode": "fast", "today": "2025-06-30"}
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["intent"] == "aggregate"
@@ -77,16 +78,21 @@ def test_question_limits_give_clear_4xx(make_api) -> None:
     assert api.client.post("/v1/ask", json={"question": "q", "today": "0001-01-01"}).status_code == 400
     assert api.client.post("/v1/ask", json={"question": "q", "session_id": "a b"}).status_code == 400
     assert api.client.post("/v1/ask", json={"q": "GMV"}).status_code == 400
-    assert api.client.post("/v1/ask", content=b"{not json", headers={"content-type": "application/json"}
-                           ).status_code == 400
+    assert (
+        api.client.post("/v1/ask", content=b"{not json", headers={"content-type": "application/json"}).status_code
+        == 400
+    )
     assert api.service.calls == []
 
 
 def test_errors_are_mapped_and_never_leak_internals(api: Harness) -> None:
     boom = api.client.post("/v1/ask", json={"question": "please explode"})
     assert boom.status_code == 500
-    assert boom.json() == {"status_code": 500, "error": "internal_error",
-                           "detail": "internal error; the incident was logged"}
+    assert boom.json() == {
+        "status_code": 500,
+        "error": "internal_error",
+        "detail": "internal error; the incident was logged",
+    }
     down = api.client.post("/v1/ask", json={"question": "store unavailable?"})
     assert down.status_code == 503 and "unavailable" in down.json()["detail"]
     vague = api.client.post("/v1/ask", json={"question": "ambiguous"})
@@ -107,7 +113,6 @@ def test_nl2cube_runs_only_when_asked(api: Harness) -> None:
     assert plain.json()["rows"] is None and plain.json()["confidence"] == 0.8
     ran = api.client.post("/v1/nl2cube", json={"question": "GMV", "run": True})
     assert ran.json()["rows"] == [{"order_items.gmv": 200.75}]
-
 
 
 def test_repeated_questions_are_served_from_the_answer_cache(api: Harness) -> None:

@@ -16,14 +16,16 @@ ASK = {"question": "GMV by region"}
 def test_bodies_must_be_declared_json(api) -> None:
     plain = api.client.post("/v1/ask", content=b'{"question": "GMV"}', headers={"Content-Type": "text/plain"})
     assert plain.status_code == 415 and "application/json" in plain.json()["detail"]
-    form = api.client.post("/v1/ask", content=b"question=GMV",
-                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+    form = api.client.post(
+        "/v1/ask", content=b"question=GMV", headers={"Content-Type": "application/x-www-form-urlencoded"}
+    )
     assert form.status_code == 415
     missing = api.client.post("/v1/ask", content=b'{"question": "GMV"}', headers={"Content-Type": ""})
     assert missing.status_code == 415
     assert api.service.calls == []
-    typed = api.client.post("/v1/ask", content=b'{"question": "GMV"}',
-                            headers={"Content-Type": "application/json; charset=utf-8"})
+    typed = api.client.post(
+        "/v1/ask", content=b'{"question": "GMV"}', headers={"Content-Type": "application/json; charset=utf-8"}
+    )
     assert typed.status_code == 200
     wiki = {"documents": [{"name": "p", "content": "# P"}]}
     cross = api.client.post("/v1/ingest/wiki", content=json.dumps(wiki), headers={"Content-Type": "text/plain"})
@@ -32,9 +34,16 @@ def test_bodies_must_be_declared_json(api) -> None:
 
 def test_malformed_bodies_get_400_not_500(api) -> None:
     deep = b'{"question": "GMV", "today": ' + b"[" * 5000 + b"]" * 5000 + b"}"
-    cases = [deep, b'{"question": "GMV\\u0000"}', b'{"question": "x", "session_id": "a\\u0000b"}', b"{oops",
-             b'{"query_id": "' + b"0" * 36 + b'", "verdict": "up", "comment": "\\u0000"}', b"\xff\xfe",
-             b'{"question": "' + b"a" * 10 + b'"' + b", " * 3 + b"}", b"[" * 100 + b"]" * 100]
+    cases = [
+        deep,
+        b'{"question": "GMV\\u0000"}',
+        b'{"question": "x", "session_id": "a\\u0000b"}',
+        b"{oops",
+        b'{"query_id": "' + b"0" * 36 + b'", "verdict": "up", "comment": "\\u0000"}',
+        b"\xff\xfe",
+        b'{"question": "' + b"a" * 10 + b'"' + b", " * 3 + b"}",
+        b"[" * 100 + b"]" * 100,
+    ]
     for body in cases:
         for path in ("/v1/ask", "/v1/feedback", "/v1/nl2cube"):
             r = api.client.post(path, content=body, headers={"Content-Type": "application/json"})
@@ -73,23 +82,29 @@ def test_keyless_mode_refuses_foreign_hosts_and_cross_site_requests(make_api) ->
     same = api.client.post("/v1/ask", json=ASK, headers={"Origin": "http://127.0.0.1:8088"})
     assert same.status_code == 200
     assert api.client.post("/v1/ask", json=ASK, headers={"Origin": "http://localhost:3000"}).status_code == 200
-    allowed = make_api(base_url="http://cubesage.internal", api_allowed_hosts=["cubesage.internal"],
-                       cors_origins=["https://dash.example"])
+    allowed = make_api(
+        base_url="http://cubesage.internal",
+        api_allowed_hosts=["cubesage.internal"],
+        cors_origins=["https://dash.example"],
+    )
     assert allowed.client.post("/v1/ask", json=ASK, headers={"Origin": "https://dash.example"}).status_code == 200
 
 
 def test_keyed_mode_does_not_depend_on_the_host(make_api) -> None:
     api = make_api(tokens={"k1": "cs_k1_t"}, api_host="0.0.0.0", base_url="http://api.example.com")
-    r = api.client.post("/v1/ask", json=ASK, headers={"Authorization": "Bearer cs_k1_t",
-                                                       "Origin": "https://app.example.com"})
+    r = api.client.post(
+        "/v1/ask", json=ASK, headers={"Authorization": "Bearer cs_k1_t", "Origin": "https://app.example.com"}
+    )
     assert r.status_code == 200
 
 
 def test_failed_authentication_is_rate_limited_before_the_key_lookup(make_api) -> None:
-    api = make_api(tokens={"k1": "cs_k1_good"}, api_require_keys=True, api_auth_failures_per_min=3,
-                   api_rate_limit_per_min=0)
-    codes = [api.client.get("/v1/catalog", headers={"Authorization": f"Bearer cs_bad_{i}"}).status_code
-             for i in range(6)]
+    api = make_api(
+        tokens={"k1": "cs_k1_good"}, api_require_keys=True, api_auth_failures_per_min=3, api_rate_limit_per_min=0
+    )
+    codes = [
+        api.client.get("/v1/catalog", headers={"Authorization": f"Bearer cs_bad_{i}"}).status_code for i in range(6)
+    ]
     assert codes == [401, 401, 401, 429, 429, 429]
     assert api.store.lookups == 3  # the limited attempts never reached the store
     limited = api.client.get("/v1/catalog", headers={"Authorization": "Bearer cs_k1_good"})
@@ -116,8 +131,10 @@ def test_forwarded_for_counts_only_from_trusted_proxies() -> None:
 
 def test_spoofed_forwarded_for_does_not_escape_the_per_address_limit(make_api) -> None:
     api = make_api(api_rate_limit_per_min=2)
-    codes = [api.client.post("/v1/ask", json=ASK, headers={"X-Forwarded-For": f"198.51.100.{i}"}).status_code
-             for i in range(3)]
+    codes = [
+        api.client.post("/v1/ask", json=ASK, headers={"X-Forwarded-For": f"198.51.100.{i}"}).status_code
+        for i in range(3)
+    ]
     assert codes == [200, 200, 429]
 
 

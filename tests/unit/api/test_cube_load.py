@@ -25,8 +25,9 @@ def test_compared_periods_send_every_labelled_query(api: Harness) -> None:
 
 
 def test_bad_stored_queries_are_refused_with_a_message(api: Harness) -> None:
-    both = api.client.post("/v1/cube/load",
-                           json={"cube_query": GMV, "cube_queries": [{"label": "", "cube_query": GMV}]})
+    both = api.client.post(
+        "/v1/cube/load", json={"cube_query": GMV, "cube_queries": [{"label": "", "cube_query": GMV}]}
+    )
     neither = api.client.post("/v1/cube/load", json={})
     unknown = api.client.post("/v1/cube/load", json={"cube_query": {"measures": ["orders.nope"]}})
     extra = api.client.post("/v1/cube/load", json={"cube_query": GMV, "question": "GMV"})
@@ -46,7 +47,10 @@ def test_stored_queries_need_the_api_key_when_keys_are_required(make_api) -> Non
 def test_suggestions_in_the_asked_language(api: Harness) -> None:
     en = api.client.get("/v1/suggestions")
     zh = api.client.get("/v1/suggestions", params={"language": "zh"})
-    assert en.json() == {"questions": ["GMV by channel this year"], "today": "2025-06-30",
-                         "period": ["2023-01", "2025-06"]}
+    assert en.json() == {
+        "questions": ["GMV by channel this year"],
+        "today": "2025-06-30",
+        "period": ["2023-01", "2025-06"],
+    }
     assert zh.json()["questions"] == ["今年各渠道的GMV"]
     assert api.client.get("/v1/suggestions", params={"language": "fr"}).status_code == 400

@@ -21,8 +21,10 @@ ASKER = {"Authorization": "Bearer cs_asker_token"}
 @pytest.fixture
 def keyed(make_api) -> Harness:
     """Keyless loopback mode plus three keys: admin, ingest and ask scopes."""
-    return make_api(tokens={"boss": "cs_boss_token", "feeder": "cs_feeder_token", "asker": "cs_asker_token"},
-                    scopes={"boss": {"admin"}, "feeder": {"ingest"}, "asker": {"ask"}})
+    return make_api(
+        tokens={"boss": "cs_boss_token", "feeder": "cs_feeder_token", "asker": "cs_asker_token"},
+        scopes={"boss": {"admin"}, "feeder": {"ingest"}, "asker": {"ask"}},
+    )
 
 
 def test_thumbs_up_proposes_the_answers_own_cube_query_and_learns_nothing(api: Harness) -> None:
@@ -47,11 +49,13 @@ def test_thumbs_down_without_correction_is_recorded_only(api: Harness) -> None:
 
 def test_corrections_are_validated_before_they_are_proposed(api: Harness) -> None:
     qid = _ask(api)
-    bad = api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "down",
-                                                "corrected_cube_query": {"measures": ["orders.nope"]}})
+    bad = api.client.post(
+        "/v1/feedback", json={"query_id": qid, "verdict": "down", "corrected_cube_query": {"measures": ["orders.nope"]}}
+    )
     assert bad.status_code == 422 and "orders.nope" in bad.json()["detail"]
-    bad_sql = api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "down",
-                                                    "corrected_sql": "DROP TABLE warehouse.fact_order"})
+    bad_sql = api.client.post(
+        "/v1/feedback", json={"query_id": qid, "verdict": "down", "corrected_sql": "DROP TABLE warehouse.fact_order"}
+    )
     assert bad_sql.status_code == 422
     assert api.knowledge.proposed == {} and api.store.log[qid]["feedback"] is None
     good = api.client.post("/v1/feedback", json={"query_id": qid, "verdict": "down", "corrected_sql": "SELECT 2"})
@@ -82,20 +86,19 @@ def test_only_an_admin_key_reviews_proposals(keyed: Harness) -> None:
 
 def test_rejected_proposals_never_reach_the_cache(keyed: Harness) -> None:
     qid = _ask(keyed)
-    pid = keyed.client.post("/v1/feedback", json={"query_id": qid, "verdict": "down",
-                                                  "corrected_cube_query": {"measures": ["orders.count"]}}
-                            ).json()["proposal_id"]
+    pid = keyed.client.post(
+        "/v1/feedback",
+        json={"query_id": qid, "verdict": "down", "corrected_cube_query": {"measures": ["orders.count"]}},
+    ).json()["proposal_id"]
     assert keyed.client.post(f"/v1/feedback/proposals/{pid}/reject", headers=ADMIN).json()["status"] == "rejected"
     assert keyed.client.post(f"/v1/feedback/proposals/{pid}/approve", headers=ADMIN).status_code == 422
     assert keyed.knowledge.learned == []
 
 
 def test_feedback_on_unknown_or_malformed_ids(api: Harness) -> None:
-    assert api.client.post("/v1/feedback", json={"query_id": str(uuid.uuid4()), "verdict": "up"}
-                           ).status_code == 404
+    assert api.client.post("/v1/feedback", json={"query_id": str(uuid.uuid4()), "verdict": "up"}).status_code == 404
     assert api.client.post("/v1/feedback", json={"query_id": "not-a-uuid", "verdict": "up"}).status_code == 400
-    assert api.client.post("/v1/feedback", json={"query_id": str(uuid.uuid4()), "verdict": "meh"}
-                           ).status_code == 400
+    assert api.client.post("/v1/feedback", json={"query_id": str(uuid.uuid4()), "verdict": "meh"}).status_code == 400
 
 
 def test_ingest_needs_the_ingest_scope_even_on_loopback(keyed: Harness, make_api) -> None:
@@ -123,12 +126,19 @@ def test_ingest_validates_and_reports_changes(make_api) -> None:
     first = api.client.post("/v1/ingest/cube-models", json=model).json()
     again = api.client.post("/v1/ingest/cube-models", json=model).json()
     assert (first["added"], again["added"], again["unchanged"]) == (1, 0, 1)
-    wiki = api.client.post("/v1/ingest/wiki", json={"documents": [
-        {"name": "orders", "content": "# Orders\nOne row per order.", "format": "markdown"},
-        {"name": "rows", "content": '{"id": 1}\n{"id": 2}', "format": "json"}]})
+    wiki = api.client.post(
+        "/v1/ingest/wiki",
+        json={
+            "documents": [
+                {"name": "orders", "content": "# Orders\nOne row per order.", "format": "markdown"},
+                {"name": "rows", "content": '{"id": 1}\n{"id": 2}', "format": "json"},
+            ]
+        },
+    )
     assert wiki.status_code == 200 and wiki.json()["added"] == 2
-    bad_json = api.client.post("/v1/ingest/wiki", json={"documents": [
-        {"name": "r", "content": "{oops", "format": "json"}]})
+    bad_json = api.client.post(
+        "/v1/ingest/wiki", json={"documents": [{"name": "r", "content": "{oops", "format": "json"}]}
+    )
     assert bad_json.status_code == 422
     empty = api.client.post("/v1/ingest/wiki", json={"documents": []})
     assert empty.status_code == 400
@@ -165,7 +175,17 @@ def test_health_and_readiness(make_api) -> None:
 
 def test_openapi_schema_lists_every_route(api: Harness) -> None:
     schema = api.client.get("/schema/openapi.json").json()
-    for path in ("/v1/ask", "/v1/ask/stream", "/v1/nl2cube", "/v1/feedback", "/v1/ingest/wiki",
-                 "/v1/ingest/cube-models", "/v1/ingest/glossary", "/v1/catalog", "/v1/queries/{query_id}",
-                 "/healthz", "/readyz"):
+    for path in (
+        "/v1/ask",
+        "/v1/ask/stream",
+        "/v1/nl2cube",
+        "/v1/feedback",
+        "/v1/ingest/wiki",
+        "/v1/ingest/cube-models",
+        "/v1/ingest/glossary",
+        "/v1/catalog",
+        "/v1/queries/{query_id}",
+        "/healthz",
+        "/readyz",
+    ):
         assert path in schema["paths"], path

@@ -26,8 +26,12 @@ def _fail_calls(settings: Settings, n: int) -> None:
 
 def test_readyz_reports_the_breaker_and_metrics_count_the_failures(make_api: Callable[..., Any]) -> None:
     with openai_stub(["unused"]) as stub:
-        config = {"llm_url": stub.url, "llm_model": "openai/health", "llm_breaker_failures": 2,
-                  "llm_breaker_pause_s": 60.0}
+        config = {
+            "llm_url": stub.url,
+            "llm_model": "openai/health",
+            "llm_breaker_failures": 2,
+            "llm_breaker_pause_s": 60.0,
+        }
         api = make_api(**config)
         ready = api.client.get("/readyz").json()
         assert ready["status"] == "ready" and ready["checks"]["llm"]["breaker"]["state"] == "closed"

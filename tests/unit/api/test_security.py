@@ -49,8 +49,9 @@ def test_rate_limit_answers_429_with_retry_after(make_api) -> None:
 
 def test_cors_is_configurable(make_api) -> None:
     api = make_api(cors_origins=["https://dash.example"])
-    r = api.client.options("/v1/ask", headers={"Origin": "https://dash.example",
-                                               "Access-Control-Request-Method": "POST"})
+    r = api.client.options(
+        "/v1/ask", headers={"Origin": "https://dash.example", "Access-Control-Request-Method": "POST"}
+    )
     assert r.headers.get("access-control-allow-origin") == "https://dash.example"
     closed = make_api()
     r = closed.client.get("/healthz", headers={"Origin": "https://evil.example"})

@@ -26,9 +26,11 @@ def test_reader_is_granted_on_every_schema_with_quoted_names() -> None:
     conn = Recorder()
     db.grant_reader(conn, ["sales", 'odd "name"'])
     assert conn.statements[:4] == [
-        'CREATE SCHEMA IF NOT EXISTS "sales"', 'GRANT USAGE ON SCHEMA "sales" TO "cubesage_reader"',
+        'CREATE SCHEMA IF NOT EXISTS "sales"',
+        'GRANT USAGE ON SCHEMA "sales" TO "cubesage_reader"',
         'GRANT SELECT ON ALL TABLES IN SCHEMA "sales" TO "cubesage_reader"',
-        'ALTER DEFAULT PRIVILEGES IN SCHEMA "sales" GRANT SELECT ON TABLES TO "cubesage_reader"']
+        'ALTER DEFAULT PRIVILEGES IN SCHEMA "sales" GRANT SELECT ON TABLES TO "cubesage_reader"',
+    ]
     assert 'GRANT USAGE ON SCHEMA "odd ""name""" TO "cubesage_reader"' in conn.statements
 
 

@@ -56,8 +56,19 @@ def test_no_endpoint_means_fast_mode() -> None:
     assert asked.label == "fast (no llm endpoint configured)" and budget.report()["steps"][0]["step"] == "t"
 
 
-@pytest.mark.parametrize("model", ["openai/o3-mini", "openai/gpt-5", "openai/gpt-5-mini", "azure/o4-mini",
-                                   "openai/gpt-5.1", "openai/gpt-4o-mini", "openai/gpt-5-chat", "openai/stub"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        "openai/o3-mini",
+        "openai/gpt-5",
+        "openai/gpt-5-mini",
+        "azure/o4-mini",
+        "openai/gpt-5.1",
+        "openai/gpt-4o-mini",
+        "openai/gpt-5-chat",
+        "openai/stub",
+    ],
+)
 def test_model_family_agrees_with_dspy(model: str) -> None:
     from dspy.clients.lm import _is_openai_reasoning_model
 
@@ -104,8 +115,16 @@ def test_lm_construction_error_falls_back_and_is_recorded() -> None:
         result = two_mode(_ask, lambda: "fast answer", step="intent")
     assert result.value == "fast answer"
     assert result.label.startswith("fast (llm error: ValueError: ") and "no model id" in result.label
-    assert budget.report()["steps"] == [{"step": "intent", "mode": result.label, "calls": 0, "ms": pytest.approx(
-        budget.steps[0].ms), "prompt_tokens": 0, "completion_tokens": 0}]
+    assert budget.report()["steps"] == [
+        {
+            "step": "intent",
+            "mode": result.label,
+            "calls": 0,
+            "ms": pytest.approx(budget.steps[0].ms),
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+        }
+    ]
 
 
 def test_endpoint_down_falls_back_with_the_transport_error() -> None:
@@ -194,8 +213,9 @@ def test_independent_steps_run_concurrently() -> None:
     with openai_stub(script) as stub:
         settings = _settings(stub.url, llm_deadline_s=8)
         with using_settings(settings), question_budget(settings) as budget:
-            results = run_concurrently(lambda: two_mode(_ask, lambda: "fast", step="a"),
-                                       lambda: two_mode(_ask, lambda: "fast", step="b"))
+            results = run_concurrently(
+                lambda: two_mode(_ask, lambda: "fast", step="a"), lambda: two_mode(_ask, lambda: "fast", step="b")
+            )
     assert [r.label for r in results] == ["llm", "llm"] and [r.value for r in results] == ["together"] * 2
     assert sorted((s.step, s.calls) for s in budget.steps) == [("a", 1), ("b", 1)]  # each step counts its own
 

@@ -7,8 +7,9 @@ import pytest
 from cubesage_core import safe_yaml
 
 LAUGHS = "\n".join(
-    [f'a: &a [{", ".join(["lol"] * 9)}]']
-    + [f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]" for p, c in zip("abcdefgh", "bcdefghi", strict=True)])
+    [f"a: &a [{', '.join(['lol'] * 9)}]"]
+    + [f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]" for p, c in zip("abcdefgh", "bcdefghi", strict=True)]
+)
 
 
 def test_billion_laughs_is_refused_quickly() -> None:
@@ -35,6 +36,9 @@ def test_limits_and_errors() -> None:
 
 
 def test_ordinary_documents_load_with_their_aliases() -> None:
-    assert safe_yaml.load("base: &b {x: 1}\nother: *b\nlist: [1, 2]") == {"base": {"x": 1}, "other": {"x": 1},
-                                                                       "list": [1, 2]}
+    assert safe_yaml.load("base: &b {x: 1}\nother: *b\nlist: [1, 2]") == {
+        "base": {"x": 1},
+        "other": {"x": 1},
+        "list": [1, 2],
+    }
     assert safe_yaml.load("") is None

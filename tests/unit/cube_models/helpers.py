@@ -8,16 +8,26 @@ import yaml
 
 BASE = {
     "cubes": [
-        {"name": "a", "sql_table": "s.a", "joins": [{"name": "b", "relationship": "many_to_one",
-                                                      "sql": "{CUBE}.b_id = {b}.id"}],
-         "dimensions": [{"name": "id", "sql": "id", "type": "number", "primary_key": True},
-                        {"name": "b_id", "sql": "b_id", "type": "number"},
-                        {"name": "ts", "sql": "ts", "type": "time"}],
-         "measures": [{"name": "count", "type": "count"}, {"name": "total", "type": "sum", "sql": "amount"}]},
-        {"name": "b", "sql_table": "s.b",
-         "dimensions": [{"name": "id", "sql": "id", "type": "number", "primary_key": True},
-                        {"name": "label", "sql": "label", "type": "string"}],
-         "measures": [{"name": "count", "type": "count"}]},
+        {
+            "name": "a",
+            "sql_table": "s.a",
+            "joins": [{"name": "b", "relationship": "many_to_one", "sql": "{CUBE}.b_id = {b}.id"}],
+            "dimensions": [
+                {"name": "id", "sql": "id", "type": "number", "primary_key": True},
+                {"name": "b_id", "sql": "b_id", "type": "number"},
+                {"name": "ts", "sql": "ts", "type": "time"},
+            ],
+            "measures": [{"name": "count", "type": "count"}, {"name": "total", "type": "sum", "sql": "amount"}],
+        },
+        {
+            "name": "b",
+            "sql_table": "s.b",
+            "dimensions": [
+                {"name": "id", "sql": "id", "type": "number", "primary_key": True},
+                {"name": "label", "sql": "label", "type": "string"},
+            ],
+            "measures": [{"name": "count", "type": "count"}],
+        },
     ]
 }
 

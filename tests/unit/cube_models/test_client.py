@@ -18,10 +18,19 @@ from cube_models.errors import (
 )
 
 SECRET = "s" * 32
-META = {"cubes": [{"name": "orders", "measures": [{"name": "orders.count", "type": "count"}],
-                   "dimensions": [{"name": "orders.status", "type": "string"},
-                                  {"name": "orders.region_id", "type": "number"},
-                                  {"name": "orders.order_ts", "type": "time"}]}]}
+META = {
+    "cubes": [
+        {
+            "name": "orders",
+            "measures": [{"name": "orders.count", "type": "count"}],
+            "dimensions": [
+                {"name": "orders.status", "type": "string"},
+                {"name": "orders.region_id", "type": "number"},
+                {"name": "orders.order_ts", "type": "time"},
+            ],
+        }
+    ]
+}
 
 
 def _client(handler, **kw) -> CubeClient:
@@ -40,10 +49,21 @@ def test_load_waits_converts_numbers_and_signs_jwt() -> None:
         assert json.loads(request.content)["query"]["measures"] == ["orders.count"]
         if calls["load"] < 3:
             return httpx.Response(200, json={"error": "Continue wait"})
-        return httpx.Response(200, json={"data": [
-            {"orders.status": "123", "orders.count": "42", "orders.region_id": "7",
-             "orders.order_ts.month": "2024-01-01T00:00:00.000", "orders.order_ts": "2024-01-01T00:00:00.000"}],
-            "annotation": {"measures": {"orders.count": {"type": "number"}}}})
+        return httpx.Response(
+            200,
+            json={
+                "data": [
+                    {
+                        "orders.status": "123",
+                        "orders.count": "42",
+                        "orders.region_id": "7",
+                        "orders.order_ts.month": "2024-01-01T00:00:00.000",
+                        "orders.order_ts": "2024-01-01T00:00:00.000",
+                    }
+                ],
+                "annotation": {"measures": {"orders.count": {"type": "number"}}},
+            },
+        )
 
     body = _client(handler).load({"measures": ["orders.count"]})
     row = body["data"][0]

@@ -32,9 +32,14 @@ def test_simple_query_columns_and_default_order() -> None:
 
 
 def test_time_dimension_default_order_and_extra_key() -> None:
-    c = compile_query({"measures": ["orders.count"], "timeDimensions": [
-        {"dimension": "orders.order_ts", "granularity": "month", "dateRange": "last month"}]}, MODEL,
-        today=__import__("datetime").date(2025, 6, 30))
+    c = compile_query(
+        {
+            "measures": ["orders.count"],
+            "timeDimensions": [{"dimension": "orders.order_ts", "granularity": "month", "dateRange": "last month"}],
+        },
+        MODEL,
+        today=__import__("datetime").date(2025, 6, 30),
+    )
     assert c.columns[0].key == "orders.order_ts.month" and c.columns[0].extra_key == "orders.order_ts"
     assert c.params == ["2025-05-01T00:00:00.000Z", "2025-05-31T23:59:59.999Z"]
     assert "DATE_TRUNC('month'" in c.sql and "AT TIME ZONE 'UTC'" in c.sql
@@ -44,9 +49,16 @@ def test_time_dimension_default_order_and_extra_key() -> None:
 
 def test_filter_values_are_bind_parameters_never_sql_text() -> None:
     evil = "'; drop table warehouse.fact_order; --"
-    c = compile_query({"measures": ["orders.count"], "filters": [
-        {"member": "orders.status", "operator": "equals", "values": [evil]},
-        {"member": "orders.channel", "operator": "contains", "values": ["50%_off"]}]}, MODEL)
+    c = compile_query(
+        {
+            "measures": ["orders.count"],
+            "filters": [
+                {"member": "orders.status", "operator": "equals", "values": [evil]},
+                {"member": "orders.channel", "operator": "contains", "values": ["50%_off"]},
+            ],
+        },
+        MODEL,
+    )
     assert evil in c.params and "drop table" not in c.sql.lower()
     assert "50\\%\\_off" in c.params  # wildcards escaped like Cube
     assert len(list(_tree(c.sql).find_all(exp.Parameter))) == 2
@@ -71,12 +83,21 @@ def test_ambiguous_join_path_is_an_error(tmp_path: Path) -> None:
     doc["cubes"][0]["joins"].append({"name": "c", "relationship": "many_to_one", "sql": "{CUBE}.c_id = {c}.id"})
     doc["cubes"][1]["joins"] = [{"name": "d", "relationship": "many_to_one", "sql": "{CUBE}.d_id = {d}.id"}]
     doc["cubes"] += [
-        {"name": "c", "sql_table": "s.c", "joins": [{"name": "d", "relationship": "many_to_one",
-                                                      "sql": "{CUBE}.d_id = {d}.id"}],
-         "dimensions": [{"name": "id", "sql": "id", "type": "number", "primary_key": True}]},
-        {"name": "d", "sql_table": "s.d",
-         "dimensions": [{"name": "id", "sql": "id", "type": "number", "primary_key": True},
-                        {"name": "name", "sql": "name", "type": "string"}]}]
+        {
+            "name": "c",
+            "sql_table": "s.c",
+            "joins": [{"name": "d", "relationship": "many_to_one", "sql": "{CUBE}.d_id = {d}.id"}],
+            "dimensions": [{"name": "id", "sql": "id", "type": "number", "primary_key": True}],
+        },
+        {
+            "name": "d",
+            "sql_table": "s.d",
+            "dimensions": [
+                {"name": "id", "sql": "id", "type": "number", "primary_key": True},
+                {"name": "name", "sql": "name", "type": "string"},
+            ],
+        },
+    ]
     model = load_model(write_model(tmp_path / "m", doc))
     with pytest.raises(QueryError, match="ambiguous join path"):
         compile_query({"measures": ["a.count"], "dimensions": ["d.name"]}, model)
@@ -106,16 +127,26 @@ def test_number_measure_inlines_its_leaves() -> None:
 
 
 def test_measure_filter_goes_to_having_and_segment_to_where() -> None:
-    c = compile_query({"measures": ["orders.count"], "dimensions": ["orders.channel"], "segments": ["orders.online"],
-                       "filters": [{"member": "orders.count", "operator": "gt", "values": ["10"]}]}, MODEL)
+    c = compile_query(
+        {
+            "measures": ["orders.count"],
+            "dimensions": ["orders.channel"],
+            "segments": ["orders.online"],
+            "filters": [{"member": "orders.count", "operator": "gt", "values": ["10"]}],
+        },
+        MODEL,
+    )
     tree = _tree(c.sql)
     assert tree.args.get("having") is not None and "IN ('web', 'app')" in tree.args["where"].sql()
     assert c.params == ["10"]
 
 
 def test_limit_default_cap_offset_total() -> None:
-    c = compile_query({"measures": ["orders.count"], "dimensions": ["orders.channel"], "limit": 2, "offset": 1,
-                       "total": True}, MODEL, row_cap=100)
+    c = compile_query(
+        {"measures": ["orders.count"], "dimensions": ["orders.channel"], "limit": 2, "offset": 1, "total": True},
+        MODEL,
+        row_cap=100,
+    )
     tree = _tree(c.sql)
     assert tree.args["limit"].expression.name == "2" and tree.args["offset"].expression.name == "1"
     total = _tree(c.total_sql)
@@ -128,54 +159,103 @@ def test_limit_default_cap_offset_total() -> None:
     assert _tree(capped.sql).args["limit"].expression.name == "100"
 
 
-@pytest.mark.parametrize("query,expected", [
-    ({"measures": ["orders.nope"]}, "unknown member 'orders.nope'"),
-    ({"measures": ["orders.status"]}, "is a dimension"),
-    ({"dimensions": ["orders.count"]}, "is a measure"),
-    ({"measures": ["orders.count"], "timeDimensions": [{"dimension": "orders.status", "granularity": "day"}]},
-     "not a time dimension"),
-    ({"measures": ["orders.count"], "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": "soonish"}]},
-     "can't parse date"),
-    ({"measures": ["orders.count"], "segments": ["orders.status"]}, "is a dimension"),
-    ({"measures": ["orders.count"], "filters": [{"or": [
-        {"member": "orders.count", "operator": "gt", "values": ["1"]},
-        {"member": "orders.status", "operator": "equals", "values": ["x"]}]}]}, "mix measures and dimensions"),
-])
+@pytest.mark.parametrize(
+    "query,expected",
+    [
+        ({"measures": ["orders.nope"]}, "unknown member 'orders.nope'"),
+        ({"measures": ["orders.status"]}, "is a dimension"),
+        ({"dimensions": ["orders.count"]}, "is a measure"),
+        (
+            {"measures": ["orders.count"], "timeDimensions": [{"dimension": "orders.status", "granularity": "day"}]},
+            "not a time dimension",
+        ),
+        (
+            {
+                "measures": ["orders.count"],
+                "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": "soonish"}],
+            },
+            "can't parse date",
+        ),
+        ({"measures": ["orders.count"], "segments": ["orders.status"]}, "is a dimension"),
+        (
+            {
+                "measures": ["orders.count"],
+                "filters": [
+                    {
+                        "or": [
+                            {"member": "orders.count", "operator": "gt", "values": ["1"]},
+                            {"member": "orders.status", "operator": "equals", "values": ["x"]},
+                        ]
+                    }
+                ],
+            },
+            "mix measures and dimensions",
+        ),
+    ],
+)
 def test_query_errors(query: dict, expected: str) -> None:
     with pytest.raises(QueryError, match=expected):
         compile_query(query, MODEL)
 
 
 def test_operators_render(tmp_path: Path) -> None:
-    ops = [("equals", ["a", None]), ("notEquals", ["a"]), ("notEquals", ["a", "b"]), ("contains", ["a"]),
-           ("notContains", ["a"]), ("startsWith", ["a"]), ("endsWith", ["a"]), ("notStartsWith", ["a"]),
-           ("gt", ["1"]), ("gte", ["1"]), ("lt", ["1"]), ("lte", ["1"]), ("set", []), ("notSet", [])]
+    ops = [
+        ("equals", ["a", None]),
+        ("notEquals", ["a"]),
+        ("notEquals", ["a", "b"]),
+        ("contains", ["a"]),
+        ("notContains", ["a"]),
+        ("startsWith", ["a"]),
+        ("endsWith", ["a"]),
+        ("notStartsWith", ["a"]),
+        ("gt", ["1"]),
+        ("gte", ["1"]),
+        ("lt", ["1"]),
+        ("lte", ["1"]),
+        ("set", []),
+        ("notSet", []),
+    ]
     for op, values in ops:
         filt = {"member": "orders.channel", "operator": op}
         if values:
             filt["values"] = values
         c = compile_query({"measures": ["orders.count"], "filters": [filt]}, MODEL)
         assert _tree(c.sql).args["where"] is not None, op
-    dates = [("inDateRange", ["2024-01-01", "2024-01-31"]), ("notInDateRange", ["2024-01-01", "2024-01-31"]),
-             ("beforeDate", ["2024-01-01"]), ("afterDate", ["2024-01-01"]), ("beforeOrOnDate", ["2024-01-01"]),
-             ("afterOrOnDate", ["2024-01-01"])]
+    dates = [
+        ("inDateRange", ["2024-01-01", "2024-01-31"]),
+        ("notInDateRange", ["2024-01-01", "2024-01-31"]),
+        ("beforeDate", ["2024-01-01"]),
+        ("afterDate", ["2024-01-01"]),
+        ("beforeOrOnDate", ["2024-01-01"]),
+        ("afterOrOnDate", ["2024-01-01"]),
+    ]
     for op, values in dates:
-        c = compile_query({"measures": ["orders.count"], "filters": [
-            {"member": "orders.order_ts", "operator": op, "values": values}]}, MODEL)
+        c = compile_query(
+            {
+                "measures": ["orders.count"],
+                "filters": [{"member": "orders.order_ts", "operator": op, "values": values}],
+            },
+            MODEL,
+        )
         assert c.params[0] == "2024-01-01T00:00:00.000Z", op
         assert "TIMESTAMPTZ" in c.sql
 
 
 def test_view_members_compile_to_cube_members(tmp_path: Path) -> None:
     doc = base_doc()
-    doc["views"] = [{"name": "v", "cubes": [{"join_path": "a", "includes": [{"name": "total", "alias": "amount"}]},
-                                             {"join_path": "a.b", "includes": ["label"]}]}]
+    doc["views"] = [
+        {
+            "name": "v",
+            "cubes": [
+                {"join_path": "a", "includes": [{"name": "total", "alias": "amount"}]},
+                {"join_path": "a.b", "includes": ["label"]},
+            ],
+        }
+    ]
     model = load_model(write_model(tmp_path / "m", doc))
     c = compile_query({"measures": ["v.amount"], "dimensions": ["v.label"]}, model)
     assert [col.key for col in c.columns] == ["v.label", "v.amount"]
     assert 'SUM("a".amount)' in c.sql and "LEFT JOIN s.b" in c.sql
-
-
 
 
 def test_subquery_columns_in_member_sql_stay_unqualified(tmp_path: Path) -> None:
@@ -184,17 +264,27 @@ def test_subquery_columns_in_member_sql_stay_unqualified(tmp_path: Path) -> None
     doc = base_doc()
     cube_a = doc["cubes"][0]
     cube_a["measures"] += [
-        {"name": "big_refunded", "type": "count",
-         "filters": [{"sql": "{CUBE}.id IN (SELECT a_id FROM s.refund WHERE amount > 100)"}]},
-        {"name": "refunded_amount", "type": "sum",
-         "sql": "CASE WHEN EXISTS (SELECT 1 FROM s.refund r WHERE r.a_id = {CUBE}.id AND reason = 'x') "
-                "THEN amount END"}]
-    cube_a["dimensions"].append({"name": "above_avg", "type": "boolean",
-                                 "sql": "amount > (SELECT avg(price) FROM s.p WHERE flag)"})
+        {
+            "name": "big_refunded",
+            "type": "count",
+            "filters": [{"sql": "{CUBE}.id IN (SELECT a_id FROM s.refund WHERE amount > 100)"}],
+        },
+        {
+            "name": "refunded_amount",
+            "type": "sum",
+            "sql": "CASE WHEN EXISTS (SELECT 1 FROM s.refund r WHERE r.a_id = {CUBE}.id AND reason = 'x') "
+            "THEN amount END",
+        },
+    ]
+    cube_a["dimensions"].append(
+        {"name": "above_avg", "type": "boolean", "sql": "amount > (SELECT avg(price) FROM s.p WHERE flag)"}
+    )
     cube_a["segments"] = [{"name": "big", "sql": "id IN (SELECT a_id FROM s.refund WHERE refund_amount > 100)"}]
     model = load_model(write_model(tmp_path / "m", doc))
-    c = compile_query({"measures": ["a.big_refunded", "a.refunded_amount"], "dimensions": ["a.above_avg"],
-                       "segments": ["a.big"]}, model)
+    c = compile_query(
+        {"measures": ["a.big_refunded", "a.refunded_amount"], "dimensions": ["a.above_avg"], "segments": ["a.big"]},
+        model,
+    )
     tree = _tree(c.sql)
     inner = {col.sql() for sub in tree.find_all(exp.Select) if sub is not tree for col in sub.find_all(exp.Column)}
     assert inner == {"a_id", "amount", "r.a_id", '"a"."id"', "reason", "price", "flag", "refund_amount"}
@@ -206,7 +296,8 @@ def _rolling_model(tmp_path: Path):
     doc = base_doc()
     doc["cubes"][0]["measures"] += [
         {"name": "total_7d", "type": "sum", "sql": "amount", "rolling_window": {"trailing": "7 day"}},
-        {"name": "count_all", "type": "count", "rolling_window": {"trailing": "unbounded"}}]
+        {"name": "count_all", "type": "count", "rolling_window": {"trailing": "unbounded"}},
+    ]
     doc["cubes"][0]["joins"] = []  # b -> a only: a's measures are multiplied when b is joined
     doc["cubes"][1]["joins"] = [{"name": "a", "relationship": "one_to_many", "sql": "{CUBE}.id = {a}.b_id"}]
     doc["cubes"][1]["dimensions"].append({"name": "ts", "sql": "ts", "type": "time"})
@@ -226,15 +317,32 @@ def test_rolling_window_joins_a_date_series(tmp_path: Path) -> None:
     assert [col.key for col in c.columns] == ["a.ts.month", "a.total_7d", "a.count_all"]
 
 
-@pytest.mark.parametrize("query,expected", [
-    ({"measures": ["a.total_7d", "a.total"], "timeDimensions": [
-        {"dimension": "a.ts", "granularity": "day", "dateRange": ["2024-01-01", "2024-01-31"]}]},
-     "with other measures"),
-    ({"measures": ["a.total_7d"], "timeDimensions": [{"dimension": "a.ts", "granularity": "day"}]}, "dateRange"),
-    ({"measures": ["a.total_7d"]}, "exactly one time dimension with a dateRange"),
-    ({"measures": ["b.count_7d"], "dimensions": ["a.id"], "timeDimensions": [
-        {"dimension": "b.ts", "granularity": "day", "dateRange": ["2024-01-01", "2024-01-31"]}]}, "multiplied"),
-])
+@pytest.mark.parametrize(
+    "query,expected",
+    [
+        (
+            {
+                "measures": ["a.total_7d", "a.total"],
+                "timeDimensions": [
+                    {"dimension": "a.ts", "granularity": "day", "dateRange": ["2024-01-01", "2024-01-31"]}
+                ],
+            },
+            "with other measures",
+        ),
+        ({"measures": ["a.total_7d"], "timeDimensions": [{"dimension": "a.ts", "granularity": "day"}]}, "dateRange"),
+        ({"measures": ["a.total_7d"]}, "exactly one time dimension with a dateRange"),
+        (
+            {
+                "measures": ["b.count_7d"],
+                "dimensions": ["a.id"],
+                "timeDimensions": [
+                    {"dimension": "b.ts", "granularity": "day", "dateRange": ["2024-01-01", "2024-01-31"]}
+                ],
+            },
+            "multiplied",
+        ),
+    ],
+)
 def test_rolling_window_unsupported_shapes_are_refused(tmp_path: Path, query: dict, expected: str) -> None:
     with pytest.raises(QueryError, match=expected):
         compile_query(query, _rolling_model(tmp_path))

@@ -17,8 +17,16 @@ DEMO = REPO_ROOT / "demo" / "model"
 
 def test_demo_model_loads_with_lookups() -> None:
     model = load_model(DEMO)
-    assert set(model.cubes) == {"orders", "order_items", "customers", "products", "regions", "payments",
-                                "refunds", "revenue"}
+    assert set(model.cubes) == {
+        "orders",
+        "order_items",
+        "customers",
+        "products",
+        "regions",
+        "payments",
+        "refunds",
+        "revenue",
+    }
     gmv = model.member("order_items.gmv")
     assert isinstance(gmv, Measure) and gmv.type == "sum" and gmv.cube == "order_items" and gmv.title == "GMV"
     assert gmv.meta["certified"] is True and gmv.filters
@@ -73,9 +81,14 @@ def test_unknown_cube_in_reference(tmp_path: Path) -> None:
 
 def test_join_cycle_is_an_error(tmp_path: Path) -> None:
     doc = base_doc()
-    doc["cubes"].append({"name": "c", "sql_table": "s.c", "joins": [
-        {"name": "a", "relationship": "many_to_one", "sql": "{CUBE}.a_id = {a}.id"}],
-        "dimensions": [{"name": "id", "sql": "id", "type": "number", "primary_key": True}]})
+    doc["cubes"].append(
+        {
+            "name": "c",
+            "sql_table": "s.c",
+            "joins": [{"name": "a", "relationship": "many_to_one", "sql": "{CUBE}.a_id = {a}.id"}],
+            "dimensions": [{"name": "id", "sql": "id", "type": "number", "primary_key": True}],
+        }
+    )
     doc["cubes"][1]["joins"] = [{"name": "c", "relationship": "many_to_one", "sql": "{CUBE}.c_id = {c}.id"}]
     err = _error(tmp_path, doc)
     assert "join cycle" in str(err) and "->" in str(err)
@@ -83,8 +96,10 @@ def test_join_cycle_is_an_error(tmp_path: Path) -> None:
 
 def test_reference_cycle_is_an_error(tmp_path: Path) -> None:
     doc = base_doc()
-    doc["cubes"][0]["measures"] += [{"name": "m1", "type": "number", "sql": "{m2} + 1"},
-                                    {"name": "m2", "type": "number", "sql": "{m1} + 1"}]
+    doc["cubes"][0]["measures"] += [
+        {"name": "m1", "type": "number", "sql": "{m2} + 1"},
+        {"name": "m2", "type": "number", "sql": "{m1} + 1"},
+    ]
     assert "reference cycle" in str(_error(tmp_path, doc))
 
 
@@ -108,33 +123,65 @@ def test_duplicated_names(tmp_path: Path, where: str) -> None:
         assert "duplicated cube name" in str(_error(tmp_path, doc))
 
 
-@pytest.mark.parametrize("mutate,expected", [
-    (lambda d: d["cubes"][0]["measures"].append({"name": "x", "type": "median", "sql": "a"}), "unknown measure type"),
-    (lambda d: d["cubes"][0]["dimensions"].append({"name": "x", "type": "geo", "sql": "a"}), "unknown dimension type"),
-    (lambda d: d["cubes"][0]["joins"].append({"name": "b2", "relationship": "many", "sql": "1=1"}), "relationship"),
-    (lambda d: d["cubes"][0]["joins"].__setitem__(0, {"name": "zz", "relationship": "belongsTo", "sql": "1 = 1"}),
-     "unknown cube 'zz'"),
-    (lambda d: d["cubes"][0].pop("sql_table"), "exactly one of"),
-    (lambda d: d["cubes"][0]["measures"].append({"name": "y", "type": "sum"}), "needs 'sql'"),
-    (lambda d: d["cubes"][0]["dimensions"].append({"name": "z", "type": "string", "sql": "a +* ("}), "does not parse"),
-    # options that change numbers are refused, never silently ignored
-    (lambda d: d["cubes"][0]["measures"].append({"name": "f", "type": "count", "filters": [{"member": "a.x"}]}),
-     "each measure filter needs 'sql'"),
-    (lambda d: d["cubes"][0]["measures"].append({"name": "t", "type": "sum", "sql": "a", "multi_stage": True}),
-     "measure option multi_stage is not supported"),
-    (lambda d: d["cubes"][0]["dimensions"].append({"name": "c", "type": "string", "sql": "a",
-                                                   "case": {"when": [{"sql": "a > 1", "label": "x"}]}}),
-     "dimension option case is not supported"),
-    (lambda d: d["cubes"][0]["measures"].append({"name": "r", "type": "number", "sql": "{count}",
-                                                 "rolling_window": {"trailing": "7 day"}}),
-     "a number measure cannot have a rolling_window"),
-    (lambda d: d["cubes"][0]["measures"].append({"name": "r", "type": "sum", "sql": "a",
-                                                 "rolling_window": {"trailing": "a week"}}),
-     "is not 'unbounded' or '<n> <unit>'"),
-    (lambda d: d["cubes"][0]["measures"].append({"name": "r", "type": "sum", "sql": "a",
-                                                 "rolling_window": {"trailing": "7 day", "granularity": "day"}}),
-     "unsupported keys ['granularity']"),
-])
+@pytest.mark.parametrize(
+    "mutate,expected",
+    [
+        (
+            lambda d: d["cubes"][0]["measures"].append({"name": "x", "type": "median", "sql": "a"}),
+            "unknown measure type",
+        ),
+        (
+            lambda d: d["cubes"][0]["dimensions"].append({"name": "x", "type": "geo", "sql": "a"}),
+            "unknown dimension type",
+        ),
+        (lambda d: d["cubes"][0]["joins"].append({"name": "b2", "relationship": "many", "sql": "1=1"}), "relationship"),
+        (
+            lambda d: d["cubes"][0]["joins"].__setitem__(
+                0, {"name": "zz", "relationship": "belongsTo", "sql": "1 = 1"}
+            ),
+            "unknown cube 'zz'",
+        ),
+        (lambda d: d["cubes"][0].pop("sql_table"), "exactly one of"),
+        (lambda d: d["cubes"][0]["measures"].append({"name": "y", "type": "sum"}), "needs 'sql'"),
+        (
+            lambda d: d["cubes"][0]["dimensions"].append({"name": "z", "type": "string", "sql": "a +* ("}),
+            "does not parse",
+        ),
+        # options that change numbers are refused, never silently ignored
+        (
+            lambda d: d["cubes"][0]["measures"].append({"name": "f", "type": "count", "filters": [{"member": "a.x"}]}),
+            "each measure filter needs 'sql'",
+        ),
+        (
+            lambda d: d["cubes"][0]["measures"].append({"name": "t", "type": "sum", "sql": "a", "multi_stage": True}),
+            "measure option multi_stage is not supported",
+        ),
+        (
+            lambda d: d["cubes"][0]["dimensions"].append(
+                {"name": "c", "type": "string", "sql": "a", "case": {"when": [{"sql": "a > 1", "label": "x"}]}}
+            ),
+            "dimension option case is not supported",
+        ),
+        (
+            lambda d: d["cubes"][0]["measures"].append(
+                {"name": "r", "type": "number", "sql": "{count}", "rolling_window": {"trailing": "7 day"}}
+            ),
+            "a number measure cannot have a rolling_window",
+        ),
+        (
+            lambda d: d["cubes"][0]["measures"].append(
+                {"name": "r", "type": "sum", "sql": "a", "rolling_window": {"trailing": "a week"}}
+            ),
+            "is not 'unbounded' or '<n> <unit>'",
+        ),
+        (
+            lambda d: d["cubes"][0]["measures"].append(
+                {"name": "r", "type": "sum", "sql": "a", "rolling_window": {"trailing": "7 day", "granularity": "day"}}
+            ),
+            "unsupported keys ['granularity']",
+        ),
+    ],
+)
 def test_invalid_definitions(tmp_path: Path, mutate, expected: str) -> None:
     doc = base_doc()
     mutate(doc)
@@ -144,9 +191,15 @@ def test_invalid_definitions(tmp_path: Path, mutate, expected: str) -> None:
 def test_newer_relationship_names_and_views(tmp_path: Path) -> None:
     doc = base_doc()
     doc["cubes"][0]["joins"][0]["relationship"] = "belongsTo"
-    doc["views"] = [{"name": "v", "cubes": [
-        {"join_path": "a", "includes": ["count", {"name": "total", "alias": "amount"}]},
-        {"join_path": "a.b", "includes": ["label"], "prefix": True}]}]
+    doc["views"] = [
+        {
+            "name": "v",
+            "cubes": [
+                {"join_path": "a", "includes": ["count", {"name": "total", "alias": "amount"}]},
+                {"join_path": "a.b", "includes": ["label"], "prefix": True},
+            ],
+        }
+    ]
     model = load_model(write_model(tmp_path / "m", doc))
     assert model.cubes["a"].joins[0].relationship == "many_to_one"
     assert model.resolve_path("v.amount") == "a.total"
@@ -162,15 +215,21 @@ def test_bad_yaml(tmp_path: Path) -> None:
         load_model(folder)
 
 
-@pytest.mark.parametrize("patch", [
-    {"description": ["a", "b"]}, {"title": {"x": 1}}, {"joins": {"other": 1}}, {"meta": [1]},
-    {"measures": [{"name": "m", "type": ["sum"], "sql": "x"}]},
-    {"measures": [{"name": "m", "type": "sum", "sql": ["x"]}]},
-    {"dimensions": [{"name": "d", "type": "string", "sql": ""}]},
-    {"dimensions": [{"name": "d", "type": "string", "sql": "x", "title": True}]},
-    {"joins": [{"name": ["x"], "sql": "1 = 1", "relationship": "many_to_one"}]},
-    {"joins": [{"name": "x", "sql": "1 = 1", "relationship": ["many_to_one"]}]},
-])
+@pytest.mark.parametrize(
+    "patch",
+    [
+        {"description": ["a", "b"]},
+        {"title": {"x": 1}},
+        {"joins": {"other": 1}},
+        {"meta": [1]},
+        {"measures": [{"name": "m", "type": ["sum"], "sql": "x"}]},
+        {"measures": [{"name": "m", "type": "sum", "sql": ["x"]}]},
+        {"dimensions": [{"name": "d", "type": "string", "sql": ""}]},
+        {"dimensions": [{"name": "d", "type": "string", "sql": "x", "title": True}]},
+        {"joins": [{"name": ["x"], "sql": "1 = 1", "relationship": "many_to_one"}]},
+        {"joins": [{"name": "x", "sql": "1 = 1", "relationship": ["many_to_one"]}]},
+    ],
+)
 def test_wrong_types_are_model_errors_not_crashes(tmp_path: Path, patch: dict) -> None:
     import yaml
 

@@ -83,8 +83,10 @@ def test_matching_uses_a_key_additive_rollup_only_where_cubes_rules_find_none(mo
     def rollup(query: dict) -> str | None:
         return compile_query(query, model, date(2025, 6, 30), rollups=every).rollup
 
-    assert rollup({"measures": ["line.per_head"], "dimensions": ["head.channel"], "timeDimensions": [YEAR]}) == \
-        "line.by_group_day"
+    assert (
+        rollup({"measures": ["line.per_head"], "dimensions": ["head.channel"], "timeDimensions": [YEAR]})
+        == "line.by_group_day"
+    )
     assert rollup({"measures": ["line.per_head"], "dimensions": ["line.kind"], "timeDimensions": [YEAR]}) is None
     assert rollup({"measures": ["line.items"], "timeDimensions": [YEAR]}) is None
     compiled = compile_query({"measures": ["line.per_head"], "timeDimensions": [YEAR]}, model, rollups=every)

@@ -21,18 +21,38 @@ def _codes(query: object) -> dict[str, object]:
 
 
 def test_valid_query_has_no_problems() -> None:
-    assert validate({"measures": ["order_items.gmv"], "dimensions": ["regions.name_zh"], "timeDimensions": [
-        {"dimension": "orders.order_ts", "granularity": "month", "dateRange": "this quarter"}]}, MODEL,
-        today=date(2025, 6, 30), embedder=EMB) == []
+    assert (
+        validate(
+            {
+                "measures": ["order_items.gmv"],
+                "dimensions": ["regions.name_zh"],
+                "timeDimensions": [
+                    {"dimension": "orders.order_ts", "granularity": "month", "dateRange": "this quarter"}
+                ],
+            },
+            MODEL,
+            today=date(2025, 6, 30),
+            embedder=EMB,
+        )
+        == []
+    )
 
 
 def test_problems_with_suggestions() -> None:
-    found = _codes({"measures": ["orders.cuont"], "dimensions": ["orders.count"], "limit": 60_000,
-                    "timeDimensions": [{"dimension": "orders.status", "dateRange": "sometime"}]})
+    found = _codes(
+        {
+            "measures": ["orders.cuont"],
+            "dimensions": ["orders.count"],
+            "limit": 60_000,
+            "timeDimensions": [{"dimension": "orders.status", "dateRange": "sometime"}],
+        }
+    )
     assert "orders.count" in found["unknown_member"].suggestions
     assert found["wrong_kind"].member == "orders.count"
-    assert found["not_time_dimension"].suggestions[0] == "orders.order_ts" or \
-        "orders.order_ts" in found["not_time_dimension"].suggestions
+    assert (
+        found["not_time_dimension"].suggestions[0] == "orders.order_ts"
+        or "orders.order_ts" in found["not_time_dimension"].suggestions
+    )
     assert "bad_date_range" in found and "limit_over_cap" in found
     assert "did you mean" in str(found["unknown_member"])
 

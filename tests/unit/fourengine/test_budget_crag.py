@@ -10,8 +10,9 @@ from fourengine.settings import BUDGET_SHARES, RetrievalSettings
 
 
 def _assets(n: int, kind: str = "table") -> list[RankedAsset]:
-    return [RankedAsset(Asset(f"{kind}:t{i}", kind, f"t{i}", f"Title {i}", "word " * 30), 1.0 - i / 100)
-            for i in range(n)]
+    return [
+        RankedAsset(Asset(f"{kind}:t{i}", kind, f"t{i}", f"Title {i}", "word " * 30), 1.0 - i / 100) for i in range(n)
+    ]
 
 
 def _shots(n: int) -> list[FewShot]:
@@ -21,8 +22,14 @@ def _shots(n: int) -> list[FewShot]:
 def test_allocation_follows_the_shares_when_every_category_is_hungry() -> None:
     need = {c: 10_000 for c in BUDGET_SHARES}
     alloc = _allocate(1000, BUDGET_SHARES, need)
-    assert alloc == {"tables": 300, "columns": 250, "metrics": 150, "few_shots": 100, "join_rules": 100,
-                     "business_rules": 100}
+    assert alloc == {
+        "tables": 300,
+        "columns": 250,
+        "metrics": 150,
+        "few_shots": 100,
+        "join_rules": 100,
+        "business_rules": 100,
+    }
 
 
 def test_unused_budget_flows_to_the_other_categories() -> None:
@@ -43,8 +50,10 @@ def test_context_respects_the_budget_and_keeps_bound_assets_first() -> None:
 
 def test_few_shot_count_depends_on_complexity() -> None:
     settings = RetrievalSettings(token_budget=20_000)
-    counts = {c: build_context([], [], _shots(8), JoinPlan(), settings, c).text.count("Q: ")
-              for c in ("simple", "medium", "complex")}
+    counts = {
+        c: build_context([], [], _shots(8), JoinPlan(), settings, c).text.count("Q: ")
+        for c in ("simple", "medium", "complex")
+    }
     assert counts == {"simple": 2, "medium": 4, "complex": 6}
 
 
@@ -62,10 +71,18 @@ def test_bad_budget_configuration_is_a_typed_error() -> None:
         build_context([], [], [], JoinPlan(), RetrievalSettings(), complexity="huge")
 
 
-@pytest.mark.parametrize(("top", "bindings", "grade"), [
-    (0.85, 1, "high"), (0.85, 0, "medium"), (0.7, 2, "medium"), (0.5, 1, "medium"), (0.5, 0, "low"),
-    (0.64, 0, "low"), (0.66, 0, "medium"),
-])
+@pytest.mark.parametrize(
+    ("top", "bindings", "grade"),
+    [
+        (0.85, 1, "high"),
+        (0.85, 0, "medium"),
+        (0.7, 2, "medium"),
+        (0.5, 1, "medium"),
+        (0.5, 0, "low"),
+        (0.64, 0, "low"),
+        (0.66, 0, "medium"),
+    ],
+)
 def test_crag_grades_follow_the_seed_thresholds(top: float, bindings: int, grade: str) -> None:
     result = assess(top, bindings, RetrievalSettings())
     assert result.grade == grade

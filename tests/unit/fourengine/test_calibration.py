@@ -51,7 +51,11 @@ def test_fit_without_data_keeps_the_seed_and_says_so() -> None:
     cal = fit(Scores(empty, empty, empty, empty, empty, empty), RetrievalSettings())
     seed = RetrievalSettings()
     assert (cal.v_threshold, cal.crag_low, cal.crag_high, cal.d_hit) == (
-        seed.threshold, seed.crag_low, seed.crag_high, seed.few_shot_threshold)
+        seed.threshold,
+        seed.crag_low,
+        seed.crag_high,
+        seed.few_shot_threshold,
+    )
     assert set(cal.stats["kept_seed"]) >= {"v", "crag_low", "crag_high", "d_hit", "d_floor"}
 
 
@@ -88,8 +92,15 @@ def test_v_keeps_the_fbeta_fit_where_the_cosine_separates_gold() -> None:
 def test_calibration_applies_to_settings() -> None:
     cal = Calibration("fp", "ix", 0.31, 0.8, 0.9, 0.7, 0.5, 0.25)
     s = cal.apply(RetrievalSettings(top_k=7))
-    assert (s.threshold, s.binding_vector_threshold, s.few_shot_threshold, s.few_shot_example_threshold,
-            s.crag_high, s.crag_low, s.top_k) == (0.31, 0.8, 0.9, 0.7, 0.5, 0.25, 7)
+    assert (
+        s.threshold,
+        s.binding_vector_threshold,
+        s.few_shot_threshold,
+        s.few_shot_example_threshold,
+        s.crag_high,
+        s.crag_low,
+        s.top_k,
+    ) == (0.31, 0.8, 0.9, 0.7, 0.5, 0.25, 7)
 
 
 def _unit(*values: float) -> np.ndarray:
@@ -99,12 +110,17 @@ def _unit(*values: float) -> np.ndarray:
 
 
 def test_observe_splits_gold_scores_from_hard_negatives_and_scopes() -> None:
-    index = _Index(["table:a.t1", "table:a.t2", "term:x", "table:b.t1"],
-                   np.asarray(["table", "table", "term", "table"]), np.asarray(["a", "a", "a", "b"]),
-                   np.stack([_unit(1, 0), _unit(0, 1), _unit(1, 0.01), _unit(1, 1)]))
-    samples = [Sample("q", frozenset({"table:a.t1"}), scope="a"), Sample("w", frozenset({"table:a.t1"}),
-                                                                          phrase=True, scope="a"),
-               Sample("off", in_domain=False)]
+    index = _Index(
+        ["table:a.t1", "table:a.t2", "term:x", "table:b.t1"],
+        np.asarray(["table", "table", "term", "table"]),
+        np.asarray(["a", "a", "a", "b"]),
+        np.stack([_unit(1, 0), _unit(0, 1), _unit(1, 0.01), _unit(1, 1)]),
+    )
+    samples = [
+        Sample("q", frozenset({"table:a.t1"}), scope="a"),
+        Sample("w", frozenset({"table:a.t1"}), phrase=True, scope="a"),
+        Sample("off", in_domain=False),
+    ]
     vectors = np.stack([_unit(1, 0.1), _unit(1, 0.1), _unit(0.1, 1)])
     scores = observe(index, samples, vectors)
     assert len(scores.pos) == 2 and scores.pos[0] == pytest.approx(float(vectors[0] @ index.vectors[0]))
@@ -124,8 +140,13 @@ def test_fingerprint_tells_embedders_apart() -> None:
 
 
 def test_gold_tables_named_by_their_physical_table_count_as_the_cubes_table_asset() -> None:
-    index = _Index(["table:orders", "table:refunds"], np.asarray(["table", "table"]), np.asarray(["", ""]),
-                   np.stack([_unit(1, 0), _unit(0, 1)]), {"table:fact_order": "table:orders"})
+    index = _Index(
+        ["table:orders", "table:refunds"],
+        np.asarray(["table", "table"]),
+        np.asarray(["", ""]),
+        np.stack([_unit(1, 0), _unit(0, 1)]),
+        {"table:fact_order": "table:orders"},
+    )
     scores = observe(index, [Sample("q", frozenset({"table:fact_order"}))], np.stack([_unit(1, 0.2)]))
     assert len(scores.pos) == 1 and scores.pos[0] == pytest.approx(float(_unit(1, 0.2) @ _unit(1, 0)))
     assert len(scores.neg) == 1

@@ -52,8 +52,17 @@ def _result(question: str, ids: list[str], bindings: list[TermBinding]) -> Retri
     assets = [RankedAsset(Asset(i, "table", i.split(":")[1]), 1.0 - n / 10, sources={"V"}) for n, i in enumerate(ids)]
     s = RetrievalSettings()
     shots = [FewShot(len(question), question, {"measures": ["t.m"]}, None, 0.8, False)]
-    return RetrievalResult(question, [question], assets, bindings, shots, JoinPlan(),
-                           assess(0.5, len(bindings), s), build_context(assets, bindings, shots, JoinPlan(), s), {})
+    return RetrievalResult(
+        question,
+        [question],
+        assets,
+        bindings,
+        shots,
+        JoinPlan(),
+        assess(0.5, len(bindings), s),
+        build_context(assets, bindings, shots, JoinPlan(), s),
+        {},
+    )
 
 
 def test_fusion_feeds_every_sub_query_into_one_budgeted_context() -> None:

@@ -8,11 +8,17 @@ def _edge(a: str, b: str, risk: str = "low") -> JoinEdge:
     return JoinEdge(f"{a}->{b}", f"table:{a}", f"table:{b}", f"{a}.{b}_id = {b}.id", "many_to_one", risk)
 
 
-GRAPH = JoinGraph([
-    _edge("orders", "customers"), _edge("orders", "regions"), _edge("customers", "regions"),
-    _edge("items", "orders"), _edge("items", "products"), _edge("orders", "items", "high"),
-    _edge("island", "atoll"),
-])
+GRAPH = JoinGraph(
+    [
+        _edge("orders", "customers"),
+        _edge("orders", "regions"),
+        _edge("customers", "regions"),
+        _edge("items", "orders"),
+        _edge("items", "products"),
+        _edge("orders", "items", "high"),
+        _edge("island", "atoll"),
+    ]
+)
 
 
 def test_plan_connects_terminals_from_the_root() -> None:

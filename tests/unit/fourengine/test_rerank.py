@@ -13,10 +13,18 @@ from fourengine.settings import RetrievalSettings
 TABLES = {f"table:{n}": Asset(f"table:{n}", "table", n, n.title()) for n in ("orders", "regions", "products")}
 
 
-def _ctx(candidates: list[RankedAsset], bindings: list[TermBinding] | None = None,
-         plan: JoinPlan | None = None) -> RerankContext:
-    return RerankContext("q", [], {r.asset.asset_id: r for r in candidates}, bindings or [], plan or JoinPlan(),
-                         RetrievalSettings(), dict(TABLES))
+def _ctx(
+    candidates: list[RankedAsset], bindings: list[TermBinding] | None = None, plan: JoinPlan | None = None
+) -> RerankContext:
+    return RerankContext(
+        "q",
+        [],
+        {r.asset.asset_id: r for r in candidates},
+        bindings or [],
+        plan or JoinPlan(),
+        RetrievalSettings(),
+        dict(TABLES),
+    )
 
 
 def _ranked(asset_id: str, kind: str, score: float, parent: str | None = None, **meta: object) -> RankedAsset:
@@ -38,8 +46,7 @@ def test_binding_boost_uses_the_seed_numbers() -> None:
 def test_rule_reranker_puts_the_bound_table_first() -> None:
     metric = _ranked("metric:orders.gmv", "metric", 0.4, "table:orders")
     products = _ranked("table:products", "table", 0.55)
-    ranked = RuleReranker().rerank(_ctx([metric, products], [TermBinding("gmv", "GMV", "metric",
-                                                                          "metric:orders.gmv")]))
+    ranked = RuleReranker().rerank(_ctx([metric, products], [TermBinding("gmv", "GMV", "metric", "metric:orders.gmv")]))
     tables = [r.asset.asset_id for r in ranked if r.asset.asset_type == "table"]
     assert tables[0] == "table:orders"
     assert ranked[0].asset.asset_id == "metric:orders.gmv" and ranked[0].reasons
@@ -68,14 +75,31 @@ def test_column_pruning_keeps_a_confident_metric_of_an_unused_table() -> None:
 
 
 def test_join_simplification_keeps_the_low_fanout_join_of_the_plan() -> None:
-    low = _ranked("join:items->orders", "join", 0.5, None, left_table="table:items", right_table="table:orders",
-                  fanout_risk="low")
-    high = _ranked("join:orders->items", "join", 0.6, None, left_table="table:orders", right_table="table:items",
-                   fanout_risk="high")
-    other = _ranked("join:orders->regions", "join", 0.6, None, left_table="table:orders",
-                    right_table="table:regions", fanout_risk="low")
-    plan = JoinPlan(tables=["table:items", "table:orders"],
-                    edges=[JoinEdge("e", "table:items", "table:orders", "x", "many_to_one", "low")])
+    low = _ranked(
+        "join:items->orders", "join", 0.5, None, left_table="table:items", right_table="table:orders", fanout_risk="low"
+    )
+    high = _ranked(
+        "join:orders->items",
+        "join",
+        0.6,
+        None,
+        left_table="table:orders",
+        right_table="table:items",
+        fanout_risk="high",
+    )
+    other = _ranked(
+        "join:orders->regions",
+        "join",
+        0.6,
+        None,
+        left_table="table:orders",
+        right_table="table:regions",
+        fanout_risk="low",
+    )
+    plan = JoinPlan(
+        tables=["table:items", "table:orders"],
+        edges=[JoinEdge("e", "table:items", "table:orders", "x", "many_to_one", "low")],
+    )
     ctx = _ctx([low, high, other], plan=plan)
     JoinSimplification().apply(ctx)
     assert set(ctx.candidates) == {"join:items->orders"}
@@ -85,8 +109,13 @@ def test_bindings_need_an_unambiguous_strong_match() -> None:
     exact = TermHit("gmv", "GMV", "gmv", "exact", 1.0, "metric", "metric:o.gmv")
     fuzzy = TermHit("rev", "revenue", "revenu", "trigram", 0.7, "metric", "metric:r.revenue")
     ambiguous = TermHit("name", "name", "name", "exact", 1.0, "column", "column:a.name", ambiguity=2)
-    term_asset = Asset("term:aov", "term", "aov", "AOV", meta={"mapped_asset_id": "metric:o.aov",
-                                                               "mapped_asset_type": "metric", "term_id": "aov"})
+    term_asset = Asset(
+        "term:aov",
+        "term",
+        "aov",
+        "AOV",
+        meta={"mapped_asset_id": "metric:o.aov", "mapped_asset_type": "metric", "term_id": "aov"},
+    )
     bindings = build_bindings([exact, fuzzy, ambiguous], [VectorHit(term_asset, 0.93)], 0.9)
     assert [(b.term_id, b.source) for b in bindings] == [("gmv", "R"), ("aov", "V")]
     assert build_bindings([], [VectorHit(term_asset, 0.8)], 0.9) == []
@@ -107,8 +136,9 @@ def test_model_reranker_blends_model_scores() -> None:
     with pytest.raises(ValueError):
         ModelReranker(_Model([]), weight=2.0)
     with pytest.raises(ValueError):
-        ModelReranker(_Model([0.5]), weight=0.5).rerank(_ctx([_ranked("table:orders", "table", 0.9),
-                                                              _ranked("table:regions", "table", 0.8)]))
+        ModelReranker(_Model([0.5]), weight=0.5).rerank(
+            _ctx([_ranked("table:orders", "table", 0.9), _ranked("table:regions", "table", 0.8)])
+        )
 
 
 def test_tail_orders_graph_neighbours_before_sub_threshold_similar_tables() -> None:

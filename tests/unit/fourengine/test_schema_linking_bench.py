@@ -7,13 +7,25 @@ import pytest
 
 from bench.schema_linking import BM25, BenchDataError, gold_tables, load_set, metrics, rrf
 
-TABLES = [{
-    "db_id": "shop", "table_names_original": ["Customer", "Orders"], "table_names": ["customer", "orders"],
-    "column_names_original": [[-1, "*"], [0, "Cust_ID"], [0, "Name"], [1, "Order_ID"], [1, "Cust_ID"], [1, "Total"]],
-    "column_names": [[-1, "*"], [0, "cust id"], [0, "name"], [1, "order id"], [1, "cust id"], [1, "total"]],
-    "column_types": ["text", "number", "text", "number", "number", "number"],
-    "foreign_keys": [[4, 1]], "primary_keys": [1, 3],
-}]
+TABLES = [
+    {
+        "db_id": "shop",
+        "table_names_original": ["Customer", "Orders"],
+        "table_names": ["customer", "orders"],
+        "column_names_original": [
+            [-1, "*"],
+            [0, "Cust_ID"],
+            [0, "Name"],
+            [1, "Order_ID"],
+            [1, "Cust_ID"],
+            [1, "Total"],
+        ],
+        "column_names": [[-1, "*"], [0, "cust id"], [0, "name"], [1, "order id"], [1, "cust id"], [1, "total"]],
+        "column_types": ["text", "number", "text", "number", "number", "number"],
+        "foreign_keys": [[4, 1]],
+        "primary_keys": [1, 3],
+    }
+]
 
 
 def _write(tmp_path: Path, questions: list[dict], name: str = "dev.json") -> Path:
@@ -30,10 +42,14 @@ def test_gold_tables_come_from_the_sql_and_exist_in_the_schema() -> None:
 
 
 def test_load_set_accepts_bird_style_sql_key_and_counts_skips(tmp_path: Path) -> None:
-    folder = _write(tmp_path, [
-        {"question": "Names of customers", "db_id": "shop", "SQL": "SELECT Name FROM Customer"},
-        {"question": "broken", "db_id": "shop", "SQL": "SELECT x FROM nowhere"},
-    ], name="questions.json")
+    folder = _write(
+        tmp_path,
+        [
+            {"question": "Names of customers", "db_id": "shop", "SQL": "SELECT Name FROM Customer"},
+            {"question": "broken", "db_id": "shop", "SQL": "SELECT x FROM nowhere"},
+        ],
+        name="questions.json",
+    )
     schemas, questions, skipped = load_set(folder)
     assert [q.gold for q in questions] == [{"shop.customer"}] and skipped == 1
     orders = schemas["shop"][1]

@@ -13,8 +13,13 @@ def test_normalise_lowercases_singularises_and_splits_separators() -> None:
 
 
 def test_singular_leaves_short_and_non_plural_words() -> None:
-    assert [singular(w) for w in ("bus", "status", "analysis", "boxes", "id")] == ["bus", "status", "analysis",
-                                                                                 "box", "id"]
+    assert [singular(w) for w in ("bus", "status", "analysis", "boxes", "id")] == [
+        "bus",
+        "status",
+        "analysis",
+        "box",
+        "id",
+    ]
 
 
 def test_default_search_terms_mixes_jieba_segments_and_english_ngrams() -> None:

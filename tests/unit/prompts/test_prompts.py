@@ -23,8 +23,19 @@ from cubesage_core.settings import REPO_ROOT
 
 SNAPSHOTS = Path(__file__).with_name("snapshots")
 # words of the query and schema languages (SQL, Cube, JSON Schema) and plain English that packs also use as names
-QUERY_LANGUAGE = {"order", "limit", "filter", "measure", "dimension", "segment", "count", "line", "item", "type",
-                  "part"}
+QUERY_LANGUAGE = {
+    "order",
+    "limit",
+    "filter",
+    "measure",
+    "dimension",
+    "segment",
+    "count",
+    "line",
+    "item",
+    "type",
+    "part",
+}
 
 
 def _signatures() -> dict[str, tuple[type, dict[str, Any]]]:
@@ -43,11 +54,22 @@ def _signatures() -> dict[str, tuple[type, dict[str, Any]]]:
         "decompose": (_Decompose.signature(), question),
         "intent": (ClassifyIntent, {**question, "warehouse": "<subjects and measures>", "signals": "<signals>"}),
         "crag": (grade_signature(), {**question, "context": "<budgeted context>"}),
-        "cube_query": (WriteCubeQuery, {**question, "members": "<members>", "bindings": "<bindings>",
-                                        "time_ranges": "<time ranges>", "examples": "<examples>",
-                                        "context": "<context>", "feedback": "none"}),
-        "detail_sql": (DetailSql, {**question, "tables": "<tables>", "entities": "<entities>",
-                                   "bindings": "<bindings>", "feedback": "none"}),
+        "cube_query": (
+            WriteCubeQuery,
+            {
+                **question,
+                "members": "<members>",
+                "bindings": "<bindings>",
+                "time_ranges": "<time ranges>",
+                "examples": "<examples>",
+                "context": "<context>",
+                "feedback": "none",
+            },
+        ),
+        "detail_sql": (
+            DetailSql,
+            {**question, "tables": "<tables>", "entities": "<entities>", "bindings": "<bindings>", "feedback": "none"},
+        ),
         "sag_extract": (ExtractEvent, {"heading": "<heading>", "chunk": "<chunk>"}),
         "sag_ner": (ExtractQueryEntities, question),
         "sag_select": (SelectEvents, {**question, "candidates": ["[0] <title>: <content>"], "top_k": 5}),
@@ -69,7 +91,8 @@ def test_prompt_matches_its_reviewed_snapshot(step: str) -> None:
         path.write_text(text, encoding="utf-8")
     assert path.exists(), f"no snapshot for {step}: run with CUBESAGE_UPDATE_SNAPSHOTS=1 and review it"
     assert text == path.read_text(encoding="utf-8"), (
-        f"the {step} prompt changed: review it, then CUBESAGE_UPDATE_SNAPSHOTS=1 pytest tests/unit/prompts")
+        f"the {step} prompt changed: review it, then CUBESAGE_UPDATE_SNAPSHOTS=1 pytest tests/unit/prompts"
+    )
 
 
 def _words(text: str) -> set[str]:

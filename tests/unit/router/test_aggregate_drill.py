@@ -10,10 +10,14 @@ MODEL = load_model(REPO_ROOT / "demo" / "model")
 
 
 def test_the_drill_down_keeps_filters_segments_and_ranges_and_asks_for_the_cubes_rows() -> None:
-    aggregate = {"measures": ["orders.count"], "segments": ["orders.completed"],
-                 "filters": [{"member": "regions.name_en", "operator": "equals", "values": ["East China"]}],
-                 "timeDimensions": [{"dimension": "orders.order_date", "granularity": "month",
-                                     "dateRange": ["2025-01-01", "2025-03-31"]}]}
+    aggregate = {
+        "measures": ["orders.count"],
+        "segments": ["orders.completed"],
+        "filters": [{"member": "regions.name_en", "operator": "equals", "values": ["East China"]}],
+        "timeDimensions": [
+            {"dimension": "orders.order_date", "granularity": "month", "dateRange": ["2025-01-01", "2025-03-31"]}
+        ],
+    }
     query = drill_query(aggregate, [{"orders.count": 12}], MODEL, "orders", limit=500, shown=20)
     assert query is not None
     key = next(f"orders.{d.name}" for d in MODEL.cubes["orders"].dimensions.values() if d.primary_key)
@@ -24,17 +28,25 @@ def test_the_drill_down_keeps_filters_segments_and_ranges_and_asks_for_the_cubes
 
 
 def test_group_by_values_of_the_rows_shown_become_filters() -> None:
-    aggregate = {"measures": ["orders.count"], "dimensions": ["customers.customer_name"],
-                 "order": [["orders.count", "desc"]], "limit": 3}
+    aggregate = {
+        "measures": ["orders.count"],
+        "dimensions": ["customers.customer_name"],
+        "order": [["orders.count", "desc"]],
+        "limit": 3,
+    }
     rows = [{"customers.customer_name": n, "orders.count": c} for n, c in (("Li Wei", 9), ("王芳", 8), (None, 7))]
     query = drill_query(aggregate, rows, MODEL, "orders", limit=500, shown=2)
     assert query is not None
-    assert query["filters"] == [{"member": "customers.customer_name", "operator": "equals",
-                                 "values": ["Li Wei", "王芳"]}]
+    assert query["filters"] == [
+        {"member": "customers.customer_name", "operator": "equals", "values": ["Li Wei", "王芳"]}
+    ]
 
 
 def test_a_bound_on_a_measure_bounds_groups_not_rows() -> None:
-    aggregate = {"measures": ["orders.count"], "dimensions": ["customers.customer_name"],
-                 "filters": [{"member": "orders.count", "operator": "gt", "values": ["5"]}]}
+    aggregate = {
+        "measures": ["orders.count"],
+        "dimensions": ["customers.customer_name"],
+        "filters": [{"member": "orders.count", "operator": "gt", "values": ["5"]}],
+    }
     assert drill_query(aggregate, [], MODEL, "orders", limit=500, shown=20) is None
     assert drill_query({"measures": ["orders.count"]}, [], MODEL, "no_such_cube", limit=500, shown=20) is None

@@ -27,7 +27,8 @@ def test_cubes_already_filtered_by_a_value_and_unknown_tables_are_left_alone() -
     other = EntityMatch("dim_supplier", "supplier_id", 1, "Acme", "supplier", "directory")
     assert entity_filters([east, other], MODEL, {"regions"}) == []
     assert entity_filters([east], MODEL, set()) == [
-        {"member": "regions.name_en", "operator": "equals", "values": ["East China"]}]
+        {"member": "regions.name_en", "operator": "equals", "values": ["East China"]}
+    ]
 
 
 def test_a_cube_without_a_name_dimension_is_filtered_by_its_key(tmp_path: Path) -> None:
@@ -43,7 +44,8 @@ cubes:
 """)
     ticket = EntityMatch("ticket", "ticket_no", 42, "#42", "ticket", "sag")
     assert entity_filters([ticket], load_model(tmp_path), set()) == [
-        {"member": "tickets.ticket_no", "operator": "equals", "values": ["42"]}]
+        {"member": "tickets.ticket_no", "operator": "equals", "values": ["42"]}
+    ]
 
 
 def test_a_cube_defined_by_a_single_table_select_maps_its_base_table(tmp_path: Path) -> None:
@@ -59,4 +61,5 @@ cubes:
     model = load_model(tmp_path)
     acme = EntityMatch("vendor", "v_id", 5, "Acme", "vendor", "directory")
     assert entity_filters([acme], model, set()) == [
-        {"member": "vendors.name", "operator": "equals", "values": ["Acme"]}]
+        {"member": "vendors.name", "operator": "equals", "values": ["Acme"]}
+    ]

@@ -20,19 +20,34 @@ TODAY = date(2025, 6, 30)
 MODEL = load_model(REPO_ROOT / "demo" / "model")
 CONTEXT = {
     "bindings": [
-        {"term_id": "gmv", "canonical_term": "GMV", "mapped_asset_type": "metric",
-         "mapped_asset_id": "metric:order_items.gmv"},
-        {"term_id": "region_east", "canonical_term": "华东", "mapped_asset_type": "dimension",
-         "mapped_asset_id": "dimension:regions.region_code", "filter_value": "east"},
+        {
+            "term_id": "gmv",
+            "canonical_term": "GMV",
+            "mapped_asset_type": "metric",
+            "mapped_asset_id": "metric:order_items.gmv",
+        },
+        {
+            "term_id": "region_east",
+            "canonical_term": "华东",
+            "mapped_asset_type": "dimension",
+            "mapped_asset_id": "dimension:regions.region_code",
+            "filter_value": "east",
+        },
     ],
     "assets": [{"id": "dimension:regions.name_en", "type": "dimension", "name": "name_en", "score": 0.8}],
-    "few_shots": [{"question": "GMV by region this quarter",
-                   "cube_query": {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"]}}],
+    "few_shots": [
+        {
+            "question": "GMV by region this quarter",
+            "cube_query": {"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"]},
+        }
+    ],
     "context_text": "RULE: regional metrics use the order's region",
 }
-GOOD = {"measures": ["order_items.gmv"],
-        "filters": [{"member": "regions.region_code", "operator": "equals", "values": ["east"]}],
-        "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["2024-03-01", "2024-03-31"]}]}
+GOOD = {
+    "measures": ["order_items.gmv"],
+    "filters": [{"member": "regions.region_code", "operator": "equals", "values": ["east"]}],
+    "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["2024-03-01", "2024-03-31"]}],
+}
 QUESTION = "What was GMV in East China in March 2024?"
 
 
@@ -77,14 +92,18 @@ def test_two_invalid_replies_fall_back_to_fast_mode(monkeypatch: pytest.MonkeyPa
 
 
 def test_comparison_periods_are_applied_to_the_llm_query(monkeypatch: pytest.MonkeyPatch) -> None:
-    yoy = {"measures": ["order_items.gmv"],
-           "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["2025-01-01", "2025-06-30"]}]}
+    yoy = {
+        "measures": ["order_items.gmv"],
+        "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["2025-01-01", "2025-06-30"]}],
+    }
     context = {"bindings": CONTEXT["bindings"][:1]}
     with llm_mode(monkeypatch, [reply(yoy)]):
         draft = build_cube_query(understand("今年GMV同比去年同期", TODAY, use_llm=False), context, MODEL)
     assert draft.mode == "llm" and draft.comparison == "yoy"
-    assert [q["timeDimensions"][0]["dateRange"] for q in draft.queries] == [["2025-01-01", "2025-06-30"],
-                                                                            ["2024-01-01", "2024-06-30"]]
+    assert [q["timeDimensions"][0]["dateRange"] for q in draft.queries] == [
+        ["2025-01-01", "2025-06-30"],
+        ["2024-01-01", "2024-06-30"],
+    ]
 
 
 class FlakyBackend:
@@ -178,8 +197,9 @@ def test_shares_are_part_of_the_typed_reply(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 @pytest.mark.parametrize(("complexity", "shown"), [("simple", 2), ("medium", 4)])
-def test_the_prompt_shows_the_few_shots_the_budget_kept(monkeypatch: pytest.MonkeyPatch, complexity: str,
-                                                        shown: int) -> None:
+def test_the_prompt_shows_the_few_shots_the_budget_kept(
+    monkeypatch: pytest.MonkeyPatch, complexity: str, shown: int
+) -> None:
     """The question's complexity caps the budget's few-shots; the Cube-query prompt's examples and allowed
     members follow the budgeted context, not every few-shot retrieval found."""
     from dataclasses import asdict
@@ -188,10 +208,26 @@ def test_the_prompt_shows_the_few_shots_the_budget_kept(monkeypatch: pytest.Monk
     from fourengine.models import FewShot, JoinPlan
     from fourengine.settings import RetrievalSettings
 
-    shots = [FewShot(i, f"approved question {i}", {"measures": ["order_items.gmv"], "dimensions": [dim]}, None,
-                     0.9 - i / 100, False)
-             for i, dim in enumerate(["regions.name_en", "regions.region_code", "orders.status", "orders.channel",
-                                      "payments.method", "products.category"])]
+    shots = [
+        FewShot(
+            i,
+            f"approved question {i}",
+            {"measures": ["order_items.gmv"], "dimensions": [dim]},
+            None,
+            0.9 - i / 100,
+            False,
+        )
+        for i, dim in enumerate(
+            [
+                "regions.name_en",
+                "regions.region_code",
+                "orders.status",
+                "orders.channel",
+                "payments.method",
+                "products.category",
+            ]
+        )
+    ]
     block = build_context([], [], shots, JoinPlan(), RetrievalSettings(token_budget=20_000), complexity)
     context = {**CONTEXT, "few_shots": [asdict(s) for s in shots], "context": asdict(block)}
     with llm_mode(monkeypatch, [reply(GOOD)]) as stub:
@@ -199,7 +235,8 @@ def test_the_prompt_shows_the_few_shots_the_budget_kept(monkeypatch: pytest.Monk
     prompt = stub.requests[0]["messages"][-1]["content"]
     examples = prompt.split("[[ ## examples ## ]]", 1)[1].split("[[ ## ", 1)[0]
     assert draft.mode == "llm" and [i for i in range(6) if f"approved question {i} ->" in examples] == list(
-        range(shown))
+        range(shown)
+    )
     members = prompt.split("[[ ## members ## ]]", 1)[1].split("[[ ## ", 1)[0]
     assert "payments.method" not in members and "products.category" not in members
 
@@ -212,11 +249,21 @@ def _budgeted(budget: int) -> tuple[dict[str, Any], list[str]]:
     from fourengine.models import Asset, JoinPlan, RankedAsset
     from fourengine.settings import RetrievalSettings
 
-    ids = ["metric:payments.total_amount", "dimension:payments.method", "metric:products.avg_list_price",
-           "dimension:products.category", "dimension:products.brand", "metric:customers.new_customers",
-           "dimension:customers.segment", "dimension:customers.city", "metric:payments.avg_amount"]
-    ranked = [RankedAsset(Asset(i, i.split(":")[0], i.split(":")[1], description="a retrieved member " * 3),
-                          0.9 - n / 100) for n, i in enumerate(ids)]
+    ids = [
+        "metric:payments.total_amount",
+        "dimension:payments.method",
+        "metric:products.avg_list_price",
+        "dimension:products.category",
+        "dimension:products.brand",
+        "metric:customers.new_customers",
+        "dimension:customers.segment",
+        "dimension:customers.city",
+        "metric:payments.avg_amount",
+    ]
+    ranked = [
+        RankedAsset(Asset(i, i.split(":")[0], i.split(":")[1], description="a retrieved member " * 3), 0.9 - n / 100)
+        for n, i in enumerate(ids)
+    ]
     block = build_context(ranked, [], [], JoinPlan(), RetrievalSettings(token_budget=budget), "simple")
     context = {**CONTEXT, "assets": [r.to_dict() for r in ranked], "few_shots": [], "context": asdict(block)}
     return context, block.included

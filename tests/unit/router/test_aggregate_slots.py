@@ -26,13 +26,22 @@ MODEL = load_model(REPO_ROOT / "demo" / "model")
 
 
 def metric(term: str, member: str) -> dict[str, Any]:
-    return {"term_id": term, "canonical_term": term, "mapped_asset_type": "metric",
-            "mapped_asset_id": f"metric:{member}"}
+    return {
+        "term_id": term,
+        "canonical_term": term,
+        "mapped_asset_type": "metric",
+        "mapped_asset_id": f"metric:{member}",
+    }
 
 
 def value(term: str, member: str, filter_value: str) -> dict[str, Any]:
-    return {"term_id": term, "canonical_term": term, "mapped_asset_type": "dimension",
-            "mapped_asset_id": f"dimension:{member}", "filter_value": filter_value}
+    return {
+        "term_id": term,
+        "canonical_term": term,
+        "mapped_asset_type": "dimension",
+        "mapped_asset_id": f"dimension:{member}",
+        "filter_value": filter_value,
+    }
 
 
 GMV = metric("GMV", "order_items.gmv")
@@ -56,11 +65,17 @@ def test_measure_filter_and_date_range() -> None:
     assert d.mode == "fast" and d.notes
 
 
-@pytest.mark.parametrize(("question", "dimension"), [
-    ("GMV by region this quarter", "regions.name_en"), ("各地区本月GMV", "regions.name_zh"),
-    ("GMV by channel", "orders.channel"), ("GMV by category in 2024", "products.category"),
-    ("按支付方式统计GMV", "payments.method"), ("GMV by customer segment", "customers.segment"),
-])
+@pytest.mark.parametrize(
+    ("question", "dimension"),
+    [
+        ("GMV by region this quarter", "regions.name_en"),
+        ("各地区本月GMV", "regions.name_zh"),
+        ("GMV by channel", "orders.channel"),
+        ("GMV by category in 2024", "products.category"),
+        ("按支付方式统计GMV", "payments.method"),
+        ("GMV by customer segment", "customers.segment"),
+    ],
+)
 def test_dimensions_named_in_the_question(question: str, dimension: str) -> None:
     d = draft(question, GMV)
     assert d.query["dimensions"] == [dimension]
@@ -77,8 +92,9 @@ def test_time_dimension_follows_the_measure() -> None:
 
 def test_granularity_top_n_and_order() -> None:
     trend = draft("monthly GMV trend in 2024", GMV)
-    assert trend.query["timeDimensions"] == [{"dimension": "orders.order_ts", "granularity": "month",
-                                              "dateRange": ["2024-01-01", "2024-12-31"]}]
+    assert trend.query["timeDimensions"] == [
+        {"dimension": "orders.order_ts", "granularity": "month", "dateRange": ["2024-01-01", "2024-12-31"]}
+    ]
     assert trend.query["order"] == [["orders.order_ts", "asc"]]
     top = draft("top 5 products by GMV", GMV)
     assert top.query["dimensions"] == ["products.product_name"]
@@ -93,8 +109,10 @@ def test_granularity_top_n_and_order() -> None:
 def test_comparisons_make_one_query_per_period() -> None:
     d = draft("今年GMV同比去年同期", GMV)
     assert d.comparison == "yoy" and len(d.queries) == 2
-    assert [q["timeDimensions"][0]["dateRange"] for q in d.queries] == [["2025-01-01", "2025-06-30"],
-                                                                        ["2024-01-01", "2024-06-30"]]
+    assert [q["timeDimensions"][0]["dateRange"] for q in d.queries] == [
+        ["2025-01-01", "2025-06-30"],
+        ["2024-01-01", "2024-06-30"],
+    ]
     assert d.labels[0] == "今年" and d.labels[1]
 
 
@@ -113,8 +131,12 @@ def test_two_measures_one_query() -> None:
 
 
 def test_count_of_a_bound_table_without_a_metric() -> None:
-    orders = {"term_id": "orders", "canonical_term": "orders", "mapped_asset_type": "table",
-              "mapped_asset_id": "table:orders"}
+    orders = {
+        "term_id": "orders",
+        "canonical_term": "orders",
+        "mapped_asset_type": "table",
+        "mapped_asset_id": "table:orders",
+    }
     cancelled = value("cancelled", "orders.status", "cancelled")
     d = draft("How many orders were cancelled last year?", orders, cancelled)
     assert d.measures == ["orders.cancelled_count"]  # the model's own "Cancelled orders" measure
@@ -122,8 +144,12 @@ def test_count_of_a_bound_table_without_a_metric() -> None:
 
 
 def test_count_of_a_bound_table_with_a_grain() -> None:
-    orders = {"term_id": "orders", "canonical_term": "orders", "mapped_asset_type": "table",
-              "mapped_asset_id": "table:orders"}
+    orders = {
+        "term_id": "orders",
+        "canonical_term": "orders",
+        "mapped_asset_type": "table",
+        "mapped_asset_id": "table:orders",
+    }
     d = draft("daily orders last 7 days", orders)
     assert d.measures == ["orders.count"] and d.query["timeDimensions"][0]["granularity"] == "day"
 
@@ -135,8 +161,12 @@ def test_share_of_a_filtered_value_groups_by_its_member() -> None:
 
 
 def test_dimension_binding_groups_only_with_a_group_by_cue() -> None:
-    category = {"term_id": "category", "canonical_term": "category", "mapped_asset_type": "dimension",
-                "mapped_asset_id": "dimension:products.category"}
+    category = {
+        "term_id": "category",
+        "canonical_term": "category",
+        "mapped_asset_type": "dimension",
+        "mapped_asset_id": "dimension:products.category",
+    }
     assert "dimensions" not in draft("今年电子品类的GMV", GMV, category).query
     assert draft("各品类的GMV", GMV, category).query["dimensions"] == ["products.category"]
 
@@ -147,8 +177,12 @@ def test_chinese_ranked_noun_is_the_dimension() -> None:
 
 
 def test_segment_bindings() -> None:
-    online = {"term_id": "seg_online", "canonical_term": "online orders", "mapped_asset_type": "segment",
-              "mapped_asset_id": "segment:orders.online"}
+    online = {
+        "term_id": "seg_online",
+        "canonical_term": "online orders",
+        "mapped_asset_type": "segment",
+        "mapped_asset_id": "segment:orders.online",
+    }
     d = draft("online orders GMV last month", GMV, online)
     assert d.query["segments"] == ["orders.online"]
     assert check(d.query, {"bindings": [GMV, online]}, MODEL) == []
@@ -159,7 +193,9 @@ def test_measures_dated_by_different_times_are_separate_queries() -> None:
     d = draft("GMV and refund amount in 2024", GMV, refunds)
     assert d.groups == 2 and d.measures == ["order_items.gmv", "refunds.total_amount"]
     assert [(q["measures"], q["timeDimensions"][0]["dimension"]) for q in d.queries] == [
-        (["order_items.gmv"], "orders.order_ts"), (["refunds.total_amount"], "refunds.refund_ts")]
+        (["order_items.gmv"], "orders.order_ts"),
+        (["refunds.total_amount"], "refunds.refund_ts"),
+    ]
     assert check(d.queries[1], {"bindings": [GMV, refunds]}, MODEL, draft_measures=d.measures) == []
     yoy = draft("今年GMV和退款金额同比", GMV, refunds)
     assert len(yoy.queries) == 4 and yoy.labels[0] == yoy.labels[1] != yoy.labels[2]
@@ -172,9 +208,12 @@ def test_share_is_marked_for_post_processing() -> None:
 def test_context_from_a_retrieval_result_object() -> None:
     class Retrieved:  # the shape of fourengine's RetrievalResult.to_dict()
         def to_dict(self) -> dict[str, Any]:
-            return {"term_bindings": [GMV, EAST], "assets": [{"id": "metric:order_items.gmv", "type": "metric",
-                                                             "name": "gmv", "score": 0.95}],
-                    "few_shots": [], "context": {"text": "budgeted context"}}
+            return {
+                "term_bindings": [GMV, EAST],
+                "assets": [{"id": "metric:order_items.gmv", "type": "metric", "name": "gmv", "score": 0.95}],
+                "few_shots": [],
+                "context": {"text": "budgeted context"},
+            }
 
     ctx = AggregateContext.of(Retrieved())
     assert [b.mapped_asset_id for b in ctx.bindings] == ["metric:order_items.gmv", "dimension:regions.region_code"]
@@ -259,14 +298,20 @@ def test_compared_periods_change_from_the_earlier_to_the_later_in_any_order() ->
 
 def test_run_merges_measure_groups_on_dimension_values() -> None:
     revenue = metric("revenue", "revenue.revenue")
-    gmv_rows = [{"regions.name_en": "East China", "order_items.gmv": 10.0},
-                {"regions.name_en": "North China", "order_items.gmv": 8.0}]
-    revenue_rows = [{"regions.name_en": "North China", "revenue.revenue": 7.0},
-                    {"regions.name_en": "East China", "revenue.revenue": 9.0}]
+    gmv_rows = [
+        {"regions.name_en": "East China", "order_items.gmv": 10.0},
+        {"regions.name_en": "North China", "order_items.gmv": 8.0},
+    ]
+    revenue_rows = [
+        {"regions.name_en": "North China", "revenue.revenue": 7.0},
+        {"regions.name_en": "East China", "revenue.revenue": 9.0},
+    ]
     backend = FakeBackend([gmv_rows, revenue_rows])
     result = run("GMV and revenue by region last quarter", backend, GMV, revenue)
-    assert result.rows == [{"regions.name_en": "East China", "order_items.gmv": 10.0, "revenue.revenue": 9.0},
-                           {"regions.name_en": "North China", "order_items.gmv": 8.0, "revenue.revenue": 7.0}]
+    assert result.rows == [
+        {"regions.name_en": "East China", "order_items.gmv": 10.0, "revenue.revenue": 9.0},
+        {"regions.name_en": "North China", "order_items.gmv": 8.0, "revenue.revenue": 7.0},
+    ]
     assert len(backend.queries) == 2 and result.retries == 0
 
 
@@ -277,8 +322,11 @@ def test_run_share() -> None:
 
 
 def test_execution_error_gets_one_corrective_retry() -> None:
-    backend = FakeBackend([[{"order_items.gmv": 1.0}]], failures=1,
-                          error=RuntimeError("Can't find join path to join 'payments' for payments.method"))
+    backend = FakeBackend(
+        [[{"order_items.gmv": 1.0}]],
+        failures=1,
+        error=RuntimeError("Can't find join path to join 'payments' for payments.method"),
+    )
     result = run("按支付方式统计GMV", backend, GMV)
     assert result.retries == 1 and [p.code for p in result.problems] == ["execution"]
     assert "payments.method" in str(backend.queries[0]) and "payments.method" not in str(backend.queries[1])
@@ -299,7 +347,6 @@ def test_guardrail_problem_fixed_before_execution() -> None:
     assert backend.queries and backend.queries[0]["measures"] == ["order_items.gmv"]
 
 
-
 def test_compared_values_of_a_plain_dimension_group_by_that_dimension() -> None:
     web, store = value("web channel", "orders.channel", "web"), value("store channel", "orders.channel", "store")
     d = draft("compare GMV of web and store channels in 2024", GMV, web, store)
@@ -307,10 +354,18 @@ def test_compared_values_of_a_plain_dimension_group_by_that_dimension() -> None:
     assert d.query["filters"] == [{"member": "orders.channel", "operator": "equals", "values": ["web", "store"]}]
 
 
-VIP = {"term_id": "vip", "canonical_term": "VIP customers", "mapped_asset_type": "segment",
-       "mapped_asset_id": "segment:customers.vip"}
-METHOD = {"term_id": "method", "canonical_term": "payment method", "mapped_asset_type": "dimension",
-          "mapped_asset_id": "dimension:payments.method"}
+VIP = {
+    "term_id": "vip",
+    "canonical_term": "VIP customers",
+    "mapped_asset_type": "segment",
+    "mapped_asset_id": "segment:customers.vip",
+}
+METHOD = {
+    "term_id": "method",
+    "canonical_term": "payment method",
+    "mapped_asset_type": "dimension",
+    "mapped_asset_id": "dimension:payments.method",
+}
 
 
 def test_how_many_of_a_segment_counts_the_segments_rows() -> None:
@@ -373,13 +428,17 @@ def matched(binding: dict[str, Any], words: str) -> dict[str, Any]:
 CUSTOMERS, ORDERS = table("customers", "customers"), table("orders", "orders")
 
 
-@pytest.mark.parametrize(("question", "bindings", "op"), [
-    ("customers with more than 15 orders", [CUSTOMERS, ORDERS], "gt"),
-    ("超过15笔订单的客户", [matched(CUSTOMERS, "客户"), matched(ORDERS, "订单")], "gt"),
-    ("下单至少15笔的客户", [matched(ORDERS, "下单"), matched(CUSTOMERS, "客户")], "gte"),
-])
-def test_a_bound_on_a_count_keeps_the_groups_that_pass_it(question: str, bindings: list[dict[str, Any]],
-                                                           op: str) -> None:
+@pytest.mark.parametrize(
+    ("question", "bindings", "op"),
+    [
+        ("customers with more than 15 orders", [CUSTOMERS, ORDERS], "gt"),
+        ("超过15笔订单的客户", [matched(CUSTOMERS, "客户"), matched(ORDERS, "订单")], "gt"),
+        ("下单至少15笔的客户", [matched(ORDERS, "下单"), matched(CUSTOMERS, "客户")], "gte"),
+    ],
+)
+def test_a_bound_on_a_count_keeps_the_groups_that_pass_it(
+    question: str, bindings: list[dict[str, Any]], op: str
+) -> None:
     d = draft(question, *bindings)
     assert d.query["measures"] == ["orders.count"]
     assert d.query["dimensions"] == ["customers.customer_name"]
@@ -397,13 +456,17 @@ def test_which_rows_a_measure_ranks_groups_by_their_name() -> None:
 PRODUCTS, REFUNDS = table("product", "products"), table("refunds", "refunds")
 
 
-@pytest.mark.parametrize(("question", "bindings"), [
-    ("哪些商品的退款最多", [matched(PRODUCTS, "商品"), matched(REFUNDS, "退款")]),
-    ("退款最多的3个商品", [matched(REFUNDS, "退款"), matched(PRODUCTS, "商品")]),
-    ("which product has the most refunds", [PRODUCTS, REFUNDS]),
-])
-def test_the_most_of_a_second_table_counts_it_per_row_of_the_first(question: str,
-                                                                    bindings: list[dict[str, Any]]) -> None:
+@pytest.mark.parametrize(
+    ("question", "bindings"),
+    [
+        ("哪些商品的退款最多", [matched(PRODUCTS, "商品"), matched(REFUNDS, "退款")]),
+        ("退款最多的3个商品", [matched(REFUNDS, "退款"), matched(PRODUCTS, "商品")]),
+        ("which product has the most refunds", [PRODUCTS, REFUNDS]),
+    ],
+)
+def test_the_most_of_a_second_table_counts_it_per_row_of_the_first(
+    question: str, bindings: list[dict[str, Any]]
+) -> None:
     d = draft(question, *bindings)
     assert d.query["measures"] == ["refunds.count"] and d.query["dimensions"] == ["products.product_name"]
 

@@ -7,18 +7,25 @@ from router.aggregate.values import ValueIndex, _sources
 
 def index() -> ValueIndex:
     values = ValueIndex()
-    for member, value in [("products.brand", "Pulse"), ("products.brand", "Aurora"),
-                          ("customers.city", "杭州 Hangzhou"), ("refunds.reason", "other"), ("orders.channel", "web"),
-                          ("products.category", "home")]:
+    for member, value in [
+        ("products.brand", "Pulse"),
+        ("products.brand", "Aurora"),
+        ("customers.city", "杭州 Hangzhou"),
+        ("refunds.reason", "other"),
+        ("orders.channel", "web"),
+        ("products.category", "home"),
+    ]:
         values.add(member, value)
     return values
 
 
 def test_values_words_of_bilingual_values_and_word_bounds() -> None:
     assert index().filters("how many products does the Pulse brand have?", set()) == [
-        {"member": "products.brand", "operator": "equals", "values": ["Pulse"]}]
+        {"member": "products.brand", "operator": "equals", "values": ["Pulse"]}
+    ]
     assert index().filters("GMV of customers in 杭州", set()) == [
-        {"member": "customers.city", "operator": "equals", "values": ["杭州 Hangzhou"]}]
+        {"member": "customers.city", "operator": "equals", "values": ["杭州 Hangzhou"]}
+    ]
     assert index().filters("impulse buys", set()) == []  # not inside another word
     assert index().filters("refunds for other reasons", set()) == []  # an ordinary word
 
@@ -35,12 +42,15 @@ def test_words_the_glossary_read_as_values_are_not_read_again() -> None:
     values.add("products.brand", "Pulse")
     assert values.filters("top brands in 华东 by GMV", set(), {"华东"}) == []
     assert values.filters("Pulse GMV in 华东", set(), {"华东"}) == [
-        {"member": "products.brand", "operator": "equals", "values": ["Pulse"]}]
+        {"member": "products.brand", "operator": "equals", "values": ["Pulse"]}
+    ]
 
 
 def test_a_select_cubes_columns_are_traced_to_the_tables_each_branch_reads() -> None:
-    sql = ("SELECT o.channel, 'sale' AS kind, o.status FROM s.lines l JOIN s.orders o ON o.id = l.order_id "
-           "WHERE o.status = 'done' UNION ALL SELECT channel, 'refund' AS kind, status FROM s.returns")
+    sql = (
+        "SELECT o.channel, 'sale' AS kind, o.status FROM s.lines l JOIN s.orders o ON o.id = l.order_id "
+        "WHERE o.status = 'done' UNION ALL SELECT channel, 'refund' AS kind, status FROM s.returns"
+    )
     assert _sources(sql, "channel") == [("s", "orders", "channel"), ("s", "returns", "channel")]
     assert _sources(sql, "kind") == ["sale", "refund"]
     assert _sources(sql, "status") is None  # the first branch keeps only some of its values

@@ -37,9 +37,15 @@ def aggregate(n: int, limit: int | None = None) -> AggregateResult:
 
 
 def sql_detail(n: int, limit: int) -> DetailResult:
-    return DetailResult(plan={"kind": "rows", "limit": limit}, columns=["id"], rows=[[i] for i in range(n)],
-                        sql=f"SELECT r.id FROM warehouse.r AS r ORDER BY r.id LIMIT {limit}", params={}, tables=["r"],
-                        entities=[])
+    return DetailResult(
+        plan={"kind": "rows", "limit": limit},
+        columns=["id"],
+        rows=[[i] for i in range(n)],
+        sql=f"SELECT r.id FROM warehouse.r AS r ORDER BY r.id LIMIT {limit}",
+        params={},
+        tables=["r"],
+        entities=[],
+    )
 
 
 def test_an_aggregate_at_its_default_limit_is_counted_with_cubes_total() -> None:
@@ -58,17 +64,23 @@ def test_a_limit_the_question_asked_for_or_not_reached_is_no_cut() -> None:
 
 
 def test_a_limit_reached_by_exactly_the_rows_there_are_is_no_cut() -> None:
-    assert find_cuts("detail", None, sql_detail(30, 30), FakeCounter(sql_total=30), default_limit=10,
-                     covered=20) == []
+    assert find_cuts("detail", None, sql_detail(30, 30), FakeCounter(sql_total=30), default_limit=10, covered=20) == []
 
 
 def test_detail_sql_and_listing_cuts_and_the_entities_of_a_mixed_answer() -> None:
     counter = FakeCounter(cube_total=700, sql_total=5872)
     assert find_cuts("detail", None, sql_detail(100, 100), counter, default_limit=10, covered=20) == [
-        Cut("detail", 100, 5872, 100)]
-    listing = DetailResult(plan={"kind": "listing", "cube_query": {"dimensions": ["r.id"], "limit": 50}},
-                           columns=["r.id"], rows=[[i] for i in range(50)], sql="", params={}, tables=["r"],
-                           entities=[])
+        Cut("detail", 100, 5872, 100)
+    ]
+    listing = DetailResult(
+        plan={"kind": "listing", "cube_query": {"dimensions": ["r.id"], "limit": 50}},
+        columns=["r.id"],
+        rows=[[i] for i in range(50)],
+        sql="",
+        params={},
+        tables=["r"],
+        entities=[],
+    )
     assert find_cuts("detail", None, listing, counter, default_limit=10, covered=20) == [Cut("detail", 50, 700, 50)]
     mixed = find_cuts("mixed", aggregate(35, limit=35), sql_detail(100, 100), counter, default_limit=10, covered=20)
     assert mixed == [Cut("detail", 100, 5872, 100), Cut("entities", 20, 35, 20)]
@@ -83,15 +95,20 @@ def test_a_count_that_fails_states_the_cut_with_an_unknown_total() -> None:
 
     counter = PathCounter(load=refuse, count_sql=timeout)
     assert find_cuts("aggregate", aggregate(10), None, counter, default_limit=10, covered=20) == [
-        Cut("aggregate", 10, None, 10)]
+        Cut("aggregate", 10, None, 10)
+    ]
     assert find_cuts("detail", None, sql_detail(5, 5), counter, default_limit=10, covered=20) == [
-        Cut("detail", 5, None, 5)]
+        Cut("detail", 5, None, 5)
+    ]
 
 
-@pytest.mark.parametrize(("sql", "limit"), [
-    ("SELECT DISTINCT a, b FROM warehouse.t WHERE a IN (%(p0)s) ORDER BY b DESC NULLS LAST LIMIT 5000", 5000),
-    ("SELECT a FROM warehouse.t OFFSET 3", 0),
-])
+@pytest.mark.parametrize(
+    ("sql", "limit"),
+    [
+        ("SELECT DISTINCT a, b FROM warehouse.t WHERE a IN (%(p0)s) ORDER BY b DESC NULLS LAST LIMIT 5000", 5000),
+        ("SELECT a FROM warehouse.t OFFSET 3", 0),
+    ],
+)
 def test_unlimited_drops_limit_offset_and_order_but_keeps_filters(sql: str, limit: int) -> None:
     assert limit_of_sql(sql) == limit
     out = unlimited(sql)
@@ -107,4 +124,5 @@ def test_a_detail_total_already_counted_is_not_counted_again() -> None:
     detail = sql_detail(100, 100)
     detail.total = 640
     assert find_cuts("mixed", aggregate(3, limit=3), detail, Refusing(), default_limit=10, covered=20) == [
-        Cut("detail", 100, 640, 100)]
+        Cut("detail", 100, 640, 100)
+    ]

@@ -38,23 +38,33 @@ def test_named_entities_compared() -> None:
 def test_aggregate_and_detail_clauses() -> None:
     subs = parts("top products by GMV and their refund reasons")
     assert [(s.kind, s.text, s.depends_on) for s in subs] == [
-        ("aggregate", "top products by GMV", None), ("detail", "refund reasons", 0)]
+        ("aggregate", "top products by GMV", None),
+        ("detail", "refund reasons", 0),
+    ]
     subs = parts("which products drove the drop in GMV in 华东, and show their refund reasons")
     assert [s.kind for s in subs] == ["aggregate", "detail"] and "their" not in subs[1].text
     zh = parts("华东GMV最高的产品以及退款原因")
     assert [(s.kind, s.text) for s in zh] == [("aggregate", "华东GMV最高的产品"), ("detail", "退款原因")]
 
 
-@pytest.mark.parametrize("question", ["GMV and order count in March 2024", "GMV 2024 vs 2023",
-                                      "What was GMV in East China in March 2024?", "王芳的订单"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "GMV and order count in March 2024",
+        "GMV 2024 vs 2023",
+        "What was GMV in East China in March 2024?",
+        "王芳的订单",
+    ],
+)
 def test_not_compound_is_one_sub_query(question: str) -> None:
     subs = parts(question)
     assert len(subs) == 1 and subs[0].source == "whole" and subs[0].text == understand(question, TODAY).normalized
 
 
 def test_llm_mode(monkeypatch: pytest.MonkeyPatch) -> None:
-    reply = dspy_reply(sub_queries=["GMV of East China by month", "GMV of North China by month"],
-                       kinds=["aggregate", "aggregate"])
+    reply = dspy_reply(
+        sub_queries=["GMV of East China by month", "GMV of North China by month"], kinds=["aggregate", "aggregate"]
+    )
     with llm_mode(monkeypatch, [reply]):
         subs = decompose(understand("compare GMV of 华东 and 华北 by month", TODAY, use_llm=False))
     assert [s.text for s in subs] == ["GMV of East China by month", "GMV of North China by month"]

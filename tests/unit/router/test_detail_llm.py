@@ -23,20 +23,26 @@ DEMO = build_catalog(load_model(SETTINGS.model_dir), vocabulary=load_vocabulary(
 LI = EntityMatch("dim_customer", "customer_id", 5, "Li Wei", "customer", "directory")
 QUESTION = "list the refunded orders of Li Wei"
 POLICY = GuardPolicy(allowed_tables=frozenset(f"warehouse.{t}" for t in DEMO.tables), default_schema="warehouse")
-GOOD = ("SELECT o.order_id FROM warehouse.fact_order o JOIN warehouse.dim_customer c "
-        "ON c.customer_id = o.customer_id WHERE c.customer_id = %(e0)s AND o.status = 'refunded' LIMIT 50")
+GOOD = (
+    "SELECT o.order_id FROM warehouse.fact_order o JOIN warehouse.dim_customer c "
+    "ON c.customer_id = o.customer_id WHERE c.customer_id = %(e0)s AND o.status = 'refunded' LIMIT 50"
+)
 
 
 def plan():
-    return plan_detail(QUESTION, language="en", entities=[LI], time_range=None, limit=None, recalled_tables=[],
-                       catalog=DEMO)
+    return plan_detail(
+        QUESTION, language="en", entities=[LI], time_range=None, limit=None, recalled_tables=[], catalog=DEMO
+    )
 
 
 def run(*replies: str, probe: Probe | None = None) -> tuple[object, list[dict]]:
-    with openai_stub([dspy_reply(sql=r) for r in replies]) as stub, using_settings(
-            Settings(llm_url=stub.url, llm_model="openai/stub")):
-        result = two_mode(lambda: llm_detail_sql(QUESTION, plan(), DEMO, POLICY, probe=probe),
-                          lambda: ("fast", {}), step="detail_sql")
+    with (
+        openai_stub([dspy_reply(sql=r) for r in replies]) as stub,
+        using_settings(Settings(llm_url=stub.url, llm_model="openai/stub")),
+    ):
+        result = two_mode(
+            lambda: llm_detail_sql(QUESTION, plan(), DEMO, POLICY, probe=probe), lambda: ("fast", {}), step="detail_sql"
+        )
     return result, stub.requests
 
 
@@ -56,15 +62,20 @@ def test_the_prompt_lists_the_budgeted_tables_not_the_catalog() -> None:
     assert tiny.tables == ("fact_order",)  # the target is always shown
 
 
-@pytest.mark.parametrize(("bad", "reason"), [
-    ("SELECT * FROM warehouse.dim_customer c WHERE c.customer_name = 'Li Wei' LIMIT 5", "inlines"),
-    ("SELECT * FROM warehouse.fact_order o WHERE o.customer_id = %(e9)s LIMIT 5", "unknown placeholders"),
-    ("SELECT o.order_id FROM warehouse.fact_order o WHERE o.status = 'refunded' LIMIT 5", "entity filter %(e0)s"),
-    ("SELECT p.product_id FROM warehouse.dim_product p WHERE p.product_id = %(e0)s LIMIT 5", "tables not listed"),
-    ("SELECT o.order_id, o.margin_secret FROM warehouse.fact_order o WHERE o.customer_id = %(e0)s LIMIT 5",
-     "columns not listed: ['margin_secret']"),
-    ("DELETE FROM warehouse.fact_order", "SqlGuardError"),
-])
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        ("SELECT * FROM warehouse.dim_customer c WHERE c.customer_name = 'Li Wei' LIMIT 5", "inlines"),
+        ("SELECT * FROM warehouse.fact_order o WHERE o.customer_id = %(e9)s LIMIT 5", "unknown placeholders"),
+        ("SELECT o.order_id FROM warehouse.fact_order o WHERE o.status = 'refunded' LIMIT 5", "entity filter %(e0)s"),
+        ("SELECT p.product_id FROM warehouse.dim_product p WHERE p.product_id = %(e0)s LIMIT 5", "tables not listed"),
+        (
+            "SELECT o.order_id, o.margin_secret FROM warehouse.fact_order o WHERE o.customer_id = %(e0)s LIMIT 5",
+            "columns not listed: ['margin_secret']",
+        ),
+        ("DELETE FROM warehouse.fact_order", "SqlGuardError"),
+    ],
+)
 def test_a_rejected_sql_is_asked_again_once_with_the_reason(bad: str, reason: str) -> None:
     result, requests = run(bad, GOOD)
     assert result.mode == "llm" and result.value[0] == GOOD and len(requests) == 2
@@ -80,8 +91,10 @@ def test_twice_rejected_sql_falls_back_to_the_template() -> None:
 
 
 def test_aliases_the_sql_defines_are_no_unlisted_columns() -> None:
-    counted = ("SELECT o.status, COUNT(*) AS n FROM warehouse.fact_order o WHERE o.customer_id = %(e0)s "
-               "GROUP BY o.status ORDER BY n DESC LIMIT 5")
+    counted = (
+        "SELECT o.status, COUNT(*) AS n FROM warehouse.fact_order o WHERE o.customer_id = %(e0)s "
+        "GROUP BY o.status ORDER BY n DESC LIMIT 5"
+    )
     result, requests = run(counted)
     assert result.mode == "llm" and result.value[0] == counted and len(requests) == 1
 
@@ -92,13 +105,15 @@ def test_sql_the_warehouse_refuses_is_asked_again_with_its_error() -> None:
     def probe(sql: str, params: dict) -> None:
         ran.append(sql)
         if len(ran) == 1:
-            raise QueryExecutionError('warehouse query failed: operator does not exist: bigint = text')
+            raise QueryExecutionError("warehouse query failed: operator does not exist: bigint = text")
 
     first = GOOD.replace("c.customer_id = %(e0)s", "c.customer_id = %(e0)s AND o.order_id = o.status")
     result, requests = run(first, GOOD, probe=probe)
     assert result.mode == "llm" and result.value[0] == GOOD and ran == [first, GOOD]
-    assert "the warehouse refused the SQL: warehouse query failed: operator does not exist" in (
-        requests[1]["messages"][-1]["content"])
+    assert (
+        "the warehouse refused the SQL: warehouse query failed: operator does not exist"
+        in (requests[1]["messages"][-1]["content"])
+    )
 
 
 def test_sql_the_warehouse_refuses_twice_falls_back() -> None:

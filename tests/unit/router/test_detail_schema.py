@@ -16,8 +16,15 @@ DEMO_MODEL = load_model(Settings().model_dir)
 
 def test_demo_model_alone_gives_the_contract_tables_and_foreign_keys() -> None:
     catalog = build_catalog(DEMO_MODEL)  # no vocabulary file: derive only
-    assert sorted(catalog.tables) == ["dim_customer", "dim_product", "dim_region", "fact_order", "fact_order_item",
-                                      "fact_payment", "fact_refund"]  # the revenue UNION is no table
+    assert sorted(catalog.tables) == [
+        "dim_customer",
+        "dim_product",
+        "dim_region",
+        "fact_order",
+        "fact_order_item",
+        "fact_payment",
+        "fact_refund",
+    ]  # the revenue UNION is no table
     assert {(e.child, e.column, e.parent, e.parent_column) for e in catalog.graph.edges} == {
         ("fact_order", "customer_id", "dim_customer", "customer_id"),
         ("fact_order", "region_id", "dim_region", "region_id"),
@@ -31,10 +38,18 @@ def test_demo_model_alone_gives_the_contract_tables_and_foreign_keys() -> None:
     assert items.key == "order_item_id" and "order_status" not in items.columns and "status" not in items.columns
     assert items.time == ("fact_order", "order_ts")  # reached over the many-to-one join
     assert {t.table: t.label for t in catalog.entity_tables} == {
-        "dim_customer": "customer_name", "dim_product": "product_name", "dim_region": "name_en"}
+        "dim_customer": "customer_name",
+        "dim_product": "product_name",
+        "dim_region": "name_en",
+    }
     assert catalog.tables["fact_order"].display == (
-        ("fact_order", "order_id"), ("dim_customer", "customer_name"), ("dim_region", "name_en"),
-        ("fact_order", "channel"), ("fact_order", "status"), ("fact_order", "order_ts"))
+        ("fact_order", "order_id"),
+        ("dim_customer", "customer_name"),
+        ("dim_region", "name_en"),
+        ("fact_order", "channel"),
+        ("fact_order", "status"),
+        ("fact_order", "order_ts"),
+    )
     aliases = [t.alias for t in catalog.tables.values()]
     assert len(set(aliases)) == len(aliases)
     assert target_table("show the order items of X", (), catalog.derived_nouns) == "fact_order_item"
@@ -46,7 +61,8 @@ def test_vocabulary_overrides_and_ignores_unknown_tables(tmp_path: Path) -> None
         "tables:\n  fact_order: {alias: o, display: [order_id, dim_region.name_en]}\n"
         "  no_such_table: {alias: x}\n"
         "values:\n  - {column: no_such.col, value: v, pattern: 'v'}\n"
-        "  - {column: fact_order.channel, value: web, pattern: '官网'}\n")
+        "  - {column: fact_order.channel, value: web, pattern: '官网'}\n"
+    )
     catalog = build_catalog(DEMO_MODEL, vocabulary=load_vocabulary(tmp_path / "v.yaml"))
     assert catalog.alias("fact_order") == "o"
     assert catalog.tables["fact_order"].display == (("fact_order", "order_id"), ("dim_region", "name_en"))
@@ -58,9 +74,11 @@ def test_missing_and_malformed_vocabulary_files(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("- just\n- a list\n")
     with pytest.raises(VocabularyError, match="mapping"):
         load_vocabulary(tmp_path / "bad.yaml")
-    for broken in ({"values": [{"column": "fact_order.status", "value": "x", "pattern": "(unclosed"}]},
-                   {"nouns": [{"pattern": "orders"}]}, {"implied": [{"target": "fact_refund", "column": "status",
-                                                                    "value": "refunded"}]}):
+    for broken in (
+        {"values": [{"column": "fact_order.status", "value": "x", "pattern": "(unclosed"}]},
+        {"nouns": [{"pattern": "orders"}]},
+        {"implied": [{"target": "fact_refund", "column": "status", "value": "refunded"}]},
+    ):
         with pytest.raises(VocabularyError, match=r"malformed|must be written"):
             build_catalog(DEMO_MODEL, vocabulary=broken)
 
@@ -77,9 +95,15 @@ cubes:
       - {name: author_name, sql: author_name, type: string}
       - {name: kind, sql: kind, type: string}
 """)
-    terms = [{"canonical_term": "memo", "synonyms": ["备忘"], "mapped_asset_id": "dimension:order_notes.kind",
-              "filter_value": "memo"},
-             {"canonical_term": "x", "synonyms": [], "mapped_asset_id": "dimension:unknown.kind", "filter_value": "x"}]
+    terms = [
+        {
+            "canonical_term": "memo",
+            "synonyms": ["备忘"],
+            "mapped_asset_id": "dimension:order_notes.kind",
+            "filter_value": "memo",
+        },
+        {"canonical_term": "x", "synonyms": [], "mapped_asset_id": "dimension:unknown.kind", "filter_value": "x"},
+    ]
     catalog = build_catalog(load_model(tmp_path), terms=terms)
     notes = catalog.tables["notes"]
     assert (notes.schema, notes.label, notes.entity_type) == ("crm", "headline", "note")

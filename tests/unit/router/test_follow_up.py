@@ -15,11 +15,17 @@ from tests.unit.router.test_aggregate_slots import COUNT, EAST, GMV, NORTH, Fake
 TODAY = date(2025, 6, 30)
 MODEL = load_model(REPO_ROOT / "demo" / "model")
 PREVIOUS: dict[str, Any] = {
-    "measures": ["order_items.gmv"], "dimensions": ["regions.name_en"], "order": [["order_items.gmv", "desc"]],
+    "measures": ["order_items.gmv"],
+    "dimensions": ["regions.name_en"],
+    "order": [["order_items.gmv", "desc"]],
     "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["2025-05-01", "2025-05-31"]}],
 }
-CHANNEL = {"term_id": "channel", "canonical_term": "channel", "mapped_asset_type": "dimension",
-           "mapped_asset_id": "dimension:orders.channel"}
+CHANNEL = {
+    "term_id": "channel",
+    "canonical_term": "channel",
+    "mapped_asset_type": "dimension",
+    "mapped_asset_id": "dimension:orders.channel",
+}
 
 
 def edited(question: str, *bindings: dict[str, Any], previous: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -66,8 +72,15 @@ def test_guardrails_check_the_edit_against_the_follow_ups_own_bindings() -> None
     merged = understand("GMV by region last month what about order count?", TODAY, use_llm=False)
     own = understand("what about order count?", TODAY, use_llm=False)
     backend = FakeBackend([[{"regions.name_en": "East China", "orders.count": 3}]])
-    result = run_aggregate(merged, AggregateContext.of({"bindings": [GMV, COUNT]}), MODEL, backend, today=TODAY,
-                           use_llm=False, follow_up=FollowUp(PREVIOUS, own, {"bindings": [COUNT]}))
+    result = run_aggregate(
+        merged,
+        AggregateContext.of({"bindings": [GMV, COUNT]}),
+        MODEL,
+        backend,
+        today=TODAY,
+        use_llm=False,
+        follow_up=FollowUp(PREVIOUS, own, {"bindings": [COUNT]}),
+    )
     assert backend.queries[0]["measures"] == ["orders.count"] and result.retries == 0
 
 
@@ -75,8 +88,16 @@ def test_a_filter_only_follow_up_keeps_the_previous_measure_allowed() -> None:
     merged = understand("GMV by region last month 只看华东", TODAY, use_llm=False)
     own = understand("只看华东", TODAY, use_llm=False)
     backend = FakeBackend([[{"regions.name_en": "East China", "order_items.gmv": 3}]])
-    result = run_aggregate(merged, AggregateContext.of({"bindings": [GMV, EAST]}), MODEL, backend, today=TODAY,
-                           use_llm=False, follow_up=FollowUp(PREVIOUS, own, {"bindings": [EAST]}))
+    result = run_aggregate(
+        merged,
+        AggregateContext.of({"bindings": [GMV, EAST]}),
+        MODEL,
+        backend,
+        today=TODAY,
+        use_llm=False,
+        follow_up=FollowUp(PREVIOUS, own, {"bindings": [EAST]}),
+    )
     assert backend.queries[0]["measures"] == ["order_items.gmv"] and not result.problems
-    assert backend.queries[0]["filters"] == [{"member": "regions.region_code", "operator": "equals",
-                                              "values": ["east"]}]
+    assert backend.queries[0]["filters"] == [
+        {"member": "regions.region_code", "operator": "equals", "values": ["east"]}
+    ]

@@ -7,9 +7,14 @@ from cubesage_core.llm import question_budget, using_settings
 from cubesage_core.settings import Settings
 from router.semantic import generation_context
 
-RETRIEVAL = {"result": {"bindings": [{"term_id": "t", "canonical_term": "t", "mapped_asset_type": "metric",
-                                      "mapped_asset_id": "metric:a.total"}]},
-             "context": {"assets": [{"id": "dimension:a.kind", "type": "dimension"}], "context_text": "wide"}}
+RETRIEVAL = {
+    "result": {
+        "bindings": [
+            {"term_id": "t", "canonical_term": "t", "mapped_asset_type": "metric", "mapped_asset_id": "metric:a.total"}
+        ]
+    },
+    "context": {"assets": [{"id": "dimension:a.kind", "type": "dimension"}], "context_text": "wide"},
+}
 
 
 def test_a_model_the_lm_refuses_still_gets_the_fused_context() -> None:

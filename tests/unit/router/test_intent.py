@@ -25,17 +25,29 @@ CASES = [
     ("Which region had the highest refund rate last quarter?", {"metric_bindings": RATE}, "aggregate"),
     ("各渠道订单量", {"metric_bindings": COUNT}, "aggregate"),
     ("2024年每月订单量趋势", {"metric_bindings": COUNT, "bound_words": ["订单量"]}, "aggregate"),
-    ("How many orders did 王芳 place in 2024?",
-     {"metric_bindings": COUNT, "row_hits": [RowHit("王芳", "customer")]}, "aggregate"),
-    ("list the refunded orders of customer Li Wei last week",
-     {"row_hits": [RowHit("Li Wei", "customer")], "table_words": ["refunded", "order", "customer"]}, "detail"),
+    (
+        "How many orders did 王芳 place in 2024?",
+        {"metric_bindings": COUNT, "row_hits": [RowHit("王芳", "customer")]},
+        "aggregate",
+    ),
+    (
+        "list the refunded orders of customer Li Wei last week",
+        {"row_hits": [RowHit("Li Wei", "customer")], "table_words": ["refunded", "order", "customer"]},
+        "detail",
+    ),
     ("王芳的订单", {"row_hits": [RowHit("王芳", "customer")], "table_words": ["订单"]}, "detail"),
-    ("refund reasons for Aurora X1 headphones", {"row_hits": [RowHit("Aurora X1 headphones", "product")],
-                                                 "dimension_bindings": ["dimension:refunds.reason"]}, "detail"),
+    (
+        "refund reasons for Aurora X1 headphones",
+        {"row_hits": [RowHit("Aurora X1 headphones", "product")], "dimension_bindings": ["dimension:refunds.reason"]},
+        "detail",
+    ),
     ("列出上个月华东地区的退款订单", {"value_bindings": ["east"], "table_words": ["退款", "订单"]}, "detail"),
     ("show order 12345", {"table_words": ["order"]}, "detail"),
-    ("show me the invoices of Leonie Köhler",
-     {"table_words": ["invoice"], "row_hits": [RowHit("Leonie Köhler", "customer")]}, "detail"),
+    (
+        "show me the invoices of Leonie Köhler",
+        {"table_words": ["invoice"], "row_hits": [RowHit("Leonie Köhler", "customer")]},
+        "detail",
+    ),
     ("invoice 98", {"table_words": ["invoice"]}, "detail"),
     ("How many employees do we have?", {"table_words": ["employee"]}, "aggregate"),
     ("how many songs are longer than 5 minutes", {"table_words": ["song"]}, "aggregate"),
@@ -44,15 +56,21 @@ CASES = [
     ("华东GMV最高的产品以及退款原因明细", {"metric_bindings": GMV}, "mixed"),
     ("GMV前5的商品和退款原因", {"metric_bindings": GMV}, "mixed"),
     ("How many invoices came in above $15, and which ones were they?", {"table_words": ["invoice"]}, "mixed"),
-    ("What's the total order value for customer 10, and which orders make it up?",
-     {"metric_bindings": ["metric:orders.total"]}, "mixed"),
+    (
+        "What's the total order value for customer 10, and which orders make it up?",
+        {"metric_bindings": ["metric:orders.total"]},
+        "mixed",
+    ),
     ("阿根廷有多少个余额为负的客户？把名单也列一下", {"table_words": ["客户"], "value_bindings": ["ar"]}, "mixed"),
     ("本季度总销售额是多少？顺便把这些发票列出来", {"metric_bindings": GMV}, "mixed"),
     ("What was GMV last month? And the refund rate?", {"metric_bindings": [*GMV, *RATE]}, "aggregate"),
     ("订单量和退款率 按渠道 2024年", {"metric_bindings": [*COUNT, *RATE]}, "aggregate"),
     ("what's the weather in Shanghai tomorrow", {}, "unsupported"),
-    ("what's the weather in Shanghai tomorrow", {"value_bindings": ["上海"], "bound_words": ["shanghai"]},
-     "unsupported"),  # a city value binds, the weather does not
+    (
+        "what's the weather in Shanghai tomorrow",
+        {"value_bindings": ["上海"], "bound_words": ["shanghai"]},
+        "unsupported",
+    ),  # a city value binds, the weather does not
     ("who won the world cup", {}, "unsupported"),
     ("AAPL stock price today", {}, "unsupported"),
     ("明天北京天气怎么样", {}, "unsupported"),
@@ -81,8 +99,9 @@ def test_vague_question_with_metric_and_period_is_answered() -> None:
 def test_signals_raise_confidence() -> None:
     u = understand("王芳的订单", TODAY)
     weak = classify_intent(u, IntentSignals(table_words=["订单"], bound_words=["王芳"]), use_llm=False)
-    strong = classify_intent(u, IntentSignals(table_words=["订单"], row_hits=[RowHit("王芳", "customer")]),
-                             use_llm=False)
+    strong = classify_intent(
+        u, IntentSignals(table_words=["订单"], row_hits=[RowHit("王芳", "customer")]), use_llm=False
+    )
     assert weak.intent == strong.intent == "detail" and strong.confidence > weak.confidence
     assert any("entity row" in r for r in strong.reasons)
 
@@ -96,8 +115,10 @@ def test_row_hits_accept_dicts_and_low_scores_are_ignored() -> None:
 
 
 def test_llm_mode_with_few_shot_demos(monkeypatch: pytest.MonkeyPatch) -> None:
-    shots = [{"question": "GMV by region this quarter", "cube_query": {"measures": ["order_items.gmv"]}},
-             {"question": "orders of 王芳", "sql": "SELECT 1"}]
+    shots = [
+        {"question": "GMV by region this quarter", "cube_query": {"measures": ["order_items.gmv"]}},
+        {"question": "orders of 王芳", "sql": "SELECT 1"},
+    ]
     reply = dspy_reply(intent="detail", confidence=0.8, reason="names one customer's rows")
     with llm_mode(monkeypatch, [reply]) as stub:
         decision = classify_intent(understand("王芳的订单", TODAY, use_llm=False), IntentSignals(few_shots=shots))
@@ -133,8 +154,9 @@ def test_entity_rows_grouped_by_a_dimension_are_counts(question: str) -> None:
 
 
 def test_listing_entity_rows_by_a_dimension_stays_detail() -> None:
-    decision = classify_intent(understand("list orders by status", TODAY), IntentSignals(table_words=["order"]),
-                               use_llm=False)
+    decision = classify_intent(
+        understand("list orders by status", TODAY), IntentSignals(table_words=["order"]), use_llm=False
+    )
     assert decision.intent == "detail"
 
 
@@ -145,11 +167,12 @@ def test_the_llm_demos_are_the_few_shots_the_budget_kept() -> None:
     from fourengine.settings import RetrievalSettings
     from router.signals import intent_signals
 
-    shots = [FewShot(i, f"approved question {i}", {"measures": ["c.m"]}, None, 0.9 - i / 100, False)
-             for i in range(5)]
-    main = SimpleNamespace(term_bindings=[], few_shots=shots,  # what retrieval found, what its budget rendered
-                           context=build_context([], [], shots, JoinPlan(), RetrievalSettings(token_budget=20_000),
-                                                 "simple"))
+    shots = [FewShot(i, f"approved question {i}", {"measures": ["c.m"]}, None, 0.9 - i / 100, False) for i in range(5)]
+    main = SimpleNamespace(
+        term_bindings=[],
+        few_shots=shots,  # what retrieval found, what its budget rendered
+        context=build_context([], [], shots, JoinPlan(), RetrievalSettings(token_budget=20_000), "simple"),
+    )
 
     signals = intent_signals(understand("how many orders", TODAY), {"result": main}, [], [])
     assert [s["question"] for s in signals.few_shots] == ["approved question 0", "approved question 1"]

@@ -8,11 +8,21 @@ from router.detail.schema import build_catalog, load_vocabulary
 from router.mixed import JoinColumns, join_columns, join_results
 from router.tables import ResultTable, table_from_rows
 
-AGG = table_from_rows([{"products.product_name": "Aurora X1 headphones", "order_items.gmv": "1000.5"},
-                       {"products.product_name": "Lotus K3 kettle", "order_items.gmv": "200"}])
-REFUNDS = ResultTable(["refund_id", "reason", "product_name"],
-                      [[1, "damaged", "Aurora X1 headphones"], [2, "damaged", "aurora x1 headphones"],
-                       [3, "late_delivery", "Aurora X1 headphones"], [4, "other", "Nimbus S2 smartwatch"]])
+AGG = table_from_rows(
+    [
+        {"products.product_name": "Aurora X1 headphones", "order_items.gmv": "1000.5"},
+        {"products.product_name": "Lotus K3 kettle", "order_items.gmv": "200"},
+    ]
+)
+REFUNDS = ResultTable(
+    ["refund_id", "reason", "product_name"],
+    [
+        [1, "damaged", "Aurora X1 headphones"],
+        [2, "damaged", "aurora x1 headphones"],
+        [3, "late_delivery", "Aurora X1 headphones"],
+        [4, "other", "Nimbus S2 smartwatch"],
+    ],
+)
 COLUMNS = JoinColumns(entity=("customer_name", "product_name", "customer_id"), summary=("status", "reason"))
 
 
@@ -42,8 +52,9 @@ def test_rows_past_the_covered_ones_stay_empty() -> None:
 
 def test_join_columns_come_from_the_catalog() -> None:
     settings = Settings()
-    columns = join_columns(build_catalog(load_model(settings.model_dir),
-                                         vocabulary=load_vocabulary(settings.detail_vocabulary)))
+    columns = join_columns(
+        build_catalog(load_model(settings.model_dir), vocabulary=load_vocabulary(settings.detail_vocabulary))
+    )
     assert {"customer_name", "product_name", "name_en", "name_zh", "customer_id", "product_id"} <= set(columns.entity)
     assert "channel" not in columns.entity and "order_id" not in columns.entity  # orders name no entity
     assert {"reason", "method", "status", "channel", "segment", "category"} <= set(columns.summary)
@@ -52,8 +63,12 @@ def test_join_columns_come_from_the_catalog() -> None:
 
 def test_counts_from_sql_replace_the_fetched_rows() -> None:
     """A capped detail query fetched 4 rows; the SQL counts say how many there are per product and reason."""
-    counts = [("Aurora X1 headphones", "damaged", 40), ("aurora x1 headphones", "other", 2),
-              ("Lotus K3 kettle", "late_delivery", 7), ("Nimbus S2 smartwatch", "other", 1)]
+    counts = [
+        ("Aurora X1 headphones", "damaged", 40),
+        ("aurora x1 headphones", "other", 2),
+        ("Lotus K3 kettle", "late_delivery", 7),
+        ("Nimbus S2 smartwatch", "other", 1),
+    ]
     mixed = join_results(AGG, REFUNDS, COLUMNS, counts=counts)
     assert mixed.table.rows[0][2:] == [42, "damaged (40), other (2)"]
     assert mixed.table.rows[1][2:] == [7, "late_delivery (7)"]

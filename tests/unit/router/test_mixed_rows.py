@@ -17,13 +17,17 @@ from tests.unit.router.test_parse import MODEL, TODAY
 @pytest.fixture(scope="module")
 def model(tmp_path_factory: pytest.TempPathFactory) -> SemanticModel:
     folder: Path = tmp_path_factory.mktemp("model")
-    (folder / "shop.yml").write_text(MODEL + """
+    (folder / "shop.yml").write_text(
+        MODEL
+        + """
   - name: suppliers
     title: Suppliers
     sql_table: shop.suppliers
     dimensions:
       - {name: supplier_id, sql: supplier_id, type: number, primary_key: true}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return load_model(folder)
 
 
@@ -33,17 +37,32 @@ def _listing(cube: str) -> Reading:
 
 def test_the_aggregate_filters_restrict_its_rows(model: SemanticModel) -> None:
     reading = _listing("orders")
-    _aggregate_filters(reading, {"measures": ["orders.revenue"], "segments": ["orders.late"], "filters": [
-        {"member": "nations.name", "operator": "equals", "values": ["GERMANY"]},
-        {"member": "orders.revenue", "operator": "gt", "values": ["5"]}]}, model)
+    _aggregate_filters(
+        reading,
+        {
+            "measures": ["orders.revenue"],
+            "segments": ["orders.late"],
+            "filters": [
+                {"member": "nations.name", "operator": "equals", "values": ["GERMANY"]},
+                {"member": "orders.revenue", "operator": "gt", "values": ["5"]},
+            ],
+        },
+        model,
+    )
     assert [(f.member, f.values) for f in reading.filters] == [("nations.name", ["GERMANY"])]
     assert reading.segments == ["orders.late"] and reading.refusal is None
 
 
 def test_rows_the_model_cannot_restrict_are_refused(model: SemanticModel) -> None:
     reading = _listing("suppliers")
-    _aggregate_filters(reading, {"measures": ["orders.revenue"], "filters": [
-        {"member": "nations.name", "operator": "equals", "values": ["GERMANY"]}]}, model)
+    _aggregate_filters(
+        reading,
+        {
+            "measures": ["orders.revenue"],
+            "filters": [{"member": "nations.name", "operator": "equals", "values": ["GERMANY"]}],
+        },
+        model,
+    )
     assert reading.refusal and "nations.name" in reading.refusal
 
 
@@ -62,8 +81,10 @@ def test_the_rows_behind_a_maximum_are_those_holding_its_value(model: SemanticMo
 
 
 def test_undated_rows_take_the_aggregate_period(model: SemanticModel) -> None:
-    query = {"measures": ["orders.max_total"],
-             "timeDimensions": [{"dimension": "orders.ordered_at", "dateRange": ["2024-01-01", "2024-12-31"]}]}
+    query = {
+        "measures": ["orders.max_total"],
+        "timeDimensions": [{"dimension": "orders.ordered_at", "dateRange": ["2024-01-01", "2024-12-31"]}],
+    }
     undated = _listing("customers")
     _aggregate_filters(undated, query, model)
     assert [(f.member, f.operator) for f in undated.filters] == [("orders.ordered_at", "inDateRange")]

@@ -91,9 +91,15 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
     folder: Path = tmp_path_factory.mktemp("model")
     (folder / "shop.yml").write_text(MODEL, encoding="utf-8")
     model = load_model(folder)
-    values = Values({"germany": [("nations.name", "GERMANY")], "france": [("nations.name", "FRANCE")],
-                     "building": [("customers.segment", "BUILDING")], "cancelled": [("orders.status", "cancelled")],
-                     "on": [("orders.status", "ON")]})
+    values = Values(
+        {
+            "germany": [("nations.name", "GERMANY")],
+            "france": [("nations.name", "FRANCE")],
+            "building": [("customers.segment", "BUILDING")],
+            "cancelled": [("orders.status", "cancelled")],
+            "on": [("orders.status", "ON")],
+        }
+    )
     return Knowledge(model, build_lexicon(model, [], values))
 
 
@@ -160,8 +166,9 @@ def test_a_verb_picks_the_time_dimension(knowledge: Knowledge) -> None:
     r = read(knowledge, "number of orders shipped in March 2024")
     assert r.time_dimension == "orders.shipped_at"
     draft = aggregate_draft(r, understand("number of orders shipped in March 2024", TODAY), knowledge.model)
-    assert draft.query["timeDimensions"] == [{"dimension": "orders.shipped_at", "dateRange": ["2024-03-01",
-                                                                                              "2024-03-31"]}]
+    assert draft.query["timeDimensions"] == [
+        {"dimension": "orders.shipped_at", "dateRange": ["2024-03-01", "2024-03-31"]}
+    ]
 
 
 def test_a_period_on_something_the_model_does_not_date_is_refused(knowledge: Knowledge) -> None:
@@ -309,8 +316,9 @@ def test_rows_containing_a_named_value_are_filtered_by_it(knowledge: Knowledge) 
 def test_a_period_said_of_a_year_column_bounds_it(knowledge: Knowledge) -> None:
     r = read(knowledge, "revenue from customers in nations founded before 1900")
     assert _filters(r) == [("nations.founded", "lte", ["1899"])] and not r.unknown
-    query = aggregate_draft(r, understand("revenue from customers in nations founded before 1900", TODAY),
-                            knowledge.model).queries[0]
+    query = aggregate_draft(
+        r, understand("revenue from customers in nations founded before 1900", TODAY), knowledge.model
+    ).queries[0]
     assert "timeDimensions" not in query  # the period is no date of the orders
     dated = read(knowledge, "revenue before 2024")
     assert not dated.filters and dated.periods(understand("revenue before 2024", TODAY).time_ranges)
@@ -420,8 +428,7 @@ def test_the_rows_of_a_document_go_by_lines_and_items(knowledge: Knowledge) -> N
 def test_counting_rows_whose_group_passes_a_bound_groups_by_their_key(knowledge: Knowledge) -> None:
     r = read(knowledge, "how many customers have more than 5 orders?")
     assert (r.counted, r.dimensions, r.measures) == ("orders.buyers", ["customers.customer_id"], ["orders.count"])
-    query = aggregate_draft(r, understand("how many customers have more than 5 orders?", TODAY),
-                            knowledge.model).query
+    query = aggregate_draft(r, understand("how many customers have more than 5 orders?", TODAY), knowledge.model).query
     assert query["total"] and query["limit"] == 1
     assert query["filters"] == [{"member": "orders.count", "operator": "gt", "values": ["5"]}]
     assert read(knowledge, "how many orders have revenue over 500?").counted == "orders.count"
@@ -432,8 +439,9 @@ def test_counting_rows_whose_group_passes_a_bound_groups_by_their_key(knowledge:
 def test_a_chinese_bound_with_a_measure_word_counts_the_cube_before_it(tmp_path: Path) -> None:
     (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
     model = load_model(tmp_path)
-    zh = Knowledge(model, build_lexicon(model, [_Term("订单", "table:orders"), _Term("客户", "table:customers")],
-                                        Values()))
+    zh = Knowledge(
+        model, build_lexicon(model, [_Term("订单", "table:orders"), _Term("客户", "table:customers")], Values())
+    )
     r = read(zh, "有多少客户的订单超过5个？")
     assert [(f.member, f.operator, f.values) for f in r.filters] == [("orders.count", "gt", ["5"])]
     assert r.counted == "orders.buyers"
@@ -460,8 +468,10 @@ def test_a_duration_is_shown_in_the_unit_asked_and_a_group_run_stops_at_the_meas
 
     (tmp_path / "crm.yml").write_text(DURATIONS, encoding="utf-8")
     model = load_model(tmp_path)
-    crm = Knowledge(model, build_lexicon(model, [_Term("最长", "metric:calls.longest"),
-                                                 _Term("话题", "dimension:calls.topic")], Values()))
+    crm = Knowledge(
+        model,
+        build_lexicon(model, [_Term("最长", "metric:calls.longest"), _Term("话题", "dimension:calls.topic")], Values()),
+    )
     r = read(crm, "longest call per agent, in minutes")
     assert r.units == {"calls.longest": "minute"} and not r.unknown and judge(r).answers
     draft = aggregate_draft(r, understand("longest call per agent, in minutes", TODAY), model)
@@ -475,7 +485,8 @@ def test_a_duration_is_shown_in_the_unit_asked_and_a_group_run_stops_at_the_meas
 
 
 def test_rows_with_no_row_of_a_joined_cube_leave_its_key_unset(tmp_path: Path, knowledge: Knowledge) -> None:
-    (tmp_path / "music.yml").write_text("""
+    (tmp_path / "music.yml").write_text(
+        """
 cubes:
   - name: artists
     sql_table: m.artists
@@ -487,12 +498,16 @@ cubes:
   - name: albums
     sql_table: m.albums
     dimensions: [{name: album_id, sql: album_id, type: number, primary_key: true}]
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     model = load_model(tmp_path)
     music = Knowledge(model, build_lexicon(model, [], Values()))
     listed = read(music, "which artists don't have a single album?")
-    assert (listed.listing, [(f.member, f.operator) for f in listed.filters]) == \
-        ("artists", [("albums.album_id", "notSet")])
+    assert (listed.listing, [(f.member, f.operator) for f in listed.filters]) == (
+        "artists",
+        [("albums.album_id", "notSet")],
+    )
     assert "albums.album_id" not in listed.columns and judge(listed).answers
     counted = read(music, "how many artists have no albums?")
     assert counted.measures == ["artists.count"] and counted.filters[0].operator == "notSet"
@@ -500,9 +515,9 @@ cubes:
     assert unjoined.refusal and "join from customers to orders" in unjoined.refusal
 
 
-def test_an_hour_bounds_in_the_column_unit_and_a_share_of_rows_said_so_is_within_each_group(
-        tmp_path: Path) -> None:
-    (tmp_path / "crm.yml").write_text("""
+def test_an_hour_bounds_in_the_column_unit_and_a_share_of_rows_said_so_is_within_each_group(tmp_path: Path) -> None:
+    (tmp_path / "crm.yml").write_text(
+        """
 cubes:
   - name: calls
     title: Calls
@@ -512,7 +527,9 @@ cubes:
       - {name: agent, sql: agent, type: string, title: Agent}
       - {name: wait, sql: wait, type: number, title: Wait time (minutes)}
     measures: [{name: count, type: count, title: Number of calls}]
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     model = load_model(tmp_path)
     crm = Knowledge(model, build_lexicon(model, [], Values()))
     q = "what percentage of calls waited more than an hour, by agent?"
@@ -521,8 +538,14 @@ cubes:
     draft = aggregate_draft(r, understand(q, TODAY), model)
     assert draft.post == ["part"] and "filters" not in draft.queries[1]
     from router.aggregate.derive import combine
-    rows, _ = combine(draft, [[{"calls.agent": "a", "calls.count": 3}, {"calls.agent": "b", "calls.count": 1}],
-                              [{"calls.agent": "b", "calls.count": 4}, {"calls.agent": "a", "calls.count": 6}]])
+
+    rows, _ = combine(
+        draft,
+        [
+            [{"calls.agent": "a", "calls.count": 3}, {"calls.agent": "b", "calls.count": 1}],
+            [{"calls.agent": "b", "calls.count": 4}, {"calls.agent": "a", "calls.count": 6}],
+        ],
+    )
     assert [row["calls.count.share"] for row in rows] == [0.5, 0.25]
     across = read(crm, "share of calls by agent")  # nothing said of the rows: each group's share of the total
     assert across.share and not across.part
@@ -530,7 +553,8 @@ cubes:
 
 def test_an_order_phrase_naming_nothing_orders_by_the_column_bounded(tmp_path: Path, knowledge: Knowledge) -> None:
     assert read(knowledge, "orders over 500, highest first").order == [("orders.total", "desc")]
-    (tmp_path / "crm.yml").write_text("""
+    (tmp_path / "crm.yml").write_text(
+        """
 cubes:
   - name: calls
     sql_table: crm.calls
@@ -538,7 +562,9 @@ cubes:
       - {name: call_id, sql: call_id, type: number, primary_key: true}
       - {name: wait, sql: wait, type: number, title: Wait time}
     measures: [{name: avg_wait, type: avg, sql: wait, title: Average wait, meta: {better: lower}}]
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     model = load_model(tmp_path)
     crm = Knowledge(model, build_lexicon(model, [], Values()))
     assert read(crm, "list the calls with a wait time over 10, worst first").order == [("calls.wait", "desc")]
@@ -546,7 +572,8 @@ cubes:
 
 
 def test_money_said_of_rows_without_an_amount_bounds_the_total_of_the_joined_one(tmp_path: Path) -> None:
-    (tmp_path / "club.yml").write_text("""
+    (tmp_path / "club.yml").write_text(
+        """
 cubes:
   - name: members
     sql_table: c.members
@@ -561,7 +588,9 @@ cubes:
       - {name: payment_id, sql: payment_id, type: number, primary_key: true}
       - {name: amount, sql: amount, type: number, title: Amount}
     measures: [{name: paid, type: sum, sql: amount, title: Amount paid}]
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     model = load_model(tmp_path)
     club = Knowledge(model, build_lexicon(model, [], Values()))
     counted = read(club, "how many members have spent at least $45?")
@@ -581,7 +610,8 @@ def test_a_chinese_document_name_with_a_word_for_lines_names_its_lines_cube(tmp_
 
 
 def test_a_role_of_a_shared_table_lists_the_rows_its_joining_cube_refers_to(tmp_path: Path) -> None:
-    (tmp_path / "trips.yml").write_text("""
+    (tmp_path / "trips.yml").write_text(
+        """
 cubes:
   - name: trips
     sql_table: t.trips
@@ -600,7 +630,9 @@ cubes:
     title: Dropoff zones
     sql_table: t.zones
     dimensions: [{name: zone_id, sql: zone_id, type: number, primary_key: true}]
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     model = load_model(tmp_path)
     trips = Knowledge(model, build_lexicon(model, [], Values({"cancelled": [("trips.status", "cancelled")]})))
     r = read(trips, "list our dropoff zones")
@@ -655,8 +687,9 @@ def test_an_average_named_beside_a_keyed_row_is_the_average_not_the_column(knowl
     assert [(f.member, f.values) for f in r.filters] == [("customers.customer_id", ["5"])]
 
 
-def test_an_average_per_row_of_another_cube_is_the_ratio_of_their_measures(tmp_path: Path,
-                                                                           knowledge: Knowledge) -> None:
+def test_an_average_per_row_of_another_cube_is_the_ratio_of_their_measures(
+    tmp_path: Path, knowledge: Knowledge
+) -> None:
     from router.aggregate.derive import combine
 
     q = "average number of order items per order"

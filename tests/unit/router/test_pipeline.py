@@ -27,21 +27,24 @@ class FakeAggregate:
 
 
 def components(seen: list[str], fail: bool = False, follow_ups: list[Any] | None = None) -> Components:
-    def aggregate(u: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None,
-                  follow_up: Any = None) -> FakeAggregate:
+    def aggregate(
+        u: Any, retrieval: dict[str, Any], today: date, use_llm: bool | None, follow_up: Any = None
+    ) -> FakeAggregate:
         seen.append(u.normalized)
         if follow_ups is not None:
             follow_ups.append(follow_up)
         if fail:
             raise AggregateError("no measure found for this question")
-        return FakeAggregate({"measures": ["order_items.gmv"]}, [{"regions.name_en": "East China",
-                                                                   "order_items.gmv": "12.5"}])
+        return FakeAggregate(
+            {"measures": ["order_items.gmv"]}, [{"regions.name_en": "East China", "order_items.gmv": "12.5"}]
+        )
 
     return Components(
         understand=lambda q, today, use_llm=None: understand(q, today),
         decompose=lambda u, use_llm=None: [u.normalized],
         retrieve=lambda u, subs: ({"result": None}, [{"id": "metric:order_items.gmv", "score": 0.1}]),
-        recall_tables=lambda q, rows=None: [], recall_rows=lambda q: [],
+        recall_tables=lambda q, rows=None: [],
+        recall_rows=lambda q: [],
         signals=lambda u, r, e, t: None,
         classify_intent=lambda u, s, use_llm=None: IntentDecision("aggregate", 0.9, ["fake"]),
         aggregate=aggregate,
@@ -56,8 +59,9 @@ def pipeline(seen: list[str], fail: bool = False) -> Pipeline:
 def test_aggregate_run_emits_stages_in_order_and_times_them() -> None:
     stages: list[str] = []
     seen: list[str] = []
-    result = pipeline(seen).run("GMV by region this year", conn=None, today=TODAY,
-                                on_stage=lambda name, payload: stages.append(name))
+    result = pipeline(seen).run(
+        "GMV by region this year", conn=None, today=TODAY, on_stage=lambda name, payload: stages.append(name)
+    )
     assert stages == ["intent", "retrieval", "plan", "rows"]
     assert result.table.rows == [["East China", 12.5]]
     assert {"understand", "retrieval", "intent", "aggregate", "total"} <= set(result.timings_ms)
@@ -75,16 +79,19 @@ def test_follow_up_reads_with_the_previous_question() -> None:
 def test_an_aggregate_follow_up_edits_the_previous_cube_query() -> None:
     follow_ups: list[Any] = []
     env = DetailEnv(directory=EntityDirectory({}), policy=GuardPolicy(frozenset({"warehouse.fact_order"})))
-    previous = Turn(question="GMV by region this year", intent="aggregate",
-                    cube_query={"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"]})
-    Pipeline(components([], follow_ups=follow_ups), env).run("and in 2024?", conn=None, today=TODAY,
-                                                              previous=previous)
+    previous = Turn(
+        question="GMV by region this year",
+        intent="aggregate",
+        cube_query={"measures": ["order_items.gmv"], "dimensions": ["regions.name_en"]},
+    )
+    Pipeline(components([], follow_ups=follow_ups), env).run("and in 2024?", conn=None, today=TODAY, previous=previous)
     edit = follow_ups[0]
     assert edit.previous == previous.cube_query and edit.understanding.normalized == "and in 2024?"
     assert [r.label for r in edit.understanding.time_ranges] == ["2024"]
     follow_ups.clear()  # no previous Cube query (e.g. a detail turn): nothing to edit
     Pipeline(components([], follow_ups=follow_ups), env).run(
-        "and in 2024?", conn=None, today=TODAY, previous=Turn(question="GMV by region this year", intent="detail"))
+        "and in 2024?", conn=None, today=TODAY, previous=Turn(question="GMV by region this year", intent="detail")
+    )
     assert follow_ups == [None]
 
 
@@ -137,11 +144,12 @@ def test_a_mixed_rows_part_with_words_the_model_cannot_place_is_refused_not_list
         return Reading(u.normalized, u.language, u.today, intent="detail", listing="orders", unknown=["shipped"])
 
     base = components([])
-    mixed = replace(base, classify_intent=lambda u, s, use_llm=None: IntentDecision("mixed", 0.9, ["fake"]),
-                    parse=parse)
+    mixed = replace(
+        base, classify_intent=lambda u, s, use_llm=None: IntentDecision("mixed", 0.9, ["fake"]), parse=parse
+    )
     env = DetailEnv(directory=EntityDirectory({}), policy=GuardPolicy(frozenset({"warehouse.fact_order"})))
-    result = Pipeline(mixed, env).run("GMV by region this year, and list the orders shipped", conn=None,
-                                      today=TODAY, use_llm=False)
+    result = Pipeline(mixed, env).run(
+        "GMV by region this year, and list the orders shipped", conn=None, today=TODAY, use_llm=False
+    )
     assert result.detail is None and result.table.rows == [["East China", 12.5]]
     assert [p["code"] for p in result.problems] == ["detail_failed"] and "shipped" in result.problems[0]["message"]
-

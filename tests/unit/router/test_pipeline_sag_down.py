@@ -26,8 +26,12 @@ def _down(question: str, rows: list | None = None) -> list:
 
 
 def _pipeline(intent: str) -> Pipeline:
-    c = dataclasses.replace(components([]), recall_rows=_down, recall_tables=_down,
-                            classify_intent=lambda u, s, use_llm=None: IntentDecision(intent, 0.9, ["fake"]))
+    c = dataclasses.replace(
+        components([]),
+        recall_rows=_down,
+        recall_tables=_down,
+        classify_intent=lambda u, s, use_llm=None: IntentDecision(intent, 0.9, ["fake"]),
+    )
     env = DetailEnv(directory=EntityDirectory({}), policy=GuardPolicy(frozenset({"warehouse.fact_order"})))
     return Pipeline(c, env)
 

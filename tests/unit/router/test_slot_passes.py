@@ -17,8 +17,7 @@ MODEL = load_model(REPO_ROOT / "demo" / "model")
 
 
 def _slots(question: str, *bindings: dict[str, object]) -> Slots:
-    return Slots(understand(question, TODAY, use_llm=False), AggregateContext.of({"bindings": list(bindings)}),
-                 MODEL)
+    return Slots(understand(question, TODAY, use_llm=False), AggregateContext.of({"bindings": list(bindings)}), MODEL)
 
 
 def _run_until(slots: Slots, last: str) -> Slots:

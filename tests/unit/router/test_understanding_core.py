@@ -21,9 +21,16 @@ def test_language_and_normalisation() -> None:
     assert normalize("  ＧＭＶ，  本月？ ") == "GMV, 本月?"
 
 
-@pytest.mark.parametrize(("question", "code"), [
-    ("", "empty"), ("   \n\t ", "empty"), ("?", "too_short"), ("a", "too_short"), ("x" * 1001, "too_long"),
-])
+@pytest.mark.parametrize(
+    ("question", "code"),
+    [
+        ("", "empty"),
+        ("   \n\t ", "empty"),
+        ("?", "too_short"),
+        ("a", "too_short"),
+        ("x" * 1001, "too_long"),
+    ],
+)
 def test_bad_questions_raise_typed_errors(question: str, code: str) -> None:
     with pytest.raises(QuestionError) as info:
         understand(question, TODAY)
@@ -56,18 +63,25 @@ def test_injection_text_is_just_text() -> None:
     assert u.normalized == "GMV; drop table warehouse.fact_order" and "GMV" in u.search_terms
 
 
-@pytest.mark.parametrize(("question", "kind", "ranges"), [
-    ("今年GMV同比", "yoy", [("2025-01-01", "2025-06-30"), ("2024-01-01", "2024-06-30")]),
-    ("本月GMV和去年同期相比", "yoy", [("2025-06-01", "2025-06-30"), ("2024-06-01", "2024-06-30")]),
-    ("GMV year over year for Q1 2025", "yoy", [("2025-01-01", "2025-03-31"), ("2024-01-01", "2024-03-31")]),
-    ("上个月GMV环比", "pop", [("2025-05-01", "2025-05-31"), ("2025-04-01", "2025-04-30")]),
-    ("Q1 2025 GMV quarter over quarter", "pop", [("2025-01-01", "2025-03-31"), ("2024-10-01", "2024-12-31")]),
-    ("GMV 2024 vs 2023", "versus", [("2024-01-01", "2024-12-31"), ("2023-01-01", "2023-12-31")]),
-    ("GMV growth vs last year", "yoy", [("2025-01-01", "2025-06-30"), ("2024-01-01", "2024-06-30")]),
-    ("今年GMV比去年增长了多少", "yoy", [("2025-01-01", "2025-06-30"), ("2024-01-01", "2024-06-30")]),
-    ("revenue last quarter vs the quarter before", "pop", [("2025-01-01", "2025-03-31"), ("2024-10-01", "2024-12-31")]),
-    ("compare GMV of 华东 and 华北 by month", "members", []),
-])
+@pytest.mark.parametrize(
+    ("question", "kind", "ranges"),
+    [
+        ("今年GMV同比", "yoy", [("2025-01-01", "2025-06-30"), ("2024-01-01", "2024-06-30")]),
+        ("本月GMV和去年同期相比", "yoy", [("2025-06-01", "2025-06-30"), ("2024-06-01", "2024-06-30")]),
+        ("GMV year over year for Q1 2025", "yoy", [("2025-01-01", "2025-03-31"), ("2024-01-01", "2024-03-31")]),
+        ("上个月GMV环比", "pop", [("2025-05-01", "2025-05-31"), ("2025-04-01", "2025-04-30")]),
+        ("Q1 2025 GMV quarter over quarter", "pop", [("2025-01-01", "2025-03-31"), ("2024-10-01", "2024-12-31")]),
+        ("GMV 2024 vs 2023", "versus", [("2024-01-01", "2024-12-31"), ("2023-01-01", "2023-12-31")]),
+        ("GMV growth vs last year", "yoy", [("2025-01-01", "2025-06-30"), ("2024-01-01", "2024-06-30")]),
+        ("今年GMV比去年增长了多少", "yoy", [("2025-01-01", "2025-06-30"), ("2024-01-01", "2024-06-30")]),
+        (
+            "revenue last quarter vs the quarter before",
+            "pop",
+            [("2025-01-01", "2025-03-31"), ("2024-10-01", "2024-12-31")],
+        ),
+        ("compare GMV of 华东 and 华北 by month", "members", []),
+    ],
+)
 def test_comparisons(question: str, kind: str, ranges: list[tuple[str, str]]) -> None:
     comparison = understand(question, TODAY).comparison
     assert comparison is not None and comparison.kind == kind
@@ -79,13 +93,23 @@ def test_no_comparison() -> None:
     assert understand("GMV the year before last", TODAY).comparison is None
 
 
-@pytest.mark.parametrize(("question", "direction", "limit"), [
-    ("top 5 products by GMV", "desc", 5), ("GMV前10的产品", "desc", 10), ("销量前三名的品类", "desc", 3),
-    ("bottom 3 regions by GMV", "asc", 3), ("Which region has the highest GMV?", "desc", 1),
-    ("哪个渠道退款率最低", "asc", 1), ("上个月订单量最多的3个地区", "desc", 3), ("退款率最低的2个渠道", "asc", 2),
-    ("regions with the lowest AOV", "asc", None), ("top products by GMV", "desc", 10),
-    ("best selling 5 products by GMV in 2024", "desc", 5), ("the 3 worst performing regions by refund rate", "asc", 3),
-])
+@pytest.mark.parametrize(
+    ("question", "direction", "limit"),
+    [
+        ("top 5 products by GMV", "desc", 5),
+        ("GMV前10的产品", "desc", 10),
+        ("销量前三名的品类", "desc", 3),
+        ("bottom 3 regions by GMV", "asc", 3),
+        ("Which region has the highest GMV?", "desc", 1),
+        ("哪个渠道退款率最低", "asc", 1),
+        ("上个月订单量最多的3个地区", "desc", 3),
+        ("退款率最低的2个渠道", "asc", 2),
+        ("regions with the lowest AOV", "asc", None),
+        ("top products by GMV", "desc", 10),
+        ("best selling 5 products by GMV in 2024", "desc", 5),
+        ("the 3 worst performing regions by refund rate", "asc", 3),
+    ],
+)
 def test_ranking(question: str, direction: str, limit: int | None) -> None:
     ranking = understand(question, TODAY).ranking
     assert ranking is not None and (ranking.direction, ranking.limit) == (direction, limit)
@@ -95,22 +119,39 @@ def test_rolling_days_are_not_top_n() -> None:
     assert understand("前7天的订单量", TODAY).ranking is None
 
 
-@pytest.mark.parametrize(("question", "grain"), [
-    ("GMV by month in 2024", "month"), ("2024年按月的订单量", "month"), ("每周订单量", "week"), ("daily GMV", "day"),
-    ("GMV trend in 2024", "month"), ("最近30天GMV趋势", "day"), ("quarterly revenue", "quarter"),
-    ("which month had the highest GMV in 2024", "month"), ("GMV by region", None),
-])
+@pytest.mark.parametrize(
+    ("question", "grain"),
+    [
+        ("GMV by month in 2024", "month"),
+        ("2024年按月的订单量", "month"),
+        ("每周订单量", "week"),
+        ("daily GMV", "day"),
+        ("GMV trend in 2024", "month"),
+        ("最近30天GMV趋势", "day"),
+        ("quarterly revenue", "quarter"),
+        ("which month had the highest GMV in 2024", "month"),
+        ("GMV by region", None),
+    ],
+)
 def test_granularity(question: str, grain: str | None) -> None:
     assert understand(question, TODAY).granularity == grain
 
 
-@pytest.mark.parametrize(("question", "concepts"), [
-    ("GMV by region this quarter", ["region"]), ("top 5 products by GMV", ["product", "gmv"]),
-    ("Which region had the highest refund rate?", ["region"]), ("按地区统计GMV", ["地区"]),
-    ("各渠道订单量", ["渠道"]), ("按支付方式统计支付金额", ["支付方式"]), ("2024年GMV前10的商品", ["商品"]),
-    ("今年GMV最高的3个客户和他们的订单", ["客户"]), ("best selling 5 products by GMV", ["product", "gmv"]),
-    ("refund rate by channel and by product category", ["channel", "product category"]),
-])
+@pytest.mark.parametrize(
+    ("question", "concepts"),
+    [
+        ("GMV by region this quarter", ["region"]),
+        ("top 5 products by GMV", ["product", "gmv"]),
+        ("Which region had the highest refund rate?", ["region"]),
+        ("按地区统计GMV", ["地区"]),
+        ("各渠道订单量", ["渠道"]),
+        ("按支付方式统计支付金额", ["支付方式"]),
+        ("2024年GMV前10的商品", ["商品"]),
+        ("今年GMV最高的3个客户和他们的订单", ["客户"]),
+        ("best selling 5 products by GMV", ["product", "gmv"]),
+        ("refund rate by channel and by product category", ["channel", "product category"]),
+    ],
+)
 def test_dimension_mentions(question: str, concepts: list[str]) -> None:
     assert [d.concept for d in understand(question, TODAY).dimensions] == concepts
 

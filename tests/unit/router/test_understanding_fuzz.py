@@ -14,14 +14,59 @@ from router.decompose import decompose
 from router.intent import IntentSignals, classify_intent
 from router.understanding import QuestionError, understand
 
-ALPHABET = (string.printable + "华东北南本月去年同期前十名的和与对比按各最高低"
-            + "趋势环比同比季度年月日天周" + "\u200b\U0001f600\x00\u3000")
-WORDS = ["top", "5", "by", "region", "vs", "last", "year", "between", "and", "2024", "Q1", "March", "最近", "30", "天",
-         "前", "10", "GMV", "compare", "their", "show", "2024-02-30", "9999", "0", "13月", "第五季度", "Q5",
-         "last 0 days", "最近0天", "前0名", "between 2024-05-01 and 2024-01-01", "'; drop table x; --",
-         "按", "地区", "同比"]
-CONTEXT = {"bindings": [{"term_id": "gmv", "canonical_term": "GMV", "mapped_asset_type": "metric",
-                         "mapped_asset_id": "metric:order_items.gmv"}]}
+ALPHABET = (
+    string.printable
+    + "华东北南本月去年同期前十名的和与对比按各最高低"
+    + "趋势环比同比季度年月日天周"
+    + "\u200b\U0001f600\x00\u3000"
+)
+WORDS = [
+    "top",
+    "5",
+    "by",
+    "region",
+    "vs",
+    "last",
+    "year",
+    "between",
+    "and",
+    "2024",
+    "Q1",
+    "March",
+    "最近",
+    "30",
+    "天",
+    "前",
+    "10",
+    "GMV",
+    "compare",
+    "their",
+    "show",
+    "2024-02-30",
+    "9999",
+    "0",
+    "13月",
+    "第五季度",
+    "Q5",
+    "last 0 days",
+    "最近0天",
+    "前0名",
+    "between 2024-05-01 and 2024-01-01",
+    "'; drop table x; --",
+    "按",
+    "地区",
+    "同比",
+]
+CONTEXT = {
+    "bindings": [
+        {
+            "term_id": "gmv",
+            "canonical_term": "GMV",
+            "mapped_asset_type": "metric",
+            "mapped_asset_id": "metric:order_items.gmv",
+        }
+    ]
+}
 
 
 def test_random_questions_fail_only_with_typed_errors() -> None:

@@ -1,5 +1,3 @@
-
-
 def test_which_n_with_a_superlative_keeps_n() -> None:
     from router.understanding.ranking import extract_ranking
 

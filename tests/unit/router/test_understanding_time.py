@@ -79,16 +79,19 @@ def test_today_is_configurable() -> None:
     assert ranges[0].start == date(2023, 3, 1)
 
 
-@pytest.mark.parametrize("text", ["May I see the GMV?", "前10名产品", "top 5 products", "GMV by region",
-                                  "show order 12345"])
+@pytest.mark.parametrize(
+    "text", ["May I see the GMV?", "前10名产品", "top 5 products", "GMV by region", "show order 12345"]
+)
 def test_no_false_time_expressions(text: str) -> None:
     assert extract_time(normalize(text), TODAY).ranges == []
 
 
 def test_two_periods_and_year_inheritance() -> None:
     ranges = extract_time("GMV March vs April 2024", TODAY).ranges
-    assert [(r.start, r.end) for r in ranges] == [(date(2024, 3, 1), date(2024, 3, 31)),
-                                                   (date(2024, 4, 1), date(2024, 4, 30))]
+    assert [(r.start, r.end) for r in ranges] == [
+        (date(2024, 3, 1), date(2024, 3, 31)),
+        (date(2024, 4, 1), date(2024, 4, 30)),
+    ]
     ranges = extract_time("2024 vs 2023", TODAY).ranges
     assert [r.start.year for r in ranges] == [2024, 2023]
 
@@ -120,8 +123,9 @@ def test_a_span_without_a_change_word_stays_one_range() -> None:
     assert u.comparison is None
 
 
-@pytest.mark.parametrize(("question", "label"), [("since 2024 GMV by channel", "since 2024"),
-                                                  ("2024年以来各渠道GMV", "2024年以来")])
+@pytest.mark.parametrize(
+    ("question", "label"), [("since 2024 GMV by channel", "since 2024"), ("2024年以来各渠道GMV", "2024年以来")]
+)
 def test_a_range_running_to_today_says_so(question: str, label: str) -> None:
     tr = understand(question, TODAY).time_range
     assert tr is not None and (tr.start, tr.end, tr.label) == (date(2024, 1, 1), TODAY, label)
@@ -149,22 +153,32 @@ def test_the_compared_year_is_labelled_as_such() -> None:
     assert u.comparison is not None and [r.label for r in u.comparison.ranges] == ["this year", "same period last year"]
 
 
-@pytest.mark.parametrize("question", ["refunds over 2000 in May 2025", "payments above $2000 in May 2025",
-                                      "2000元以上的支付记录 2025年5月", "orders with more than 2000 units in May 2025"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "refunds over 2000 in May 2025",
+        "payments above $2000 in May 2025",
+        "2000元以上的支付记录 2025年5月",
+        "orders with more than 2000 units in May 2025",
+    ],
+)
 def test_a_year_like_number_next_to_comparison_currency_or_unit_words_is_an_amount(question: str) -> None:
     ranges = extract_time(normalize(question), TODAY).ranges
     assert [(r.start, r.end) for r in ranges] == [(date(2025, 5, 1), date(2025, 5, 31))]
 
 
-@pytest.mark.parametrize(("question", "start", "end"), [
-    ("orders placed before 2024", "1900-01-01", "2023-12-31"),
-    ("orders until June 2024", "1900-01-01", "2024-06-30"),
-    ("orders after March 2024", "2024-04-01", "2025-06-30"),
-    ("planes built in 2012 or later", "2012-01-01", "2025-06-30"),
-    ("2024年以前的订单", "1900-01-01", "2023-12-31"),
-    ("2024年以后的订单", "2024-01-01", "2025-06-30"),
-])
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("orders placed before 2024", "1900-01-01", "2023-12-31"),
+        ("orders until June 2024", "1900-01-01", "2024-06-30"),
+        ("orders after March 2024", "2024-04-01", "2025-06-30"),
+        ("planes built in 2012 or later", "2012-01-01", "2025-06-30"),
+        ("2024年以前的订单", "1900-01-01", "2023-12-31"),
+        ("2024年以后的订单", "2024-01-01", "2025-06-30"),
+    ],
+)
 def test_a_period_open_on_one_side(question: str, start: str, end: str) -> None:
-    """"before 2024" is not the year 2024: the period runs from the earliest day or to today."""
+    """ "before 2024" is not the year 2024: the period runs from the earliest day or to today."""
     (found,) = understand(question, TODAY).time_ranges
     assert (found.start.isoformat(), found.end.isoformat()) == (start, end)

@@ -38,19 +38,22 @@ class Recorder(VectorStore):
     def delete_events(self, event_ids: Sequence[str]) -> None:
         self._hit("delete_events")
 
-    def knn_events(self, vector: np.ndarray, k: int, field: str = "content",
-                   kinds: Sequence[str] | None = None) -> list[Hit]:
+    def knn_events(
+        self, vector: np.ndarray, k: int, field: str = "content", kinds: Sequence[str] | None = None
+    ) -> list[Hit]:
         return self._hit("knn_events")
 
-    def text_events(self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None,
-                    ids: Sequence[str] | None = None) -> list[Hit]:
+    def text_events(
+        self, tokens: Sequence[str], k: int, kinds: Sequence[str] | None = None, ids: Sequence[str] | None = None
+    ) -> list[Hit]:
         return self._hit("text_events")
 
     def score_events(self, vector: np.ndarray, ids: Sequence[str], field: str = "content") -> dict[str, float]:
         return {"e": 1.0} if self._hit("score_events") else {}
 
-    def knn_entities(self, vector: np.ndarray, k: int, threshold: float = 0.0,
-                     tokens: Sequence[str] | None = None) -> list[Hit]:
+    def knn_entities(
+        self, vector: np.ndarray, k: int, threshold: float = 0.0, tokens: Sequence[str] | None = None
+    ) -> list[Hit]:
         return self._hit("knn_entities")
 
     def text_entities(self, tokens: Sequence[str], k: int) -> list[Hit]:

@@ -26,14 +26,26 @@ class CountingEmbedder(HashEmbedder):
 
 
 def _records():
-    row = make_chunk("shop.customer", "customer Ada Lovelace (id 7), city London", heading="7", kind="row",
-                     source_type="row", meta={"title": "customer Ada Lovelace (id 7)", "entities": [
-                         {"name": "Ada Lovelace", "type": "customer", "role": "subject"},
-                         {"name": "id 7", "type": "key", "embed": False}]})
+    row = make_chunk(
+        "shop.customer",
+        "customer Ada Lovelace (id 7), city London",
+        heading="7",
+        kind="row",
+        source_type="row",
+        meta={
+            "title": "customer Ada Lovelace (id 7)",
+            "entities": [
+                {"name": "Ada Lovelace", "type": "customer", "role": "subject"},
+                {"name": "id 7", "type": "key", "embed": False},
+            ],
+        },
+    )
     doc = make_chunk("wiki.md", "The Harbor Library opened in 1901 in Lanzhou.", heading="Harbor Library")
     chunks = [row, doc]
-    return [parse_extraction(filter_extraction(x, c), c) for x, c in zip(FastProcessor().process(chunks), chunks,
-                                                                           strict=True)]
+    return [
+        parse_extraction(filter_extraction(x, c), c)
+        for x, c in zip(FastProcessor().process(chunks), chunks, strict=True)
+    ]
 
 
 def test_row_events_get_no_vectors_and_their_titles_are_not_embedded() -> None:

@@ -19,9 +19,14 @@ CHUNK = make_chunk("wiki", "Refunds of orders with a reason such as damaged or l
 
 
 def test_llm_processor_produces_one_event_with_entities() -> None:
-    reply = dspy_reply(title="Refund records", content="fact_refund stores refunds and their reasons.",
-                       entities=[{"name": "fact_refund", "type": "table", "description": "the refund table"},
-                                 {"name": "late_delivery", "type": "reason", "description": "a reason"}])
+    reply = dspy_reply(
+        title="Refund records",
+        content="fact_refund stores refunds and their reasons.",
+        entities=[
+            {"name": "fact_refund", "type": "table", "description": "the refund table"},
+            {"name": "late_delivery", "type": "reason", "description": "a reason"},
+        ],
+    )
     with openai_stub([reply]) as stub:
         extraction = LlmProcessor(_lm(stub.url)).extract(CHUNK)
     assert extraction.mode == "llm" and extraction.fallback_reason is None

@@ -112,7 +112,14 @@ def test_demo_wiki_loads_every_format() -> None:
     types = {c.source_type for c in chunks}
     assert {"markdown", "text", "html"} <= types
     sources = {Path(c.source).name for c in chunks}
-    for table in ("dim_region", "dim_customer", "dim_product", "fact_order", "fact_order_item",
-                  "fact_payment", "fact_refund"):
+    for table in (
+        "dim_region",
+        "dim_customer",
+        "dim_product",
+        "fact_order",
+        "fact_order_item",
+        "fact_payment",
+        "fact_refund",
+    ):
         assert f"{table}.md" in sources
     assert {"fact_order.zh.md", "dim_region.zh.md"} <= sources

@@ -11,8 +11,9 @@ from bench.multihop import load_corpus, load_questions, recall_at, rrf
 
 
 def test_hotpotqa_format(tmp_path: Path) -> None:
-    (tmp_path / "q.json").write_text(json.dumps([
-        {"question": "Q1?", "supporting_facts": [["A", 0], ["B", 2], ["A", 1]]}]))
+    (tmp_path / "q.json").write_text(
+        json.dumps([{"question": "Q1?", "supporting_facts": [["A", 0], ["B", 2], ["A", 1]]}])
+    )
     (tmp_path / "c.json").write_text(json.dumps({"A": ["First. ", "Second."], "B": ["Third."]}))
     questions = load_questions(tmp_path / "q.json")
     assert questions[0].gold_titles == {"A", "B"}
@@ -21,9 +22,19 @@ def test_hotpotqa_format(tmp_path: Path) -> None:
 
 
 def test_musique_format(tmp_path: Path) -> None:
-    (tmp_path / "q.json").write_text(json.dumps([{"question": "Q?", "paragraphs": [
-        {"title": "X", "paragraph_text": "x", "is_supporting": True},
-        {"title": "Y", "paragraph_text": "y", "is_supporting": False}]}]))
+    (tmp_path / "q.json").write_text(
+        json.dumps(
+            [
+                {
+                    "question": "Q?",
+                    "paragraphs": [
+                        {"title": "X", "paragraph_text": "x", "is_supporting": True},
+                        {"title": "Y", "paragraph_text": "y", "is_supporting": False},
+                    ],
+                }
+            ]
+        )
+    )
     (tmp_path / "c.json").write_text(json.dumps([{"title": "X", "text": "x text"}, {"title": "Y", "text": "y"}]))
     assert load_questions(tmp_path / "q.json")[0].gold_titles == {"X"}
     assert [c.heading for c in load_corpus(tmp_path / "c.json")] == ["X", "Y"]

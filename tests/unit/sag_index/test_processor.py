@@ -12,20 +12,30 @@ def _names(chunk, glossary=()) -> set[str]:
 
 
 def test_fast_processor_entity_sources() -> None:
-    text = ('Demon Dice, originally published as "Chaos Progenitus", is a dice game created by Lester Smith '
-            "in 1993 for Fast Forward Games. The table fact_refund stores the refund reason; "
-            "GMV is computed on 2024-03-01.")
+    text = (
+        'Demon Dice, originally published as "Chaos Progenitus", is a dice game created by Lester Smith '
+        "in 1993 for Fast Forward Games. The table fact_refund stores the refund reason; "
+        "GMV is computed on 2024-03-01."
+    )
     chunk = make_chunk("t", text, heading="Demon Dice")
     names = _names(chunk, glossary=["GMV", "refund rate"])
-    assert {"Demon Dice", "Chaos Progenitus", "Lester Smith", "Fast Forward Games", "1993", "fact_refund",
-            "2024-03-01"} <= names
+    assert {
+        "Demon Dice",
+        "Chaos Progenitus",
+        "Lester Smith",
+        "Fast Forward Games",
+        "1993",
+        "fact_refund",
+        "2024-03-01",
+    } <= names
     assert any(n.lower() == "gmv" for n in names)
     assert "The" not in names
 
 
 def test_fast_processor_title_subject_and_content() -> None:
-    chunk = load_markdown("# fact_order\n\n## Columns\nstatus: completed, refunded. " + "More text. " * 100,
-                          "fact_order.md")[-1]
+    chunk = load_markdown(
+        "# fact_order\n\n## Columns\nstatus: completed, refunded. " + "More text. " * 100, "fact_order.md"
+    )[-1]
     extraction = FastProcessor().extract(chunk)
     assert extraction.title == "fact_order: Columns"
     assert len(extraction.content) <= 300
@@ -43,14 +53,24 @@ def test_chinese_nouns_are_entities() -> None:
 
 
 def test_declared_entities_are_kept() -> None:
-    chunk = make_chunk("warehouse.dim_customer", "customer 王芳 (customer_id 7)", kind="row",
-                       meta={"title": "customer 王芳", "entities": [
-                           {"name": "王芳", "type": "customer", "role": "subject"},
-                           {"name": "customer_id 7", "type": "key", "embed": False}]})
+    chunk = make_chunk(
+        "warehouse.dim_customer",
+        "customer 王芳 (customer_id 7)",
+        kind="row",
+        meta={
+            "title": "customer 王芳",
+            "entities": [
+                {"name": "王芳", "type": "customer", "role": "subject"},
+                {"name": "customer_id 7", "type": "key", "embed": False},
+            ],
+        },
+    )
     extraction = FastProcessor().extract(chunk)
     assert extraction.title == "customer 王芳"
     assert [(e.name, e.role, e.embed) for e in extraction.entities] == [
-        ("王芳", "subject", True), ("customer_id 7", "mention", False)]
+        ("王芳", "subject", True),
+        ("customer_id 7", "mention", False),
+    ]
 
 
 def test_filter_and_parser_make_one_event_with_unique_entities() -> None:
