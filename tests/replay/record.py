@@ -11,7 +11,8 @@ record mode, and each LLM step's reply is what a competent LLM would answer, wri
 * every other step: the answer of its deterministic fast twin on the very same inputs (``observe_steps``
   hands the oracle the fast step before the LLM step runs), written in the LLM's output format: search
   terms, sub-queries, the Cube query (the first period's: the service expands compared periods itself; a
-  share of the total or of a whole as the reply's ``share``; measure groups the rules split are not expressed),
+  share of the total or of a whole as the reply's ``share``; measure groups the rules split are not expressed;
+  groups counted, a measure per row of another cube and a unit conversion cannot be said: no reply),
   the detail SQL with the named rows as their placeholders and the other values as literals (for a question
   without named rows that fast mode lists through the semantic layer, that listing's SQL), the SAG
   entity names and selected candidate indices, and the answer text.
@@ -110,7 +111,9 @@ class Oracle:
             return {"grade": "low", "missing": words[:3]}
         return {"grade": "high" if "MUST use" in context else "medium", "missing": []}
 
-    def _cube_query(self, draft: Any, inputs: dict[str, str]) -> dict[str, Any]:
+    def _cube_query(self, draft: Any, inputs: dict[str, str]) -> dict[str, Any] | None:
+        if draft.counted or draft.per or draft.units:  # groups counted, a ratio, a unit: the reply cannot say them
+            return None
         query = json.loads(json.dumps(draft.queries[0]))
         if isinstance(query.get("order"), dict):
             query["order"] = [[member, direction] for member, direction in query["order"].items()]
