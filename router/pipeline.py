@@ -41,19 +41,20 @@ from router.detail.counts import count_groups, count_rows
 from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
+from router.intent.types import IntentDecision
 from router.mixed import MixedResult, join_columns, join_keys, join_results
 from router.parse import facts
 from router.parse.facts import joined
 from router.parse.reading import Filter
 from router.parse.verdict import judge
 from router.tables import ResultTable, table_from_rows
-from router.write_requests import refused_result, write_request
+from router.write_requests import WriteRequest, write_request
 
 if TYPE_CHECKING:
     from cube_models.model import SemanticModel
     from router.aggregate.types import AggregateResult
     from router.decompose import SubQuery
-    from router.intent.types import Intent, IntentDecision
+    from router.intent.types import Intent
     from router.parse.reading import Reading
     from router.understanding.types import TimeRange, Understanding
     from sag_index.recall import RowHit, TableHit
@@ -149,7 +150,7 @@ class Pipeline:
         understanding, sub_queries = self._understand(asked, today, use_llm)
         clock.lap("understand")
         if (change := write_request(question)) is not None:  # cubesage never changes data: refused as such
-            return refused_result(question, understanding, change, timings)
+            return _refused_result(question, understanding, change, timings)
 
         recall = self._recall(understanding, sub_queries)
         clock.lap("retrieval")
@@ -948,3 +949,24 @@ def _intent_dict(decision: IntentDecision) -> dict[str, Any]:
         "confidence": round(float(decision.confidence), 4),
         "reasons": list(decision.reasons),
     }
+
+
+def _refused_result(
+    question: str, understanding: Understanding, request: WriteRequest, timings: dict[str, float]
+) -> PipelineResult:
+    """The pipeline's answer to a write request: intent ``unsupported``, no table, the refusal as its error."""
+    language = getattr(understanding, "language", "en")
+    decision = IntentDecision(intent="unsupported", confidence=1.0, reasons=[f"write request: {request.verb}"])
+    timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
+    return PipelineResult(
+        question=question,
+        understanding=understanding,
+        intent=decision,
+        sub_queries=[],
+        retrieval={"fused": []},
+        sag={"tables": [], "rows": []},
+        table=ResultTable([]),
+        timings_ms=timings,
+        error={"type": "WriteRequest", "message": request.message(language)},
+        turn=Turn(question=question, intent="unsupported"),
+    )

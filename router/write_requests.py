@@ -12,11 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from router.pipeline import PipelineResult
-    from router.understanding.types import Understanding
 
 _LEAD = (
     r"^\s*(?:(?:please|pls|kindly|now|then|just|also|go ahead and|can you|could you|would you|will you|"
@@ -91,28 +86,3 @@ def write_request(question: str) -> WriteRequest | None:
         if match:
             return WriteRequest(match.group(1))
     return None
-
-
-def refused_result(
-    question: str, understanding: Understanding, request: WriteRequest, timings: dict[str, float]
-) -> PipelineResult:
-    """The pipeline's answer to a write request: intent ``unsupported``, no table, the refusal as its error."""
-    from router.intent.types import IntentDecision
-    from router.pipeline import PipelineResult, Turn
-    from router.tables import ResultTable
-
-    language = getattr(understanding, "language", "en")
-    decision = IntentDecision(intent="unsupported", confidence=1.0, reasons=[f"write request: {request.verb}"])
-    timings["total"] = round(sum(v for k, v in timings.items() if k != "total"), 3)
-    return PipelineResult(
-        question=question,
-        understanding=understanding,
-        intent=decision,
-        sub_queries=[],
-        retrieval={"fused": []},
-        sag={"tables": [], "rows": []},
-        table=ResultTable([]),
-        timings_ms=timings,
-        error={"type": "WriteRequest", "message": request.message(language)},
-        turn=Turn(question=question, intent="unsupported"),
-    )
