@@ -445,6 +445,15 @@ class Pipeline:
         ):  # the template planner would drop those words
             result.problems.append({"code": "detail_failed", "message": judge(reading).refusal or "no listing"})
             return True
+        if reading is not None and _rows_part_is_a_total(result, question, reading, self.detail_env):
+            result.problems.append(
+                {
+                    "code": "detail_failed",
+                    "message": "the rows part reads as a total ("
+                    f"{', '.join(reading.measures)}), not as rows the model lists",
+                }
+            )
+            return True
         if (
             reading is None
             or reading.intent != "detail"
@@ -586,6 +595,18 @@ def _aggregate_clause(text: str) -> str:
     """The aggregate part of a mixed question: the text before the clause about rows."""
     clause = rows_clause(text, [])
     return text[: text.find(clause[1])].strip() if clause else ""
+
+
+def _rows_part_is_a_total(result: PipelineResult, question: str, reading: Reading, env: DetailEnv) -> bool:
+    """ "..., and which of its tracks sold that year?": a mixed question's rows part that the parser reads as a
+    measure ("tracks sold") is not a listing; the template planner would list rows without its words."""
+    return (
+        result.intent.intent == "mixed"
+        and question != result.understanding.normalized
+        and reading.intent == "aggregate"
+        and bool(reading.measures)
+        and not _deferred(reading, env)
+    )
 
 
 def _deferred(reading: Reading, env: DetailEnv) -> bool:

@@ -153,3 +153,23 @@ def test_a_mixed_rows_part_with_words_the_model_cannot_place_is_refused_not_list
     )
     assert result.detail is None and result.table.rows == [["East China", 12.5]]
     assert [p["code"] for p in result.problems] == ["detail_failed"] and "shipped" in result.problems[0]["message"]
+
+
+def test_a_mixed_rows_part_read_as_a_total_is_refused_not_listed_without_its_words() -> None:
+    from dataclasses import replace
+
+    from router.parse import Reading
+
+    def parse(u: Any, entities: Any = ()) -> Reading:
+        return Reading(u.normalized, u.language, u.today, intent="aggregate", measures=["orders.count"])
+
+    base = components([])
+    mixed = replace(
+        base, classify_intent=lambda u, s, use_llm=None: IntentDecision("mixed", 0.9, ["fake"]), parse=parse
+    )
+    env = DetailEnv(directory=EntityDirectory({}), policy=GuardPolicy(frozenset({"warehouse.fact_order"})))
+    result = Pipeline(mixed, env).run(
+        "GMV by region this year, and which of its orders sold that year?", conn=None, today=TODAY, use_llm=False
+    )
+    assert result.detail is None and result.table.rows == [["East China", 12.5]]
+    assert [p["code"] for p in result.problems] == ["detail_failed"] and "total" in result.problems[0]["message"]
