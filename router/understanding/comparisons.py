@@ -89,7 +89,7 @@ def extract_comparison(
         start, end = previous_period(current.start, current.end, current.granularity)
         return Comparison("pop", (current, TimeRange(start, end, labels["pop"], current.granularity)), m.group(0))
     m = _VERSUS.search(text)
-    if len(ranges) >= 2:
+    if len({(r.start, r.end) for r in ranges}) >= 2:  # "this year ... this year" names one period, compares none
         if not m and (change := CHANGE.search(text)):
             # "growth from 2023 to 2024": the later period is the current one
             return Comparison("versus", tuple(sorted(ranges, key=lambda r: r.start, reverse=True)), change.group(0))

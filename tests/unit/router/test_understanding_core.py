@@ -174,3 +174,8 @@ def test_fast_mode_makes_no_llm_call(monkeypatch: pytest.MonkeyPatch) -> None:
     with llm_mode(monkeypatch, [dspy_reply(search_terms=["x"])]) as stub:
         u = understand("GMV by region", TODAY, use_llm=False)
     assert u.mode == "fast" and stub.requests == []
+
+
+def test_one_period_named_twice_is_no_comparison() -> None:
+    u = understand("who bought the most this year, and what did they buy this year?", date(2024, 6, 30))
+    assert u.comparison is None and u.time_ranges
