@@ -119,6 +119,8 @@ def rendered_measures(c: CompilerState, pre: PreAggregation, leaves: Sequence[Me
 
     def agg(path: str, kind: str) -> exp.Expr:
         column = exp.column(cols[path], table=ROLLUP_ALIAS, quoted=True)
+        if kind.startswith("count"):  # a count over no rows is 0, as the raw query's COUNT gives, not NULL
+            return exp.Coalesce(this=exp.Sum(this=column), expressions=[exp.Literal.number(0)])
         return (
             exp.Min(this=column) if kind == "min" else exp.Max(this=column) if kind == "max" else exp.Sum(this=column)
         )
