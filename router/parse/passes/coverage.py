@@ -155,6 +155,13 @@ def _counted_groups(r: Reading, k: Knowledge, bounded: set[str]) -> bool:
     distinct count of a column naming its rows), and nothing else is grouped but those rows: the reading
     groups by that cube's key and counts the groups (``Reading.counted``)."""
     free = [m for m in r.measures if m not in bounded]
+    upper = next((f for f in r.filters if f.member in bounded and f.operator in ("lt", "lte")), None)
+    if upper is not None and len(free) == 1:  # "fewer than 2 orders": rows with none are in no group to count
+        r.refuse(
+            f"'{upper.because.strip()}' counts rows with few {upper.member}, but the rows with none are not in "
+            "the groups the model's joins give: ask how many have at least one, or list them"
+        )
+        return True
     cube = _counted_cube(k, free[0], r.dimensions) if len(free) == 1 else None
     key = facts.primary_key(k.model, cube) if cube else None
     if (

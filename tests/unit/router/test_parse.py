@@ -432,6 +432,8 @@ def test_counting_rows_whose_group_passes_a_bound_groups_by_their_key(knowledge:
     assert query["total"] and query["limit"] == 1
     assert query["filters"] == [{"member": "orders.count", "operator": "gt", "values": ["5"]}]
     assert read(knowledge, "how many orders have revenue over 500?").counted == "orders.count"
+    fewer = read(knowledge, "how many customers have fewer than 2 orders?")  # the ones with none would be missed
+    assert fewer.refusal and not fewer.counted
     grand = read(knowledge, "total revenue over 500")  # nothing counted: no groups to count
     assert grand.refusal and not grand.counted
 
