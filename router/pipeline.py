@@ -437,22 +437,8 @@ class Pipeline:
         if question != understanding.normalized:
             understanding = self.c.understand(question, understanding.today, use_llm=False)
         reading = self.c.parse(understanding, entities)
-        if (
-            reading is not None
-            and result.intent.intent == "mixed"
-            and (reading.unknown or reading.unhonoured)
-            and not _deferred(reading, self.detail_env)
-        ):  # the template planner would drop those words
-            result.problems.append({"code": "detail_failed", "message": judge(reading).refusal or "no listing"})
-            return True
-        if reading is not None and _rows_part_is_a_total(result, question, reading, self.detail_env):
-            result.problems.append(
-                {
-                    "code": "detail_failed",
-                    "message": "the rows part reads as a total ("
-                    f"{', '.join(reading.measures)}), not as rows the model lists",
-                }
-            )
+        if reading is not None and (why := _rows_part_refused(result, question, reading, self.detail_env)):
+            result.problems.append({"code": "detail_failed", "message": why})
             return True
         if (
             reading is None
@@ -595,6 +581,16 @@ def _aggregate_clause(text: str) -> str:
     """The aggregate part of a mixed question: the text before the clause about rows."""
     clause = rows_clause(text, [])
     return text[: text.find(clause[1])].strip() if clause else ""
+
+
+def _rows_part_refused(result: PipelineResult, question: str, reading: Reading, env: DetailEnv) -> str | None:
+    """Why a mixed question's rows part is not listed, or None: words the model cannot place (the template
+    planner would drop them), or a rows part that reads as a total."""
+    if result.intent.intent == "mixed" and (reading.unknown or reading.unhonoured) and not _deferred(reading, env):
+        return judge(reading).refusal or "no listing"
+    if _rows_part_is_a_total(result, question, reading, env):
+        return f"the rows part reads as a total ({', '.join(reading.measures)}), not as rows the model lists"
+    return None
 
 
 def _rows_part_is_a_total(result: PipelineResult, question: str, reading: Reading, env: DetailEnv) -> bool:
