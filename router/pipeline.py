@@ -614,15 +614,21 @@ def _deferred(reading: Reading, env: DetailEnv) -> bool:
     if TABLE_LOOKUP.search(reading.text):
         return True
     if reading.intent == "detail" and reading.listing:
-        named = next((table for table, pattern in catalog.nouns if pattern.search(reading.text)), None)
-        spec = catalog.tables.get(named) if named else None
-        if spec is not None and spec.cube != reading.listing:
+        named = next(((table, m) for table, pattern in catalog.nouns if (m := pattern.search(reading.text))), None)
+        spec = catalog.tables.get(named[0]) if named else None
+        if spec is not None and spec.cube != reading.listing and not _named_before(reading, named[1].start()):
             return True
     if not reading.unknown_spans:
         return False
     patterns = [p for _, p in catalog.nouns] + [v.pattern for v in catalog.values]
     spans = [m.span() for p in patterns for m in p.finditer(reading.text)]
     return all(any(s <= a and b <= e for s, e in spans) for a, b in reading.unknown_spans)
+
+
+def _named_before(reading: Reading, start: int) -> bool:
+    """An English listing's head noun comes before the vocabulary's noun ("the lines of order 96647"): the
+    vocabulary's noun qualifies the listed rows, it does not name them."""
+    return reading.language == "en" and reading.listed is not None and reading.listed[1] <= start
 
 
 def _behind_aggregate(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:

@@ -151,6 +151,7 @@ def check_sql(
         return [f"{type(err).__name__}: {err}"[:300]]
     problems = []
     allowed = {catalog.tables[t].table.lower() for t in context.tables}
+    allowed |= {cte.alias.lower() for cte in tree.find_all(exp.CTE)}  # a WITH of its own reads listed tables
     outside = sorted({t.name for t in tree.find_all(exp.Table) if t.name.lower() not in allowed})
     if outside:
         problems.append(f"tables not listed: {outside}; use only the listed tables")

@@ -59,7 +59,7 @@ TAIL_ROWS = _compile(
     r"\b(?:show|list|give)(?: me)? (?:them|those|these|each)\b",
     r"列出|列一下|名单|是哪些|有哪些|哪几",
 )
-ROW_QUESTION = _compile(r"^\W*(?:and\s+)?(?:which|who)\b", r"^\W*(?:是)?哪些")
+ROW_QUESTION = _compile(r"^\W*(?:and\s+)?(?:which|who|what)\b", r"^\W*(?:是)?哪些")
 VAGUE = _compile(
     r"\bhow (?:are|is|were) (?:we|things|it|business|everything)\b|\bhow'?s (?:business|it going|everything)\b|"
     r"\bshow me (?:the |some |all )?(?:data|numbers|stats|figures|report)\b|"

@@ -103,6 +103,7 @@ class Reading:
     order: list[tuple[str, str]] = field(default_factory=list)
     limit: int | None = None
     listing: str | None = None  # the cube whose rows a detail question lists
+    listed: Span | None = None  # the words that name it
     columns: list[str] = field(default_factory=list)  # members a listing shows beyond key and label
     share: bool = False
     keep: dict[str, list[str]] = field(default_factory=dict)  # a share of named values: the rows shown

@@ -15,7 +15,7 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import EVENT_VERBS, FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH, names_a_number
 from router.parse.nearby import free
 from router.parse.passes.measures import UNIT_WORDS
-from router.parse.reading import Reading
+from router.parse.reading import Mark, Reading
 from router.parse.text import norm_word, stems, words
 from router.understanding.terms import segment
 
@@ -216,6 +216,23 @@ def _referred(r: Reading) -> None:
             r.use(m.span)
 
 
+_PERSON_WORD = re.compile(r"^(?:who|whom|whose|谁)$", re.IGNORECASE)
+
+
+def _nobody(r: Reading) -> list[str]:
+    """ "who bought the most tracks": an aggregate asked of someone that groups by nothing would answer one
+    number where the question asks who; the question word is not honoured."""
+    if r.intent != "aggregate" or r.dimensions or r.counted:
+        return []
+    return [m.text for m in r.marks_of("which") if _PERSON_WORD.match(m.text) and free(r, m) and not _relative(r, m)]
+
+
+def _relative(r: Reading, mark: Mark) -> bool:
+    """ "customers *who* live in Canada": the word names the rows before it, it asks nothing."""
+    before = r.text[: mark.start].rstrip()
+    return any(m.end == len(before) for m in r.mentions) or bool(re.search(r"\b(?:those|people|anyone|ones)$", before))
+
+
 def _unranked(q: Question) -> list[str]:
     """ "top 3 customers by total spend" read as a plain listing: a ranking that set no order (or a number of
     rows that set no limit) was not honoured."""
@@ -268,5 +285,5 @@ def check(q: Question, k: Knowledge) -> None:
             unknown.append((w.raw, w.start))
     r.unknown = list(dict.fromkeys(w for w, _ in unknown))
     r.unknown_spans = [(at, at + len(w)) for w, at in unknown]
-    r.unhonoured = [m.text for m in r.marks if m.kind in HONOURED and free(r, m)] + _unranked(q)
+    r.unhonoured = [m.text for m in r.marks if m.kind in HONOURED and free(r, m)] + _unranked(q) + _nobody(r)
     _ungrouped_bound(q, k)

@@ -17,7 +17,7 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN, names_a_number
 from router.parse.nearby import free, free_amount_words, phrase_after
-from router.parse.reading import Filter, Mention, Reading
+from router.parse.reading import Filter, Mention, Reading, Span
 from router.parse.text import GLUE, Word, words
 
 DISPLAY_CAP = 8  # columns a listing shows of its cube when the question names none
@@ -99,7 +99,7 @@ def head(q: Question, k: Knowledge) -> None:
     cube = chosen.of("cube")[0].path if chosen.of("cube") else _cube_of(chosen)
     if cube is None:
         return
-    r.listing, r.intent = cube, "detail"
+    r.listing, r.listed, r.intent = cube, chosen.span, "detail"
     if chosen.of("cube") or (chosen.of("segment") and not chosen.of("value")):
         r.use(chosen.span)
         r.segments += [t.path for t in chosen.of("segment") if t.cube == cube and t.path not in r.segments]
@@ -165,20 +165,41 @@ def _titled_words(r: Reading, k: Knowledge, cube: str) -> list[str]:
         titled = [d.path for d in dims if w.norm in facts.title_words(d)]
         if len(titled) == 1:
             found.append((w, titled[0]))
-    columns = [
-        *(m.span for m in r.mentions if m.of("dimension") and not m.of("value")),
-        *((w.start, w.end) for w, _ in found),
-    ]
-    asked = [m.end for m in r.marks_of("columns")]  # "with their account"
+    columns = [*_column_spans(r), *((w.start, w.end) for w, _ in found)]
     out = []
     for w, path in found:
-        if any(not r.text[end : w.start].strip() for end in asked) or any(
-            _LIST_GAP.fullmatch(r.text[a[1] : w.start]) or _LIST_GAP.fullmatch(r.text[w.end : a[0]])
-            for a in columns
-            if a != (w.start, w.end)
-        ):
+        if _in_column_list(r, (w.start, w.end), columns):
             out.append(path)
             r.use((w.start, w.end))
+    return out
+
+
+def _column_spans(r: Reading) -> list[Span]:
+    """Where the question names columns: its dimension mentions."""
+    return [m.span for m in r.mentions if m.of("dimension") and not m.of("value")]
+
+
+def _in_column_list(r: Reading, span: Span, columns: list[Span]) -> bool:
+    """A word right after "with (their)", or beside another column with only a comma or "and" between."""
+    asked = [m.end for m in r.marks_of("columns")]
+    return any(not r.text[end : span[0]].strip() for end in asked) or any(
+        _LIST_GAP.fullmatch(r.text[a[1] : span[0]]) or _LIST_GAP.fullmatch(r.text[span[1] : a[0]])
+        for a in columns
+        if a != span
+    )
+
+
+def _joined_labels(r: Reading, k: Knowledge, cube: str) -> list[str]:
+    """ "the lines of order 5 with *product*, quantity and price": another cube named in a list of columns,
+    one row of it per listed row (a join from the listed cube), shows its label."""
+    out = []
+    ahead = facts.reach(k.model, cube)
+    for m in r.mentions:
+        other = next((t.path for t in m.of("cube") if t.path != cube and t.path in ahead), None)
+        name = facts.label(k.model, other, r.language) if other and free(r, m) else None
+        if name and _in_column_list(r, m.span, _column_spans(r)):
+            out.append(name)
+            r.use(m.span)
     return out
 
 
@@ -212,7 +233,7 @@ def columns(q: Question, k: Knowledge) -> None:
         if own or dims:
             shown.append((own or dims)[0])
             r.use(m.span)
-    shown += _titled_words(r, k, cube) + _amount(r, k, cube)
+    shown += _joined_labels(r, k, cube) + _titled_words(r, k, cube) + _amount(r, k, cube)
     if q.understanding.time_ranges and (time_dim := r.time_dimension or k.model.cube_time_dimension(cube)):
         shown.append(time_dim)
     if len(set(shown) - {None}) <= 2 + len(r.filters):  # nothing asked beyond key, label and filters

@@ -122,3 +122,15 @@ def test_sql_the_warehouse_refuses_twice_falls_back() -> None:
 
     result, requests = run(GOOD, GOOD, probe=probe)
     assert result.value == ("fast", {}) and len(requests) == 2 and "statement timeout" in result.label
+
+
+def test_a_with_of_its_own_over_listed_tables_is_accepted_and_over_others_is_not() -> None:
+    own = (
+        "WITH recent AS (SELECT o.order_id, o.customer_id FROM warehouse.fact_order o) "
+        "SELECT r.order_id FROM recent r WHERE r.customer_id = %(e0)s LIMIT 5"
+    )
+    result, requests = run(own)
+    assert result.mode == "llm" and result.value[0] == own and len(requests) == 1
+    hidden = own.replace("warehouse.fact_order o", "warehouse.dim_product o")
+    result, requests = run(hidden, GOOD)
+    assert len(requests) == 2 and "tables not listed: ['dim_product']" in requests[1]["messages"][-1]["content"]

@@ -176,3 +176,18 @@ def test_the_llm_demos_are_the_few_shots_the_budget_kept() -> None:
 
     signals = intent_signals(understand("how many orders", TODAY), {"result": main}, [], [])
     assert [s["question"] for s in signals.few_shots] == ["approved question 0", "approved question 1"]
+
+
+@pytest.mark.parametrize(
+    ("question", "clause"),
+    [
+        ("How much did we sell this year, and what invoices made it up?", "and what invoices made it up?"),
+        ("Which nation had the most orders, and which orders were they?", "and which orders were they?"),
+    ],
+)
+def test_a_clause_asking_what_or_which_rows_follows_the_aggregate(question: str, clause: str) -> None:
+    from router.intent import rows_clause
+
+    found = rows_clause(question, [])
+    assert found is not None and found[1].strip() == clause
+    assert rows_clause("How much did we sell this year, and what was the average?", []) is None

@@ -703,3 +703,16 @@ def test_an_average_per_row_of_another_cube_is_the_ratio_of_their_measures(
     on_average = read(knowledge, "on average, how many order items are in an order?")
     assert on_average.per == "orders.count" and not on_average.unhonoured
     assert read(knowledge, "average number of orders").refusal  # no per: the model has no such average
+
+
+def test_who_asked_of_an_aggregate_that_groups_by_nothing_is_not_honoured(knowledge: Knowledge) -> None:
+    r = read(knowledge, "who placed the most orders in 2024?")
+    assert r.unhonoured == ["who"] and not judge(r).answers
+    relative = read(knowledge, "how many customers who are in the building segment are there?")
+    assert "who" not in relative.unhonoured
+
+
+def test_another_cube_named_in_a_list_of_columns_shows_its_label(knowledge: Knowledge) -> None:
+    r = read(knowledge, "show the order items of order 5 with quantity and customer")
+    assert (r.intent, r.listing) == ("detail", "order_lines")
+    assert {"order_lines.quantity", "customers.name"} <= set(r.columns)
