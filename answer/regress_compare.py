@@ -116,7 +116,7 @@ def _period_number(gold: Any, got: Any) -> bool:
     agree, so a series over several years does not pass for one year's months."""
     if isinstance(gold, bool) or not isinstance(gold, int | Decimal | float) or not isinstance(got, str):
         return False
-    m = _PERIOD_START.match(got.strip())
+    m = _PERIOD_START.match(_period_start(got) or got.strip())  # "June 2013" is the period 2013-06-01
     if m is None or float(gold) != int(gold) or not 1 <= int(gold) <= 12:
         return False
     month = int(m[1])

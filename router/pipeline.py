@@ -25,6 +25,7 @@ from cubesage_core.settings import get_settings
 from fourengine.models import RetrievalResult
 from router.aggregate import AggregateError, OutOfModelError
 from router.aggregate.follow_up import FollowUp
+from router.behind import BEHIND_EXTREME, MIXED_ENTITIES, behind_aggregate, extreme_only
 from router.components import Components
 from router.cuts import CUBE_DETAIL_KINDS, Cut, PathCounter, find_cuts
 from router.detail import (
@@ -43,15 +44,11 @@ from router.detail.vocabulary import TABLE_LOOKUP
 from router.intent import rows_clause
 from router.intent.types import IntentDecision
 from router.mixed import MixedResult, join_columns, join_keys, join_results
-from router.parse import facts
-from router.parse.facts import joined
-from router.parse.reading import Filter
 from router.parse.verdict import judge
 from router.tables import ResultTable, table_from_rows
 from router.write_requests import WriteRequest, write_request
 
 if TYPE_CHECKING:
-    from cube_models.model import SemanticModel
     from router.aggregate.types import AggregateResult
     from router.decompose import SubQuery
     from router.intent.types import Intent
@@ -60,7 +57,6 @@ if TYPE_CHECKING:
     from sag_index.recall import RowHit, TableHit
 
 StageCallback = Callable[[str, dict[str, Any]], None]
-MIXED_ENTITIES = 20  # a mixed question looks up detail rows for the first aggregate rows only
 PATH_ERRORS = (AggregateError, DetailPlanError, SqlGuardError, QueryExecutionError, LookupError)
 
 FOLLOW_UP = re.compile(
@@ -398,9 +394,9 @@ class Pipeline:
         if (
             intent == "mixed"
             and not detail_entities
-            and _extreme_only(getattr(result.aggregate, "cube_query", None) or {}, self.c.model())
+            and extreme_only(getattr(result.aggregate, "cube_query", None) or {}, self.c.model())
         ):
-            result.problems.append({"code": "detail_failed", "message": _BEHIND_EXTREME})  # not every row it spans
+            result.problems.append({"code": "detail_failed", "message": BEHIND_EXTREME})  # not every row it spans
             return
         try:
             with _connection(conn) as connection:
@@ -448,10 +444,7 @@ class Pipeline:
         ):
             return False
         if result.intent.intent == "mixed":
-            cube_query = getattr(result.aggregate, "cube_query", None) or {}
-            _behind_aggregate(reading, result.table, cube_query, self.c.model())
-            _aggregate_filters(reading, cube_query, self.c.model())
-            _behind_extreme(reading, result.table, cube_query, self.c.model())
+            behind_aggregate(reading, result.table, getattr(result.aggregate, "cube_query", None) or {}, self.c.model())
         verdict = judge(reading)
         if not verdict.answers:
             if result.intent.intent == "mixed":
@@ -614,9 +607,11 @@ def _deferred(reading: Reading, env: DetailEnv) -> bool:
     if TABLE_LOOKUP.search(reading.text):
         return True
     if reading.intent == "detail" and reading.listing:
-        named = next(((table, m) for table, pattern in catalog.nouns if (m := pattern.search(reading.text))), None)
-        spec = catalog.tables.get(named[0]) if named else None
-        if spec is not None and spec.cube != reading.listing and not _named_before(reading, named[1].start()):
+        table, at = next(
+            ((t, m.start()) for t, pattern in catalog.nouns if (m := pattern.search(reading.text))), ("", 0)
+        )
+        spec = catalog.tables.get(table) if table else None
+        if spec is not None and spec.cube != reading.listing and not _named_before(reading, at):
             return True
     if not reading.unknown_spans:
         return False
@@ -629,133 +624,6 @@ def _named_before(reading: Reading, start: int) -> bool:
     """An English listing's head noun comes before the vocabulary's noun ("the lines of order 96647"): the
     vocabulary's noun qualifies the listed rows, it does not name them."""
     return reading.language == "en" and reading.listed is not None and reading.listed[1] <= start
-
-
-def _behind_aggregate(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
-    """A mixed question's rows are those of the aggregate's groups: its first grouped column's values (the
-    first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column. Groups without a
-    value name no rows: the listing is refused rather than left unfiltered."""
-    grouped = [c for c in cube_query.get("dimensions") or [] if c in table.columns]
-    if (
-        grouped
-        and table.rows
-        and all(row[table.columns.index(grouped[0])] is None for row in table.rows[:MIXED_ENTITIES])
-    ):
-        reading.refuse(f"the aggregate's {grouped[0]} has no value, so no rows can be listed behind it")
-        return
-    for i, column in enumerate(table.columns):
-        values = [str(row[i]) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None]
-        if values and all(isinstance(row[i], str) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None):
-            if reading.listing and not _through_bridge(reading, model, column.split(".", 1)[0]):
-                reading.refuse(
-                    f"the {reading.listing} rows cannot be restricted to the aggregate's {column}: "
-                    "the model joins them no way"
-                )
-                return
-            reading.filters.append(Filter(column, "equals", list(dict.fromkeys(values)), "the aggregate's rows"))
-            reading.columns = list(dict.fromkeys([*reading.columns, column]))
-            return
-
-
-def _through_bridge(reading: Any, model: Any, cube: str) -> bool:
-    """The listing reaches ``cube`` (a join either way), or a cube joining both does ("who supplies that part":
-    the part-supplier rows): that cube's key joins the columns, so the query has a root reaching both."""
-    if joined(model, reading.listing, cube):
-        return True
-    bridges = [c for c in model.cubes if {reading.listing, cube} <= set(facts.reach(model, c))]
-    bridges.sort(
-        key=lambda c: (facts.reach(model, c)[reading.listing] + facts.reach(model, c)[cube], len(facts.reach(model, c)))
-    )  # the nearest, then the narrowest (no fact)
-    keys = [d.path for d in model.cubes[bridges[0]].primary_keys] if bridges else []
-    if keys:
-        reading.columns = list(dict.fromkeys([*reading.columns, *keys]))
-    return bool(keys)
-
-
-def _aggregate_filters(reading: Reading, cube_query: dict[str, Any], model: Any) -> None:
-    """The rows behind an aggregate are restricted as it is: its filters on dimensions and its segments the
-    listing does not restate ("the average supply cost for part 2500, and the suppliers of it": part 2500)."""
-    if reading.listing is None:
-        return
-    measures = set(cube_query.get("measures") or [])
-    said = {f.member for f in reading.filters}
-    for f in cube_query.get("filters") or []:
-        member = str(f.get("member", ""))
-        if member in measures or member in said or f.get("operator") in ("set", "notSet") or "." not in member:
-            continue
-        if not joined(model, reading.listing, member.split(".", 1)[0]):  # all the rows would be listed
-            reading.refuse(
-                f"the {reading.listing} rows cannot be restricted to the aggregate's {member}: "
-                "the model joins them no way"
-            )
-            return
-        reading.filters.append(
-            Filter(member, f["operator"], [str(v) for v in f.get("values") or []], "the aggregate's filters")
-        )
-    for segment in cube_query.get("segments") or []:
-        if segment not in reading.segments and joined(model, reading.listing, segment.split(".", 1)[0]):
-            reading.segments.append(segment)
-    if model.cube_time_dimension(reading.listing):  # rows with dates of their own are dated as the question says
-        return
-    for td in cube_query.get("timeDimensions") or []:  # undated rows: those of the aggregate's period
-        span = td.get("dateRange")
-        if (
-            isinstance(span, list)
-            and not reading.time_spans
-            and td["dimension"] not in said
-            and joined(model, reading.listing, td["dimension"].split(".", 1)[0])
-        ):
-            reading.filters.append(
-                Filter(td["dimension"], "inDateRange", [str(v) for v in span], "the aggregate's period")
-            )
-
-
-_BEHIND_EXTREME = (
-    "the rows behind a maximum or minimum are not listed: ask for the top row itself "
-    "(e.g. 'the largest ... with its ...')"
-)
-
-
-def _extreme_only(cube_query: dict[str, Any], model: Any) -> bool:
-    """The aggregate is one maximum or minimum, grouped by nothing."""
-    measures = [model.find_member(m) for m in cube_query.get("measures") or []]
-    return (
-        bool(measures)
-        and not cube_query.get("dimensions")
-        and all(getattr(m, "type", "") in ("max", "min") for m in measures)
-    )
-
-
-def _behind_extreme(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
-    """The rows behind one maximum or minimum ("the single largest order in 1997, and who placed it") are
-    those where its column holds that value: the listing is filtered on the dimension over the same column.
-    Refused, rather than listed unfiltered, when no dimension holds the column or the listing cannot reach it."""
-    if not _extreme_only(cube_query, model):
-        return
-    measure = cube_query["measures"][0]
-    value = table.rows[0][table.columns.index(measure)] if measure in table.columns and len(table.rows) == 1 else None
-    dimension = _column_dimension(model, measure)
-    if (
-        value is None
-        or dimension is None
-        or reading.listing is None
-        or not joined(model, reading.listing, dimension.split(".", 1)[0])
-    ):
-        reading.refuse(_BEHIND_EXTREME)
-        return
-    reading.filters.append(Filter(dimension, "equals", [str(value)], "the aggregate's extreme"))
-    keys = [d.path for d in model.cubes[dimension.split(".", 1)[0]].primary_keys]  # which row holds it
-    reading.columns = list(dict.fromkeys([*reading.columns, *keys[:1], dimension]))
-
-
-def _column_dimension(model: SemanticModel, measure: str) -> str | None:
-    """The public dimension of a measure's cube over the measure's own column (a max's value names its rows)."""
-    found = model.find_member(measure)
-    cube = model.cubes.get(measure.split(".", 1)[0])
-    if found is None or cube is None:
-        return None
-    dims = [d for d in cube.dimensions.values() if d.public and facts.column(d) == facts.column(found)]
-    return dims[0].path if dims else None
 
 
 def _with_reading(decision: IntentDecision, reading: Reading | None, env: DetailEnv) -> IntentDecision:

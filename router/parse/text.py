@@ -14,6 +14,8 @@ import snowballstemmer
 # words of any Latin script ("Holý", "Åsa"), numbers, runs of Chinese; "'s" stays on its word ("Holý's")
 _WORD = re.compile(r"[^\W_\u3400-\u9fff]+(?:['’](?:s|ve|re|ll|d|t|m)\b)?|[\u3400-\u9fff]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# words in parentheses restate or define ("late (received after the commit date)")
+ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）")
 # function words dropped on both sides before a name is matched ("number of customers" = "number customers")
 GLUE = frozenset({"the", "a", "an", "of"})  # their own stems
 

@@ -16,7 +16,7 @@ from router.parse.language import EVENT_VERBS, FILLER_PHRASES, STOPWORDS_EN, STO
 from router.parse.nearby import free
 from router.parse.passes.measures import UNIT_WORDS
 from router.parse.reading import Mark, Reading
-from router.parse.text import norm_word, stems, words
+from router.parse.text import ASIDE, norm_word, stems, words
 from router.understanding.terms import segment
 
 # language words whose meaning changes the numbers: when no pass used them, the reading does not answer
@@ -24,7 +24,6 @@ HONOURED = ("avg", "median", "share", "distinct", "bound", "sign", "string_op", 
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _ZH_STOP = frozenset(STOPWORDS_ZH)
 _STOP_STEMS = stems(" ".join(STOPWORDS_EN))
-_ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）")
 
 
 def _inside(r_used: list[tuple[int, int]], start: int, end: int) -> bool:
@@ -74,7 +73,7 @@ def _glossed(r: Reading) -> list[tuple[int, int]]:
     filters by is the same thing said in words: known."""
     values = {str(v).lower() for f in r.filters for v in f.values}
     out = []
-    for aside in _ASIDE.finditer(r.text):
+    for aside in ASIDE.finditer(r.text):
         inner = aside.group(0)[1:-1].strip().lower()
         if inner and inner in values and (m := _GLOSSED.search(r.text[: aside.start()].rstrip())):
             out.append(m.span())
@@ -255,7 +254,7 @@ def check(q: Question, k: Knowledge) -> None:
     _restated(r)
     _referred(r)
     unknown: list[tuple[str, int]] = []
-    asides = [m.span() for m in _ASIDE.finditer(r.text)]
+    asides = [m.span() for m in ASIDE.finditer(r.text)]
     known = [
         *r.used,
         *(m.span for m in r.marks),

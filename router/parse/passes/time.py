@@ -19,7 +19,7 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import EVENT_VERBS, STOPWORDS_EN
 from router.parse.nearby import free
 from router.parse.reading import Reading
-from router.parse.text import name_key, words
+from router.parse.text import ASIDE, name_key, words
 
 _VERB = re.compile(r"^([a-z]{4,}?)(?:ed|ing)$")
 
@@ -28,11 +28,17 @@ def _joined(r: Reading, k: Knowledge, cube: str) -> bool:
     return not r.scope() or any(facts.joined(k.model, c, cube) for c in r.scope())
 
 
+def _asides(r: Reading) -> list[tuple[int, int]]:
+    """ "late (received after the commit date) ... shipped in April": a definition in parentheses dates nothing."""
+    return [a.span() for a in ASIDE.finditer(r.text)]
+
+
 def _by_verb(r: Reading, k: Knowledge) -> str | None:
     times = [d for d in k.model.dimensions() if d.type == "time" and d.public and _joined(r, k, d.cube)]
+    skipped = [*r.used, *(x.span for x in r.mentions), *_asides(r)]
     for w in words(r.text):
         m = _VERB.match(w.raw.lower())
-        if any(s <= w.start < e for s, e in r.used) or any(x.start <= w.start < x.end for x in r.mentions):
+        if any(s <= w.start < e for s, e in skipped):
             continue
         if m is None:  # "did we hire", "did we ship": the word itself is a word of one time dimension's title
             if len(w.norm) < 3 or (w.raw.lower() in STOPWORDS_EN and w.raw.lower() not in EVENT_VERBS):
@@ -59,6 +65,8 @@ def choose(q: Question, k: Knowledge) -> None:
     periods = r.periods(q.understanding.time_ranges)
     timed = bool(periods or q.understanding.granularity or r.granularity)
     for m in r.mentions:
+        if any(s <= m.start and m.end <= e for s, e in _asides(r)):
+            continue
         times = [
             t.path
             for t in m.of("dimension")

@@ -110,3 +110,4 @@ def test_a_gold_month_or_quarter_number_is_the_period_the_answer_shows_by_its_st
     assert cell_matches(Decimal(6), "2013-06-01T00:00:00.000") and cell_matches(2, "2013-04-01")
     assert not cell_matches(5, "2013-06-01") and not cell_matches(2, "2013-05-01")
     assert not cell_matches(6, "2013-06-15") and not cell_matches(13, "2013-01-01")
+    assert cell_matches(6, "June 2013") and cell_matches(2, "Q2 2013") and not cell_matches(7, "June 2013")

@@ -1,4 +1,4 @@
-"""The rows behind a mixed question's aggregate (router.pipeline): restricted as the aggregate is, or refused
+"""The rows behind a mixed question's aggregate (router.behind): restricted as the aggregate is, or refused
 when they cannot be (never listed unfiltered)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cube_models.model import SemanticModel, load_model
+from router.behind import _aggregate_filters, _behind_extreme, _counted_rows
 from router.parse.reading import Reading
-from router.pipeline import _aggregate_filters, _behind_extreme
 from router.tables import ResultTable
 from tests.unit.router.test_parse import MODEL, TODAY
 
@@ -25,10 +25,17 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> SemanticModel:
     sql_table: shop.suppliers
     dimensions:
       - {name: supplier_id, sql: supplier_id, type: number, primary_key: true}
+      - {name: rating, sql: rating, type: number}
+    measures:
+      - {name: count, type: count}
+      - {name: good_count, type: count, filters: [{sql: "{CUBE}.rating > 3"}]}
 """,
         encoding="utf-8",
     )
     return load_model(folder)
+
+
+NO_ROWS = ResultTable([], [])
 
 
 def _listing(cube: str) -> Reading:
@@ -39,6 +46,7 @@ def test_the_aggregate_filters_restrict_its_rows(model: SemanticModel) -> None:
     reading = _listing("orders")
     _aggregate_filters(
         reading,
+        NO_ROWS,
         {
             "measures": ["orders.revenue"],
             "segments": ["orders.late"],
@@ -57,6 +65,7 @@ def test_rows_the_model_cannot_restrict_are_refused(model: SemanticModel) -> Non
     reading = _listing("suppliers")
     _aggregate_filters(
         reading,
+        NO_ROWS,
         {
             "measures": ["orders.revenue"],
             "filters": [{"member": "nations.name", "operator": "equals", "values": ["GERMANY"]}],
@@ -86,8 +95,20 @@ def test_undated_rows_take_the_aggregate_period(model: SemanticModel) -> None:
         "timeDimensions": [{"dimension": "orders.ordered_at", "dateRange": ["2024-01-01", "2024-12-31"]}],
     }
     undated = _listing("customers")
-    _aggregate_filters(undated, query, model)
+    _aggregate_filters(undated, NO_ROWS, query, model)
     assert [(f.member, f.operator) for f in undated.filters] == [("orders.ordered_at", "inDateRange")]
     dated = _listing("orders")  # rows with a date of their own keep the question's dating
-    _aggregate_filters(dated, query, model)
+    _aggregate_filters(dated, NO_ROWS, query, model)
     assert not dated.filters
+
+
+def test_the_rows_a_filtered_count_counts_are_its_segments_or_refused(model: SemanticModel) -> None:
+    late = _listing("orders")
+    _counted_rows(late, NO_ROWS, {"measures": ["orders.late_count"], "dimensions": ["nations.name"]}, model)
+    assert late.segments == ["orders.late"] and late.refusal is None
+    good = _listing("suppliers")  # no segment holds the count's condition: refused, not listed without it
+    _counted_rows(good, NO_ROWS, {"measures": ["suppliers.good_count"]}, model)
+    assert good.refusal and "segment" in good.refusal and not good.segments
+    plain = _listing("orders")  # a count without filters lists the rows as they are
+    _counted_rows(plain, NO_ROWS, {"measures": ["orders.count"]}, model)
+    assert plain.refusal is None and not plain.segments

@@ -669,8 +669,8 @@ cubes:
 
 
 def test_who_and_a_verb_asks_for_its_agent_and_that_cube_needs_saying_which(tmp_path: Path) -> None:
+    from router.behind import _through_bridge
     from router.parse.reading import Filter
-    from router.pipeline import _through_bridge
 
     (tmp_path / "supply.yml").write_text(SUPPLY, encoding="utf-8")
     model = load_model(tmp_path)
@@ -716,3 +716,8 @@ def test_another_cube_named_in_a_list_of_columns_shows_its_label(knowledge: Know
     r = read(knowledge, "show the order items of order 5 with quantity and customer")
     assert (r.intent, r.listing) == ("detail", "order_lines")
     assert {"order_lines.quantity", "customers.name"} <= set(r.columns)
+
+
+def test_words_in_parentheses_do_not_say_which_date_a_period_is_on(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many late orders (a week after the order date or more) shipped in March 2024?")
+    assert r.time_dimension == "orders.shipped_at"

@@ -1,0 +1,182 @@
+"""The rows behind a mixed question's aggregate: the listing is restricted as the aggregate is (its groups'
+values, its filters, segments and period, the rows a filtered count counts, the row holding a maximum), or
+refused when it cannot be; never listed unfiltered. One step per function, run in order by
+:func:`behind_aggregate`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from router.parse import facts
+from router.parse.facts import joined
+from router.parse.reading import Filter, Reading
+from router.tables import ResultTable
+
+if TYPE_CHECKING:
+    from cube_models.model import SemanticModel
+
+MIXED_ENTITIES = 20  # a mixed question looks up detail rows for the first aggregate rows only
+Step = Callable[[Reading, ResultTable, dict[str, Any], Any], None]
+
+
+def behind_aggregate(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
+    """Restrict a mixed question's listing to the rows behind its aggregate (``STEPS`` in order)."""
+    for step in STEPS:
+        step(reading, table, cube_query, model)
+        if reading.refusal:
+            return
+
+
+def _grouped_values(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
+    """A mixed question's rows are those of the aggregate's groups: its first grouped column's values (the
+    first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column. Groups without a
+    value name no rows: the listing is refused rather than left unfiltered."""
+    grouped = [c for c in cube_query.get("dimensions") or [] if c in table.columns]
+    if (
+        grouped
+        and table.rows
+        and all(row[table.columns.index(grouped[0])] is None for row in table.rows[:MIXED_ENTITIES])
+    ):
+        reading.refuse(f"the aggregate's {grouped[0]} has no value, so no rows can be listed behind it")
+        return
+    for i, column in enumerate(table.columns):
+        values = [str(row[i]) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None]
+        if values and all(isinstance(row[i], str) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None):
+            if reading.listing and not _through_bridge(reading, model, column.split(".", 1)[0]):
+                reading.refuse(
+                    f"the {reading.listing} rows cannot be restricted to the aggregate's {column}: "
+                    "the model joins them no way"
+                )
+                return
+            reading.filters.append(Filter(column, "equals", list(dict.fromkeys(values)), "the aggregate's rows"))
+            reading.columns = list(dict.fromkeys([*reading.columns, column]))
+            return
+
+
+def _through_bridge(reading: Any, model: Any, cube: str) -> bool:
+    """The listing reaches ``cube`` (a join either way), or a cube joining both does ("who supplies that part":
+    the part-supplier rows): that cube's key joins the columns, so the query has a root reaching both."""
+    if joined(model, reading.listing, cube):
+        return True
+    bridges = [c for c in model.cubes if {reading.listing, cube} <= set(facts.reach(model, c))]
+    bridges.sort(
+        key=lambda c: (facts.reach(model, c)[reading.listing] + facts.reach(model, c)[cube], len(facts.reach(model, c)))
+    )  # the nearest, then the narrowest (no fact)
+    keys = [d.path for d in model.cubes[bridges[0]].primary_keys] if bridges else []
+    if keys:
+        reading.columns = list(dict.fromkeys([*reading.columns, *keys]))
+    return bool(keys)
+
+
+def _aggregate_filters(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
+    """The rows behind an aggregate are restricted as it is: its filters on dimensions and its segments the
+    listing does not restate ("the average supply cost for part 2500, and the suppliers of it": part 2500)."""
+    if reading.listing is None:
+        return
+    measures = set(cube_query.get("measures") or [])
+    said = {f.member for f in reading.filters}
+    for f in cube_query.get("filters") or []:
+        member = str(f.get("member", ""))
+        if member in measures or member in said or f.get("operator") in ("set", "notSet") or "." not in member:
+            continue
+        if not joined(model, reading.listing, member.split(".", 1)[0]):  # all the rows would be listed
+            reading.refuse(
+                f"the {reading.listing} rows cannot be restricted to the aggregate's {member}: "
+                "the model joins them no way"
+            )
+            return
+        reading.filters.append(
+            Filter(member, f["operator"], [str(v) for v in f.get("values") or []], "the aggregate's filters")
+        )
+    for segment in cube_query.get("segments") or []:
+        if segment not in reading.segments and joined(model, reading.listing, segment.split(".", 1)[0]):
+            reading.segments.append(segment)
+    if model.cube_time_dimension(reading.listing):  # rows with dates of their own are dated as the question says
+        return
+    for td in cube_query.get("timeDimensions") or []:  # undated rows: those of the aggregate's period
+        span = td.get("dateRange")
+        if (
+            isinstance(span, list)
+            and not reading.time_spans
+            and td["dimension"] not in said
+            and joined(model, reading.listing, td["dimension"].split(".", 1)[0])
+        ):
+            reading.filters.append(
+                Filter(td["dimension"], "inDateRange", [str(v) for v in span], "the aggregate's period")
+            )
+
+
+BEHIND_EXTREME = (
+    "the rows behind a maximum or minimum are not listed: ask for the top row itself "
+    "(e.g. 'the largest ... with its ...')"
+)
+
+
+def extreme_only(cube_query: dict[str, Any], model: Any) -> bool:
+    """The aggregate is one maximum or minimum, grouped by nothing."""
+    measures = [model.find_member(m) for m in cube_query.get("measures") or []]
+    return (
+        bool(measures)
+        and not cube_query.get("dimensions")
+        and all(getattr(m, "type", "") in ("max", "min") for m in measures)
+    )
+
+
+def _behind_extreme(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
+    """The rows behind one maximum or minimum ("the single largest order in 1997, and who placed it") are
+    those where its column holds that value: the listing is filtered on the dimension over the same column.
+    Refused, rather than listed unfiltered, when no dimension holds the column or the listing cannot reach it."""
+    if not extreme_only(cube_query, model):
+        return
+    measure = cube_query["measures"][0]
+    value = table.rows[0][table.columns.index(measure)] if measure in table.columns and len(table.rows) == 1 else None
+    dimension = _column_dimension(model, measure)
+    if (
+        value is None
+        or dimension is None
+        or reading.listing is None
+        or not joined(model, reading.listing, dimension.split(".", 1)[0])
+    ):
+        reading.refuse(BEHIND_EXTREME)
+        return
+    reading.filters.append(Filter(dimension, "equals", [str(value)], "the aggregate's extreme"))
+    keys = [d.path for d in model.cubes[dimension.split(".", 1)[0]].primary_keys]  # which row holds it
+    reading.columns = list(dict.fromkeys([*reading.columns, *keys[:1], dimension]))
+
+
+def _column_dimension(model: SemanticModel, measure: str) -> str | None:
+    """The public dimension of a measure's cube over the measure's own column (a max's value names its rows)."""
+    found = model.find_member(measure)
+    cube = model.cubes.get(measure.split(".", 1)[0])
+    if found is None or cube is None:
+        return None
+    dims = [d for d in cube.dimensions.values() if d.public and facts.column(d) == facts.column(found)]
+    return dims[0].path if dims else None
+
+
+def _counted_rows(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
+    """ "the supplier with the most late line items, and which lines were they": a count of the listed cube
+    whose ``filters`` pick its rows lists only those rows, through the segment with the same condition;
+    refused when the model has no such segment (the rows would be listed without the condition)."""
+    for path in cube_query.get("measures") or []:
+        measure = model.find_member(path)
+        if measure is None or measure.cube != reading.listing or measure.type != "count" or not measure.filters:
+            continue
+        segments = {_condition(s.sql): s.path for s in model.cubes[measure.cube].segments.values()}
+        found = [segments.get(_condition(sql)) for sql in measure.filters]
+        if None in found:
+            title = measure.title or measure.name
+            reading.refuse(
+                f"the rows {title} counts are picked by its filter, which no segment of {measure.cube} holds: "
+                "add that segment to the model to list them"
+            )
+            return
+        reading.segments += [s for s in found if s and s not in reading.segments]
+
+
+def _condition(sql: str) -> str:
+    return " ".join(sql.lower().split())
+
+
+STEPS: tuple[Step, ...] = (_grouped_values, _aggregate_filters, _counted_rows, _behind_extreme)
