@@ -226,10 +226,11 @@ def _scope(result: PipelineResult) -> str:
 
 
 def _filter_words(result: PipelineResult) -> list[str]:
-    """The Cube query's filters as the text says them: values, bounds, and a key left unset ("without Album id")."""
+    """The Cube query's filters as the text says them: values, bounds, a key left unset ("without Album id"),
+    and its segments by their titles ("Late shipments")."""
     cube_query = getattr(result.aggregate, "cube_query", None) or {}
     lang = result.understanding.language
-    out = []
+    out = [label(s, lang) for s in cube_query.get("segments") or []]
     for f in cube_query.get("filters") or []:
         member, op = f.get("member", ""), f.get("operator")
         if op == "notSet":

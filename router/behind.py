@@ -163,20 +163,15 @@ def _counted_rows(reading: Reading, table: ResultTable, cube_query: dict[str, An
         measure = model.find_member(path)
         if measure is None or measure.cube != reading.listing or measure.type != "count" or not measure.filters:
             continue
-        segments = {_condition(s.sql): s.path for s in model.cubes[measure.cube].segments.values()}
-        found = [segments.get(_condition(sql)) for sql in measure.filters]
-        if None in found:
+        found = facts.segments_holding(model, measure)
+        if found is None:
             title = measure.title or measure.name
             reading.refuse(
                 f"the rows {title} counts are picked by its filter, which no segment of {measure.cube} holds: "
                 "add that segment to the model to list them"
             )
             return
-        reading.segments += [s for s in found if s and s not in reading.segments]
-
-
-def _condition(sql: str) -> str:
-    return " ".join(sql.lower().split())
+        reading.segments += [s for s in found if s not in reading.segments]
 
 
 STEPS: tuple[Step, ...] = (_grouped_values, _aggregate_filters, _counted_rows, _behind_extreme)

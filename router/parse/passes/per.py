@@ -18,12 +18,26 @@ _PER = re.compile(
 _ADDS_UP = ("count", "sum")  # a distinct count over all rows is no sum of per-row counts
 
 
+def _counted_cubes(k: Knowledge, m: Mention, own: str) -> list[str]:
+    """The cubes a mention names: as a cube, or by a count of its rows picked by segments ("a completed
+    order": the orders of the completed segment)."""
+    counts = [
+        t.path.split(".", 1)[0]
+        for t in m.of("measure")
+        if (found := k.model.find_member(t.path)) is not None
+        and found.type == "count"
+        and found.filters
+        and facts.segments_holding(k.model, found) is not None
+    ]
+    return [c for c in [*(t.path for t in m.of("cube")), *counts] if c != own]
+
+
 def per_cube(r: Reading, k: Knowledge, start: int, measure: str) -> Mention | None:
     """The mention of another cube, joined to ``measure``'s and with a row count, that "per"/"an"/"each" puts
     after ``start``."""
     own = measure.split(".", 1)[0]
     for m in r.mentions:
-        cubes = [t.path for t in m.of("cube") if t.path != own]
+        cubes = _counted_cubes(k, m, own)
         if (
             m.start >= start
             and cubes
@@ -38,20 +52,25 @@ def per_cube(r: Reading, k: Knowledge, start: int, measure: str) -> Mention | No
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     averages = [m for m in r.marks_of("avg") if free(r, m)]
-    if r.refusal or r.per or len(r.measures) != 1 or not averages:
+    if r.refusal or r.per or not r.measures or not averages:
         return
     member = k.model.find_member(r.measures[0])
     if getattr(member, "type", "") not in _ADDS_UP:
         return
     found = per_cube(r, k, 0 if r.language == "zh" else averages[0].end, r.measures[0])  # "每位读者平均"
-    if found is not None:
+    # the only other measure is the count that names the rows ("units in a completed order")
+    if found is not None and set(r.measures[1:]) <= {t.path for t in found.of("measure")}:
+        r.measures = r.measures[:1]
         take(r, k, found, r.measures[0])
         r.use(averages[0].span)
 
 
 def take(r: Reading, k: Knowledge, found: Mention, measure: str) -> None:
     """``measure`` per row of the cube ``found`` names: both measures asked, the ratio shown."""
-    cube = next(t.path for t in found.of("cube") if t.path != measure.split(".", 1)[0])
+    cube = _counted_cubes(k, found, measure.split(".", 1)[0])[0]
+    if not any(t.path == cube for t in found.of("cube")):  # "in a completed order": that count's segments
+        count = next(k.model.find_member(t.path) for t in found.of("measure") if t.path.startswith(f"{cube}."))
+        r.segments += [s for s in facts.segments_holding(k.model, count) or [] if s not in r.segments]
     r.per = facts.row_count(k.model, cube)
     r.measures = [measure, *([r.per] if r.per and r.per != measure else [])]
     r.time_dimension = r.time_dimension or k.model.time_dimension_for(measure)  # one query: both dated alike

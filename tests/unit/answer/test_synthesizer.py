@@ -376,3 +376,13 @@ def test_a_mixed_answer_whose_rows_were_refused_says_so_and_why() -> None:
     assert "The rows were not listed: the rows behind a maximum are not listed" in out.text
     plain = synthesize(result("largest order in 1997, and who placed it?", "mixed", table), use_llm=False)
     assert "not listed" not in plain.text
+
+
+def test_the_segments_of_the_query_are_named_in_the_answer() -> None:
+    from router.aggregate import AggregateResult
+
+    query = {"measures": ["order_items.gmv"], "segments": ["customers.vip"]}
+    agg = AggregateResult(cube_query=query, rows=[{"order_items.gmv": "120.5"}], sql="", backend="test")
+    table = ResultTable(["order_items.gmv"], [[120.5]])
+    out = synthesize(result("GMV of vip customers", "aggregate", table, aggregate=agg), use_llm=False)
+    assert "vip" in out.text.lower() and "120.5" in out.text

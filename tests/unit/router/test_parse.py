@@ -721,3 +721,9 @@ def test_another_cube_named_in_a_list_of_columns_shows_its_label(knowledge: Know
 def test_words_in_parentheses_do_not_say_which_date_a_period_is_on(knowledge: Knowledge) -> None:
     r = read(knowledge, "how many late orders (a week after the order date or more) shipped in March 2024?")
     assert r.time_dimension == "orders.shipped_at"
+
+
+def test_an_average_per_row_a_filtered_count_names_is_over_the_rows_of_its_segment(knowledge: Knowledge) -> None:
+    r = read(knowledge, "on average, how many order items are in a late order?")
+    assert (r.measures, r.per, r.segments) == (["order_lines.count", "orders.count"], "orders.count", ["orders.late"])
+    assert not r.unhonoured and judge(r).answers
