@@ -10,7 +10,6 @@ most the batch in flight, which the next run picks up again; no chunk gets a sec
 from __future__ import annotations
 
 import contextlib
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -22,6 +21,7 @@ import numpy as np
 from cubesage_core.db import connection
 from cubesage_core.embeddings import Embedder, get_embedder
 from sag_index import repository
+from sag_index._run_settings import indexing_run
 from sag_index._stages import filter_extraction, parse_extraction
 from sag_index._text import tokenize
 from sag_index.backends.base import EntityDoc, EventDoc, IndexBatch, LinkDoc, VectorStore
@@ -29,7 +29,6 @@ from sag_index.models import Chunk, EventRecord
 from sag_index.processor import FastProcessor, Processor
 
 ANALYZE_AFTER = 5000  # chunks indexed in one run before planner statistics are refreshed
-GIL_SWITCH_S = 0.0005  # thread switch interval while a run's threads share the GIL (see _gil_handoff)
 
 
 @dataclass
@@ -88,7 +87,7 @@ def index_chunks(
     )
     timing = {"register": 0.0, "process": 0.0, "filter_parse": 0.0, "lookup": 0.0, "embed": 0.0, "save": 0.0}
     with (
-        _gil_handoff(),
+        indexing_run(),
         connection(url) as conn,
         connection(url) as writer,
         ThreadPoolExecutor(1, "sag-save") as saving,
@@ -157,23 +156,6 @@ def _timed(report: IndexReport, started: float, cpu_started: float, timing: dict
     report.cpu_seconds = round(time.process_time() - cpu_started, 3)
     report.stage_seconds = {k: round(v, 3) for k, v in timing.items()}
     return report
-
-
-@contextlib.contextmanager
-def _gil_handoff() -> Iterator[None]:
-    """The interpreter's thread switch interval at ``GIL_SWITCH_S`` for the run, then back.
-
-    Every matrix product of the encoder and every database wait of a writer releases the GIL and needs it back;
-    while another thread runs Python (the parser, a writer building rows), the default 5 ms interval leaves the
-    returning thread waiting that long each time: measured on 2 cores, an encode of 500 passages beside one busy
-    Python thread took 5.2 times as long as alone, 1.7 times with 0.5 ms (the CPU share alone would be 1.5).
-    """
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(min(before, GIL_SWITCH_S))
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
 
 
 def _parsed_batches(
