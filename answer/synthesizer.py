@@ -227,7 +227,7 @@ def _scope(result: PipelineResult) -> str:
 
 def _filter_words(result: PipelineResult) -> list[str]:
     """The Cube query's filters as the text says them: values, bounds, a key left unset ("without Album id"),
-    and its segments by their titles ("Late shipments")."""
+    and its segments by their labels ("late")."""
     cube_query = getattr(result.aggregate, "cube_query", None) or {}
     lang = result.understanding.language
     out = [label(s, lang) for s in cube_query.get("segments") or []]

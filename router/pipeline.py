@@ -481,6 +481,8 @@ class Pipeline:
         cube_query = getattr(agg, "cube_query", None)
         if agg is None or not cube_query or (cube_query.get("dimensions") and not agg.rows):
             return None
+        if extreme_only(cube_query, self.c.model()):  # its rows are those holding the value (``behind``)
+            return None
         bindings = getattr(retrieval.get("result"), "term_bindings", None) or []
         words = {
             (b.matched or b.canonical_term): b.mapped_asset_id.removeprefix("table:")

@@ -112,3 +112,20 @@ def test_the_rows_a_filtered_count_counts_are_its_segments_or_refused(model: Sem
     plain = _listing("orders")  # a count without filters lists the rows as they are
     _counted_rows(plain, NO_ROWS, {"measures": ["orders.count"]}, model)
     assert plain.refusal is None and not plain.segments
+
+
+def test_an_ungrouped_maximum_is_not_drilled_into_every_row_it_spans(model: SemanticModel) -> None:
+    from types import SimpleNamespace
+
+    from router.pipeline import Pipeline
+
+    drilled: list[dict] = []
+    pipeline = Pipeline.__new__(Pipeline)
+    pipeline.c = SimpleNamespace(model=lambda: model, drill=lambda query, *a: drilled.append(query))
+    aggregate = SimpleNamespace(cube_query={"measures": ["orders.max_total"]}, rows=[{"orders.max_total": 950.5}])
+    result = SimpleNamespace(aggregate=aggregate, understanding=SimpleNamespace(normalized="..."))
+    assert pipeline._drill(result, {}, TODAY) is None and not drilled  # the detail path lists the row holding it
+    counted = SimpleNamespace(cube_query={"measures": ["orders.count"]}, rows=[{"orders.count": 3}])
+    pipeline.detail_env = SimpleNamespace(policy=SimpleNamespace(max_limit=10))
+    pipeline._drill(SimpleNamespace(aggregate=counted, understanding=result.understanding), {}, TODAY)
+    assert drilled == [{"measures": ["orders.count"]}]  # a count's rows are drilled into
