@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from cube_models.model import SemanticModel
 from router.aggregate import AggregateError
 from router.components import Components
 from router.detail import DetailEnv, EntityDirectory
@@ -48,6 +49,7 @@ def components(seen: list[str], fail: bool = False, follow_ups: list[Any] | None
         signals=lambda u, r, e, t: None,
         classify_intent=lambda u, s, use_llm=None: IntentDecision("aggregate", 0.9, ["fake"]),
         aggregate=aggregate,
+        model=lambda: SemanticModel({}),
     )
 
 
