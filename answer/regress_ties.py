@@ -6,7 +6,8 @@ are as right. Each nested SELECT that is not correlated (a subquery or a CTE) an
 literal LIMIT ``n`` and no OFFSET is run alone ``WITH TIES`` (``answer.regress_compare.gold_query``). When
 more than ``n`` rows come back, its choices are: the rows above the cut plus any ``n - above`` of the tied
 rows, or every row (an answer may show all the tied rows). Each choice replaces that SELECT by its rows as
-``VALUES`` (``SELECT * FROM (VALUES ...) AS __tie(<its output names>)``) in one variant of the gold; an
+``VALUES`` (``SELECT * FROM (VALUES ...) AS __tie(<its output names>)``; ``x = (SELECT ...)`` turned into
+``x IN (SELECT ...)`` for a choice of several rows) in one variant of the gold; an
 answer matching any variant is right. Cuts not inside a tie leave the gold as it is. At most
 ``MAX_VARIANTS`` variants are made (in order); the outermost SELECT's own LIMIT is ``regress_compare``'s.
 """
@@ -66,6 +67,20 @@ def _values_select(select: exp.Select, rows: list[list[Any]]) -> exp.Select:
     return exp.select("*").from_(values)
 
 
+def _as_set_if_scalar(select: exp.Select, rows: list[list[Any]]) -> exp.Select:
+    """``x = (SELECT ...)`` becomes ``x IN (SELECT ...)`` when the choice has more than one row (every tied
+    row): the scalar comparison the gold wrote for its one row, made for each of them. Returns the SELECT
+    now in the tree."""
+    subquery = select.parent
+    eq = subquery.parent if isinstance(subquery, exp.Subquery) else None
+    if len(rows) < 2 or not isinstance(eq, exp.EQ) or subquery is None:
+        return select
+    other = eq.this if eq.expression is subquery else eq.expression
+    inner = subquery.copy()
+    eq.replace(exp.In(this=other.copy(), query=inner))
+    return inner.this
+
+
 def variants(sql: str, run_rows: RowsRunner) -> list[str]:
     """The gold SQL once per tie-consistent choice of its nested cuts; ``[sql]`` when no nested cut falls
     inside a tie (or the SQL does not parse)."""
@@ -89,6 +104,7 @@ def variants(sql: str, run_rows: RowsRunner) -> list[str]:
         copy = sqlglot.parse_one(sql, read="postgres")
         targets = nested_cuts(copy)
         for (index, _), rows in zip(per_cut, combination, strict=True):
-            targets[index].replace(_values_select(targets[index], rows))
+            target = _as_set_if_scalar(targets[index], rows)
+            target.replace(_values_select(target, rows))
         out.append(copy.sql(dialect="postgres"))
     return out

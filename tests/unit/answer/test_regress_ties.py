@@ -36,8 +36,9 @@ def test_a_tied_nested_cut_gives_one_variant_per_tied_row_and_one_with_all() -> 
     assert values == [["7"], ["9"], ["7", "9"]]
     for sql in out:
         tree = sqlglot.parse_one(sql, read="postgres")
-        assert tree.find(exp.EQ).expression.find(exp.TableAlias).columns[0].name == "customer_id"
+        assert tree.find(exp.Values).args["alias"].columns[0].name == "customer_id"
         assert "o.order_ts >= '2024-01-01'" in sql  # the rest of the gold unchanged
+    assert "o.customer_id = (SELECT" in out[0] and "o.customer_id IN (SELECT" in out[2]  # all tied: a set
 
 
 def test_no_tie_at_the_nested_cut_leaves_the_gold_as_it_is() -> None:
