@@ -49,6 +49,7 @@ import psycopg
 import yaml
 
 from answer.regress_compare import Gold, compare, gold_query, gold_result, key_column
+from answer.regress_ties import variants
 from cubesage_core import db
 
 INTENTS = ("aggregate", "detail", "mixed", "unsupported", "clarify")
@@ -68,7 +69,7 @@ class Asker(Protocol):
     def __call__(self, question: str, *, today: dt.date, mode: str) -> Any: ...
 
 
-GoldRunner = Callable[[str], Gold]  # gold SQL -> its rows (and ORDER BY keys)
+GoldRunner = Callable[[str], list[Gold]]  # gold SQL -> its rows (and ORDER BY keys), per tie-consistent variant
 
 
 def language_of(text: str) -> str:
@@ -248,21 +249,28 @@ def _check_rows(case: Case, answer: dict[str, Any], run_gold: GoldRunner, proble
     """The answer rows against ``answer_sql``; mixed: the aggregate section, then the detail keys."""
     if not case.answer_sql:
         return
-    gold = run_gold(case.answer_sql)
+    golds = run_gold(case.answer_sql)
     if case.intent == "mixed":
         section = _section(answer, "aggregate")
         rows = section["rows"] if section else _rows(answer)
-        _add(problems.mismatch, "aggregate: ", compare(gold, rows))
+        _add(problems.mismatch, "aggregate: ", _any_variant(golds, lambda gold: compare(gold, rows)))
         _check_detail_keys(case, answer, run_gold, problems)
-    elif case.intent == "detail" and gold.rows and len(gold.rows[0]) == 1:
-        table = answer.get("table") or {}
+    elif case.intent == "detail" and golds[0].rows and len(golds[0].rows[0]) == 1:
+        columns, rows, total = (answer.get("table") or {}).get("columns") or [], _rows(answer), _stated_total(answer)
         _add(
-            problems.mismatch,
-            "",
-            key_column(gold, table.get("columns") or [], _rows(answer), stated_total=_stated_total(answer)),
+            problems.mismatch, "", _any_variant(golds, lambda gold: key_column(gold, columns, rows, stated_total=total))
         )
     else:
-        _add(problems.mismatch, "", compare(gold, _rows(answer)))
+        _add(problems.mismatch, "", _any_variant(golds, lambda gold: compare(gold, _rows(answer))))
+
+
+def _any_variant(golds: list[Gold], check: Callable[[Gold], str | None]) -> str | None:
+    """None when the answer matches one of the gold's tie-consistent variants, else the first one's problem."""
+    problems = [check(gold) for gold in golds]
+    if None in problems:
+        return None
+    first = problems[0]
+    return first if len(golds) == 1 else f"{first} (and in each of the {len(golds)} choices of a tie at a LIMIT)"
 
 
 def _check_detail_keys(case: Case, answer: dict[str, Any], run_gold: GoldRunner, problems: Problems) -> None:
@@ -270,11 +278,12 @@ def _check_detail_keys(case: Case, answer: dict[str, Any], run_gold: GoldRunner,
     if section is None:
         problems.missing.append("detail: the answer carries no detail rows")
         return
-    gold = run_gold(str(case.detail_sql))
+    columns, rows, total = section.get("columns") or [], section.get("rows") or [], _stated_total(answer)
+    golds = run_gold(str(case.detail_sql))
     _add(
         problems.mismatch,
         "detail: ",
-        key_column(gold, section.get("columns") or [], section.get("rows") or [], stated_total=_stated_total(answer)),
+        _any_variant(golds, lambda gold: key_column(gold, columns, rows, stated_total=total)),
     )
 
 
@@ -378,18 +387,24 @@ def check_case(
 
 
 def gold_runner(conn: Any) -> GoldRunner:
-    """Runs gold SQL read-only on ``conn``, with the ORDER BY keys when the gold is ordered."""
+    """Runs gold SQL read-only on ``conn``, with the ORDER BY keys when the gold is ordered, once per
+    tie-consistent variant of its nested ORDER BY ... LIMIT (``answer.regress_ties``)."""
 
-    def run(sql: str) -> Gold:
-        query = gold_query(sql)
+    def rows_of(sql: str) -> list[list[Any]]:
         with conn.cursor() as cur:
             cur.execute("BEGIN TRANSACTION READ ONLY")
             try:
-                cur.execute(query.sql)
-                rows = [list(r) for r in cur.fetchall()]
+                cur.execute(sql)
+                return [list(r) for r in cur.fetchall()]
             finally:
                 cur.execute("ROLLBACK")
-        return gold_result(query, rows)
+
+    def run(sql: str) -> list[Gold]:
+        out = []
+        for variant in variants(sql, rows_of):
+            query = gold_query(variant)
+            out.append(gold_result(query, rows_of(query.sql)))
+        return out
 
     return run
 

@@ -10,6 +10,10 @@
   rows in the gold order. Ties may come in any order: position ``i`` of the answer must carry the same
   ORDER BY key values as position ``i`` of the gold, not the same row. ORDER BY expressions that are not
   output columns are appended to the gold query (``__order_<n>``) so their values are known.
+* Ties at the cut: that LIMIT ``n`` is run as ``FETCH FIRST n ROWS WITH TIES``. When more than ``n`` rows
+  come back, the cut falls inside a tie and the gold's own choice of rows would be arbitrary: an answer is
+  right with the rows above the cut plus any of the tied rows to make ``n``, or with every tied row
+  (``Gold.limit``). A nested ORDER BY ... LIMIT is ``answer.regress_ties``'s.
 """
 
 from __future__ import annotations
@@ -36,16 +40,34 @@ class GoldQuery:
     sql: str
     width: int | None  # output columns of the original query (None: all columns, no key columns appended)
     key_columns: tuple[int, ...] | None  # None: the gold is a set, order does not matter
+    limit: int | None = None  # the LIMIT run WITH TIES (None: no literal LIMIT, or with an OFFSET)
 
 
 @dataclass(frozen=True)
 class Gold:
     rows: list[list[Any]]
     keys: list[tuple[Any, ...]] | None  # per gold row, its ORDER BY key values; None when unordered
+    limit: int | None = None  # the LIMIT the rows were fetched WITH TIES at; more rows than it: a tie at the cut
 
     @property
     def ordered(self) -> bool:
         return self.keys is not None
+
+    @property
+    def tied(self) -> bool:
+        """The LIMIT cuts between rows with the same ORDER BY keys (they all came back, WITH TIES)."""
+        return self.limit is not None and self.keys is not None and len(self.rows) > self.limit
+
+    def counts(self) -> tuple[int, ...]:
+        """The row counts a right answer may have: the gold's; when tied, the LIMIT or every tied row."""
+        return (self.limit, len(self.rows)) if self.tied and self.limit is not None else (len(self.rows),)
+
+    def required(self) -> list[int]:
+        """The gold rows every right answer has: all of them; when tied, those above the cut."""
+        if not self.tied or self.keys is None:
+            return list(range(len(self.rows)))
+        cut = self.keys[-1]
+        return [i for i, key in enumerate(self.keys) if not _same_keys(key, cut)]
 
 
 # -- cells -----------------------------------------------------------------------------------------------
@@ -148,7 +170,8 @@ def _same_keys(left: tuple[Any, ...], right: tuple[Any, ...]) -> bool:
 
 
 def gold_query(sql: str) -> GoldQuery:
-    """The gold SQL, rewritten to also return its ORDER BY keys when the outermost SELECT has ORDER BY ... LIMIT."""
+    """The gold SQL, rewritten when the outermost SELECT has ORDER BY ... LIMIT: to also return its ORDER BY
+    keys, and with a literal LIMIT ``n`` (no OFFSET) fetched ``FIRST n ROWS WITH TIES``."""
     try:
         tree = sqlglot.parse_one(sql, read="postgres")
     except sqlglot.errors.SqlglotError:
@@ -166,11 +189,26 @@ def gold_query(sql: str) -> GoldQuery:
             index = width + len(extra)
             extra.append(exp.alias_(ordered.this.copy(), f"__order_{len(extra)}"))
         keys.append(index)
-    if not extra:
-        return GoldQuery(sql, None, tuple(keys))
     rewritten = tree.copy()
     rewritten.set("expressions", [*outputs, *extra])
-    return GoldQuery(rewritten.sql(dialect="postgres"), width, tuple(keys))
+    limit = with_ties(rewritten)
+    if not extra and limit is None:
+        return GoldQuery(sql, None, tuple(keys))
+    return GoldQuery(rewritten.sql(dialect="postgres"), width if extra else None, tuple(keys), limit)
+
+
+def with_ties(select: exp.Select) -> int | None:
+    """Turns ``select``'s literal ``LIMIT n`` (ordered, no OFFSET) into ``FETCH FIRST n ROWS WITH TIES`` in
+    place; returns ``n``, or None when the LIMIT is not such (the query is left as it is)."""
+    limit = select.args.get("limit")
+    count = limit.expression if isinstance(limit, exp.Limit) else None
+    if select.args.get("order") is None or select.args.get("offset") is not None:
+        return None
+    if not isinstance(count, exp.Literal) or not count.is_int:
+        return None
+    options = exp.LimitOptions(rows=True, with_ties=True)
+    select.set("limit", exp.Fetch(direction="FIRST", count=count.copy(), limit_options=options))
+    return int(count.this)
 
 
 def _output_index(key: exp.Expression, outputs: list[exp.Expression]) -> int | None:
@@ -191,7 +229,7 @@ def gold_result(query: GoldQuery, rows: list[list[Any]]) -> Gold:
         return Gold(rows, None)
     keys = [tuple(row[i] for i in query.key_columns) for row in rows]
     width = query.width
-    return Gold([row[:width] for row in rows] if width is not None else rows, keys)
+    return Gold([row[:width] for row in rows] if width is not None else rows, keys, query.limit)
 
 
 # -- rows ------------------------------------------------------------------------------------------------
@@ -219,15 +257,25 @@ def assign(gold_rows: list[list[Any]], answer_rows: Sequence[Row]) -> list[int |
 
 
 def compare(gold: Gold, answer_rows: Sequence[Row]) -> str | None:
-    """None when the answer rows match the gold rows one-to-one (and in order when the gold is ordered)."""
-    if len(gold.rows) != len(answer_rows):
-        return f"row count {len(answer_rows)} != gold {len(gold.rows)}"
+    """None when the answer rows match the gold rows one-to-one (and in order when the gold is ordered); a
+    gold tied at its cut is matched by the rows above the cut plus some tied rows (``Gold.counts``)."""
+    if len(answer_rows) not in gold.counts():
+        return f"row count {len(answer_rows)} != gold {_counts_text(gold)}"
     owner = assign(gold.rows, answer_rows)
     paired = set(owner) - {None}
-    for gi, row in enumerate(gold.rows):
+    for gi in gold.required():
         if gi not in paired:
-            return f"gold row {[shown(v) for v in row]} has no answer row of its own"
+            return f"gold row {[shown(v) for v in gold.rows[gi]]} has no answer row of its own"
+    for aj, paired_with in enumerate(owner):
+        if paired_with is None:
+            return f"answer row {[shown(v) for v in answer_rows[aj]]} is none of the {len(gold.rows)} tied gold rows"
     return _order_problem(gold, [g for g in owner if g is not None])
+
+
+def _counts_text(gold: Gold) -> str:
+    if not gold.tied:
+        return str(len(gold.rows))
+    return f"{gold.limit} (or all {len(gold.rows)}: a tie at the gold's LIMIT {gold.limit})"
 
 
 def _order_problem(gold: Gold, sequence: list[int]) -> str | None:
@@ -269,7 +317,7 @@ def key_column(
         values = [_key(row[c]) if c < len(row) else None for row in answer_rows]
         if stated_total is not None and values and set(values) < set(wanted) and stated_total >= len(set(wanted)):
             return None
-        if set(values) != set(wanted):
+        if not _key_set_matches(gold, wanted, values):
             continue
         problem = _key_order_problem(gold, wanted, values)
         if problem is None:
@@ -283,11 +331,20 @@ def key_column(
     )
 
 
+def _key_set_matches(gold: Gold, wanted: list[Any], values: list[Any]) -> bool:
+    """The column's keys are the gold keys; a gold tied at its cut: its required keys plus tied ones, as many
+    as the LIMIT or all of them."""
+    if not gold.tied:
+        return set(values) == set(wanted)
+    required = {wanted[i] for i in gold.required()}
+    return required <= set(values) <= set(wanted) and len(set(values)) in gold.counts()
+
+
 def _key_order_problem(gold: Gold, wanted: list[Any], values: list[Any]) -> str | None:
     if gold.keys is None:
         return None
-    if len(values) != len(wanted):
-        return f"row count {len(values)} != gold {len(wanted)}"
+    if len(values) not in gold.counts():
+        return f"row count {len(values)} != gold {_counts_text(gold)}"
     first: dict[Any, int] = {}
     for gi, key in enumerate(wanted):
         first.setdefault(key, gi)

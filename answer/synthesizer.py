@@ -33,6 +33,7 @@ from answer.formatting import (
 )
 from answer.scope import Scope
 from answer.tables import Parts, column_format, parts_of, view
+from answer.tie_text import tie_text
 from answer.trend import Trend
 from answer.vocabulary import vocabulary
 from cubesage_core.llm import two_mode
@@ -80,6 +81,9 @@ def synthesize(
         outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, step="answer", use_llm=use_llm)
         text, mode, reason = outcome.value, outcome.mode, outcome.fallback_reason
     text += "".join(_cut_text(c, lang) for c in result.cuts)  # every limit reached is said, in either mode
+    if result.tie is not None and result.aggregate is not None and table.rows and not result.error:
+        agg = result.aggregate
+        text += tie_text(result.tie, agg.rows, agg.cube_query, lang=lang, mixed=intent == "mixed")
     prov = provenance(result)
     prov["answer_mode"] = mode
     if reason:
@@ -576,6 +580,7 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "error": result.error,
         "timings_ms": dict(result.timings_ms),
         "truncation": [c.to_dict() for c in result.cuts],  # every limit the rows stopped at: shown N of M
+        "tie": result.tie.to_dict() if result.tie else None,  # the limit cuts inside a tie: N tied, M shown
     }
     if result.mixed is not None:  # both halves, also when joined: the table then has per-entity counts only
         prov["sections"] = result.mixed.sections

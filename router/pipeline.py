@@ -25,6 +25,7 @@ from cubesage_core.settings import get_settings
 from fourengine.models import RetrievalResult
 from router.aggregate import AggregateError, OutOfModelError
 from router.aggregate.follow_up import FollowUp
+from router.aggregate.ties import Tie, find_tie
 from router.behind import BEHIND_EXTREME, MIXED_ENTITIES, behind_aggregate, extreme_only
 from router.components import Components
 from router.cuts import CUBE_DETAIL_KINDS, Cut, PathCounter, find_cuts
@@ -102,6 +103,7 @@ class PipelineResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     turn: Turn | None = None
     cuts: list[Cut] = field(default_factory=list)  # limits the rows stopped at, counted (router.cuts)
+    tie: Tie | None = None  # the aggregate's limit cuts between rows tied on its order (router.aggregate.ties)
 
 
 @dataclass
@@ -249,6 +251,7 @@ class Pipeline:
             self._run_paths(result, conn, recall.retrieval, recall.entities, today, use_llm, clock, emit, follow_up)
             result.cuts = self._cuts(result, conn, today)
             clock.lap("cuts")
+            result.tie = self._tie(result, conn, today)
         except PATH_ERRORS as err:
             result.error = {"type": type(err).__name__, "message": str(err)}
             result.table = ResultTable([])
@@ -351,16 +354,20 @@ class Pipeline:
             detail.total = sum(int(group[-1]) for group in counts)
         return counts
 
-    def _cuts(self, result: PipelineResult, conn: Any, today: date) -> list[Cut]:
-        """The limits this answer's rows stopped at, each with the rows there are (``router.cuts``)."""
+    def _counter(self, result: PipelineResult, conn: Any, today: date) -> PathCounter:
+        """Counts rows without a limit, over this answer's own paths (``router.cuts``)."""
         env = self.detail_env.for_mixed() if result.intent.intent == "mixed" else self.detail_env
 
         def count_sql(sql: str, params: dict[str, Any]) -> int:
             with _connection(conn) as connection:
                 return count_rows(connection, sql, params, env.policy, timeout_ms=env.timeout_ms)
 
+        return PathCounter(load=lambda query: self.c.load(query, today), count_sql=count_sql)
+
+    def _cuts(self, result: PipelineResult, conn: Any, today: date) -> list[Cut]:
+        """The limits this answer's rows stopped at, each with the rows there are (``router.cuts``)."""
         settings = get_settings()
-        counter = PathCounter(load=lambda query: self.c.load(query, today), count_sql=count_sql)
+        counter = self._counter(result, conn, today)
         return find_cuts(
             result.intent.intent,
             result.aggregate,
@@ -369,6 +376,14 @@ class Pipeline:
             covered=MIXED_ENTITIES,
             default_limit=min(settings.default_limit, settings.query_row_cap),
         )
+
+    def _tie(self, result: PipelineResult, conn: Any, today: date) -> Tie | None:
+        """A tie at the aggregate's limit (the row past it came with the rows), its tied rows counted."""
+        agg = result.aggregate
+        peek = getattr(agg, "peek", None)  # an aggregate of another path (a drill-down) has none
+        if agg is None or peek is None or peek.past is None:
+            return None
+        return find_tie(agg.cube_query, agg.rows, peek, self._counter(result, conn, today).cube)
 
     def _detail_path(
         self,

@@ -22,6 +22,7 @@ from router.aggregate.derive import combine
 from router.aggregate.follow_up import FollowUp, edit_query
 from router.aggregate.guardrails import check
 from router.aggregate.slots import fill_slots
+from router.aggregate.ties import Peek, peek_query, split_peek
 from router.aggregate.types import AggregateError, AggregateResult, CubeQueryDraft, Problem
 from router.understanding.types import Understanding
 
@@ -156,7 +157,11 @@ class _Run:
             if not problems:
                 mark = time.perf_counter()
                 try:
-                    return draft, [self.backend.load(q, today=self.today) for q in draft.queries], retries
+                    return (
+                        draft,
+                        [self.backend.load(_loaded(draft, q), today=self.today) for q in draft.queries],
+                        retries,
+                    )
                 except Exception as err:
                     problems = [Problem("execution", f"{type(err).__name__}: {err}"[:500])]
                 finally:
@@ -168,6 +173,24 @@ class _Run:
                     "could not build a valid Cube query: " + "; ".join(p.message for p in problems), self.history
                 )
             draft, retries = corrected, retries + 1
+
+
+def _peeks(draft: CubeQueryDraft) -> bool:
+    """One ordered, limited query (no compared periods, no counted total) is loaded one row past its limit,
+    to see a tie at the cut (``router.aggregate.ties``)."""
+    return len(draft.queries) == 1 and not draft.counted and peek_query(draft.query) is not None
+
+
+def _loaded(draft: CubeQueryDraft, query: dict[str, Any]) -> dict[str, Any]:
+    return (peek_query(query) or query) if _peeks(draft) else query
+
+
+def _kept(draft: CubeQueryDraft, loads: list[LoadResult]) -> tuple[list[LoadResult], Peek | None]:
+    """The loads with the rows of their own limit, and the peek past it (when the draft peeked)."""
+    if not _peeks(draft):
+        return loads, None
+    rows, peek = split_peek(draft.query, loads[0].rows)
+    return [replace(loads[0], rows=rows)], peek
 
 
 def run_aggregate(
@@ -199,6 +222,7 @@ def run_aggregate(
         draft.fallback_reason = reason
         draft.notes.insert(0, reason)
         draft, loads, retries = run.execute(draft, _checked_against(ctx, draft, follow_up))
+    loads, peek = _kept(draft, loads)
     rows, derived = combine(draft, [[{draft.counted: load.total}] if draft.counted else load.rows for load in loads])
     run.timings["total_ms"] = (time.perf_counter() - started) * 1000
     first = loads[0]
@@ -217,4 +241,5 @@ def run_aggregate(
         mode=draft.mode,
         notes=draft.notes,
         cached=all(load.cached for load in loads),
+        peek=peek,
     )

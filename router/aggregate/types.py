@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from router.aggregate.ties import Peek
+
 
 class AggregateError(Exception):
     """The aggregate path cannot build or run a query for this question (clear message, a 4xx/answer)."""
@@ -78,6 +80,7 @@ class AggregateResult:
     mode: str = "fast"
     notes: list[str] = field(default_factory=list)
     cached: bool = False  # every row came from the backend's result cache
+    peek: Peek | None = None  # an ordered, limited query's row past its limit (router.aggregate.ties)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

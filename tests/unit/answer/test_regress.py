@@ -28,8 +28,8 @@ KEYS_SQL = "SELECT refund_id FROM r"
 GOLD = {AGG_SQL: [[100]], TOP_SQL: [["A", 30], ["B", 20]], KEYS_SQL: [[7], [8]]}
 
 
-def run_gold(sql: str) -> Gold:
-    return gold_result(gold_query(sql), [list(r) for r in GOLD[sql]])
+def run_gold(sql: str) -> list[Gold]:
+    return [gold_result(gold_query(sql), [list(r) for r in GOLD[sql]])]
 
 
 def payload(intent: str, rows: list[list[Any]], columns: list[str] | None = None, **provenance: Any) -> dict[str, Any]:
@@ -191,6 +191,39 @@ def test_mixed_checks_both_halves() -> None:
     assert outcome(c, mixed_answer([["B", 20], ["A", 30]], good_detail)) == "wrong"  # aggregate order wrong
     result = check_case(c, mixed_answer(good_agg, None), None, run_gold, 1.0)
     assert result.outcome == "failed" and "no detail rows" in result.reason
+
+
+TOP1_SQL = (
+    "SELECT c.name, COUNT(*) AS orders FROM o JOIN c ON c.id = o.cid GROUP BY c.name ORDER BY orders DESC LIMIT 1"
+)
+TIED_DETAIL_SQL = (
+    "SELECT o.order_id FROM o WHERE o.cid = (SELECT cid FROM o GROUP BY cid ORDER BY COUNT(*) DESC LIMIT 1)"
+)
+
+
+def tied_gold(sql: str) -> list[Gold]:
+    """Ann and Bo tie at 2 orders: the aggregate WITH TIES, and the detail once per tied customer and both."""
+    if sql == TOP1_SQL:
+        return [gold_result(gold_query(sql), [["Ann", 2], ["Bo", 2]])]
+    return [Gold([[1], [2]], None), Gold([[3], [4]], None), Gold([[1], [2], [3], [4]], None)]
+
+
+def test_mixed_top_one_tied_passes_with_either_choice_but_not_a_row_outside_the_tie() -> None:
+    c = case("mixed", answer_sql=TOP1_SQL, detail_sql=TIED_DETAIL_SQL)
+
+    def answer(agg: list[list[Any]], keys: list[int]) -> dict[str, Any]:
+        sections = [
+            {"kind": "aggregate", "columns": ["name", "orders"], "rows": agg},
+            {"kind": "detail", "columns": ["order_id"], "rows": [[k] for k in keys]},
+        ]
+        return payload("mixed", agg, ["name", "orders"], sections=sections)
+
+    assert judge(c, answer([["Bo", 2]], [3, 4]), None, tied_gold)[0] == "passed"
+    assert judge(c, answer([["Ann", 2]], [1, 2]), None, tied_gold)[0] == "passed"
+    assert judge(c, answer([["Ann", 2], ["Bo", 2]], [1, 2, 3, 4]), None, tied_gold)[0] == "passed"
+    outcome_, reason = judge(c, answer([["Bo", 2]], [2, 3]), None, tied_gold)  # rows of no one choice
+    assert outcome_ == "wrong" and "each of the 3 choices" in reason
+    assert judge(c, answer([["Cy", 2]], [3, 4]), None, tied_gold)[0] == "wrong"  # Cy is not in the tie
 
 
 # -- summary ---------------------------------------------------------------------------------------------

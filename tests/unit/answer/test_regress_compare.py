@@ -40,7 +40,10 @@ def test_assignment_finds_a_perfect_matching_when_greedy_would_not() -> None:
 
 
 def test_gold_query_finds_order_keys_of_the_outermost_select_only() -> None:
-    assert gold_query(TOP).key_columns == (1,) and gold_query(TOP).sql == TOP
+    assert gold_query(TOP).key_columns == (1,) and gold_query(TOP).limit == 3
+    assert gold_query(TOP).sql.endswith("ORDER BY gmv DESC FETCH FIRST 3 ROWS WITH TIES")
+    offset = "SELECT a FROM t ORDER BY a LIMIT 5 OFFSET 5"
+    assert gold_query(offset).limit is None and gold_query(offset).sql == offset  # no ties run past an OFFSET
     assert gold_query("SELECT a, b FROM t ORDER BY 2 LIMIT 5").key_columns == (1,)
     assert gold_query("SELECT a FROM t ORDER BY a").key_columns is None  # no LIMIT: a set
     inner = "SELECT n FROM (SELECT r, COUNT(*) AS n FROM t GROUP BY r ORDER BY n DESC LIMIT 3) s"
@@ -61,6 +64,41 @@ def test_ties_in_the_order_key_may_come_in_any_order() -> None:
     gold = gold_result(gold_query(TOP), [["A", 30], ["B", 20], ["C", 20]])
     assert compare(gold, [["A", 30], ["C", 20], ["B", 20]]) is None
     assert compare(gold, [["C", 20], ["A", 30], ["B", 20]]) is not None
+
+
+TOP1 = "SELECT c.name, COUNT(*) AS orders FROM o JOIN c ON c.id = o.cid GROUP BY c.name ORDER BY orders DESC LIMIT 1"
+
+
+def test_a_tie_at_the_limit_accepts_any_tied_row_or_all_of_them() -> None:
+    gold = gold_result(gold_query(TOP1), [["Ann", 13], ["Bo", 13]])  # WITH TIES: both came back
+    assert gold.tied and gold.required() == [] and gold.counts() == (1, 2)
+    assert compare(gold, [["Bo", 13]]) is None
+    assert compare(gold, [["Ann", 13]]) is None
+    assert compare(gold, [["Bo", 13], ["Ann", 13]]) is None  # every tied row shown
+    assert "none of the 2 tied gold rows" in compare(gold, [["Cy", 13]])  # a row outside the tie
+    assert compare(gold, [["Bo", 12]]) is not None
+    assert "row count" in compare(gold, [])
+
+
+def test_a_tie_at_the_limit_still_needs_the_rows_above_the_cut_in_order() -> None:
+    gold = gold_result(gold_query(TOP.replace("LIMIT 3", "LIMIT 2")), [["A", 30], ["B", 20], ["C", 20]])
+    assert gold.required() == [0]
+    assert compare(gold, [["A", 30], ["C", 20]]) is None
+    assert compare(gold, [["A", 30], ["B", 20]]) is None
+    assert "has no answer row" in compare(gold, [["B", 20], ["C", 20]])  # A is above the cut
+    assert "out of order" in compare(gold, [["C", 20], ["A", 30]])
+    untied = gold_result(gold_query(TOP.replace("LIMIT 3", "LIMIT 2")), [["A", 30], ["B", 20]])
+    assert not untied.tied and compare(untied, [["A", 30], ["C", 20]]) is not None  # no tie: C is wrong
+
+
+def test_a_tie_at_the_limit_of_key_rows() -> None:
+    query = gold_query("SELECT o.order_id FROM o ORDER BY o.amount DESC LIMIT 2")
+    gold = gold_result(query, [[1, 50], [2, 40], [3, 40]])
+    assert key_column(gold, ["order_id"], [[1], [3]]) is None
+    assert key_column(gold, ["order_id"], [[1], [2], [3]]) is None
+    assert key_column(gold, ["order_id"], [[1], [4]]) is not None  # 4 is not tied at the cut
+    assert key_column(gold, ["order_id"], [[2], [3]]) is not None  # 1 is above the cut
+    assert key_column(gold, ["order_id"], [[3], [1]]) is not None  # out of order
 
 
 def test_order_key_not_in_the_output_is_compared_by_value() -> None:
