@@ -259,6 +259,8 @@ def assign(gold_rows: list[list[Any]], answer_rows: Sequence[Row]) -> list[int |
 def compare(gold: Gold, answer_rows: Sequence[Row]) -> str | None:
     """None when the answer rows match the gold rows one-to-one (and in order when the gold is ordered); a
     gold tied at its cut is matched by the rows above the cut plus some tied rows (``Gold.counts``)."""
+    if _transposed(gold, answer_rows):
+        return None
     if len(answer_rows) not in gold.counts():
         return f"row count {len(answer_rows)} != gold {_counts_text(gold)}"
     owner = assign(gold.rows, answer_rows)
@@ -270,6 +272,17 @@ def compare(gold: Gold, answer_rows: Sequence[Row]) -> str | None:
         if paired_with is None:
             return f"answer row {[shown(v) for v in answer_rows[aj]]} is none of the {len(gold.rows)} tied gold rows"
     return _order_problem(gold, [g for g in owner if g is not None])
+
+
+def _transposed(gold: Gold, answer_rows: Sequence[Row]) -> bool:
+    """A one-row gold of several numbers ("this year's orders, last year's orders") shown as one answer row
+    per number (the periods compared, one row each): every gold number pairs with an answer row of its own."""
+    if gold.ordered or gold.tied or len(gold.rows) != 1 or len(answer_rows) < 2:
+        return False
+    cells = gold.rows[0]
+    if len(cells) != len(answer_rows) or any(_num(c) is None or isinstance(c, str) for c in cells):
+        return False
+    return None not in assign([[c] for c in cells], answer_rows)
 
 
 def _counts_text(gold: Gold) -> str:

@@ -149,3 +149,11 @@ def test_a_gold_month_or_quarter_number_is_the_period_the_answer_shows_by_its_st
     assert not cell_matches(5, "2013-06-01") and not cell_matches(2, "2013-05-01")
     assert not cell_matches(6, "2013-06-15") and not cell_matches(13, "2013-01-01")
     assert cell_matches(6, "June 2013") and cell_matches(2, "Q2 2013") and not cell_matches(7, "June 2013")
+
+
+def test_a_one_row_gold_of_numbers_matches_one_answer_row_per_number() -> None:
+    gold = Gold([[Decimal("80"), Decimal("78")]], None)  # this year's count, last year's, side by side
+    assert compare(gold, [["this year", 80], ["same period last year", 78]]) is None
+    assert compare(gold, [["this year", 80], ["same period last year", 77]]) is not None
+    assert compare(gold, [["this year", 80], ["last year", 80]]) is not None  # one number twice is not both
+    assert compare(Gold([[Decimal("80"), "x"]], None), [["a", 80], ["b", "x"]]) is not None  # numbers only
