@@ -139,7 +139,8 @@ def numbers_in(text: str) -> list[str]:
 
 def table_numbers(columns: list[str], rows: list[list[Any]], formats: list[str | None] | None = None) -> set[str]:
     """Every way the text may write a number of the table: ``fmt_number`` of each number, ``fmt_measure`` of
-    the numbers of percent and currency columns, and the row count."""
+    the numbers of percent and currency columns, a key as written (``id`` columns: "order 96647"), and the row
+    count."""
     formats = formats or [None] * len(columns)
     allowed = {fmt_number(len(rows))}
     for row in rows:
@@ -147,6 +148,8 @@ def table_numbers(columns: list[str], rows: list[list[Any]], formats: list[str |
             if is_number(v):
                 allowed.add(fmt_number(v))
                 allowed.add(fmt_measure(v, fmt))
+                if fmt == "id" and float(v).is_integer():
+                    allowed.add(str(int(v)))
     return allowed
 
 

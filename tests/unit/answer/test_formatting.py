@@ -233,3 +233,9 @@ def test_filter_numbers_are_the_values_an_answer_filtered_by() -> None:
 
 def test_question_numbers_are_the_numbers_the_question_wrote() -> None:
     assert question_numbers("show order 7 and the 1,200 lines over 5.5") == {"7", "1,200", "5.5"}
+
+
+def test_a_key_is_a_table_number_as_written_and_a_plain_number_is_not() -> None:
+    allowed = table_numbers(["orders.order_id", "orders.count"], [[96647, 12345]], ["id", None])
+    assert stray_numbers("Found 1 order for 96647.", allowed) == []
+    assert stray_numbers("12345 orders", allowed) == ["12345"]  # a count is written 12,345
