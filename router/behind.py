@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from router.aggregate.drill import segments_holding
 from router.parse import facts
 from router.parse.facts import joined
 from router.parse.reading import Filter, Reading
@@ -163,7 +164,7 @@ def _counted_rows(reading: Reading, table: ResultTable, cube_query: dict[str, An
         measure = model.find_member(path)
         if measure is None or measure.cube != reading.listing or measure.type != "count" or not measure.filters:
             continue
-        found = facts.segments_holding(model, measure)
+        found = segments_holding(model, measure)
         if found is None:
             title = measure.title or measure.name
             reading.refuse(

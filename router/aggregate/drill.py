@@ -55,18 +55,26 @@ def drill_query(
 
 
 def _measure_segments(model: SemanticModel, measures: list[str]) -> list[str] | None:
-    """The segments that say which rows a filtered measure counts ("Completed orders": the completed
-    segment, same SQL); None when a measure's filter has no such segment."""
+    """The segments that say which rows the filtered measures count; None when a filter has no such segment."""
     out: list[str] = []
     for path in measures:
         measure = model.find_member(path)
-        if measure is None:
-            continue
-        for sql in getattr(measure, "filters", ()) or ():
-            same = [s.path for s in model.cubes[measure.cube].segments.values() if _sql(s.sql) == _sql(sql)]
-            if not same:
-                return None
-            out.append(same[0])
+        found = segments_holding(model, measure) if measure is not None else []
+        if found is None:
+            return None
+        out += found
+    return out
+
+
+def segments_holding(model: Any, measure: Any) -> list[str] | None:
+    """The segments of a measure's cube whose SQL is its ``filters``' ("Completed orders": the completed
+    segment, same SQL), one per filter; None when some filter is no segment's."""
+    out: list[str] = []
+    for sql in getattr(measure, "filters", ()) or ():
+        same = [s.path for s in model.cubes[measure.cube].segments.values() if _sql(s.sql) == _sql(sql)]
+        if not same:
+            return None
+        out.append(same[0])
     return out
 
 

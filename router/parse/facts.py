@@ -154,15 +154,3 @@ def column_titled(model: Any, cubes: list[str], said: set[str]) -> Any | None:
 
 
 _KEYLIKE = re.compile(r"(?:^|_)(?:id|key|fk)$|(?<=[a-z])(?:Id|Key)$")  # "customer_key": a reference, no quantity
-
-
-def segments_holding(model: Any, measure: Any) -> list[str] | None:
-    """The segments of a filtered measure's cube whose conditions are its ``filters`` (whitespace and case
-    aside), one per filter; None when some filter is no segment's condition."""
-    segments = {_condition(s.sql): s.path for s in model.cubes[measure.cube].segments.values()}
-    found = [segments.get(_condition(sql)) for sql in measure.filters]
-    return None if None in found else [s for s in found if s]
-
-
-def _condition(sql: str) -> str:
-    return " ".join(sql.lower().split())

@@ -193,11 +193,11 @@ def _joined_labels(r: Reading, k: Knowledge, cube: str) -> list[str]:
     """ "the lines of order 5 with *product*, quantity and price": another cube named in a list of columns,
     one row of it per listed row (a join from the listed cube), shows its label."""
     out = []
-    ahead = facts.reach(k.model, cube)
+    ahead, columns = facts.reach(k.model, cube), _column_spans(r)
     for m in r.mentions:
         other = next((t.path for t in m.of("cube") if t.path != cube and t.path in ahead), None)
         name = facts.label(k.model, other, r.language) if other and free(r, m) else None
-        if name and _in_column_list(r, m.span, _column_spans(r)):
+        if name and _in_column_list(r, m.span, columns):
             out.append(name)
             r.use(m.span)
     return out

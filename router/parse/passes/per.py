@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from router.aggregate.drill import segments_holding
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.nearby import free
@@ -18,18 +19,19 @@ _PER = re.compile(
 _ADDS_UP = ("count", "sum")  # a distinct count over all rows is no sum of per-row counts
 
 
-def _counted_cubes(k: Knowledge, m: Mention, own: str) -> list[str]:
-    """The cubes a mention names: as a cube, or by a count of its rows picked by segments ("a completed
-    order": the orders of the completed segment)."""
+def _counted_cubes(k: Knowledge, m: Mention, own: str) -> list[tuple[str, list[str]]]:
+    """The cubes a mention names, each with the segments its rows are picked by: as a cube (none), or by a
+    count of its rows whose filters are segments ("a completed order": the orders of the completed segment)."""
     counts = [
-        t.path.split(".", 1)[0]
+        (t.path.split(".", 1)[0], segments)
         for t in m.of("measure")
         if (found := k.model.find_member(t.path)) is not None
         and found.type == "count"
         and found.filters
-        and facts.segments_holding(k.model, found) is not None
+        and (segments := segments_holding(k.model, found)) is not None
     ]
-    return [c for c in [*(t.path for t in m.of("cube")), *counts] if c != own]
+    named: list[tuple[str, list[str]]] = [(t.path, []) for t in m.of("cube")]
+    return [(c, segments) for c, segments in [*named, *counts] if c != own]
 
 
 def per_cube(r: Reading, k: Knowledge, start: int, measure: str) -> Mention | None:
@@ -37,7 +39,7 @@ def per_cube(r: Reading, k: Knowledge, start: int, measure: str) -> Mention | No
     after ``start``."""
     own = measure.split(".", 1)[0]
     for m in r.mentions:
-        cubes = _counted_cubes(k, m, own)
+        cubes = [c for c, _ in _counted_cubes(k, m, own)]
         if (
             m.start >= start
             and cubes
@@ -67,10 +69,8 @@ def choose(q: Question, k: Knowledge) -> None:
 
 def take(r: Reading, k: Knowledge, found: Mention, measure: str) -> None:
     """``measure`` per row of the cube ``found`` names: both measures asked, the ratio shown."""
-    cube = _counted_cubes(k, found, measure.split(".", 1)[0])[0]
-    if not any(t.path == cube for t in found.of("cube")):  # "in a completed order": that count's segments
-        count = next(k.model.find_member(t.path) for t in found.of("measure") if t.path.startswith(f"{cube}."))
-        r.segments += [s for s in facts.segments_holding(k.model, count) or [] if s not in r.segments]
+    cube, segments = _counted_cubes(k, found, measure.split(".", 1)[0])[0]
+    r.segments += [s for s in segments if s not in r.segments]  # "in a completed order": that count's segments
     r.per = facts.row_count(k.model, cube)
     r.measures = [measure, *([r.per] if r.per and r.per != measure else [])]
     r.time_dimension = r.time_dimension or k.model.time_dimension_for(measure)  # one query: both dated alike

@@ -64,8 +64,9 @@ def choose(q: Question, k: Knowledge) -> None:
         r.use(mark.span)
     periods = r.periods(q.understanding.time_ranges)
     timed = bool(periods or q.understanding.granularity or r.granularity)
+    asides = _asides(r)
     for m in r.mentions:
-        if any(s <= m.start and m.end <= e for s, e in _asides(r)):
+        if any(s <= m.start and m.end <= e for s, e in asides):
             continue
         times = [
             t.path
