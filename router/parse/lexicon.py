@@ -285,7 +285,7 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
                 for surface, weight in _names(member.title, member.name, member.meta):
                     lex.add(surface, Target(kind, member.path), weight)
     for term in terms:
-        _add_term(lex, model, term)
+        _add_term(lex, model, term, values)
     for surface, found in values.surfaces.items() if values is not None else []:
         for member, value in found:
             lex.add(surface, Target("value", member, value, "values"), TITLE)
@@ -401,7 +401,7 @@ def _add_generic_tails(lex: Lexicon, cube: Any) -> None:
             lex.add(dim.title.split()[-1], Target("dimension", dim.path), NAME_WORDS)
 
 
-def _add_term(lex: Lexicon, model: Any, term: Term) -> None:
+def _add_term(lex: Lexicon, model: Any, term: Term, values: Values | None = None) -> None:
     asset_type, _, body = str(term.mapped_asset_id or "").partition(":")
     kind = _KIND_OF_ASSET.get(term.mapped_asset_type or asset_type)
     if kind is None or not body:
@@ -417,3 +417,14 @@ def _add_term(lex: Lexicon, model: Any, term: Term) -> None:
     for surface in [term.canonical_term, *(term.synonyms or [])]:
         if has_cjk(surface) or not set(name_key(surface)) <= LANGUAGE_ONLY:
             lex.add(surface, target, TITLE + 1)
+            for twin in _same_value(values, target):
+                lex.add(surface, twin, TITLE)
+
+
+def _same_value(values: Values | None, target: Target) -> list[Target]:
+    """A glossary value's own value in other dimensions ("日本" -> nation JAPAN, also the supplier's nation
+    JAPAN): the filter pass keeps the one the question's rows reach."""
+    if target.kind != "value" or values is None or target.value is None:
+        return []
+    found = values.surfaces.get(target.value.lower(), [])
+    return [Target("value", member, value, "values") for member, value in found if member != target.path]

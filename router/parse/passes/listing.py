@@ -198,9 +198,16 @@ def _joined_labels(r: Reading, k: Knowledge, cube: str) -> list[str]:
         other = next((t.path for t in m.of("cube") if t.path != cube and t.path in ahead), None)
         name = facts.label(k.model, other, r.language) if other and free(r, m) else None
         if name and _in_column_list(r, m.span, columns):
-            out.append(name)
+            out += [*_foreign_key(k, cube, other), name]
             r.use(m.span)
     return out
+
+
+def _foreign_key(k: Knowledge, cube: str, other: str | None) -> list[str]:
+    """The listed cube's own column its join to ``other`` uses (the part key beside the part's name)."""
+    fk = facts.fk_column(k.model, cube, other) if other else None
+    dims = k.model.cubes[cube].dimensions.values()
+    return [d.path for d in dims if fk and d.public and facts.column(d).lower() == fk][:1]
 
 
 def _amount(r: Reading, k: Knowledge, cube: str) -> list[str]:
@@ -231,11 +238,15 @@ def columns(q: Question, k: Knowledge) -> None:
         dims = [t.path for t in m.of("dimension") if facts.joined(k.model, cube, t.cube)]
         own = [p for p in dims if p.split(".", 1)[0] == cube]
         if own or dims:
-            shown.append((own or dims)[0])
+            column = (own or dims)[0]
+            other = column.split(".", 1)[0]
+            named = other != cube and facts.label(k.model, other, r.language) == column
+            shown += [*(_foreign_key(k, cube, other) if named else []), column]
             r.use(m.span)
     shown += _joined_labels(r, k, cube) + _titled_words(r, k, cube) + _amount(r, k, cube)
     if q.understanding.time_ranges and (time_dim := r.time_dimension or k.model.cube_time_dimension(cube)):
         shown.append(time_dim)
-    if len(set(shown) - {None}) <= 2 + len(r.filters):  # nothing asked beyond key, label and filters
+    keys = {p for c in k.model.cubes[cube].joins for p in _foreign_key(k, cube, c.target)}
+    if len(set(shown) - {None} - keys) <= 2 + len(r.filters):  # nothing asked beyond key, label and filters
         shown += [d.path for d in k.model.cubes[cube].dimensions.values() if d.public][:DISPLAY_CAP]
     r.columns = [c for c in dict.fromkeys(shown) if c]

@@ -46,6 +46,7 @@ _TYPE_FIT = {
     "median": (),
 }
 _COUNTS = ("count", "count_distinct", "count_distinct_approx")
+_LISTED = re.compile(r"\s*(?:,|，|、|;|；)\s*")
 
 
 def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
@@ -59,6 +60,8 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
         mark = mark_before(r, (_values_before(r, m), m.end), AGGREGATION) or _trailing_count(r, m)
     if mark is None or any(o.start <= mark.start and mark.end <= o.end for o in r.marks_of("order")):
         return None, []  # "highest balance first" orders the rows: no maximum asked
+    if mark.end <= m.start and _LISTED.fullmatch(r.text[mark.end : m.start]):
+        return None, []  # "包括数量、折扣": a column named before it in a list, not an aggregation of it
     used = [mark]
     if mark.kind == "distinct" and (count := mark_before(r, mark.span, ("count",))):
         used.append(count)
@@ -194,7 +197,9 @@ def _other_cubes(r: Reading, cube: str) -> list[str]:
 
 def _cued(q: Question, k: Knowledge | None) -> bool:
     """A grain, a comparison, a ranking or a group-by word before something to group by (not a number:
-    "top 5 customers by account balance" orders customers): what a count is asked for."""
+    "top 5 customers by account balance" orders customers): what a count is asked for. "each line's part,
+    quantity and discount" names the columns of rows, not groups (every word after the possessive can be a
+    column; "each region's revenue" groups)."""
     r, u = q.reading, q.understanding
 
     def groupable(m: Mention) -> bool:
@@ -203,11 +208,25 @@ def _cued(q: Question, k: Knowledge | None) -> bool:
         dims = [k.model.find_member(t.path) for t in m.of("dimension")]
         return bool(m.of("cube")) or any(d is not None and d.type != "number" for d in dims)
 
-    grouped = any(any(groupable(m) for m in phrase_after(r, g.span)) for g in r.marks_of("group"))
+    runs = [phrase_after(r, g.span) for g in r.marks_of("group")]
+    grouped = any(any(groupable(m) for m in run) for run in runs if not _possessive_rows(r, run))
     columns = bool(r.marks_of("columns"))
     if columns and not grouped:  # "invoices in 2009 and 2010, with their totals": rows and their columns
         return False
     return bool(u.granularity or u.comparison or r.marks_of("dim_grain") or grouped)
+
+
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def _possessive_rows(r: Reading, run: list[Mention]) -> bool:
+    """ "each line's part, quantity and discount": a cube said possessively, then only words that name columns."""
+    return (
+        len(run) > 1
+        and bool(run[0].of("cube"))
+        and bool(_POSSESSIVE.search(r.text[run[0].start : run[0].end]))
+        and all(m.of("dimension") for m in run[1:])
+    )
 
 
 def _as_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:

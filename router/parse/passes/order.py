@@ -206,10 +206,16 @@ def _direction(q: Question, k: Knowledge, member: Any) -> str:
 
 
 def _superlative_column(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
-    """ "customers ... with the lowest account balance": the numeric column named right after the superlative."""
+    """ "customers ... with the lowest account balance": the numeric column named right after the superlative;
+    in Chinese right before it ("账户余额最高的3家供应商")."""
     for mark in r.marks_of("max", "min"):
         m = after(r, mark.span)
-        if m is None or m.start - mark.end > 3 or not free(r, mark):
+        if r.language == "zh" and ((m is None or m.start - mark.end > 3) or _numeric_column(k, m, cubes) is None):
+            m = before(r, mark.span)
+            m = m if m is not None and mark.start - m.end <= 1 else None
+        elif m is not None and m.start - mark.end > 3:
+            m = None
+        if m is None or not free(r, mark):
             continue
         if (member := _numeric_column(k, m, cubes)) is not None:
             r.use(mark.span, m.span)

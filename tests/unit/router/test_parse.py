@@ -727,3 +727,56 @@ def test_an_average_per_row_a_filtered_count_names_is_over_the_rows_of_its_segme
     r = read(knowledge, "on average, how many order items are in a late order?")
     assert (r.measures, r.per, r.segments) == (["order_lines.count", "orders.count"], "orders.count", ["orders.late"])
     assert not r.unhonoured and judge(r).answers
+
+
+def test_each_rows_possessive_before_columns_lists_the_rows(knowledge: Knowledge) -> None:
+    r = read(knowledge, "What's on order 5? I need each order item's quantity and order id")
+    assert (r.intent, r.listing, r.measures) == ("detail", "order_lines", [])
+    assert "order_lines.quantity" in r.columns and not r.unknown
+    grouped = read(knowledge, "each customer's revenue in 2024")  # a measure after the possessive groups
+    assert (grouped.intent, grouped.dimensions) == ("aggregate", ["customers.name"])
+
+
+def test_a_count_word_listed_before_a_column_is_a_column_not_its_count(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    zh = Knowledge(model, build_lexicon(model, [_Term("订单项", "table:order_lines")], Values()))
+    r = read(zh, "列出订单5的所有订单项，包括数量、折扣")
+    assert (r.intent, r.refusal) == ("detail", None)
+
+
+def test_a_chinese_superlative_orders_by_the_column_named_before_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "账户余额最高的3个客户")
+    assert (r.listing, r.order, r.limit) == ("customers", [("customers.balance", "desc")], 3)
+
+
+_SUPPLIERS = """
+cubes:
+  - name: suppliers
+    sql_table: shop.suppliers
+    dimensions:
+      - {name: supplier_id, sql: supplier_id, type: number, primary_key: true}
+      - {name: name, sql: name, type: string, title: Supplier name}
+      - {name: nation, sql: nation, type: string, title: Supplier nation}
+"""
+
+
+def test_a_glossary_value_also_names_the_same_value_of_another_dimension(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    (tmp_path / "suppliers.yml").write_text(_SUPPLIERS, encoding="utf-8")
+    model = load_model(tmp_path)
+    values = Values({"germany": [("nations.name", "GERMANY"), ("suppliers.nation", "GERMANY")]})
+    germany = _Term("Germany", "dimension:nations.name", ["德国"], filter_value="GERMANY")
+    zh = Knowledge(model, build_lexicon(model, [germany, _Term("供应商", "table:suppliers")], values))
+    rows = read(zh, "德国的供应商")
+    assert (rows.listing, [(f.member, f.values) for f in rows.filters]) == (
+        "suppliers",
+        [("suppliers.nation", ["GERMANY"])],
+    )
+    customers = read(zh, "德国的客户有多少")  # the glossary's own dimension where the rows reach it
+    assert [f.member for f in customers.filters] == ["nations.name"]
+
+
+def test_a_joined_rows_name_in_a_column_list_comes_with_the_key_that_joins_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "show order 5 with customer name and total")
+    assert r.columns.index("orders.customer_id") < r.columns.index("customers.name")
