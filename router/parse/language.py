@@ -411,10 +411,12 @@ MONEY_VERBS: dict[str, tuple[str, ...]] = {
 # verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
 # a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
 EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends
-spending charged ship shipped ships deliver delivered delivers receive received receives""")
+spending charged ship shipped ships deliver delivered delivers receive received receives join joined joins
+joining hire hired registered signed enrolled""")
 
 # words that carry no meaning of their own in a question about data: they are neither used nor unknown
-STOPWORDS_EN = _word_list("""
+STOPWORDS_EN = (
+    _word_list("""
 a an the of in on at to for from with and or but is are was were be been being do does did done have has had
 having we our ours us i me my you your they them their it its this that these those there here what which who
 whom whose how much many please can could would should will shall may might must tell give show let see know
@@ -432,9 +434,8 @@ shortest through thru throughout along toward towards upon across come came come
 gone bring brought brings bringing generate generated generates generating produce produced produces
 contribute contributed contributes earn earned earns makes takes taken place placed places placing happen
 happened happens occur occurred occurs appear appears appeared exist exists existed belong belongs belonged
-include includes included including related associated linked based according given sell sold sells selling
-buy bought buys buying purchased pay paid pays spend spent spends spending charged ship shipped ships deliver
-delivered delivers receive received receives arrive arrived arrives handle handled handles offer offered
+include includes included including related associated linked based according given arrive arrived arrives handle
+handled handles offer offered
 offers available always often recently lately yet still already far whole entire full complete individual
 respective various specific particular certain possible actual total altogether separately respectively broken
 break breaking carry carries carried stock stocked issue issued issues recorded file filed single ve re ll
@@ -446,13 +447,15 @@ goods merchandise
 trend trends trending
 leave leaves leaving depart departs departing
 """)
+    | EVENT_VERBS
+)  # beside rows of what happened, its verb says nothing more
 # phrases that name the business itself or say nothing ("in the store", "on file", "so far")
 # "USA and Canada combined": named values taken together, not one row each
 COMBINED = re.compile(r"\b(?:combined|together|altogether|in total|overall)\b|合计|一共|总共|加起来", re.IGNORECASE)
 FILLER_PHRASES = re.compile(
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:\w+\s+)?(?:store|shop|catalog(?:ue)?|company|"
     r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|"
-    r"\bon file\b|\bso far\b|"
+    r"\bon file\b|\bso far\b|\ball[\s-]time\b|\bof all time\b|\bsince (?:the )?(?:start|beginning)\b|"
     r"\bto date\b|\bup to now\b|\bat all\b|\bif any\b|\bplease\b|\b(?:the\s+)?(?:start|beginning|end)\s+of\b|"
     r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
     r"大概|大约|左右|差不多",

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from fourengine.terms import normalise
 from router.aggregate.members import aliases
-from router.parse.facts import row_count
+from router.parse.facts import label, primary_key, row_count
 from router.parse.language import STOPWORDS_EN
 from router.parse.reading import Mention, Target, TargetKind, member_kinds
 from router.parse.text import GLUE, Word, has_cjk, name_key, norm_word, overlaps, stems, words
@@ -292,6 +292,7 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
     _add_translations(lex)
     _add_count_stems(lex, model)
     _add_line_words_zh(lex, model)
+    _add_key_and_name_zh(lex, model)
     return lex
 
 
@@ -316,6 +317,23 @@ def _add_line_words_zh(lex: Lexicon, model: Any) -> None:
             for name, tail in ((n, t) for n in names for t in _LINE_ZH):
                 if f"{name}{tail}" not in lex.by_text:
                     lex.add(f"{name}{tail}", Target("cube", cube.name), NAME_WORDS)
+
+
+_KEY_ZH = ("编号", "号码", "ID", "id")
+_LABEL_ZH = ("名称", "名字", "名")
+
+
+def _add_key_and_name_zh(lex: Lexicon, model: Any) -> None:
+    """ "曲目编号", "艺人名称": a Chinese name of a cube followed by a word for a number or a name is its key
+    or its label (weakly: a name the model or glossary gives wins)."""
+    for text, entries in list(lex.by_text.items()):
+        cubes = {e.target.path for e in entries if e.target.kind == "cube"} if has_cjk(text) else set()
+        for cube in cubes:
+            said = ((_KEY_ZH, primary_key(model, cube)), (_LABEL_ZH, label(model, cube, "zh")))
+            for tails, member in ((t, m) for t, m in said if m is not None):
+                for surface in (f"{text}{tail}" for tail in tails):
+                    if surface.lower() not in lex.by_text:
+                        lex.add(surface, Target("dimension", member), NAME_WORDS)
 
 
 _COUNT_SUFFIX = re.compile(r"(?:数量|总数|个数|数|量)$")

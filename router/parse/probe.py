@@ -36,6 +36,8 @@ TITLE_PHRASE = re.compile(
     r"[A-Z0-9][\w'’.&-]*)+"
 )
 _TITLE = "title:"
+# a name in quotes ("《Lost, Season 1》", "“Let It Be”"): looked up as a whole title, whatever its case
+QUOTED = re.compile(r"《([^》]+)》|“([^”]+)”|「([^」]+)」|\"([^\"]+)\"")
 
 
 def shape(value: str) -> str:
@@ -75,8 +77,10 @@ class Probe:
 
     def find(self, literal: str) -> list[Target]:
         """Value targets for ``literal`` in the dimensions whose samples have its shape."""
+        quoted = QUOTED.fullmatch(literal)  # a quoted name is looked up without its quotes, as a title
+        literal = next(g for g in quoted.groups() if g) if quoted else literal
         columns = list(self.shapes.get(shape(literal), []))
-        if TITLE_PHRASE.fullmatch(literal):
+        if TITLE_PHRASE.fullmatch(literal) or quoted:
             columns += [c for c in self.shapes.get(_TITLE, []) if c not in columns]
         if not columns:
             return []

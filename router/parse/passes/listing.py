@@ -18,7 +18,7 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN, names_a_number
 from router.parse.nearby import free, free_amount_words, phrase_after
 from router.parse.reading import Filter, Mention, Reading, Span
-from router.parse.text import GLUE, Word, words
+from router.parse.text import GLUE, Word, norm_word, words
 
 DISPLAY_CAP = 8  # columns a listing shows of its cube when the question names none
 
@@ -71,6 +71,14 @@ def _last_noun(r: Reading) -> Mention | None:
     return cubes[-1] if cubes else None
 
 
+_RELATIVE = re.compile(r"\s+(?:who|that|which)\b", re.IGNORECASE)
+
+
+def _relative_rows(r: Reading) -> bool:
+    """ "Staff who joined in 2003 - name, title": a cube followed by a relative clause names its rows."""
+    return any(m.of("cube") and _RELATIVE.match(r.text, m.end) for m in r.mentions)
+
+
 def head(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.intent == "aggregate" or r.refusal or r.listing:
@@ -84,6 +92,7 @@ def head(q: Question, k: Knowledge) -> None:
         or r.keyed
         or any(m.of("value") for m in r.mentions)
         or (ranking and names_a_number(ranking.phrase))
+        or _relative_rows(r)
     )
     chosen = _last_noun(r) if r.language == "zh" and asked else None
     chosen = chosen or _run_head(r) or _agent(r, k)
@@ -145,6 +154,9 @@ def _key_parts(k: Knowledge, cube: str) -> list[str]:
 _LIST_GAP = re.compile(r"\s*(?:,|，|、|;|&|\band\b|\bor\b|和|及)\s*", re.IGNORECASE)
 
 
+_NAME = norm_word("name")
+
+
 def _titled_words(r: Reading, k: Knowledge, cube: str) -> list[str]:
     """ "name, phone, *balance*": a free word in a list of columns (right after "with their", or beside another
     column named with only a comma or "and" between) that is a word of the title of exactly one column of the
@@ -163,6 +175,8 @@ def _titled_words(r: Reading, k: Knowledge, cube: str) -> list[str]:
         ):
             continue
         titled = [d.path for d in dims if w.norm in facts.title_words(d)]
+        if len(titled) > 1 and w.norm == _NAME:  # "name, title and start date": the rows' own name
+            titled = [label] if (label := facts.label(k.model, cube, r.language)) else titled
         if len(titled) == 1:
             found.append((w, titled[0]))
     columns = [*_column_spans(r), *((w.start, w.end) for w, _ in found)]

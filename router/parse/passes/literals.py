@@ -10,7 +10,7 @@ import re
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN
 from router.parse.lexicon import value_stems
-from router.parse.probe import CAPS_PHRASE, LITERAL, TITLE_PHRASE
+from router.parse.probe import CAPS_PHRASE, LITERAL, QUOTED, TITLE_PHRASE
 from router.parse.reading import Mention, Target
 from router.parse.text import norm_word, overlaps
 
@@ -69,10 +69,11 @@ def choose(q: Question, k: Knowledge) -> None:
 def _probed(q: Question, k: Knowledge) -> None:
     r = q.reading
     assert k.probe is not None
-    found = [*LITERAL.finditer(r.text), *CAPS_PHRASE.finditer(r.text), *TITLE_PHRASE.finditer(r.text)]
-    titles = {m.span() for m in TITLE_PHRASE.finditer(r.text)}
-    for m in found:
-        span = m.span()
+    quoted = [(m.start(), m.end(), m.group(0)) for m in QUOTED.finditer(r.text)]
+    found = [(m.start(), m.end(), m.group(0)) for p in (LITERAL, CAPS_PHRASE, TITLE_PHRASE) for m in p.finditer(r.text)]
+    titles = {m.span() for m in TITLE_PHRASE.finditer(r.text)} | {(s, e) for s, e, _ in quoted}
+    for start, end, text in [*quoted, *found]:
+        span = (start, end)
         # a known value inside a longer title ("Rock" in "Let There Be Rock") does not stop the longer look-up
         blocked = [
             x
@@ -83,10 +84,10 @@ def _probed(q: Question, k: Knowledge) -> None:
         ]
         if any(overlaps(span, t) for t in r.time_spans) or blocked:
             continue
-        targets = k.probe(m.group(0))
+        targets = k.probe(text)
         if not targets:
             continue
         r.mentions = [x for x in r.mentions if not overlaps(span, x.span)]
-        r.mentions.append(Mention(span[0], span[1], m.group(0), targets, {t: 3 for t in targets}))
+        r.mentions.append(Mention(span[0], span[1], text, targets, {t: 3 for t in targets}))
         r.mentions.sort(key=lambda x: x.start)
-        r.notes.append(f"{m.group(0)!r} found in {', '.join(t.path for t in targets)}")
+        r.notes.append(f"{text!r} found in {', '.join(t.path for t in targets)}")

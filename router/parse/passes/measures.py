@@ -393,6 +393,10 @@ def _of_named(
     if kind in ("avg", "median") and named.type not in _TYPE_FIT[kind]:
         twin, missing = _twin(k, named, kind)
         return (twin.path if twin else None), marks, None if twin else f"the model has no {missing}"
+    if kind in ("max", "min") and named.type in _COUNTS and not _grouped(q):
+        amount = facts.amount_column(k.model, named.cube)  # "the biggest single purchase": a row's amount
+        found, missing = _over_column(k, amount, kind) if amount is not None else (None, f"{kind} of one row")
+        return (found.path if found else None), marks, None if found else f"the model has no {missing}"
     if kind in ("max", "min") and named.type == "sum" and not _grouped(q):
         twin, _ = _twin(k, named, kind)  # "the biggest single invoice amount": the max of one row
         if twin is not None:
@@ -477,10 +481,12 @@ def _money_verb(r: Reading, k: Knowledge) -> None:
     and a verb of money changing hands ask the amount (a sum) the model names that money by ("sales",
     "spend"), on a cube the question's values or cubes reach when it names any."""
     marks = [m for m in r.marks_of("sum") if m.text.lower() == "how much" and free(r, m)]
+    marks = marks or [m for m in r.marks_of("sum") if free(r, m)]  # "what has Helena spent in total"
     if r.measures or not marks:
         return
     cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
-    for w in words(r.text[marks[0].end :]):
+    start = 0 if marks[0].text.lower() != "how much" else marks[0].end
+    for w in words(r.text[start:]):
         nouns = MONEY_VERBS.get(w.raw.lower(), ())
         for noun in nouns:
             found = [
@@ -490,7 +496,7 @@ def _money_verb(r: Reading, k: Knowledge) -> None:
                 if _an_amount(k, t) and (not cubes or any(_linked(k, t.cube, c) for c in cubes))
             ]
             if found:
-                span = (marks[0].end + w.start, marks[0].end + w.end)
+                span = (start + w.start, start + w.end)
                 r.measures.append(found[0].path)
                 r.use(marks[0].span, span)
                 r.notes.append(f"measure {found[0].path}: '{marks[0].text} ... {w.raw}' asks the {noun}")
@@ -535,10 +541,11 @@ def _how_much(r: Reading, k: Knowledge) -> None:
 
 
 def _money_restated(r: Reading, k: Knowledge) -> None:
-    """ "总金额", "一共…多少钱", "the total amount": a word for money beside a measure over its cube's amount says
-    that measure again: used."""
+    """ "总金额", "一共…多少钱", "the total amount": a word for money beside a measure over its cube's amount, or
+    a measure of money (``format: currency``: "营收最高的5个 ... 各卖了多少钱"), says that measure again: used."""
     amounts = {facts.column(a) for p in r.measures if (a := facts.amount_column(k.model, p.split(".", 1)[0]))}
-    over = [p for p in r.measures if facts.column(k.model.find_member(p)) in amounts]
+    members = [k.model.find_member(p) for p in r.measures]
+    over = [m for m in members if facts.column(m) in amounts or getattr(m, "format", None) == "currency"]
     for m in free_amount_words(r) if over else []:
         r.use(m.span())
 

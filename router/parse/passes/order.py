@@ -187,8 +187,13 @@ def _said_way(k: Knowledge, member: Any, way: str) -> str:
     return "desc" if (way == "best") == good_is_high else "asc"
 
 
+_SORT_ONLY = re.compile(r"\s*(?:sorted|order(?:ed)? by|排序)\s*", re.IGNORECASE)
+
+
 def _direction(q: Question, k: Knowledge, member: Any) -> str:
     ranking = q.understanding.ranking
+    if ranking and _SORT_ONLY.fullmatch(ranking.phrase) and getattr(member, "primary_key", False):
+        return "asc"  # "按曲目编号排序", "sorted by invoice id": a key sorts up when no way is said
     direction = ranking.direction if ranking else "desc"
     said = next(
         (

@@ -88,6 +88,24 @@ def _last_said(r: Reading, values: list[Filter]) -> Filter:
     return max(values, key=said_at)
 
 
+def _part_after(r: Reading, values: list[Filter], after: int) -> bool:
+    """A segment and values said after the share word name one part together ("percentage of sales from
+    video tracks (the MPEG-4 video format)"): the measure with them over the measure without; the values
+    said before it qualify both."""
+    segments = [t.path for m in r.mentions if m.start > after for t in m.of("segment") if t.path in r.segments]
+    said = {(t.path, str(t.value)) for m in r.mentions if m.start > after and not free(r, m) for t in m.of("value")}
+    part = [f for f in values if any((f.member, v) in said for v in f.values)]
+    if not segments or not part:
+        return False
+    r.part, r.part_segments = part, list(dict.fromkeys(segments))
+    r.notes.append(
+        "share: the measure with "
+        + ", ".join([*(f.member for f in part), *r.part_segments])
+        + " over the measure without"
+    )
+    return True
+
+
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     marks = [m for m in r.marks_of("share") if free(r, m)]
@@ -107,6 +125,8 @@ def choose(q: Question, k: Knowledge) -> None:
     if values and (said := _said_of_them(r)):  # "percentage of the Rock tracks that were never sold"
         r.part_segments = said
         r.notes.append(f"share: the measure with {', '.join(said)} over the measure of the named rows")
+        return
+    if values and _part_after(r, values, marks[0].end):  # "share of sales from video tracks (MPEG-4 video)"
         return
     if values and not (len(values[0].values) > 1 and COMBINED.search(r.text)):
         named = _last_said(r, values)  # "share of Newark's departures that went to O'Hare": O'Hare is the part

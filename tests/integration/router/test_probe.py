@@ -23,6 +23,7 @@ TITLES = [
     "Black Dog",
     "Paint It Black",
     "Born To Run",
+    "Lost, Season 1",
 ]
 MODEL = f"""
 cubes:
@@ -71,3 +72,9 @@ def test_a_title_case_name_is_found_where_names_are_kept(probe: Probe) -> None:
     assert [t.path for t in probe.find("Smells Like Teen Spirit")] == ["songs.title"]
     assert probe.find("Stairway To Heaven") == []
     assert probe.find("calm") == []  # a lower-case word is no literal of any column's shape
+
+
+def test_a_quoted_name_is_looked_up_whole_as_a_title(probe: Probe) -> None:
+    assert [(t.path, t.value) for t in probe.find("《Lost, Season 1》")] == [("songs.title", "Lost, Season 1")]
+    assert [t.path for t in probe.find('"Lost, Season 1"')] == ["songs.title"]
+    assert probe.find("Lost, Season 1") == []  # unquoted, with a comma: no title phrase

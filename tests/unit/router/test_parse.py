@@ -780,3 +780,38 @@ def test_a_glossary_value_also_names_the_same_value_of_another_dimension(tmp_pat
 def test_a_joined_rows_name_in_a_column_list_comes_with_the_key_that_joins_it(knowledge: Knowledge) -> None:
     r = read(knowledge, "show order 5 with customer name and total")
     assert r.columns.index("orders.customer_id") < r.columns.index("customers.name")
+
+
+def test_a_segment_and_a_value_said_after_the_share_word_are_one_part(knowledge: Knowledge) -> None:
+    r = read(knowledge, "what share of all-time revenue came from late orders (the cancelled status)?")
+    assert r.share and [f.member for f in r.part] == ["orders.status"] and r.part_segments == ["orders.late"]
+    assert not r.keep and not r.unknown  # not "every status computed, cancelled kept" under the late segment
+
+
+def test_a_cube_followed_by_a_relative_clause_lists_its_rows(knowledge: Knowledge) -> None:
+    r = read(knowledge, "Orders that shipped in 2024 - status and discount")
+    assert (r.intent, r.listing) == ("detail", "orders")
+    assert {"orders.status", "orders.discount"} <= set(r.columns)
+
+
+def test_the_biggest_single_row_a_count_counts_is_the_max_of_its_amount(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    terms = Knowledge(model, build_lexicon(model, [_Term("purchases", "metric:orders.count")], Values()))
+    assert read(terms, "biggest single purchase in 2024 - how much was it?").measures == ["orders.max_total"]
+
+
+def test_a_money_verb_with_a_total_word_asks_the_amount(knowledge: Knowledge) -> None:
+    r = read(knowledge, "What have German customers spent in total?")
+    assert r.measures == ["orders.revenue"] and not r.unknown
+
+
+def test_chinese_key_and_name_words_after_a_cube_name_its_key_and_label(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    zh = Knowledge(
+        model, build_lexicon(model, [_Term("订单", "table:orders"), _Term("客户", "table:customers")], Values())
+    )
+    r = read(zh, "列出2024年的订单，按订单编号排序")
+    assert (r.listing, r.order) == ("orders", [("orders.order_id", "asc")])
+    assert "customers.name" in read(zh, "列出客户名称和账户余额").columns
