@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from router.parse.context import Knowledge, Question
 from router.parse.passes import (
+    compared,
     coverage,
     filters,
     groups,
@@ -38,6 +39,7 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("listing", listing.head),
     ("groups", groups.choose),
     ("filters", filters.choose),
+    ("compared", compared.choose),
     ("share", share.choose),
     ("members", members.choose),
     ("years", years.choose),

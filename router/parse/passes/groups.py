@@ -192,11 +192,20 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     r = q.reading
     if r.dimensions or (q.understanding.ranking is None and not r.marks_of("most", "top")):
         return
-    for m in r.mentions:
-        if free(r, m) and (m.of("cube") or m.of("dimension")) and not m.of("value"):
-            member = resolve([m], r, k, cubes)
+
+    def nameable(m: Mention) -> bool:
+        return free(r, m) and bool(m.of("cube") or m.of("dimension")) and not m.of("value")
+
+    for i, m in enumerate(r.mentions):
+        if nameable(m):
+            run = [m]  # "the 3 customer countries": the run's head (countries), qualified by the rest
+            for x in r.mentions[i + 1 :]:
+                if not nameable(x) or r.text[run[-1].end : x.start].strip():
+                    break
+                run.append(x)
+            member = resolve(run, r, k, cubes)
             if member is not None:
-                _add(r, member, [m], "ranked")
+                _add(r, member, run, "ranked")
                 return
 
 

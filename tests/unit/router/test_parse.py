@@ -815,3 +815,38 @@ def test_chinese_key_and_name_words_after_a_cube_name_its_key_and_label(tmp_path
     r = read(zh, "列出2024年的订单，按订单编号排序")
     assert (r.listing, r.order) == ("orders", [("orders.order_id", "asc")])
     assert "customers.name" in read(zh, "列出客户名称和账户余额").columns
+
+
+_DELIVERIES = """
+cubes:
+  - name: deliveries
+    sql_table: shop.deliveries
+    dimensions:
+      - {name: delivery_id, sql: delivery_id, type: number, primary_key: true}
+      - {name: promised_at, sql: promised_at, type: time, title: Promised date}
+      - {name: shipped_at, sql: shipped_at, type: time, title: Ship date}
+      - {name: received_at, sql: received_at, type: time, title: Receipt date}
+    measures:
+      - {name: count, type: count, title: Number of deliveries}
+    segments:
+      - {name: late, sql: "{CUBE}.received_at > {CUBE}.promised_at", title: Late}
+      - {name: shipped_late, sql: "{CUBE}.promised_at < {CUBE}.shipped_at", title: Shipped late}
+      - {name: early, sql: "{CUBE}.received_at < {CUBE}.promised_at", title: Early}
+"""
+
+
+def test_a_date_said_after_or_before_another_date_column_is_the_segment_comparing_them(tmp_path: Path) -> None:
+    (tmp_path / "deliveries.yml").write_text(_DELIVERIES, encoding="utf-8")
+    model = load_model(tmp_path)
+    k = Knowledge(model, build_lexicon(model, [], Values()))
+    assert read(k, "list the deliveries received after the promised date").segments == ["deliveries.late"]
+    assert read(k, "list the deliveries shipped after the promised date").segments == ["deliveries.shipped_late"]
+    assert read(k, "deliveries that arrived before the promised date").segments == ["deliveries.early"]
+    assert read(k, "list the deliveries received before the ship date").refusal  # no segment says it: not dropped
+    defined = read(k, "how many late deliveries in 2024 (late = received after the promised date)?")
+    assert defined.segments == ["deliveries.late"] and not defined.refusal
+
+
+def test_a_ranked_run_of_names_groups_by_its_head(knowledge: Knowledge) -> None:
+    r = read(knowledge, "Which 3 customer countries placed the fewest orders in 2024?")
+    assert (r.dimensions, r.order, r.limit) == (["nations.name"], [("orders.count", "asc")], 3)
