@@ -293,7 +293,27 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
     _add_count_stems(lex, model)
     _add_line_words_zh(lex, model)
     _add_key_and_name_zh(lex, model)
+    _add_qualified_heads(lex, model)
     return lex
+
+
+def _add_qualified_heads(lex: Lexicon, model: Any) -> None:
+    """ "supplier country" (a synonym of the supplier cube's nation) is also "country" said of suppliers
+    ("number of suppliers by country"): a dimension named by its cube's name and more words is named by
+    those words too (weakly: the join to what is measured decides between it and a column they name)."""
+    for key, entries in list(lex.by_words.items()):
+        for entry in entries:
+            member = model.find_member(entry.target.path) if entry.target.kind == "dimension" else None
+            own = _cube_words(model, member.cube) if member is not None else set()
+            head = key[1:] if len(key) >= 2 and key[0] in own else ()
+            if head and not set(head) <= LANGUAGE_ONLY:
+                lex.add(" ".join(head), entry.target, NAME_WORDS)
+
+
+def _cube_words(model: Any, cube: str) -> set[str]:
+    """The one-word names of ``cube`` (its name and title, singular)."""
+    found = model.cubes[cube]
+    return {k[0] for k in (name_key(found.name.replace("_", " ")), name_key(found.title or "")) if len(k) == 1}
 
 
 _LINE_ZH = ("行", "明细", "明细行", "行项目")

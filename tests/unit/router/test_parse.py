@@ -850,3 +850,15 @@ def test_a_date_said_after_or_before_another_date_column_is_the_segment_comparin
 def test_a_ranked_run_of_names_groups_by_its_head(knowledge: Knowledge) -> None:
     r = read(knowledge, "Which 3 customer countries placed the fewest orders in 2024?")
     assert (r.dimensions, r.order, r.limit) == (["nations.name"], [("orders.count", "asc")], 3)
+
+
+def test_a_dimension_named_by_its_cube_and_a_word_is_named_by_the_word_said_of_that_cube(tmp_path: Path) -> None:
+    tiered = MODEL.replace(
+        "      - {name: balance, sql: balance,",
+        "      - {name: tier, sql: tier, type: string, title: Tier code, meta: {synonyms: [customer rank]}}\n"
+        "      - {name: balance, sql: balance,",
+    )
+    (tmp_path / "shop.yml").write_text(tiered, encoding="utf-8")
+    model = load_model(tmp_path)
+    r = read(Knowledge(model, build_lexicon(model, [], Values())), "number of customers by rank")
+    assert (r.measures, r.dimensions) == (["customers.count"], ["customers.tier"]) and not r.unknown
