@@ -129,7 +129,8 @@ def label(column: str, language: str) -> str:
             return f"{named}（{word}）" if named else {"month": "月份"}.get(key, word)
         return f"{named} ({key})" if named else key
     vocab = vocabulary()
-    return vocab.column_label(key, language) or vocab.member_label(column, language) or key.replace("_", " ")
+    named = vocab.column_label(key, language) or vocab.member_label(column, language)
+    return named or vocab.member_label(column, "en") or key.replace("_", " ")  # the model's title, else the name
 
 
 def numbers_in(text: str) -> list[str]:

@@ -6,6 +6,8 @@
   matching), so one answer row never satisfies two gold rows, and the row counts must be equal.
 * Key sets: a one-column gold (loan ids, member ids) matches when one answer column holds exactly the
   gold values, compared as a set.
+* Compared periods: a one-row gold of the periods' numbers (and, optionally, their difference) matches an
+  answer of one row per period (the answer states the change itself).
 * Order: when the outermost SELECT of the gold SQL has ``ORDER BY ... LIMIT``, the answer must list its
   rows in the gold order. Ties may come in any order: position ``i`` of the answer must carry the same
   ORDER BY key values as position ``i`` of the gold, not the same row. ORDER BY expressions that are not
@@ -280,9 +282,22 @@ def _transposed(gold: Gold, answer_rows: Sequence[Row]) -> bool:
     if gold.ordered or gold.tied or len(gold.rows) != 1 or len(answer_rows) < 2:
         return False
     cells = gold.rows[0]
-    if len(cells) != len(answer_rows) or any(_num(c) is None or isinstance(c, str) for c in cells):
+    if any(_num(c) is None or isinstance(c, str) for c in cells):
         return False
-    return None not in assign([[c] for c in cells], answer_rows)
+    if len(cells) == len(answer_rows) + 1 == 3:  # the two periods and their difference: the answer states the change
+        cells = _without_difference(cells)
+    return len(cells) == len(answer_rows) and None not in assign([[c] for c in cells], answer_rows)
+
+
+def _without_difference(cells: Row) -> list[Any]:
+    """Of three numbers, the two whose difference the third is (the change of two compared periods), the
+    last one tried first (any of three such numbers is the difference of the other two)."""
+    values = [_num(c) or 0.0 for c in cells]
+    for i in (2, 1, 0):
+        a, b = (values[j] for j in range(3) if j != i)
+        if cell_matches(values[i], a - b) or cell_matches(values[i], b - a):
+            return [c for j, c in enumerate(cells) if j != i]
+    return list(cells)
 
 
 def _counts_text(gold: Gold) -> str:

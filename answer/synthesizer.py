@@ -282,6 +282,11 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
 
     if len(table.rows) == 1 and not parts.dims and parts.time is None:
         listed = [f"{label(table.columns[i], lang)} {num(table.rows[0], i)}" for i in parts.measures]
+        listed += [  # the share a question asked for ("占全部销量的百分之多少": 16.48%)
+            f"{label(c, lang)} {fmt_measure(table.rows[0][j], 'percent')}"
+            for j, c in enumerate(table.columns)
+            if c.endswith(".share") and is_number(table.rows[0][j])
+        ]
         if lang == "zh":
             return f"{period + '，' if period else ''}{'，'.join(listed)}。"
         return f"{'; '.join(listed)}{' (' + period + ')' if period else ''}."

@@ -90,7 +90,7 @@ def build(model_dir: Path | None, glossary: Path | None, detail_vocabulary: Path
         members: list[Measure | Dimension] = [*model.measures(), *model.dimensions()] if model is not None else []
         vocab.formats = {m.path: m.format for m in members if m.format}
         vocab.types = {m.path: m.type for m in members}
-        titles = {m.path: m.title for m in members if m.title}
+        titles = {m.path: m.title for m in [*members, *(model.segments() if model else [])] if m.title}
         vocab.keys = frozenset(
             d.path
             for d in (model.dimensions() if model is not None else [])

@@ -8,6 +8,8 @@ company", "各渠道营业额占比").
   those rows with the segment (the part) over the measure of those rows (the whole);
 - of other restrictions (a segment, a pattern, a bound, "has a company"): the measure with them (the part)
   over the measure without them (the whole), in the same period;
+- "<segment> rate" ("late delivery rate", "退货率") with no measure of that name is the share of the rows in
+  the segment;
 - with nothing to divide, the question is refused: a share needs a part.
 """
 
@@ -18,7 +20,7 @@ import re
 from router.parse.context import Knowledge, Question
 from router.parse.language import COMBINED
 from router.parse.nearby import free
-from router.parse.reading import Filter, Reading
+from router.parse.reading import Filter, Mark, Reading
 
 _RELATIVE = re.compile(r"\b(?:that|which|who|have|has|had|were|are|is|was)\b", re.IGNORECASE)
 
@@ -106,9 +108,29 @@ def _part_after(r: Reading, values: list[Filter], after: int) -> bool:
     return True
 
 
+_RATE = re.compile(r"\s*(rates?\b|ratio\b|率)", re.IGNORECASE)
+
+
+def _segment_rate(r: Reading) -> bool:
+    """ "late delivery rate (by supplier region)": a rate word right after a segment's name, unused, is the
+    share of the rows in the segment (within each group)."""
+    for m in r.mentions:
+        found = _RATE.match(r.text, m.end)
+        named = [t.path for t in m.of("segment") if t.path in r.segments]
+        mark = Mark("share", found.start(1), found.end(1), found.group(1)) if found else None
+        if mark is not None and named and free(r, mark):
+            r.share, r.part_segments = True, named
+            r.use(mark.span)
+            r.notes.append(f"share: '{m.text} {mark.text}' is the measure with {', '.join(named)} over the measure")
+            return True
+    return False
+
+
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     marks = [m for m in r.marks_of("share") if free(r, m)]
+    if not marks and r.intent == "aggregate" and r.measures and not r.refusal and _segment_rate(r):
+        return
     if not marks or r.intent != "aggregate" or not r.measures or r.refusal:
         return
     comparison = q.understanding.comparison
@@ -116,7 +138,7 @@ def choose(q: Question, k: Knowledge) -> None:
         r.use(*(m.span for m in marks))  # "by what percentage did sales grow from 2023 to 2024": the change
         return
     r.share = True
-    r.use(marks[0].span)
+    r.use(*(m.span for m in marks))  # "占全部销量的百分之多少": one share said in two places
     if r.dimensions:
         _within_groups(r, k, marks[0].end)
         return

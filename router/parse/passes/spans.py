@@ -106,13 +106,29 @@ def _widen_to_value(text: str, m: Mention) -> None:
             return
 
 
+def _language_marks(text: str, free: list[tuple[int, int]]) -> list[Mark]:
+    """The language spans outside dates and grains; one reaching into a date keeps what it says of the same
+    kind outside it ("和2009年相比": "相比")."""
+    out: list[Mark] = []
+    for mark in language.marks(text):
+        taken = sorted(t for t in free if overlaps(mark.span, t))
+        if not taken:
+            out.append(mark)
+            continue
+        bounds = [mark.start, *(x for t in taken for x in t), mark.end]
+        for start, end in zip(bounds[::2], bounds[1::2], strict=True):
+            pieces = language.marks(text[start:end]) if start < end else []
+            out += [Mark(m.kind, start + m.start, start + m.end, m.text, m.data) for m in pieces if m.kind == mark.kind]
+    return out
+
+
 def collect(q: Question, k: Knowledge) -> None:
     r = q.reading
     r.time_spans = _time_spans(r)
     r.use(*r.time_spans)
     grains = _dimension_grains(r, k)
     free = [*r.time_spans, *(g.span for g in grains)]
-    r.marks = [m for m in language.marks(r.text) if not any(overlaps(m.span, t) for t in free)] + grains
+    r.marks = _language_marks(r.text, free) + grains
     names = [m for m in k.lexicon.find(r.text) if not any(overlaps(m.span, t) for t in free)]
     rows = _row_mentions(q, names)
     for row in list(rows):  # a name the model also knows there ("ROMANIA": a nation row and a supplier's

@@ -157,3 +157,9 @@ def test_a_one_row_gold_of_numbers_matches_one_answer_row_per_number() -> None:
     assert compare(gold, [["this year", 80], ["same period last year", 77]]) is not None
     assert compare(gold, [["this year", 80], ["last year", 80]]) is not None  # one number twice is not both
     assert compare(Gold([[Decimal("80"), "x"]], None), [["a", 80], ["b", "x"]]) is not None  # numbers only
+
+
+def test_a_one_row_gold_of_two_periods_and_their_difference_matches_a_row_per_period() -> None:
+    gold = Gold([[Decimal("48.57"), Decimal("9.90"), Decimal("-38.67")]], None)
+    assert compare(gold, [["2011", 9.90], ["2009", 48.57]]) is None
+    assert compare(Gold([[Decimal("48.57"), Decimal("9.90"), Decimal("-30")]], None), [["a", 9.90], ["b", 48.57]])

@@ -862,3 +862,14 @@ def test_a_dimension_named_by_its_cube_and_a_word_is_named_by_the_word_said_of_t
     model = load_model(tmp_path)
     r = read(Knowledge(model, build_lexicon(model, [], Values())), "number of customers by rank")
     assert (r.measures, r.dimensions) == (["customers.count"], ["customers.tier"]) and not r.unknown
+
+
+def test_a_rate_word_after_a_segment_is_the_share_of_its_rows(knowledge: Knowledge) -> None:
+    r = read(knowledge, "the late rate of orders by order status in 2024")
+    assert (r.share, r.part_segments, r.dimensions) == (True, ["orders.late"], ["orders.status"]) and not r.unknown
+
+
+def test_a_language_word_reaching_into_a_date_keeps_its_part_outside(knowledge: Knowledge) -> None:
+    r = read(knowledge, "2024年的收入和2023年相比")
+    assert [m.text for m in r.marks_of("compare")] == ["相比"]
+
