@@ -872,4 +872,3 @@ def test_a_rate_word_after_a_segment_is_the_share_of_its_rows(knowledge: Knowled
 def test_a_language_word_reaching_into_a_date_keeps_its_part_outside(knowledge: Knowledge) -> None:
     r = read(knowledge, "2024年的收入和2023年相比")
     assert [m.text for m in r.marks_of("compare")] == ["相比"]
-
