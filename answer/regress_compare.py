@@ -157,6 +157,8 @@ def cell_matches(gold: Any, got: Any) -> bool:
         return True  # a compared period shown by its label ("1995年") is the gold's period start (1995-01-01)
     if _period_number(gold, got):
         return True
+    if isinstance(gold, str) and isinstance(got, str) and _period_start(gold) is not None:
+        return _period_start(gold) == _period_start(got)  # "Q1 2013" is "Q1 of 2013"
     return gold is not None and got is not None and _text(gold) == _text(got)
 
 

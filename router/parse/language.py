@@ -197,6 +197,12 @@ _BOUND_EN_AFTER = re.compile(
     rf"shorter|smaller)\b|and (?:below|under|less)\b)",
     _F,
 )
+# "400 seats or more", "5 orders or fewer": the bound word after the number and the name it counts or measures
+_BOUND_EN_NAMED_AFTER = re.compile(
+    rf"(?<![\w.]){NUMBER}\s+(?:[a-z][\w-]*\s+){{1,3}}?(or (?:more|greater|higher|above|over|longer|bigger|larger|"
+    rf"less|fewer|lower|below|under|shorter|smaller))\b",
+    _F,
+)
 _BOUND_ZH_AFTER = re.compile(rf"{NUMBER}\s*({'|'.join(sorted(_ZH_AFTER, key=len, reverse=True))})", _F)
 _SIGN = re.compile(
     r"\b(negative|in debt|in the red|overdrawn)\b|\b(positive)\b|"
@@ -290,13 +296,17 @@ def title_unit(member: object) -> str | None:
 
 def _with_unit(text: str, mark: Mark) -> Mark:
     """A bound followed by a unit ("more than 5 hours", "超过30分钟") carries the unit's length in seconds and
-    spans it."""
+    spans it; so does one with the unit inside ("10 minutes or longer")."""
     found = _UNIT_AFTER.match(text, mark.end)
+    number = _NUMBER_RE.search(mark.text)
+    inside = _UNIT_AFTER.match(text, mark.start + number.end()) if found is None and number is not None else None
+    found = found or (inside if inside is not None and inside.end() <= mark.end else None)
     if found is None:
         return mark
     unit = found.group(1).lower().rstrip("s") if found.group(1).isascii() else found.group(1)
     op, values = mark.data
-    return Mark("bound", mark.start, found.end(), text[mark.start : found.end()], (op, values, UNIT_SECONDS[unit]))
+    end = max(mark.end, found.end())
+    return Mark("bound", mark.start, end, text[mark.start : end], (op, values, UNIT_SECONDS[unit]))
 
 
 def _bounds(text: str) -> list[Mark]:
@@ -320,7 +330,7 @@ def _number_bounds(text: str) -> list[Mark]:
         value = 0.5 if said.startswith("half") else 1 if said in ("a", "an") else parse_number(said)
         if value is not None and not any(o.start <= m.start() < o.end for o in out):
             out.append(Mark("bound", m.start(), m.end(), m.group(0), (_op_en(m.group(1)), [float(value)])))
-    for m in _BOUND_EN_AFTER.finditer(text):
+    for m in (*_BOUND_EN_AFTER.finditer(text), *_BOUND_EN_NAMED_AFTER.finditer(text)):
         value = amount(m.group(0))
         if value is not None and not any(o.start <= m.start() < o.end for o in out):
             low = re.search(r"less|fewer|lower|below|under|shorter|smaller", m.group(3), _F)

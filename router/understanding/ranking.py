@@ -33,12 +33,12 @@ _BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?
 _HIGH = re.compile(
     r"\b(?<!at )(?:highest|most|largest|biggest|best|top|greatest|maximum|max|longest|fastest|"
     r"heaviest|farthest|furthest|busiest)\b|"
-    r"最高|最多|最大|最好|最畅销|最强|最繁忙|最忙",
+    r"最高|最多|最大|最好|最畅销|最强|最繁忙|最忙|最长|最贵|最重|最快|最远|最久",
     _FLAGS,
 )
 _LOW = re.compile(
     r"\b(?<!at )(?:lowest|least|smallest|worst|fewest|minimum|min|shortest|cheapest|slowest|"
-    r"closest|nearest|quietest)\b|最低|最少|最小|最差|垫底",
+    r"closest|nearest|quietest)\b|最低|最少|最小|最差|垫底|最短|最便宜|最轻|最慢",
     _FLAGS,
 )
 _RANK = re.compile(r"\brank(?:ing|ed)?\b|\bsorted\b|\border(?:ed)? by\b|排名|排行|排序", _FLAGS)

@@ -167,8 +167,10 @@ def _in_units_of(member: Any, values: list[float], seconds: float) -> list[float
 
 
 def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tuple[Any | None, str]:
-    """(member, "row" | "group" | "count") the bound restricts; the name it uses is marked used."""
-    following = after(r, mark.span)
+    """(member, "row" | "group" | "count") the bound restricts; the name it uses is marked used, first one said
+    inside it ("400 seats or more")."""
+    inside = next((m for m in r.mentions if mark.start <= m.start and m.end <= mark.end and free(r, m)), None)
+    following = inside or after(r, mark.span)
     for counts in (m for m in (following, before(r, mark.span)) if m is not None and _count_bound(r, mark, m)):
         counted = facts.row_count(k.model, counts.of("cube")[0].path)
         if counted:

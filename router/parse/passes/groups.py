@@ -197,7 +197,7 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
         return free(r, m) and bool(m.of("cube") or m.of("dimension")) and not m.of("value")
 
     for i, m in enumerate(r.mentions):
-        if nameable(m):
+        if nameable(m) and not _indefinite(r, i):
             run = [m]  # "the 3 customer countries": the run's head (countries), qualified by the rest
             for x in r.mentions[i + 1 :]:
                 if not nameable(x) or r.text[run[-1].end : x.start].strip():
@@ -207,6 +207,20 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
             if member is not None:
                 _add(r, member, run, "ranked")
                 return
+
+
+_INDEFINITE = re.compile(r"\b(?:a|an)\s+$", re.IGNORECASE)
+
+
+def _indefinite(r: Reading, i: int) -> bool:
+    """ "the worst delay on *a* Honolulu flight": a name after "a" (and the values qualifying it) is one row of
+    what is measured, not the groups ranked."""
+    start = r.mentions[i].start
+    for m in reversed(r.mentions[:i]):
+        if not m.of("value") or r.text[m.end : start].strip():
+            break
+        start = m.start
+    return bool(_INDEFINITE.search(r.text[:start]))
 
 
 def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:

@@ -24,7 +24,8 @@ _KEY_BEFORE = re.compile(r"(?<![\d.])(\d{1,12})\s*号\s*的?\s*$")
 
 def _key_number(r: Reading, m: Mention) -> re.Match[str] | None:
     found = _KEY_AFTER.match(r.text, m.end) or (_KEY_BEFORE.search(r.text[: m.start]) if m.of("cube") else None)
-    if found is None or any(overlaps(found.span(1), t) for t in r.time_spans):
+    bounds = [b.span for b in r.marks_of("bound")]  # "tracks 10 minutes or longer": a bound's number
+    if found is None or any(overlaps(found.span(1), t) for t in [*r.time_spans, *bounds]):
         return None
     return found
 

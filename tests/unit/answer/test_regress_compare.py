@@ -163,3 +163,8 @@ def test_a_one_row_gold_of_two_periods_and_their_difference_matches_a_row_per_pe
     gold = Gold([[Decimal("48.57"), Decimal("9.90"), Decimal("-38.67")]], None)
     assert compare(gold, [["2011", 9.90], ["2009", 48.57]]) is None
     assert compare(Gold([[Decimal("48.57"), Decimal("9.90"), Decimal("-30")]], None), [["a", 9.90], ["b", 48.57]])
+
+
+def test_a_period_label_matches_the_same_period_said_another_way() -> None:
+    assert cell_matches("Q1 2013", "Q1 of 2013") and cell_matches("2024年", "2024")
+    assert not cell_matches("Q1 2013", "Q3 2013")

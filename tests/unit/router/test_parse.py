@@ -872,3 +872,15 @@ def test_a_rate_word_after_a_segment_is_the_share_of_its_rows(knowledge: Knowled
 def test_a_language_word_reaching_into_a_date_keeps_its_part_outside(knowledge: Knowledge) -> None:
     r = read(knowledge, "2024年的收入和2023年相比")
     assert [m.text for m in r.marks_of("compare")] == ["相比"]
+
+
+def test_a_bound_word_after_the_name_it_bounds(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the order items with 5 quantity or more")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("order_lines.quantity", "gte", ["5"])]
+    r = read(knowledge, "orders 3 days or longer late")
+    assert not any(f.member == "orders.order_id" for f in r.filters)  # a bound's number names no row
+
+
+def test_a_name_after_a_is_one_row_measured_not_the_groups_ranked(knowledge: Knowledge) -> None:
+    r = read(knowledge, "the largest order total of a customer in 2024")
+    assert (r.measures, r.dimensions) == (["orders.max_total"], [])

@@ -12,3 +12,10 @@ def test_at_least_and_at_most_bound_a_count_and_rank_nothing() -> None:
 
     assert extract_ranking("products with at least 40 refunds") is None
     assert extract_ranking("customers with at most 2 orders") is None
+
+
+def test_chinese_superlatives_of_length_and_price_rank() -> None:
+    from router.understanding.ranking import extract_ranking
+
+    longest, cheapest = extract_ranking("哪家航空公司的平均延误最长？"), extract_ranking("哪个产品最便宜")
+    assert (longest.direction, longest.limit) == ("desc", 1) and (cheapest.direction, cheapest.limit) == ("asc", 1)
