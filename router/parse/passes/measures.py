@@ -625,6 +625,35 @@ def _unit_words(r: Reading, k: Knowledge) -> None:
             r.use(found.span())
 
 
+_PAIR_GLUE = re.compile(r"\s*(?:,|，|、|and|or|&|和|与|及)\s*(?:the\s+)?", re.IGNORECASE)
+_PAIRED_KINDS = ("avg", "sum", "max", "min")
+
+
+def _paired(r: Reading, k: Knowledge, m: Mention, path: str, marks: list[Mark]) -> list[str]:
+    """ "lowest and highest list price", "min, max and average supply cost": the aggregation words joined to
+    the one next to the name (or in it) each ask their measure of the same column (the cube's measure of that
+    type over it); one the model has no measure for is refused."""
+    member = k.model.find_member(path)
+    if member is None or not facts.column(member) or (marks and marks[0].kind not in _PAIRED_KINDS):
+        return []
+    out: list[str] = []
+    start = marks[0].start if marks else m.start
+    for mark in reversed([x for x in r.marks if x.kind in _PAIRED_KINDS and x.end <= start]):
+        if not _PAIR_GLUE.fullmatch(r.text[mark.end : start]):
+            break
+        start = mark.start
+        found = facts.measures_over(k.model, member.cube, facts.column(member), _TYPE_FIT[mark.kind])
+        if not found:
+            title = member.title or member.name
+            r.refuse(
+                f"the model has no '{mark.text}' of {title}: ask for what it has, or add that measure to the model"
+            )
+        elif found[0].path not in (*r.measures, path):
+            out.insert(0, found[0].path)
+            r.use(mark.span)
+    return out
+
+
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     for m in r.mentions:
@@ -633,7 +662,7 @@ def choose(q: Question, k: Knowledge) -> None:
             r.refuse(refusal + ": ask for what it has, or add that measure to the model")
             return
         if path and path not in r.measures:
-            r.measures.append(path)
+            r.measures += [*_paired(r, k, m, path, marks), path]
             r.use(m.span, *(mark.span for mark in marks))
             r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
     _ranked_by(q, k)

@@ -884,3 +884,10 @@ def test_a_bound_word_after_the_name_it_bounds(knowledge: Knowledge) -> None:
 def test_a_name_after_a_is_one_row_measured_not_the_groups_ranked(knowledge: Knowledge) -> None:
     r = read(knowledge, "the largest order total of a customer in 2024")
     assert (r.measures, r.dimensions) == (["orders.max_total"], [])
+
+
+def test_aggregation_words_joined_each_ask_their_measure_of_the_column(knowledge: Knowledge) -> None:
+    r = read(knowledge, "the largest and average order total by order status")
+    assert (r.measures, r.dimensions) == (["orders.max_total", "orders.avg_total"], ["orders.status"])
+    r = read(knowledge, "the smallest and largest order total")
+    assert r.refusal and "smallest" in r.refusal  # the model has no minimum of it
