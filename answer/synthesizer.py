@@ -465,7 +465,8 @@ def _count_text(n: int, lang: str) -> str:
 
 def _named(result: PipelineResult, plan: dict[str, Any]) -> list[str]:
     """What the rows are for, as the question says it: the recognised rows' names and the values a listing
-    filters by, those the question writes, once each ("Frank", "Harris"; not "Frank, Frank, Frank")."""
+    filters by, those the question writes, once each ("Frank", "Harris"; not "Frank, Frank, Frank"), then
+    its bounds ("Size > 40")."""
     assert result.detail is not None
     filters = (plan.get("reading") or {}).get("filters") or [] if plan.get("kind") == "listing" else []
     names = [e.label for e in result.detail.entities] + [
@@ -473,7 +474,14 @@ def _named(result: PipelineResult, plan: dict[str, Any]) -> list[str]:
     ]
     asked = result.question.lower()
     written = [n for n in names if n and n.lower() in asked]
-    return list(dict.fromkeys(written if plan.get("kind") == "listing" else names))
+    lang = result.understanding.language
+    bounds = [  # "size > 40": a listing's bounds are said too
+        f"{label(f.get('member', ''), lang)} {BOUNDS[f['operator']]} {v}"
+        for f in filters
+        if f.get("operator") in BOUNDS
+        for v in f.get("values") or []
+    ]
+    return list(dict.fromkeys([*(written if plan.get("kind") == "listing" else names), *bounds]))
 
 
 def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:

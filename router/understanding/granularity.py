@@ -29,7 +29,7 @@ _GRAIN_PATTERNS: list[tuple[Granularity, str]] = [
         "month",
         r"\b(?:by|per|each|every)\s+month\b(?!\s+of\b)|\bmonthly\b|\bmonth by month\b|"
         r"\bwhich month\b(?!\s+of\b)|哪个月|哪一个?月|"
-        r"按月|每月|逐月|月度|分月|每个月|各月|月份分布",
+        r"按月份?|每月|逐月|月度|分月|每个月|各月份?|月份分布",
     ),
     (
         "quarter",
@@ -41,7 +41,7 @@ _GRAIN_PATTERNS: list[tuple[Granularity, str]] = [
         "year",
         r"\b(?:by|per|each|every)\s+year\b|\byearly\b|\bannual(?:ly)?\b|\byear by year\b|"
         r"\bwhich year\b|哪一?年|"
-        r"按年|每年|逐年|年度分布|分年|各年",
+        r"按年份?|按年度|每年|逐年|年度分布|分年|各年份?|各年度",
     ),
 ]
 _COMPILED = [(grain, re.compile(pattern, re.IGNORECASE | re.ASCII)) for grain, pattern in _GRAIN_PATTERNS]
@@ -56,8 +56,8 @@ SHORT_RANGE_DAYS = 62
 def extract_granularity(text: str, primary: TimeRange | None) -> tuple[Granularity | None, list[tuple[int, int]]]:
     """The granularity asked for and the spans of the words that asked for it."""
     for grain, pattern in _COMPILED:
-        if m := pattern.search(text):
-            return grain, [m.span()]
+        if found := [m.span() for m in pattern.finditer(text)]:  # "每年...？按年份列出": every span said
+            return grain, found
     if m := _TREND.search(text):
         short = primary is not None and (primary.end - primary.start).days < SHORT_RANGE_DAYS
         return ("day" if short else "month"), [m.span()]

@@ -102,6 +102,21 @@ def _verb_of(word: str, r: Reading, k: Knowledge) -> bool:
     )
 
 
+_TO_VALUE = re.compile(r"\s+(?:in|into|by|with|from|as|at|on|under)\s+(?:an?\s+|the\s+)?", re.IGNORECASE)
+
+
+def _verb_of_value(r: Reading, word: str, end: int) -> bool:
+    """ "parts *packed* in a MED BOX", "lines *sent* by AIR": a participle right before a preposition and a
+    value the reading filters by says how the rows have that value, nothing more."""
+    found = _TO_VALUE.match(r.text, end) if word.lower().endswith(("ed", "ent", "own", "ade")) else None
+    values = {(t.path, str(t.value)) for m in r.mentions for t in m.of("value")}
+    filtered = {(f.member, v) for f in r.filters for v in f.values} & values
+    return found is not None and any(
+        m.start == found.end() and not free(r, m) and any((t.path, str(t.value)) in filtered for t in m.of("value"))
+        for m in r.mentions
+    )
+
+
 def _inflects_a_name(word: str, k: Knowledge, particle: str = "") -> bool:
     """ "supplies" beside a model that says "supplier", "charging" beside "charge", "billed" beside "Billing
     country": a verb formed on a name's stem (the first five letters of an inflected word of six or more, or
@@ -279,6 +294,7 @@ def check(q: Question, k: Knowledge) -> None:
                 and w.raw.lower() not in STOPWORDS_EN
                 and not _inflects_a_name(w.raw.lower(), k, _particle(r.text, w.end))
                 and w.norm not in scope_words
+                and not _verb_of_value(r, w.raw, w.end)
             )
         ):
             unknown.append((w.raw, w.start))

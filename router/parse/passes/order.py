@@ -72,7 +72,8 @@ def _adjective_member(text: str, r: Reading, k: Knowledge, cubes: list[str]) -> 
 
 def _compared_column(k: Knowledge, cube: str, nouns: frozenset[str]) -> Any | None:
     """The one numeric column of ``cube`` an adjective's nouns name: by the head word of its title first
-    ("Track length"), else by any word; two of a kind ("Air time", "Scheduled departure time") name none."""
+    ("Track length"), else by any word, a dimension before a measure; two of a kind ("Air time", "Scheduled
+    departure time") name none."""
     members = [
         m
         for m in [*k.model.cubes[cube].dimensions.values(), *k.model.cubes[cube].measures.values()]
@@ -80,12 +81,12 @@ def _compared_column(k: Knowledge, cube: str, nouns: frozenset[str]) -> Any | No
     ]
     keys = [(m, name_key(m.title or m.name)) for m in members]
     keys = [(m, key) for m, key in keys if key and key[-1] != _ORDINAL]
-    for named in ([m for m, key in keys if key[-1] in nouns], [m for m, key in keys if set(key) & nouns]):
-        columns = [m for m in named if getattr(m, "kind", "") == "dimension"]
-        chosen = columns or named
-        if chosen:
-            return chosen[0] if len(chosen) == 1 else None
-    return None
+    passes = ([m for m, key in keys if key[-1] in nouns], [m for m, key in keys if set(key) & nouns])
+    for dimensions in ([m for m in named if getattr(m, "kind", "") == "dimension"] for named in passes):
+        if dimensions:  # a column of the rows first ("Order total price"), then a measure ("Order value")
+            return dimensions[0] if len(dimensions) == 1 else None
+    chosen = passes[0] or passes[1]
+    return chosen[0] if len(chosen) == 1 else None
 
 
 def _named(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) -> Any | None:

@@ -891,3 +891,19 @@ def test_aggregation_words_joined_each_ask_their_measure_of_the_column(knowledge
     assert (r.measures, r.dimensions) == (["orders.max_total", "orders.avg_total"], ["orders.status"])
     r = read(knowledge, "the smallest and largest order total")
     assert r.refusal and "smallest" in r.refusal  # the model has no minimum of it
+
+
+def test_a_participle_before_a_filtered_value_says_how_the_rows_have_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the customers packed in GERMANY")
+    assert not r.unknown and [(f.member, f.values) for f in r.filters] == [("nations.name", ["GERMANY"])]
+    assert read(knowledge, "list the customers packed with care").unknown[:1] == ["packed"]
+
+
+def test_the_biggest_rows_order_by_their_column_before_a_measure(tmp_path: Path) -> None:
+    valued = MODEL.replace("title: Order total}", "title: Order total price}").replace(
+        "title: Revenue, meta", "title: Order value, meta"
+    )
+    (tmp_path / "shop.yml").write_text(valued, encoding="utf-8")
+    model = load_model(tmp_path)
+    r = read(Knowledge(model, build_lexicon(model, [], Values())), "the 5 biggest orders")
+    assert (r.order, r.limit) == ([("orders.total", "desc")], 5)
