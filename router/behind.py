@@ -78,6 +78,9 @@ def _aggregate_filters(reading: Reading, table: ResultTable, cube_query: dict[st
     measures = set(cube_query.get("measures") or [])
     said = {f.member for f in reading.filters}
     for f in cube_query.get("filters") or []:
+        if str(f.get("member", "")) in measures and not _bound_rows(reading, table, cube_query, model, f):
+            return
+    for f in cube_query.get("filters") or []:
         member = str(f.get("member", ""))
         if member in measures or member in said or f.get("operator") in ("set", "notSet") or "." not in member:
             continue
@@ -106,6 +109,28 @@ def _aggregate_filters(reading: Reading, table: ResultTable, cube_query: dict[st
             reading.filters.append(
                 Filter(td["dimension"], "inDateRange", [str(v) for v in span], "the aggregate's period")
             )
+
+
+def _bound_rows(
+    reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any, f: dict[str, Any]
+) -> bool:
+    """ "how many orders had a total over 350,000, and list them": a bound on a measure of the listed cube over
+    its own column, grouped by that cube's rows, bounds that column of each row; a bound the listing cannot
+    say is refused unless the aggregate's groups (shown) restrict the rows (:func:`_grouped_values`)."""
+    measure = model.find_member(str(f.get("member", "")))
+    column = _column_dimension(model, measure.path) if measure is not None else None
+    key = facts.primary_key(model, reading.listing or "")
+    own = measure is not None and measure.cube == reading.listing and measure.type in ("sum", "max", "min", "avg")
+    if own and column and key in (cube_query.get("dimensions") or []):
+        reading.filters.append(Filter(column, f["operator"], [str(v) for v in f.get("values") or []], "the bound"))
+        return True
+    if any(c in table.columns for c in cube_query.get("dimensions") or []):
+        return True
+    reading.refuse(
+        f"the {reading.listing} rows cannot be restricted to the aggregate's bound on {f.get('member')}: "
+        "ask for the groups that pass it"
+    )
+    return False
 
 
 BEHIND_EXTREME = (

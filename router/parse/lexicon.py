@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from fourengine.terms import normalise
 from router.aggregate.members import aliases
 from router.parse.facts import label, primary_key, row_count
-from router.parse.language import STOPWORDS_EN
+from router.parse.language import EVENT_VERBS, STOPWORDS_EN
 from router.parse.reading import Mention, Target, TargetKind, member_kinds
 from router.parse.text import GLUE, Word, has_cjk, name_key, norm_word, overlaps, stems, words
 
@@ -294,7 +294,20 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
     _add_line_words_zh(lex, model)
     _add_key_and_name_zh(lex, model)
     _add_qualified_heads(lex, model)
+    _add_event_heads(lex, model)
     return lex
+
+
+def _add_event_heads(lex: Lexicon, model: Any) -> None:
+    """ "Units sold" is also "units" ("which artists sold the most units"): a measure named by a noun and a
+    verb of an event is named by the noun weakly (the verb, said anywhere, restates it)."""
+    events = {norm_word(v) for v in EVENT_VERBS}
+    for key, entries in list(lex.by_words.items()):
+        head = key[:-1] if len(key) >= 2 and key[-1] in events else ()
+        if head and not set(head) <= LANGUAGE_ONLY:
+            for entry in entries:
+                if entry.target.kind == "measure":
+                    lex.add(" ".join(head), entry.target, NAME_WORDS)
 
 
 def _add_qualified_heads(lex: Lexicon, model: Any) -> None:

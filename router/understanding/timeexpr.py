@@ -298,9 +298,34 @@ def _rules() -> list[Rule]:
     return [(re.compile(pattern, flags), handler) for pattern, handler in rules]
 
 
+# days named by their holiday (a fixed date of the calendar; without a year, the latest one by today); only
+# names that cannot be a title of something ("Christmas" alone may be an album)
+_HOLIDAYS = {
+    "christmas day": (12, 25),
+    "christmas eve": (12, 24),
+    "new year's day": (1, 1),
+    "new year's eve": (12, 31),
+    "valentine's day": (2, 14),
+    "圣诞节": (12, 25),
+    "平安夜": (12, 24),
+    "元旦": (1, 1),
+    "情人节": (2, 14),
+}
+_HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True))
+
+
+def _holiday(said: str) -> tuple[int, int]:
+    bare = re.sub(r"['’]", "", said.lower())
+    return next(day for name, day in _HOLIDAYS.items() if name.replace("'", "") == bare)
+
+
 def _day_rules() -> list[RawRule]:
-    """Full dates, and days without their year."""
+    """Full dates, days named by their holiday, and days without their year."""
     return [
+        (
+            rf"(?:(\d{{4}})\s*年\s*的?)?({_HOLIDAY})(?:,?\s+(?:of\s+)?(\d{{4}})\b)?",
+            lambda m, t: _day_spec(int(m[1] or m[3]) if (m[1] or m[3]) else None, *_holiday(m[2]), t),
+        ),
         # full dates
         (
             r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]",

@@ -155,6 +155,7 @@ def _ungrouped_bound(q: Question, k: Knowledge) -> None:
     if r.intent != "aggregate" or q.understanding.granularity or r.refusal:
         return
     bounded = {f.member for f in r.filters if getattr(k.model.find_member(f.member), "kind", "") == "measure"}
+    _rows_counted_by_name(r, k, bounded)
     if not bounded or (q.understanding.comparison is None and _counted_groups(r, k, bounded)) or r.dimensions:
         return
     first = next(f for f in r.filters if f.member in bounded)
@@ -162,6 +163,27 @@ def _ungrouped_bound(q: Question, k: Knowledge) -> None:
         f"'{first.because}' bounds {first.member} of each row or group, and the question "
         "groups nothing: ask which rows pass it (e.g. 'which ... have ...') to list them"
     )
+
+
+def _rows_counted_by_name(r: Reading, k: Knowledge, bounded: set[str]) -> None:
+    """ "有多少发票金额超过500": a count word right before the name of the one bounded measure, a name that
+    begins with its cube's (发票 in 发票金额), counts that cube's rows (whose measure passes the bound)."""
+    if len(bounded) != 1 or any(m not in bounded for m in r.measures):
+        return
+    path = next(iter(bounded))
+    cube, counted = path.split(".", 1)[0], facts.row_count(k.model, path.split(".", 1)[0])
+    named = next((m for m in r.mentions if any(t.path == path for t in m.of("measure"))), None)
+    if counted is None or named is None:
+        return
+    count = [x for x in r.marks_of("count") if x.end <= named.start and not r.text[x.end : named.start].strip()]
+    heads = [
+        n
+        for n in range(len(named.text) - 1, 0, -1)
+        for m in k.lexicon.find(named.text[:n])
+        if (m.start, m.end) == (0, n) and any(t.path == cube for t in m.of("cube"))
+    ]
+    if count and heads:
+        r.measures.insert(0, counted)
 
 
 def _counted_groups(r: Reading, k: Knowledge, bounded: set[str]) -> bool:

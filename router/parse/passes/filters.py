@@ -23,6 +23,7 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import MONEY_VERBS, STOPWORDS_EN, UNIT_SECONDS, number_text, title_unit
 from router.parse.nearby import after, before, close, free, words_before
+from router.parse.passes.listing import column_spans, in_column_list
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
 from router.parse.text import GLUE, has_cjk, name_key, words
@@ -413,8 +414,11 @@ def _present(r: Reading, k: Knowledge, cubes: list[str]) -> None:
 
 
 def _segments(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """Segments the question names; a name in a list of columns that also names a dimension is the column
+    ("with the departure delay": the delay shown, not the delayed flights kept)."""
+    columns = column_spans(r)
     for m in r.mentions:
-        if not free(r, m):
+        if not free(r, m) or (m.of("dimension") and in_column_list(r, m.span, columns)):
             continue
         for t in m.of("segment"):
             if _restates_measure(r, k, t.path):

@@ -179,21 +179,21 @@ def _titled_words(r: Reading, k: Knowledge, cube: str) -> list[str]:
             titled = [label] if (label := facts.label(k.model, cube, r.language)) else titled
         if len(titled) == 1:
             found.append((w, titled[0]))
-    columns = [*_column_spans(r), *((w.start, w.end) for w, _ in found)]
+    columns = [*column_spans(r), *((w.start, w.end) for w, _ in found)]
     out = []
     for w, path in found:
-        if _in_column_list(r, (w.start, w.end), columns):
+        if in_column_list(r, (w.start, w.end), columns):
             out.append(path)
             r.use((w.start, w.end))
     return out
 
 
-def _column_spans(r: Reading) -> list[Span]:
+def column_spans(r: Reading) -> list[Span]:
     """Where the question names columns: its dimension mentions."""
     return [m.span for m in r.mentions if m.of("dimension") and not m.of("value")]
 
 
-def _in_column_list(r: Reading, span: Span, columns: list[Span]) -> bool:
+def in_column_list(r: Reading, span: Span, columns: list[Span]) -> bool:
     """A word right after "with (their)", or beside another column with only a comma or "and" between."""
     asked = [m.end for m in r.marks_of("columns")]
     return any(not r.text[end : span[0]].strip() for end in asked) or any(
@@ -207,11 +207,11 @@ def _joined_labels(r: Reading, k: Knowledge, cube: str) -> list[str]:
     """ "the lines of order 5 with *product*, quantity and price": another cube named in a list of columns,
     one row of it per listed row (a join from the listed cube), shows its label."""
     out = []
-    ahead, columns = facts.reach(k.model, cube), _column_spans(r)
+    ahead, columns = facts.reach(k.model, cube), column_spans(r)
     for m in r.mentions:
         other = next((t.path for t in m.of("cube") if t.path != cube and t.path in ahead), None)
         name = facts.label(k.model, other, r.language) if other and free(r, m) else None
-        if name and _in_column_list(r, m.span, columns):
+        if name and in_column_list(r, m.span, columns):
             out += [*_foreign_key(k, cube, other), name]
             r.use(m.span)
     return out

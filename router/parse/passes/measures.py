@@ -124,7 +124,10 @@ def _named_measure(m: Mention, kind: str | None, k: Knowledge) -> Any | None:
     found = [(member, w) for member, w in found if member is not None]
     if not found:
         return None
-    return min(found, key=lambda pair: _fit_rank(pair[0], kind, pair[1]))[0]
+    best = min(found, key=lambda pair: _fit_rank(pair[0], kind, pair[1]))[0]
+    if kind in ("max", "min", "avg", "sum") and best.type not in _TYPE_FIT[kind] and m.of("dimension"):
+        return None  # "the biggest departure delay": the column's maximum, not a count its words also name
+    return best
 
 
 def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:

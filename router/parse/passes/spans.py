@@ -122,6 +122,27 @@ def _language_marks(text: str, free: list[tuple[int, int]]) -> list[Mark]:
     return out
 
 
+_JOINED_BEFORE = re.compile(r"\b([A-Za-z]+)\s*(?:,|and|or|&)\s+$")
+
+
+def _shared_heads(text: str, names: list[Mention], k: Knowledge) -> list[Mention]:
+    """ "the departure and arrival delays": a word joined by and/or to a name of two or more words, with
+    that name's last words, names what "<word> <last words>" names ("departure delay"), in place of what
+    the word alone names."""
+    out = list(names)
+    for m in names:
+        rest = m.text.split()[1:]
+        found = _JOINED_BEFORE.search(text[: m.start]) if rest else None
+        if found is None or any(overlaps(found.span(1), x.span) and x.span != found.span(1) for x in names):
+            continue
+        phrase = " ".join([found.group(1), *rest])
+        whole = [x for x in k.lexicon.find(phrase) if x.span == (0, len(phrase))]
+        if whole:
+            out = [x for x in out if x.span != found.span(1)]
+            out.append(Mention(found.start(1), found.end(1), found.group(1), whole[0].targets, dict(whole[0].weights)))
+    return out
+
+
 def collect(q: Question, k: Knowledge) -> None:
     r = q.reading
     r.time_spans = _time_spans(r)
@@ -138,6 +159,7 @@ def collect(q: Question, k: Knowledge) -> None:
             same.weights.update(row.weights)
             rows.remove(row)
     names = [m for m in names if not any(overlaps(m.span, row.span) for row in rows)]
+    names = _shared_heads(r.text, names, k)
     r.mentions = sorted(names + rows, key=lambda m: m.start)
     for m in r.mentions:
         _widen_to_value(r.text, m)

@@ -52,7 +52,6 @@ def test_the_aggregate_filters_restrict_its_rows(model: SemanticModel) -> None:
             "segments": ["orders.late"],
             "filters": [
                 {"member": "nations.name", "operator": "equals", "values": ["GERMANY"]},
-                {"member": "orders.revenue", "operator": "gt", "values": ["5"]},
             ],
         },
         model,
@@ -129,3 +128,15 @@ def test_an_ungrouped_maximum_is_not_drilled_into_every_row_it_spans(model: Sema
     pipeline.detail_env = SimpleNamespace(policy=SimpleNamespace(max_limit=10))
     pipeline._drill(SimpleNamespace(aggregate=counted, understanding=result.understanding), {}, TODAY)
     assert drilled == [{"measures": ["orders.count"]}]  # a count's rows are drilled into
+
+
+def test_a_bound_on_a_measure_of_each_listed_row_bounds_its_column_else_is_refused(model: SemanticModel) -> None:
+    bound = {"member": "orders.revenue", "operator": "gt", "values": ["5"]}
+    reading = _listing("orders")  # "how many orders had revenue over 5, and list them": counted per order
+    _aggregate_filters(
+        reading, NO_ROWS, {"measures": ["orders.revenue"], "dimensions": ["orders.order_id"], "filters": [bound]}, model
+    )
+    assert [(f.member, f.operator, f.values) for f in reading.filters] == [("orders.total", "gt", ["5"])]
+    customers = _listing("customers")  # the customers whose orders' revenue passes: not a column of theirs
+    _aggregate_filters(customers, NO_ROWS, {"measures": ["orders.revenue"], "filters": [bound]}, model)
+    assert customers.refusal and "orders.revenue" in customers.refusal

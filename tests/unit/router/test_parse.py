@@ -907,3 +907,34 @@ def test_the_biggest_rows_order_by_their_column_before_a_measure(tmp_path: Path)
     model = load_model(tmp_path)
     r = read(Knowledge(model, build_lexicon(model, [], Values())), "the 5 biggest orders")
     assert (r.order, r.limit) == ([("orders.total", "desc")], 5)
+
+
+def test_a_measure_said_the_way_its_noun_and_event_verb_name_it(tmp_path: Path) -> None:
+    sold = MODEL.replace("title: Number of order items}", "title: Units sold}")
+    (tmp_path / "shop.yml").write_text(sold, encoding="utf-8")
+    model = load_model(tmp_path)
+    r = read(Knowledge(model, build_lexicon(model, [], Values())), "which 3 nations sold the most units?")
+    assert (r.measures, r.dimensions, r.limit) == (["order_lines.count"], ["nations.name"], 3) and not r.unknown
+
+
+def test_how_many_before_a_measure_named_from_its_cube_counts_the_rows_it_bounds(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    terms = [_Term("订单", "table:orders"), _Term("订单总额", "metric:orders.revenue")]
+    r = read(Knowledge(model, build_lexicon(model, terms, Values())), "2024年有多少订单总额超过1000？")
+    assert (r.counted, r.dimensions) == ("orders.count", ["orders.order_id"]) and not r.refusal
+
+
+def test_a_word_joined_to_a_name_shares_its_last_words(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the orders of 2024 with the ship and order dates")
+    assert {"orders.shipped_at", "orders.ordered_at"} <= set(r.columns)
+
+
+def test_a_name_in_a_list_of_columns_is_the_column_not_a_segment_it_also_names(tmp_path: Path) -> None:
+    discounted = MODEL.replace(
+        "title: Late}", 'title: Late}\n      - {name: discounted, sql: "{CUBE}.discount > 0", title: Discount}'
+    )
+    (tmp_path / "shop.yml").write_text(discounted, encoding="utf-8")
+    model = load_model(tmp_path)
+    r = read(Knowledge(model, build_lexicon(model, [], Values())), "list the orders of 2024 with their discount")
+    assert "orders.discount" in r.columns and r.segments == []

@@ -182,3 +182,14 @@ def test_a_period_open_on_one_side(question: str, start: str, end: str) -> None:
     """ "before 2024" is not the year 2024: the period runs from the earliest day or to today."""
     (found,) = understand(question, TODAY).time_ranges
     assert (found.start.isoformat(), found.end.isoformat()) == (start, end)
+
+
+def test_a_holiday_is_its_day_of_the_year_said_or_the_latest_one() -> None:
+    from router.understanding.timeexpr import extract_time
+
+    said = extract_time("flights on Christmas Day 2012", date(2014, 1, 1)).ranges[0]
+    latest = extract_time("orders on New Year's Eve", date(2014, 6, 1)).ranges[0]
+    zh = extract_time("2013年圣诞节的航班", date(2014, 1, 1)).ranges[0]
+    assert (said.start, said.end) == (date(2012, 12, 25), date(2012, 12, 25))
+    assert latest.start == date(2013, 12, 31) and zh.start == date(2013, 12, 25)
+    assert not extract_time("the Christmas album", date(2014, 1, 1)).ranges  # alone it may be a title
