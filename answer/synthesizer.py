@@ -476,12 +476,17 @@ def _named(result: PipelineResult, plan: dict[str, Any]) -> list[str]:
     written = [n for n in names if n and n.lower() in asked]
     lang = result.understanding.language
     bounds = [  # "size > 40": a listing's bounds are said too
-        f"{label(f.get('member', ''), lang)} {BOUNDS[f['operator']]} {v}"
+        f"{label(f.get('member', ''), lang)} {BOUNDS[f['operator']]} {fmt_bound(v)}"
         for f in filters
         if f.get("operator") in BOUNDS
         for v in f.get("values") or []
     ]
     return list(dict.fromkeys([*(written if plan.get("kind") == "listing" else names), *bounds]))
+
+
+def fmt_bound(value: Any) -> str:
+    """A bound's number as the answer writes numbers ("3000" -> "3,000"), other values as they are."""
+    return fmt_number(float(value)) if re.fullmatch(r"-?\d+(?:\.\d+)?", str(value)) else str(value)
 
 
 def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:
