@@ -167,7 +167,15 @@ def cut_numbers(truncation: list[dict[str, Any]] | None) -> set[str]:
 def filter_numbers(queries: list[dict[str, Any] | None]) -> set[str]:
     """How the text writes the numbers of the filters the answer applied ("under 500"): declared, not made up."""
     values = [v for q in queries for f in (q or {}).get("filters") or [] for v in f.get("values") or []]
-    return {fmt_number(float(v)) for v in values if is_number(v) or re.fullmatch(r"-?\d+(?:\.\d+)?", str(v))}
+    return {fmt_number(float(v)) for v in values if is_number(v) or _PLAIN_NUMBER.fullmatch(str(v))}
+
+
+_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")  # a filter value that is a number written as text ("3000")
+
+
+def fmt_bound(value: Any) -> str:
+    """A filter's number as the answer writes numbers ("3000" -> "3,000"), other values as they are."""
+    return fmt_number(float(value)) if _PLAIN_NUMBER.fullmatch(str(value)) else str(value)
 
 
 def question_numbers(question: str) -> set[str]:

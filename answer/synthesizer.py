@@ -19,6 +19,7 @@ from answer.formatting import (
     change_numbers,
     cut_numbers,
     filter_numbers,
+    fmt_bound,
     fmt_change,
     fmt_measure,
     fmt_number,
@@ -482,11 +483,6 @@ def _named(result: PipelineResult, plan: dict[str, Any]) -> list[str]:
         for v in f.get("values") or []
     ]
     return list(dict.fromkeys([*(written if plan.get("kind") == "listing" else names), *bounds]))
-
-
-def fmt_bound(value: Any) -> str:
-    """A bound's number as the answer writes numbers ("3000" -> "3,000"), other values as they are."""
-    return fmt_number(float(value)) if re.fullmatch(r"-?\d+(?:\.\d+)?", str(value)) else str(value)
 
 
 def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:

@@ -298,12 +298,14 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
     return lex
 
 
+_EVENT_STEMS = frozenset(norm_word(v) for v in EVENT_VERBS)
+
+
 def _add_event_heads(lex: Lexicon, model: Any) -> None:
     """ "Units sold" is also "units" ("which artists sold the most units"): a measure named by a noun and a
     verb of an event is named by the noun weakly (the verb, said anywhere, restates it)."""
-    events = {norm_word(v) for v in EVENT_VERBS}
     for key, entries in list(lex.by_words.items()):
-        head = key[:-1] if len(key) >= 2 and key[-1] in events else ()
+        head = key[:-1] if len(key) >= 2 and key[-1] in _EVENT_STEMS else ()
         if head and not set(head) <= LANGUAGE_ONLY:
             for entry in entries:
                 if entry.target.kind == "measure":

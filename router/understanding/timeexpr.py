@@ -312,11 +312,11 @@ _HOLIDAYS = {
     "情人节": (2, 14),
 }
 _HOLIDAY = "|".join(re.escape(h).replace("'", "['’]?") for h in sorted(_HOLIDAYS, key=len, reverse=True))
+_HOLIDAY_DAYS = {name.replace("'", ""): day for name, day in _HOLIDAYS.items()}  # by the name without apostrophe
 
 
 def _holiday(said: str) -> tuple[int, int]:
-    bare = re.sub(r"['’]", "", said.lower())
-    return next(day for name, day in _HOLIDAYS.items() if name.replace("'", "") == bare)
+    return _HOLIDAY_DAYS[re.sub(r"['’]", "", said.lower())]
 
 
 def _day_rules() -> list[RawRule]:

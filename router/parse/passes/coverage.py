@@ -109,9 +109,10 @@ def _verb_of_value(r: Reading, word: str, end: int) -> bool:
     """ "parts *packed* in a MED BOX", "lines *sent* by AIR": a participle right before a preposition and a
     value the reading filters by says how the rows have that value, nothing more."""
     found = _TO_VALUE.match(r.text, end) if word.lower().endswith(("ed", "ent", "own", "ade")) else None
-    values = {(t.path, str(t.value)) for m in r.mentions for t in m.of("value")}
-    filtered = {(f.member, v) for f in r.filters for v in f.values} & values
-    return found is not None and any(
+    if found is None:
+        return False
+    filtered = {(f.member, v) for f in r.filters for v in f.values}
+    return any(
         m.start == found.end() and not free(r, m) and any((t.path, str(t.value)) in filtered for t in m.of("value"))
         for m in r.mentions
     )
@@ -171,18 +172,18 @@ def _rows_counted_by_name(r: Reading, k: Knowledge, bounded: set[str]) -> None:
     if len(bounded) != 1 or any(m not in bounded for m in r.measures):
         return
     path = next(iter(bounded))
-    cube, counted = path.split(".", 1)[0], facts.row_count(k.model, path.split(".", 1)[0])
+    cube = path.split(".", 1)[0]
+    counted = facts.row_count(k.model, cube)
     named = next((m for m in r.mentions if any(t.path == path for t in m.of("measure"))), None)
     if counted is None or named is None:
         return
-    count = [x for x in r.marks_of("count") if x.end <= named.start and not r.text[x.end : named.start].strip()]
-    heads = [
-        n
+    if not any(x.end <= named.start and not r.text[x.end : named.start].strip() for x in r.marks_of("count")):
+        return
+    if any(
+        (m.start, m.end) == (0, n) and any(t.path == cube for t in m.of("cube"))
         for n in range(len(named.text) - 1, 0, -1)
         for m in k.lexicon.find(named.text[:n])
-        if (m.start, m.end) == (0, n) and any(t.path == cube for t in m.of("cube"))
-    ]
-    if count and heads:
+    ):
         r.measures.insert(0, counted)
 
 

@@ -111,7 +111,7 @@ def _part_after(r: Reading, values: list[Filter], after: int) -> bool:
 _RATE = re.compile(r"\s*(rates?\b|ratio\b|率)", re.IGNORECASE)
 
 
-def _segment_rate(r: Reading) -> bool:
+def _segment_rate(r: Reading) -> None:
     """ "late delivery rate (by supplier region)": a rate word right after a segment's name, unused, is the
     share of the rows in the segment (within each group)."""
     for m in r.mentions:
@@ -122,16 +122,16 @@ def _segment_rate(r: Reading) -> bool:
             r.share, r.part_segments = True, named
             r.use(mark.span)
             r.notes.append(f"share: '{m.text} {mark.text}' is the measure with {', '.join(named)} over the measure")
-            return True
-    return False
+            return
 
 
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     marks = [m for m in r.marks_of("share") if free(r, m)]
-    if not marks and r.intent == "aggregate" and r.measures and not r.refusal and _segment_rate(r):
+    if r.intent != "aggregate" or not r.measures or r.refusal:
         return
-    if not marks or r.intent != "aggregate" or not r.measures or r.refusal:
+    if not marks:
+        _segment_rate(r)
         return
     comparison = q.understanding.comparison
     if r.marks_of("change") and comparison is not None and len(comparison.ranges) > 1:

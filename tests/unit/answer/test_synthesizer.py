@@ -389,6 +389,6 @@ def test_the_segments_of_the_query_are_named_in_the_answer() -> None:
 
 
 def test_a_listing_bound_is_written_as_the_answer_writes_numbers() -> None:
-    from answer.synthesizer import fmt_bound
+    from answer.formatting import fmt_bound
 
     assert (fmt_bound("3000"), fmt_bound(8000), fmt_bound("2025-01-01")) == ("3,000", "8,000", "2025-01-01")
