@@ -1,6 +1,8 @@
 """Gold vs answer comparison for the regression suite: cells, one-to-one rows, key sets, ORDER BY ... LIMIT.
 
 * Cells: numbers within ``REL_TOL`` relative, dates/timestamps as ISO text, other text case-insensitively.
+  A gold number the gold SQL rounds (``ROUND(x, 2)``: 6.52) is matched by any answer number that rounds to
+  it (6.517): the answer keeps its precision, the gold's author chose to round.
 * Rows: a gold row matches an answer row when each of its non-NULL cells equals some cell of that answer
   row (the answer may be wider). Gold rows and answer rows are paired one-to-one (maximum bipartite
   matching), so one answer row never satisfies two gold rows, and the row counts must be equal.
@@ -43,6 +45,7 @@ class GoldQuery:
     width: int | None  # output columns of the original query (None: all columns, no key columns appended)
     key_columns: tuple[int, ...] | None  # None: the gold is a set, order does not matter
     limit: int | None = None  # the LIMIT run WITH TIES (None: no literal LIMIT, or with an OFFSET)
+    rounded: bool = False  # the SQL calls ROUND: its decimal numbers are rounded (``Rounded``)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,14 @@ class Gold:
 
 
 # -- cells -----------------------------------------------------------------------------------------------
+
+
+class Rounded(Decimal):
+    """A gold number a ROUND of the gold SQL made: it stands for every number that rounds to it."""
+
+    def covers(self, value: float) -> bool:
+        places = -int(self.as_tuple().exponent)
+        return places > 0 and abs(value - float(self)) <= 0.5 * 10**-places + 1e-9
 
 
 def _num(value: Any) -> float | None:
@@ -150,7 +161,7 @@ def _period_number(gold: Any, got: Any) -> bool:
 def cell_matches(gold: Any, got: Any) -> bool:
     g, a = _num(gold), _num(got)
     if g is not None and a is not None and not isinstance(gold, str):
-        if g == a:
+        if g == a or (isinstance(gold, Rounded) and gold.covers(a)):
             return True
         return math.isclose(g, a, rel_tol=REL_TOL, abs_tol=1e-9)
     if isinstance(gold, dt.date) and isinstance(got, str) and _period_start(got) == _text(gold):
@@ -180,9 +191,10 @@ def gold_query(sql: str) -> GoldQuery:
         tree = sqlglot.parse_one(sql, read="postgres")
     except sqlglot.errors.SqlglotError:
         return GoldQuery(sql, None, None)
+    rounded = tree.find(exp.Round) is not None
     order = tree.args.get("order") if isinstance(tree, exp.Select) else None
     if not isinstance(tree, exp.Select) or order is None or tree.args.get("limit") is None:
-        return GoldQuery(sql, None, None)
+        return GoldQuery(sql, None, None, rounded=rounded)
     outputs = list(tree.expressions)
     width = len(outputs)
     extra: list[exp.Expr] = []
@@ -197,8 +209,8 @@ def gold_query(sql: str) -> GoldQuery:
     rewritten.set("expressions", [*outputs, *extra])
     limit = with_ties(rewritten)
     if not extra and limit is None:
-        return GoldQuery(sql, None, tuple(keys))
-    return GoldQuery(rewritten.sql(dialect="postgres"), width if extra else None, tuple(keys), limit)
+        return GoldQuery(sql, None, tuple(keys), rounded=rounded)
+    return GoldQuery(rewritten.sql(dialect="postgres"), width if extra else None, tuple(keys), limit, rounded)
 
 
 def with_ties(select: exp.Select) -> int | None:
@@ -229,6 +241,8 @@ def _output_index(key: exp.Expression, outputs: list[exp.Expression]) -> int | N
 
 
 def gold_result(query: GoldQuery, rows: list[list[Any]]) -> Gold:
+    if query.rounded:
+        rows = [[Rounded(v) if isinstance(v, Decimal) else v for v in row] for row in rows]
     if query.key_columns is None:
         return Gold(rows, None)
     keys = [tuple(row[i] for i in query.key_columns) for row in rows]

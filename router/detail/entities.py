@@ -7,6 +7,7 @@ directory of the catalog's entity tables (those with a label column), served by 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -110,14 +111,37 @@ class EntityDirectory:
         taken: list[tuple[int, int]] = []
         used: set[str] = set()
         out: list[EntityMatch] = []
+        capitalises = _capitalises_names(text)
         for start, end in occurrences:
             surface = lowered[start:end]
             if surface in used or any(s < end and start < e for s, e in taken):
+                continue
+            if capitalises and _common_word(text[start:end], names[surface].label):
                 continue
             used.add(surface)
             taken.append((start, end))
             out.append(names[surface])
         return _dedupe(out)
+
+
+_MID_CAPITAL = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")
+
+
+def _capitalises_names(text: str) -> bool:
+    """The writer capitalises names: a capitalised word inside a sentence ("... that Jane Peacock ...")."""
+    return bool(_MID_CAPITAL.search(text))
+
+
+def _common_word(said: str, label: str) -> bool:
+    """ "phone numbers" beside a track called "Numbers": one word written in lower case where the row's
+    name is capitalised, by a writer who capitalises names, is the word, not the name."""
+    return " " not in said and said.islower() and not label.islower()
+
+
+def _only_as_word(text: str, lowered: str, label: str) -> bool:
+    """Every occurrence of ``label`` in the question is the common word (``_common_word``)."""
+    at = [m.start() for m in re.finditer(re.escape(label.lower()), lowered)]
+    return bool(at) and all(_common_word(text[i : i + len(label)], label) for i in at)
 
 
 def _url_of(conn: psycopg.Connection) -> str:
@@ -155,11 +179,14 @@ def from_row_hits(
     ``tables`` when given (the planner ignores rows of tables its catalog lacks either way)."""
     out = []
     lowered = text.lower()
+    capitalises = _capitalises_names(text)
     for hit in hits:
         table = str(hit.table).rsplit(".", 1)[-1]
         if tables is not None and table not in tables:
             continue
         if str(hit.label).lower() not in lowered and float(hit.score) < min_score:
+            continue
+        if capitalises and _only_as_word(text, lowered, str(hit.label)):
             continue
         out.append(
             EntityMatch(

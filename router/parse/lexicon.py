@@ -210,10 +210,12 @@ def _exact(entries: list[Entry], surface: str) -> bool:
 
 
 def _as_written(entry: Entry, surface: str) -> bool:
+    """A value spelled like a language word is found where written as the value, or, for a glossary
+    synonym, in capitals ("US" for the USA, not "us")."""
     target = entry.target
     if target.kind != "value" or target.value is None or surface.lower() not in LANGUAGE_WORDS:
         return True
-    return surface == target.value
+    return surface == target.value or (target.source == "glossary" and len(surface) > 1 and surface.isupper())
 
 
 def _merge(mention: Mention, entries: list[Entry]) -> None:

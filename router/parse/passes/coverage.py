@@ -285,6 +285,12 @@ def _unranked(q: Question) -> list[str]:
     return []
 
 
+def _acronym(raw: str, text: str) -> bool:
+    """ "US", "IT": a language word written in capitals inside a question that is not all capitals names
+    something (a country, a department), it is not the pronoun."""
+    return len(raw) > 1 and raw.isupper() and not text.isupper()
+
+
 def check(q: Question, k: Knowledge) -> None:
     """Words in parentheses restate or define ("late = received after the commit date"): what they name
     is used like any other words, but the rest of them is not unknown."""
@@ -313,8 +319,7 @@ def check(q: Question, k: Knowledge) -> None:
             _NUMBER.match(w.raw)
             or (w.raw.lower() in EVENT_VERBS and not events)
             or (
-                w.norm not in _STOP_STEMS
-                and w.raw.lower() not in STOPWORDS_EN
+                ((w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN) or _acronym(w.raw, r.text))
                 and not _inflects_a_name(w.raw.lower(), k, _particle(r.text, w.end))
                 and w.norm not in scope_words
                 and not _verb_of_value(r, w.raw, w.end)

@@ -35,21 +35,44 @@ def _joined(k: Knowledge, cube: str, cubes: list[str]) -> bool:
     return not cubes or any(cube in facts.reach(k.model, c) for c in cubes)
 
 
-def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge) -> float:
+def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge, rivals: set[str]) -> float:
     """Glossary values first, then the cube the question names or asks about (a key's value is on both
     sides of a join, "N318JB" in flights.tailnum and planes.tailnum: the asked cube's side), then the
-    dimension whose title's words stand near."""
+    dimension whose title's words stand near. A value naming one row of the asked cube by its label,
+    when another cube (``rivals``) has it too, is that other cube's ("how many albums does <a name that is
+    an artist and an album> have": the artist; of several such cubes, one the asked rows belong to), unless
+    the cube's name qualifies it ("the album <name>")."""
     named_cubes = {c.path for x in r.mentions if x is not m for c in x.of("cube")}
     named_cubes |= set(r.scope())
     member = k.model.find_member(t.path)
     near = {w.norm for w in words(r.text[max(0, m.start - 30) : m.end + 30])}
     score = 1.0 if t.source == "glossary" else 0.0
-    score += 2.0 if t.cube in named_cubes else 0.0
+    qualifier = before(r, m.span)
+    qualified = (
+        qualifier is not None
+        and not r.text[qualifier.end : m.start].strip()  # "the album <name>", not "albums does <name>"
+        and any(c.path == t.cube for c in qualifier.of("cube"))
+    )
+    own_row = t.path == facts.label(k.model, t.cube, r.language) and bool(rivals - {t.cube}) and not qualified
+    asked = named_cubes | {n.cube for x in r.mentions if x is not m for n in x.of("measure")}
+    score += 2.0 if t.cube in named_cubes and not own_row else 0.0
+    score += 0.5 if own_row and _owner(k, t.cube, asked) else 0.0
     title = set(name_key(getattr(member, "title", "") or "")) - {"name"}
+    if own_row:  # the asked cube's own name near its row's name does not say the row is one of them
+        title -= facts.title_words(k.model.cubes[t.cube])
     score += 1.0 * len(title & near)
     said = {w.norm for w in words_before(r.text, m.start, reach=24)}  # "*billed* in the USA"
     score += 1.5 * len(title & said - {"in", "to", "of"})
     return score
+
+
+def _owner(k: Knowledge, cube: str, asked: set[str]) -> bool:
+    """Rows of an ``asked`` cube belong to ``cube`` (a many-to-one join to it)."""
+    return any(
+        j.target == cube and j.relationship == "many_to_one"
+        for other in asked - {cube}
+        for j in k.model.cubes[other].joins
+    )
 
 
 def _excluded(r: Reading, m: Mention) -> Mark | None:
@@ -88,7 +111,8 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         ]
         if not targets or not free(r, m) or (m.of("measure") and len(m.targets) > len(m.of("value"))):
             continue
-        scored = sorted(((_value_score(t, m, r, k), t) for t in targets), key=lambda p: -p[0])
+        rivals = {t.cube for t in targets}
+        scored = sorted(((_value_score(t, m, r, k, rivals), t) for t in targets), key=lambda p: -p[0])
         top = [t for s, t in scored if s == scored[0][0]]
         members = list(dict.fromkeys(t.path for t in top))
         if len(members) > 1 and len({t.cube for t in top}) > 1:

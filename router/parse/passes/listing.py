@@ -6,7 +6,7 @@ columns the listing shows.
   order 7" lists orders), else the cube of a named value or row.
 - The columns: the cube's key and label, then every dimension the question filters, orders by or names
   ("with their phone and address"), and the time dimension a period is on; when it names none, the
-  cube's first public dimensions (``DISPLAY_CAP``), as a "show me the orders" expects.
+  cube's first public dimensions (``DISPLAY_CAP``) and its amount, as a "show me the orders" expects.
 """
 
 from __future__ import annotations
@@ -234,6 +234,16 @@ def _amount(r: Reading, k: Knowledge, cube: str) -> list[str]:
     return [amount.path]
 
 
+def _display(k: Knowledge, cube: str) -> list[str]:
+    """The columns of a listing that names none: the cube's first public dimensions, its amount among
+    them ("every invoice" shows what each came to)."""
+    shown = [d.path for d in k.model.cubes[cube].dimensions.values() if d.public][:DISPLAY_CAP]
+    amount = facts.amount_column(k.model, cube)
+    if amount is not None and amount.public and amount.path not in shown:
+        shown = [*shown[: DISPLAY_CAP - 1], amount.path]
+    return shown
+
+
 def columns(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.intent != "detail" or r.listing is None or r.refusal:
@@ -262,5 +272,5 @@ def columns(q: Question, k: Knowledge) -> None:
         shown.append(time_dim)
     keys = {p for c in k.model.cubes[cube].joins for p in _foreign_key(k, cube, c.target)}
     if len(set(shown) - {None} - keys) <= 2 + len(r.filters):  # nothing asked beyond key, label and filters
-        shown += [d.path for d in k.model.cubes[cube].dimensions.values() if d.public][:DISPLAY_CAP]
+        shown += _display(k, cube)
     r.columns = [c for c in dict.fromkeys(shown) if c]

@@ -168,3 +168,14 @@ def test_a_one_row_gold_of_two_periods_and_their_difference_matches_a_row_per_pe
 def test_a_period_label_matches_the_same_period_said_another_way() -> None:
     assert cell_matches("Q1 2013", "Q1 of 2013") and cell_matches("2024年", "2024")
     assert not cell_matches("Q1 2013", "Q3 2013")
+
+
+def test_a_number_the_gold_rounds_is_matched_by_any_number_rounding_to_it() -> None:
+    query = gold_query("SELECT country, ROUND(AVG(total), 2) AS avg_total FROM invoices GROUP BY 1")
+    gold = gold_result(query, [["Hungary", Decimal("6.52")]])
+    assert compare(gold, [["Hungary", 6.517]]) is None
+    assert compare(gold, [["Hungary", 6.526]]) is not None
+    plain = gold_result(
+        gold_query("SELECT country, AVG(total) FROM invoices GROUP BY 1"), [["Hungary", Decimal("6.52")]]
+    )
+    assert compare(plain, [["Hungary", 6.517]]) is not None  # not rounded: the usual tolerance

@@ -938,3 +938,39 @@ def test_a_name_in_a_list_of_columns_is_the_column_not_a_segment_it_also_names(t
     model = load_model(tmp_path)
     r = read(Knowledge(model, build_lexicon(model, [], Values())), "list the orders of 2024 with their discount")
     assert "orders.discount" in r.columns and r.segments == []
+
+
+def test_a_language_word_in_capitals_names_something(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    bare = read(Knowledge(model, build_lexicon(model, [], Values())), "How many customers are in the US?")
+    assert "US" in bare.unknown and not judge(bare).answers  # not the pronoun: never an unfiltered count
+    us = _Term("USA", "dimension:nations.name", ["US"], filter_value="USA")
+    glossed = Knowledge(model, build_lexicon(model, [us], Values()))
+    r = read(glossed, "How many customers are in the US?")
+    assert [(f.member, f.values) for f in r.filters] == [("nations.name", ["USA"])] and not r.unknown
+    assert not read(glossed, "show us the number of customers").filters
+
+
+def test_a_name_of_the_counted_rows_and_of_their_owner_is_the_owners(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    values = Values({"atlas": [("customers.name", "Atlas"), ("nations.name", "Atlas")]})
+    k = Knowledge(model, build_lexicon(model, [], values))
+    owned = read(k, "How many customers does Atlas have?")
+    assert [(f.member, f.values) for f in owned.filters] == [("nations.name", ["Atlas"])]
+    named = read(k, "orders of the customer Atlas")
+    assert [f.member for f in named.filters] == ["customers.name"]
+
+
+def test_a_listing_that_names_no_column_shows_the_amount_its_sum_adds_up(tmp_path: Path) -> None:
+    wide = MODEL.replace("      - {name: total, sql: total, type: number, title: Order total}\n", "").replace(
+        "      - {name: shipped_at, sql: shipped_at, type: time, title: Ship date}\n",
+        "      - {name: shipped_at, sql: shipped_at, type: time, title: Ship date}\n"
+        + "".join(f"      - {{name: note_{i}, sql: note_{i}, type: string, title: Note {i}}}\n" for i in range(6))
+        + "      - {name: total, sql: total, type: number, title: Order total}\n",
+    )
+    (tmp_path / "shop.yml").write_text(wide, encoding="utf-8")
+    model = load_model(tmp_path)
+    r = read(Knowledge(model, build_lexicon(model, [], Values())), "show me every order")
+    assert r.listing == "orders" and "orders.total" in r.columns
