@@ -241,10 +241,19 @@ def _filter_words(result: PipelineResult) -> list[str]:
         if op == "notSet":
             out.append(f"无{label(member, lang)}" if lang == "zh" else f"without {label(member, lang)}")
         out += [
-            show_value(member, v, lang) if op not in BOUNDS else f"{label(member, lang)} {BOUNDS[op]} {v}"
+            show_value(member, v, lang) if op not in BOUNDS else _bound_text(member, op, v, lang)
             for v in f.get("values") or []
         ]
     return out
+
+
+_YEARS = re.compile(r"\byears?\b|年", re.IGNORECASE)
+
+
+def _bound_text(member: str, op: str, value: Any, lang: str) -> str:
+    """ "Amount > 3,000", "Year built <= 1989": a bound as the text says it (a year column's year as written)."""
+    name = label(member, lang)
+    return f"{name} {BOUNDS[op]} {value if _YEARS.search(name) else fmt_bound(value)}"
 
 
 def formats(table: ResultTable) -> list[str | None]:
@@ -477,7 +486,7 @@ def _named(result: PipelineResult, plan: dict[str, Any]) -> list[str]:
     written = [n for n in names if n and n.lower() in asked]
     lang = result.understanding.language
     bounds = [  # "size > 40": a listing's bounds are said too
-        f"{label(f.get('member', ''), lang)} {BOUNDS[f['operator']]} {fmt_bound(v)}"
+        _bound_text(f.get("member", ""), f["operator"], v, lang)
         for f in filters
         if f.get("operator") in BOUNDS
         for v in f.get("values") or []

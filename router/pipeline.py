@@ -196,10 +196,11 @@ class Pipeline:
     def _decide(self, understanding: Understanding, recall: _Recall, use_llm: bool | None) -> IntentDecision:
         """The intent decision: the classifier's, corrected by the parser's reading, the catalog and CRAG."""
         signals = self.c.signals(understanding, recall.retrieval, recall.entities, recall.table_hits[:1])
+        reading = self.c.parse(understanding, recall.entities)
+        if reading is not None:  # "part 2000": a key, no period for any path (or the answer's text) to apply
+            understanding.time_ranges = [t for t in understanding.time_ranges if t.phrase not in reading.key_periods]
         decision = _with_reading(
-            self.c.classify_intent(understanding, signals, use_llm=use_llm),
-            self.c.parse(understanding, recall.entities),
-            self.detail_env,
+            self.c.classify_intent(understanding, signals, use_llm=use_llm), reading, self.detail_env
         )
         if recall.lookup and recall.table_hits and decision.intent in ("clarify", "unsupported"):
             decision = _catalog_decision(decision, recall.table_hits[0])

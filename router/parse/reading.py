@@ -117,6 +117,7 @@ class Reading:
     asks_one: bool | None = None  # "which region has ...": one row (None: the question does not say)
     keyed: list[str] = field(default_factory=list)  # cubes a row of which is named by its key
     year_periods: list[str] = field(default_factory=list)  # periods read as a year column's bounds, not dates
+    key_periods: list[str] = field(default_factory=list)  # year-like numbers that name a row ("part 2000")
     used: list[Span] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     unknown_spans: list[Span] = field(default_factory=list)
@@ -125,8 +126,8 @@ class Reading:
     notes: list[str] = field(default_factory=list)
 
     def periods(self, ranges: list[Any]) -> list[Any]:
-        """The question's periods that are dates (not bounds of a year column)."""
-        return [t for t in ranges if t.phrase not in self.year_periods]
+        """The question's periods that are dates (not bounds of a year column, not a row's key: "part 2000")."""
+        return [t for t in ranges if t.phrase not in self.year_periods and t.phrase not in self.key_periods]
 
     def use(self, *spans: Span) -> None:
         self.used.extend(spans)

@@ -1,6 +1,7 @@
 """Pass: rows named by their key: a cube's name followed by a number ("order 7", "part 1234", "invoice
 #98", "发票8579") filters that cube's primary key; a key dimension's name followed by a number ("order key
-42", "customer id 17") filters that dimension. Numbers inside time expressions are never keys."""
+42", "customer id 17") filters that dimension. Numbers inside time expressions are no keys, except a bare
+year-like number right after a singular name ("part 2000": no date, a row; "parts 2000" stays a year)."""
 
 from __future__ import annotations
 
@@ -25,9 +26,27 @@ _KEY_BEFORE = re.compile(r"(?<![\d.])(\d{1,12})\s*号\s*的?\s*$")
 def _key_number(r: Reading, m: Mention) -> re.Match[str] | None:
     found = _KEY_AFTER.match(r.text, m.end) or (_KEY_BEFORE.search(r.text[: m.start]) if m.of("cube") else None)
     bounds = [b.span for b in r.marks_of("bound")]  # "tracks 10 minutes or longer": a bound's number
-    if found is None or any(overlaps(found.span(1), t) for t in [*r.time_spans, *bounds]):
+    if found is None or any(overlaps(found.span(1), t) for t in bounds):
         return None
+    if any(overlaps(found.span(1), t) for t in r.time_spans):
+        if not _bare_year(r, m, found):
+            return None
+        r.key_periods.append(found.group(1))
     return found
+
+
+_GROUPED_BEFORE = re.compile(r"\b(?:by|per|each|every|across|top\s+\d+)\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
+
+
+def _bare_year(r: Reading, m: Mention, found: re.Match[str]) -> bool:
+    """A year-like number one space after a singular English name of rows ("part 2000", "order 1998"), not
+    after a group-by ("revenue by region 1997" is 1997's revenue by region)."""
+    return (
+        r.language == "en"
+        and r.text[m.end : found.start(1)] == " "
+        and not m.text.lower().endswith("s")
+        and not _GROUPED_BEFORE.search(r.text[: m.start])
+    )
 
 
 def choose(q: Question, k: Knowledge) -> None:

@@ -66,6 +66,17 @@ def choose(q: Question, k: Knowledge) -> None:
     _derived(q, k)
 
 
+def _outside(text: str, cut: Mention, span: tuple[int, int], k: Knowledge) -> list[Mention]:
+    """ "the 1-URGENT orders": a name the literal cuts into ("URGENT orders") still names what its words
+    outside the literal name ("orders")."""
+    out = []
+    for start, end in ((cut.start, span[0]), (span[1], cut.end)):
+        piece = text[start:end] if start < end else ""
+        for m in k.lexicon.find(piece) if piece.strip() else []:
+            out.append(Mention(start + m.start, start + m.end, m.text, m.targets, dict(m.weights)))
+    return out
+
+
 def _probed(q: Question, k: Knowledge) -> None:
     r = q.reading
     assert k.probe is not None
@@ -87,7 +98,9 @@ def _probed(q: Question, k: Knowledge) -> None:
         targets = k.probe(text)
         if not targets:
             continue
+        cut = [x for x in r.mentions if overlaps(span, x.span)]
         r.mentions = [x for x in r.mentions if not overlaps(span, x.span)]
+        r.mentions += [rest for x in cut for rest in _outside(r.text, x, span, k)]
         r.mentions.append(Mention(span[0], span[1], text, targets, {t: 3 for t in targets}))
         r.mentions.sort(key=lambda x: x.start)
         r.notes.append(f"{text!r} found in {', '.join(t.path for t in targets)}")

@@ -53,13 +53,17 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
     """The aggregation asked of ``m``: the nearest aggregation word before it (Chinese also after it), with
     a count word before a distinct word ("how many different")."""
     if r.language == "zh":  # "平均供货成本", "发票数量", "开票最多的供应商"; "最多的供应商" ranks suppliers
-        mark = mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median")) or mark_after(
-            r, m.span, ("count", "avg", "sum", "median", "most")
+        mark = (
+            mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median"))
+            or mark_after(r, m.span, ("count", "avg", "sum", "median", "most"))
+            or _count_over_clause(r, m)
         )
     else:  # "how many FURNITURE customers", "average Rock track length": values may stand between
         mark = mark_before(r, (_values_before(r, m), m.end), AGGREGATION) or _trailing_count(r, m)
     if mark is None or any(o.start <= mark.start and mark.end <= o.end for o in r.marks_of("order")):
         return None, []  # "highest balance first" orders the rows: no maximum asked
+    if _predicated(r, m):
+        return None, []  # "多少个状态为已付的发票": the column says which rows are counted
     if mark.end <= m.start and _LISTED.fullmatch(r.text[mark.end : m.start]):
         return None, []  # "包括数量、折扣": a column named before it in a list, not an aggregation of it
     used = [mark]
@@ -76,6 +80,33 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
     ):
         return "avg", [avg, mark]  # "the average number of seats": the column's average, not a count
     return mark.kind, used
+
+
+_RELATIVE_CLAUSE = re.compile(r"[个位家笔条张首]?[^。？！.?!;；]{1,40}的\s*")  # "、" is normalised to ","
+
+
+def _count_over_clause(r: Reading, m: Mention) -> Mark | None:
+    """ "多少个状态为已付、金额超过1000的发票": a count word before a clause ending in 的 counts the
+    rows the clause's head noun names."""
+    found = [x for x in r.marks if x.kind in ("count", "distinct") and x.end <= m.start]
+    if not found or not m.of("cube") or not _RELATIVE_CLAUSE.fullmatch(r.text[found[-1].end : m.start]):
+        return None
+    return found[-1]
+
+
+_IS = re.compile(r"\s*(?:为|是|=|等于|:|：)\s*")
+
+
+def _predicated(r: Reading, m: Mention) -> bool:
+    """A column followed by "为"/"是"/"=" and one of its values is a condition on the rows, not what is
+    aggregated."""
+    nxt = next((x for x in r.mentions if x.start >= m.end), None)
+    columns = {t.path for t in m.of("dimension")}
+    return (
+        nxt is not None
+        and bool(_IS.fullmatch(r.text[m.end : nxt.start]))
+        and any(t.path in columns for t in nxt.of("value"))
+    )
 
 
 _BARE_COUNT = re.compile(r"\s*(?:[?.!,;]|and\b|$)", re.IGNORECASE)

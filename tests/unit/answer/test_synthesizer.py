@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 
 from answer.formatting import change_numbers, cut_numbers, stray_numbers, table_numbers
-from answer.synthesizer import synthesize
+from answer.synthesizer import _bound_text, synthesize
 from router.detail import DetailResult
 from router.intent import IntentDecision
 from router.pipeline import PipelineResult
@@ -392,3 +392,8 @@ def test_a_listing_bound_is_written_as_the_answer_writes_numbers() -> None:
     from answer.formatting import fmt_bound
 
     assert (fmt_bound("3000"), fmt_bound(8000), fmt_bound("2025-01-01")) == ("3,000", "8,000", "2025-01-01")
+
+
+def test_a_bound_writes_numbers_as_answers_do_and_a_year_columns_year_as_a_year() -> None:
+    assert _bound_text("orders.amount", "gt", "3000", "en") == "amount > 3,000"
+    assert _bound_text("planes.year_built", "lte", "1989", "en") == "year built <= 1989"

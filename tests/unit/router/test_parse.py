@@ -974,3 +974,42 @@ def test_a_listing_that_names_no_column_shows_the_amount_its_sum_adds_up(tmp_pat
     model = load_model(tmp_path)
     r = read(Knowledge(model, build_lexicon(model, [], Values())), "show me every order")
     assert r.listing == "orders" and "orders.total" in r.columns
+
+
+def test_a_literal_that_cuts_into_a_name_leaves_the_rest_of_the_name(tmp_path: Path) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+
+    def probe(text: str) -> list[Target]:
+        return [Target("value", "orders.status", text)] if text == "2-LATE" else []
+
+    k = Knowledge(model, build_lexicon(model, [], Values()), probe=probe)
+    r = read(k, "list the 2-LATE orders of 2024")  # "LATE orders" is a segment's name the literal cuts into
+    assert (r.listing, [(f.member, f.values) for f in r.filters]) == ("orders", [("orders.status", ["2-LATE"])])
+
+
+def test_a_chinese_count_before_a_clause_counts_its_head_noun_not_the_column_the_clause_sets(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    terms = [
+        _Term("订单", "table:orders"),
+        _Term("状态", "dimension:orders.status"),
+        _Term("金额", "dimension:orders.total"),
+    ]
+    zh = Knowledge(model, build_lexicon(model, terms, Values({"cancelled": [("orders.status", "cancelled")]})))
+    r = read(zh, "2024年有多少个状态为cancelled、金额超过100的订单？")
+    assert r.measures == ["orders.count"] and not r.refusal  # not a distinct count of the status
+    assert [(f.member, f.operator) for f in r.filters] == [
+        ("orders.status", "equals"),
+        ("orders.total", "gt"),
+    ]
+
+
+def test_a_year_like_number_after_a_singular_row_name_is_its_key(knowledge: Knowledge) -> None:
+    keyed = read(knowledge, "average order value for order 2000")
+    assert [(f.member, f.values) for f in keyed.filters] == [("orders.order_id", ["2000"])]
+    assert keyed.key_periods == ["2000"] and not keyed.periods(understand("order 2000", TODAY).time_ranges)
+    grouped = read(knowledge, "revenue by customer 2024")  # a group-by, then the year
+    assert not grouped.key_periods and not grouped.filters
