@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from tests.llm_stub import Replay, openai_stub
 
 pytestmark = pytest.mark.integration
 SUITE = REPO_ROOT / "demo" / "regress" / "suite.yaml"
+UNRECORDED = ("d8-",)
 RECORDS = REPO_ROOT / "tests" / "replay" / "demo_dev.jsonl"
 SLOW_CASES = ("agg-001", "agg-022", "det-001", "mix-001", "mix-004", "uns-001", "cla-001")
 
@@ -42,7 +44,9 @@ def _asker(service: Any, answers: list[dict[str, Any]]) -> Any:
 
 @pytest.fixture(scope="module")
 def dev_suite() -> Any:
-    return load_suite(SUITE).select("dev")
+    suite = load_suite(SUITE).select("dev")
+    # blind batch 8 (d8-, 2026-12-04) has no recorded replies yet: re-run python -m tests.replay.record to add it
+    return replace(suite, cases=[c for c in suite.cases if not c.id.startswith(UNRECORDED)])
 
 
 def test_replayed_llm_run_of_the_dev_suite_passes(demo_ready: Any, pg_url: str, dev_suite: Any) -> None:
