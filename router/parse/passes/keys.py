@@ -28,10 +28,8 @@ def _key_number(r: Reading, m: Mention) -> re.Match[str] | None:
     bounds = [b.span for b in r.marks_of("bound")]  # "tracks 10 minutes or longer": a bound's number
     if found is None or any(overlaps(found.span(1), t) for t in bounds):
         return None
-    if any(overlaps(found.span(1), t) for t in r.time_spans):
-        if not _bare_year(r, m, found):
-            return None
-        r.key_periods.append(found.group(1))
+    if any(overlaps(found.span(1), t) for t in r.time_spans) and not _bare_year(r, m, found):
+        return None
     return found
 
 
@@ -69,6 +67,8 @@ def choose(q: Question, k: Knowledge) -> None:
                     break
         if member is None:
             continue
+        if any(overlaps(found.span(1), t) for t in r.time_spans):
+            r.key_periods.append(found.group(1))  # "part 2000": no year
         said = (min(m.start, found.start()), max(m.end, found.end()))
         r.filters.append(Filter(member, "equals", [found.group(1)], f"{r.text[said[0] : said[1]]!r} names a row"))
         r.use(m.span, said)

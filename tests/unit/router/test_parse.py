@@ -1013,3 +1013,8 @@ def test_a_year_like_number_after_a_singular_row_name_is_its_key(knowledge: Know
     assert keyed.key_periods == ["2000"] and not keyed.periods(understand("order 2000", TODAY).time_ranges)
     grouped = read(knowledge, "revenue by customer 2024")  # a group-by, then the year
     assert not grouped.key_periods and not grouped.filters
+
+
+def test_a_year_after_a_value_stays_a_year(knowledge: Knowledge) -> None:
+    r = read(knowledge, "revenue in GERMANY 2024 vs 2023")
+    assert not r.key_periods and [(f.member, f.values) for f in r.filters] == [("nations.name", ["GERMANY"])]
