@@ -23,14 +23,16 @@ _KEY_AFTER = re.compile(
 _KEY_BEFORE = re.compile(r"(?<![\d.])(\d{1,12})\s*号\s*的?\s*$")
 
 
-def _key_number(r: Reading, m: Mention) -> re.Match[str] | None:
+def _key_number(r: Reading, m: Mention) -> tuple[re.Match[str], bool] | None:
+    """The key number after (or, "100号发票", before) ``m``, and whether a time expression took it too."""
     found = _KEY_AFTER.match(r.text, m.end) or (_KEY_BEFORE.search(r.text[: m.start]) if m.of("cube") else None)
     bounds = [b.span for b in r.marks_of("bound")]  # "tracks 10 minutes or longer": a bound's number
     if found is None or any(overlaps(found.span(1), t) for t in bounds):
         return None
-    if any(overlaps(found.span(1), t) for t in r.time_spans) and not _bare_year(r, m, found):
+    dated = any(overlaps(found.span(1), t) for t in r.time_spans)
+    if dated and not _bare_year(r, m, found):
         return None
-    return found
+    return found, dated
 
 
 _GROUPED_BEFORE = re.compile(r"\b(?:by|per|each|every|across|top\s+\d+)\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
@@ -50,9 +52,10 @@ def _bare_year(r: Reading, m: Mention, found: re.Match[str]) -> bool:
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     for m in r.mentions:
-        found = _key_number(r, m)
-        if found is None:
+        keyed = _key_number(r, m)
+        if keyed is None:
             continue
+        found, dated = keyed
         member = None
         for t in m.of("dimension"):
             dim = k.model.find_member(t.path)
@@ -67,7 +70,7 @@ def choose(q: Question, k: Knowledge) -> None:
                     break
         if member is None:
             continue
-        if any(overlaps(found.span(1), t) for t in r.time_spans):
+        if dated:
             r.key_periods.append(found.group(1))  # "part 2000": no year
         said = (min(m.start, found.start()), max(m.end, found.end()))
         r.filters.append(Filter(member, "equals", [found.group(1)], f"{r.text[said[0] : said[1]]!r} names a row"))
