@@ -6,6 +6,7 @@ refused when it cannot be; never listed unfiltered. One step per function, run i
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from router.aggregate.drill import segments_holding
@@ -13,6 +14,7 @@ from router.parse import facts
 from router.parse.facts import joined
 from router.parse.reading import Filter, Reading
 from router.tables import ResultTable
+from router.understanding._calendar import period_end
 
 if TYPE_CHECKING:
     from cube_models.model import SemanticModel
@@ -42,6 +44,8 @@ def _grouped_values(reading: Reading, table: ResultTable, cube_query: dict[str, 
         reading.refuse(f"the aggregate's {grouped[0]} has no value, so no rows can be listed behind it")
         return
     for i, column in enumerate(table.columns):
+        if column.count(".") > 1:  # a period of a time dimension ("invoices.invoice_date.month"): dated rows
+            continue
         values = [str(row[i]) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None]
         if values and all(isinstance(row[i], str) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None):
             if reading.listing and not _through_bridge(reading, model, column.split(".", 1)[0]):
@@ -53,6 +57,26 @@ def _grouped_values(reading: Reading, table: ResultTable, cube_query: dict[str, 
             reading.filters.append(Filter(column, "equals", list(dict.fromkeys(values)), "the aggregate's rows"))
             reading.columns = list(dict.fromkeys([*reading.columns, column]))
             return
+
+
+def _grouped_period(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
+    """ "our best month ever for sales, and what invoices made it up": an aggregate grouped by a period lists
+    the rows of its period (one row: that period's dates); rows of several periods are refused, not merged."""
+    for td in cube_query.get("timeDimensions") or []:
+        grain, column = td.get("granularity"), f"{td.get('dimension')}.{td.get('granularity')}"
+        if not grain or column not in table.columns or not table.rows:
+            continue
+        starts = {str(row[table.columns.index(column)])[:10] for row in table.rows[:MIXED_ENTITIES]}
+        if len(starts) != 1 or reading.listing is None:
+            reading.refuse(f"the rows of {len(starts)} {grain}s are listed one {grain} at a time: ask for one")
+            return
+        first = date.fromisoformat(starts.pop())
+        last = period_end(first, grain)
+        reading.filters.append(
+            Filter(str(td["dimension"]), "inDateRange", [first.isoformat(), last.isoformat()], "the aggregate's period")
+        )
+        reading.time_spans = [*reading.time_spans, (0, 0)]  # dated: the aggregate's own period is not added again
+        return
 
 
 def _through_bridge(reading: Any, model: Any, cube: str) -> bool:
@@ -77,8 +101,9 @@ def _aggregate_filters(reading: Reading, table: ResultTable, cube_query: dict[st
         return
     measures = set(cube_query.get("measures") or [])
     said = {f.member for f in reading.filters}
-    for f in cube_query.get("filters") or []:
-        if str(f.get("member", "")) in measures and not _bound_rows(reading, table, cube_query, model, f):
+    for f in cube_query.get("filters") or []:  # "set" on a measure only drops groups without a value
+        bound = str(f.get("member", "")) in measures and f.get("operator") not in ("set", "notSet")
+        if bound and not _bound_rows(reading, table, cube_query, model, f):
             return
     for f in cube_query.get("filters") or []:
         member = str(f.get("member", ""))
@@ -200,4 +225,4 @@ def _counted_rows(reading: Reading, table: ResultTable, cube_query: dict[str, An
         reading.segments += [s for s in found if s not in reading.segments]
 
 
-STEPS: tuple[Step, ...] = (_grouped_values, _aggregate_filters, _counted_rows, _behind_extreme)
+STEPS: tuple[Step, ...] = (_grouped_period, _grouped_values, _aggregate_filters, _counted_rows, _behind_extreme)

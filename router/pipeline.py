@@ -42,7 +42,7 @@ from router.detail.context import DetailContext, detail_context
 from router.detail.counts import count_groups, count_rows
 from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
-from router.intent import rows_clause
+from router.intent import ranked_tables, rows_clause
 from router.intent.types import IntentDecision
 from router.mixed import MixedResult, join_columns, join_keys, join_results
 from router.parse.verdict import judge
@@ -400,7 +400,7 @@ class Pipeline:
         env = self.detail_env
         if intent == "mixed":
             detail_question, detail_entities = self._detail_part(
-                result.sub_queries, understanding, result.table, entities
+                result.sub_queries, understanding, result.retrieval, result.table, entities
             )
             env = env.for_mixed()
             limit = env.policy.max_limit
@@ -499,12 +499,7 @@ class Pipeline:
             return None
         if extreme_only(cube_query, self.c.model()):  # its rows are those holding the value (``behind``)
             return None
-        bindings = getattr(retrieval.get("result"), "term_bindings", None) or []
-        words = {
-            (b.matched or b.canonical_term): b.mapped_asset_id.removeprefix("table:")
-            for b in bindings
-            if b.mapped_asset_type == "table"
-        }
+        words = _table_words(retrieval)
         clause = rows_clause(result.understanding.normalized, list(words))
         tail = clause[1].lower() if clause else ""
         named = [cube for word, cube in words.items() if word and word.lower() in tail]
@@ -539,32 +534,54 @@ class Pipeline:
         part = next((s for s in sub_queries if _sub_dict(s).get("kind") == "aggregate"), None)
         last = _last_sentence_rows(understanding.normalized)
         if last or part is None or len(sub_queries) < 2:
-            head = last or _aggregate_clause(understanding.normalized)
+            head = last or _aggregate_clause(
+                understanding.normalized, _ranked_words(understanding.normalized, retrieval)
+            )
             if not head:
                 return understanding, dict(retrieval)
             part = {"text": head}
-        sub = self.c.understand(_sub_dict(part)["text"], today, use_llm=False)
-        if not sub.time_ranges and understanding.time_ranges:
-            sub.time_ranges = list(understanding.time_ranges)
-        if sub.ranking is None and understanding.ranking is not None:
-            sub.ranking = understanding.ranking
-        done = retrieval.get("by_sub", {}).get(_sub_dict(part)["text"])
+        head = _sub_dict(part)["text"]
+        sub = _with_whole_question(self.c.understand(head, today, use_llm=False), understanding, head)
+        done = retrieval.get("by_sub", {}).get(head)
         sub_retrieval = {"result": done} if done is not None else self.c.retrieve(sub, [])[0]
         return sub, sub_retrieval
 
     def _detail_part(
-        self, sub_queries: list[Any], understanding: Understanding, aggregate: ResultTable, entities: list[EntityMatch]
+        self,
+        sub_queries: list[Any],
+        understanding: Understanding,
+        retrieval: dict[str, Any],
+        aggregate: ResultTable,
+        entities: list[EntityMatch],
     ) -> tuple[str, list[EntityMatch]]:
         """The detail sub-question of a mixed question, with the entities the aggregate rows name."""
         texts = [_sub_dict(s)["text"] for s in sub_queries]
         detail_text = next(
             (t for t in texts if _sub_dict_intent(sub_queries, t) == "detail"),
-            texts[-1] if len(texts) > 1 else _rows_part(understanding.normalized),
+            texts[-1]
+            if len(texts) > 1
+            else _rows_part(understanding.normalized, _ranked_words(understanding.normalized, retrieval)),
         )
         named = list(entities)
         for value in _first_text_column(aggregate)[:MIXED_ENTITIES]:
             named += self.detail_env.directory.match(str(value))
         return detail_text, merge(named, [])
+
+
+def _with_whole_question(sub: Understanding, whole: Understanding, head: str) -> Understanding:
+    """A mixed question's aggregate part takes the whole question's period and ranking when it says none,
+    unless only the rows part says them ("..., and its 10 largest orders from January 2013": that ranking
+    and that period are the rows')."""
+    rows = whole.normalized.replace(head, "", 1)
+    if not sub.time_ranges:
+        sub.time_ranges = [t for t in whole.time_ranges if not (t.phrase and t.phrase in rows)]
+    if (
+        sub.ranking is None
+        and whole.ranking is not None
+        and not (whole.ranking.phrase and whole.ranking.phrase in rows)
+    ):
+        sub.ranking = whole.ranking
+    return sub
 
 
 _SENTENCE = re.compile(r"(?<=[?？.!。；;])\s*")
@@ -579,18 +596,19 @@ def _last_sentence_rows(text: str) -> str:
     return ""
 
 
-def _rows_part(text: str) -> str:
+def _rows_part(text: str, table_words: list[str]) -> str:
     """The detail part of a mixed question the decomposer did not split: its last sentence asking for rows,
-    else its clause about rows ("..., and which customer placed it?"), else the whole question."""
+    else its clause about rows ("..., and which customer placed it?", "..., and what were its 10 largest
+    orders?": a clause naming a table the question binds), else the whole question."""
     if _last_sentence_rows(text):
         return [s for s in _SENTENCE.split(text) if s.strip()][-1].strip()
-    clause = rows_clause(text, [])
+    clause = rows_clause(text, table_words)
     return clause[1].strip() if clause else text
 
 
-def _aggregate_clause(text: str) -> str:
+def _aggregate_clause(text: str, table_words: list[str]) -> str:
     """The aggregate part of a mixed question: the text before the clause about rows."""
-    clause = rows_clause(text, [])
+    clause = rows_clause(text, table_words)
     return text[: text.find(clause[1])].strip() if clause else ""
 
 
@@ -814,6 +832,21 @@ def _hit_dict(hit: Any) -> dict[str, Any]:
         "event_ids": list(getattr(hit, "event_ids", []) or []),
         "chunk_ids": list(getattr(hit, "chunk_ids", []) or []),
     }
+
+
+def _table_words(retrieval: dict[str, Any]) -> dict[str, str]:
+    """The question's words bound to a table, with the cube each names."""
+    bindings = getattr(retrieval.get("result"), "term_bindings", None) or []
+    return {
+        (b.matched or b.canonical_term): b.mapped_asset_id.removeprefix("table:")
+        for b in bindings
+        if b.mapped_asset_type == "table"
+    }
+
+
+def _ranked_words(text: str, retrieval: dict[str, Any]) -> list[str]:
+    """The question's table words whose rows a number ranks: the clause holding them asks for those rows."""
+    return ranked_tables(text, list(_table_words(retrieval)))
 
 
 def _sub_dict(sub: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ the ambiguity of the matched lexeme (how many distinct assets it maps to).
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from psycopg import AsyncConnection
@@ -85,7 +86,7 @@ async def match_terms(
                 asset=asset,
             )
         )
-    return _with_ambiguity(_one_cube_one_table(_glossary_first(_longest_matches(hits))))
+    return _with_ambiguity(_one_cube_one_table(_glossary_first(_longest_matches(hits, raw_question.lower()))))
 
 
 def _cube(asset_id: str | None) -> str:
@@ -114,13 +115,15 @@ def _glossary_first(hits: list[TermHit]) -> list[TermHit]:
     return [h for h in hits if not (h.term_id.startswith(MODEL_TERM_PREFIX) and h.matched in curated)]
 
 
-def _longest_matches(hits: list[TermHit]) -> list[TermHit]:
-    """Longest match wins: drop hits whose matched text is a strict part of a strong (exact or contains) hit's."""
+def _longest_matches(hits: list[TermHit], raw: str) -> list[TermHit]:
+    """Longest match wins: drop hits whose matched text is a strict part of a strong (exact or contains)
+    hit's, unless the question also says it outside every such longer match ("total order value ..., and
+    its 10 largest orders": "order" is said a second time on its own)."""
     strong = {h.matched for h in hits if h.match != "trigram"}
     kept = []
     for hit in hits:
-        covered = any(other != hit.matched and _part_of(hit.matched, other) for other in strong)
-        if not covered:
+        longer = [other for other in strong if other != hit.matched and _part_of(hit.matched, other)]
+        if not longer or _said_alone(hit.matched, longer, raw):
             kept.append(hit)
     return kept
 
@@ -129,6 +132,22 @@ def _part_of(short: str, long: str) -> bool:
     if short.isascii() and long.isascii():
         return f" {short} " in f" {long} "
     return short in long
+
+
+def _spans(text: str, raw: str) -> list[tuple[int, int]]:
+    """Where ``text`` stands in the question: as a word start for English (plural endings allowed)."""
+    pattern = rf"\b{re.escape(text)}" if text.isascii() else re.escape(text)
+    return [m.span() for m in re.finditer(pattern, raw)]
+
+
+def _said_alone(short: str, longer: list[str], raw: str) -> bool:
+    """Whether some occurrence of ``short`` in the question lies outside every occurrence of the longer
+    matches that contain it; False when a longer match is not in the question as written (a normalised key)."""
+    found = [_spans(other, raw) for other in longer]
+    if not all(found):
+        return False
+    inside = [span for spans in found for span in spans]
+    return any(not any(a <= start and end <= b for a, b in inside) for start, end in _spans(short, raw))
 
 
 def _with_ambiguity(hits: list[TermHit]) -> list[TermHit]:

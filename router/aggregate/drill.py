@@ -27,6 +27,8 @@ def drill_query(
     cube = model.cubes.get(target)
     if cube is None or any(_is_measure(model, f) for f in cube_query.get("filters") or []):
         return None
+    if cube_query.get("limit") and any(td.get("granularity") for td in cube_query.get("timeDimensions") or []):
+        return None  # some periods ranked out ("the best month"): the listing path dates the rows (``router.behind``)
     implied = _measure_segments(model, cube_query.get("measures") or [])
     if implied is None:
         return None  # a measure counts only some rows, and no segment says which

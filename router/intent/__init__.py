@@ -7,11 +7,20 @@
 from __future__ import annotations
 
 from cubesage_core.llm import two_mode
-from router.intent._fast import classify_fast, rows_clause
+from router.intent._fast import classify_fast, ranked_tables, rows_clause
 from router.intent.types import INTENTS, Intent, IntentDecision, IntentSignals, RowHit
 from router.understanding.types import Understanding
 
-__all__ = ["INTENTS", "Intent", "IntentDecision", "IntentSignals", "RowHit", "classify_intent", "rows_clause"]
+__all__ = [
+    "INTENTS",
+    "Intent",
+    "IntentDecision",
+    "IntentSignals",
+    "RowHit",
+    "classify_intent",
+    "ranked_tables",
+    "rows_clause",
+]
 
 
 def classify_intent(

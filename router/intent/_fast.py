@@ -134,7 +134,8 @@ def rows_clause(text: str, table_words: list[str]) -> tuple[str, str] | None:
     if not m:
         return None
     tail = text[m.start() :]
-    asks_which = lex.ROW_QUESTION.search(tail) and not lex.AGGREGATION.search(tail)
+    ranked = ranked_tables(tail, table_words)
+    asks_which = lex.ROW_QUESTION.search(tail) and (ranked or not lex.AGGREGATION.search(tail))
     about_rows = (
         lex.DETAIL.search(tail)
         or lex.TAIL_ROWS.search(tail)
@@ -142,6 +143,14 @@ def rows_clause(text: str, table_words: list[str]) -> tuple[str, str] | None:
         or any(start >= m.start() for start, _, _ in _word_spans(text, table_words))
     )
     return (m.group(0), tail) if about_rows else None
+
+
+def ranked_tables(text: str, table_words: list[str]) -> list[str]:
+    """The table words whose rows a number ranks ("its 10 largest orders", "the 5 most delayed flights"): the
+    rows themselves are asked for, ordered and limited, not a total of them."""
+    return list(
+        dict.fromkeys(word for start, _, word in _word_spans(text, table_words) if lex.RANKED_ROWS.search(text[:start]))
+    )
 
 
 def classify_fast(u: Understanding, s: IntentSignals) -> IntentDecision:

@@ -59,6 +59,12 @@ TAIL_ROWS = _compile(
     r"\b(?:show|list|give)(?: me)? (?:them|those|these|each)\b",
     r"列出|列一下|名单|是哪些|有哪些|哪几",
 )
+# a number ranking the rows of the noun after it ("its 10 largest orders", "the 5 most delayed flights", "最大的10笔")
+RANKED_ROWS = _compile(
+    r"\b\d+\s+(?:largest|biggest|smallest|highest|lowest|longest|shortest|latest|newest|oldest|earliest|"
+    r"most recent|most|least|top|bottom|best|worst|cheapest|most expensive)(?:\s+[a-z-]+){0,2}\s+$",
+    r"最[大小高低长短新早贵]的?\s*\d+\s*[笔条个张首单次]?\s*$",
+)
 ROW_QUESTION = _compile(r"^\W*(?:and\s+)?(?:which|who|what)\b", r"^\W*(?:是)?哪些")
 VAGUE = _compile(
     r"\bhow (?:are|is|were) (?:we|things|it|business|everything)\b|\bhow'?s (?:business|it going|everything)\b|"

@@ -54,7 +54,41 @@ GENERIC_NAMES = stems(
         }
     )
 )
-LANGUAGE_WORDS = STOPWORDS_EN | {"on", "in", "or", "me", "us", "it", "am", "pm", "no", "go", "do", "hi", "id"}
+# calendar words: "the worst day of 2013" is a period's grain, not an airport coded DAY
+TIME_WORDS = frozenset(
+    [
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "year",
+        "years",
+        "quarter",
+        "quarters",
+        "hour",
+        "hours",
+        "minute",
+        "minutes",
+        "today",
+        "tonight",
+        "yesterday",
+        "tomorrow",
+        "date",
+        "dates",
+        "time",
+        "times",
+        "morning",
+        "evening",
+        "night",
+        "weekend",
+        "weekday",
+    ]
+)
+LANGUAGE_WORDS = (
+    STOPWORDS_EN | TIME_WORDS | {"on", "in", "or", "me", "us", "it", "am", "pm", "no", "go", "do", "hi", "id"}
+)
 # words that cannot make a name on their own: superlatives, aggregation words, units
 LANGUAGE_ONLY = GENERIC_NAMES | stems(
     "the a an of in on at to for from by with and or per each every all any this that these those is are was "

@@ -119,3 +119,11 @@ def previous_period(start: date, end: date, grain: str | None) -> tuple[date, da
         return start - timedelta(days=7), end - timedelta(days=7)
     length = (end - start).days + 1
     return start - timedelta(days=length), start - timedelta(days=1)
+
+
+def period_end(start: date, grain: str) -> date:
+    """The last day of the ``grain`` period beginning on ``start`` (a day, an ISO week, a month, a quarter, a year)."""
+    months = {"month": 1, "quarter": 3, "year": 12}.get(grain)
+    if months:
+        return add_months(start, months) - timedelta(days=1)
+    return start + timedelta(days=6 if grain == "week" else 0)

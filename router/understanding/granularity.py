@@ -1,4 +1,4 @@
-"""Time granularity asked for: "by month", "按月", "每周", "daily".
+"""Time granularity asked for: "by month", "按月", "每周", "daily", "the busiest day", "最忙的一天".
 
 "which day of the week", "by month of the year" name a cycle (a day-of-week or month-of-year column the
 model may have), not a grain.
@@ -44,7 +44,20 @@ _GRAIN_PATTERNS: list[tuple[Granularity, str]] = [
         r"按年份?|按年度|每年|逐年|年度分布|分年|各年份?|各年度",
     ),
 ]
-_COMPILED = [(grain, re.compile(pattern, re.IGNORECASE | re.ASCII)) for grain, pattern in _GRAIN_PATTERNS]
+# "the single worst day of 2013", "our best month ever", "最忙的一天": a superlative of one period ranks periods
+_BEST = r"(?:best|worst|busiest|quietest|slowest|highest|lowest|biggest|strongest|weakest|peak|record)"
+_CYCLE = r"(?!\s+of\s+(?:the\s+)?(?:week|month|year)\b)"
+_SUPERLATIVE_GRAIN: dict[Granularity, str] = {
+    "day": rf"\b{_BEST}\s+(?:single\s+)?(?:day|date)\b{_CYCLE}|最\S{{1,4}}的(?:一天|那天|日子)",
+    "week": rf"\b{_BEST}\s+(?:single\s+)?week\b|最\S{{1,4}}的(?:一周|那周)",
+    "month": rf"\b{_BEST}\s+(?:single\s+)?month\b{_CYCLE}|最\S{{1,4}}的(?:月份|一个月|那个月)",
+    "quarter": rf"\b{_BEST}\s+(?:single\s+)?quarter\b|最\S{{1,4}}的季度",
+    "year": rf"\b{_BEST}\s+(?:single\s+)?year\b|最\S{{1,4}}的(?:年份|一年)",
+}
+_COMPILED = [
+    (grain, re.compile(f"{pattern}|{_SUPERLATIVE_GRAIN[grain]}", re.IGNORECASE | re.ASCII))
+    for grain, pattern in _GRAIN_PATTERNS
+]
 _TREND = re.compile(
     r"\btrends?\b|\bover time\b|\btime series\b|\btrajectory\b|"
     r"趋势|走势|变化情况|变化趋势",

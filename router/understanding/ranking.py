@@ -57,6 +57,12 @@ _THE_N = re.compile(
 )
 
 
+# a superlative of one period ("the worst day of 2013", "our best month ever", "最忙的一天"): one row
+_ONE_PERIOD = re.compile(
+    r"\s+(?:single\s+)?(?:day|date|week|month|quarter|year)\b(?!\s+of\s+(?:the\s+)?(?:week|month|year)\b)|"
+    r"\S{0,4}的(?:一天|那天|一周|一个月|那个月|一个季度|一年)",
+    re.IGNORECASE,
+)
 _THEN_FIRST = re.compile(r"(?:\s+[a-z]+){0,3}?\s+first\b", re.IGNORECASE)
 
 
@@ -122,7 +128,8 @@ def _superlative(text: str) -> Ranking | None:
     for pattern, direction in _LOW_HIGH:
         for said in pattern.finditer(text):
             if not _THEN_FIRST.match(text, said.end()):  # "cheapest first" orders the rows: it ranks none out
-                return Ranking(direction, single, said.group(0))
+                one = _ONE_PERIOD.match(text, said.end())  # "our best month ever": one month
+                return Ranking(direction, 1 if one else single, said.group(0))
     if rank := _RANK.search(text):
         return Ranking("desc", None, rank.group(0))
     return None

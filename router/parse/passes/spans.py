@@ -33,10 +33,18 @@ _DIM_GRAIN = re.compile(
 )
 
 
+# "..., and its 10 largest orders that quarter", "当天": the question's own period said again
+_SAME_PERIOD = re.compile(
+    r"\b(?:that|the same|this same)\s+(?:day|date|week|month|quarter|year|period)\b|当天|当月|当季|当年|同期",
+    re.IGNORECASE,
+)
+
+
 def _time_spans(r: Reading) -> list[tuple[int, int]]:
     parsed = extract_time(r.text, r.today)
-    _, grain_spans = extract_granularity(r.text, parsed.ranges[0] if parsed.ranges else None)
-    return [*parsed.spans, *grain_spans]
+    grain, grain_spans = extract_granularity(r.text, parsed.ranges[0] if parsed.ranges else None)
+    again = [m.span() for m in _SAME_PERIOD.finditer(r.text)] if parsed.ranges or grain else []
+    return [*parsed.spans, *grain_spans, *again]
 
 
 def _dimension_grains(r: Reading, k: Knowledge) -> list[Mark]:

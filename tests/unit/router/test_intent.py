@@ -191,3 +191,14 @@ def test_a_clause_asking_what_or_which_rows_follows_the_aggregate(question: str,
     found = rows_clause(question, [])
     assert found is not None and found[1].strip() == clause
     assert rows_clause("How much did we sell this year, and what was the average?", []) is None
+
+
+def test_a_clause_ranking_rows_of_a_table_asks_for_those_rows() -> None:
+    from router.intent import ranked_tables, rows_clause
+
+    question = "Which clerk booked the highest order value in Q2, and what were that clerk's 10 largest orders?"
+    assert ranked_tables(question, ["order"]) == ["order"]
+    found = rows_clause(question, ["order"])
+    assert found is not None and found[1].startswith("and what were")
+    assert rows_clause(question, []) is None  # no table named: "10 largest" may be a top 10 of the groups
+    assert ranked_tables("the 10 largest customers by revenue", ["order"]) == []

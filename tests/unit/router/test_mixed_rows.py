@@ -140,3 +140,22 @@ def test_a_bound_on_a_measure_of_each_listed_row_bounds_its_column_else_is_refus
     customers = _listing("customers")  # the customers whose orders' revenue passes: not a column of theirs
     _aggregate_filters(customers, NO_ROWS, {"measures": ["orders.revenue"], "filters": [bound]}, model)
     assert customers.refusal and "orders.revenue" in customers.refusal
+
+
+def test_the_rows_behind_one_period_are_dated_by_it(model: SemanticModel) -> None:
+    from router.behind import _grouped_period
+
+    query = {
+        "measures": ["orders.revenue"],
+        "timeDimensions": [{"dimension": "orders.ordered_at", "granularity": "month"}],
+    }
+    one = ResultTable(["orders.ordered_at.month", "orders.revenue"], [["2024-02-01T00:00:00.000", 10.0]])
+    reading = _listing("orders")
+    _grouped_period(reading, one, query, model)
+    assert [(f.member, f.operator, f.values) for f in reading.filters] == [
+        ("orders.ordered_at", "inDateRange", ["2024-02-01", "2024-02-29"])
+    ]
+    two = ResultTable(one.columns, [*one.rows, ["2024-03-01T00:00:00.000", 9.0]])
+    several = _listing("orders")  # rows of two months are not merged into one listing
+    _grouped_period(several, two, query, model)
+    assert several.refusal and not several.filters

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cube_models.model import load_model
+from cube_models.model import SemanticModel, load_model
 from router.parse import Knowledge, build_lexicon, parse
 from router.parse.cube import aggregate_draft, listing_query
 from router.parse.reading import Reading, Target
@@ -1018,3 +1018,21 @@ def test_a_year_like_number_after_a_singular_row_name_is_its_key(knowledge: Know
 def test_a_year_after_a_value_stays_a_year(knowledge: Knowledge) -> None:
     r = read(knowledge, "revenue in GERMANY 2024 vs 2023")
     assert not r.key_periods and [(f.member, f.values) for f in r.filters] == [("nations.name", ["GERMANY"])]
+
+
+def test_a_calendar_word_is_no_value_coded_like_it_and_that_period_said_again_is_used(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    folder: Path = tmp_path_factory.mktemp("coded")
+    (folder / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(folder)
+    coded = Knowledge(model, build_lexicon(model, [], Values({"day": [("nations.name", "DAY")]})))
+    r = read(coded, "which day had the highest revenue in 2024?")
+    assert not r.filters and not r.unknown  # the grain, not the nation coded DAY
+    assert read(coded, "revenue of DAY in 2024").filters[0].values == ["DAY"]  # written as the value
+    again = read(knowledge_of(model), "revenue in 2024 and the orders of that quarter")
+    assert "quarter" not in again.unknown
+
+
+def knowledge_of(model: SemanticModel) -> Knowledge:
+    return Knowledge(model, build_lexicon(model, [], Values()))

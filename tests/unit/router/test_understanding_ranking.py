@@ -19,3 +19,12 @@ def test_chinese_superlatives_of_length_and_price_rank() -> None:
 
     longest, cheapest = extract_ranking("哪家航空公司的平均延误最长？"), extract_ranking("哪个产品最便宜")
     assert (longest.direction, longest.limit) == ("desc", 1) and (cheapest.direction, cheapest.limit) == ("asc", 1)
+
+
+def test_a_superlative_of_one_period_ranks_one_row() -> None:
+    from router.understanding.ranking import extract_ranking
+
+    assert extract_ranking("What was our best month ever for sales?").limit == 1
+    assert extract_ranking("the single worst day of 2013 for average delay").limit == 1
+    assert extract_ranking("销售额最高的一天是哪天").limit == 1
+    assert extract_ranking("the highest sales by day of the week").limit is None  # a cycle, not one period
