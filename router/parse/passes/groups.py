@@ -124,8 +124,11 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
             continue
         member = resolve(run, r, k, cubes)
         if member is not None and _grain_of_average(r, k, mark.text, member):
-            r.use(mark.span, *(m.span for m in run))  # "average price per invoice line": the average's rows
-            continue
+            owner = resolve(run[:-1], r, k, cubes) if len(run) > 1 else None  # "每个制造商的零件平均尺寸"
+            if owner is None or owner.path == member.path:
+                r.use(mark.span, *(m.span for m in run))  # "average price per invoice line": the average's rows
+                continue
+            member, run = owner, run[:-1]  # each manufacturer's parts: grouped by the manufacturer
         if member is not None and mark.text.lower() in ("per", "每") and member.type == "number":
             continue  # "charge per unit" is a rate, not groups of a quantity: left for the coverage to declare
         if member is not None:

@@ -1036,3 +1036,29 @@ def test_a_calendar_word_is_no_value_coded_like_it_and_that_period_said_again_is
 
 def knowledge_of(model: SemanticModel) -> Knowledge:
     return Knowledge(model, build_lexicon(model, [], Values()))
+
+
+def test_each_owner_of_the_averaged_rows_groups_the_average(tmp_path: Path) -> None:
+    (tmp_path / "parts.yml").write_text(
+        """cubes:
+  - name: parts
+    sql_table: shop.parts
+    dimensions:
+      - {name: part_id, sql: part_id, type: number, primary_key: true}
+      - {name: maker, sql: maker, type: string, title: Maker}
+      - {name: size, sql: size, type: number, title: Size}
+    measures:
+      - {name: avg_size, type: avg, sql: size, title: Average size}
+""",
+        encoding="utf-8",
+    )
+    model = load_model(tmp_path)
+    terms = [
+        _Term("零件", "table:parts"),
+        _Term("制造商", "dimension:parts.maker"),
+        _Term("尺寸", "dimension:parts.size"),
+    ]
+    zh = Knowledge(model, build_lexicon(model, terms, Values()))
+    r = read(zh, "每个制造商的零件平均尺寸是多少")  # each maker's parts: grouped by the maker
+    assert r.measures == ["parts.avg_size"] and r.dimensions == ["parts.maker"]
+    assert read(zh, "每个零件的平均尺寸").dimensions == []  # the averaged rows themselves: no groups
