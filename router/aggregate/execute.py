@@ -23,7 +23,7 @@ from router.aggregate.follow_up import FollowUp, edit_query
 from router.aggregate.guardrails import check
 from router.aggregate.slots import fill_slots
 from router.aggregate.ties import Peek, peek_query, split_peek
-from router.aggregate.types import AggregateError, AggregateResult, CubeQueryDraft, Problem
+from router.aggregate.types import AggregateError, AggregateResult, CubeQueryDraft, OutOfModelError, Problem
 from router.understanding.types import Understanding
 
 WARNINGS = {"unknown_binding"}  # reported, not blocking: a glossary term mapped to a member the model lacks
@@ -193,6 +193,24 @@ def _kept(draft: CubeQueryDraft, loads: list[LoadResult]) -> tuple[list[LoadResu
     return [replace(loads[0], rows=rows)], peek
 
 
+def _each_period_has_data(draft: CubeQueryDraft, loads: list[LoadResult]) -> None:
+    """Compared periods each need rows: a period without any ("2012 vs 2013" where the data starts in 2013)
+    is said, not compared as if its numbers were there (the other period's rows alone would be shown)."""
+    if len(loads) < 2 or draft.comparison == "members" or draft.counted or len(draft.labels) != len(loads):
+        return
+    measures = [m for q in draft.queries for m in q.get("measures") or []]
+    empty: dict[str, bool] = {}
+    for label, load in zip(draft.labels, loads, strict=True):
+        none = all(row.get(m) is None for row in load.rows for m in measures if m in row)
+        empty[label] = empty.get(label, True) and none
+    missing = [label for label, none in empty.items() if none]
+    if missing and len(missing) < len(empty):
+        raise OutOfModelError(
+            f"no data for {', '.join(missing)}: no rows of that period match the question, so it cannot be "
+            f"compared with {', '.join(label for label in empty if label not in missing)}"
+        )
+
+
 def run_aggregate(
     understanding: Understanding,
     context: ContextLike,
@@ -223,6 +241,7 @@ def run_aggregate(
         draft.notes.insert(0, reason)
         draft, loads, retries = run.execute(draft, _checked_against(ctx, draft, follow_up))
     loads, peek = _kept(draft, loads)
+    _each_period_has_data(draft, loads)
     rows, derived = combine(draft, [[{draft.counted: load.total}] if draft.counted else load.rows for load in loads])
     run.timings["total_ms"] = (time.perf_counter() - started) * 1000
     first = loads[0]

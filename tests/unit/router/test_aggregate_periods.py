@@ -1,0 +1,33 @@
+"""Compared periods each need data: a period without rows is said, not compared (router.aggregate.execute)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cube_models.backends.base import LoadResult
+from router.aggregate.execute import _each_period_has_data
+from router.aggregate.types import CubeQueryDraft, OutOfModelError
+
+QUERY = {"measures": ["flights.on_time_rate"], "dimensions": ["airlines.name"]}
+
+
+def _draft(comparison: str = "versus") -> CubeQueryDraft:
+    return CubeQueryDraft([QUERY, QUERY], labels=["2012", "2013"], comparison=comparison)
+
+
+def _load(rows: list[dict[str, object]]) -> LoadResult:
+    return LoadResult(rows=rows, sql="", backend="cube")
+
+
+def test_a_compared_period_without_rows_is_refused_naming_it() -> None:
+    with pytest.raises(OutOfModelError, match="no data for 2012"):
+        _each_period_has_data(_draft(), [_load([]), _load([{"airlines.name": "A", "flights.on_time_rate": 0.8}])])
+    with pytest.raises(OutOfModelError, match="no data for 2012"):  # one row, its measure empty (a sum of nothing)
+        _each_period_has_data(_draft(), [_load([{"flights.on_time_rate": None}]), _load([{"flights.on_time_rate": 1}])])
+
+
+def test_periods_with_data_or_compared_members_pass() -> None:
+    zero = [_load([{"flights.on_time_rate": 0}]), _load([{"flights.on_time_rate": 0.5}])]  # a zero is data
+    _each_period_has_data(_draft(), zero)
+    _each_period_has_data(_draft("members"), [_load([]), _load([{"flights.on_time_rate": 0.5}])])
+    _each_period_has_data(_draft(), [_load([]), _load([])])  # neither has rows: the answer says no rows
