@@ -196,7 +196,7 @@ def template_text(result: PipelineResult, scope: Scope) -> str:
         _comparison_text(result.aggregate, lang, _filter_words(result))
         or _counted_groups_text(result, agg_table, lang)
         or _aggregate_text(agg_table, lang, _scope(result))
-    )
+    ) + _together_text(result.aggregate, lang)
     if intent == "mixed" and result.mixed is not None:
         if result.mixed.join:  # the per-entity counts are table columns, so the text names no extra number
             key = label(result.mixed.join["aggregate"], lang)
@@ -210,6 +210,21 @@ def template_text(result: PipelineResult, scope: Scope) -> str:
     elif intent == "mixed":
         text += _rows_not_listed(result, lang)
     return text
+
+
+def _together_text(agg: Any, lang: str) -> str:
+    """The combined share of a limited ranking's rows ("the 5 biggest customers ... together 27.26% of the
+    total"), its total counted over every group."""
+    share = (getattr(agg, "derived", None) or {}).get("share") or {}
+    together = [(m, v) for m, v in (share.get("together") or {}).items() if v is not None]
+    if not together:
+        return ""
+    n = fmt_number(share.get("shown") or 0)
+    if lang == "zh":
+        parts = [f"{label(m, lang)}总额的 {fmt_measure(v, 'percent')}" for m, v in together]
+        return f" 这 {n} 项合计占{'，'.join(parts)}。"
+    parts = [f"{fmt_measure(v, 'percent')} of the total {label(m, lang)}" for m, v in together]
+    return f" Together these {n} hold {', '.join(parts)}."
 
 
 def _rows_not_listed(result: PipelineResult, lang: str) -> str:

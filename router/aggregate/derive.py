@@ -26,6 +26,34 @@ def _shares(rows: list[dict[str, Any]], measures: list[str]) -> dict[str, Any]:
     return {"totals": totals}
 
 
+def total_of(ranked: dict[str, Any]) -> dict[str, Any]:
+    """The total a limited ranking's shares are of: the same query over every group (no groups, no limit)."""
+    grouped = set(ranked.get("dimensions") or [])
+    total = {k: v for k, v in ranked.items() if k not in ("dimensions", "limit", "order", "filters")}
+    filters = [f for f in ranked.get("filters") or [] if f.get("member") not in grouped]
+    if filters:
+        total["filters"] = filters
+    return total
+
+
+def _shares_of_total(
+    measures: list[str], ranked: list[dict[str, Any]], total: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The shares of a limited ranking ("the 5 biggest customers and their share"): each row over the total of
+    every group (the second query), not over the rows shown; ``together``: the shown rows' share combined."""
+    rows = [dict(r) for r in ranked]
+    totals = {m: _number(total[0].get(m)) if total else None for m in measures}
+    together: dict[str, float | None] = {}
+    for measure in measures:
+        whole = totals[measure]
+        values = [_number(r.get(measure)) for r in rows]
+        for row, value in zip(rows, values, strict=True):
+            row[f"{measure}.share"] = None if value is None or not whole else value / whole
+        shown = sum(v for v in values if v is not None)
+        together[measure] = shown / whole if whole else None
+    return rows, {"share": {"totals": totals, "together": together, "shown": len(rows)}}
+
+
 def _time_key(query: dict[str, Any]) -> str | None:
     for td in query.get("timeDimensions", []):
         if td.get("granularity"):
@@ -155,6 +183,8 @@ def _combined(
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     if "part" in draft.post and len(results) == 2:
         return _part_of_whole(draft, results)
+    if "share_of_total" in draft.post and len(results) == 2:
+        return _shares_of_total(draft.query.get("measures", []), results[0], results[1])
     derived: dict[str, Any] = {}
     if draft.groups > 1:
         size = draft.groups

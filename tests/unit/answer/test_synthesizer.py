@@ -171,6 +171,18 @@ def test_shares_are_stated_next_to_their_values() -> None:
     assert_numbers_from_table(out.text, out.table)
 
 
+def test_the_combined_share_of_a_limited_ranking_is_stated() -> None:
+    from router.aggregate import AggregateResult
+
+    columns = ["orders.channel", "order_items.gmv", "order_items.gmv.share"]
+    table = ResultTable(columns, [["web", 30.0, 0.15], ["app", 20.0, 0.1]])
+    res = result("top 2 channels by GMV and their share", "aggregate", table)
+    together = {"share": {"totals": {"order_items.gmv": 200.0}, "together": {"order_items.gmv": 0.25}, "shown": 2}}
+    rows = [dict(zip(columns, row, strict=True)) for row in table.rows]
+    res.aggregate = AggregateResult(cube_query={}, rows=rows, sql="", backend="cube", derived=together)
+    assert "Together these 2 hold 25.00% of the total GMV" in synthesize(res, use_llm=False).text
+
+
 def test_how_many_groups_pass_a_bound_is_answered_with_their_number() -> None:
     from router.aggregate import AggregateResult
 

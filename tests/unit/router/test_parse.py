@@ -1062,3 +1062,16 @@ def test_each_owner_of_the_averaged_rows_groups_the_average(tmp_path: Path) -> N
     r = read(zh, "每个制造商的零件平均尺寸是多少")  # each maker's parts: grouped by the maker
     assert r.measures == ["parts.avg_size"] and r.dimensions == ["parts.maker"]
     assert read(zh, "每个零件的平均尺寸").dimensions == []  # the averaged rows themselves: no groups
+
+
+def test_shares_of_a_limited_ranking_are_of_every_groups_total(knowledge: Knowledge) -> None:
+    from router.aggregate.derive import combine
+
+    question = "top 2 countries by revenue and their share"
+    draft = aggregate_draft(read(knowledge, question), understand(question, TODAY), knowledge.model)
+    assert draft.post == ["share_of_total"] and draft.queries[0]["limit"] == 2
+    assert "dimensions" not in draft.queries[1] and "limit" not in draft.queries[1]  # the total of every country
+    ranked = [{"nations.name": "A", "orders.revenue": 30.0}, {"nations.name": "B", "orders.revenue": 20.0}]
+    rows, derived = combine(draft, [ranked, [{"orders.revenue": 200.0}]])
+    assert [r["orders.revenue.share"] for r in rows] == [0.15, 0.1]  # not 0.6 / 0.4 of the two shown
+    assert derived["share"]["together"] == {"orders.revenue": 0.25}
