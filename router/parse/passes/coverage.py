@@ -253,6 +253,15 @@ def _referred(r: Reading) -> None:
             r.use(m.span)
 
 
+def _unapplied(r: Reading) -> list[str]:
+    """ "how many customers bought in our *stores*? *completed orders* only": a value or a segment the
+    question names that no pass applied (the measure's cube cannot be filtered by it) is not honoured, though
+    its words are the model's (they are no unknown words)."""
+    if r.intent is None:
+        return []
+    return [m.text for m in r.mentions if (m.of("value") or m.of("segment")) and free(r, m) and not m.of("measure")]
+
+
 _PERSON_WORD = re.compile(r"^(?:who|whom|whose|谁)$", re.IGNORECASE)
 
 
@@ -328,5 +337,7 @@ def check(q: Question, k: Knowledge) -> None:
             unknown.append((w.raw, w.start))
     r.unknown = list(dict.fromkeys(w for w, _ in unknown))
     r.unknown_spans = [(at, at + len(w)) for w, at in unknown]
-    r.unhonoured = [m.text for m in r.marks if m.kind in HONOURED and free(r, m)] + _unranked(q) + _nobody(r)
+    r.unhonoured = (
+        [m.text for m in r.marks if m.kind in HONOURED and free(r, m)] + _unranked(q) + _nobody(r) + _unapplied(r)
+    )
     _ungrouped_bound(q, k)

@@ -1075,3 +1075,11 @@ def test_shares_of_a_limited_ranking_are_of_every_groups_total(knowledge: Knowle
     rows, derived = combine(draft, [ranked, [{"orders.revenue": 200.0}]])
     assert [r["orders.revenue.share"] for r in rows] == [0.15, 0.1]  # not 0.6 / 0.4 of the two shown
     assert derived["share"]["together"] == {"orders.revenue": 0.25}
+
+
+def test_a_named_value_the_measure_cannot_be_filtered_by_is_not_honoured(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many nations are there? cancelled only")  # nations reach no order status
+    assert r.measures == ["nations.count"] and not r.filters and r.unhonoured == ["cancelled"]
+    assert not judge(r).answers and "cancelled" in (judge(r).refusal or "")
+    applied = read(knowledge, "how many cancelled orders were there")
+    assert applied.filters and not applied.unhonoured
