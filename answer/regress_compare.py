@@ -127,6 +127,10 @@ _PERIOD_LABELS = (  # a compared period's label -> the ISO date its period start
         re.compile(r"^q([1-4])\s*(?:of\s+)?(\d{4})$|^(\d{4})\s*[- ]?\s*q([1-4])$|^(\d{4})\s*年?\s*第?([1-4])\s*季度$"),
         lambda m: f"{m[2] or m[3] or m[5]}-{3 * int(m[1] or m[4] or m[6]) - 2:02d}-01",
     ),
+    (  # a half year: "H1 1997", "1997 H2", "1997年上半年"
+        re.compile(r"^h([12])\s*(\d{4})$|^(\d{4})\s*[- ]?\s*h([12])$|^(\d{4})\s*年?\s*([上下])半年$"),
+        lambda m: f"{m[2] or m[3] or m[5]}-{'01' if (m[1] or m[4] or m[6]) in ('1', '上') else '07'}-01",
+    ),
     (
         re.compile(r"^([a-z]{3,9})\.?\s+(?:of\s+)?(\d{4})$"),  # "june 1998", "sep 2024"
         lambda m: f"{m[2]}-{_MONTHS[m[1][:3]]:02d}-01" if m[1][:3] in _MONTHS else None,
@@ -158,6 +162,15 @@ def _period_number(gold: Any, got: Any) -> bool:
     return month == int(gold) or (month % 3 == 1 and (month + 2) // 3 == int(gold))
 
 
+def _period_year(gold: Any, got: Any) -> bool:
+    """A gold year (``EXTRACT(YEAR ...)``: 2007) is the year an answer row shows by its start ("2007-01-01")."""
+    if isinstance(gold, bool) or not isinstance(gold, int | Decimal | float) or not isinstance(got, str):
+        return False
+    if float(gold) != int(gold) or not 1900 <= int(gold) <= 2100:
+        return False
+    return (_period_start(got) or _text(got)) == f"{int(gold)}-01-01"
+
+
 def cell_matches(gold: Any, got: Any) -> bool:
     g, a = _num(gold), _num(got)
     if g is not None and a is not None and not isinstance(gold, str):
@@ -166,10 +179,11 @@ def cell_matches(gold: Any, got: Any) -> bool:
         return math.isclose(g, a, rel_tol=REL_TOL, abs_tol=1e-9)
     if isinstance(gold, dt.date) and isinstance(got, str) and _period_start(got) == _text(gold):
         return True  # a compared period shown by its label ("1995年") is the gold's period start (1995-01-01)
-    if _period_number(gold, got):
+    if _period_number(gold, got) or _period_year(gold, got):
         return True
     if isinstance(gold, str) and isinstance(got, str) and _period_start(gold) is not None:
-        return _period_start(gold) == _period_start(got)  # "Q1 2013" is "Q1 of 2013"
+        # "Q1 2013" is "Q1 of 2013"; a gold month "2024-01" is the period an answer shows by its start date
+        return _period_start(gold) == (_period_start(got) or _text(got))
     return gold is not None and got is not None and _text(gold) == _text(got)
 
 

@@ -228,6 +228,15 @@ class SemanticModel:
         cube = self.cubes.get(source)
         return next((j for j in cube.joins if j.target == target), None) if cube else None
 
+    def _referred_to(self, cube_name: str) -> bool:
+        """Some other cube joins to this one many_to_one (its rows are looked up, not counted as events)."""
+        return any(
+            j.target == cube_name and j.relationship == "many_to_one"
+            for c in self.cubes.values()
+            if c.name != cube_name
+            for j in c.joins
+        )
+
     # ---- time dimensions ------------------------------------------------------------------
     def time_dimension_for(self, measure_name: str) -> str | None:
         """The time dimension a measure is dated by: its meta.time_dimension, else its cube's first time
@@ -241,7 +250,13 @@ class SemanticModel:
         return self.cube_time_dimension(member.cube)
 
     def cube_time_dimension(self, cube_name: str) -> str | None:
-        """The cube's first time dimension, else the first one reachable through many_to_one/one_to_one joins."""
+        """The cube's first time dimension, else the first one reachable through many_to_one/one_to_one joins,
+        for a cube no other cube refers to (a fact: an invoice line is dated by its invoice). A cube others
+        refer to describes things (customers), and a date of what it refers to (its support rep's birth
+        date) dates nothing of its rows: None."""
+        own = self.cubes[cube_name]
+        if not own.time_dimensions and self._referred_to(cube_name):
+            return None
         seen, queue = {cube_name}, deque([cube_name])
         while queue:
             cube = self.cubes[queue.popleft()]

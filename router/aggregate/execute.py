@@ -8,6 +8,7 @@ correction); a second failure of a fast draft raises ``AggregateError`` carrying
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -193,6 +194,17 @@ def _kept(draft: CubeQueryDraft, loads: list[LoadResult]) -> tuple[list[LoadResu
     return [replace(loads[0], rows=rows)], peek
 
 
+def _periods_differ(draft: CubeQueryDraft) -> None:
+    """Compared parts are different queries: two the same ("June" read as last year's beside "June last
+    year") would show one period twice as a comparison."""
+    seen: dict[str, str] = {}
+    for label, query in zip(draft.labels, draft.queries, strict=False):
+        key = json.dumps(query, sort_keys=True, default=str)
+        if key in seen:
+            raise OutOfModelError(f"the compared periods are the same ({seen[key] or label}): name each period")
+        seen[key] = label
+
+
 def _each_period_has_data(draft: CubeQueryDraft, loads: list[LoadResult]) -> None:
     """Compared periods each need rows: a period without any ("2012 vs 2013" where the data starts in 2013)
     is said, not compared as if its numbers were there (the other period's rows alone would be shown)."""
@@ -229,6 +241,7 @@ def run_aggregate(
     started = time.perf_counter()
     draft = build_cube_query(understanding, ctx, model, use_llm=use_llm, follow_up=follow_up, parsed=parsed)
     run.timings["build_ms"] = (time.perf_counter() - started) * 1000
+    _periods_differ(draft)
     try:
         draft, loads, retries = run.execute(draft, _checked_against(ctx, draft, follow_up))
     except AggregateError as err:

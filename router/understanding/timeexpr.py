@@ -396,6 +396,9 @@ def _year_rules() -> list[RawRule]:
             rf"\b(this|last|previous)\s+year'?s\s+{en_sub}\b",
             lambda m, t: _relative_sub(_relative_year(m[1], t), m[2], t),
         ),
+        # "this June", "this Q3": that period of the current year
+        (rf"\bthis\s+({_ALL_MONTHS})\b", lambda m, t: _month_spec(t.year, MONTHS[m[1].lower()], t)),
+        (r"\bthis\s+q([1-4])\b", lambda m, t: _quarter_spec(t.year, int(m[1]), t)),
         # years
         (r"(?<!\d)(\d{4})\s*年度?", lambda m, t: _Spec(_year(int(m[1])), "year")),
         (

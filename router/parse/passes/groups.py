@@ -123,12 +123,13 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if run[-1].of("value") and not (run[-1].of("dimension") or run[-1].of("cube")):
             continue
         member = resolve(run, r, k, cubes)
-        if member is not None and _grain_of_average(r, k, mark.text, member):
-            owner = resolve(run[:-1], r, k, cubes) if len(run) > 1 else None  # "每个制造商的零件平均尺寸"
-            if owner is None or owner.path == member.path:
-                r.use(mark.span, *(m.span for m in run))  # "average price per invoice line": the average's rows
-                continue
-            member, run = owner, run[:-1]  # each manufacturer's parts: grouped by the manufacturer
+        owner = _owner(run, r, k, cubes)  # "每个制造商的零件", "各个国家的供应商": grouped by the owner
+        if member is not None and owner is not None and owner.path != member.path:
+            r.use(run[-1].span)  # the rows counted: "供应商" of "各个国家的供应商供货总额"
+            member, run = owner, run[:-1]
+        elif member is not None and _grain_of_average(r, k, mark.text, member):
+            r.use(mark.span, *(m.span for m in run))  # "average price per invoice line": the average's rows
+            continue
         if member is not None and mark.text.lower() in ("per", "每") and member.type == "number":
             continue  # "charge per unit" is a rate, not groups of a quantity: left for the coverage to declare
         if member is not None:
@@ -162,6 +163,17 @@ def _coordinated(r: Reading, k: Knowledge, cubes: list[str], last: Mention) -> N
             return
         _add(r, member, [m], "and")
         last = m
+
+
+def _owner(run: list[Mention], r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
+    """ "每个制造商的零件平均尺寸", "各个国家的供应商供货总额": a group-by word before "<a column>的<rows of a cube>"
+    groups by the column; the rows are what the measure counts or sums."""
+    if r.language != "zh" or len(run) < 2 or not run[-1].of("cube") or run[-1].of("dimension"):
+        return None
+    if not r.text[run[-2].end : run[-1].start].strip().startswith("的"):
+        return None
+    owner = resolve(run[:-1], r, k, cubes)
+    return owner if owner is not None and owner.kind == "dimension" else None
 
 
 def _grain_of_average(r: Reading, k: Knowledge, word: str, member: Any) -> bool:

@@ -168,6 +168,11 @@ def test_a_one_row_gold_of_two_periods_and_their_difference_matches_a_row_per_pe
 def test_a_period_label_matches_the_same_period_said_another_way() -> None:
     assert cell_matches("Q1 2013", "Q1 of 2013") and cell_matches("2024年", "2024")
     assert not cell_matches("Q1 2013", "Q3 2013")
+    assert cell_matches("2024-01", "2024-01-01T00:00:00.000")  # a month shown by its start
+    assert cell_matches("H1 1997", "1997年上半年") and cell_matches("h2 1997", "1997 H2")
+    assert not cell_matches("H1 1997", "1997年下半年")
+    assert cell_matches(2007, "2007-01-01T00:00:00.000") and not cell_matches(2007, "2008-01-01T00:00:00.000")
+    assert not cell_matches("2024-01", "2024-02-01T00:00:00.000")
 
 
 def test_a_number_the_gold_rounds_is_matched_by_any_number_rounding_to_it() -> None:

@@ -31,3 +31,25 @@ def test_periods_with_data_or_compared_members_pass() -> None:
     _each_period_has_data(_draft(), zero)
     _each_period_has_data(_draft("members"), [_load([]), _load([{"flights.on_time_rate": 0.5}])])
     _each_period_has_data(_draft(), [_load([]), _load([])])  # neither has rows: the answer says no rows
+
+
+def test_two_compared_queries_that_are_the_same_are_refused() -> None:
+    from router.aggregate.execute import _periods_differ
+
+    june = {
+        "measures": ["orders.count"],
+        "timeDimensions": [{"dimension": "o.ts", "dateRange": ["2024-06-01", "2024-06-30"]}],
+    }
+    with pytest.raises(OutOfModelError, match="same"):
+        _periods_differ(CubeQueryDraft([june, dict(june)], labels=["June 2024", "June 2024"], comparison="versus"))
+    later = {**june, "timeDimensions": [{"dimension": "o.ts", "dateRange": ["2025-06-01", "2025-06-30"]}]}
+    _periods_differ(CubeQueryDraft([later, june], labels=["this June", "June 2024"], comparison="versus"))
+
+
+def test_this_and_a_month_is_that_month_of_the_current_year() -> None:
+    from datetime import date
+
+    from router.understanding.timeexpr import extract_time
+
+    found = extract_time("orders this June vs June last year", date(2025, 6, 30)).ranges
+    assert [r.start for r in found] == [date(2025, 6, 1), date(2024, 6, 1)]

@@ -1064,6 +1064,17 @@ def test_each_owner_of_the_averaged_rows_groups_the_average(tmp_path: Path) -> N
     assert read(zh, "每个零件的平均尺寸").dimensions == []  # the averaged rows themselves: no groups
 
 
+def test_each_column_s_rows_of_another_cube_group_by_the_column(knowledge: Knowledge) -> None:
+    terms = [
+        _Term("国家", "dimension:nations.name"),
+        _Term("客户", "table:customers"),
+        _Term("收入", "metric:orders.revenue"),
+    ]
+    zh = Knowledge(knowledge.model, build_lexicon(knowledge.model, terms, Values()))
+    r = read(zh, "各个国家的客户收入是多少")  # each country's customers: grouped by the country
+    assert r.dimensions == ["nations.name"] and r.measures == ["orders.revenue"] and not r.unknown
+
+
 def test_shares_of_a_limited_ranking_are_of_every_groups_total(knowledge: Knowledge) -> None:
     from router.aggregate.derive import combine
 
