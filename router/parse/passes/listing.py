@@ -61,14 +61,21 @@ def _cube_of(m: Mention) -> str | None:
     return None
 
 
+# "……的航班，包括航空公司、航班号": what follows names the columns shown, not the rows listed
+_COLUMNS_CUE = re.compile(r"[，,；;:：]?\s*(?:包括|包含|含有|带上|附上|并显示|显示出?)")
+
+
 def _last_noun(r: Reading) -> Mention | None:
-    """Chinese puts the head noun last ("播放列表 X 里的所有曲目": tracks): the last cube named, not a key's owner."""
+    """Chinese puts the head noun last ("播放列表 X 里的所有曲目": tracks): the last cube named, not a key's owner,
+    before the columns the question asks to include ("……的航班，包括航空公司": flights)."""
     cubes = [
         m
         for m in r.mentions
         if (m.of("cube") or m.of("segment")) and not m.of("value") and not any(t.path in r.keyed for t in m.of("cube"))
     ]
-    return cubes[-1] if cubes else None
+    cue = _COLUMNS_CUE.search(r.text)
+    before = [m for m in cubes if cue is not None and m.end <= cue.start()]
+    return (before or cubes)[-1] if cubes else None
 
 
 _RELATIVE = re.compile(r"\s+(?:who|that|which)\b", re.IGNORECASE)
