@@ -1096,12 +1096,9 @@ def test_a_named_value_the_measure_cannot_be_filtered_by_is_not_honoured(knowled
     assert applied.filters and not applied.unhonoured
 
 
-def test_a_chinese_listing_s_head_comes_before_the_columns_it_asks_to_include(tmp_path: Path) -> None:
-    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
-    model = load_model(tmp_path)
-    zh = Knowledge(
-        model, build_lexicon(model, [_Term("订单", "table:orders"), _Term("客户", "table:customers")], Values())
-    )
+def test_a_chinese_listing_s_head_comes_before_the_columns_it_asks_to_include(knowledge: Knowledge) -> None:
+    terms = [_Term("订单", "table:orders"), _Term("客户", "table:customers")]
+    zh = Knowledge(knowledge.model, build_lexicon(knowledge.model, terms, Values()))
     r = read(zh, "列出2024年的订单，包括客户")  # the orders, with their customer: not the customers
     assert r.listing == "orders"
     assert read(zh, "列出下过订单的客户").listing == "customers"  # no column list: the last noun is the head
