@@ -277,6 +277,29 @@ def _recent(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
     return False
 
 
+_TIME_SUPERLATIVE = re.compile(r"earliest|oldest|latest|newest|most recent", re.IGNORECASE)
+
+
+def _time_superlative(r: Reading, k: Knowledge) -> bool:
+    """ "who's our earliest registered customer": a time superlative right before the listed cube's noun orders
+    its rows by the cube's time (one row for a singular noun, every row ordered for a plural one)."""
+    if r.language != "en" or r.listing is None or r.listed is None:
+        return False
+    path = r.time_dimension or k.model.cube_time_dimension(r.listing)
+    gap = r.text[: r.listed[0]]
+    for mark in r.marks_of("max", "min"):
+        if not (free(r, mark) and _TIME_SUPERLATIVE.fullmatch(mark.text) and path):
+            continue
+        if mark.end > r.listed[0] or len(gap[mark.end :].split()) > 2:  # "earliest(-)registered customer"
+            continue
+        plural = r.text[r.listed[0] : r.listed[1]].lower().endswith("s")
+        r.order = [(path, "asc" if mark.text.lower() in ("earliest", "oldest") else "desc")]
+        r.limit = None if plural else 1
+        r.use(mark.span)
+        return True
+    return False
+
+
 _N_ADJECTIVE = re.compile(
     r"\b(?:the\s+)?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+"
     r"(shortest|longest|cheapest|most expensive|least expensive|smallest|biggest|largest|"
@@ -304,7 +327,7 @@ def choose(q: Question, k: Knowledge) -> None:
     if r.refusal or r.intent is None:
         return
     cubes = r.scope()
-    if r.intent == "detail" and (_recent(r, k, cubes) or _n_superlative(r, k, cubes)):
+    if r.intent == "detail" and (_recent(r, k, cubes) or _n_superlative(r, k, cubes) or _time_superlative(r, k)):
         return
     explicit = _explicit(r, k, cubes)
     _ranked(q, k, cubes)

@@ -1102,3 +1102,10 @@ def test_a_chinese_listing_s_head_comes_before_the_columns_it_asks_to_include(kn
     r = read(zh, "列出2024年的订单，包括客户")  # the orders, with their customer: not the customers
     assert r.listing == "orders"
     assert read(zh, "列出下过订单的客户").listing == "customers"  # no column list: the last noun is the head
+
+
+def test_a_time_superlative_before_the_listed_noun_orders_by_its_time(knowledge: Knowledge) -> None:
+    one = read(knowledge, "show our earliest order")
+    assert (one.listing, one.order, one.limit) == ("orders", [("orders.ordered_at", "asc")], 1)
+    many = read(knowledge, "list the newest orders from building customers")
+    assert (many.order, many.limit) == ([("orders.ordered_at", "desc")], None)
