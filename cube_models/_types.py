@@ -228,14 +228,16 @@ class SemanticModel:
         cube = self.cubes.get(source)
         return next((j for j in cube.joins if j.target == target), None) if cube else None
 
-    def _referred_to(self, cube_name: str) -> bool:
-        """Some other cube joins to this one many_to_one (its rows are looked up, not counted as events)."""
-        return any(
-            j.target == cube_name and j.relationship == "many_to_one"
+    def referrers(self, cube_name: str) -> set[str]:
+        """The other cubes that join to this one many_to_one: their rows refer to its rows (an order to its
+        customer)."""
+        return {
+            c.name
             for c in self.cubes.values()
             if c.name != cube_name
             for j in c.joins
-        )
+            if j.target == cube_name and j.relationship == "many_to_one"
+        }
 
     # ---- time dimensions ------------------------------------------------------------------
     def time_dimension_for(self, measure_name: str) -> str | None:
@@ -255,7 +257,7 @@ class SemanticModel:
         refer to describes things (customers), and a date of what it refers to (its support rep's birth
         date) dates nothing of its rows: None."""
         own = self.cubes[cube_name]
-        if not own.time_dimensions and self._referred_to(cube_name):
+        if not own.time_dimensions and self.referrers(cube_name):
             return None
         seen, queue = {cube_name}, deque([cube_name])
         while queue:

@@ -72,10 +72,9 @@ def _grouped_period(reading: Reading, table: ResultTable, cube_query: dict[str, 
             return
         first = date.fromisoformat(starts.pop())
         last = period_end(first, grain)
-        reading.filters.append(
+        reading.filters.append(  # filtered on its dimension: ``_aggregate_filters`` adds no other period
             Filter(str(td["dimension"]), "inDateRange", [first.isoformat(), last.isoformat()], "the aggregate's period")
         )
-        reading.time_spans = [*reading.time_spans, (0, 0)]  # dated: the aggregate's own period is not added again
         return
 
 

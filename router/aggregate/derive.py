@@ -26,14 +26,19 @@ def _shares(rows: list[dict[str, Any]], measures: list[str]) -> dict[str, Any]:
     return {"totals": totals}
 
 
-def total_of(ranked: dict[str, Any]) -> dict[str, Any]:
-    """The total a limited ranking's shares are of: the same query over every group (no groups, no limit)."""
-    grouped = set(ranked.get("dimensions") or [])
+def shares_of_total(queries: list[dict[str, Any]], notes: list[str], mode: str = "fast") -> CubeQueryDraft | None:
+    """The draft of a share asked of a limited ranking ("the top 5 and their share"): the ranking, then the same
+    query over every group (no groups, no limit), which the shares are of; None unless there is one grouped,
+    limited query."""
+    if len(queries) != 1 or not queries[0].get("limit") or not queries[0].get("dimensions"):
+        return None
+    ranked = queries[0]
+    grouped = set(ranked["dimensions"])
     total = {k: v for k, v in ranked.items() if k not in ("dimensions", "limit", "order", "filters")}
     filters = [f for f in ranked.get("filters") or [] if f.get("member") not in grouped]
     if filters:
         total["filters"] = filters
-    return total
+    return CubeQueryDraft([ranked, total], ["", ""], None, ["share_of_total"], notes, mode=mode)
 
 
 def _shares_of_total(

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cube_models.model import SemanticModel
 from router.aggregate.context import AggregateContext, ContextLike, member_path
-from router.aggregate.derive import total_of
+from router.aggregate.derive import shares_of_total
 from router.aggregate.guardrails import check
 from router.aggregate.members import resolve_dimension, row_count
 from router.aggregate.types import AggregateError, CubeQueryDraft, Problem
@@ -343,7 +343,7 @@ def _draft(reply: CubeQueryReply, u: Understanding, notes: list[str]) -> CubeQue
         return CubeQueryDraft([query, reply.whole(query)], ["", ""], None, ["part"], notes, mode="llm")
     queries, labels = expand_periods(query, u)
     kind = u.comparison.kind if len(queries) > 1 and u.comparison else None
-    if reply.share == "of_total" and len(queries) == 1 and query.get("limit") and query.get("dimensions"):
-        return CubeQueryDraft([query, total_of(query)], ["", ""], None, ["share_of_total"], notes, mode="llm")
+    if reply.share == "of_total" and (ranked := shares_of_total(queries, notes, mode="llm")) is not None:
+        return ranked
     post = ["share"] if reply.share == "of_total" else []
     return CubeQueryDraft(queries, labels, kind, post, notes, mode="llm", keep=dict(reply.keep))

@@ -134,8 +134,9 @@ def rows_clause(text: str, table_words: list[str]) -> tuple[str, str] | None:
     if not m:
         return None
     tail = text[m.start() :]
-    ranked = ranked_tables(tail, table_words)
-    asks_which = lex.ROW_QUESTION.search(tail) and (ranked or not lex.AGGREGATION.search(tail))
+    asks_which = lex.ROW_QUESTION.search(tail) and (
+        not lex.AGGREGATION.search(tail) or ranked_tables(tail, table_words)  # "what were its 10 largest orders"
+    )
     about_rows = (
         lex.DETAIL.search(tail)
         or lex.TAIL_ROWS.search(tail)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from router.aggregate.derive import total_of
+from router.aggregate.derive import shares_of_total
 from router.aggregate.types import CubeQueryDraft
 from router.parse.language import UNIT_SECONDS, title_unit
 from router.parse.reading import Reading
@@ -93,8 +93,8 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
         return CubeQueryDraft(per_segment, titles, "members", [], notes)
     if r.share and (r.part or r.part_segments) and len(queries) == 1:
         return CubeQueryDraft([queries[0], _whole(queries[0], r)], ["", ""], None, ["part"], notes)
-    if r.share and r.dimensions and len(queries) == 1 and queries[0].get("limit"):  # "the top 5 and their share"
-        return CubeQueryDraft([queries[0], total_of(queries[0])], ["", ""], None, ["share_of_total"], notes)
+    if r.share and (ranked := shares_of_total(queries, notes)) is not None:  # "the top 5 and their share"
+        return ranked
     post = ["share"] if r.share and r.dimensions else []
     if r.counted:  # the groups passing the bounds are counted: the query's total, not its rows
         queries = [{**query, "limit": 1, "total": True} for query in queries]

@@ -68,11 +68,7 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge, rivals: set[st
 
 def _owner(k: Knowledge, cube: str, asked: set[str]) -> bool:
     """Rows of an ``asked`` cube belong to ``cube`` (a many-to-one join to it)."""
-    return any(
-        j.target == cube and j.relationship == "many_to_one"
-        for other in asked - {cube}
-        for j in k.model.cubes[other].joins
-    )
+    return bool(k.model.referrers(cube) & asked)
 
 
 def _excluded(r: Reading, m: Mention) -> Mark | None:
