@@ -17,7 +17,7 @@ _GRAIN_PATTERNS: list[tuple[Granularity, str]] = [
         "day",
         r"\b(?:by|per|each|every)\s+day\b(?!\s+of\b)|\bdaily\b|\bday by day\b|\bday-over-day\b|"
         r"\bwhich (?:day|date)\b(?!\s+of\b)|哪一?天|哪个日子|"
-        r"按天|按日|每天|每日|逐日|日度|分天|每一天",
+        r"按天|按日(?!期)|每天|每日(?!期)|逐日|日度|分天|每一天",
     ),
     (
         "week",

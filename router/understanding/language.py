@@ -14,6 +14,11 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _SPACES = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# chat shorthand written out, so rules need one spelling: "w/ route", "w/o returns"
+_SHORTHAND = (
+    (re.compile(r"(?<![\w/])w/o(?![\w/])", re.IGNORECASE), "without"),
+    (re.compile(r"(?<![\w/])w/(?=\s)", re.IGNORECASE), "with"),
+)
 # Chinese punctuation NFKC leaves alone, mapped to ASCII so rules need one spelling.
 _PUNCT = str.maketrans(
     {
@@ -37,9 +42,12 @@ _PUNCT = str.maketrans(
 
 
 def normalize(text: str) -> str:
-    """NFKC (full-width digits/letters to ASCII), Chinese punctuation to ASCII, single spaces."""
+    """NFKC (full-width digits/letters to ASCII), Chinese punctuation to ASCII, chat shorthand ("w/") in
+    words, single spaces."""
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT)
     text = _CONTROL.sub(" ", text)
+    for shorthand, words in _SHORTHAND:
+        text = shorthand.sub(words, text)
     return _SPACES.sub(" ", text).strip()
 
 

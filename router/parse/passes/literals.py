@@ -1,7 +1,8 @@
 """Pass: literals the lexicon does not know ("Clerk#000000286", "Supplier#000000135's", "ECONOMY ANODIZED
 STEEL") looked up in the warehouse (``router.parse.probe``): where a string dimension holds one, it is a
 value of that dimension, and replaces the shorter names found inside it ("Clerk", "Supplier"); and
-capitalised words derived from one value ("Brazilian suppliers", "German customers": ``value_stems``)."""
+capitalised words derived from one value ("Brazilian suppliers", "German customers": ``value_stems``), and a
+lower-case possessive that is a value's first word ("mesa's flights")."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from router.parse.text import norm_word, overlaps
 
 def _derived(q: Question, k: Knowledge) -> None:
     r = q.reading
-    for m in re.finditer(r"\b[A-Z][a-z]{3,}(?:['’]s)?\b", r.text):
+    for m in re.finditer(r"\b[A-Z][a-z]{3,}(?:['’]s)?\b|\b[a-z]{4,}['’]s\b", r.text):
         span, word = m.span(), m.group(0)
         taken = [*(x.span for x in r.mentions), *(x.span for x in r.marks), *r.time_spans]
         if word.lower() in STOPWORDS_EN or any(overlaps(span, t) for t in taken):
@@ -25,8 +26,9 @@ def _derived(q: Question, k: Knowledge) -> None:
         targets = value_stems(k.lexicon, word)
         # a sentence's first word is capitalised for its place: a name there only as the first word of a value
         # ("Frontier's cancellations") or as its demonym ("Canadian customers"), not by looser derivation
-        first = not r.text[: span[0]].strip()
-        if targets and (not first or _first_word_of(targets, word) or _demonym_of(targets, word)):
+        # so is a name written in lower case with its possessive ("show me mesa's flights")
+        loose = word[0].isupper() and r.text[: span[0]].strip()
+        if targets and (loose or _first_word_of(targets, word) or _demonym_of(targets, word)):
             r.mentions.append(Mention(span[0], span[1], word, targets, {t: 2 for t in targets}))
             r.notes.append(f"{word!r} read as {targets[0].value!r} of {targets[0].path}")
     r.mentions.sort(key=lambda x: x.start)

@@ -101,25 +101,26 @@ def _named(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) ->
     return None
 
 
-def _by_member(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
-    """The numeric column after "by" in a ranked listing."""
+def _by_member(r: Reading, k: Knowledge, cubes: list[str], sort_only: bool = False) -> Any | None:
+    """The numeric column after "by" in a ranked listing; a sort alone also sorts by a date ("sorted by date",
+    "按日期排序")."""
     for mark in r.marks_of("group"):
         m = after(r, mark.span)
         if m is None:
             continue
-        if (member := _numeric_column(k, m, cubes)) is not None:
+        if (member := _numeric_column(k, m, cubes, times=sort_only)) is not None:
             r.use(mark.span, m.span)
             return member
     return None
 
 
-def _numeric_column(k: Knowledge, m: Mention, cubes: list[str]) -> Any | None:
-    """The first numeric dimension ``m`` names that the answer's cubes reach."""
+def _numeric_column(k: Knowledge, m: Mention, cubes: list[str], times: bool = False) -> Any | None:
+    """The first numeric dimension ``m`` names that the answer's cubes reach (or time dimension, ``times``)."""
     for t in m.of("dimension"):
         member = k.model.find_member(t.path)
         if (
             member is not None
-            and facts.is_numeric(member)
+            and (facts.is_numeric(member) or (times and member.type == "time"))
             and any(facts.joined(k.model, c, member.cube) for c in cubes)
         ):
             return member
@@ -193,8 +194,12 @@ _SORT_ONLY = re.compile(r"\s*(?:sorted|order(?:ed)? by|排序)\s*", re.IGNORECAS
 
 def _direction(q: Question, k: Knowledge, member: Any) -> str:
     ranking = q.understanding.ranking
-    if ranking and _SORT_ONLY.fullmatch(ranking.phrase) and getattr(member, "primary_key", False):
-        return "asc"  # "按曲目编号排序", "sorted by invoice id": a key sorts up when no way is said
+    if (
+        ranking
+        and _SORT_ONLY.fullmatch(ranking.phrase)
+        and (getattr(member, "primary_key", False) or member.type == "time")
+    ):
+        return "asc"  # "按曲目编号排序", "sorted by date": a key or a date sorts up when no way is said
     direction = ranking.direction if ranking else "desc"
     said = next(
         (
@@ -250,7 +255,7 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
         member = k.model.find_member(r.measures[0])
     else:  # "top 5 customers by account balance", "the 3 most expensive products"
         member = (
-            _by_member(r, k, cubes)
+            _by_member(r, k, cubes, sort_only=bool(_SORT_ONLY.fullmatch(ranking.phrase)))
             or _superlative_column(r, k, cubes)
             or _superlative_name(r, k, cubes)
             or _adjective_member(ranking.phrase + " " + r.text, r, k, cubes)

@@ -1109,3 +1109,8 @@ def test_a_time_superlative_before_the_listed_noun_orders_by_its_time(knowledge:
     assert (one.listing, one.order, one.limit) == ("orders", [("orders.ordered_at", "asc")], 1)
     many = read(knowledge, "list the newest orders from building customers")
     assert (many.order, many.limit) == ([("orders.ordered_at", "desc")], None)
+
+
+def test_sorted_by_a_date_sorts_up_when_no_way_is_said(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the cancelled orders sorted by order date")
+    assert r.intent == "detail" and r.order == [("orders.ordered_at", "asc")]

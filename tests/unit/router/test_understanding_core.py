@@ -179,3 +179,8 @@ def test_fast_mode_makes_no_llm_call(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_one_period_named_twice_is_no_comparison() -> None:
     u = understand("who bought the most this year, and what did they buy this year?", date(2024, 6, 30))
     assert u.comparison is None and u.time_ranges
+
+
+def test_chat_shorthand_is_written_out() -> None:
+    assert normalize("flights w/ route, w/o refunds") == "flights with route, without refunds"
+    assert normalize("and/or w/x 1/2") == "and/or w/x 1/2"
