@@ -86,6 +86,16 @@ class Rounded(Decimal):
         return places > 0 and abs(value - float(self)) <= 0.5 * 10**-places + 1e-9
 
 
+def _shown_rounded(gold: float, got: float) -> bool:
+    """An answer number with two or more decimals that is the gold number rounded to them (43.79 for
+    43.785083: a model column that rounds to cents or hundredths)."""
+    if not math.isfinite(got):
+        return False
+    exponent = Decimal(repr(got)).normalize().as_tuple().exponent
+    places = -exponent if isinstance(exponent, int) else 0
+    return places >= 2 and round(gold, places) == got
+
+
 def _num(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
@@ -174,7 +184,7 @@ def _period_year(gold: Any, got: Any) -> bool:
 def cell_matches(gold: Any, got: Any) -> bool:
     g, a = _num(gold), _num(got)
     if g is not None and a is not None and not isinstance(gold, str):
-        if g == a or (isinstance(gold, Rounded) and gold.covers(a)):
+        if g == a or (isinstance(gold, Rounded) and gold.covers(a)) or _shown_rounded(g, a):
             return True
         return math.isclose(g, a, rel_tol=REL_TOL, abs_tol=1e-9)
     if isinstance(gold, dt.date) and isinstance(got, str) and _period_start(got) == _text(gold):

@@ -647,7 +647,8 @@ def _deferred(reading: Reading, env: DetailEnv) -> bool:
             ((t, m.start()) for t, pattern in catalog.nouns if (m := pattern.search(reading.text))), ("", 0)
         )
         spec = catalog.tables.get(table) if table else None
-        if spec is not None and spec.cube != reading.listing and not _named_before(reading, at):
+        inside = reading.listed is not None and reading.listed[0] <= at < reading.listed[1]  # 航班 of 航班号
+        if spec is not None and spec.cube != reading.listing and not inside and not _named_before(reading, at):
             return True
     if not reading.unknown_spans:
         return False

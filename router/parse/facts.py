@@ -83,6 +83,24 @@ def label(model: Any, cube: str, language: str = "en") -> str | None:
     return ranked[0].path if ranked and rank(ranked[0])[0] == 0 else None
 
 
+_CODE_WORDS = stems("code number no id identifier reference ref")
+
+
+def identity(model: Any, cube: str, language: str = "en") -> str | None:
+    """What names a cube's rows to a reader: its label, else a public string code of it ("Flight code"): a
+    string dimension whose title ends in code/number/id (the shortest such title)."""
+    found = label(model, cube, language)
+    if found is not None:
+        return found
+    codes = [
+        d
+        for d in model.cubes[cube].dimensions.values()
+        if d.public and d.type == "string" and not d.primary_key and set(name_key(d.title or d.name)[-1:]) & _CODE_WORDS
+    ]
+    codes.sort(key=lambda d: len(d.title or d.name))
+    return codes[0].path if codes else None
+
+
 def reach(model: Any, start: str) -> dict[str, int]:
     """Cubes reachable from ``start`` along declared joins, with hop counts."""
     hops = {start: 0}

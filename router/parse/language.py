@@ -98,7 +98,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "max",
         r"\bmax(?:imum)?\b|\bhighest\b|\blargest\b|\bbiggest\b|\blongest\b|\bgreatest\b|\bpeak\b|"
-        r"\bmost expensive\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|\bfastest\b|"
+        r"\bmost expensive\b|\bpriciest\b|\bcostliest\b|\bheaviest\b|\blatest\b|\bnewest\b|\bmost recent\b|\bfastest\b|"
         r"最高|最大|最长|最贵|最重|最晚|最新|最近",
     ),
     (
@@ -134,7 +134,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     (
         "negation",
-        r"\bnever\b|\bnot\b|\bwithout\b|\bno\b(?!\.)|\bnone\b|\bdon'?t\b|\bdoesn'?t\b|\bdidn'?t\b|"
+        r"\bnever\b|\bnot\b|\bwithout\b|\bno\b(?!\.)|\bnone\b|\bnon\b(?=[- ]\w)|\bdon'?t\b|\bdoesn'?t\b|\bdidn'?t\b|"
         r"\bhaven'?t\b|\bhasn'?t\b|\bwasn'?t\b|\bweren'?t\b|\baren'?t\b|\bisn'?t\b|\bnor\b|"
         r"从未|从没|从来没|没有|未曾|不曾|没|未(?!来)|无(?!论)",
     ),
@@ -162,9 +162,15 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
 )
 _COMPILED = tuple((kind, re.compile(p, _F)) for kind, p in _PATTERNS)
 
+# superlatives that put the smallest first; any other "<adjective>est first" puts the largest first
+_LOW_SUPERLATIVE = (
+    r"(?:lowest|smallest|least|fewest|shortest|oldest|earliest|cheapest|slowest|lightest|closest|nearest|"
+    r"quietest|youngest|narrowest|thinnest|weakest|shallowest)"
+)
 _ORDER = re.compile(
-    r"\b(?:(highest|largest|biggest|most|greatest|longest|newest|latest|most recent|most expensive|top)|"
-    r"(lowest|smallest|least|fewest|shortest|oldest|earliest|cheapest|least expensive))"
+    rf"\b(?:(highest|largest|biggest|most|greatest|longest|newest|latest|most recent|most expensive|top|"
+    rf"(?!{_LOW_SUPERLATIVE}\b)[a-z]{{3,}}est)|"
+    rf"({_LOW_SUPERLATIVE}|least expensive))"
     r"(?:\s+[a-z]+){0,3}?\s+first\b|"
     r"\b(desc(?:ending)?)(?:\s+order)?\b|\b(asc(?:ending)?)(?:\s+order)?\b|"
     r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少)|(从低到高|从小到大|由低到高|由小到大|升序|从少到多)|"

@@ -135,7 +135,8 @@ class Lexicon:
     by_words: dict[tuple[str, ...], list[Entry]] = field(default_factory=dict)
     by_text: dict[str, list[Entry]] = field(default_factory=dict)  # Chinese and symbol names, lower case
     longest: int = 1
-    stems: set[str] = field(default_factory=set)  # the first five letters of every word of a name
+    stems: set[str] = field(default_factory=set)  # the first five letters of every word of a model name
+    squashed: dict[str, set[Target]] = field(default_factory=dict)  # values by their letters and digits only
     word_stems: set[str] = field(default_factory=set)  # the stems of the words of model names (not values)
     known: set[str] = field(default_factory=set)  # every normalised word of every name, values too
     forms: dict[str, str] = field(default_factory=dict)  # words of model names as written (lower) -> normalised
@@ -154,9 +155,11 @@ class Lexicon:
                 return
             bucket = self.by_words.setdefault(key, [])
             self.longest = max(self.longest, len(key))
-            self.stems.update(w[:5] for w in key if len(w) >= 5)
             self.known.update(key)
-            if target.kind != "value":
+            if target.kind == "value":
+                self.squashed.setdefault(squash(surface), set()).add(target)
+            else:
+                self.stems.update(w[:5] for w in key if len(w) >= 5)
                 self.word_stems.update(key)
                 self.forms.update((w.raw.lower(), w.norm) for w in words(surface) if w.raw.isalpha())
             self._short.clear()
@@ -421,6 +424,21 @@ def _add_count_stems(lex: Lexicon, model: Any) -> None:
             member = model.find_member(entry.target.path) if entry.target.kind == "measure" else None
             if member is not None and row_count(model, member.cube) == member.path:
                 lex.add(stem, Target("cube", member.cube), NAME_WORDS)
+
+
+def squash(text: str) -> str:
+    """ "Turbo-prop" -> "turboprop": letters and digits only, lower case."""
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def plural_value(lex: Lexicon, word: str) -> list[Target]:
+    """ "turboprops" -> Turbo-prop: a plural whose singular is one value written without its spaces or
+    hyphens."""
+    lowered = word.lower()
+    for cut in ("es", "s"):
+        if lowered.endswith(cut) and (found := lex.squashed.get(squash(lowered[: -len(cut)]))):
+            return sorted(found, key=lambda t: t.path) if len({t.value for t in found}) == 1 else []
+    return []
 
 
 def value_stems(lex: Lexicon, word: str) -> list[Target]:

@@ -32,7 +32,7 @@ _BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?
 # "at least 40 claims" / "at most" bound a count; they rank nothing
 _HIGH = re.compile(
     r"\b(?<!at )(?:highest|most|largest|biggest|best|top|greatest|maximum|max|longest|fastest|"
-    r"heaviest|farthest|furthest|busiest)\b|"
+    r"heaviest|farthest|furthest|busiest|priciest|costliest)\b|"
     r"最高|最多|最大|最好|最畅销|最强|最繁忙|最忙|最长|最贵|最重|最快|最远|最久",
     _FLAGS,
 )

@@ -319,9 +319,59 @@ def _holiday(said: str) -> tuple[int, int]:
     return _HOLIDAY_DAYS[re.sub(r"['’]", "", said.lower())]
 
 
+def _days_spec(year: int | None, month: int, first: int, last: int, today: date) -> _Spec | None:
+    """ "June 1-7, 1998": days of one month (the most recent such month without a year)."""
+    start = _day_spec(year, month, first, today)
+    if start is None or start.bounds is None or not first <= last:
+        return None
+    y = start.bounds[0].year
+    try:
+        bounds = (start.bounds[0], date(y, month, last))
+    except ValueError:
+        return None
+    return _Spec(bounds, "day", year is not None, lambda yy: (date(yy, month, first), date(yy, month, last)))
+
+
+_WEEK_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": -1}
+
+
+def _week_of(ordinal: str, period: Bounds | None) -> _Spec | None:
+    """ "the first week of June 1998": days 1-7 of the period (the last week: its last seven days)."""
+    if period is None:
+        return None
+    n = _WEEK_ORDINALS[ordinal.lower()]
+    start = period[1] - timedelta(days=6) if n < 0 else period[0] + timedelta(days=7 * (n - 1))
+    end = min(start + timedelta(days=6), period[1])
+    return _Spec((start, end), "day") if start <= period[1] else None
+
+
+def _day_range_rules() -> list[RawRule]:
+    """Days of one month ("June 1-7, 1998", "1-7 June 1998") and the Nth week of a month or year."""
+    ordinal = "|".join(_WEEK_ORDINALS)
+    return [
+        (
+            rf"\b({_ALL_MONTHS})\.?\s+(\d{{1,2}})\s*(?:-|–|to|through|thru)\s*(\d{{1,2}})\b(?:,?\s+(\d{{4}})\b)?",
+            lambda m, t: _days_spec(int(m[4]) if m[4] else None, MONTHS[m[1].lower()], int(m[2]), int(m[3]), t),
+        ),
+        (
+            rf"\b(\d{{1,2}})\s*(?:-|–|to)\s*(\d{{1,2}})\s+({_ALL_MONTHS})\b\.?(?:,?\s+(\d{{4}})\b)?",
+            lambda m, t: _days_spec(int(m[4]) if m[4] else None, MONTHS[m[3].lower()], int(m[1]), int(m[2]), t),
+        ),
+        (
+            rf"\b(?:the\s+)?({ordinal})\s+week\s+of\s+({_ALL_MONTHS})\.?,?\s+(\d{{4}})\b",
+            lambda m, t: _week_of(m[1], _month(int(m[3]), MONTHS[m[2].lower()])),
+        ),
+        (
+            rf"\b(?:the\s+)?({ordinal})\s+week\s+of\s+(\d{{4}})\b",
+            lambda m, t: _week_of(m[1], _year(int(m[2]))),
+        ),
+    ]
+
+
 def _day_rules() -> list[RawRule]:
     """Full dates, days named by their holiday, and days without their year."""
     return [
+        *_day_range_rules(),
         (
             rf"(?:(\d{{4}})\s*年\s*的?)?({_HOLIDAY})(?:,?\s+(?:of\s+)?(\d{{4}})\b)?",
             lambda m, t: _day_spec(int(m[1] or m[3]) if (m[1] or m[3]) else None, *_holiday(m[2]), t),
@@ -592,9 +642,16 @@ def extract_time(text: str, today: date) -> TimeParse:
             at = text.find(phrase, max(0, atom.start - len(phrase)))
             result.spans.append((at, at + len(phrase)))
         label = _labelled(phrase, start, grain) if spec.inherited and not re.search(r"\d{4}", phrase) else phrase
-        result.ranges.append(TimeRange(start, end, label, grain, phrase))
+        if not _restated(text, atom, result.ranges, (start, end)):
+            result.ranges.append(TimeRange(start, end, label, grain, phrase))
         i += 1
     return result
+
+
+def _restated(text: str, atom: _Atom, ranges: list[TimeRange], bounds: Bounds) -> bool:
+    """ "the first week of June 1998 (June 1-7)": a period in parentheses that is the one just said restates it."""
+    before = text[: atom.start].rstrip()
+    return bool(ranges) and before.endswith(("(", "（")) and (ranges[-1].start, ranges[-1].end) == bounds
 
 
 def _open_ended(

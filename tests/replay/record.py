@@ -14,7 +14,7 @@ record mode, and each LLM step's reply is what a competent LLM would answer, wri
   share of the total or of a whole as the reply's ``share``; measure groups the rules split are not expressed;
   groups counted, a measure per row of another cube and a unit conversion cannot be said: no reply),
   the detail SQL with the named rows as their placeholders and the other values as literals (for a question
-  without named rows that fast mode lists through the semantic layer, that listing's SQL), the SAG
+  that fast mode lists through the semantic layer, that listing's SQL, values as literals), the SAG
   entity names and selected candidate indices, and the answer text.
 
 Where a step's fast twin cannot answer (it refuses the question), no reply is recorded for its request
@@ -71,7 +71,7 @@ class Oracle:
 
         self.hints: dict[str, Any] = {}
         self.case: Case | None = None
-        self.listing_sql: str | None = None  # the case's rows as fast mode lists them (no named rows), literal SQL
+        self.listing_sql: str | None = None  # the case's rows as fast mode lists them, literal SQL
         self.disagreements: list[str] = []
         self._lock = threading.Lock()
         self._conn = connect(url)
@@ -131,8 +131,8 @@ class Oracle:
         return {"cube_query": query}
 
     def _detail_sql(self, generated: tuple[str, dict[str, Any]], inputs: dict[str, str]) -> dict[str, Any]:
-        if self.listing_sql and inputs.get("entities") == "(none)" and inputs.get("feedback") in (None, "none"):
-            return {"sql": self.listing_sql}  # fast mode lists these rows through the semantic layer
+        if self.listing_sql and inputs.get("feedback") in (None, "none"):
+            return {"sql": _named_rows(self.listing_sql, inputs.get("entities", ""))}  # fast mode's listing
         sql, params = generated
         entities = {value: name for name, value in _ENTITY.findall(inputs.get("entities", ""))}
         for key in sorted(params, key=len, reverse=True):  # p10 before p1
@@ -173,6 +173,18 @@ def listing_sql(answer: dict[str, Any], model: Any, today: Any) -> str | None:
     sql = compiled.sql
     for n in range(len(compiled.params), 0, -1):  # $10 before $1
         sql = sql.replace(f"${n}", _literal(compiled.params[n - 1]))
+    return sql
+
+
+_ENTITY_ROW = re.compile(r"^%\((e\d+)\)s = .+? \([\w.]+\.(\w+); \w+ (.+)\)$", re.MULTILINE)
+
+
+def _named_rows(sql: str, entities: str) -> str:
+    """A listing's filter on a named row's label (``"customers".customer_name = 'X'``) written as the LLM is
+    asked to: on the row's key, by its placeholder (``"customers".customer_id = %(e0)s``)."""
+    for placeholder, key, label in _ENTITY_ROW.findall(entities):
+        quoted = "'" + label.replace("'", "''") + "'"
+        sql = re.sub(rf'("\w+")\.\w+ = {re.escape(quoted)}', rf"\1.{key} = %({placeholder})s", sql)
     return sql
 
 

@@ -419,18 +419,25 @@ def _restates_measure(r: Reading, k: Knowledge, segment: str) -> bool:
     return any(words_of and words_of <= facts.title_words(k.model.find_member(m)) for m in r.measures)
 
 
+_HAVE_A = re.compile(r"\b(?:have|has|had|with)\s+(?:an?|any|some)\s*$", re.IGNORECASE)
+# "a cruising speed on file", "with a recorded delay": the column is filled in, whatever its type
+_ON_FILE = re.compile(
+    r"\s*(?:on (?:file|record)|recorded|filled in|(?:is |are )?(?:known|given|present))\b", re.IGNORECASE
+)
+
+
 def _present(r: Reading, k: Knowledge, cubes: list[str]) -> None:
-    """ "customers who have a company", "with an email": the named column is filled in (``set``)."""
+    """ "customers who have a company", "with an email", "planes that have a speed on file": the named column
+    is filled in (``set``)."""
     for m in r.mentions:
-        if not free(r, m) or not re.search(
-            r"\b(?:have|has|had|with)\s+(?:an?|any|some)\s*$", r.text[max(0, m.start - 20) : m.start], re.IGNORECASE
-        ):
+        if not free(r, m) or not _HAVE_A.search(r.text[max(0, m.start - 20) : m.start]):
             continue
+        said = _ON_FILE.match(r.text, m.end)
         dims = [k.model.find_member(t.path) for t in m.of("dimension")]
-        dims = [d for d in dims if d is not None and d.type == "string" and d.cube in cubes]
+        dims = [d for d in dims if d is not None and (d.type == "string" or said) and d.cube in cubes]
         if dims and not m.of("cube"):
             r.filters.append(Filter(dims[0].path, "set", [], m.text))
-            r.use(m.span)
+            r.use(m.span, *([said.span()] if said else []))
 
 
 def _segments(r: Reading, k: Knowledge, cubes: list[str]) -> None:

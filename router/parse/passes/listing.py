@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from router.parse import facts
+from router.parse import column_items, facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN, names_a_number
 from router.parse.nearby import free, free_amount_words, phrase_after
@@ -100,6 +100,7 @@ def head(q: Question, k: Knowledge) -> None:
         or any(m.of("value") for m in r.mentions)
         or (ranking and names_a_number(ranking.phrase))
         or _relative_rows(r)
+        or r.column_list
     )
     chosen = _last_noun(r) if r.language == "zh" and asked else None
     chosen = chosen or _run_head(r) or _agent(r, k)
@@ -115,12 +116,41 @@ def head(q: Question, k: Knowledge) -> None:
     cube = chosen.of("cube")[0].path if chosen.of("cube") else _cube_of(chosen)
     if cube is None:
         return
+    cube = _rows_under(r, k, cube)
     r.listing, r.listed, r.intent = cube, chosen.span, "detail"
     if chosen.of("cube") or (chosen.of("segment") and not chosen.of("value")):
         r.use(chosen.span)
         r.segments += [t.path for t in chosen.of("segment") if t.cube == cube and t.path not in r.segments]
     r.notes.append(f"rows of {cube} ({chosen.text!r})")
     _in_role(r, k, cube, chosen.text)
+
+
+def _rows_under(r: Reading, k: Knowledge, cube: str) -> str:
+    """ "which suppliers carry part 777? show available qty and supply cost": columns asked of a cube whose rows
+    refer to the named one (the part's supplier offers) make those rows the listed ones, one per offer,
+    when exactly one cube the columns belong to refers to every cube they and the named rows belong to."""
+    asked = [m for m in r.mentions if any(s <= m.start and m.end <= e for s, e in r.column_list)]
+    reached = set(column_items.referred(k, cube))
+    beyond = [m for m in asked if m.of("dimension") and not m.of("cube")]
+    beyond = [m for m in beyond if not any(t.cube in reached for t in m.of("dimension"))]
+    if not beyond:
+        return cube
+    cubes = {cube} | {m.of("dimension")[0].cube for m in beyond}
+    under = [c for c in cubes if cubes <= set(column_items.referred(k, c))]
+    if len(under) != 1:
+        return cube
+    r.notes.append(f"columns of {under[0]} asked: its rows, each naming its {cube}")
+    return under[0]
+
+
+def _named_rows(r: Reading, k: Knowledge, cube: str) -> list[str]:
+    """The label of the rows the question named when it lists rows under them (``_rows_under``)."""
+    named = next((m for m in r.mentions if m.span == r.listed), None)
+    other = named.of("cube")[0].path if named is not None and named.of("cube") else None
+    if other is None or other == cube or other not in column_items.referred(k, cube):
+        return []
+    name = facts.label(k.model, other, r.language)
+    return [*_foreign_key(k, cube, other), *([name] if name else [])]
 
 
 def _existence(k: Knowledge, f: Filter) -> bool:
@@ -203,6 +233,8 @@ def column_spans(r: Reading) -> list[Span]:
 def in_column_list(r: Reading, span: Span, columns: list[Span]) -> bool:
     """A word right after "with (their)", or beside another column with only a comma or "and" between."""
     asked = [m.end for m in r.marks_of("columns")]
+    if any(s <= span[0] and span[1] <= e for s, e in r.column_list):
+        return True
     return any(not r.text[end : span[0]].strip() for end in asked) or any(
         _LIST_GAP.fullmatch(r.text[a[1] : span[0]]) or _LIST_GAP.fullmatch(r.text[span[1] : a[0]])
         for a in columns
@@ -256,17 +288,22 @@ def columns(q: Question, k: Knowledge) -> None:
     if r.intent != "detail" or r.listing is None or r.refusal:
         return
     cube = r.listing
-    shown = [facts.primary_key(k.model, cube), *_key_parts(k, cube), facts.label(k.model, cube, r.language)]
+    shown = [facts.primary_key(k.model, cube), *_key_parts(k, cube), facts.identity(k.model, cube, r.language)]
     shown += [
         f.member
         for f in r.filters
         if getattr(k.model.find_member(f.member), "kind", "") == "dimension" and not _existence(k, f)
     ]
     shown += [member for member, _ in r.order]
+    shown += _named_rows(r, k, cube)
+    referred = column_items.referred(k, cube)
     for m in r.mentions:
         if not free(r, m):
             continue
-        dims = [t.path for t in m.of("dimension") if facts.joined(k.model, cube, t.cube)]
+        listed = any(s <= m.start and m.end <= e for s, e in r.column_list)  # a column of the rows or of a row
+        dims = [  # they refer to: a one-to-many cube's column would repeat the rows
+            t.path for t in m.of("dimension") if (t.cube in referred if listed else facts.joined(k.model, cube, t.cube))
+        ]
         own = [p for p in dims if p.split(".", 1)[0] == cube]
         if own or dims:
             column = (own or dims)[0]
@@ -274,10 +311,13 @@ def columns(q: Question, k: Knowledge) -> None:
             named = other != cube and facts.label(k.model, other, r.language) == column
             shown += [*(_foreign_key(k, cube, other) if named else []), column]
             r.use(m.span)
-    shown += _joined_labels(r, k, cube) + _titled_words(r, k, cube) + _amount(r, k, cube)
+    shown += _joined_labels(r, k, cube) + column_items.resolve(r, k, cube, r.used)
+    shown += _titled_words(r, k, cube) + _amount(r, k, cube)
     if q.understanding.time_ranges and (time_dim := r.time_dimension or k.model.cube_time_dimension(cube)):
         shown.append(time_dim)
     keys = {p for c in k.model.cubes[cube].joins for p in _foreign_key(k, cube, c.target)}
-    if len(set(shown) - {None} - keys) <= 2 + len(r.filters):  # nothing asked beyond key, label and filters
+    ordered = {member for member, _ in r.order}  # "the 10 priciest parts": the order asks for no column
+    asked = len(set(shown) - {None} - keys - ordered) > 2 + len(r.filters)  # beyond key, label and filters
+    if not asked and not r.column_list:
         shown += _display(k, cube)
     r.columns = [c for c in dict.fromkeys(shown) if c]

@@ -2,7 +2,8 @@
 STEEL") looked up in the warehouse (``router.parse.probe``): where a string dimension holds one, it is a
 value of that dimension, and replaces the shorter names found inside it ("Clerk", "Supplier"); and
 capitalised words derived from one value ("Brazilian suppliers", "German customers": ``value_stems``), and a
-lower-case possessive that is a value's first word ("mesa's flights")."""
+lower-case possessive that is a value's first word ("mesa's flights"); plurals of a value written as one word
+("turboprops": Turbo-prop)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import re
 
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN
-from router.parse.lexicon import value_stems
+from router.parse.lexicon import plural_value, value_stems
 from router.parse.probe import CAPS_PHRASE, LITERAL, QUOTED, TITLE_PHRASE
 from router.parse.reading import Mention, Target
 from router.parse.text import norm_word, overlaps
@@ -66,6 +67,19 @@ def choose(q: Question, k: Knowledge) -> None:
     if k.probe is not None:
         _probed(q, k)
     _derived(q, k)
+    _plurals(q, k)
+
+
+def _plurals(q: Question, k: Knowledge) -> None:
+    """ "any turboprops": a plural of a value written as one word ("Turbo-prop") names that value."""
+    r = q.reading
+    taken = [*(x.span for x in r.mentions), *(x.span for x in r.marks), *r.time_spans]
+    for m in re.finditer(r"\b[A-Za-z][\w-]{3,}s\b", r.text):
+        if any(overlaps(m.span(), t) for t in taken) or not (targets := plural_value(k.lexicon, m.group(0))):
+            continue
+        r.mentions.append(Mention(m.start(), m.end(), m.group(0), targets, {t: 2 for t in targets}))
+        r.notes.append(f"{m.group(0)!r} read as {targets[0].value!r} of {targets[0].path}")
+    r.mentions.sort(key=lambda x: x.start)
 
 
 def _outside(text: str, cut: Mention, span: tuple[int, int], k: Knowledge) -> list[Mention]:

@@ -690,6 +690,8 @@ def _paired(r: Reading, k: Knowledge, m: Mention, path: str, marks: list[Mark]) 
 
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
+    if r.column_list:
+        return  # "? name, brand and price" with no aggregate asked: rows, not measures (passes.tail)
     for m in r.mentions:
         path, marks, refusal = _measure_of(q, k, m)
         if refusal:

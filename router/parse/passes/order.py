@@ -24,7 +24,10 @@ from router.understanding._calendar import parse_number
 
 # adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
 ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
-    (re.compile(r"expensive|cheap|pricey|costly|贵|便宜", re.IGNORECASE), stems("price cost total amount")),
+    (
+        re.compile(r"expensive|cheap|pric(?:ey|ier|iest)|cost(?:ly|lier|liest)|贵|便宜", re.IGNORECASE),
+        stems("price cost total amount"),
+    ),
     (
         re.compile(r"longest|shortest|\blong(?:er)?\b|\bshort(?:er)?\b|最长|最短", re.IGNORECASE),
         stems("length duration millisecond minute second time day"),
@@ -42,7 +45,7 @@ ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 _ORDINAL = norm_word("number")  # "Day of week number" is a position, not a length of days
 _TIME_ADJECTIVE = re.compile(r"latest|newest|most recent|recent|oldest|earliest|最新|最近|最早", re.IGNORECASE)
 _DESC_ADJ = re.compile(
-    r"most|expensive|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"
+    r"most|expensive|priciest|costliest|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"
     r"最大|最新|最近|最高",
     re.IGNORECASE,
 )
@@ -90,9 +93,16 @@ def _compared_column(k: Knowledge, cube: str, nouns: frozenset[str]) -> Any | No
 
 
 def _named(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) -> Any | None:
+    """The column an order phrase names inside it ("highest *balance* first": a name, else a word of one
+    column's title), else the column named right before it ("sorted by total")."""
     inside = [m for m in r.mentions if span[0] <= m.start and m.end <= span[1]]
+    found = _column_of(r, inside, k) or _title_word(r, span, k, cubes)
     prior = before(r, span, extra=r"by|按|sorted|ordered|order|sort|排序|排|from")
-    for m in [*inside, *([prior] if prior else [])]:
+    return found or _column_of(r, [prior] if prior else [], k)
+
+
+def _column_of(r: Reading, mentions: list[Mention], k: Knowledge) -> Any | None:
+    for m in mentions:
         for t in [*m.of("dimension"), *(m.of("measure") if r.intent == "aggregate" else [])]:
             member = k.model.find_member(t.path)
             if member is not None and (facts.is_numeric(member) or member.type == "time"):
@@ -156,7 +166,6 @@ def _explicit(r: Reading, k: Knowledge, cubes: list[str]) -> bool:
             (_adjective_member(mark.text, r, k, cubes) if _TIME_ADJECTIVE.search(mark.text) else None)
             or _named(r, mark.span, k, cubes)
             or _adjective_member(mark.text, r, k, cubes)
-            or _title_word(r, mark.span, k, cubes)
             or _amount_word(r, mark.span, k, cubes)
         )
         if member is None and r.measures:

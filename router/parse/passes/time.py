@@ -64,7 +64,7 @@ def choose(q: Question, k: Knowledge) -> None:
         r.use(mark.span)
     periods = r.periods(q.understanding.time_ranges)
     timed = bool(periods or q.understanding.granularity or r.granularity)
-    asides = _asides(r)
+    asides = [*_asides(r), *r.column_list]  # a date in a list of columns is shown, it dates nothing
     for m in r.mentions:
         if any(s <= m.start and m.end <= e for s, e in asides):
             continue

@@ -184,3 +184,8 @@ def test_a_number_the_gold_rounds_is_matched_by_any_number_rounding_to_it() -> N
         gold_query("SELECT country, AVG(total) FROM invoices GROUP BY 1"), [["Hungary", Decimal("6.52")]]
     )
     assert compare(plain, [["Hungary", 6.517]]) is not None  # not rounded: the usual tolerance
+
+
+def test_an_answer_number_rounded_to_two_or_more_decimals_matches_its_gold() -> None:
+    assert cell_matches(43.785083, 43.79) and cell_matches(0.123456, 0.1235)
+    assert not cell_matches(43.785083, 43.8) and not cell_matches(43.785083, 43.78)

@@ -193,3 +193,23 @@ def test_a_holiday_is_its_day_of_the_year_said_or_the_latest_one() -> None:
     assert (said.start, said.end) == (date(2012, 12, 25), date(2012, 12, 25))
     assert latest.start == date(2013, 12, 31) and zh.start == date(2013, 12, 25)
     assert not extract_time("the Christmas album", date(2014, 1, 1)).ranges  # alone it may be a title
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("lines shipped June 1-7, 1998", "1998-06-01", "1998-06-07"),
+        ("lines shipped 1-7 June 1998", "1998-06-01", "1998-06-07"),
+        ("the first week of June 1998", "1998-06-01", "1998-06-07"),
+        ("the second week of March 2024", "2024-03-08", "2024-03-14"),
+        ("the last week of 2013", "2013-12-25", "2013-12-31"),
+    ],
+)
+def test_days_of_a_month_and_the_nth_week_of_a_period(text: str, start: str, end: str) -> None:
+    ranges = extract_time(text, date(2025, 6, 30)).ranges
+    assert [(str(r.start), str(r.end)) for r in ranges] == [(start, end)]
+
+
+def test_a_period_restated_in_parentheses_is_one_period() -> None:
+    ranges = extract_time("in the first week of June 1998 (June 1-7)", date(2025, 6, 30)).ranges
+    assert len(ranges) == 1

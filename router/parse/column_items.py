@@ -1,0 +1,106 @@
+"""The columns a list of columns asks for (``Reading.column_list``, found by ``passes.tail``), where an item
+is not already a whole name of the model: "priority" of orders is the orders' "Order priority" (the title
+less the cube's own words), not the "Shipping priority"; "year" of planes is "Year built" (a title's words
+in parentheses are its unit, not its name); "余额" of customers is its "账户余额"; "name" is the rows' label.
+
+The columns come from the listed cube first, then from the cubes its rows refer to (many-to-one joins, the
+nearest first); an item several columns fit equally well names none, and stays unknown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.aggregate.members import aliases
+from router.parse import facts
+from router.parse.context import Knowledge
+from router.parse.reading import Reading, Span
+from router.parse.text import ASIDE, GLUE, has_cjk, name_key
+
+_NAME = name_key("name")
+
+
+def _said(member: Any) -> set[str]:
+    """The words a column is called by: its title without asides ("Plane age (years)"), else its name."""
+    title = ASIDE.sub(" ", getattr(member, "title", "") or "")
+    return set(name_key(title)) or set(name_key(member.name))
+
+
+def referred(k: Knowledge, cube: str) -> list[str]:
+    """The listed cube, then the cubes its rows refer to (many-to-one joins), nearest first."""
+    joins = [j for c in k.model.cubes.values() for j in c.joins if j.target in k.model.cubes]
+    ups = [(j.source, j.target) for j in joins if j.relationship in ("many_to_one", "one_to_one")]
+    ups += [(j.target, j.source) for j in joins if j.relationship in ("one_to_many", "one_to_one")]
+    hops = {cube: 0}
+    frontier = [cube]
+    while frontier:
+        step = {t: hops[c] + 1 for c in frontier for s, t in ups if s == c and t not in hops}
+        hops.update(step)
+        frontier = list(step)
+    return sorted(hops, key=lambda c: hops[c])
+
+
+def _best(candidates: list[tuple[Any, int]]) -> Any | None:
+    """The one candidate with the lowest rank; None when two share it."""
+    if not candidates:
+        return None
+    low = min(rank for _, rank in candidates)
+    best = [m for m, rank in candidates if rank == low]
+    return best[0] if len(best) == 1 else None
+
+
+def _english(k: Knowledge, cubes: list[str], said: set[str], context: set[str]) -> Any | None:
+    """The column whose title holds the item's words; of several, the one whose other words are the cube's
+    own ("Order priority" of orders) or said elsewhere in the question ("delay" beside "departure")."""
+    for cube in cubes:
+        own = facts.title_words(k.model.cubes[cube])
+        dims = [d for d in k.model.cubes[cube].dimensions.values() if d.public and said <= _said(d)]
+        # the fewer words a title has beyond the item, the cube's own name and the question, the closer it is
+        found = _best([(d, len(_said(d) - said - own - context)) for d in dims])
+        if found is not None:
+            return found
+        if dims:
+            return None  # "priority" of a cube with two equally fitting priorities: ask, do not pick
+    return None
+
+
+def _chinese(k: Knowledge, cubes: list[str], item: str) -> Any | None:
+    """The column one of whose Chinese names holds the item ("余额" in "账户余额"); else the column the item's
+    English word names ("数量": quantity, from the bilingual analytics words)."""
+    english = aliases().get(item)
+    if english and (found := _english(k, cubes, set(name_key(english)) - GLUE, set())) is not None:
+        return found
+    for cube in cubes:
+        found = {
+            e.target.path
+            for surface, entries in k.lexicon.by_text.items()
+            if item in surface
+            for e in entries
+            if e.target.kind == "dimension" and e.target.cube == cube
+        }
+        if len(found) == 1:
+            return k.model.find_member(found.pop())
+        if found:
+            return None
+    return None
+
+
+def resolve(r: Reading, k: Knowledge, cube: str, taken: list[Span]) -> list[str]:
+    """The members the list's items not yet used (outside ``taken``) name; marks each item it resolves used."""
+    cubes = referred(k, cube)
+    out: list[str] = []
+    for start, end in r.column_list:
+        if any(s <= start and end <= e for s, e in taken):
+            continue
+        text = r.text[start:end]
+        if has_cjk(text):
+            member = _chinese(k, cubes, text)
+        else:
+            said = set(name_key(text)) - GLUE
+            label = facts.label(k.model, cube, r.language) if set(_NAME) == said else None
+            context = {w for w in name_key(r.text)} - said
+            member = k.model.find_member(label) if label else (_english(k, cubes, said, context) if said else None)
+        if member is not None:
+            out.append(member.path)
+            r.use((start, end))
+    return out
