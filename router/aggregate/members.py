@@ -23,7 +23,6 @@ _ALIASES_FILE = Path(__file__).with_name("dimension_aliases.yaml")
 
 
 @lru_cache(maxsize=1)
-@lru_cache(maxsize=1)
 def aliases() -> dict[str, str]:
     return {str(k).lower(): str(v).lower() for k, v in yaml.safe_load(_ALIASES_FILE.read_text()).items()}
 

@@ -70,14 +70,15 @@ def _chinese(k: Knowledge, cubes: list[str], item: str) -> Any | None:
     english = aliases().get(item)
     if english and (found := _english(k, cubes, set(name_key(english)) - GLUE, set())) is not None:
         return found
+    named = {
+        e.target
+        for surface, entries in k.lexicon.by_text.items()
+        if item in surface
+        for e in entries
+        if e.target.kind == "dimension"
+    }
     for cube in cubes:
-        found = {
-            e.target.path
-            for surface, entries in k.lexicon.by_text.items()
-            if item in surface
-            for e in entries
-            if e.target.kind == "dimension" and e.target.cube == cube
-        }
+        found = {t.path for t in named if t.cube == cube}
         if len(found) == 1:
             return k.model.find_member(found.pop())
         if found:
@@ -88,6 +89,7 @@ def _chinese(k: Knowledge, cubes: list[str], item: str) -> Any | None:
 def resolve(r: Reading, k: Knowledge, cube: str, taken: list[Span]) -> list[str]:
     """The members the list's items not yet used (outside ``taken``) name; marks each item it resolves used."""
     cubes = referred(k, cube)
+    spoken = set(name_key(r.text))
     out: list[str] = []
     for start, end in r.column_list:
         if any(s <= start and end <= e for s, e in taken):
@@ -98,7 +100,7 @@ def resolve(r: Reading, k: Knowledge, cube: str, taken: list[Span]) -> list[str]
         else:
             said = set(name_key(text)) - GLUE
             label = facts.label(k.model, cube, r.language) if set(_NAME) == said else None
-            context = {w for w in name_key(r.text)} - said
+            context = spoken - said
             member = k.model.find_member(label) if label else (_english(k, cubes, said, context) if said else None)
         if member is not None:
             out.append(member.path)

@@ -130,6 +130,10 @@ class Reading:
         """The question's periods that are dates (not bounds of a year column, not a row's key: "part 2000")."""
         return [t for t in ranges if t.phrase not in self.year_periods and t.phrase not in self.key_periods]
 
+    def listed_column(self, span: Span) -> bool:
+        """``span`` lies inside an item of the question's closing list of columns (``column_list``)."""
+        return any(s <= span[0] and span[1] <= e for s, e in self.column_list)
+
     def use(self, *spans: Span) -> None:
         self.used.extend(spans)
 

@@ -335,10 +335,8 @@ def _days_spec(year: int | None, month: int, first: int, last: int, today: date)
 _WEEK_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": -1}
 
 
-def _week_of(ordinal: str, period: Bounds | None) -> _Spec | None:
+def _week_of(ordinal: str, period: Bounds) -> _Spec | None:
     """ "the first week of June 1998": days 1-7 of the period (the last week: its last seven days)."""
-    if period is None:
-        return None
     n = _WEEK_ORDINALS[ordinal.lower()]
     start = period[1] - timedelta(days=6) if n < 0 else period[0] + timedelta(days=7 * (n - 1))
     end = min(start + timedelta(days=6), period[1])

@@ -129,7 +129,7 @@ def _rows_under(r: Reading, k: Knowledge, cube: str) -> str:
     """ "which suppliers carry part 777? show available qty and supply cost": columns asked of a cube whose rows
     refer to the named one (the part's supplier offers) make those rows the listed ones, one per offer,
     when exactly one cube the columns belong to refers to every cube they and the named rows belong to."""
-    asked = [m for m in r.mentions if any(s <= m.start and m.end <= e for s, e in r.column_list)]
+    asked = [m for m in r.mentions if r.listed_column(m.span)]
     reached = set(column_items.referred(k, cube))
     beyond = [m for m in asked if m.of("dimension") and not m.of("cube")]
     beyond = [m for m in beyond if not any(t.cube in reached for t in m.of("dimension"))]
@@ -233,7 +233,7 @@ def column_spans(r: Reading) -> list[Span]:
 def in_column_list(r: Reading, span: Span, columns: list[Span]) -> bool:
     """A word right after "with (their)", or beside another column with only a comma or "and" between."""
     asked = [m.end for m in r.marks_of("columns")]
-    if any(s <= span[0] and span[1] <= e for s, e in r.column_list):
+    if r.listed_column(span):
         return True
     return any(not r.text[end : span[0]].strip() for end in asked) or any(
         _LIST_GAP.fullmatch(r.text[a[1] : span[0]]) or _LIST_GAP.fullmatch(r.text[span[1] : a[0]])
@@ -300,8 +300,8 @@ def columns(q: Question, k: Knowledge) -> None:
     for m in r.mentions:
         if not free(r, m):
             continue
-        listed = any(s <= m.start and m.end <= e for s, e in r.column_list)  # a column of the rows or of a row
-        dims = [  # they refer to: a one-to-many cube's column would repeat the rows
+        listed = r.listed_column(m.span)  # a column of the rows or of a row they refer to (a one-to-many
+        dims = [  # cube's column would repeat the rows)
             t.path for t in m.of("dimension") if (t.cube in referred if listed else facts.joined(k.model, cube, t.cube))
         ]
         own = [p for p in dims if p.split(".", 1)[0] == cube]

@@ -4,17 +4,14 @@ turns an aggregate question into a listing."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
 
 import pytest
 
-from router.parse import Knowledge, build_lexicon, parse
-from router.parse.reading import Reading
-from router.understanding import understand
+from cube_models.model import load_model
+from router.parse import Knowledge, build_lexicon
+from tests.unit.router.test_parse import Values, read
 
-TODAY = date(2024, 12, 31)
 MODEL = """
 cubes:
   - name: orders
@@ -61,24 +58,13 @@ cubes:
 """
 
 
-@dataclass
-class Values:
-    surfaces: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-
-
 @pytest.fixture(scope="module")
 def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
-    from cube_models.model import load_model
-
     folder: Path = tmp_path_factory.mktemp("model")
     (folder / "shop.yml").write_text(MODEL, encoding="utf-8")
     model = load_model(folder)
     values = Values({"paris": [("customers.city", "Paris")], "turbo-prop": [("customers.engine", "Turbo-prop")]})
     return Knowledge(model, build_lexicon(model, [], values))
-
-
-def read(knowledge: Knowledge, question: str) -> Reading:
-    return parse(understand(question, TODAY), knowledge)
 
 
 def test_a_closing_list_of_columns_asks_for_rows_with_those_columns(knowledge: Knowledge) -> None:
