@@ -77,13 +77,26 @@ def choose(q: Question, k: Knowledge) -> None:
             r.time_dimension = r.time_dimension or times[0]
             r.use(m.span)
     if r.time_dimension is None and timed:
-        r.time_dimension = _by_verb(r, k)
+        r.time_dimension = _by_verb(r, k) or _lone_listed_date(r, k)
     if r.time_dimension:
         r.notes.append(f"periods on {r.time_dimension}")
     if timed:
         _dated(q, k)
     if r.intent == "detail" and not _contiguous(periods):
         r.refuse("rows of separate periods are listed one period at a time: ask for each period")
+
+
+def _lone_listed_date(r: Reading, k: Knowledge) -> str | None:
+    """ "Staff who joined in 2003 - name, title and start date": the one date a list of columns asks for is the
+    one the period is on (two, "with the ship and order dates", leave it to the cube's own)."""
+    times = {
+        t.path
+        for m in r.mentions
+        if r.listed_column(m.span)
+        for t in m.of("dimension")
+        if getattr(k.model.find_member(t.path), "type", "") == "time" and _joined(r, k, t.cube)
+    }
+    return times.pop() if len(times) == 1 else None
 
 
 def _contiguous(ranges: list[Any]) -> bool:

@@ -126,3 +126,10 @@ def test_non_is_a_negation_that_is_refused_when_nothing_applies_it(knowledge: Kn
 def test_priciest_ranks_by_the_price(knowledge: Knowledge) -> None:
     r = read(knowledge, "the 3 priciest orders of 2024")
     assert (r.intent, r.order, r.limit) == ("detail", [("orders.total", "desc")], 3)
+
+
+def test_the_one_date_a_list_asks_for_is_the_one_its_period_is_on(knowledge: Knowledge) -> None:
+    r = read(knowledge, "customers of 2024 - name and signup year")  # a number column, no date: none taken
+    assert r.time_dimension is None
+    lone = read(knowledge, "list the orders of 2024: order number and order date")
+    assert lone.time_dimension == "orders.ordered_at"
