@@ -82,6 +82,7 @@ def synthesize(
         outcome = two_mode(lambda: _llm_text(result), lambda: fast_text, step="answer", use_llm=use_llm)
         text, mode, reason = outcome.value, outcome.mode, outcome.fallback_reason
     text += "".join(_cut_text(c, lang) for c in result.cuts)  # every limit reached is said, in either mode
+    text += _corrections_text(result.corrections, lang)
     if result.tie is not None and result.aggregate is not None and table.rows and not result.error:
         agg = result.aggregate
         text += tie_text(result.tie, agg.rows, agg.cube_query, lang=lang, mixed=intent == "mixed")
@@ -157,6 +158,15 @@ _UNCOUNTED = (
     " The rows stop at a limit: {shown} are shown, and their total could not be counted.",
     " 结果在上限处截断：显示 {shown} 条，总数未能统计。",
 )
+
+
+def _corrections_text(corrections: list[tuple[str, str]], lang: str) -> str:
+    """How typos were read: " (Read 'revnue' as 'revenue'.)"."""
+    if not corrections:
+        return ""
+    if lang == "zh":
+        return "（" + "，".join(f"已将“{a}”理解为“{b}”" for a, b in corrections) + "。）"
+    return " (Read " + ", ".join(f"'{a}' as '{b}'" for a, b in corrections) + ".)"
 
 
 def _cut_text(cut: Cut, lang: str) -> str:
@@ -596,6 +606,7 @@ def provenance(result: PipelineResult) -> dict[str, Any]:
         "understanding": _plain(result.understanding),
         "sub_queries": result.sub_queries,
         "follow_up_of": result.follow_up_of,
+        "spelling": [{"written": a, "read": b} for a, b in result.corrections],
         "bindings": [b.to_dict() for b in getattr(retrieval, "term_bindings", [])],
         "crag_grade": getattr(getattr(retrieval, "crag", None), "grade", None),
         "crag": _crag(retrieval),

@@ -30,6 +30,7 @@ from router.intent import classify_intent
 from router.parse import Knowledge, build_lexicon
 from router.parse.nearest import Nearest
 from router.parse.probe import Probe
+from router.parse.spelling import Speller
 from router.schema_retrieval import SchemaRetrieval, WikiPassages
 from router.semantic import ModelRoutes, SemanticLayer
 from router.understanding import understand
@@ -77,6 +78,7 @@ def load_components(settings: Settings, url: str) -> Components:
         value_index=routes.values,
         drill=routes.drill,
         parse=routes.read,
+        spell=routes.spell,
         listing=routes.listing,
         load=routes.load,
         model=routes.model,
@@ -93,7 +95,7 @@ def semantic_layer(settings: Settings, url: str, embedder: Embedder) -> Semantic
         terms = read_terms(conn)
         probe = Probe.load(conn, url, model, settings.warehouse_schema)
     knowledge = Knowledge(model, build_lexicon(model, terms, values), probe.find, Nearest.build(model, embedder).find)
-    return SemanticLayer(model, get_backend(settings, url, model), values, knowledge)
+    return SemanticLayer(model, get_backend(settings, url, model), values, knowledge, Speller.build(knowledge.lexicon))
 
 
 def _calibrate(url: str, embedder: Embedder) -> None:

@@ -94,6 +94,12 @@ class Parse(Protocol):
     def __call__(self, understanding: Understanding, entities: list[EntityMatch]) -> Reading | None: ...
 
 
+class Spell(Protocol):
+    """question -> (the question with its typos read as the words meant, the (written, read) pairs)."""
+
+    def __call__(self, question: str) -> tuple[str, list[tuple[str, str]]]: ...
+
+
 class Listing(Protocol):
     """(listing reading, understanding, today, row limit) -> (dimensions-only Cube query, its rows)."""
 
@@ -163,6 +169,10 @@ def _load(cube_query: dict[str, Any], today: date) -> None:
     return None
 
 
+def _spell(question: str) -> tuple[str, list[tuple[str, str]]]:
+    return question, []
+
+
 @dataclass
 class Components:
     understand: Understand
@@ -178,6 +188,7 @@ class Components:
     value_index: CurrentValues = _current
     drill: Drill = _drill
     parse: Parse = _parse
+    spell: Spell = _spell
     listing: Listing = _listing
     load: Load = _load
     model: CurrentModel = _current

@@ -104,6 +104,7 @@ class PipelineResult:
     turn: Turn | None = None
     cuts: list[Cut] = field(default_factory=list)  # limits the rows stopped at, counted (router.cuts)
     tie: Tie | None = None  # the aggregate's limit cuts between rows tied on its order (router.aggregate.ties)
+    corrections: list[tuple[str, str]] = field(default_factory=list)  # typos, (as written, as read)
 
 
 @dataclass
@@ -145,6 +146,7 @@ class Pipeline:
         clock = _Clock(timings)
 
         asked, follow_up_of = _with_context(question, previous)
+        asked, corrections = self.c.spell(asked)
         understanding, sub_queries = self._understand(asked, today, use_llm)
         clock.lap("understand")
         if (change := write_request(question)) is not None:  # cubesage never changes data: refused as such
@@ -172,6 +174,7 @@ class Pipeline:
             table=ResultTable([]),
             follow_up_of=follow_up_of,
             timings_ms=timings,
+            corrections=corrections,
         )
         follow_up = self._follow_up_of(question, previous, today, result)
         self._answer(result, conn, recall, today, use_llm, clock, emit, follow_up)

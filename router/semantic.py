@@ -29,6 +29,7 @@ from router.parse import Knowledge, parse
 from router.parse.cube import aggregate_draft, listing_query
 from router.parse.reading import Reading
 from router.parse.rows import row_targets
+from router.parse.spelling import Correction, Speller
 from router.parse.verdict import judge
 from router.signals import intent_signals
 from router.understanding.types import Understanding
@@ -46,6 +47,7 @@ class SemanticLayer:
     backend: SemanticBackend
     values: ValueIndex
     knowledge: Knowledge  # the model's lexicon (model + glossary + values)
+    speller: Speller  # typos read as the lexicon's or the language's words
 
 
 class ModelRoutes:
@@ -64,6 +66,9 @@ class ModelRoutes:
 
     def values(self) -> ValueIndex:
         return self.current.values
+
+    def spell(self, question: str) -> tuple[str, list[Correction]]:
+        return self.current.speller.correct(question)
 
     def read(self, understanding: Understanding, entities: list[EntityMatch]) -> Reading:
         current = self.current

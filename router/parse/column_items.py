@@ -64,7 +64,7 @@ def _english(k: Knowledge, cubes: list[str], said: set[str], context: set[str]) 
     return None
 
 
-def _chinese(k: Knowledge, cubes: list[str], item: str) -> Any | None:
+def chinese(k: Knowledge, cubes: list[str], item: str) -> Any | None:
     """The column one of whose Chinese names holds the item ("余额" in "账户余额"); else the column the item's
     English word names ("数量": quantity, from the bilingual analytics words)."""
     english = aliases().get(item)
@@ -96,7 +96,7 @@ def resolve(r: Reading, k: Knowledge, cube: str, taken: list[Span]) -> list[str]
             continue
         text = r.text[start:end]
         if has_cjk(text):
-            member = _chinese(k, cubes, text)
+            member = chinese(k, cubes, text)
         else:
             said = set(name_key(text)) - GLUE
             label = facts.label(k.model, cube, r.language) if set(_NAME) == said else None

@@ -32,7 +32,7 @@ from router.understanding._calendar import parse_number
 _F = re.IGNORECASE
 # an amount: "9,000", "$15", "1.5k", "38万", "2 million", "5000元"
 NUMBER = (
-    r"(?:[$¥€£]\s*)?(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
+    r"(?:[$¥€£]\s*)?((?:(?<![\w-])[-−])?\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
     r"\s*((?:k|m|bn|thousand|million|billion)(?![a-z])|万|千|百万|亿)?"
     r"(?:\s*(?:元|块|美元|dollars?|usd|rmb|yuan))?"
 )
@@ -130,7 +130,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         "list",
         r"\blist(?:ing)?\b|\bshow(?: me)?\b|\bdisplay\b|\bgive me\b|\bget me\b|\bfind\b|\bpull(?: up)?\b|"
         r"\bfetch\b|\benumerate\b|\breturn\b|\bnames? of\b|\bdetails?\b|(?<!on )\brecords?\b|"
-        r"列出|列一下|列举|显示|给我|查一下|查询|有哪些|是哪些|明细|清单|名单|列表|详情|都有谁|找出|找一下|查出",
+        r"列出|列一下|列举|显示|给我|查一下|拉(?:一下|一份|个|出来)|查询|有哪些|是哪些|明细|清单|名单|列表|详情|都有谁|找出|找一下|查出",
     ),
     (
         "negation",
@@ -141,7 +141,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "change",
         r"\bgrowth\b|\bgrow(?:s|n|ing)?\b|\bgrew\b|\bincreased?\b|\bdecreased?\b|\bchanged?\b|"
-        r"\bdeclined?\b|\brise\b|\brose\b|\bfell\b|\bup or down\b|增长|增幅|增速|变化|涨幅|跌幅|上升|下滑",
+        r"\bdeclined?\b|\brise\b|\brose\b|\bfell\b|\bup or down\b|增长|增幅|增速|变化|涨幅|跌幅|上升|下滑|涨了?|跌了?",
     ),
     (
         "exclude",
@@ -186,7 +186,7 @@ _RECENT = re.compile(
 )
 _BOUND_EN = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT}|{_EQ})\s*{NUMBER}", _F)
 _BETWEEN = re.compile(
-    rf"\bbetween\s+{NUMBER}\s+(?:and|to)\s+{NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间|"
+    rf"\bbetween\s+{NUMBER}(?:\s+(?:and|to)\s+|\s*[-–]\s*){NUMBER}|{NUMBER}\s*(?:-|到|至|~)\s*{NUMBER}\s*之间|"
     rf"\b(?:from\s+)?{NUMBER}\s+to\s+{NUMBER}",
     _F,
 )
@@ -230,7 +230,7 @@ def amount(text: str) -> float | None:
     if m is None:
         return None
     try:
-        value = float(m.group(1).replace(",", ""))
+        value = float(m.group(1).replace(",", "").replace("−", "-"))
     except ValueError:
         return None
     return value * _SCALE.get((m.group(2) or "").lower(), 1)
@@ -441,8 +441,8 @@ as than about into onto out up down off again further once per by via vs versus 
 before after since until while whether if when where why yes one ones both either neither other others same
 own more most less least else thing things stuff way kind sort lot lots bit get got getting make made making
 take took put set look looking find found use used using anything something everything someone anyone everyone
-nobody thanks thank hi hello hey ok okay quick quickly roughly approximately around exactly actually basically
-generally typically usually data database warehouse table tables record records row rows entry entries
+nobody thanks thank thx pls plz hi hello hey ok okay quick quickly roughly approximately around exactly actually
+basically generally typically usually data database warehouse table tables record records row rows entry entries
 information info figure figures number numbers stat stats statistic statistics metric metrics value values
 report amount result results list listing detail details breakdown split grouped order ordered sorted rank
 ranked ranking first last next previous top bottom best worst biggest largest highest lowest smallest longest

@@ -522,7 +522,7 @@ _BETWEEN_BEFORE = re.compile(r"(?:between|介于)\s*$", re.IGNORECASE | re.ASCII
 _AND_WORDS = {"and", "和", "与"}
 CHANGE = re.compile(
     r"\b(?:growth|grow|grew|grown|change[ds]?|increase[ds]?|decrease[ds]?|decline[ds]?|"
-    r"drop(?:ped)?|rise|rose|fell|fall)\b|增长|增幅|增速|变化|涨幅|跌幅|下降|下滑|上升",
+    r"drop(?:ped)?|rise|rose|fell|fall)\b|增长|增幅|增速|变化|涨幅|跌幅|下降|下滑|上升|涨了?|跌了?",
     re.IGNORECASE | re.ASCII,
 )
 _SINCE_BEFORE = re.compile(

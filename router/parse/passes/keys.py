@@ -40,9 +40,11 @@ _GROUPED_BEFORE = re.compile(r"\b(?:by|per|each|every|across|top\s+\d+)\s+(?:[\w
 
 def _bare_year(r: Reading, m: Mention, found: re.Match[str]) -> bool:
     """A year-like number one space after a singular English name of rows ("part 2000", "order 1998"), not
-    after a group-by ("revenue by region 1997" is 1997's revenue by region)."""
+    after a group-by ("revenue by region 1997" is 1997's revenue by region) nor after a name that is also a
+    measure's ("revenue 2024" is 2024's revenue)."""
     return (
         r.language == "en"
+        and not m.of("measure")
         and r.text[m.end : found.start(1)] == " "
         and not m.text.lower().endswith("s")
         and not _GROUPED_BEFORE.search(r.text[: m.start])

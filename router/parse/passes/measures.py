@@ -312,7 +312,7 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
     if kind is not None or not m.of("measure") or _AGGREGATE_IN_NAME.search(m.text):
         return False  # "the average supply cost for part 100" asks the average, not the column
     listed = any(x.start < m.start for x in r.marks_of("list"))  # "list ... with quantity", not "..., and list"
-    if not (listed or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, None):
+    if not (listed or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, k):
         return False
     if m.of("dimension"):
         return True

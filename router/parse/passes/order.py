@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from router.parse import facts
+from router.parse import column_items, facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import AMOUNT_WORD, names_a_number
 from router.parse.nearby import after, before, free
@@ -98,7 +98,21 @@ def _named(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) ->
     inside = [m for m in r.mentions if span[0] <= m.start and m.end <= span[1]]
     found = _column_of(r, inside, k) or _title_word(r, span, k, cubes)
     prior = before(r, span, extra=r"by|按|sorted|ordered|order|sort|排序|排|from")
-    return found or _column_of(r, [prior] if prior else [], k)
+    return found or _column_of(r, [prior] if prior else [], k) or _part_of_name_zh(r, span, k, cubes)
+
+
+_BY_ZH = re.compile(r"(?:按照|按|根据)\s*([\u4e00-\u9fff]{1,6}?)\s*(?:排序|排)?\s*$")
+
+
+def _part_of_name_zh(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) -> Any | None:
+    """ "按余额从低到高" after "账户余额": the Chinese words after 按 that are part of the name of one numeric or
+    date column of the answer's cubes order by that column."""
+    said = _BY_ZH.search(r.text, 0, span[0])
+    member = column_items.chinese(k, cubes, said.group(1)) if said else None
+    if said is None or member is None or not (facts.is_numeric(member) or member.type == "time"):
+        return None
+    r.use(said.span(1))
+    return member
 
 
 def _column_of(r: Reading, mentions: list[Mention], k: Knowledge) -> Any | None:

@@ -1,0 +1,92 @@
+"""Chat writing read as meant: typos (router.parse.spelling), negative bounds, "pls", Chinese partial names
+after 按, and a measure's name followed by a year (a period, not a key)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cube_models.model import load_model
+from router.parse import Knowledge, build_lexicon
+from router.parse.spelling import Speller, one_edit
+from tests.unit.router.test_parse import Values, read
+from tests.unit.router.test_parse_columns import MODEL
+
+REVENUE = """
+  - name: revenue
+    title: Revenue
+    sql_table: shop.revenue
+    dimensions:
+      - {name: line_id, sql: line_id, type: string, primary_key: true, title: Line id}
+      - {name: ts, sql: ts, type: time, title: Booked at}
+    measures:
+      - {name: revenue, type: sum, sql: amount, title: Revenue}
+"""
+
+
+@pytest.fixture(scope="module")
+def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
+    folder: Path = tmp_path_factory.mktemp("model")
+    (folder / "shop.yml").write_text(MODEL + REVENUE, encoding="utf-8")
+    model = load_model(folder)
+    values = Values({"paris": [("customers.city", "Paris")]})
+    return Knowledge(model, build_lexicon(model, [], values))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "near"),
+    [
+        ("revnue", "revenue", True),  # a letter dropped
+        ("qaurter", "quarter", True),  # neighbours swapped
+        ("quantiti", "quantity", True),  # a letter changed
+        ("orderss", "orders", True),  # a letter added
+        ("qaurtre", "quarter", False),  # two edits
+        ("orders", "orders", False),
+    ],
+)
+def test_one_edit(a: str, b: str, near: bool) -> None:
+    assert one_edit(a, b) is near
+
+
+def test_a_lower_case_word_nothing_knows_is_read_as_the_one_known_word_one_edit_away(knowledge: Knowledge) -> None:
+    speller = Speller.build(knowledge.lexicon)
+    text, fixes = speller.correct("revnue by qaurter for custmers in Paris")
+    assert text == "revenue by quarter for customers in Paris"
+    assert fixes == [("revnue", "revenue"), ("qaurter", "quarter"), ("custmers", "customers")]
+
+
+def test_names_known_words_and_short_words_are_left_as_written(knowledge: Knowledge) -> None:
+    speller = Speller.build(knowledge.lexicon)
+    for text in ("Which lines contain the song Smells Like Teen Spirit?", "JUMBO orders", "the qty of Paris"):
+        assert speller.correct(text) == (text, [])
+
+
+def test_a_bound_on_a_negative_number_keeps_its_sign(knowledge: Knowledge) -> None:
+    r = read(knowledge, "customers with account balance below -990")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("customers.balance", "lt", ["-990"])]
+    r = read(knowledge, "列出账户余额低于 -990 的客户")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("customers.balance", "lt", ["-990"])]
+
+
+def test_a_range_written_with_a_dash_after_between_is_a_range(knowledge: Knowledge) -> None:
+    r = read(knowledge, "customers with account balance between 100-200")
+    assert {(f.operator, tuple(f.values)) for f in r.filters if f.member == "customers.balance"} == {
+        ("gte", ("100",)),
+        ("lte", ("200",)),
+    }
+
+
+def test_chinese_words_after_an_order_by_that_are_part_of_a_column_name_order_by_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "列出账户余额超过1000的客户,按余额从低到高排")
+    assert r.order == [("customers.balance", "asc")] and "余额" not in r.unknown
+
+
+def test_chat_filler_says_nothing(knowledge: Knowledge) -> None:
+    r = read(knowledge, "number of orders in 2024 pls")
+    assert r.measures == ["orders.count"] and not r.unknown and not r.refusal
+
+
+def test_a_year_after_a_name_that_is_also_a_measure_is_the_period(knowledge: Knowledge) -> None:
+    r = read(knowledge, "revenue 2024")
+    assert r.measures and not r.filters and not r.keyed
