@@ -175,11 +175,13 @@ class Lexicon:
             if (kept := [e for e in entries if _as_written(e, text[start:end])])
         ]
         # longest first; of equal length, a name found as written ("returned orders") before one found
-        # only by its stems ("number of returned" for "number of returns")
+        # only by its stems ("number of returned" for "number of returns"), then one that does not begin with
+        # an aggregation word ("number of *tracks sold*": the aggregation word is read as such anyway)
         found.sort(
             key=lambda f: (
                 -(len(name_key(text[f[0] : f[1]])) or f[1] - f[0]),
                 not _exact(f[2], text[f[0] : f[1]]),
+                _aggregation_head(text[f[0] : f[1]]),
                 -(f[1] - f[0]),
                 f[0],
             )
@@ -273,6 +275,12 @@ def _merge(mention: Mention, entries: list[Entry]) -> None:
 
 # auxiliary verbs a question puts inside a name ("tracks *were* sold" names "Tracks sold")
 _AUXILIARY = stems("is are was were be been being ever")
+_AGGREGATION_HEADS = stems("number count total sum average avg mean")
+
+
+def _aggregation_head(surface: str) -> bool:
+    key = name_key(surface)
+    return bool(key) and key[0] in _AGGREGATION_HEADS
 
 
 def _adjacent(text: str, run: list[Word]) -> bool:

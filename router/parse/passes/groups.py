@@ -282,3 +282,14 @@ def choose(q: Question, k: Knowledge) -> None:
     _grouped_names(r, k, cubes)
     _ranked(q, k, cubes)
     _compared_values(r, k, cubes)
+    _keyed_namesakes(r, k)
+
+
+def _keyed_namesakes(r: Reading, k: Knowledge) -> None:
+    """Groups by a label rows can share (two playlists called "Music") are groups by the rows' key too, so
+    namesakes are not added together."""
+    for path in [d for d in r.dimensions if d in k.repeated]:
+        key = facts.primary_key(k.model, path.split(".", 1)[0])
+        if key is not None and key not in r.dimensions:
+            r.dimensions.insert(r.dimensions.index(path), key)
+            r.notes.append(f"group by {key} too: rows share {path} values")

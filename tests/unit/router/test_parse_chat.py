@@ -3,6 +3,7 @@ after 按, and a measure's name followed by a year (a period, not a key)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,16 @@ REVENUE = """
       - {name: ts, sql: ts, type: time, title: Booked at}
     measures:
       - {name: revenue, type: sum, sql: amount, title: Revenue}
+  - name: shipments
+    title: Shipments
+    sql_table: shop.shipments
+    joins:
+      - {name: customers, relationship: many_to_one, sql: "{CUBE}.customer_id = {customers}.customer_id"}
+    dimensions:
+      - {name: shipment_id, sql: shipment_id, type: number, primary_key: true}
+      - {name: customer_id, sql: customer_id, type: number}
+    measures:
+      - {name: units, type: sum, sql: quantity, title: Units shipped, meta: {synonyms: [orders shipped]}}
 """
 
 
@@ -90,3 +101,15 @@ def test_chat_filler_says_nothing(knowledge: Knowledge) -> None:
 def test_a_year_after_a_name_that_is_also_a_measure_is_the_period(knowledge: Knowledge) -> None:
     r = read(knowledge, "revenue 2024")
     assert r.measures and not r.filters and not r.keyed
+
+
+def test_of_two_names_as_long_the_one_not_begun_by_an_aggregation_word_is_read(knowledge: Knowledge) -> None:
+    r = read(knowledge, "top 5 customers by number of orders shipped")
+    assert r.measures == ["shipments.units"] and not r.unknown
+
+
+def test_a_group_by_a_label_rows_share_is_a_group_by_their_key_too(knowledge: Knowledge) -> None:
+    r = read(knowledge, "top 3 customers by number of orders")
+    assert r.dimensions == ["customers.name"]
+    r = read(replace(knowledge, repeated=frozenset({"customers.name"})), "top 3 customers by number of orders")
+    assert r.dimensions == ["customers.customer_id", "customers.name"]
