@@ -198,7 +198,7 @@ _BOUND_EN_WORD = re.compile(rf"(?<![\w$])({_GTE}|{_LTE}|{_GT}|{_LT})\s+{_WORD_NU
 _BOUND_ZH_BEFORE = re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{NUMBER}", _F)
 # "4 or more order lines", "45+ items", "100 or fewer": the bound word after the number
 _BOUND_EN_AFTER = re.compile(
-    rf"(?<![\w.]){NUMBER}\s*(\+(?![\d\w])|or (?:more|greater|higher|above|over|longer|"
+    rf"(?<![\w.]){NUMBER}\s*((?<!\s)\+(?![\d\w])|or (?:more|greater|higher|above|over|longer|"
     rf"bigger|larger)\b|and (?:above|up|over|more)\b|or (?:less|fewer|lower|below|under|"
     rf"shorter|smaller)\b|and (?:below|under|less)\b)",
     _F,

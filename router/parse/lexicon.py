@@ -480,9 +480,23 @@ def _add_translations(lex: Lexicon) -> None:
     for zh, en in aliases().items():
         if not has_cjk(zh) or zh in lex.by_text:
             continue
-        for entry in lex.by_words.get(name_key(en), []):
+        for entry in lex.by_words.get(name_key(en), []) or _headed(lex, name_key(en)):
             if entry.target.kind != "value":
                 lex.add(zh, entry.target, NAME_WORDS)
+
+
+def _headed(lex: Lexicon, key: tuple[str, ...]) -> list[Entry]:
+    """The dimensions named by more words ending in ``key`` ("List price" for "price"), when no name is just
+    ``key``: the question's other words and its cubes choose between them."""
+    if not key or set(key) <= GENERIC_NAMES:
+        return []  # "金额": the generic amount word says the listed cube's amount (passes.order)
+    return [
+        e
+        for k, entries in lex.by_words.items()
+        if len(k) > len(key) and k[-len(key) :] == key
+        for e in entries
+        if e.target.kind == "dimension"
+    ]
 
 
 # generic words a cube's own dimension goes by alone ("status"), unlike "number" ("phone numbers", "number of")

@@ -499,8 +499,8 @@ _AMOUNT_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _AMOUNT_AFTER = re.compile(
-    r"^\s*(?:元|块|美元|欧元|dollars?|euros?|yuan|rmb|usd|cny|eur|bucks|以上|以下|多|\+|or\s+(?:more|less|above|"
-    r"below|over|under)|and\s+(?:above|up|over|below|under)|units?|items?|pieces?|件|个|笔|单|次|%)",
+    r"^(?:\+|\s*(?:元|块|美元|欧元|dollars?|euros?|yuan|rmb|usd|cny|eur|bucks|以上|以下|多|or\s+(?:more|less|above|"
+    r"below|over|under)|and\s+(?:above|up|over|below|under)|units?|items?|pieces?|件|个|笔|单|次|%))",
     re.IGNORECASE,
 )
 

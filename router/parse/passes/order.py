@@ -96,9 +96,9 @@ def _named(r: Reading, span: tuple[int, int], k: Knowledge, cubes: list[str]) ->
     """The column an order phrase names inside it ("highest *balance* first": a name, else a word of one
     column's title), else the column named right before it ("sorted by total")."""
     inside = [m for m in r.mentions if span[0] <= m.start and m.end <= span[1]]
-    found = _column_of(r, inside, k) or _title_word(r, span, k, cubes)
+    found = _column_of(r, inside, k, cubes) or _title_word(r, span, k, cubes)
     prior = before(r, span, extra=r"by|按|sorted|ordered|order|sort|排序|排|from")
-    return found or _column_of(r, [prior] if prior else [], k) or _part_of_name_zh(r, span, k, cubes)
+    return found or _column_of(r, [prior] if prior else [], k, cubes) or _part_of_name_zh(r, span, k, cubes)
 
 
 _BY_ZH = re.compile(r"(?:按照|按|根据)\s*([\u4e00-\u9fff]{1,6}?)\s*(?:排序|排)?\s*$")
@@ -115,9 +115,11 @@ def _part_of_name_zh(r: Reading, span: tuple[int, int], k: Knowledge, cubes: lis
     return member
 
 
-def _column_of(r: Reading, mentions: list[Mention], k: Knowledge) -> Any | None:
+def _column_of(r: Reading, mentions: list[Mention], k: Knowledge, cubes: list[str]) -> Any | None:
+    """The first numeric or date column the mentions name, a column of the answer's cubes first."""
     for m in mentions:
-        for t in [*m.of("dimension"), *(m.of("measure") if r.intent == "aggregate" else [])]:
+        targets = [*m.of("dimension"), *(m.of("measure") if r.intent == "aggregate" else [])]
+        for t in sorted(targets, key=lambda t: t.cube not in cubes):
             member = k.model.find_member(t.path)
             if member is not None and (facts.is_numeric(member) or member.type == "time"):
                 r.use(m.span)

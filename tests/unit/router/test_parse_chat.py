@@ -113,3 +113,15 @@ def test_a_group_by_a_label_rows_share_is_a_group_by_their_key_too(knowledge: Kn
     assert r.dimensions == ["customers.name"]
     r = read(replace(knowledge, repeated=frozenset({"customers.name"})), "top 3 customers by number of orders")
     assert r.dimensions == ["customers.customer_id", "customers.name"]
+
+
+def test_a_chinese_analytics_word_names_the_one_column_whose_name_ends_in_its_english(knowledge: Knowledge) -> None:
+    r = read(knowledge, "列出价格超过100的订单")  # 价格 = price: "Order total price"
+    assert [(f.member, f.operator) for f in r.filters] == [("orders.total", "gt")] and "价格" not in r.unknown
+
+
+def test_a_year_joined_by_a_plus_sign_is_a_year_not_a_bound(knowledge: Knowledge) -> None:
+    r = read(knowledge, "revenue for 2024 + the orders that make it up")
+    assert not r.filters and not r.marks_of("bound")
+    r = read(knowledge, "customers with 45+ orders")
+    assert [(f.operator, f.values) for f in r.filters] == [("gte", ["45"])]
