@@ -18,6 +18,7 @@ bounding. No warehouse nouns live here: every noun comes from the model (``route
 | recent | the latest 5, 3 most recent, 最近5笔 | (direction, N) on the listed cube's time |
 | negation | never, not, without, don't, 从未, 没有 | |
 | string_op | starting with X, containing X, 以X开头, 包含X | (operator, value) |
+| string_in | with 'X' in the name, have X in the title | ("contains", value, the column's words) |
 | write | delete, update, insert, drop, 删除, 修改 | |
 """
 
@@ -223,6 +224,13 @@ _STRING_OP = re.compile(
     _F,
 )
 
+# "with 'forest' in the name", "have Live in the title", "with “love” in their titles": rows whose column (the
+# words after the/its/their) holds the quoted or capitalised word
+_IN_THE_NAME = re.compile(
+    r"(?:\b(?:with|have|has|having)\s+)?(?:['\"“‘]([^'\"”’]{1,40})['\"”’]|\b([A-Z][\w#&./-]*))\s+"
+    r"in\s+(?:the|its|their)\s+((?:[a-z]+\s+)?(?:name|title)s?)\b"
+)
+
 
 def amount(text: str) -> float | None:
     """ "9,000" -> 9000, "38万" -> 380000, "$1.5k" -> 1500; None when it is no number."""
@@ -398,6 +406,10 @@ def _marks(text: str) -> tuple[Mark, ...]:
         value = next(g for g in m.groups() if g)
         op = "startsWith" if (m.group(1) or m.group(4)) else "endsWith" if m.group(3) else "contains"
         out.append(Mark("string_op", m.start(), m.end(), m.group(0), (op, value)))
+    for m in _IN_THE_NAME.finditer(text):
+        out.append(
+            Mark("string_in", m.start(), m.end(), m.group(0), ("contains", m.group(1) or m.group(2), m.group(3)))
+        )
     return tuple(sorted(out, key=lambda k: (k.start, -k.end)))
 
 

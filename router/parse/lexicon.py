@@ -141,12 +141,15 @@ class Lexicon:
     known: set[str] = field(default_factory=set)  # every normalised word of every name, values too
     forms: dict[str, str] = field(default_factory=dict)  # words of model names as written (lower) -> normalised
     _short: dict[str, str] = field(default_factory=dict, repr=False)  # abbreviations met so far -> normalised
+    heads: dict[str, set[Target]] = field(default_factory=dict)  # values by their first word ("jumbo": JUMBO BOX)
 
     def add(self, surface: str, target: Target, weight: int = TITLE) -> None:
         surface = str(surface).strip()
         if not surface:
             return
         entry = Entry(target, weight, normalise(surface))
+        if target.kind == "value" and (head := _HEAD.match(surface)) and head.end() < len(surface):
+            self.heads.setdefault(head.group(0).lower(), set()).add(target)
         if has_cjk(surface) or not re.fullmatch(r"[^\W\u3400-\u9fff]+(?:[ _\-'’.]+[^\W\u3400-\u9fff]*)*", surface):
             bucket = self.by_text.setdefault(surface.lower(), [])
         else:
@@ -437,6 +440,20 @@ def _add_count_stems(lex: Lexicon, model: Any) -> None:
 def squash(text: str) -> str:
     """ "Turbo-prop" -> "turboprop": letters and digits only, lower case."""
     return re.sub(r"[\W_]+", "", text.lower())
+
+
+_HEAD = re.compile(r"[^\W_]+(?=[\s/-])")  # "JUMBO" of "JUMBO BOX", "A330" of "A330-243"
+
+
+def value_head(lex: Lexicon, word: str) -> list[Target]:
+    """ "JUMBO containers", "the A330s": the first word of two or more values of one dimension (plural or not)
+    names them all, a model number ("787s": 787-8) also one; the targets of its values (one per value)."""
+    lowered = word.lower()
+    for form in (lowered, lowered[:-1] if lowered.endswith("s") else None):
+        found = lex.heads.get(form) if form else None
+        if found and len({t.path for t in found}) == 1 and (len(found) >= 2 or any(c.isdigit() for c in lowered)):
+            return sorted(found, key=lambda t: str(t.value))
+    return []
 
 
 def plural_value(lex: Lexicon, word: str) -> list[Target]:

@@ -20,7 +20,19 @@ from router.parse.text import ASIDE, norm_word, stems, words
 from router.understanding.terms import segment
 
 # language words whose meaning changes the numbers: when no pass used them, the reading does not answer
-HONOURED = ("avg", "median", "share", "distinct", "bound", "sign", "string_op", "negation", "write", "exclude")
+HONOURED = (
+    "avg",
+    "median",
+    "share",
+    "distinct",
+    "bound",
+    "sign",
+    "string_op",
+    "string_in",
+    "negation",
+    "write",
+    "exclude",
+)
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _ZH_STOP = frozenset(STOPWORDS_ZH)
 _STOP_STEMS = stems(" ".join(STOPWORDS_EN))
@@ -77,7 +89,13 @@ def _glossed(r: Reading) -> list[tuple[int, int]]:
         inner = aside.group(0)[1:-1].strip().lower()
         if inner and inner in values and (m := _GLOSSED.search(r.text[: aside.start()].rstrip())):
             out.append(m.span())
+        elif any(f.because and f.because.lower() in inner for f in r.filters if len(f.because) > 3):
+            # "live recordings (have Live in the title)": the words before a definition the filters use
+            out += [m.span() for m in _DEFINED.finditer(r.text[: aside.start()].rstrip())]
     return out
+
+
+_DEFINED = re.compile(r"(?<!\w)\w[\w'’-]*(?:\s+\w[\w'’-]*)?$")  # the one or two words before it
 
 
 def _about_events(r: Reading, k: Knowledge) -> bool:

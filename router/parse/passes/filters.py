@@ -120,8 +120,9 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         operator = "notEquals" if exclusion else "equals"
         if exclusion:
             r.use(exclusion.span)
-        if best.value not in chosen.setdefault((best.path, operator), []):
-            chosen[(best.path, operator)].append(str(best.value))
+        for value in dict.fromkeys(str(t.value) for t in top if t.path == best.path):  # "JUMBO": every JUMBO ...
+            if value not in chosen.setdefault((best.path, operator), []):
+                chosen[(best.path, operator)].append(value)
         r.use(m.span)
         qualifier = before(r, m.span)  # "the album Let There Be Rock", "customer Jane Doe"
         if qualifier is not None and any(t.path == best.cube for t in qualifier.of("cube")):
@@ -413,6 +414,27 @@ def _patterns(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         r.use(mark.span, m.span)
 
 
+def _named_in(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """ "parts with 'forest' in the name", "albums that have Live in the title": the rows whose column (the
+    answer's label when only "name" or "title" is said) contains the word."""
+    for mark in r.marks_of("string_in"):
+        op, value, column = mark.data
+        said = set(name_key(column)) - {"name", "title"}
+        found = [
+            t.path
+            for m in (k.lexicon.find(column) if said else [])
+            for t in m.of("dimension")
+            if t.cube in cubes and getattr(k.model.find_member(t.path), "type", "") == "string"
+        ]
+        label = next((p for c in cubes if (p := facts.label(k.model, c, r.language))), None)
+        member = found[0] if found else label if not said else None
+        if member is None:
+            continue
+        r.filters.append(Filter(member, op, [value], mark.text))
+        r.use(mark.span)
+        r.notes.append(f"{member} {op} {value!r} ({mark.text!r})")
+
+
 def _restates_measure(r: Reading, k: Knowledge, segment: str) -> bool:
     """ "late" beside the measure "late shipment rate": the segment is the measure's own definition."""
     words_of = facts.title_words(k.model.find_member(segment)) - {"order", "item", "line"}
@@ -501,7 +523,7 @@ def choose(q: Question, k: Knowledge) -> None:
     if r.refusal:
         return
     cubes = r.scope()
-    for step in (_values, _bounds, _equal_numbers, _percents, _patterns, _present, _segments):
+    for step in (_named_in, _values, _bounds, _equal_numbers, _percents, _patterns, _present, _segments):
         step(r, k, cubes)
         if r.refusal:
             return

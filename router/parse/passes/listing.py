@@ -95,7 +95,7 @@ def head(q: Question, k: Knowledge) -> None:
     # a listing word, a key, a value, or a restriction on rows ("flights on July 22 that arrived 5 hours late")
     ranking = q.understanding.ranking  # ... or a number of ranked rows ("the 3 largest orders")
     asked = bool(
-        r.marks_of("list", "bound", "sign", "string_op", "recent")
+        r.marks_of("list", "bound", "sign", "string_op", "string_in", "recent")
         or r.keyed
         or any(m.of("value") for m in r.mentions)
         or (ranking and names_a_number(ranking.phrase))

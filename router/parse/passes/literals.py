@@ -3,7 +3,8 @@ STEEL") looked up in the warehouse (``router.parse.probe``): where a string dime
 value of that dimension, and replaces the shorter names found inside it ("Clerk", "Supplier"); and
 capitalised words derived from one value ("Brazilian suppliers", "German customers": ``value_stems``), and a
 lower-case possessive that is a value's first word ("mesa's flights"); plurals of a value written as one word
-("turboprops": Turbo-prop)."""
+("turboprops": Turbo-prop); the first word of several values of one dimension ("JUMBO containers": JUMBO BOX,
+JUMBO BAG, ...)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import re
 
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN
-from router.parse.lexicon import plural_value, value_stems
+from router.parse.lexicon import plural_value, value_head, value_stems
 from router.parse.probe import CAPS_PHRASE, LITERAL, QUOTED, TITLE_PHRASE
 from router.parse.reading import Mention, Target
 from router.parse.text import norm_word, overlaps
@@ -68,6 +69,21 @@ def choose(q: Question, k: Knowledge) -> None:
         _probed(q, k)
     _derived(q, k)
     _plurals(q, k)
+    _heads(q, k)
+
+
+def _heads(q: Question, k: Knowledge) -> None:
+    """ "JUMBO containers", "the A330s": the first word of several values of one dimension names them all."""
+    r = q.reading
+    taken = [*(x.span for x in r.mentions), *(x.span for x in r.marks), *r.time_spans]
+    for m in re.finditer(r"(?<![\w#-])[A-Za-z0-9][A-Za-z0-9]*(?![\w#-])", r.text):
+        word = m.group(0)
+        if word.lower() in STOPWORDS_EN or word.isdigit() or any(overlaps(m.span(), t) for t in taken):
+            continue  # "top 3" is no head of "3-MEDIUM"
+        if targets := value_head(k.lexicon, word):
+            r.mentions.append(Mention(m.start(), m.end(), word, targets, {t: 2 for t in targets}))
+            r.notes.append(f"{word!r} read as the {len(targets)} values of {targets[0].path} it begins")
+    r.mentions.sort(key=lambda x: x.start)
 
 
 def _plurals(q: Question, k: Knowledge) -> None:

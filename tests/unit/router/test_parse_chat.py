@@ -41,7 +41,16 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
     folder: Path = tmp_path_factory.mktemp("model")
     (folder / "shop.yml").write_text(MODEL + REVENUE, encoding="utf-8")
     model = load_model(folder)
-    values = Values({"paris": [("customers.city", "Paris")]})
+    values = Values(
+        {
+            "paris": [("customers.city", "Paris")],
+            "jumbo box": [("lines.code", "JUMBO BOX")],
+            "jumbo bag": [("lines.code", "JUMBO BAG")],
+            "a330-243": [("customers.engine", "A330-243")],
+            "3-medium": [("orders.priority", "3-MEDIUM")],
+            "3-low": [("orders.priority", "3-LOW")],
+        }
+    )
     return Knowledge(model, build_lexicon(model, [], values))
 
 
@@ -125,3 +134,22 @@ def test_a_year_joined_by_a_plus_sign_is_a_year_not_a_bound(knowledge: Knowledge
     assert not r.filters and not r.marks_of("bound")
     r = read(knowledge, "customers with 45+ orders")
     assert [(f.operator, f.values) for f in r.filters] == [("gte", ["45"])]
+
+
+def test_the_first_word_of_several_values_of_one_column_names_them_all(knowledge: Knowledge) -> None:
+    r = read(knowledge, "order lines in JUMBO codes")
+    assert [(f.member, sorted(f.values)) for f in r.filters] == [("lines.code", ["JUMBO BAG", "JUMBO BOX"])]
+    r = read(knowledge, "customers flying A330s")  # a model number names even one value
+    assert [(f.member, f.values) for f in r.filters] == [("customers.engine", ["A330-243"])]
+    r = read(knowledge, "top 3 customers by number of orders")  # a number is no head of "3-MEDIUM"
+    assert not r.filters
+
+
+def test_a_word_in_the_name_is_a_contains_filter_on_the_label(knowledge: Knowledge) -> None:
+    r = read(knowledge, "customers with 'smith' in the name")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("customers.name", "contains", ["smith"])]
+
+
+def test_the_words_a_parenthesised_definition_defines_are_not_unknown(knowledge: Knowledge) -> None:
+    r = read(knowledge, "which customers are vips (have VIP in the name)?")
+    assert [(f.operator, f.values) for f in r.filters] == [("contains", ["VIP"])] and not r.unknown
