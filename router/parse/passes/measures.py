@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from router.aggregate.measure_match import match_measure, unit_twin
-from router.parse import facts
+from router.parse import column_items, facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import MONEY_VERBS, names_a_number
 from router.parse.nearby import after, close, free, free_amount_words, mark_after, mark_before, phrase_after
@@ -561,17 +561,48 @@ def _how_much(r: Reading, k: Knowledge) -> None:
         if not asked:
             return
         marks = [Mark("sum", *money[0].span(), money[0].group(0)), *asked]
-        cubes = {c for c in cubes if k.model.cube_time_dimension(c)}
-    found = [
-        p
-        for c in cubes
-        if (amount := facts.amount_column(k.model, c)) is not None
-        for p in [m.path for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))][:1]
-    ]
+        named, cubes = cubes, {c for c in cubes if k.model.cube_time_dimension(c)}
+        if not cubes and len(named) == 1:  # "which album brought in the most money": the sales of its rows
+            cubes = _referrers_with_money(k, named.pop())
+    found = [p for c in cubes if (p := _amount_sum(k, c))]
     if len(found) == 1:
         r.measures.append(found[0])
         r.use(*(m.span for m in marks))
         r.notes.append(f"measure {found[0]}: '{marks[0].text}' of the rows the question names")
+
+
+def _referrers_with_money(k: Knowledge, cube: str) -> set[str]:
+    """The nearest cubes of dated rows that reach ``cube`` by joins and add up an amount of money (a sum measure
+    over their amount column formatted as currency); none when two are equally near."""
+    hops: dict[str, int] = {}
+    for source in k.model.cubes:
+        refers = column_items.referred(k, source) if k.model.cube_time_dimension(source) else []
+        if cube in refers and _money_sums(k, source):  # many-to-one all the way: no row counted twice
+            hops[source] = refers.index(cube)
+    nearest = min(hops.values(), default=None)
+    found = {c for c, n in hops.items() if n == nearest}
+    return found if len(found) == 1 else set()
+
+
+def _amount_sum(k: Knowledge, cube: str) -> str | None:
+    """The sum of money over ``cube``'s amount column, else its one sum of money, else the sum over its amount
+    column (a model that formats no measure as currency)."""
+    amount = facts.amount_column(k.model, cube)
+    over = [m.path for m in facts.measures_over(k.model, cube, facts.column(amount), ("sum",))] if amount else []
+    money = _money_sums(k, cube)
+    return (
+        next((p for p in over if p in money), None)
+        or (money[0] if len(money) == 1 else None)
+        or (over[0] if over and not money else None)
+    )
+
+
+def _money_sums(k: Knowledge, cube: str) -> list[str]:
+    return [
+        m.path
+        for m in k.model.cubes[cube].measures.values()
+        if m.type == "sum" and getattr(m, "format", None) == "currency" and getattr(m, "public", True)
+    ]
 
 
 def _money_restated(r: Reading, k: Knowledge) -> None:

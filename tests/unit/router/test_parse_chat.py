@@ -33,6 +33,24 @@ REVENUE = """
       - {name: customer_id, sql: customer_id, type: number}
     measures:
       - {name: units, type: sum, sql: quantity, title: Units shipped, meta: {synonyms: [orders shipped]}}
+  - name: payments
+    title: Payments
+    sql_table: shop.payments
+    joins:
+      - {name: customers, relationship: many_to_one, sql: "{CUBE}.customer_id = {customers}.customer_id"}
+    dimensions:
+      - {name: payment_id, sql: payment_id, type: number, primary_key: true}
+      - {name: customer_id, sql: customer_id, type: number}
+      - {name: paid_at, sql: paid_at, type: time, title: Paid at}
+    measures:
+      - {name: paid, type: sum, sql: amount, title: Amount paid, format: currency}
+  - name: staff
+    title: Staff
+    sql_table: shop.staff
+    dimensions:
+      - {name: staff_id, sql: staff_id, type: number, primary_key: true}
+      - {name: name, sql: name, type: string, title: Name}
+      - {name: birth_date, sql: birth_date, type: time, title: Birth date}
 """
 
 
@@ -153,3 +171,15 @@ def test_a_word_in_the_name_is_a_contains_filter_on_the_label(knowledge: Knowled
 def test_the_words_a_parenthesised_definition_defines_are_not_unknown(knowledge: Knowledge) -> None:
     r = read(knowledge, "which customers are vips (have VIP in the name)?")
     assert [(f.operator, f.values) for f in r.filters] == [("contains", ["VIP"])] and not r.unknown
+
+
+def test_the_most_money_of_rows_with_no_date_is_the_money_of_the_dated_rows_that_refer_to_them(
+    knowledge: Knowledge,
+) -> None:
+    r = read(knowledge, "which customer has brought in the most money?")
+    assert r.measures == ["payments.paid"] and r.dimensions == ["customers.name"] and not r.unknown
+
+
+def test_an_irregular_verb_names_the_date_its_noun_titles(knowledge: Knowledge) -> None:
+    r = read(knowledge, "staff born before 1960")
+    assert r.time_dimension == "staff.birth_date" and not r.unknown
