@@ -554,6 +554,7 @@ def _how_much(r: Reading, k: Knowledge) -> None:
     if r.measures or not (marks or money):
         return
     cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
+    found: list[str] = []
     if not marks:  # "the most money", "总金额", "一共...多少钱": the amount of things that happened (dated rows)
         asked = [
             m for m in r.marks_of("sum", "count", "most", "max") if free(r, m) and 0 <= money[0].start() - m.end <= 6
@@ -564,7 +565,14 @@ def _how_much(r: Reading, k: Knowledge) -> None:
         named, cubes = cubes, {c for c in cubes if k.model.cube_time_dimension(c)}
         if not cubes and len(named) == 1:  # "which album brought in the most money": the sales of its rows
             cubes = _referrers_with_money(k, named.pop())
-    found = [p for c in cubes if (p := _amount_sum(k, c))]
+            found = [p for c in cubes if (p := _amount_sum(k, c))]
+    if not found:
+        found = [
+            p
+            for c in cubes
+            if (amount := facts.amount_column(k.model, c)) is not None
+            for p in [m.path for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))][:1]
+        ]
     if len(found) == 1:
         r.measures.append(found[0])
         r.use(*(m.span for m in marks))

@@ -44,6 +44,17 @@ REVENUE = """
       - {name: paid_at, sql: paid_at, type: time, title: Paid at}
     measures:
       - {name: paid, type: sum, sql: amount, title: Amount paid, format: currency}
+  - name: goods
+    title: Goods
+    sql_table: shop.goods
+    meta: {synonyms: [货品]}
+    dimensions:
+      - {name: goods_id, sql: goods_id, type: number, primary_key: true}
+      - {name: name, sql: name, type: string, title: Goods name}
+      - {name: category, sql: category, type: string, title: Category, meta: {synonyms: [品类]}}
+      - {name: price, sql: price, type: number, title: List price}
+    measures:
+      - {name: avg_price, type: avg, sql: price, title: Average list price}
   - name: staff
     title: Staff
     sql_table: shop.staff
@@ -143,8 +154,8 @@ def test_a_group_by_a_label_rows_share_is_a_group_by_their_key_too(knowledge: Kn
 
 
 def test_a_chinese_analytics_word_names_the_one_column_whose_name_ends_in_its_english(knowledge: Knowledge) -> None:
-    r = read(knowledge, "列出价格超过100的订单")  # 价格 = price: "Order total price"
-    assert [(f.member, f.operator) for f in r.filters] == [("orders.total", "gt")] and "价格" not in r.unknown
+    r = read(knowledge, "列出价格超过100的货品")  # 价格 = price: "List price" of the goods listed
+    assert [(f.member, f.operator) for f in r.filters] == [("goods.price", "gt")] and "价格" not in r.unknown
 
 
 def test_a_year_joined_by_a_plus_sign_is_a_year_not_a_bound(knowledge: Knowledge) -> None:
@@ -183,3 +194,8 @@ def test_the_most_money_of_rows_with_no_date_is_the_money_of_the_dated_rows_that
 def test_an_irregular_verb_names_the_date_its_noun_titles(knowledge: Knowledge) -> None:
     r = read(knowledge, "staff born before 1960")
     assert r.time_dimension == "staff.birth_date" and not r.unknown
+
+
+def test_a_chinese_column_right_before_its_cube_groups_the_cube_rows_by_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "各品类货品的平均标价是多少")
+    assert r.dimensions == ["goods.category"] and r.measures == ["goods.avg_price"]
