@@ -166,12 +166,12 @@ def _coordinated(r: Reading, k: Knowledge, cubes: list[str], last: Mention) -> N
 
 
 def _owner(run: list[Mention], r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:
-    """ "每个制造商的零件平均尺寸", "各个国家的供应商供货总额", "各品类商品": a group-by word before "<a column>(的)<rows of
-    a cube>" groups by the column; the rows are what the measure counts or sums."""
+    """ "每个制造商的零件平均尺寸", "各个国家的供应商供货总额", "各品类货品": a group-by word before
+    "<a column>(的)<rows of a cube>" groups by the column; the rows are what the measure counts or sums."""
     if r.language != "zh" or len(run) < 2 or not run[-1].of("cube") or run[-1].of("dimension"):
         return None
     gap = r.text[run[-2].end : run[-1].start].strip()
-    if gap and not gap.startswith("的"):  # "各品类商品的平均标价": 品类 right before 商品 also owns it
+    if gap and not gap.startswith("的"):  # "各品类货品的平均标价": 品类 right before 货品 also owns it
         return None
     owner = resolve(run[:-1], r, k, cubes)
     return owner if owner is not None and owner.kind == "dimension" else None
