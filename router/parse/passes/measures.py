@@ -161,6 +161,9 @@ def _named_measure(m: Mention, kind: str | None, k: Knowledge) -> Any | None:
     return best
 
 
+_QUANTIFIER = re.compile(r"most|least|fewest|最多|最少", re.IGNORECASE)
+
+
 def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     """ "customers", "urgent orders": rows (a cube, a segment), not their count, unless a count word, or a
     grain or group-by with no listing word ("monthly cancellations"), asks for it; a cube's own row count is
@@ -171,6 +174,9 @@ def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
         return False
     if kind not in ("count", "distinct") and m.of("dimension") and mark_before(r, m.span, ("group", "top", "which")):
         return True  # "by origin", "top 10 destinations": the dimension, not its distinct count
+    busiest = mark_before(r, m.span, ("most",))
+    if m.of("dimension") and busiest is not None and not _QUANTIFIER.fullmatch(busiest.text):
+        return True  # "the busiest route": the route ranked, not the number of routes ("the most routes")
     if kind is None and not m.of("cube") and _cued(q, k) and not r.marks_of("list"):
         return False
     if kind in ("count", "distinct", "most"):

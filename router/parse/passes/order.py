@@ -289,9 +289,23 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
         return
     if not r.order:
         r.order = [(member.path, _direction(q, k, member))]
-    one = r.asks_one if r.asks_one is not None else bool(_SINGULAR.search(r.text))
+    one = r.asks_one if r.asks_one is not None else bool(_SINGULAR.search(r.text) or _one_group(r, ranking.phrase))
     explicit = names_a_number(ranking.phrase)
     r.limit = ranking.limit if explicit else 1 if one else ranking.limit or r.limit
+
+
+def _one_group(r: Reading, phrase: str) -> bool:
+    """ "busiest route of 2013": a superlative adjective right before the singular name of the one group ranked
+    asks for one group."""
+    said = re.search(rf"\b{re.escape(phrase.strip())}\s+", r.text, re.IGNORECASE)
+    if len(r.dimensions) != 1 or not re.fullmatch(r"[a-z]+est", phrase.strip().lower()) or said is None:
+        return False
+    noun = next((m for m in r.mentions if m.start == said.end()), None)
+    return (
+        noun is not None
+        and any(t.path == r.dimensions[0] for t in noun.targets)
+        and not noun.text.lower().endswith("s")
+    )
 
 
 def _recent(r: Reading, k: Knowledge, cubes: list[str]) -> bool:

@@ -199,3 +199,10 @@ def test_an_irregular_verb_names_the_date_its_noun_titles(knowledge: Knowledge) 
 def test_a_chinese_column_right_before_its_cube_groups_the_cube_rows_by_it(knowledge: Knowledge) -> None:
     r = read(knowledge, "各品类货品的平均标价是多少")
     assert r.dimensions == ["goods.category"] and r.measures == ["goods.avg_price"]
+
+
+def test_a_superlative_adjective_before_a_dimension_ranks_its_groups(knowledge: Knowledge) -> None:
+    r = read(knowledge, "busiest city by number of customers")
+    assert (r.dimensions, r.measures, r.limit) == (["customers.city"], ["customers.count"], 1)
+    r = read(knowledge, "busiest cities by number of customers")
+    assert r.dimensions == ["customers.city"] and r.limit != 1
