@@ -129,13 +129,20 @@ def _rows_under(r: Reading, k: Knowledge, cube: str) -> str:
     """ "which suppliers carry part 777? show available qty and supply cost": columns asked of a cube whose rows
     refer to the named one (the part's supplier offers) make those rows the listed ones, one per offer,
     when exactly one cube the columns belong to refers to every cube they and the named rows belong to."""
-    asked = [m for m in r.mentions if r.listed_column(m.span)]
+    bounds = r.marks_of("bound")
+    asked = [
+        m
+        for m in r.mentions
+        if r.listed_column(m.span) or any(0 <= b.start - m.end <= 3 for b in bounds)  # "可供数量不到1000"
+    ]
     reached = set(column_items.referred(k, cube))
-    beyond = [m for m in asked if m.of("dimension") and not m.of("cube")]
-    beyond = [m for m in beyond if not any(t.cube in reached for t in m.of("dimension"))]
+    beyond = [m.of("dimension") for m in asked if m.of("dimension") and not m.of("cube")]
+    # a named value of rows the listed ones do not refer to ("Supplier#000000010's parts")
+    beyond += [m.of("value") for m in r.mentions if m.of("value") and not m.of("cube") and beyond]
+    beyond = [ts for ts in beyond if not any(t.cube in reached for t in ts)]
     if not beyond:
         return cube
-    cubes = {cube} | {m.of("dimension")[0].cube for m in beyond}
+    cubes = {cube} | {ts[0].cube for ts in beyond}
     under = [c for c in cubes if cubes <= set(column_items.referred(k, c))]
     if len(under) != 1:
         return cube

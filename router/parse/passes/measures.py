@@ -310,6 +310,9 @@ def _asks_which(mark: Mark) -> bool:
     return mark.text.lower() not in ("what", "what are")
 
 
+_BOUNDED_ROWS_ZH = re.compile(r"\s*(?:超过|大于|高于|多于|低于|小于|少于|不到|不足|至少|至多|不超过)")
+
+
 def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     """ "lines of order 1024 ... quantity and extended price", "列出发票4000的明细行，包括数量": a measure's name
     asked with no aggregation word beside rows named by key, value or a listing word is the column the
@@ -317,7 +320,10 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
     r = q.reading
     if kind is not None or not m.of("measure") or _AGGREGATE_IN_NAME.search(m.text):
         return False  # "the average supply cost for part 100" asks the average, not the column
-    listed = any(x.start < m.start for x in r.marks_of("list"))  # "list ... with quantity", not "..., and list"
+    # "list ... with quantity", not "..., and list"; Chinese says it last ("可供数量不到1000的有哪些")
+    listed = any(
+        x.start < m.start or (r.language == "zh" and _BOUNDED_ROWS_ZH.match(r.text, m.end)) for x in r.marks_of("list")
+    )
     if not (listed or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, k):
         return False
     if m.of("dimension"):

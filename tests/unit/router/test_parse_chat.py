@@ -55,6 +55,23 @@ REVENUE = """
       - {name: price, sql: price, type: number, title: List price}
     measures:
       - {name: avg_price, type: avg, sql: price, title: Average list price}
+  - name: vendors
+    title: Vendors
+    sql_table: shop.vendors
+    dimensions:
+      - {name: vendor_id, sql: vendor_id, type: number, primary_key: true}
+      - {name: name, sql: name, type: string, title: Vendor name}
+  - name: offers
+    title: Offers
+    sql_table: shop.offers
+    joins:
+      - {name: goods, relationship: many_to_one, sql: "{CUBE}.goods_id = {goods}.goods_id"}
+      - {name: vendors, relationship: many_to_one, sql: "{CUBE}.vendor_id = {vendors}.vendor_id"}
+    dimensions:
+      - {name: offer_id, sql: offer_id, type: number, primary_key: true}
+      - {name: goods_id, sql: goods_id, type: number}
+      - {name: vendor_id, sql: vendor_id, type: number}
+      - {name: stock, sql: stock, type: number, title: Stock on hand}
   - name: staff
     title: Staff
     sql_table: shop.staff
@@ -73,6 +90,7 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
     values = Values(
         {
             "paris": [("customers.city", "Paris")],
+            "acme": [("vendors.name", "Acme")],
             "jumbo box": [("lines.code", "JUMBO BOX")],
             "jumbo bag": [("lines.code", "JUMBO BAG")],
             "a330-243": [("customers.engine", "A330-243")],
@@ -206,3 +224,9 @@ def test_a_superlative_adjective_before_a_dimension_ranks_its_groups(knowledge: 
     assert (r.dimensions, r.measures, r.limit) == (["customers.city"], ["customers.count"], 1)
     r = read(knowledge, "busiest cities by number of customers")
     assert r.dimensions == ["customers.city"] and r.limit != 1
+
+
+def test_a_bound_on_a_column_of_rows_referring_to_the_listed_ones_lists_those_rows(knowledge: Knowledge) -> None:
+    r = read(knowledge, "which goods does Acme have with stock on hand under 100?")
+    assert r.listing == "offers"
+    assert {(f.member, f.operator) for f in r.filters} == {("vendors.name", "equals"), ("offers.stock", "lt")}
