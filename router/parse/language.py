@@ -470,7 +470,7 @@ break breaking carry carries carried stock stocked issue issued issues recorded 
 higher lower bigger smaller better worse greater larger fewer level levels tier tiers bucket band
 he him his she her hers theirs itself themselves wrote write writes written run runs ran running
 fly flies flying flew flown three four five six seven eight nine ten two
-inclusive inclusively
+inclusive inclusively over
 goods merchandise
 trend trends trending
 leave leaves leaving depart departs departing

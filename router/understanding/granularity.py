@@ -54,8 +54,20 @@ _SUPERLATIVE_GRAIN: dict[Granularity, str] = {
     "quarter": rf"\b{_BEST}\s+(?:single\s+)?quarter\b|最\S{{1,4}}的季度",
     "year": rf"\b{_BEST}\s+(?:single\s+)?year\b|最\S{{1,4}}的(?:年份|一年)",
 }
+# "which 5 days had the most ...", "the 3 busiest months", "top 10 dates": N periods ranked
+_N = r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten)"
+_WORD: dict[Granularity, str] = {
+    "day": "(?:day|date)",
+    "week": "week",
+    "month": "month",
+    "quarter": "quarter",
+    "year": "year",
+}
+_RANKED_GRAINS: dict[Granularity, str] = {
+    grain: rf"\b(?:which|what|the|top)\s+{_N}\s+(?:{_BEST}\s+)?{word}s\b{_CYCLE}" for grain, word in _WORD.items()
+}
 _COMPILED = [
-    (grain, re.compile(f"{pattern}|{_SUPERLATIVE_GRAIN[grain]}", re.IGNORECASE | re.ASCII))
+    (grain, re.compile(f"{pattern}|{_SUPERLATIVE_GRAIN[grain]}|{_RANKED_GRAINS[grain]}", re.IGNORECASE | re.ASCII))
     for grain, pattern in _GRAIN_PATTERNS
 ]
 _TREND = re.compile(

@@ -4,6 +4,7 @@ after 按, and a measure's name followed by a year (a period, not a key)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from cube_models.model import load_model
 from router.parse import Knowledge, build_lexicon
 from router.parse.spelling import Speller, one_edit
+from router.understanding.core import understand
 from tests.unit.router.test_parse import Values, read
 from tests.unit.router.test_parse_columns import MODEL
 
@@ -230,3 +232,21 @@ def test_a_bound_on_a_column_of_rows_referring_to_the_listed_ones_lists_those_ro
     r = read(knowledge, "which goods does Acme have with stock on hand under 100?")
     assert r.listing == "offers"
     assert {(f.member, f.operator) for f in r.filters} == {("vendors.name", "equals"), ("offers.stock", "lt")}
+
+
+@pytest.mark.parametrize(
+    ("question", "grain"),
+    [
+        ("Which 5 days in 2024 had the most orders?", "day"),
+        ("the 3 busiest months of 2024", "month"),
+        ("top 10 dates by revenue", "day"),
+        ("revenue in the last 3 months", None),  # a period, not ranked periods
+    ],
+)
+def test_a_number_of_periods_ranked_is_a_grain(question: str, grain: str | None) -> None:
+    assert understand(question, date(2024, 12, 31), use_llm=False).granularity == grain
+
+
+def test_over_before_a_period_says_nothing(knowledge: Knowledge) -> None:
+    r = read(knowledge, "revenue over the past six weeks")
+    assert r.measures and not r.unknown
