@@ -341,6 +341,7 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
             lex.add(surface, Target("value", member, value, "values"), TITLE)
     _add_translations(lex)
     _add_count_stems(lex, model)
+    _add_count_names_zh(lex, model)
     _add_line_words_zh(lex, model)
     _add_key_and_name_zh(lex, model)
     _add_qualified_heads(lex, model)
@@ -435,6 +436,17 @@ def _add_count_stems(lex: Lexicon, model: Any) -> None:
             member = model.find_member(entry.target.path) if entry.target.kind == "measure" else None
             if member is not None and row_count(model, member.cube) == member.path:
                 lex.add(stem, Target("cube", member.cube), NAME_WORDS)
+
+
+def _add_count_names_zh(lex: Lexicon, model: Any) -> None:
+    """ "下单量", "发票数": a Chinese name of a cube followed by 量 or 数 names the cube's row count, unless it
+    already names something."""
+    for surface, entries in list(lex.by_text.items()):
+        cubes = {e.target.path for e in entries if e.target.kind == "cube"} if has_cjk(surface) else set()
+        for counted in (c for cube in cubes if (c := row_count(model, cube))):
+            for name in (f"{surface}量", f"{surface}数"):
+                if name not in lex.by_text:
+                    lex.add(name, Target("measure", counted), NAME_WORDS)
 
 
 def squash(text: str) -> str:

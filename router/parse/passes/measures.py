@@ -53,9 +53,12 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
     """The aggregation asked of ``m``: the nearest aggregation word before it (Chinese also after it), with
     a count word before a distinct word ("how many different")."""
     if r.language == "zh":  # "平均供货成本", "发票数量", "开票最多的供应商"; "最多的供应商" ranks suppliers
+        after = mark_after(r, m.span, ("count", "avg", "sum", "median", "most"))
+        if after is not None and _own_column_after(r, m, after):
+            after = None  # "供应商平均账户余额": the average is of the suppliers' balance, said next
         mark = (
             mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median"))
-            or mark_after(r, m.span, ("count", "avg", "sum", "median", "most"))
+            or after
             or _count_over_clause(r, m)
         )
     else:  # "how many FURNITURE customers", "average Rock track length": values may stand between
@@ -162,6 +165,18 @@ def _named_measure(m: Mention, kind: str | None, k: Knowledge) -> Any | None:
 
 
 _QUANTIFIER = re.compile(r"most|least|fewest|最多|最少", re.IGNORECASE)
+
+
+def _own_column_after(r: Reading, m: Mention, mark: Mark) -> bool:
+    """A column of the cube ``m`` names comes right after the aggregation word that follows ``m``."""
+    cubes = {t.path for t in m.of("cube")}
+    nxt = next((x for x in r.mentions if x.start >= mark.end), None)
+    return (
+        bool(cubes)
+        and nxt is not None
+        and not r.text[mark.end : nxt.start].strip()
+        and any(t.cube in cubes for t in nxt.of("dimension"))
+    )
 
 
 def _noun_only(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:

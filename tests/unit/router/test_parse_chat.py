@@ -77,6 +77,9 @@ REVENUE = """
   - name: staff
     title: Staff
     sql_table: shop.staff
+    meta: {synonyms: [职员]}
+    measures:
+      - {name: count, type: count, title: Number of staff}
     dimensions:
       - {name: staff_id, sql: staff_id, type: number, primary_key: true}
       - {name: name, sql: name, type: string, title: Name}
@@ -250,3 +253,8 @@ def test_a_number_of_periods_ranked_is_a_grain(question: str, grain: str | None)
 def test_over_before_a_period_says_nothing(knowledge: Knowledge) -> None:
     r = read(knowledge, "revenue over the past six weeks")
     assert r.measures and not r.unknown
+
+
+def test_a_chinese_cube_name_followed_by_a_count_suffix_names_its_row_count(knowledge: Knowledge) -> None:
+    r = read(knowledge, "今年的职员量是多少")
+    assert r.measures == ["staff.count"] and not r.unknown
