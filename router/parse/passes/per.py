@@ -54,6 +54,8 @@ def per_cube(r: Reading, k: Knowledge, start: int, measure: str) -> Mention | No
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     averages = [m for m in r.marks_of("avg") if free(r, m)]
+    if not r.refusal and not r.per and len(r.measures) > 1 and not averages:
+        _unexpressed_ratio(r, k)
     if r.refusal or r.per or not r.measures or not averages:
         return
     member = k.model.find_member(r.measures[0])
@@ -65,6 +67,21 @@ def choose(q: Question, k: Knowledge) -> None:
         r.measures = r.measures[:1]
         take(r, k, found, r.measures[0])
         r.use(averages[0].span)
+
+
+_PER_MEASURE = re.compile(r"\bper\s*$|每(?:个|位|名)?\s*$", re.IGNORECASE)
+
+
+def _unexpressed_ratio(r: Reading, k: Knowledge) -> None:
+    """ "revenue per paying customer": one measure per another that no measure of the model is would be
+    answered as the two side by side, read as the answer: refused, saying what is missing."""
+    for m in r.mentions:
+        named = [t.path for t in m.of("measure") if t.path in r.measures]
+        if named and not m.of("cube") and _PER_MEASURE.search(r.text[max(0, m.start - 8) : m.start]):
+            other = next(p for p in r.measures if p not in named)
+            title = getattr(k.model.find_member(other), "title", None) or other
+            r.refuse(f"the model has no measure of {title} per {m.text!r}: add one to the model, or ask for both")
+            return
 
 
 def take(r: Reading, k: Knowledge, found: Mention, measure: str) -> None:

@@ -258,3 +258,8 @@ def test_over_before_a_period_says_nothing(knowledge: Knowledge) -> None:
 def test_a_chinese_cube_name_followed_by_a_count_suffix_names_its_row_count(knowledge: Knowledge) -> None:
     r = read(knowledge, "今年的职员量是多少")
     assert r.measures == ["staff.count"] and not r.unknown
+
+
+def test_one_measure_per_another_the_model_lacks_is_refused_not_shown_side_by_side(knowledge: Knowledge) -> None:
+    r = read(knowledge, "which cities have the highest revenue per number of customers?")
+    assert r.refusal and "per" in r.refusal
