@@ -440,7 +440,7 @@ MONEY_VERBS: dict[str, tuple[str, ...]] = {
 # a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
 EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends
 spending charged ship shipped ships deliver delivered delivers receive received receives join joined joins
-joining hire hired registered signed enrolled""")
+joining hire hired registered signed enrolled move moves moved""")
 
 # words that carry no meaning of their own in a question about data: they are neither used nor unknown
 STOPWORDS_EN = (
