@@ -618,11 +618,30 @@ def _aggregate_clause(text: str, table_words: list[str]) -> str:
 def _rows_part_refused(result: PipelineResult, question: str, reading: Reading, env: DetailEnv) -> str | None:
     """Why a mixed question's rows part is not listed, or None: words the model cannot place (the template
     planner would drop them), or a rows part that reads as a total."""
+    if result.intent.intent == "mixed":
+        _referring_back(reading)
     if result.intent.intent == "mixed" and (reading.unknown or reading.unhonoured) and not _deferred(reading, env):
         return judge(reading).refusal or "no listing"
     if _rows_part_is_a_total(result, question, reading, env):
         return f"the rows part reads as a total ({', '.join(reading.measures)}), not as rows the model lists"
     return None
+
+
+# words of a rows part that point back at the aggregate's answer ("that day", "那天"): the rows listed are those
+# behind it (router.behind), so they are honoured, not unknown
+_BACK = re.compile(
+    r"\b(?:that|this|the same)\s+(?:day|date|week|month|quarter|year)\b|"
+    r"那一?天|当天|那个?月|当月|那一?年|当年|那个?季度|那一?周",
+    re.IGNORECASE,
+)
+
+
+def _referring_back(reading: Reading) -> None:
+    spans = [m.span() for m in _BACK.finditer(reading.text)]
+    kept = [(a, b) for a, b in reading.unknown_spans if not any(s <= a and b <= e for s, e in spans)]
+    if len(kept) < len(reading.unknown_spans):
+        reading.unknown = list(dict.fromkeys(reading.text[a:b] for a, b in kept))
+        reading.unknown_spans = kept
 
 
 def _rows_part_is_a_total(result: PipelineResult, question: str, reading: Reading, env: DetailEnv) -> bool:

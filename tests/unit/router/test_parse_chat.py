@@ -11,6 +11,7 @@ import pytest
 
 from cube_models.model import load_model
 from router.parse import Knowledge, build_lexicon
+from router.parse.reading import Reading
 from router.parse.spelling import Speller, one_edit
 from router.understanding.core import understand
 from tests.unit.router.test_parse import Values, read
@@ -263,3 +264,12 @@ def test_a_chinese_cube_name_followed_by_a_count_suffix_names_its_row_count(know
 def test_one_measure_per_another_the_model_lacks_is_refused_not_shown_side_by_side(knowledge: Knowledge) -> None:
     r = read(knowledge, "which cities have the highest revenue per number of customers?")
     assert r.refusal and "per" in r.refusal
+
+
+def test_a_rows_part_pointing_back_at_the_aggregates_period_knows_those_words() -> None:
+    from router.pipeline import _referring_back  # the mixed path's rows part (router.pipeline)
+
+    r = Reading("把那天的订单和Foo都列出来", "zh", date(2024, 12, 31))
+    r.unknown, r.unknown_spans = ["那天", "Foo"], [(1, 3), (7, 10)]
+    _referring_back(r)
+    assert (r.unknown, r.unknown_spans) == (["Foo"], [(7, 10)])
