@@ -682,14 +682,17 @@ def _ranked_by(q: Question, k: Knowledge) -> None:
             return
 
 
+_IN_TOTAL = re.compile(r"in total\b", re.IGNORECASE)
+
+
 def _summed_too(r: Reading, k: Knowledge) -> None:
     """ "how many invoices ..., and what did they add up to?": a total asked with nothing named after it is
     the sum of the counted cube's amount column, beside the count."""
     if len(r.measures) != 1 or k.model.find_member(r.measures[0]).type not in _COUNTS:
         return
     for mark in r.marks_of("sum"):
-        if not free(r, mark):
-            continue
+        if not free(r, mark) or _IN_TOTAL.match(r.text, max(0, mark.start - 3)):
+            continue  # "placed more than 30 orders with us in total": all told, no amount asked
         following = [m for m in r.mentions if m.start >= mark.end and m.start - mark.end < 30]
         amount = facts.amount_column(k.model, r.measures[0].split(".", 1)[0])
         found = facts.measures_over(k.model, amount.cube, facts.column(amount), ("sum",)) if amount else []

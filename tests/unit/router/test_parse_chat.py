@@ -45,8 +45,10 @@ REVENUE = """
       - {name: payment_id, sql: payment_id, type: number, primary_key: true}
       - {name: customer_id, sql: customer_id, type: number}
       - {name: paid_at, sql: paid_at, type: time, title: Paid at}
+      - {name: amount, sql: amount, type: number, title: Amount}
     measures:
       - {name: paid, type: sum, sql: amount, title: Amount paid, format: currency}
+      - {name: count, type: count, title: Number of payments}
   - name: goods
     title: Goods
     sql_table: shop.goods
@@ -273,3 +275,10 @@ def test_a_rows_part_pointing_back_at_the_aggregates_period_knows_those_words() 
     r.unknown, r.unknown_spans = ["那天", "Foo"], [(1, 3), (7, 10)]
     _referring_back(r)
     assert (r.unknown, r.unknown_spans) == (["Foo"], [(7, 10)])
+
+
+def test_in_total_after_a_count_asks_no_amount(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many payments did we get in 2024 in total?")
+    assert r.measures == ["payments.count"]
+    r = read(knowledge, "how many payments did we get in 2024, and what was the total?")
+    assert r.measures == ["payments.count", "payments.paid"]
