@@ -9,6 +9,7 @@ JUMBO BAG, ...)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN
@@ -73,28 +74,31 @@ def choose(q: Question, k: Knowledge) -> None:
 
 
 def _heads(q: Question, k: Knowledge) -> None:
-    """ "JUMBO containers", "the A330s": the first word of several values of one dimension names them all."""
-    r = q.reading
-    taken = [*(x.span for x in r.mentions), *(x.span for x in r.marks), *r.time_spans]
-    for m in re.finditer(r"(?<![\w#-])[A-Za-z0-9][A-Za-z0-9]*(?![\w#-])", r.text):
-        word = m.group(0)
-        if word.lower() in STOPWORDS_EN or word.isdigit() or any(overlaps(m.span(), t) for t in taken):
-            continue  # "top 3" is no head of "3-MEDIUM"
-        if targets := value_head(k.lexicon, word):
-            r.mentions.append(Mention(m.start(), m.end(), word, targets, {t: 2 for t in targets}))
-            r.notes.append(f"{word!r} read as the {len(targets)} values of {targets[0].path} it begins")
-    r.mentions.sort(key=lambda x: x.start)
+    """ "JUMBO containers", "the A330s": the first word of several values of one dimension names them all
+    ("top 3" is no head of "3-MEDIUM")."""
+
+    def lookup(word: str) -> list[Target]:
+        return [] if word.lower() in STOPWORDS_EN or word.isdigit() else value_head(k.lexicon, word)
+
+    _name_free_words(q, r"(?<![\w#-])[A-Za-z0-9][A-Za-z0-9]*(?![\w#-])", lookup, "the values it begins")
 
 
 def _plurals(q: Question, k: Knowledge) -> None:
     """ "any turboprops": a plural of a value written as one word ("Turbo-prop") names that value."""
+    _name_free_words(q, r"\b[A-Za-z][\w-]{3,}s\b", lambda word: plural_value(k.lexicon, word), "that value")
+
+
+def _name_free_words(q: Question, pattern: str, lookup: Callable[[str], list[Target]], how: str) -> None:
+    """Each word of ``pattern`` no name, mark or period holds, that ``lookup`` finds values for, names them."""
     r = q.reading
     taken = [*(x.span for x in r.mentions), *(x.span for x in r.marks), *r.time_spans]
-    for m in re.finditer(r"\b[A-Za-z][\w-]{3,}s\b", r.text):
-        if any(overlaps(m.span(), t) for t in taken) or not (targets := plural_value(k.lexicon, m.group(0))):
+    for m in re.finditer(pattern, r.text):
+        if any(overlaps(m.span(), t) for t in taken) or not (targets := lookup(m.group(0))):
             continue
         r.mentions.append(Mention(m.start(), m.end(), m.group(0), targets, {t: 2 for t in targets}))
-        r.notes.append(f"{m.group(0)!r} read as {targets[0].value!r} of {targets[0].path}")
+        r.notes.append(
+            f"{m.group(0)!r} read as {how}: {', '.join(str(t.value) for t in targets[:3])} of {targets[0].path}"
+        )
     r.mentions.sort(key=lambda x: x.start)
 
 

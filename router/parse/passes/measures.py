@@ -325,9 +325,6 @@ def _asks_which(mark: Mark) -> bool:
     return mark.text.lower() not in ("what", "what are")
 
 
-_BOUNDED_ROWS_ZH = re.compile(r"\s*(?:超过|大于|高于|多于|低于|小于|少于|不到|不足|至少|至多|不超过)")
-
-
 def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> bool:
     """ "lines of order 1024 ... quantity and extended price", "列出发票4000的明细行，包括数量": a measure's name
     asked with no aggregation word beside rows named by key, value or a listing word is the column the
@@ -336,9 +333,7 @@ def _column_of_rows(q: Question, m: Mention, k: Knowledge, kind: str | None) -> 
     if kind is not None or not m.of("measure") or _AGGREGATE_IN_NAME.search(m.text):
         return False  # "the average supply cost for part 100" asks the average, not the column
     # "list ... with quantity", not "..., and list"; Chinese says it last ("可供数量不到1000的有哪些")
-    listed = any(
-        x.start < m.start or (r.language == "zh" and _BOUNDED_ROWS_ZH.match(r.text, m.end)) for x in r.marks_of("list")
-    )
+    listed = any(x.start < m.start or (r.language == "zh" and _bound_follows(r, m)) for x in r.marks_of("list"))
     if not (listed or r.keyed or any(x.of("value") for x in r.mentions)) or _cued(q, k):
         return False
     if m.of("dimension"):
@@ -370,9 +365,11 @@ _BOUND_GAP = re.compile(r"\s*(?:of|is|was|are|were|=|:)?\s*", re.IGNORECASE)
 def _bounded_column(r: Reading, m: Mention) -> bool:
     """ "a quantity of at least 45", "account balance over 9,500": a column named right before a bound is the
     column the bound restricts (a row filter), not a measure asked for."""
-    return bool(m.of("dimension")) and any(
-        _BOUND_GAP.fullmatch(r.text[m.end : mark.start]) for mark in r.marks_of("bound") if mark.start >= m.end
-    )
+    return bool(m.of("dimension")) and _bound_follows(r, m)
+
+
+def _bound_follows(r: Reading, m: Mention) -> bool:
+    return any(_BOUND_GAP.fullmatch(r.text[m.end : mark.start]) for mark in r.marks_of("bound") if mark.start >= m.end)
 
 
 def _single_row(r: Reading, k: Knowledge, m: Mention, measure: Any, mark: Mark | None, kind: str) -> bool:
@@ -591,15 +588,8 @@ def _how_much(r: Reading, k: Knowledge) -> None:
         marks = [Mark("sum", *money[0].span(), money[0].group(0)), *asked]
         named, cubes = cubes, {c for c in cubes if k.model.cube_time_dimension(c)}
         if not cubes and len(named) == 1:  # "which album brought in the most money": the sales of its rows
-            cubes = _referrers_with_money(k, named.pop())
-            found = [p for c in cubes if (p := _amount_sum(k, c))]
-    if not found:
-        found = [
-            p
-            for c in cubes
-            if (amount := facts.amount_column(k.model, c)) is not None
-            for p in [m.path for m in facts.measures_over(k.model, c, facts.column(amount), ("sum",))][:1]
-        ]
+            found = [p for c in _referrers_with_money(k, named.pop()) if (p := _amount_sum(k, c))]
+    found = found or [sums[0] for c in cubes if (sums := _sums_over_amount(k, c))]
     if len(found) == 1:
         r.measures.append(found[0])
         r.use(*(m.span for m in marks))
@@ -622,14 +612,19 @@ def _referrers_with_money(k: Knowledge, cube: str) -> set[str]:
 def _amount_sum(k: Knowledge, cube: str) -> str | None:
     """The sum of money over ``cube``'s amount column, else its one sum of money, else the sum over its amount
     column (a model that formats no measure as currency)."""
-    amount = facts.amount_column(k.model, cube)
-    over = [m.path for m in facts.measures_over(k.model, cube, facts.column(amount), ("sum",))] if amount else []
+    over = _sums_over_amount(k, cube)
     money = _money_sums(k, cube)
     return (
         next((p for p in over if p in money), None)
         or (money[0] if len(money) == 1 else None)
         or (over[0] if over and not money else None)
     )
+
+
+def _sums_over_amount(k: Knowledge, cube: str) -> list[str]:
+    """The sum measures over ``cube``'s amount column."""
+    amount = facts.amount_column(k.model, cube)
+    return [m.path for m in facts.measures_over(k.model, cube, facts.column(amount), ("sum",))] if amount else []
 
 
 def _money_sums(k: Knowledge, cube: str) -> list[str]:
