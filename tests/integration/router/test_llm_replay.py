@@ -23,7 +23,7 @@ from tests.llm_stub import Replay, openai_stub
 
 pytestmark = pytest.mark.integration
 SUITE = REPO_ROOT / "demo" / "regress" / "suite.yaml"
-UNRECORDED = ("d8-", "d9-", "d10-")
+UNRECORDED = ("d8-", "d9-", "d10-", "d11-")
 RECORDS = REPO_ROOT / "tests" / "replay" / "demo_dev.jsonl"
 SLOW_CASES = ("agg-001", "agg-022", "det-001", "mix-001", "mix-004", "uns-001", "cla-001")
 
@@ -45,7 +45,7 @@ def _asker(service: Any, answers: list[dict[str, Any]]) -> Any:
 @pytest.fixture(scope="module")
 def dev_suite() -> Any:
     suite = load_suite(SUITE).select("dev")
-    # blind batches 8, 9, 10 (d8-, d9-, d10-) have no recorded replies yet: re-run python -m tests.replay.record
+    # blind batches 8 to 11 (d8- .. d11-) have no recorded replies yet: re-run python -m tests.replay.record
     return replace(suite, cases=[c for c in suite.cases if not c.id.startswith(UNRECORDED)])
 
 
