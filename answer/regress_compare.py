@@ -87,13 +87,13 @@ class Rounded(Decimal):
 
 
 def _shown_rounded(gold: float, got: float) -> bool:
-    """An answer number with two or more decimals that is the gold number rounded to them (43.79 for
-    43.785083: a model column that rounds to cents or hundredths)."""
+    """An answer number that is the gold number rounded to two or more decimals (43.79 for 43.785083, 5.4
+    i.e. 5.40 for 5.396: a model column that rounds to cents or hundredths, its trailing zero dropped)."""
     if not math.isfinite(got):
         return False
     exponent = Decimal(repr(got)).normalize().as_tuple().exponent
     places = -exponent if isinstance(exponent, int) else 0
-    return places >= 2 and round(gold, places) == got
+    return places > 0 and round(gold, max(places, 2)) == got
 
 
 def _num(value: Any) -> float | None:
@@ -198,7 +198,31 @@ def cell_matches(gold: Any, got: Any) -> bool:
 
 
 def row_matches(gold_row: Row, answer_row: Row) -> bool:
-    return all(any(cell_matches(g, a) for a in answer_row) for g in gold_row if g is not None)
+    joined = _joined_names(gold_row)
+    return all(
+        any(cell_matches(g, a) for a in answer_row) or any(_text(a) in joined.get(i, ()) for a in answer_row)
+        for i, g in enumerate(gold_row)
+        if g is not None
+    )
+
+
+def _joined_names(gold_row: Row) -> dict[int, tuple[str, ...]]:
+    """A gold name split over two text columns (first_name, last_name; origin, dest) is one answer column
+    holding both ("Luís Gonçalves", "EWR-ORD"): for each text cell, its text joined with the text cell beside
+    it."""
+    texts = {i: _text(g) for i, g in enumerate(gold_row) if isinstance(g, str) and _period_start(g) is None}
+    return {
+        i: tuple(
+            f"{texts[a]}{glue}{texts[b]}"
+            for a, b in ((i - 1, i), (i, i + 1))
+            if a in texts and b in texts
+            for glue in _NAME_GLUE
+        )
+        for i in texts
+    }
+
+
+_NAME_GLUE = (" ", "-", " - ", "–", " → ", "→")
 
 
 def _same_keys(left: tuple[Any, ...], right: tuple[Any, ...]) -> bool:

@@ -151,7 +151,7 @@ def _parsed_aggregate(
     decides); raises the reading's refusal."""
     reading = parse(understanding, current.knowledge, row_targets(retrieval.get("entities") or [], current.model))
     verdict = judge(reading)
-    if reading.unknown and reading.intent != "detail":  # what the question is about is not in the model
+    if reading.unknown:  # what the question is about is not in the model (a listing too: no guessed total)
         raise OutOfModelError(verdict.refusal or "the question names what the model does not have")
     if reading.refusal:
         raise AggregateError(reading.refusal)

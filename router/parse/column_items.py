@@ -9,6 +9,7 @@ nearest first); an item several columns fit equally well names none, and stays u
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from router.aggregate.members import aliases
@@ -64,8 +65,9 @@ def _english(k: Knowledge, cubes: list[str], said: set[str], context: set[str]) 
     return None
 
 
-def chinese(k: Knowledge, cubes: list[str], item: str) -> Any | None:
-    """The column one of whose Chinese names holds the item ("余额" in "账户余额"); else the column the item's
+def chinese(k: Knowledge, cubes: list[str], item: str, prefer: Collection[str] = ()) -> Any | None:
+    """The column one of whose Chinese names holds the item ("余额" in "账户余额"), of several the one in
+    ``prefer`` (the columns the answer has already: "按延误" after "到达延误"); else the column the item's
     English word names ("数量": quantity, from the bilingual analytics words)."""
     english = aliases().get(item)
     if english and (found := _english(k, cubes, set(name_key(english)) - GLUE, set())) is not None:
@@ -79,6 +81,8 @@ def chinese(k: Knowledge, cubes: list[str], item: str) -> Any | None:
     }
     for cube in cubes:
         found = {t.path for t in named if t.cube == cube}
+        if len(found) > 1 and len(found & set(prefer)) == 1:
+            found &= set(prefer)
         if len(found) == 1:
             return k.model.find_member(found.pop())
         if found:

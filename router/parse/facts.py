@@ -135,9 +135,16 @@ def amount_column(model: Any, cube: str) -> Any | None:
     found = model.cubes.get(cube)
     if found is None:
         return None
-    summed = {column(m) for m in found.measures.values() if m.type == "sum" and not m.filters}
-    dims = [d for d in found.dimensions.values() if d.type == "number" and not d.primary_key and column(d) in summed]
-    return dims[0] if dims else None
+    sums = [m for m in found.measures.values() if m.type == "sum" and not m.filters]
+    dims = [
+        d
+        for d in found.dimensions.values()
+        if d.type == "number" and not d.primary_key and column(d) in {column(m) for m in sums}
+    ]
+    if len(dims) > 1:  # several columns are added up (distance, air time): the one of money, if one is
+        money = {column(m) for m in sums if getattr(m, "format", None) == "currency"}
+        dims = [d for d in dims if getattr(d, "format", None) == "currency" or column(d) in money]
+    return dims[0] if len(dims) == 1 else None
 
 
 def better(member: Any) -> str:

@@ -268,9 +268,8 @@ def _op_en(word: str) -> str:
     return "equals"
 
 
-_UNIT_AFTER = re.compile(
-    r"\s*(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|milliseconds?|ms|"
-    r"小时|分钟|秒|天|毫秒)\b",
+_UNIT_AFTER = re.compile(  # "over 3 hours", "超过3小时的", "超过5个小时"
+    r"\s*个?\s*(?:(hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|milliseconds?|ms)\b|(小时|分钟|秒|天|毫秒)钟?)",
     re.IGNORECASE,
 )
 UNIT_SECONDS = {
@@ -317,7 +316,7 @@ def _with_unit(text: str, mark: Mark) -> Mark:
     found = found or (inside if inside is not None and inside.end() <= mark.end else None)
     if found is None:
         return mark
-    unit = found.group(1).lower().rstrip("s") if found.group(1).isascii() else found.group(1)
+    unit = found.group(1).lower().rstrip("s") if found.group(1) else found.group(2)
     op, values = mark.data
     end = max(mark.end, found.end())
     return Mark("bound", mark.start, end, text[mark.start : end], (op, values, UNIT_SECONDS[unit]))
@@ -423,7 +422,7 @@ def _word_list(text: str) -> frozenset[str]:
 
 
 # the generic words for an amount of money: the column a cube's sum measure adds up (facts.amount_column)
-AMOUNT_WORD = re.compile(r"\bamounts?\b|\bmoney\b|金额|总额|总价|钱", re.IGNORECASE)
+AMOUNT_WORD = re.compile(r"\bamounts?\b|\bmoney\b|\bvalue\b|\bworth\b|金额|总额|总价|钱", re.IGNORECASE)
 
 # verbs of money changing hands and the nouns a model names that money by, first choice first ("how much did
 # we sell" asks the sales, "how much did they spend" their spend, else the sales)
@@ -484,7 +483,8 @@ FILLER_PHRASES = re.compile(
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:\w+\s+)?(?:store|shop|catalog(?:ue)?|company|"
     r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|"
     r"\bon file\b|\bso far\b|\ball[\s-]time\b|\bof all time\b|\bsince (?:the )?(?:start|beginning)\b|"
-    r"\bto date\b|\bup to now\b|\bat all\b|\bif any\b|\bplease\b|\b(?:the\s+)?(?:start|beginning|end)\s+of\b|"
+    r"\bto date\b|\bup to now\b|\b(?:i\.e|e\.g|viz)\.?(?!\w)|\bat all\b|\bif any\b|\bplease\b|"
+    r"\b(?:the\s+)?(?:start|beginning|end)\s+of\b|"
     r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
     r"大概|大约|左右|差不多",
     re.IGNORECASE,

@@ -12,7 +12,15 @@ import re
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import EVENT_VERBS, FILLER_PHRASES, STOPWORDS_EN, STOPWORDS_ZH, names_a_number
+from router.parse.language import (
+    EVENT_VERBS,
+    FILLER_PHRASES,
+    STOPWORDS_EN,
+    STOPWORDS_ZH,
+    UNIT_SECONDS,
+    names_a_number,
+    title_unit,
+)
 from router.parse.nearby import free
 from router.parse.passes.measures import UNIT_WORDS
 from router.parse.reading import Mark, Reading
@@ -92,6 +100,37 @@ def _glossed(r: Reading) -> list[tuple[int, int]]:
         elif any(f.because and f.because.lower() in inner for f in r.filters if len(f.because) > 3):
             # "live recordings (have Live in the title)": the words before a definition the filters use
             out += [m.span() for m in _DEFINED.finditer(r.text[: aside.start()].rstrip())]
+    return out
+
+
+_DATE_TAIL = re.compile(r"\s+(?:date|dates|time|times|day|timestamp)\b", re.IGNORECASE)
+
+
+def _date_tails(r: Reading, k: Knowledge) -> list[tuple[int, int]]:
+    """ "price and launch date" where the column is "launched on": "date" after the words that named a date
+    column the reading uses restates what kind of column it is."""
+    if not any((d := k.model.find_member(c)) is not None and d.type == "time" for c in r.columns) and not (
+        r.time_dimension and r.time_dimension in r.columns
+    ):
+        return []
+    ends = {e for _, e in r.used}
+    return [m.span() for end in ends if (m := _DATE_TAIL.match(r.text, end))]
+
+
+_UNIT_TAIL = re.compile(r"\s*(?:in\s+)?(hours?|minutes?|mins?|seconds?|secs?|ms|小时|分钟|秒|毫秒)数?", re.IGNORECASE)
+
+
+def _units_restated(r: Reading, k: Knowledge) -> list[tuple[int, int]]:
+    """ "到达延误分钟数", "delay minutes": a unit of time right after a name the reading uses, when a column or
+    measure of the answer is in that unit ("Arrival delay (minutes)"), says what the column holds."""
+    members = [k.model.find_member(p) for p in (*r.columns, *r.measures, *(f.member for f in r.filters))]
+    units = {UNIT_SECONDS[u] for m in members if m is not None and (u := title_unit(m)) is not None}
+    out = []
+    for end in {e for _, e in r.used}:
+        found = _UNIT_TAIL.match(r.text, end)
+        said = found.group(1).lower() if found else ""
+        if found and UNIT_SECONDS.get(said, UNIT_SECONDS.get(said.rstrip("s"))) in units:
+            out.append(found.span())
     return out
 
 
@@ -332,6 +371,8 @@ def check(q: Question, k: Knowledge) -> None:
         *(m.span() for m in FILLER_PHRASES.finditer(r.text)),
         *_ranking_span(q),
         *_glossed(r),
+        *_date_tails(r, k),
+        *_units_restated(r, k),
     ]
     # "average quantity per line *item*": a word of the title of a cube the answer is about restates it
     scope_words = {w for cube in r.scope() for w in facts.title_words(k.model.cubes[cube])}

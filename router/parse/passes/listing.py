@@ -23,13 +23,19 @@ from router.parse.text import GLUE, Word, norm_word, words
 DISPLAY_CAP = 8  # columns a listing shows of its cube when the question names none
 
 
-def _run_head(r: Reading) -> Mention | None:
+def _run_head(r: Reading, k: Knowledge) -> Mention | None:
     for mark in r.marks_of("list", "which"):
         run = phrase_after(r, mark.span)
         for m in reversed(run):
-            if m.of("cube") or m.of("segment"):
+            if m.of("cube") or m.of("segment") or _counts_rows(m, k):
                 return m
     return None
+
+
+def _counts_rows(m: Mention, k: Knowledge) -> bool:
+    """ "which planes in the registry": a name the model gives only to the count of a cube's rows names
+    those rows after a question or listing word."""
+    return bool(m.of("measure")) and all(facts.row_count(k.model, t.cube) == t.path for t in m.of("measure"))
 
 
 _VERB_AFTER_WHO = re.compile(r"\s*([a-z]{3,})\b", re.IGNORECASE)
@@ -103,7 +109,7 @@ def head(q: Question, k: Knowledge) -> None:
         or r.column_list
     )
     chosen = _last_noun(r) if r.language == "zh" and asked else None
-    chosen = chosen or _run_head(r) or _agent(r, k)
+    chosen = chosen or _run_head(r, k) or _agent(r, k)
     if chosen is None and not asked:
         return  # "what about the other region?", "那个大供应商最近怎么样": nothing asks for rows
     if chosen is None:
@@ -118,7 +124,7 @@ def head(q: Question, k: Knowledge) -> None:
         return
     cube = _rows_under(r, k, cube)
     r.listing, r.listed, r.intent = cube, chosen.span, "detail"
-    if chosen.of("cube") or (chosen.of("segment") and not chosen.of("value")):
+    if chosen.of("cube") or (chosen.of("segment") and not chosen.of("value")) or _counts_rows(chosen, k):
         r.use(chosen.span)
         r.segments += [t.path for t in chosen.of("segment") if t.cube == cube and t.path not in r.segments]
     r.notes.append(f"rows of {cube} ({chosen.text!r})")

@@ -60,6 +60,7 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
             mark_before(r, m.span, ("count", "distinct", "avg", "sum", "max", "min", "median"))
             or after
             or _count_over_clause(r, m)
+            or _count_among(r, m)
         )
     else:  # "how many FURNITURE customers", "average Rock track length": values may stand between
         mark = mark_before(r, (_values_before(r, m), m.end), AGGREGATION) or _trailing_count(r, m)
@@ -95,6 +96,22 @@ def _count_over_clause(r: Reading, m: Mention) -> Mark | None:
     if not found or not m.of("cube") or not _RELATIVE_CLAUSE.fullmatch(r.text[found[-1].end : m.start]):
         return None
     return found[-1]
+
+
+_AMONG = re.compile(r"(?:里|中|当中|之中|里面)\s*[,，]?")
+_THOSE_COUNTED = re.compile(r"的\s*(?:有|共有|一共有)?\s*$")
+
+
+def _count_among(r: Reading, m: Mention) -> Mark | None:
+    """ "飞往芝加哥的航班里，到达延误超过3小时的有多少个": a count word after "<rows>里/中, <clause>的" counts
+    those rows (the ones the clause keeps)."""
+    if not m.of("cube") or not _AMONG.match(r.text, m.end):
+        return None
+    found = next((x for x in r.marks_of("count") if x.start > m.end), None)
+    if found is None or not _THOSE_COUNTED.search(r.text, m.end, found.start):
+        return None
+    later = [x for x in r.mentions if m.end <= x.start < found.start and x.of("cube") and not x.of("dimension")]
+    return found if not later else None
 
 
 _IS = re.compile(r"\s*(?:为|是|=|等于|:|：)\s*")

@@ -108,7 +108,8 @@ def _part_of_name_zh(r: Reading, span: tuple[int, int], k: Knowledge, cubes: lis
     """ "按余额从低到高" after "账户余额": the Chinese words after 按 that are part of the name of one numeric or
     date column of the answer's cubes order by that column."""
     said = _BY_ZH.search(r.text, 0, span[0])
-    member = column_items.chinese(k, cubes, said.group(1)) if said else None
+    answered = [*r.columns, *(m for m, _ in r.order), *(f.member for f in r.filters)]
+    member = column_items.chinese(k, cubes, said.group(1), answered) if said else None
     if said is None or member is None or not (facts.is_numeric(member) or member.type == "time"):
         return None
     r.use(said.span(1))

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from answer.regress_compare import Gold, assign, cell_matches, compare, gold_query, gold_result, key_column
+from answer.regress_compare import Gold, assign, cell_matches, compare, gold_query, gold_result, key_column, row_matches
 
 TOP = "SELECT p.product_name, SUM(i.amount) AS gmv FROM t GROUP BY p.product_name ORDER BY gmv DESC LIMIT 3"
 
@@ -189,3 +189,11 @@ def test_a_number_the_gold_rounds_is_matched_by_any_number_rounding_to_it() -> N
 def test_an_answer_number_rounded_to_two_or_more_decimals_matches_its_gold() -> None:
     assert cell_matches(43.785083, 43.79) and cell_matches(0.123456, 0.1235)
     assert not cell_matches(43.785083, 43.8) and not cell_matches(43.785083, 43.78)
+    assert cell_matches(5.396016, 5.4) and not cell_matches(5.43, 5.4)  # 5.40 with its trailing zero dropped
+
+
+def test_a_gold_name_split_over_two_columns_matches_one_answer_column_holding_both() -> None:
+    assert row_matches([1, "Luís", "Gonçalves", "São Paulo"], [1, "Luís Gonçalves", "Brazil", "São Paulo"])
+    assert not row_matches([1, "Luís", "Gonçalves"], [1, "Luís Martins"])  # a different person
+    assert row_matches([7, "EWR", "ORD"], [7, "N14228", "EWR-ORD"])  # a route: origin and destination
+    assert not row_matches([1, "Luís", "São Paulo", "Gonçalves"], [1, "Luís Gonçalves", "São Paulo"])  # not beside

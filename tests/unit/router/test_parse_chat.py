@@ -87,6 +87,32 @@ REVENUE = """
       - {name: staff_id, sql: staff_id, type: number, primary_key: true}
       - {name: name, sql: name, type: string, title: Name}
       - {name: birth_date, sql: birth_date, type: time, title: Birth date}
+  - name: trips
+    title: Trips
+    sql_table: shop.trips
+    meta: {synonyms: [行程]}
+    joins:
+      - {name: machines, relationship: many_to_one, sql: "{CUBE}.machine_id = {machines}.machine_id"}
+    dimensions:
+      - {name: trip_id, sql: trip_id, type: number, primary_key: true}
+      - {name: machine_id, sql: machine_id, type: number}
+      - {name: start_delay, sql: start_delay, type: number, title: Start delay (minutes), meta: {synonyms: [出发延误]}}
+      - {name: end_delay, sql: end_delay, type: number, title: End delay (minutes), meta: {synonyms: [到达延误]}}
+      - {name: ride_time, sql: ride_time, type: number, title: Ride time (minutes)}
+      - {name: distance, sql: distance, type: number, title: Distance}
+      - {name: departed_on, sql: departed_on, type: time}
+    measures:
+      - {name: count, type: count, title: Number of trips}
+      - {name: total_distance, type: sum, sql: distance, title: Total distance}
+      - {name: total_ride_time, type: sum, sql: ride_time, title: Total ride time}
+  - name: machines
+    title: Machines
+    sql_table: shop.machines
+    dimensions:
+      - {name: machine_id, sql: machine_id, type: number, primary_key: true, title: Machine number}
+      - {name: built, sql: built, type: number, title: Year built}
+    measures:
+      - {name: count, type: count, title: Number of machines, meta: {synonyms: [fleet machines]}}
 """
 
 
@@ -282,3 +308,46 @@ def test_in_total_after_a_count_asks_no_amount(knowledge: Knowledge) -> None:
     assert r.measures == ["payments.count"]
     r = read(knowledge, "how many payments did we get in 2024, and what was the total?")
     assert r.measures == ["payments.count", "payments.paid"]
+
+
+def test_a_bound_in_hours_or_minutes_said_in_chinese_is_converted_to_the_columns_unit(knowledge: Knowledge) -> None:
+    r = read(knowledge, "到达延误超过3小时的行程有多少")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("trips.end_delay", "gt", ["180"])]
+    r = read(knowledge, "到达延误超过5个小时的行程有多少")
+    assert [(f.member, f.values) for f in r.filters] == [("trips.end_delay", ["300"])]
+
+
+def test_a_count_after_rows_and_a_clause_ending_in_de_counts_those_rows(knowledge: Knowledge) -> None:
+    r = read(knowledge, "行程里，到达延误超过3小时的有多少个？")
+    assert r.intent == "aggregate" and r.measures == ["trips.count"]
+    assert [(f.member, f.values) for f in r.filters] == [("trips.end_delay", ["180"])]
+
+
+def test_a_bound_said_of_rows_whose_cube_adds_up_several_columns_bounds_none_of_them(knowledge: Knowledge) -> None:
+    r = read(knowledge, "延误超过30分钟的行程有多少")
+    assert not [f for f in r.filters if f.member in ("trips.ride_time", "trips.distance")]
+
+
+def test_a_unit_after_a_column_in_that_unit_and_a_part_of_a_named_column_are_known(knowledge: Knowledge) -> None:
+    r = read(knowledge, "列出到达延误超过3小时的行程，带上到达延误分钟数，按延误从大到小排")
+    assert r.order == [("trips.end_delay", "desc")] and not r.unknown
+
+
+def test_a_name_the_model_gives_only_to_a_cubes_row_count_names_its_rows_in_a_listing(knowledge: Knowledge) -> None:
+    r = read(knowledge, "Which fleet machines were built before 1970?")
+    assert r.listing == "machines" and [(f.member, f.operator) for f in r.filters] == [("machines.built", "lte")]
+
+
+def test_total_value_of_rows_is_the_sum_of_their_amount(knowledge: Knowledge) -> None:
+    r = read(knowledge, "total value of payments in 2024")
+    assert r.measures == ["payments.paid"] and not r.unknown
+
+
+def test_ie_and_eg_introduce_a_restatement(knowledge: Knowledge) -> None:
+    r = read(knowledge, "number of orders in 2024, i.e. last year")
+    assert r.measures == ["orders.count"] and not r.unknown
+
+
+def test_date_after_the_words_naming_a_date_column_restates_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list trips in 2024 with distance and departed date")
+    assert "trips.departed_on" in r.columns and not r.unknown
