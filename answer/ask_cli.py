@@ -69,7 +69,8 @@ def ask(
     if table["columns"]:
         view, note = rich_table(table, max_rows=None if all_rows else 50)
         console.print(view)
-        console.print(note or f"{table.get('row_count', len(table['rows'])):,} rows")
+        count = table.get("row_count", len(table["rows"]))
+        console.print(note or f"{count:,} row{'' if count == 1 else 's'}")
     if csv_path is not None:
         from answer.tables import to_csv
 

@@ -15,7 +15,7 @@ NUMBER = re.compile(r"(?<![A-Za-z0-9.,])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?
 # dates and period labels of a text ("2024-01-01", "2024-03", "2024-Q1", "2024年3月", "2024年Q1", "2024年")
 PERIOD_TOKEN = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?|\d{4}-\d{2}|\d{4}-[QW]\d{1,2}|"
-    r"\d{4}年(?:\d{1,2}月|Q\d|第\d{1,2}周)?|Q\d"
+    r"\d{4}年(?:\d{1,2}月|Q\d|第\d{1,2}周|\d季度)?|Q\d(?:\s+\d{4})?"
 )
 GRAINS = ("day", "week", "month", "quarter", "year")
 

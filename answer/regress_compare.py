@@ -149,11 +149,17 @@ _PERIOD_LABELS = (  # a compared period's label -> the ISO date its period start
 
 
 def _period_start(label: str) -> str | None:
-    """ "1995", "1995年", "2024-03", "Q1 2024", "2024年1季度" -> the start date; None for other text."""
-    for pattern, start in _PERIOD_LABELS:
-        if m := pattern.match(label.strip().lower()):
-            return start(m)
+    """ "1995", "1995年", "2024-03", "Q1 2024", "2024年1季度" -> the start date; None for other text. What
+    follows the period after a comma or in parentheses says which it is ("2011-11, last month",
+    "2011-11 (last month)")."""
+    for text in dict.fromkeys((label.strip().lower(), _ASIDE_AFTER.sub("", label).strip().lower())):
+        for pattern, start in _PERIOD_LABELS:
+            if m := pattern.match(text):
+                return start(m)
     return None
+
+
+_ASIDE_AFTER = re.compile(r"\s*(?:[,，]\s*[^,，]*|[(（][^()（）]*[)）])$")
 
 
 _PERIOD_START = re.compile(r"^\d{4}-(\d{2})-01(?:[T ]00:00:00(?:\.0+)?)?$")
@@ -354,14 +360,20 @@ def _transposed(gold: Gold, answer_rows: Sequence[Row]) -> bool:
 
 
 def _without_difference(cells: Row) -> list[Any]:
-    """Of three numbers, the two whose difference the third is (the change of two compared periods), the
-    last one tried first (any of three such numbers is the difference of the other two)."""
+    """Of three numbers, the two whose change the third is (as a difference, or relative: a ratio or a
+    percentage, either way round) for two compared periods, the last one tried first (any of three such
+    numbers is the difference of the other two)."""
     values = [_num(c) or 0.0 for c in cells]
     for i in (2, 1, 0):
         a, b = (values[j] for j in range(3) if j != i)
-        if cell_matches(values[i], a - b) or cell_matches(values[i], b - a):
+        if any(cell_matches(values[i], change) for change in _changes(a, b)):
             return [c for j, c in enumerate(cells) if j != i]
     return list(cells)
+
+
+def _changes(a: float, b: float) -> list[float]:
+    relative = [x / y - 1 for x, y in ((a, b), (b, a)) if y]
+    return [a - b, b - a, *relative, *(100 * r for r in relative)]
 
 
 def _counts_text(gold: Gold) -> str:

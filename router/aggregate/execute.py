@@ -22,6 +22,7 @@ from router.aggregate.correct import fix
 from router.aggregate.derive import combine
 from router.aggregate.follow_up import FollowUp, edit_query
 from router.aggregate.guardrails import check
+from router.aggregate.period_names import with_dates
 from router.aggregate.slots import fill_slots
 from router.aggregate.ties import Peek, peek_query, split_peek
 from router.aggregate.types import AggregateError, AggregateResult, CubeQueryDraft, OutOfModelError, Problem
@@ -255,6 +256,8 @@ def run_aggregate(
         draft, loads, retries = run.execute(draft, _checked_against(ctx, draft, follow_up))
     loads, peek = _kept(draft, loads)
     _each_period_has_data(draft, loads)
+    if draft.comparison != "members" and len(draft.labels) == len(draft.queries) > 1:
+        draft.labels = [with_dates(label, q) for label, q in zip(draft.labels, draft.queries, strict=True)]
     rows, derived = combine(draft, [[{draft.counted: load.total}] if draft.counted else load.rows for load in loads])
     run.timings["total_ms"] = (time.perf_counter() - started) * 1000
     first = loads[0]

@@ -127,6 +127,9 @@ def _detail_score(
     return det, details, rows
 
 
+_MEASURED = re.compile(r"\b(?:number|count|total|sum|average|avg|share|percentage)\s+of\s+(?:the\s+)?$", re.I)
+
+
 def rows_clause(text: str, table_words: list[str]) -> tuple[str, str] | None:
     """The joining words and the clause about rows when an aggregate clause is followed by one ("and their
     claims", "..., and which ones were they?", "？把名单列一下"); None otherwise."""
@@ -141,7 +144,10 @@ def rows_clause(text: str, table_words: list[str]) -> tuple[str, str] | None:
         lex.DETAIL.search(tail)
         or lex.TAIL_ROWS.search(tail)
         or asks_which
-        or any(start >= m.start() for start, _, _ in _word_spans(text, table_words))
+        or any(
+            start >= m.start() and not _MEASURED.search(text, m.start(), start)
+            for start, _, _ in _word_spans(text, table_words)
+        )  # "? by number of payments": a measure named by its table, no rows
     )
     return (m.group(0), tail) if about_rows else None
 

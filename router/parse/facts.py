@@ -23,6 +23,20 @@ def column(member: Any) -> str:
     return column_sql(getattr(member, "sql", None) or "")
 
 
+def distinct_column(model: Any, measure: Any) -> Any | None:
+    """The public dimension a count-distinct measure counts the values of ("Number of carriers" ->
+    Carrier), else None (also for a count of distinct keys: that counts rows)."""
+    if getattr(measure, "type", "") not in ("count_distinct", "count_distinct_approx"):
+        return None
+    cube = model.cubes.get(measure.cube)
+    found = [
+        d
+        for d in (cube.dimensions.values() if cube is not None else [])
+        if d.public and d.type != "time" and not d.primary_key and column(d) == column(measure)
+    ]
+    return found[0] if found else None
+
+
 def column_sql(sql: str) -> str:
     return re.sub(r"\s+", "", _CUBE_REF.sub("", str(sql))).lower()
 

@@ -286,7 +286,10 @@ def _counted_cube(k: Knowledge, measure: str, grouped: list[str]) -> str | None:
                 for c in k.model.cubes
                 if c != own
                 and facts.primary_key(k.model, c)
-                and facts.column(k.model.find_member(facts.primary_key(k.model, c))) == facts.column(member)
+                and (
+                    facts.column(k.model.find_member(facts.primary_key(k.model, c))) == facts.column(member)
+                    or facts.fk_column(k.model, own, c) == facts.column(member)  # o_custkey -> customer
+                )
             ),
             None,
         )

@@ -52,12 +52,21 @@ def _candidates(m: Mention, k: Knowledge, language: str) -> list[tuple[Any, int]
         member = k.model.find_member(t.path)
         if member is not None and member.type != "time" and member.public:
             out += [(twin, m.weights.get(t, 1)) for twin in _language_twins(member, k)]
+    for t in m.of("measure") if not m.of("dimension", "cube") else []:  # "each carrier" said only by
+        member = facts.distinct_column(k.model, k.model.find_member(t.path))  # "Number of carriers"
+        if member is not None:
+            out.append((member, m.weights.get(t, 1)))
     for t in m.of("cube"):
         path = facts.label(k.model, t.path, language) or facts.primary_key(k.model, t.path)
         member = k.model.find_member(path) if path else None
         if member is not None:
             out.append((member, m.weights.get(t, 1)))
     return out
+
+
+def _counted_values(m: Mention, k: Knowledge) -> bool:
+    """A name the model gives only to counts of distinct values ("carriers flying"): it names the values."""
+    return all(facts.distinct_column(k.model, k.model.find_member(t.path)) is not None for t in m.of("measure"))
 
 
 def _score(
@@ -118,7 +127,9 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         run = list(takewhile(lambda m: free(r, m), phrase_after(r, mark.span)))  # "每种流派最长的曲目": 流派
         if run and mark.text.lower() == "what" and r.text[mark.end : run[0].start].strip():
             continue  # "what genre sold most" groups by genre; "what do German customers buy" does not
-        if not run or any(m.of("measure") and not (m.of("dimension") or m.of("cube")) for m in run[-1:]):
+        if not run or any(
+            m.of("measure") and not (m.of("dimension") or m.of("cube")) and not _counted_values(m, k) for m in run[-1:]
+        ):
             continue
         if run[-1].of("value") and not (run[-1].of("dimension") or run[-1].of("cube")):
             continue

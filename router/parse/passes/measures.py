@@ -415,6 +415,8 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
     kind, marks = _kind(r, m)
     if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind) or (kind is None and _bounded_column(r, m)):
         return None, [], None
+    if kind is None and _groups_named(r, k, m):
+        return None, [], None
     named = _named_for(q, k, m, kind)
     if named is not None:
         return _of_named(q, k, m, named, kind, marks)
@@ -426,6 +428,18 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
         if counted:
             return counted, marks if kind not in ("most", "share") else [], None
     return _of_columns(q, k, m, kind, marks)
+
+
+def _groups_named(r: Reading, k: Knowledge, m: Mention) -> bool:
+    """ "each carrier", "per airline" where the model names only the count of distinct carriers that way:
+    after a group-by word the name is the groups (the column counted), not that count."""
+    targets = m.of("measure")
+    return (
+        bool(targets)
+        and not m.of("dimension", "cube")
+        and mark_before(r, m.span, ("group",)) is not None
+        and all(facts.distinct_column(k.model, k.model.find_member(t.path)) is not None for t in targets)
+    )
 
 
 def _named_for(q: Question, k: Knowledge, m: Mention, kind: str | None) -> Any | None:

@@ -165,6 +165,13 @@ def test_a_one_row_gold_of_two_periods_and_their_difference_matches_a_row_per_pe
     assert compare(Gold([[Decimal("48.57"), Decimal("9.90"), Decimal("-30")]], None), [["a", 9.90], ["b", 48.57]])
 
 
+def test_a_one_row_gold_of_two_periods_and_their_relative_change_matches_a_row_per_period() -> None:
+    rows = [["2024", 150.0], ["2023", 120.0]]
+    assert compare(Gold([[Decimal("120"), Decimal("150"), Decimal("0.25")]], None), rows) is None  # a ratio
+    assert compare(Gold([[Decimal("120"), Decimal("150"), Decimal("25.0")]], None), rows) is None  # a percentage
+    assert compare(Gold([[Decimal("120"), Decimal("150"), Decimal("0.3")]], None), rows)  # not their change
+
+
 def test_a_period_label_matches_the_same_period_said_another_way() -> None:
     assert cell_matches("Q1 2013", "Q1 of 2013") and cell_matches("2024年", "2024")
     assert not cell_matches("Q1 2013", "Q3 2013")
@@ -197,3 +204,8 @@ def test_a_gold_name_split_over_two_columns_matches_one_answer_column_holding_bo
     assert not row_matches([1, "Luís", "Gonçalves"], [1, "Luís Martins"])  # a different person
     assert row_matches([7, "EWR", "ORD"], [7, "N14228", "EWR-ORD"])  # a route: origin and destination
     assert not row_matches([1, "Luís", "São Paulo", "Gonçalves"], [1, "Luís Gonçalves", "São Paulo"])  # not beside
+
+
+def test_a_period_label_followed_by_what_it_is_is_that_period() -> None:
+    assert cell_matches("2010-11", "2010-11, same period last year") and cell_matches("2011-11 (last month)", "2011-11")
+    assert cell_matches("2011-12", "2011-12（本月）") and not cell_matches("2010-11", "2010-12, last month")

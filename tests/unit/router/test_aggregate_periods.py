@@ -1,4 +1,5 @@
-"""Compared periods each need data: a period without rows is said, not compared (router.aggregate.execute)."""
+"""Compared periods each need data: a period without rows is said, not compared (router.aggregate.execute);
+they are shown with their dates (router.aggregate.period_names)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 
 from cube_models.backends.base import LoadResult
 from router.aggregate.execute import _each_period_has_data
+from router.aggregate.period_names import with_dates
 from router.aggregate.types import CubeQueryDraft, OutOfModelError
 
 QUERY = {"measures": ["flights.on_time_rate"], "dimensions": ["airlines.name"]}
@@ -53,3 +55,20 @@ def test_this_and_a_month_is_that_month_of_the_current_year() -> None:
 
     found = extract_time("orders this June vs June last year", date(2025, 6, 30)).ranges
     assert [r.start for r in found] == [date(2025, 6, 1), date(2024, 6, 1)]
+
+
+@pytest.mark.parametrize(
+    ("label", "span", "shown"),
+    [
+        ("last month", ["2011-11-01", "2011-11-30"], "2011-11, last month"),
+        ("same period last year", ["2010-01-01", "2010-12-23"], "2010-01-01 to 2010-12-23, same period last year"),
+        ("last quarter", ["2011-07-01", "2011-09-30"], "Q3 2011, last quarter"),
+        ("去年", ["2010-01-01", "2010-12-31"], "2010（去年）"),
+        ("上季度", ["2011-07-01", "2011-09-30"], "2011年3季度（上季度）"),
+        ("Q3 2010", ["2010-07-01", "2010-09-30"], "Q3 2010"),  # it names its dates already
+        ("last month", None, "last month"),  # no dates to name
+    ],
+)
+def test_a_compared_period_is_shown_with_its_dates(label: str, span: list[str] | None, shown: str) -> None:
+    query = {"measures": ["m"], "timeDimensions": [{"dimension": "t", "dateRange": span}] if span else []}
+    assert with_dates(label, query) == shown

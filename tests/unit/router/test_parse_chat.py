@@ -101,8 +101,10 @@ REVENUE = """
       - {name: ride_time, sql: ride_time, type: number, title: Ride time (minutes)}
       - {name: distance, sql: distance, type: number, title: Distance}
       - {name: departed_on, sql: departed_on, type: time}
+      - {name: operator, sql: operator, type: string}
     measures:
       - {name: count, type: count, title: Number of trips}
+      - {name: operators, type: count_distinct, sql: operator, title: Operators running, meta: {synonyms: [operators]}}
       - {name: total_distance, type: sum, sql: distance, title: Total distance}
       - {name: total_ride_time, type: sum, sql: ride_time, title: Total ride time}
   - name: machines
@@ -113,6 +115,23 @@ REVENUE = """
       - {name: built, sql: built, type: number, title: Year built}
     measures:
       - {name: count, type: count, title: Number of machines, meta: {synonyms: [fleet machines]}}
+  - name: members
+    title: Members
+    sql_table: shop.members
+    dimensions:
+      - {name: member_key, sql: m_key, type: number, primary_key: true}
+      - {name: name, sql: m_name, type: string, title: Member name}
+  - name: visits
+    title: Visits
+    sql_table: shop.visits
+    joins:
+      - {name: members, relationship: many_to_one, sql: "{CUBE}.v_memberkey = {members}.m_key"}
+    dimensions:
+      - {name: visit_key, sql: v_key, type: number, primary_key: true}
+      - {name: member_key, sql: v_memberkey, type: number}
+    measures:
+      - {name: count, type: count, title: Number of visits}
+      - {name: visitors, type: count_distinct, sql: v_memberkey, title: Visiting members}
 """
 
 
@@ -351,3 +370,17 @@ def test_ie_and_eg_introduce_a_restatement(knowledge: Knowledge) -> None:
 def test_date_after_the_words_naming_a_date_column_restates_it(knowledge: Knowledge) -> None:
     r = read(knowledge, "list trips in 2024 with distance and departed date")
     assert "trips.departed_on" in r.columns and not r.unknown
+
+
+def test_after_each_a_name_the_model_gives_only_to_a_distinct_count_names_the_values_counted(
+    knowledge: Knowledge,
+) -> None:
+    r = read(knowledge, "total distance for each operator running, in 2024")
+    assert r.measures == ["trips.total_distance"] and r.dimensions == ["trips.operator"]
+    assert read(knowledge, "how many operators running trips in 2024").measures == ["trips.operators"]
+
+
+def test_a_distinct_count_of_a_foreign_key_counts_the_referred_rows_passing_a_bound(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many visiting members made more than 30 visits?")
+    assert r.counted == "visits.visitors" and r.dimensions == ["members.member_key"]
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("visits.count", "gt", ["30"])]
