@@ -631,6 +631,7 @@ def _rows_part_refused(result: PipelineResult, question: str, reading: Reading, 
 # behind it (router.behind), so they are honoured, not unknown
 _BACK = re.compile(
     r"\b(?:that|this|the same)\s+(?:day|date|week|month|quarter|year)\b|"
+    r"\b(?:behind|underlying|under)\s+(?:it|that|this|them|those|these|the)(?:\s+(?:number|total|figure|sum|amount)s?)?\b|"
     r"那一?天|当天|那个?月|当月|那一?年|当年|那个?季度|那一?周",
     re.IGNORECASE,
 )

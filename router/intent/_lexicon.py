@@ -48,7 +48,8 @@ CLAUSE_JOIN = _compile(
     r"\band (?:(?:can|could|would|will) you (?:also |please )?|also |then |please )?"
     r"(?:show|list|give|tell|display|pull|what|which|who|their|its|the reasons?)\b|"
     r",\s*(?:and\s+)?(?:(?:can|could|would) you (?:also )?)?(?:show|list|"
-    r"with)\b|\bas well as (?:their|the)\b|\balong with\b|(?:\bplus|\s[+&]) (?:their|the|its)\b",
+    r"with)\b|\bas well as (?:their|the)\b|\balong with\b|(?:\bplus|\s[+&]) (?:their|the|its)\b|"
+    r",?\s*\band (?:the|all the)\b(?=[^?.!]*\b(?:behind|under(?:lying|neath)|ma(?:d|k|king)e? (?:it|them|that) up)\b)",
     r"以及|并且|并列出|并给出|并显示|同时列出|同时给出|并说明|及其|和(?:他们|它们|她们)的|和其|,\s*(?:并|列出|显示|以及)|"
     r"[和及](?=(?:其|它们的|他们的)|\S{0,8}(?:明细|原因|记录|清单|列表))|顺便|[?？。；;](?=\s*\S)",
 )
@@ -56,6 +57,7 @@ CLAUSE_JOIN = _compile(
 # make it up", "把名单列一下"): a which/who question with no aggregation word, or these phrases
 TAIL_ROWS = _compile(
     r"\b(?:which|what|who) (?:ones|are they|were they|are those|were those)\b|\bmake (?:it|them|that) up\b|"
+    r"\b(?:behind|underlying) (?:it|that|this|them|those|these|the (?:number|total|figure|sum))\b|"
     r"\b(?:show|list|give)(?: me)? (?:them|those|these|each)\b",
     r"列出|列一下|名单|是哪些|有哪些|哪几",
 )

@@ -153,8 +153,9 @@ def listing_query(r: Reading, u: Understanding, model: Any, max_rows: int = LIST
     if r.limit and order:  # "the 5 with the biggest delays": rows without a value are not among them
         query.setdefault("filters", []).append({"member": order[0][0], "operator": "set"})
     key = next((c for c in r.columns if getattr(model.find_member(c), "primary_key", False)), None)
-    if key and key not in {m for m, _ in order}:
-        order.append([key, "asc"])
+    if key and key not in {m for m, _ in order}:  # ties in key order; newest first: the latest key first
+        newest = bool(order) and getattr(model.find_member(order[0][0]), "type", "") == "time" and order[0][1] == "desc"
+        order.append([key, "desc" if newest else "asc"])
     if order:
         query["order"] = order
     query["limit"] = min(r.limit or max_rows, max_rows)

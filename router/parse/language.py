@@ -174,7 +174,8 @@ _ORDER = re.compile(
     rf"({_LOW_SUPERLATIVE}|least expensive))"
     r"(?:\s+[a-z]+){0,3}?\s+first\b|"
     r"\b(desc(?:ending)?)(?:\s+order)?\b|\b(asc(?:ending)?)(?:\s+order)?\b|"
-    r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少)|(从低到高|从小到大|由低到高|由小到大|升序|从少到多)|"
+    r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少|[从由]新到旧|[从由]近到远)|"
+    r"(从低到高|从小到大|由低到高|由小到大|升序|从少到多|[从由]旧到新|[从由]远到近)|"
     r"\b(worst|best)(?:\s+[a-z]+){0,3}?\s+first\b",
     _F,
 )  # "worst first": the way ``meta.better`` says

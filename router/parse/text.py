@@ -81,12 +81,30 @@ _IRREGULAR = {
 }
 
 
+# the short forms analysts type for words names are made of ("avg order value": "Average order value")
+_ABBREVIATED = {
+    "avg": "average",
+    "amt": "amount",
+    "qty": "quantity",
+    "qtys": "quantities",
+    "cnt": "count",
+    "pct": "percent",
+    "acct": "account",
+    "bal": "balance",
+    "dept": "department",
+    "mgr": "manager",
+    "addr": "address",
+}
+
+
 @lru_cache(maxsize=65536)
 def norm_word(raw: str) -> str:
-    """ "Customers'", "customer's" and "customers" all read "custom"; "flew" reads "fli" like "flights"."""
+    """ "Customers'", "customer's" and "customers" all read "custom"; "flew" reads "fli" like "flights";
+    "avg" reads "averag" like "average"."""
     word = re.sub(r"['’](?:s|ve|re|ll|d|t|m)$", "", raw.lower())
     if not word.isascii() or not word.isalpha():
         return word
+    word = _ABBREVIATED.get(word, word)
     return str(_STEMMER.stemWord(_IRREGULAR.get(word, word)))
 
 

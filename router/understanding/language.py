@@ -18,6 +18,21 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SHORTHAND = (
     (re.compile(r"(?<![\w/])w/o(?![\w/])", re.IGNORECASE), "without"),
     (re.compile(r"(?<![\w/])w/(?=\s)", re.IGNORECASE), "with"),
+    *(  # lower case only: "last yr", "this qtr", "can u": capitals may be codes ("YR", "U2")
+        (re.compile(rf"(?<![\w/'’-]){short}(?![\w/-])"), word)
+        for short, word in (
+            ("yrs", "years"),
+            ("yr", "year"),
+            ("qtrs", "quarters"),
+            ("qtr", "quarter"),
+            ("mths", "months"),
+            ("mth", "month"),
+            ("wks", "weeks"),
+            ("wk", "week"),
+            ("u", "you"),
+            ("ur", "your"),
+        )
+    ),
 )
 # Chinese punctuation NFKC leaves alone, mapped to ASCII so rules need one spelling.
 _PUNCT = str.maketrans(

@@ -28,6 +28,12 @@ _SUPERLATIVE_EN_N = re.compile(
     _FLAGS,
 )
 _N_SUPERLATIVE_EN = re.compile(rf"\b{_NUM}\s+({_SUPERLATIVES_EN})\b", _FLAGS)
+# "10 longest tracks", "5 most expensive parts": any superlative after a number
+_N_EST = re.compile(rf"\b{_NUM}\s+((?:most|least)\s+[a-z]+|[a-z]{{2,}}est)\b", _FLAGS)
+_NOT_SUPERLATIVE = frozenset(
+    {"interest", "request", "forest", "harvest", "guest", "west", "rest", "contest", "chest", "quest", "digest"}
+)
+_LOW_EST = re.compile(r"^(?:least\s|cheapest|smallest|lowest|shortest|earliest|oldest|fewest|slowest|lightest)")
 _BOTTOM = re.compile(rf"\bbottom[\s-]*{_NUM}?\b|(?:倒数|后|末)\s*{_NUM}\s*(?:名|位|个)?", _FLAGS)
 # "at least 40 claims" / "at most" bound a count; they rank nothing
 _HIGH = re.compile(
@@ -85,6 +91,10 @@ def _superlative_n_en(text: str) -> Ranking | None:
         if limit and 0 < limit <= 1000 and m.group(number).lower() not in ("a", "an"):
             low = m.group(word).lower() in ("worst", "bottom", "lowest", "smallest", "least")
             return Ranking("asc" if low else "desc", limit, m.group(0))
+    m = _N_EST.search(text)
+    limit = parse_number(m.group(1)) if m and m.group(2).lower() not in _NOT_SUPERLATIVE else None
+    if m and limit and 0 < limit <= 1000:
+        return Ranking("asc" if _LOW_EST.match(m.group(2).lower()) else "desc", limit, m.group(0))
     return None
 
 

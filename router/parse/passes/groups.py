@@ -207,12 +207,19 @@ def _singular(mark: Any, head: Mention, r: Reading) -> bool:
 
 
 def _grouped_names(r: Reading, k: Knowledge, cubes: list[str]) -> None:
-    """A name that begins with a group-by word ("各地区", "每个渠道"): grouped by what it names."""
+    """A name that begins with a group-by word ("各地区", "每个渠道") or is followed by a word for how rows
+    spread over it ("原因分布", "reason breakdown"): grouped by what it names."""
     for m in r.mentions:
-        if free(r, m) and _GROUP_START.match(m.text) and (m.of("dimension") or m.of("cube")):
+        spread = _SPREAD.match(r.text, m.end)
+        if free(r, m) and (_GROUP_START.match(m.text) or spread) and (m.of("dimension") or m.of("cube")):
             member = resolve([m], r, k, cubes)
             if member is not None:
                 _add(r, member, [m], "grouped")
+                if spread:
+                    r.use(spread.span())
+
+
+_SPREAD = re.compile(r"\s*(?:的?(?:分布|构成|结构)(?:情况)?|\s(?:distribution|breakdown|split|mix)\b)", re.IGNORECASE)
 
 
 def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:

@@ -542,7 +542,7 @@ def _rows_counted(q: Question, k: Knowledge) -> None:
     """ "orders per year", "customers by nation", "orders 2024 vs 2023": a cube asked by a grain, a group-by
     or a comparison (and no listing word) counts its rows."""
     r = q.reading
-    if r.measures or r.marks_of("list") or not _cued(q, k):
+    if r.measures or r.marks_of("list", "recent") or not _cued(q, k):
         return
     asked = {m.start for mark in r.marks_of("which", "list") for m in phrase_after(r, mark.span)}
     for m in r.mentions:

@@ -43,7 +43,10 @@ ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     ),
 )
 _ORDINAL = norm_word("number")  # "Day of week number" is a position, not a length of days
-_TIME_ADJECTIVE = re.compile(r"latest|newest|most recent|recent|oldest|earliest|最新|最近|最早", re.IGNORECASE)
+_TIME_ADJECTIVE = re.compile(
+    r"latest|newest|most recent|recent|oldest|earliest|最新|最近|最早|[从由](?:新到旧|旧到新|近到远|远到近)",
+    re.IGNORECASE,
+)
 _DESC_ADJ = re.compile(
     r"most|expensive|priciest|costliest|longest|biggest|largest|heaviest|latest|newest|recent|highest|最贵|最长|"
     r"最大|最新|最近|最高",
@@ -133,12 +136,17 @@ def _by_member(r: Reading, k: Knowledge, cubes: list[str], sort_only: bool = Fal
     "按日期排序")."""
     for mark in r.marks_of("group"):
         m = after(r, mark.span)
-        if m is None:
-            continue
-        if (member := _numeric_column(k, m, cubes, times=sort_only)) is not None:
+        if m is not None and (member := _numeric_column(k, m, cubes, times=sort_only)) is not None:
             r.use(mark.span, m.span)
             return member
+        said = _WORD_AFTER.match(r.text, mark.end)  # "sorted by balance": a word of one column's title
+        if m is None and said and (member := _title_word(r, said.span(1), k, cubes)) is not None:
+            r.use(mark.span, said.span(1))
+            return member
     return None
+
+
+_WORD_AFTER = re.compile(r"\s+([a-z][\w-]*)", re.IGNORECASE)
 
 
 def _numeric_column(k: Knowledge, m: Mention, cubes: list[str], times: bool = False) -> Any | None:

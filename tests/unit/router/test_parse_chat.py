@@ -384,3 +384,22 @@ def test_a_distinct_count_of_a_foreign_key_counts_the_referred_rows_passing_a_bo
     r = read(knowledge, "how many visiting members made more than 30 visits?")
     assert r.counted == "visits.visitors" and r.dimensions == ["members.member_key"]
     assert [(f.member, f.operator, f.values) for f in r.filters] == [("visits.count", "gt", ["30"])]
+
+
+def test_newest_to_oldest_in_chinese_orders_by_date_and_the_latest_n_are_rows(knowledge: Knowledge) -> None:
+    r = read(knowledge, "最近的10个订单，按日期从新到旧")
+    assert r.intent == "detail" and r.limit == 10 and r.order == [("orders.ordered_at", "desc")]
+
+
+def test_an_abbreviation_reads_as_the_word_a_name_is_made_of(knowledge: Knowledge) -> None:
+    assert read(knowledge, "avg list price of goods").measures == ["goods.avg_price"]
+
+
+def test_sorted_by_a_word_of_one_columns_title_sorts_by_that_column(knowledge: Knowledge) -> None:
+    r = read(knowledge, "customers in Paris with account balance over 1000, sorted by balance")
+    assert r.order and r.order[0][0] == "customers.balance" and not r.unknown and not r.unhonoured
+
+
+def test_a_name_followed_by_a_word_for_spread_groups_by_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "平均标价的品类分布")
+    assert r.measures == ["goods.avg_price"] and r.dimensions == ["goods.category"] and not r.unknown

@@ -184,3 +184,5 @@ def test_one_period_named_twice_is_no_comparison() -> None:
 def test_chat_shorthand_is_written_out() -> None:
     assert normalize("flights w/ route, w/o refunds") == "flights with route, without refunds"
     assert normalize("and/or w/x 1/2") == "and/or w/x 1/2"
+    assert normalize("can u list last yr's top brands this qtr") == "can you list last year's top brands this quarter"
+    assert normalize("U2 albums by YR, u-turns") == "U2 albums by YR, u-turns"  # capitals and compounds stay

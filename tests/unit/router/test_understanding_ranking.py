@@ -28,3 +28,13 @@ def test_a_superlative_of_one_period_ranks_one_row() -> None:
     assert extract_ranking("the single worst day of 2013 for average delay").limit == 1
     assert extract_ranking("销售额最高的一天是哪天").limit == 1
     assert extract_ranking("the highest sales by day of the week").limit is None  # a cycle, not one period
+
+
+def test_a_number_before_any_superlative_ranks_that_many() -> None:
+    from router.understanding.ranking import extract_ranking
+
+    longest = extract_ranking("10 longest tracks in the catalogue")
+    assert (longest.direction, longest.limit) == ("desc", 10)
+    cheapest = extract_ranking("5 cheapest parts, with supplier")
+    assert (cheapest.direction, cheapest.limit) == ("asc", 5)
+    assert extract_ranking("10 requests in 2011") is None  # a word ending in -est is no superlative
