@@ -6,8 +6,10 @@ Built once per model from PostgreSQL's statistics (no scan): the *shape* of the 
 or symbol, lower case, then letters as ``a`` and digits as ``9``, runs collapsed: "Clerk#000000286" ->
 ``clerk:a#9``). A literal of the question is looked up only in the dimensions whose samples have its
 shape, one indexed or bounded equality query each (read-only, 500 ms timeout), so a question costs no
-scan of columns that cannot hold it. A name in title case ("Smells Like Teen Spirit") is looked up in the
-columns whose samples are mostly such names (track, album or product names the value index leaves out).
+scan of columns that cannot hold it. A dimension that runs plain columns together ("{CUBE}.carrier ||
+{CUBE}.flight": "UA1545") is shaped from its first values and looked up by the same expression. A name
+in title case ("Smells Like Teen Spirit") is looked up in the columns whose samples are mostly such names
+(track, album or product names the value index leaves out).
 """
 
 from __future__ import annotations
@@ -53,6 +55,17 @@ class _Column:
     schema: str
     table: str
     column: str
+    parts: tuple[str, ...] = ()  # a concatenation ("{CUBE}.carrier || {CUBE}.flight"): its columns, in order
+
+    def expression(self) -> pgsql.Composable:
+        if not self.parts:
+            return pgsql.Identifier(self.column)
+        return pgsql.SQL(" || ").join([pgsql.SQL("{}::text").format(pgsql.Identifier(c)) for c in self.parts])
+
+
+# a dimension made of plain columns run together ("{CUBE}.carrier || {CUBE}.flight": "UA1545")
+_CONCAT = re.compile(r"^\s*\{CUBE\}\.(\w+)(?:\s*\|\|\s*\{CUBE\}\.(\w+))+\s*$")
+_PART = re.compile(r"\{CUBE\}\.(\w+)")
 
 
 @dataclass
@@ -73,6 +86,16 @@ class Probe:
                     continue
                 for sample_shape in _sample_shapes(conn, found.schema, found.table, col):
                     probe.shapes.setdefault(sample_shape, []).append(_Column(dim.path, found.schema, found.table, col))
+            for dim in cube.dimensions.values():
+                if (
+                    dim.type == "string"
+                    and dim.public
+                    and dim.name not in found.columns
+                    and _CONCAT.match(dim.sql or "")
+                ):
+                    column = _Column(dim.path, found.schema, found.table, "", tuple(_PART.findall(dim.sql or "")))
+                    for sample_shape in _joined_shapes(conn, column):
+                        probe.shapes.setdefault(sample_shape, []).append(column)
         return probe
 
     def find(self, literal: str) -> list[Target]:
@@ -104,9 +127,24 @@ def _sample_shapes(conn: psycopg.Connection, schema: str, table: str, column: st
     return shapes | ({_TITLE} if len(titled) >= max(3, len(samples) // 4) else set())
 
 
+def _joined_shapes(conn: psycopg.Connection, col: _Column) -> set[str]:
+    """The shapes of the first values of a concatenated dimension (read-only, bounded by the timeout)."""
+    query = pgsql.SQL("SELECT {e} FROM {t} WHERE {e} IS NOT NULL LIMIT 50").format(
+        e=col.expression(), t=pgsql.Identifier(col.schema, col.table)
+    )
+    try:
+        with conn.transaction():
+            conn.execute("SET TRANSACTION READ ONLY")
+            conn.execute(pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(TIMEOUT_MS)))
+            samples = [str(row[0]) for row in conn.execute(query).fetchall()]
+    except psycopg.Error:
+        return set()
+    return {shape(v) for v in samples if LITERAL.fullmatch(v)}
+
+
 def _holds(conn: psycopg.Connection, col: _Column, literal: str) -> bool:
     query = pgsql.SQL("SELECT 1 FROM {t} WHERE {c} = %s LIMIT 1").format(
-        t=pgsql.Identifier(col.schema, col.table), c=pgsql.Identifier(col.column)
+        t=pgsql.Identifier(col.schema, col.table), c=col.expression()
     )
     try:
         with conn.transaction():

@@ -3,7 +3,8 @@
 A word is corrected only when it is written in lower case (or begins the question: "Smells Like Teen Spirit"
 is a name), nothing knows it (neither a name of the warehouse, from the lexicon, nor a
 word of the language the parser reads: its stopwords and the words of its patterns), it has at least five
-letters, and exactly one known word with the same first letter is one edit away (a letter dropped, added,
+letters, is no word of English (a dictionary: "stack" is meant, it is no "stock"), and exactly one known
+word with the same first letter is one edit away (a letter dropped, added,
 changed, or two neighbours swapped). The corrections are returned so the answer can say how it read them.
 """
 
@@ -12,6 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+from spellchecker import SpellChecker
 
 from router.parse import language
 from router.parse.lexicon import Lexicon
@@ -79,13 +83,23 @@ class Speller:
 
     def _meant(self, raw: str) -> str | None:
         word = raw.lower()
-        if raw.isupper() or word in self.known or norm_word(word) in self.known:
-            return None  # "JUMBO", a name or a word the parser reads
+        if raw.isupper() or word in self.known or norm_word(word) in self.known or english(word):
+            return None  # "JUMBO", a name, a word the parser reads, or an English word ("stack", not "stock")
         near = {w for w in self.by_initial.get(word[0], ()) if one_edit(word, w)}
         meant = {norm_word(w) for w in near}
         if len(meant) != 1:
             return None
         return min(near, key=lambda w: (len(w) != len(word), len(w), w))  # "ordres": "orders", not "order"
+
+
+@lru_cache(maxsize=1)
+def _dictionary() -> SpellChecker:
+    return SpellChecker(language="en", distance=1)
+
+
+def english(word: str) -> bool:
+    """``word`` is a word of English (pyspellchecker's dictionary): written as meant, not a typo."""
+    return word in _dictionary()
 
 
 def one_edit(a: str, b: str) -> bool:

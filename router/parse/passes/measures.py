@@ -456,11 +456,12 @@ def _named_for(q: Question, k: Knowledge, m: Mention, kind: str | None) -> Any |
     if (
         named is not None
         and named.type == "count"
-        and kind in ("count", "distinct")
+        and (kind in ("count", "distinct") or COUNT_WORDS.match(m.text))  # "how many customers" is one name
         and (q.understanding.time_ranges or q.understanding.granularity)
         and not k.model.time_dimension_for(named.path)
     ):
-        dated = _count_of_cube(q, k, named.cube, kind)  # "distinct parts shipped in Q4": lines' distinct parts
+        # "distinct parts shipped in Q4": the lines' distinct parts
+        dated = _count_of_cube(q, k, named.cube, kind or "count")
         named = k.model.find_member(dated) if dated else named
     return named
 

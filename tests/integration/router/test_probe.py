@@ -34,6 +34,7 @@ cubes:
       - {{name: title, sql: title, type: string, title: Song}}
       - {{name: code, sql: code, type: string, title: Catalogue code}}
       - {{name: mood, sql: mood, type: string, title: Mood}}
+      - {{name: tag, sql: "{{CUBE}}.label || {{CUBE}}.num", type: string, title: Tag}}
 """
 
 
@@ -42,15 +43,20 @@ def probe(pg_url: str, tmp_path: Path) -> Iterator[Probe]:
     with connection(pg_url) as conn:
         conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
         conn.execute(f"CREATE SCHEMA {SCHEMA}")
-        conn.execute(f"CREATE TABLE {SCHEMA}.songs (song_id int PRIMARY KEY, title text, code text, mood text)")
+        conn.execute(
+            f"CREATE TABLE {SCHEMA}.songs "
+            "(song_id int PRIMARY KEY, title text, code text, mood text, label text, num int)"
+        )
         for i in range(400):
             conn.execute(
-                f"INSERT INTO {SCHEMA}.songs VALUES (%s, %s, %s, %s)",
+                f"INSERT INTO {SCHEMA}.songs VALUES (%s, %s, %s, %s, %s, %s)",
                 (
                     i,
                     f"{TITLES[i % len(TITLES)]} Part {i}" if i >= len(TITLES) else TITLES[i],
                     f"CAT-{i:05d}",
                     "calm" if i % 2 else "loud",
+                    "AB" if i % 2 else "CD",
+                    i,
                 ),
             )
         conn.execute(f"ANALYZE {SCHEMA}.songs")
@@ -78,3 +84,8 @@ def test_a_quoted_name_is_looked_up_whole_as_a_title(probe: Probe) -> None:
     assert [(t.path, t.value) for t in probe.find("《Lost, Season 1》")] == [("songs.title", "Lost, Season 1")]
     assert [t.path for t in probe.find('"Lost, Season 1"')] == ["songs.title"]
     assert probe.find("Lost, Season 1") == []  # unquoted, with a comma: no title phrase
+
+
+def test_a_code_of_columns_run_together_is_found_by_the_same_expression(probe: Probe) -> None:
+    assert [(t.path, t.value) for t in probe.find("AB41")] == [("songs.tag", "AB41")]
+    assert probe.find("AB42") == []  # even numbers are CD's

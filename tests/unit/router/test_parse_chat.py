@@ -180,6 +180,8 @@ def test_names_known_words_and_short_words_are_left_as_written(knowledge: Knowle
     speller = Speller.build(knowledge.lexicon)
     for text in ("Which lines contain the song Smells Like Teen Spirit?", "JUMBO orders", "the qty of Paris"):
         assert speller.correct(text) == (text, [])
+    text = "how did revenue stack up against last year"  # an English word one edit from "stock" is meant
+    assert speller.correct(text) == (text, [])
 
 
 def test_a_bound_on_a_negative_number_keeps_its_sign(knowledge: Knowledge) -> None:
