@@ -59,7 +59,7 @@ TAIL_ROWS = _compile(
     r"\b(?:which|what|who) (?:ones|are they|were they|are those|were those)\b|\bmake (?:it|them|that) up\b|"
     r"\b(?:behind|underlying) (?:it|that|this|them|those|these|the (?:number|total|figure|sum))\b|"
     r"\b(?:show|list|give)(?: me)? (?:them|those|these|each)\b",
-    r"列出|列一下|名单|是哪些|有哪些|哪几",
+    r"列出|列一下|名单|是哪些|有哪些|哪几|是哪一?[单个笔条张位家款首]",
 )
 # a number ranking the rows of the noun after it ("its 10 largest orders", "the 5 most delayed flights", "最大的10笔")
 RANKED_ROWS = _compile(

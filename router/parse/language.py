@@ -440,7 +440,7 @@ MONEY_VERBS: dict[str, tuple[str, ...]] = {
 # a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
 EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends
 spending charged ship shipped ships deliver delivered delivers receive received receives join joined joins
-joining hire hired registered signed enrolled move moves moved""")
+joining hire hired registered signed enrolled move moves moved booked booking""")
 
 # words that carry no meaning of their own in a question about data: they are neither used nor unknown
 STOPWORDS_EN = (
@@ -485,7 +485,7 @@ FILLER_PHRASES = re.compile(
     r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|"
     r"\bon file\b|\bso far\b|\ball[\s-]time\b|\bof all time\b|\bsince (?:the )?(?:start|beginning)\b|"
     r"\bto date\b|\bup to now\b|\b(?:i\.e|e\.g|viz)\.?(?!\w)|\bat all\b|\bif any\b|\bplease\b|"
-    r"\b(?:the\s+)?(?:start|beginning|end)\s+of\b|"
+    r"\b(?:the\s+)?(?:start|beginning|end)\s+of\b|\b(?:stack(?:s|ed)?|measure[sd]?)\s+up\b|"
     r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
     r"大概|大约|左右|差不多",
     re.IGNORECASE,

@@ -341,6 +341,7 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
             lex.add(surface, Target("value", member, value, "values"), TITLE)
     _add_translations(lex)
     _add_count_stems(lex, model)
+    _add_cube_names_zh(lex, model)
     _add_count_names_zh(lex, model)
     _add_line_words_zh(lex, model)
     _add_key_and_name_zh(lex, model)
@@ -447,6 +448,27 @@ def _add_count_names_zh(lex: Lexicon, model: Any) -> None:
             for name in (f"{surface}量", f"{surface}数"):
                 if name not in lex.by_text:
                     lex.add(name, Target("measure", counted), NAME_WORDS)
+
+
+_COUNT_SUFFIX_ZH = re.compile(r"^([\u4e00-\u9fff]{2,6}?)(?:总数|个数|数量|数|量)$")
+
+
+def _add_cube_names_zh(lex: Lexicon, model: Any) -> None:
+    """ "航班数", "航班量" name a cube's row count: "航班" names the cube (weakly, unless it already names
+    something)."""
+    heads: dict[str, set[str]] = {}
+    for surface, entries in list(lex.by_text.items()):
+        found = _COUNT_SUFFIX_ZH.match(surface)
+        counts = {
+            e.target.cube
+            for e in entries
+            if e.target.kind == "measure" and row_count(model, e.target.cube) == e.target.path
+        }
+        if found and counts:
+            heads.setdefault(found.group(1), set()).update(counts)
+    for head, cubes in heads.items():
+        if len(cubes) == 1 and head not in lex.by_text:
+            lex.add(head, Target("cube", cubes.pop()), NAME_WORDS)
 
 
 def squash(text: str) -> str:

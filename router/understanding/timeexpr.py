@@ -107,6 +107,13 @@ def _month_spec(year: int | None, month: int, today: date) -> _Spec | None:
     return _Spec(_month(year, month), "month")
 
 
+def _two_digit_year(yy: int, today: date) -> int:
+    """ "97" on 1998-08-02 is 1997, "24" on 2025-06-30 is 2024: the year ending in ``yy`` no more than 20
+    years after today, the latest such."""
+    year = today.year - today.year % 100 + yy
+    return year - 100 if year > today.year + 20 else year
+
+
 def _quarter_spec(year: int | None, quarter: int, today: date) -> _Spec:
     if year is None:
         year = today.year if quarter <= quarter_of(today) else today.year - 1
@@ -418,6 +425,10 @@ def _dated_period_rules() -> list[RawRule]:
         (rf"(?<!\d)(\d{{4}})\s*年?\s*{_QUARTER_ZH}", lambda m, t: _quarter_spec(int(m[1]), parse_number(m[2]) or 1, t)),
         (r"(?<!\d)(\d{4})\s*年?\s*Q([1-4])\b", lambda m, t: _quarter_spec(int(m[1]), int(m[2]), t)),
         (r"\bQ([1-4])\s*(?:of\s+|,\s*|')?(\d{4})\b", lambda m, t: _quarter_spec(int(m[2]), int(m[1]), t)),
+        (  # "Q1 97", "Q3 '24": a year in two digits, the century that puts it nearest before today
+            r"\bQ([1-4])\s*['’]?(\d{2})\b(?![.,:/%]?\d|\s*%|\s+(?:percent|days|rows))",
+            lambda m, t: _quarter_spec(_two_digit_year(int(m[2]), t), int(m[1]), t),
+        ),
         (r"(?<!\d)(\d{4})\s*年?\s*([上下])半年", lambda m, t: _sub_period(int(m[1]), m[2] + "半年", t, True)),
         (r"(?<!\d)(\d{4})\s*H([12])\b", lambda m, t: _sub_period(int(m[1]), "h" + m[2], t, True)),
         (r"\bH([12])\s*(?:of\s+)?(\d{4})\b", lambda m, t: _sub_period(int(m[2]), "h" + m[1], t, True)),

@@ -21,7 +21,7 @@ from fourengine.terms import singular
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import COMBINED
-from router.parse.nearby import free, phrase_after
+from router.parse.nearby import free, free_span, phrase_after
 from router.parse.reading import Mention, Reading
 from router.parse.text import has_cjk, name_key, stems, words
 
@@ -210,7 +210,7 @@ def _grouped_names(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     """A name that begins with a group-by word ("各地区", "每个渠道") or is followed by a word for how rows
     spread over it ("原因分布", "reason breakdown"): grouped by what it names."""
     for m in r.mentions:
-        spread = _SPREAD.match(r.text, m.end)
+        spread = _SPREAD.match(r.text, m.end) if m.of("dimension") else None  # "payment mix": no column named
         if free(r, m) and (_GROUP_START.match(m.text) or spread) and (m.of("dimension") or m.of("cube")):
             member = resolve([m], r, k, cubes)
             if member is not None:
@@ -219,13 +219,20 @@ def _grouped_names(r: Reading, k: Knowledge, cubes: list[str]) -> None:
                     r.use(spread.span())
 
 
-_SPREAD = re.compile(r"\s*(?:的?(?:分布|构成|结构)(?:情况)?|\s(?:distribution|breakdown|split|mix)\b)", re.IGNORECASE)
+_SPREAD = re.compile(r"\s*(?:的?(?:分布|构成|结构)(?:情况)?|\s(?:distribution|breakdown)\b)", re.IGNORECASE)
 
 
 def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     r = q.reading
     if r.dimensions or (q.understanding.ranking is None and not r.marks_of("most", "top")):
         return
+    ranking = q.understanding.ranking
+    phrase = ranking.phrase if ranking is not None else ""
+    said = r.text.find(phrase) if phrase else -1
+    top = [m for m in r.marks_of("most", "top") if free_span(r, m.span)]
+    extremes = all(getattr(k.model.find_member(p), "type", "") in ("max", "min") for p in r.measures)
+    if said >= 0 and not free_span(r, (said, said + len(phrase))) and not top and extremes:
+        return  # "金额最大的是多少": the superlative chose the measure (a maximum), it ranks nothing
 
     def nameable(m: Mention) -> bool:
         return free(r, m) and bool(m.of("cube") or m.of("dimension")) and not m.of("value")

@@ -243,8 +243,13 @@ def _over_column(k: Knowledge, dim: Any, kind: str) -> tuple[Any | None, str]:
 def _twin(k: Knowledge, measure: Any, kind: str) -> tuple[Any | None, str]:
     """ "average <sum measure>": the avg measure over the same column."""
     found = facts.measures_over(k.model, measure.cube, facts.column(measure), _TYPE_FIT[kind][:1])
-    word = {"avg": "average", "median": "median"}.get(kind, kind)
-    return (found[0] if found else None), f"{word} of {measure.title or measure.path}"
+    word = {"avg": "average", "median": "median", "max": "maximum", "min": "minimum"}.get(kind, kind)
+    column = next(  # "the highest average list price": the maximum of the list price itself
+        (d for d in k.model.cubes[measure.cube].dimensions.values() if facts.column(d) == facts.column(measure)),
+        None,
+    )
+    named = column if column is not None and kind in ("max", "min") else measure
+    return (found[0] if found else None), f"{word} of {named.title or named.path}"
 
 
 def _count_of_cube(q: Question, k: Knowledge, cube: str, kind: str) -> str | None:
@@ -487,6 +492,9 @@ def _of_named(
         amount = facts.amount_column(k.model, named.cube)  # "the biggest single purchase": a row's amount
         found, missing = _over_column(k, amount, kind) if amount is not None else (None, f"{kind} of one row")
         return (found.path if found else None), marks, None if found else f"the model has no {missing}"
+    if kind in ("max", "min") and named.type == "avg" and not _grouped(q) and not q.understanding.granularity:
+        twin, missing = _twin(k, named, kind)  # "零件100的最低供货成本": the cheapest offer, not the average
+        return (twin.path if twin else None), marks, None if twin else f"the model has no {missing}"
     if kind in ("max", "min") and named.type == "sum" and not _grouped(q):
         twin, _ = _twin(k, named, kind)  # "the biggest single invoice amount": the max of one row
         if twin is not None:
@@ -626,6 +634,30 @@ def _how_much(r: Reading, k: Knowledge) -> None:
         r.measures.append(found[0])
         r.use(*(m.span for m in marks))
         r.notes.append(f"measure {found[0]}: '{marks[0].text}' of the rows the question names")
+
+
+_EXTREME_AFTER = re.compile(r"\s*(最大|最高|最多|最小|最低|最少)")
+
+
+def _amount_extreme(r: Reading, k: Knowledge) -> None:
+    """ "发票里金额最大的是多少": a word for money followed by a superlative asks the largest (smallest) amount
+    of the one cube the question names: its max (min) measure over its amount column."""
+    found = next(((w, e) for w in free_amount_words(r) if (e := _EXTREME_AFTER.match(r.text, w.end()))), None)
+    cubes = {t.cube for m in r.mentions for t in m.of("cube")}
+    if r.measures or found is None or len(cubes) != 1:
+        return
+    word, extreme = found
+    cube = cubes.pop()
+    amount = facts.amount_column(k.model, cube)
+    kind = "min" if extreme.group(1) in ("最小", "最低", "最少") else "max"
+    over = facts.measures_over(k.model, cube, facts.column(amount), (kind,)) if amount is not None else []
+    if not over:
+        return
+    r.measures.append(over[0].path)
+    r.use(
+        word.span(), extreme.span(1), *(m.span for m in r.marks_of("max", "min", "most") if m.start >= extreme.start(1))
+    )
+    r.notes.append(f"measure {over[0].path}: '{word.group(0)}{extreme.group(1)}' of {cube}")
 
 
 def _referrers_with_money(k: Knowledge, cube: str) -> set[str]:
@@ -798,6 +830,7 @@ def choose(q: Question, k: Knowledge) -> None:
             r.use(m.span, *(mark.span for mark in marks))
             r.notes.append(f"measure {path} for {m.text!r}" + (f" ({marks[0].text})" if marks else ""))
     _ranked_by(q, k)
+    _amount_extreme(r, k)
     _how_much(r, k)
     _money_verb(r, k)
     _usage_counted(q, k)

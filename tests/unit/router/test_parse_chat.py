@@ -48,7 +48,8 @@ REVENUE = """
       - {name: amount, sql: amount, type: number, title: Amount}
     measures:
       - {name: paid, type: sum, sql: amount, title: Amount paid, format: currency}
-      - {name: count, type: count, title: Number of payments}
+      - {name: count, type: count, title: Number of payments, meta: {synonyms: [付款笔数, 付款数]}}
+      - {name: largest, type: max, sql: amount, title: Largest payment}
   - name: goods
     title: Goods
     sql_table: shop.goods
@@ -207,6 +208,8 @@ def test_chinese_words_after_an_order_by_that_are_part_of_a_column_name_order_by
 def test_chat_filler_says_nothing(knowledge: Knowledge) -> None:
     r = read(knowledge, "number of orders in 2024 pls")
     assert r.measures == ["orders.count"] and not r.unknown and not r.refusal
+    r = read(knowledge, "how did the number of orders in 2024 stack up against 2023")
+    assert r.measures == ["orders.count"] and not r.unknown
 
 
 def test_a_year_after_a_name_that_is_also_a_measure_is_the_period(knowledge: Knowledge) -> None:
@@ -405,3 +408,15 @@ def test_sorted_by_a_word_of_one_columns_title_sorts_by_that_column(knowledge: K
 def test_a_name_followed_by_a_word_for_spread_groups_by_it(knowledge: Knowledge) -> None:
     r = read(knowledge, "平均标价的品类分布")
     assert r.measures == ["goods.avg_price"] and r.dimensions == ["goods.category"] and not r.unknown
+
+
+def test_the_chinese_head_of_a_row_count_name_names_the_cube(knowledge: Knowledge) -> None:
+    r = read(knowledge, "2024年付款里金额最大的是多少？")
+    assert r.measures == ["payments.largest"] and not r.dimensions and not r.unknown
+
+
+def test_a_superlative_before_an_average_asks_the_extreme_of_one_row_when_nothing_is_grouped(
+    knowledge: Knowledge,
+) -> None:
+    r = read(knowledge, "the highest average list price of goods")
+    assert not r.measures and r.refusal and "maximum" in r.refusal  # the model has no max of it: said

@@ -213,3 +213,9 @@ def test_days_of_a_month_and_the_nth_week_of_a_period(text: str, start: str, end
 def test_a_period_restated_in_parentheses_is_one_period() -> None:
     ranges = extract_time("in the first week of June 1998 (June 1-7)", date(2025, 6, 30)).ranges
     assert len(ranges) == 1
+
+
+def test_a_quarter_with_a_two_digit_year_is_the_latest_such_year_no_later_than_twenty_years_ahead() -> None:
+    found = [(t.start, t.end) for t in extract_time("AOV Q1 97 vs Q1 96", date(1998, 8, 2)).ranges]
+    assert found == [(date(1997, 1, 1), date(1997, 3, 31)), (date(1996, 1, 1), date(1996, 3, 31))]
+    assert [t.start for t in extract_time("revenue in Q3 '24", TODAY).ranges] == [date(2024, 7, 1)]
