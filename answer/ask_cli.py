@@ -15,6 +15,7 @@ from rich.table import Table
 
 from answer.console_table import rich_table
 from answer.regress import INTENTS, OUTCOMES, CaseResult, SuiteError, load_suite, result_line, run_suite, summarize
+from answer.regress_diff import Change, changes, previous_outcomes, shown, totals
 from cubesage_core.settings import get_settings
 from router.understanding.types import QuestionError
 
@@ -88,11 +89,19 @@ def regress(
     split: str = typer.Option("all", "--split", help="Cases of this split: dev, test or all."),
     as_json: bool = typer.Option(False, "--json", help="One JSON line per case, then a summary line."),
     mode: str = typer.Option("fast", "--mode", help="fast, llm (needs CUBESAGE_LLM_URL) or both, side by side."),
+    against: Path | None = typer.Option(
+        None,
+        "--against",
+        dir_okay=False,
+        help="A previous run's --json output: also report the cases whose outcome changed (on the test split only "
+        "their counts).",
+    ),
 ) -> None:
     """Run a regression suite and report every case's outcome; exit code 2 only for a malformed suite."""
     try:
         spec = load_suite(suite).select(split)
         modes = MODES[mode] if mode in MODES else _bad_mode(mode)
+        previous = previous_outcomes(against) if against is not None else None
     except SuiteError as err:
         err_console.print(f"[red]{err}[/red]")
         raise typer.Exit(2) from err
@@ -132,6 +141,29 @@ def regress(
         _print_report(results, summary)
     else:
         _print_side_by_side(results, summaries)
+    if previous is not None:
+        found = changes(previous, [r for r in results if r.mode == modes[0]])
+        _print_changes(found, spec.split, as_json)
+
+
+def _print_changes(found: list[Change], split: str, as_json: bool) -> None:
+    """The cases whose outcome changed since the previous run; on the test split only how many."""
+    if as_json:
+        typer.echo(json.dumps(shown(found, split), ensure_ascii=False))
+        return
+    counts = totals(found)
+    console.print(
+        f"since the previous run: {counts['gained']} gained, {counts['lost']} lost, {counts['moved']} moved "
+        "between other outcomes"
+    )
+    if split == "test":
+        console.print("(test split: the cases are not shown; it is read by its totals)")
+        return
+    view = Table("id", "before", "after", "question")
+    for c in found:
+        view.add_row(c.id, c.before, c.after, c.question)
+    if found:
+        console.print(view)
 
 
 def _bad_mode(mode: str) -> tuple[str, ...]:

@@ -423,7 +423,7 @@ def _word_list(text: str) -> frozenset[str]:
 
 
 # the generic words for an amount of money: the column a cube's sum measure adds up (facts.amount_column)
-AMOUNT_WORD = re.compile(r"\bamounts?\b|\bmoney\b|\bvalue\b|\bworth\b|金额|总额|总价|钱", re.IGNORECASE)
+AMOUNT_WORD = re.compile(r"\bamounts?\b|\bmoney\b|\bvalue\b|\bworth\b|(?<!\w)\$\$+|金额|总额|总价|钱", re.IGNORECASE)
 
 # verbs of money changing hands and the nouns a model names that money by, first choice first ("how much did
 # we sell" asks the sales, "how much did they spend" their spend, else the sales)

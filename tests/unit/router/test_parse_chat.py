@@ -420,3 +420,7 @@ def test_a_superlative_before_an_average_asks_the_extreme_of_one_row_when_nothin
 ) -> None:
     r = read(knowledge, "the highest average list price of goods")
     assert not r.measures and r.refusal and "maximum" in r.refusal  # the model has no max of it: said
+
+
+def test_dollar_signs_are_a_word_for_money(knowledge: Knowledge) -> None:
+    assert read(knowledge, "total $$ of payments in 2024").measures == ["payments.paid"]
