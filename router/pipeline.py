@@ -587,7 +587,7 @@ def _with_whole_question(sub: Understanding, whole: Understanding, head: str) ->
     return sub
 
 
-_SENTENCE = re.compile(r"(?<=[?？.!。；;])\s*")
+_SENTENCE = re.compile(r"(?<=[?？!。；;])\s*|(?<=\.)(?!\d)\s*")  # "1.5万" is one number, no sentence end
 
 
 def _last_sentence_rows(text: str) -> str:

@@ -14,7 +14,8 @@ from router.parse.text import Word, words
 _FILLER = re.compile(
     r"(?:[\s,'’\-]|\b(?:the|a|an|of|our|their|its|all|each|per|for|in|on|with|that|"
     r"which|who|have|has|had|is|are|was|were|do|does|did|by|to|from|any|every|single|individual|"
-    r"的|了|是|有|个|位|家|笔|单|条|名|种|款|张|首)\b|[的了个])*",
+    r"的|了|是|有|个|位|家|笔|单|条|名|种|款|张|首)\b|[的了个]|"
+    r"\b(?:(?:this|last|next)\s+(?:year|month|quarter|week)|today|yesterday)['’]s\b)*",  # "this year's orders"
     re.IGNORECASE,
 )
 
@@ -91,3 +92,18 @@ def mark_before(r: Reading, span: Span, kinds: tuple[str, ...], extra: str = "")
 def mark_after(r: Reading, span: Span, kinds: tuple[str, ...], extra: str = "") -> Mark | None:
     found = [m for m in r.marks if m.kind in kinds and m.start >= span[1]]
     return found[0] if found and close(r.text, span, found[0].span, extra) else None
+
+
+_RESTATED = re.compile(r"\s*,?\s*(?:i\.e\.?|that is|namely|meaning)\s*,?\s*", re.IGNORECASE)
+
+
+def restated(r: Reading) -> list[Span]:
+    """ "came in online, i.e. web + app": the words after "i.e." that follow a segment say again what the
+    segment is (to the end of the clause); its values are no filter of their own."""
+    out = []
+    for m in r.mentions:
+        said = _RESTATED.match(r.text, m.end) if m.of("segment") and not m.of("value") else None
+        if said:
+            end = re.search(r"[?!;。]|$", r.text[said.end() :])
+            out.append((said.end(), said.end() + (end.start() if end else 0)))
+    return out

@@ -22,7 +22,7 @@ from typing import Any
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import MONEY_VERBS, STOPWORDS_EN, UNIT_SECONDS, number_text, title_unit
-from router.parse.nearby import after, before, close, free, words_before
+from router.parse.nearby import after, before, close, free, restated, words_before
 from router.parse.passes.listing import column_spans, in_column_list
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
@@ -99,7 +99,11 @@ def _one_name(r: Reading) -> dict[int, set[str]]:
 def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     chosen: dict[tuple[str, str], list[str]] = {}
     together = _one_name(r)
+    restating = restated(r)
     for m in r.mentions:
+        if any(s <= m.start and m.end <= e for s, e in restating):
+            r.use(m.span)
+            continue
         targets = [
             t
             for t in m.of("value")

@@ -21,7 +21,7 @@ from fourengine.terms import singular
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import COMBINED
-from router.parse.nearby import free, free_span, phrase_after
+from router.parse.nearby import free, free_span, phrase_after, restated
 from router.parse.reading import Mention, Reading
 from router.parse.text import has_cjk, name_key, stems, words
 
@@ -269,7 +269,10 @@ def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     holding the same values, one the measures reach, on a cube the question names if it names one."""
     by_member: dict[str, set[str]] = {}
     said_by: dict[str, set[int]] = {}  # the mentions that name each member's values
+    restating = restated(r)  # "online, i.e. web + app": the segment said again, nothing compared
     for m in r.mentions:
+        if any(s <= m.start and m.end <= e for s, e in restating):
+            continue
         for t in m.of("value"):
             if not cubes or any(t.cube in facts.reach(k.model, c) for c in cubes):
                 by_member.setdefault(t.path, set()).add(str(t.value))

@@ -564,6 +564,21 @@ def _rows_counted(q: Question, k: Knowledge) -> None:
             r.use(m.span)
             r.notes.append(f"measure {counted}: rows of {m.text!r} counted by the grain or group asked")
             return
+    _rows_of_groups_counted(r, k)
+
+
+def _rows_of_groups_counted(r: Reading, k: Knowledge) -> None:
+    """ "每种原因各有多少笔", "how many for each reason": a count word with no rows named, beside a group-by on
+    a column, counts the rows of the column's cube in each group."""
+    count = next((m for m in r.marks_of("count") if free(r, m)), None)
+    grouped = [after(r, g.span) for g in r.marks_of("group")]
+    dims = [d for m in grouped if m is not None for t in m.of("dimension") if (d := k.model.find_member(t.path))]
+    cubes = {d.cube for d in dims if d.type == "string"}
+    counted = facts.row_count(k.model, cubes.pop()) if count is not None and len(cubes) == 1 else None
+    if counted and count is not None:
+        r.measures.append(counted)
+        r.use(count.span)
+        r.notes.append(f"measure {counted}: '{count.text}' counts the rows in each group")
 
 
 _SELLING = re.compile(r"\b(?:best|top|worst)[\s-]+sell(?:ing|ers?)\b|畅销", re.IGNORECASE)

@@ -40,6 +40,15 @@ def _said_of_them(r: Reading) -> list[str]:
 _SAID_OF = re.compile(r"\b(?:that|which|who|were|was|had|have|has|left|went|got|took)\b|\b\w{3,}ed\b", re.IGNORECASE)
 
 
+def _compared_values_kept(r: Reading) -> None:
+    """ "what share of orders came in via web or app": the values grouped by are shares of every row's total,
+    not of their own sum: their filter becomes rows kept after the shares are computed."""
+    for f in [f for f in r.filters if f.operator == "equals" and f.member in r.dimensions and len(f.values) > 1]:
+        r.filters.remove(f)
+        r.keep[f.member] = list(f.values)
+        r.notes.append(f"share: every {f.member} computed, {', '.join(f.values)} kept")
+
+
 def _within_groups(r: Reading, k: Knowledge, after: int) -> None:
     """ "what percentage of departed flights left more than an hour late, by origin": a bound, value or segment
     said of the rows after the share word ("that were", "left") is the part within each group, over the
@@ -139,6 +148,7 @@ def choose(q: Question, k: Knowledge) -> None:
         return
     r.share = True
     r.use(*(m.span for m in marks))  # "占全部销量的百分之多少": one share said in two places
+    _compared_values_kept(r)
     if r.dimensions:
         _within_groups(r, k, marks[0].end)
         return

@@ -73,3 +73,12 @@ def test_counts_from_sql_replace_the_fetched_rows() -> None:
     assert mixed.table.rows[0][2:] == [42, "damaged (40), other (2)"]
     assert mixed.table.rows[1][2:] == [7, "late_delivery (7)"]
     assert mixed.sections[1]["rows"] == REFUNDS.rows  # the detail section keeps the rows that were fetched
+
+
+def test_a_decimal_point_ends_no_sentence_of_a_mixed_question() -> None:
+    from router.pipeline import _last_sentence_rows
+
+    zh = "2025年单笔超过1.5万元的支付有多少笔?"
+    assert _last_sentence_rows(zh + "分别是哪些?") == zh
+    en = "How many orders over 1.5k were there."
+    assert _last_sentence_rows(en + " List them.") == en

@@ -108,6 +108,8 @@ REVENUE = """
       - {name: operators, type: count_distinct, sql: operator, title: Operators running, meta: {synonyms: [operators]}}
       - {name: total_distance, type: sum, sql: distance, title: Total distance}
       - {name: total_ride_time, type: sum, sql: ride_time, title: Total ride time}
+    segments:
+      - {name: night, sql: "{CUBE}.operator IN ('owl', 'bat')", title: Night trips}
   - name: machines
     title: Machines
     sql_table: shop.machines
@@ -150,6 +152,8 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
             "a330-243": [("customers.engine", "A330-243")],
             "3-medium": [("orders.priority", "3-MEDIUM")],
             "3-low": [("orders.priority", "3-LOW")],
+            "owl": [("trips.operator", "owl")],
+            "bat": [("trips.operator", "bat")],
         }
     )
     return Knowledge(model, build_lexicon(model, [], values))
@@ -424,3 +428,19 @@ def test_a_superlative_before_an_average_asks_the_extreme_of_one_row_when_nothin
 
 def test_dollar_signs_are_a_word_for_money(knowledge: Knowledge) -> None:
     assert read(knowledge, "total $$ of payments in 2024").measures == ["payments.paid"]
+
+
+def test_a_count_word_beside_a_group_by_a_column_counts_the_rows_of_its_cube(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many are there for each operator?")
+    assert r.measures == ["trips.count"] and r.dimensions == ["trips.operator"]
+
+
+def test_a_share_of_compared_values_is_of_every_rows_total(knowledge: Knowledge) -> None:
+    r = read(knowledge, "what share of trips in 2024 were by owl or bat?")
+    assert r.share and r.keep == {"trips.operator": ["owl", "bat"]} and r.dimensions == ["trips.operator"]
+    assert not [f for f in r.filters if f.member == "trips.operator"]
+
+
+def test_values_after_ie_restate_the_segment_before_them(knowledge: Knowledge) -> None:
+    r = read(knowledge, "what share of trips in 2024 were night trips, i.e. owl or bat?")
+    assert r.part_segments == ["trips.night"] and not r.filters and not r.dimensions and not r.unknown
