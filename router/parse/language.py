@@ -481,6 +481,7 @@ leave leaves leaving depart departs departing
 # "USA and Canada combined": named values taken together, not one row each
 COMBINED = re.compile(r"\b(?:combined|together|altogether|in total|overall)\b|合计|一共|总共|加起来", re.IGNORECASE)
 FILLER_PHRASES = re.compile(
+    r"\b(?:the\s+)?(?:whole|entire|full)\s+(?:catalog(?:ue)?|range|inventory|assortment)\b|"
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:\w+\s+)?(?:store|shop|catalog(?:ue)?|company|"
     r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|"
     r"\bon file\b|\bso far\b|\ball[\s-]time\b|\bof all time\b|\bsince (?:the )?(?:start|beginning)\b|"

@@ -444,3 +444,8 @@ def test_a_share_of_compared_values_is_of_every_rows_total(knowledge: Knowledge)
 def test_values_after_ie_restate_the_segment_before_them(knowledge: Knowledge) -> None:
     r = read(knowledge, "what share of trips in 2024 were night trips, i.e. owl or bat?")
     assert r.part_segments == ["trips.night"] and not r.filters and not r.dimensions and not r.unknown
+
+
+def test_the_whole_catalogue_says_nothing(knowledge: Knowledge) -> None:
+    r = read(knowledge, "average list price of goods over the whole catalogue")
+    assert r.measures == ["goods.avg_price"] and not r.unknown
