@@ -18,6 +18,7 @@ PERIOD_TOKEN = re.compile(
     r"\d{4}年(?:\d{1,2}月|Q\d|第\d{1,2}周|\d季度)?|Q\d(?:\s+\d{4})?"
 )
 GRAINS = ("day", "week", "month", "quarter", "year")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 def is_number(value: Any) -> bool:
@@ -140,12 +141,14 @@ def numbers_in(text: str) -> list[str]:
 
 def table_numbers(columns: list[str], rows: list[list[Any]], formats: list[str | None] | None = None) -> set[str]:
     """Every way the text may write a number of the table: ``fmt_number`` of each number, ``fmt_measure`` of
-    the numbers of percent and currency columns, a key as written (``id`` columns: "order 96647"), and the row
-    count."""
+    the numbers of percent and currency columns, a key as written (``id`` columns: "order 96647"), the year of
+    a period or date ("2021" of "2021-01-01T00:00:00.000": a yearly trend names its years), and the row count."""
     formats = formats or [None] * len(columns)
     allowed = {fmt_number(len(rows))}
     for row in rows:
         for v, fmt in zip(row, formats, strict=False):
+            if isinstance(v, str) and _ISO_DATE.match(v):
+                allowed.add(v[:4])
             if is_number(v):
                 allowed.add(fmt_number(v))
                 allowed.add(fmt_measure(v, fmt))

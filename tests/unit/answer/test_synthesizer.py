@@ -55,6 +55,13 @@ CASES = [
         ),
     ),
     ("上季度的退款率", ResultTable(["orders.refund_rate"], [[0.06503571909960911]])),
+    (
+        "Yearly order count",  # a yearly trend names its years ("from 87 (2021) to 127 (2024)")
+        ResultTable(
+            ["orders.order_ts.year", "orders.count"],
+            [["2021-01-01T00:00:00.000", 87], ["2022-01-01T00:00:00.000", 155], ["2023-01-01T00:00:00.000", 127]],
+        ),
+    ),
 ]
 
 
