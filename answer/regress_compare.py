@@ -203,8 +203,10 @@ def cell_matches(gold: Any, got: Any) -> bool:
     return gold is not None and got is not None and _text(gold) == _text(got)
 
 
-def row_matches(gold_row: Row, answer_row: Row) -> bool:
-    joined = _joined_names(gold_row)
+def row_matches(gold_row: Row, answer_row: Row, joined: dict[int, tuple[str, ...]] | None = None) -> bool:
+    """Every gold cell is some answer cell (or, a name split over two gold columns, one answer cell holding
+    both); ``joined`` is ``_joined_names(gold_row)`` when the caller has it already."""
+    joined = _joined_names(gold_row) if joined is None else joined
     return all(
         any(cell_matches(g, a) for a in answer_row) or any(_text(a) in joined.get(i, ()) for a in answer_row)
         for i, g in enumerate(gold_row)
@@ -309,7 +311,10 @@ def gold_result(query: GoldQuery, rows: list[list[Any]]) -> Gold:
 
 def assign(gold_rows: list[list[Any]], answer_rows: Sequence[Row]) -> list[int | None]:
     """For each answer row, the gold row it is paired with (maximum bipartite matching, Kuhn's algorithm)."""
-    options = [[j for j, a in enumerate(answer_rows) if row_matches(g, a)] for g in gold_rows]
+    options: list[list[int]] = []
+    for g in gold_rows:
+        joined = _joined_names(g)  # once per gold row, not once per answer row
+        options.append([j for j, a in enumerate(answer_rows) if row_matches(g, a, joined)])
     owner: list[int | None] = [None] * len(answer_rows)
 
     def augment(gi: int, seen: set[int]) -> bool:

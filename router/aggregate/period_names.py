@@ -9,8 +9,9 @@ import re
 from datetime import date
 from typing import Any
 
+from fourengine.terms import has_cjk
+
 _NAMES_A_YEAR = re.compile(r"\d{4}")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def with_dates(label: str, query: dict[str, Any]) -> str:
@@ -18,8 +19,9 @@ def with_dates(label: str, query: dict[str, Any]) -> str:
     span = _date_range(query)
     if not label or span is None or _NAMES_A_YEAR.search(label):
         return label
-    name = _period_name(*span, zh=bool(_CJK.search(label)))
-    return f"{name}（{label}）" if _CJK.search(label) else f"{name}, {label}"
+    zh = has_cjk(label)
+    name = _period_name(*span, zh=zh)
+    return f"{name}（{label}）" if zh else f"{name}, {label}"
 
 
 def _date_range(query: dict[str, Any]) -> tuple[date, date] | None:

@@ -37,6 +37,12 @@ def distinct_column(model: Any, measure: Any) -> Any | None:
     return found[0] if found else None
 
 
+def counts_distinct_values(model: Any, measures: list[str]) -> bool:
+    """Every one of ``measures`` counts the distinct values of a column ("carriers flying" named only
+    "Number of carriers"): a name of those only names the values."""
+    return all(distinct_column(model, model.find_member(p)) is not None for p in measures)
+
+
 def column_sql(sql: str) -> str:
     return re.sub(r"\s+", "", _CUBE_REF.sub("", str(sql))).lower()
 

@@ -7,7 +7,7 @@ import re
 
 from router.parse.language import AMOUNT_WORD
 from router.parse.reading import Mark, Mention, Reading, Span
-from router.parse.text import Word, words
+from router.parse.text import Word, within, words
 
 # words that may stand between the parts of one phrase ("average *customer* account balance", "the
 # number *of the* orders", "revenue *for each* region")
@@ -37,7 +37,7 @@ def free(r: Reading, m: Mention | Mark) -> bool:
 
 
 def free_span(r: Reading, span: Span) -> bool:
-    return not any(u[0] <= span[0] and span[1] <= u[1] for u in r.used)
+    return not within(span, r.used)
 
 
 def words_before(text: str, at: int, n: int = 3, reach: int = 30) -> list[Word]:

@@ -128,15 +128,12 @@ def _sample_shapes(conn: psycopg.Connection, schema: str, table: str, column: st
 
 
 def _joined_shapes(conn: psycopg.Connection, col: _Column) -> set[str]:
-    """The shapes of the first values of a concatenated dimension (read-only, bounded by the timeout)."""
+    """The shapes of the first values of a concatenated dimension."""
     query = pgsql.SQL("SELECT {e} FROM {t} WHERE {e} IS NOT NULL LIMIT 50").format(
         e=col.expression(), t=pgsql.Identifier(col.schema, col.table)
     )
     try:
-        with conn.transaction():
-            conn.execute("SET TRANSACTION READ ONLY")
-            conn.execute(pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(TIMEOUT_MS)))
-            samples = [str(row[0]) for row in conn.execute(query).fetchall()]
+        samples = [str(row[0]) for row in _read_only(conn, query)]
     except psycopg.Error:
         return set()
     return {shape(v) for v in samples if LITERAL.fullmatch(v)}
@@ -147,9 +144,14 @@ def _holds(conn: psycopg.Connection, col: _Column, literal: str) -> bool:
         t=pgsql.Identifier(col.schema, col.table), c=col.expression()
     )
     try:
-        with conn.transaction():
-            conn.execute("SET TRANSACTION READ ONLY")
-            conn.execute(pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(TIMEOUT_MS)))
-            return conn.execute(query, (literal,)).fetchone() is not None
+        return bool(_read_only(conn, query, (literal,)))
     except psycopg.errors.QueryCanceled:
         return False
+
+
+def _read_only(conn: psycopg.Connection, query: pgsql.Composed, params: tuple[str, ...] = ()) -> list[Any]:
+    """The rows of ``query`` in a read-only transaction bounded by ``TIMEOUT_MS``."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION READ ONLY")
+        conn.execute(pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(TIMEOUT_MS)))
+        return conn.execute(query, params).fetchall()

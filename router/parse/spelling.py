@@ -60,6 +60,7 @@ class Speller:
 
     @classmethod
     def build(cls, lexicon: Lexicon, extra: Iterable[str] = ()) -> Speller:
+        _dictionary()  # loaded with the model, not on the first question
         words = {w for w in (*lexicon.forms, *language_words(), *extra) if w.isalpha() and w.isascii()}
         speller = cls(known=words | set(lexicon.known) | {norm_word(w) for w in words})
         for word in words:

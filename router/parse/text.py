@@ -6,6 +6,7 @@ with its character span in the text. Names of the model are normalised the same 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -128,3 +129,8 @@ def name_key(name: str) -> tuple[str, ...]:
 
 def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
+
+
+def within(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
+    """``span`` lies inside one of ``spans``."""
+    return any(s <= span[0] and span[1] <= e for s, e in spans)

@@ -26,7 +26,7 @@ from router.parse.nearby import after, before, close, free, restated, words_befo
 from router.parse.passes.listing import column_spans, in_column_list
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
-from router.parse.text import GLUE, has_cjk, name_key, words
+from router.parse.text import GLUE, has_cjk, name_key, within, words
 
 _LINK = r"with|whose|where|having|of|is|are|was|were|has|have|had|a|an|the|that|an?|total|their|its|at|for|in"
 
@@ -101,7 +101,7 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     together = _one_name(r)
     restating = restated(r)
     for m in r.mentions:
-        if any(s <= m.start and m.end <= e for s, e in restating):
+        if within(m.span, restating):
             r.use(m.span)
             continue
         targets = [

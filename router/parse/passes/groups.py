@@ -23,7 +23,7 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import COMBINED
 from router.parse.nearby import free, free_span, phrase_after, restated
 from router.parse.reading import Mention, Reading
-from router.parse.text import has_cjk, name_key, stems, words
+from router.parse.text import has_cjk, name_key, stems, within, words
 
 _GENERIC = stems("name key id number code date type")
 _GROUP_START = re.compile(r"^(?:各|每个|每|按|分(?!钟))")
@@ -62,11 +62,6 @@ def _candidates(m: Mention, k: Knowledge, language: str) -> list[tuple[Any, int]
         if member is not None:
             out.append((member, m.weights.get(t, 1)))
     return out
-
-
-def _counted_values(m: Mention, k: Knowledge) -> bool:
-    """A name the model gives only to counts of distinct values ("carriers flying"): it names the values."""
-    return all(facts.distinct_column(k.model, k.model.find_member(t.path)) is not None for t in m.of("measure"))
 
 
 def _score(
@@ -128,7 +123,10 @@ def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if run and mark.text.lower() == "what" and r.text[mark.end : run[0].start].strip():
             continue  # "what genre sold most" groups by genre; "what do German customers buy" does not
         if not run or any(
-            m.of("measure") and not (m.of("dimension") or m.of("cube")) and not _counted_values(m, k) for m in run[-1:]
+            m.of("measure")
+            and not (m.of("dimension") or m.of("cube"))
+            and not facts.counts_distinct_values(k.model, [t.path for t in m.of("measure")])
+            for m in run[-1:]
         ):
             continue
         if run[-1].of("value") and not (run[-1].of("dimension") or run[-1].of("cube")):
@@ -271,7 +269,7 @@ def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     said_by: dict[str, set[int]] = {}  # the mentions that name each member's values
     restating = restated(r)  # "online, i.e. web + app": the segment said again, nothing compared
     for m in r.mentions:
-        if any(s <= m.start and m.end <= e for s, e in restating):
+        if within(m.span, restating):
             continue
         for t in m.of("value"):
             if not cubes or any(t.cube in facts.reach(k.model, c) for c in cubes):

@@ -443,7 +443,7 @@ def _groups_named(r: Reading, k: Knowledge, m: Mention) -> bool:
         bool(targets)
         and not m.of("dimension", "cube")
         and mark_before(r, m.span, ("group",)) is not None
-        and all(facts.distinct_column(k.model, k.model.find_member(t.path)) is not None for t in targets)
+        and facts.counts_distinct_values(k.model, [t.path for t in targets])
     )
 
 

@@ -16,7 +16,7 @@ import re
 
 from router.parse.context import Knowledge, Question
 from router.parse.reading import Mention, Reading, Span
-from router.parse.text import has_cjk, overlaps, words
+from router.parse.text import has_cjk, overlaps, within, words
 
 # where a list of columns may start: after a break in the sentence or a phrase asking for columns
 _BREAK = re.compile(
@@ -104,10 +104,6 @@ def find(r: Reading) -> tuple[list[Span], list[Span]]:
     return [], []
 
 
-def _inside(span: Span, items: list[Span]) -> bool:
-    return any(s <= span[0] and span[1] <= e for s, e in items)
-
-
 def _as_columns(m: Mention) -> bool:
     """A name in the list is a column (or a table, whose label it shows): not a measure, value or segment;
     False when it names none (its words are then matched to columns by ``router.parse.column_items``)."""
@@ -122,11 +118,11 @@ def choose(q: Question, k: Knowledge) -> None:
     if not items:
         return
     ordering += [mk.span for mk in r.marks if mk.kind == "order"]
-    outside = [mk for mk in r.marks if mk.kind in AGGREGATING and not _inside(mk.span, items)]
-    if any(not _inside(mk.span, ordering) for mk in outside):
+    outside = [mk for mk in r.marks if mk.kind in AGGREGATING and not within(mk.span, items)]
+    if any(not within(mk.span, ordering) for mk in outside):
         return  # "top 5 customers by revenue: name and country": an aggregate with the columns of its groups
     r.column_list = items
     # "date, priority, total": a language word that is an item names a column, not an aggregate
-    r.marks = [mk for mk in r.marks if not (mk.kind in AGGREGATING and _inside(mk.span, items))]
-    r.mentions = [m for m in r.mentions if not _inside(m.span, items) or _as_columns(m)]
+    r.marks = [mk for mk in r.marks if not (mk.kind in AGGREGATING and within(mk.span, items))]
+    r.mentions = [m for m in r.mentions if not within(m.span, items) or _as_columns(m)]
     r.notes.append("columns asked: " + ", ".join(repr(r.text[s:e]) for s, e in items))
