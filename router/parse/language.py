@@ -298,6 +298,12 @@ _TITLE_UNIT = re.compile(
 UNIT_EN = {"小时": "hour", "分钟": "minute", "秒": "second", "天": "day", "毫秒": "ms"}
 
 
+def unit_seconds(said: str) -> float | None:
+    """The length in seconds of a unit as written ("hours", "mins", "ms", "分钟"), else None."""
+    word = said.lower()
+    return UNIT_SECONDS.get(word, UNIT_SECONDS.get(word.rstrip("s")))
+
+
 def title_unit(member: object) -> str | None:
     """The unit of time a member's title names ("Arrival delay (minutes)" -> "minute"), a key of
     ``UNIT_SECONDS`` (English), else None."""
@@ -317,10 +323,12 @@ def _with_unit(text: str, mark: Mark) -> Mark:
     found = found or (inside if inside is not None and inside.end() <= mark.end else None)
     if found is None:
         return mark
-    unit = found.group(1).lower().rstrip("s") if found.group(1) else found.group(2)
+    seconds = unit_seconds(found.group(1) or found.group(2))
+    if seconds is None:
+        return mark
     op, values = mark.data
     end = max(mark.end, found.end())
-    return Mark("bound", mark.start, end, text[mark.start : end], (op, values, UNIT_SECONDS[unit]))
+    return Mark("bound", mark.start, end, text[mark.start : end], (op, values, seconds))
 
 
 def _bounds(text: str) -> list[Mark]:

@@ -20,11 +20,12 @@ from router.parse.language import (
     UNIT_SECONDS,
     names_a_number,
     title_unit,
+    unit_seconds,
 )
 from router.parse.nearby import free
 from router.parse.passes.measures import UNIT_WORDS
 from router.parse.reading import Mark, Reading
-from router.parse.text import ASIDE, norm_word, stems, words
+from router.parse.text import ASIDE, norm_word, stems, within, words
 from router.understanding.terms import segment
 
 # language words whose meaning changes the numbers: when no pass used them, the reading does not answer
@@ -46,14 +47,10 @@ _ZH_STOP = frozenset(STOPWORDS_ZH)
 _STOP_STEMS = stems(" ".join(STOPWORDS_EN))
 
 
-def _inside(r_used: list[tuple[int, int]], start: int, end: int) -> bool:
-    return any(s <= start and end <= e for s, e in r_used)
-
-
 def _cjk_leftover(text: str, start: int, end: int, used: list[tuple[int, int]]) -> list[tuple[str, int]]:
     """The Chinese of ``text[start:end]`` outside the used spans, segmented, function words dropped, with
     where each word starts."""
-    chars = "".join(text[i] if not _inside(used, i, i + 1) else " " for i in range(start, end))
+    chars = "".join(text[i] if not within((i, i + 1), used) else " " for i in range(start, end))
     out = []
     for piece in re.finditer(r"\S+", chars):
         at = start + piece.start()
@@ -109,12 +106,9 @@ _DATE_TAIL = re.compile(r"\s+(?:date|dates|time|times|day|timestamp)\b", re.IGNO
 def _date_tails(r: Reading, k: Knowledge) -> list[tuple[int, int]]:
     """ "price and launch date" where the column is "launched on": "date" after the words that named a date
     column the reading uses restates what kind of column it is."""
-    if not any((d := k.model.find_member(c)) is not None and d.type == "time" for c in r.columns) and not (
-        r.time_dimension and r.time_dimension in r.columns
-    ):
+    if not any((d := k.model.find_member(c)) is not None and d.type == "time" for c in r.columns):
         return []
-    ends = {e for _, e in r.used}
-    return [m.span() for end in ends if (m := _DATE_TAIL.match(r.text, end))]
+    return [m.span() for m in _after_used(r, _DATE_TAIL)]
 
 
 _UNIT_TAIL = re.compile(r"\s*(?:in\s+)?(hours?|minutes?|mins?|seconds?|secs?|ms|小时|分钟|秒|毫秒)数?", re.IGNORECASE)
@@ -125,13 +119,12 @@ def _units_restated(r: Reading, k: Knowledge) -> list[tuple[int, int]]:
     measure of the answer is in that unit ("Arrival delay (minutes)"), says what the column holds."""
     members = [k.model.find_member(p) for p in (*r.columns, *r.measures, *(f.member for f in r.filters))]
     units = {UNIT_SECONDS[u] for m in members if m is not None and (u := title_unit(m)) is not None}
-    out = []
-    for end in {e for _, e in r.used}:
-        found = _UNIT_TAIL.match(r.text, end)
-        said = found.group(1).lower() if found else ""
-        if found and UNIT_SECONDS.get(said, UNIT_SECONDS.get(said.rstrip("s"))) in units:
-            out.append(found.span())
-    return out
+    return [m.span() for m in _after_used(r, _UNIT_TAIL) if unit_seconds(m.group(1)) in units]
+
+
+def _after_used(r: Reading, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    """The matches of ``pattern`` that begin right where a used span ends."""
+    return [m for end in {e for _, e in r.used} if (m := pattern.match(r.text, end))]
 
 
 _DEFINED = re.compile(r"(?<!\w)\w[\w'’-]*(?:\s+\w[\w'’-]*)?$")  # the one or two words before it
@@ -382,7 +375,7 @@ def check(q: Question, k: Knowledge) -> None:
     events = _about_events(r, k)
     for w in words(r.text):
         core = w.end - (len(w.raw) - len(re.sub(r"['’]\w+$", "", w.raw)))  # "Smith's": "Smith"
-        if _inside(known, w.start, core) or _inside(asides, w.start, w.end):
+        if within((w.start, core), known) or within((w.start, w.end), asides):
             continue
         if w.cjk:
             unknown += [(x, at) for x, at in _cjk_leftover(r.text, w.start, w.end, known) if not _verb_of(x, r, k)]

@@ -449,3 +449,8 @@ def test_values_after_ie_restate_the_segment_before_them(knowledge: Knowledge) -
 def test_the_whole_catalogue_says_nothing(knowledge: Knowledge) -> None:
     r = read(knowledge, "average list price of goods over the whole catalogue")
     assert r.measures == ["goods.avg_price"] and not r.unknown
+
+
+def test_a_bound_in_milliseconds_is_converted_to_the_columns_unit(knowledge: Knowledge) -> None:
+    r = read(knowledge, "trips with a ride time over 600000 ms")  # "ms" once raised KeyError('m')
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("trips.ride_time", "gt", ["10"])]
