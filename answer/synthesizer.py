@@ -499,14 +499,13 @@ def _count_text(n: int, lang: str) -> str:
 
 
 def _named(result: PipelineResult, plan: dict[str, Any]) -> list[str]:
-    """What the rows are for, as the question says it: the recognised rows' names and the values a listing
-    filters by, those the question writes, once each ("Frank", "Harris"; not "Frank, Frank, Frank"), then
-    its bounds ("Size > 40")."""
+    """What the rows are for: the recognised rows' names (for a listing, those the question writes), the
+    values a listing filters by, also those a synonym named ("电子产品" -> electronics), once each ("Frank",
+    "Harris"; not "Frank, Frank, Frank"), then its bounds ("Size > 40")."""
     assert result.detail is not None
     filters = (plan.get("reading") or {}).get("filters") or [] if plan.get("kind") == "listing" else []
-    names = [e.label for e in result.detail.entities] + [
-        str(v) for f in filters if f.get("operator") == "equals" for v in f.get("values") or []
-    ]
+    names = [e.label for e in result.detail.entities]
+    values = [str(v) for f in filters if f.get("operator") == "equals" for v in f.get("values") or []]
     asked = result.question.lower()
     written = [n for n in names if n and n.lower() in asked]
     lang = result.understanding.language
@@ -516,7 +515,7 @@ def _named(result: PipelineResult, plan: dict[str, Any]) -> list[str]:
         if f.get("operator") in BOUNDS
         for v in f.get("values") or []
     ]
-    return list(dict.fromkeys([*(written if plan.get("kind") == "listing" else names), *bounds]))
+    return list(dict.fromkeys([*(written if plan.get("kind") == "listing" else names), *values, *bounds]))
 
 
 def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:

@@ -28,11 +28,13 @@ _BREAK = re.compile(
 _ITEM_GAP = re.compile(r"\s*(?:,|，|、|;|&|/|\band\b|\bplus\b|以及|和|及|与)\s*", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:(?:the|their|its|his|her|each|also|just|only|and|pls|please|me)\s+)+", re.IGNORECASE)
 _TRAIL = re.compile(r"[\s.?!。？！]+$")
-# an item that orders the rows instead of naming a column ("fastest first", "sorted by date", "从高到低")
+# an item that orders the rows instead of naming a column ("fastest first", "sorted by date", "价格从高到低",
+# "price high to low")
 _ORDERING = re.compile(
     r"^(?:[a-z]+(?:\s+[a-z]+){0,2}\s+first|(?:sorted|ordered|order|sort|ranked)\s+by\b.*|by\s+[a-z ]+|"
     r"(?:newest|latest|oldest|earliest|highest|lowest|biggest|largest|smallest)\s+(?:to|->)\s+\w+|"
-    r"按[^,，、]{1,10}?(?:排序|排列|排|从.到.|[降升]序)|(?:从|由)(?:高|低|大|小|多|少|新|旧|早|晚)到.{1,2}|[降升]序|倒序|"
+    r"按[^,，、]{1,10}?(?:排序|排列|排|从.到.|[降升]序)|[^,，、\s]{0,6}?(?:(?:从|由)(?:高|低|大|小|多|少|新|旧|早|晚)到.{1,2}|"
+    r"[降升]序|倒序)|(?:[a-z]+\s+){0,2}(?:from\s+)?(?:high|low|big|small|new|old)(?:est)?\s+to\s+(?:high|low|big|small|new|old)(?:est)?|"
     r"pls|please|thanks?)$",
     re.IGNORECASE,
 )
