@@ -259,9 +259,12 @@ def _filter_words(result: PipelineResult) -> list[str]:
     """The Cube query's filters as the text says them: values, bounds, a key left unset ("without Album id"),
     and its segments by their labels ("late")."""
     cube_query = getattr(result.aggregate, "cube_query", None) or {}
+    queries = getattr(result.aggregate, "cube_queries", None) or [cube_query]
     lang = result.understanding.language
-    out = [label(s, lang) for s in cube_query.get("segments") or []]
+    out = [label(s, lang) for s in cube_query.get("segments") or [] if all(s in q.get("segments", []) for q in queries)]
     for f in cube_query.get("filters") or []:
+        if not all(f in q.get("filters", []) for q in queries):
+            continue  # a compared member's own filter ("video vs audio"): its row says it
         member, op = f.get("member", ""), f.get("operator")
         if op == "notSet":
             out.append(f"无{label(member, lang)}" if lang == "zh" else f"without {label(member, lang)}")
@@ -327,11 +330,11 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
         return f"{'; '.join(listed)}{' (' + period + ')' if period else ''}."
     if parts.time is not None:
         return _series_text(table, parts, lang, period)
-    if not parts.dims:
+    dims = parts.dims or [i for i in (parts.period,) if i is not None]  # compared members ("video vs audio")
+    if not dims:
         return _count_text(len(table.rows), lang)
-    dims = parts.dims
     ranked = sorted((r for r in table.rows if r[m] is not None), key=lambda r: r[m], reverse=True)
-    by = _by([table.columns[d] for d in dims], lang)
+    by = _by([table.columns[d] for d in dims], lang) if parts.dims else ""
 
     def name(row: list[Any]) -> str:
         return " / ".join(show_value(table.columns[d], row[d], lang) for d in dims)
@@ -345,11 +348,11 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     if lang == "zh":
         top = "，".join(f"{name(r)} {value(r)}" for r in ranked[:3])
         total = f"（共 {fmt_number(n)} 项）" if n > 1 else ""
-        return f"{period}按{by}的{metric}：{top}{total}。"
+        return f"{period}{'按' + by + '的' if by else ''}{metric}：{top}{total}。"
     top = ", ".join(f"{name(r)} {value(r)}" for r in ranked[:3])
     tail = f" ({period})" if period else ""
     total = f" ({fmt_number(n)} rows in total)" if n > 1 else ""
-    return f"{metric} by {by}{tail}: {top}{total}."
+    return f"{metric}{' by ' + by if by else ''}{tail}: {top}{total}."
 
 
 MAX_SERIES_TEXT = 5
@@ -533,12 +536,37 @@ def _detail_text(result: PipelineResult, lang: str, scope: Scope) -> str:
     who = ", ".join(_named(result, plan))
     cut = table_cut(result)
     n = cut.total if cut is not None and cut.total is not None else len(detail.rows)  # the cut is said after
+    ranked = _ranked_by(plan) if n else None
     if lang == "zh":
         whose = f"（{who}）" if who else ""
+        if ranked:
+            return f"{label(ranked[0], lang)}{_MOST[ranked[1]][1]}的 {fmt_number(n)} 条{noun}{whose}。"
         return f"找到 {fmt_number(n)} 条{noun}{whose}。" if n else f"没有找到符合条件的{noun}{whose}。"
     whose = f" for {who}" if who else ""
     one = noun[:-1] if n == 1 and noun.endswith("s") else noun
+    if ranked:
+        return f"The {fmt_number(n)} {one}{whose} with the {_MOST[ranked[1]][0]} {label(ranked[0], lang)}."
     return f"Found {fmt_number(n)} {one}{whose}." if n else f"No {noun} found{whose}."
+
+
+# the end of an order the limited rows of a listing come from: (English, Chinese); by time, the newest or oldest
+_MOST = {
+    "desc": ("highest", "最高"),
+    "asc": ("lowest", "最低"),
+    "desc time": ("latest", "最新"),
+    "asc time": ("earliest", "最早"),
+}
+
+
+def _ranked_by(plan: dict[str, Any]) -> tuple[str, str] | None:
+    """ "the 10 worst departure delays": the column and the end of its order that chose the rows a listing's
+    asked limit keeps ("desc", "asc", "desc time", "asc time"), else None."""
+    reading = plan.get("reading") or {} if plan.get("kind") == "listing" else {}
+    order = reading.get("order") or []
+    if not order or not reading.get("limit"):
+        return None
+    member, direction = str(order[0][0]), str(order[0][1])
+    return member, direction + (" time" if vocabulary().member_type(member) == "time" else "")
 
 
 # -- LLM mode --------------------------------------------------------------------------------------------

@@ -126,9 +126,11 @@ def find_cuts(
     if intent in ("aggregate", "mixed") and aggregate is not None and query and not query.get("limit"):
         found.append(cube_cut("aggregate", query, len(aggregate.rows), default_limit, counter))
     if intent in ("detail", "mixed") and detail is not None:
+        asked = (detail.plan.get("reading") or {}).get("limit")  # "the 10 worst delays": the limit asked
         if detail.plan.get("kind") in CUBE_DETAIL_KINDS:
             listed = detail.plan.get("cube_query") or {}
-            found.append(cube_cut("detail", listed, len(detail.rows), int(listed.get("limit") or 0), counter))
+            if not asked:
+                found.append(cube_cut("detail", listed, len(detail.rows), int(listed.get("limit") or 0), counter))
         elif detail.sql:
             counted = _Known(counter, detail.total)  # a mixed answer's per-entity counts already add up to it
             found.append(

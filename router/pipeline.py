@@ -671,13 +671,23 @@ def _deferred(reading: Reading, env: DetailEnv) -> bool:
         )
         spec = catalog.tables.get(table) if table else None
         inside = reading.listed is not None and reading.listed[0] <= at < reading.listed[1]  # 航班 of 航班号
-        if spec is not None and spec.cube != reading.listing and not inside and not _named_before(reading, at):
+        keyed = spec is not None and spec.cube in reading.keyed  # "what's in order 58129? products, qty"
+        if spec is not None and spec.cube != reading.listing and not (inside or keyed or _named_before(reading, at)):
             return True
     if not reading.unknown_spans:
         return False
     patterns = [p for _, p in catalog.nouns] + [v.pattern for v in catalog.values]
     spans = [m.span() for p in patterns for m in p.finditer(reading.text)]
     return all(any(s <= a and b <= e for s, e in spans) for a, b in reading.unknown_spans)
+
+
+def _every_row(reading: Reading) -> bool:
+    """A listing bounded by nothing: no filter, period, order, limit, named row or list of columns."""
+    return (
+        reading.intent == "detail"
+        and not (reading.filters or reading.time_spans or reading.order or reading.limit)
+        and not (reading.keyed or reading.column_list or reading.segments)
+    )
 
 
 def _named_before(reading: Reading, start: int) -> bool:
@@ -716,8 +726,8 @@ def _with_reading(decision: IntentDecision, reading: Reading | None, env: Detail
         return decision
     if reading.intent == "detail" and not verdict.answers and not reading.refusal:
         return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
-    if reading.intent == decision.intent:
-        return decision
+    if reading.intent == decision.intent or (decision.intent == "clarify" and _every_row(reading)):
+        return decision  # "can u pull the delay numbers for me": all rows of a table answer no vague question
     return replace(
         decision,
         intent=cast("Intent", reading.intent),

@@ -146,6 +146,24 @@ def _part_of_whole(
     return rows, {"share": {"totals": totals, "part_of_whole": True}}
 
 
+def _members_of_whole(
+    draft: CubeQueryDraft, results: list[list[dict[str, Any]]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Shares of compared members (one query each) in the whole (the last query): one row per member."""
+    whole = results[-1][0] if results[-1] else {}
+    measures = draft.query.get("measures", [])
+    rows = []
+    for label, part in zip(draft.labels, results[:-1], strict=False):
+        for row in part:
+            shared = {"period": label, **row}
+            for measure in measures:
+                value, total = _number(row.get(measure)), _number(whole.get(measure))
+                shared[f"{measure}.share"] = None if value is None or not total else value / total
+            rows.append(shared)
+    totals = {m: _number(whole.get(m)) for m in measures}
+    return rows, {"share": {"totals": totals, "part_of_whole": True}, "comparison": "members"}
+
+
 def combine(draft: CubeQueryDraft, results: list[list[dict[str, Any]]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The rows of a draft's queries as one answer (periods side by side, shares, a part of its whole), each
     measure in the unit the question asked (``draft.units``: its column is ``<measure>.<unit>``), a measure
@@ -186,6 +204,8 @@ def _scaled(value: Any, factor: float) -> Any:
 def _combined(
     draft: CubeQueryDraft, results: list[list[dict[str, Any]]]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    if "part" in draft.post and draft.comparison == "members":
+        return _members_of_whole(draft, results)
     if "part" in draft.post and len(results) == 2:
         return _part_of_whole(draft, results)
     if "share_of_total" in draft.post and len(results) == 2:

@@ -28,6 +28,9 @@ from router.detail.vocabulary import (
 )
 from router.understanding.negation import negation, refusal
 
+# a key word right after a table noun: the noun names a reference column ("发票号", "invoice id"), not rows
+_KEY_WORD = re.compile(r"\s*(?:编号|单号|号|id\b|ids\b|number|no\b|#)", re.IGNORECASE)
+
 
 class DetailPlanError(ValueError):
     """The question names no table, entity or value a detail query could list."""
@@ -122,7 +125,32 @@ def plan_detail(
     needed = {t for t, _ in plan.columns} | {f.table for f in plan.filters}
     plan.joins = _join_steps(target, needed, catalog.graph)
     plan.distinct = any(s.fans_out for s in plan.joins)
+    if unused := _unused_nouns(text, plan, catalog):
+        word, table = unused
+        cubes = catalog.tables[table].cube, catalog.tables[target].cube
+        raise DetailPlanError(
+            f"{word!r} names {cubes[0]} rows, which the {cubes[1]} rows listed neither show nor are filtered by: "
+            "say how they relate (e.g. a value or column of them)"
+        )
     return plan
+
+
+def _unused_nouns(text: str, plan: DetailPlan, catalog: DetailCatalog) -> tuple[str, str] | None:
+    """A table noun of the question ("退货" in "退货发票") whose table the plan does not touch: the template
+    would list rows without it, as if the word were not there. A noun naming a key ("发票号", "invoice id")
+    is a column of the rows, the reference they carry."""
+    used = set(plan.tables)
+    found = [
+        (m.span(), table)
+        for table, p in (*catalog.nouns, *catalog.derived_nouns)
+        for m in p.finditer(text)
+        if not _KEY_WORD.match(text, m.end())
+    ]
+    covered = [span for span, table in found if table in used]
+    for (start, end), table in found:
+        if table not in used and not any(s <= start and end <= e for s, e in covered):
+            return text[start:end], table
+    return None
 
 
 def _table_lookup(text: str, recalled_tables: list[str], catalog: DetailCatalog) -> DetailPlan:

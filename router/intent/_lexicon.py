@@ -70,6 +70,8 @@ RANKED_ROWS = _compile(
 ROW_QUESTION = _compile(r"^\W*(?:and\s+)?(?:which|who|what)\b", r"^\W*(?:是)?哪些")
 VAGUE = _compile(
     r"\bhow (?:are|is|were) (?:we|things|it|business|everything)\b|\bhow'?s (?:business|it going|everything)\b|"
+    r"\b(?:show|pull|give|get|send)(?: me| us)? (?:the |some |all |our )?(?:[a-z]+ )?(?:data|numbers|stats|figures|"
+    r"report)(?: for (?:me|us|the [a-z]+))?\s*[?.!]*$|"
     r"\bshow me (?:the |some |all )?(?:data|numbers|stats|figures|report)\b|"
     r"\bwhat about (?:this|that|it)\b|\bany insights?\b|\bwhat'?s (?:going on|new|up)\b|\bgive me (?:an )?"
     r"(?:overview|update|summary)\b|\bdoing\b|\bperformance\b|\bstatus update\b|\bhow (?:did|do) we do\b",

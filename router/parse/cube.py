@@ -90,6 +90,8 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
     if r.compared_segments and len(queries) == 1:
         titles = [getattr(model.find_member(s), "title", "") or s.split(".", 1)[1] for s in r.compared_segments]
         per_segment = [{**queries[0], "segments": [*queries[0].get("segments", []), s]} for s in r.compared_segments]
+        if r.share:  # "what % of revenue comes from video vs audio": each segment's part of the whole, last
+            return CubeQueryDraft([*per_segment, _whole(queries[0], r)], [*titles, ""], "members", ["part"], notes)
         return CubeQueryDraft(per_segment, titles, "members", [], notes)
     if r.share and (r.part or r.part_segments) and len(queries) == 1:
         return CubeQueryDraft([queries[0], _whole(queries[0], r)], ["", ""], None, ["part"], notes)

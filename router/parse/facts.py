@@ -55,6 +55,16 @@ def measures_over(model: Any, cube: str, sql: str, types: tuple[str, ...]) -> li
     return [m for m in found.measures.values() if m.public and m.type in types and not m.filters and column(m) == sql]
 
 
+def numbers_aggregated(model: Any, measure: Any) -> list[Any]:
+    """The public number dimensions over the column an unfiltered measure aggregates ("Average transit days"
+    -> Transit days; "Worst departure delay", a max -> Departure delay)."""
+    found = model.cubes.get(getattr(measure, "cube", ""))
+    sql = column(measure)
+    if found is None or not sql or getattr(measure, "filters", None):
+        return []
+    return [d for d in found.dimensions.values() if d.public and d.type == "number" and column(d) == sql]
+
+
 def row_count(model: Any, cube: str) -> str | None:
     """The measure counting a cube's rows (type count without filters, or a distinct count of its key)."""
     found = model.cubes.get(cube)

@@ -513,3 +513,6 @@ STOPWORDS_ZH = _word_list("""
 飞往 飞到 前往 到达 出发 去往 从 且 旗下 卖出去 卖掉 售出
 趋势 走势
 """)
+
+# "how many minutes late": a value in a unit of time asked of each row (a column shown in that unit)
+HOW_MANY_UNITS = r"\bhow\s+(?:many|much)\s+(hours?|minutes?|mins?|seconds?|secs?|days?)\s+"

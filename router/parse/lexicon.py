@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from fourengine.terms import normalise
 from router.aggregate.members import aliases
-from router.parse.facts import label, primary_key, row_count
+from router.parse.facts import column, label, numbers_aggregated, primary_key, row_count
 from router.parse.language import EVENT_VERBS, STOPWORDS_EN
 from router.parse.reading import Mention, Target, TargetKind, member_kinds
 from router.parse.text import GLUE, Word, has_cjk, name_key, norm_word, overlaps, stems, words
@@ -347,7 +347,36 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
     _add_key_and_name_zh(lex, model)
     _add_qualified_heads(lex, model)
     _add_event_heads(lex, model)
+    _add_bare_averages(lex, model)
     return lex
+
+
+_AVERAGE_HEADS = frozenset(stems("average avg mean"))
+
+
+def _add_bare_averages(lex: Lexicon, model: Any) -> None:
+    """ "Average transit days" is also "transit days" ("最长运输天数", "the longest transit days"): an average
+    measure's name without its average word names the column averaged, weakly; what is asked of it (its
+    average, its maximum) is the aggregation word's to say. Only a bare name of two words or more (three
+    Chinese characters) that names nothing else ("average invoice" is no name of invoices)."""
+
+    def average(entries: list[Entry]) -> list[Target]:
+        """The average measures named, with the dimensions over the column each averages ("零售价")."""
+        found = [model.find_member(e.target.path) for e in entries if e.target.kind == "measure"]
+        averages = [m for m in found if getattr(m, "type", "") == "avg" and column(m)]
+        return [
+            *(Target("dimension", d.path) for m in averages for d in numbers_aggregated(model, m)),
+            *(Target("measure", m.path) for m in averages),
+        ]
+
+    for key, entries in list(lex.by_words.items()):
+        bare = key[1:]
+        if key[0] in _AVERAGE_HEADS and len(bare) >= 2 and bare not in lex.by_words and (found := average(entries)):
+            lex.by_words[bare] = [Entry(t, NAME_WORDS, " ".join(bare)) for t in found]
+    for text, entries in list(lex.by_text.items()):
+        bare = text[2:] if text.startswith("平均") else ""
+        if len(bare) >= 3 and has_cjk(bare) and bare not in lex.by_text and (found := average(entries)):
+            lex.by_text[bare] = [Entry(t, NAME_WORDS, bare) for t in found]
 
 
 _EVENT_STEMS = frozenset(norm_word(v) for v in EVENT_VERBS)

@@ -10,12 +10,14 @@ from router.parse.reading import Mark, Mention, Reading, Span
 from router.parse.text import Word, within, words
 
 # words that may stand between the parts of one phrase ("average *customer* account balance", "the
-# number *of the* orders", "revenue *for each* region")
+# number *of the* orders", "revenue *for each* region"), also the count of the rows named ("each *of the
+# three* airports", "*三个*机场")
 _FILLER = re.compile(
     r"(?:[\s,'’\-]|\b(?:the|a|an|of|our|their|its|all|each|per|for|in|on|with|that|"
     r"which|who|have|has|had|is|are|was|were|do|does|did|by|to|from|any|every|single|individual|"
     r"的|了|是|有|个|位|家|笔|单|条|名|种|款|张|首)\b|[的了个]|"
-    r"\b(?:(?:this|last|next)\s+(?:year|month|quarter|week)|today|yesterday)['’]s\b)*",  # "this year's orders"
+    r"\b(?:(?:this|last|next)\s+(?:year|month|quarter|week)|today|yesterday)['’]s\b|"  # "this year's orders"
+    r"\bof\s+(?:the|our)\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\b|[两三四五六七八九十]个)*",
     re.IGNORECASE,
 )
 

@@ -29,6 +29,7 @@ _SHORTHAND = (
             ("mth", "month"),
             ("wks", "weeks"),
             ("wk", "week"),
+            ("sched", "scheduled"),
             ("u", "you"),
             ("ur", "your"),
         )

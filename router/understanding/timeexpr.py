@@ -79,7 +79,9 @@ class TimeParse:
 
 
 def _recent_year(today: date, month: int) -> int:
-    return today.year if month <= today.month else today.year - 1
+    """The year of the latest ``month`` begun before today ("in Jan" on 2014-01-01 is January 2013: the one
+    beginning today has no whole day behind it yet)."""
+    return today.year if date(today.year, month, 1) < today else today.year - 1
 
 
 def _month(year: int, month: int) -> Bounds:
@@ -116,7 +118,7 @@ def _two_digit_year(yy: int, today: date) -> int:
 
 def _quarter_spec(year: int | None, quarter: int, today: date) -> _Spec:
     if year is None:
-        year = today.year if quarter <= quarter_of(today) else today.year - 1
+        year = today.year if quarter_bounds(today.year, quarter)[0] < today else today.year - 1
         return _Spec(quarter_bounds(year, quarter), "quarter", False, lambda y: quarter_bounds(y, quarter))
     return _Spec(quarter_bounds(year, quarter), "quarter")
 

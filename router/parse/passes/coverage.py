@@ -15,6 +15,7 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import (
     EVENT_VERBS,
     FILLER_PHRASES,
+    HOW_MANY_UNITS,
     STOPWORDS_EN,
     STOPWORDS_ZH,
     UNIT_SECONDS,
@@ -119,7 +120,13 @@ def _units_restated(r: Reading, k: Knowledge) -> list[tuple[int, int]]:
     measure of the answer is in that unit ("Arrival delay (minutes)"), says what the column holds."""
     members = [k.model.find_member(p) for p in (*r.columns, *r.measures, *(f.member for f in r.filters))]
     units = {UNIT_SECONDS[u] for m in members if m is not None and (u := title_unit(m)) is not None}
-    return [m.span() for m in _after_used(r, _UNIT_TAIL) if unit_seconds(m.group(1)) in units]
+    asked = [m.span() for m in _UNIT_ASKED.finditer(r.text) if unit_seconds(m.group(1)) in units]
+    asked = asked if r.intent == "detail" else []
+    return [m.span() for m in _after_used(r, _UNIT_TAIL) if unit_seconds(m.group(1)) in units] + asked
+
+
+# "... and how many minutes late": a listing's column in that unit, asked of each row
+_UNIT_ASKED = re.compile(HOW_MANY_UNITS + r"\w+", re.IGNORECASE)
 
 
 def _after_used(r: Reading, pattern: re.Pattern[str]) -> list[re.Match[str]]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import MONEY_VERBS, STOPWORDS_EN, UNIT_SECONDS, number_text, title_unit
+from router.parse.language import HOW_MANY_UNITS, MONEY_VERBS, STOPWORDS_EN, UNIT_SECONDS, number_text, title_unit
 from router.parse.nearby import after, before, close, free, restated, words_before
 from router.parse.passes.listing import column_spans, in_column_list
 from router.parse.passes.order import adjective_member
@@ -473,6 +473,9 @@ def _segments(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for m in r.mentions:
         if not free(r, m) or (m.of("dimension") and in_column_list(r, m.span, columns)):
             continue
+        if r.intent == "detail" and _HOW_MANY_UNITS.search(r.text, 0, m.start):
+            r.use(m.span)  # "- route and how many minutes late": the delay shown in minutes, no filter of late rows
+            continue
         for t in m.of("segment"):
             if _restates_measure(r, k, t.path):
                 r.use(m.span)
@@ -483,6 +486,9 @@ def _segments(r: Reading, k: Knowledge, cubes: list[str]) -> None:
                 break
 
 
+_HOW_MANY_UNITS = re.compile(HOW_MANY_UNITS + r"$", re.IGNORECASE)
+# "the 10 worst departure delays": a number before a superlative counts the rows ranked, it is no value
+_RANKING_AFTER = re.compile(r"\s+(?:most|least|worst|best|top|bottom|[a-z]{2,}est)\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"(?<![\w.,#$-])\d+(?:\.\d+)?(?![\w.,%-]|\.\d)")
 
 
@@ -492,7 +498,7 @@ def _equal_numbers(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     taken = [*r.used, *(m.span for m in r.marks), *(m.span for m in r.mentions)]
     for found in _BARE_NUMBER.finditer(r.text):
         span = found.span()
-        if any(t[0] <= span[0] < t[1] for t in taken):
+        if any(t[0] <= span[0] < t[1] for t in taken) or _RANKING_AFTER.match(r.text, span[1]):
             continue
         prior = before(r, span, extra=r"=|:|of|is|at")
         following = after(r, span)

@@ -112,10 +112,11 @@ def head(q: Question, k: Knowledge) -> None:
     chosen = chosen or _run_head(r, k) or _agent(r, k)
     if chosen is None and not asked:
         return  # "what about the other region?", "那个大供应商最近怎么样": nothing asks for rows
-    if chosen is None:
-        cubes = [m for m in r.mentions if m.of("cube")]
+    if chosen is None:  # a name outside the closing list of columns ("the 10 worst delays - date, carrier")
+        outside = [m for m in r.mentions if not r.listed_column(m.span)]
+        cubes = [m for m in outside if m.of("cube")] or [m for m in r.mentions if m.of("cube")]
         unkeyed = [m for m in cubes if m.of("cube")[0].path not in r.keyed]
-        columns = [m for m in r.mentions if m.of("dimension") and not m.of("value")]  # "tracks priced 0.99"
+        columns = [m for m in outside if m.of("dimension") and not m.of("value")]  # "tracks priced 0.99"
         chosen = next(iter(unkeyed or cubes or columns[:1] or [m for m in r.mentions if _cube_of(m)]), None)
     if chosen is None:
         return
@@ -333,4 +334,14 @@ def columns(q: Question, k: Knowledge) -> None:
     asked = len(set(shown) - {None} - keys - ordered) > 2 + len(r.filters)  # beyond key, label and filters
     if not asked and not r.column_list:
         shown += _display(k, cube)
-    r.columns = [c for c in dict.fromkeys(shown) if c]
+    r.columns = [c for c in dict.fromkeys(shown) if c and not _key_shown_twice(k, cube, c, shown)]
+
+
+def _key_shown_twice(k: Knowledge, cube: str, column: str, shown: list[str | None]) -> bool:
+    """The key of a joined cube whose foreign key on the listed cube is shown already ("order 1124"'s
+    order key beside the line items' own order key column): the same number twice."""
+    other = column.split(".", 1)[0]
+    if other == cube or column != facts.primary_key(k.model, other):
+        return False
+    fk = _foreign_key(k, cube, other)
+    return bool(fk) and fk[0] in shown

@@ -342,6 +342,14 @@ def _grouped(q: Question) -> bool:
     )
 
 
+def _ranks_groups(q: Question) -> bool:
+    """The question ranks groups ("which mode has the longest transit days", "the 3 slowest modes"); "各运输
+    方式的最长运输天数" only groups: its extreme is each group's own."""
+    r, u = q.reading, q.understanding
+    ranked = bool(u.ranking and u.ranking.limit) or bool(r.marks_of("dim_grain"))
+    return ranked or any(map(_asks_which, r.marks_of("which")))
+
+
 def _asks_which(mark: Mark) -> bool:
     """ "which region", "哪个月"; a bare "what" ("what's the biggest single invoice") asks for no group."""
     return mark.text.lower() not in ("what", "what are")
@@ -492,7 +500,7 @@ def _of_named(
         amount = facts.amount_column(k.model, named.cube)  # "the biggest single purchase": a row's amount
         found, missing = _over_column(k, amount, kind) if amount is not None else (None, f"{kind} of one row")
         return (found.path if found else None), marks, None if found else f"the model has no {missing}"
-    if kind in ("max", "min") and named.type == "avg" and not _grouped(q) and not q.understanding.granularity:
+    if kind in ("max", "min") and named.type == "avg" and not _ranks_groups(q) and not q.understanding.granularity:
         twin, missing = _twin(k, named, kind)  # "零件100的最低供货成本": the cheapest offer, not the average
         return (twin.path if twin else None), marks, None if twin else f"the model has no {missing}"
     if kind in ("max", "min") and named.type == "sum" and not _grouped(q):

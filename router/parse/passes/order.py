@@ -150,9 +150,15 @@ _WORD_AFTER = re.compile(r"\s+([a-z][\w-]*)", re.IGNORECASE)
 
 
 def _numeric_column(k: Knowledge, m: Mention, cubes: list[str], times: bool = False) -> Any | None:
-    """The first numeric dimension ``m`` names that the answer's cubes reach (or time dimension, ``times``)."""
-    for t in m.of("dimension"):
-        member = k.model.find_member(t.path)
+    """The first numeric dimension ``m`` names that the answer's cubes reach (or time dimension, ``times``),
+    also the column an extreme it names is over ("the 10 worst departure delays": Departure delay)."""
+    extremes = [
+        x for t in m.of("measure") if (x := k.model.find_member(t.path)) is not None and x.type in ("max", "min")
+    ]
+    for member in [
+        *(k.model.find_member(t.path) for t in m.of("dimension")),
+        *(d for x in extremes for d in facts.numbers_aggregated(k.model, x)),
+    ]:
         if (
             member is not None
             and (facts.is_numeric(member) or (times and member.type == "time"))
@@ -216,11 +222,15 @@ def _said_way(k: Knowledge, member: Any, way: str) -> str:
     its column); any other order phrase says its own."""
     if way not in ("worst", "best"):
         return way
-    good_is_high = facts.better(member) == "higher" and not any(
+    return "desc" if (way == "best") == _good_is_high(k, member) else "asc"
+
+
+def _good_is_high(k: Knowledge, member: Any) -> bool:
+    """``meta.better`` of the member, else of a measure over its column (a delay column: lower is better)."""
+    return facts.better(member) == "higher" and not any(
         facts.better(m) == "lower"
         for m in facts.measures_over(k.model, member.cube, facts.column(member), ("avg", "max", "min", "sum"))
     )
-    return "desc" if (way == "best") == good_is_high else "asc"
 
 
 _SORT_ONLY = re.compile(r"\s*(?:sorted|order(?:ed)? by|排序)\s*", re.IGNORECASE)
@@ -244,7 +254,7 @@ def _direction(q: Question, k: Knowledge, member: Any) -> str:
         None,
     )  # "which 5 had the worst delay"
     if ranking and said is not None:
-        good_is_high = facts.better(member) == "higher"
+        good_is_high = _good_is_high(k, member) if member.kind == "dimension" else facts.better(member) == "higher"
         best = bool(_BEST.search(said)) and not _WORST.search(said)
         direction = "desc" if best == good_is_high else "asc"
     return direction
@@ -268,7 +278,7 @@ def _superlative_column(r: Reading, k: Knowledge, cubes: list[str]) -> Any | Non
     return None
 
 
-_SUPERLATIVE_WORD = re.compile(r"\b(?:most|least|[a-z]{2,}est)\b", re.IGNORECASE)
+_SUPERLATIVE_WORD = re.compile(r"\b(?:most|least|worst|best|[a-z]{2,}est)\b", re.IGNORECASE)
 
 
 def _superlative_name(r: Reading, k: Knowledge, cubes: list[str]) -> Any | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from router.parse.context import Knowledge, Question
+from router.parse.language import HOW_MANY_UNITS
 from router.parse.reading import Mention, Reading, Span
 from router.parse.text import has_cjk, overlaps, within, words
 
@@ -27,7 +28,8 @@ _BREAK = re.compile(
 )
 _ITEM_GAP = re.compile(r"\s*(?:,|，|、|;|&|/|\band\b|\bplus\b|以及|和|及|与)\s*", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:(?:the|their|its|his|her|each|also|just|only|and|pls|please|me)\s+)+", re.IGNORECASE)
-_TRAIL = re.compile(r"[\s.?!。？！]+$")
+# what closes an item: punctuation, and on the last item the rows it is shown for ("ship date for each line")
+_TRAIL = re.compile(r"(?:\s+(?:(?:for|of)\s+(?:each|every)|per)\s+\w+)?[\s.?!。？！]*$", re.IGNORECASE)
 # an item that orders the rows instead of naming a column ("fastest first", "sorted by date", "价格从高到低",
 # "price high to low")
 _ORDERING = re.compile(
@@ -55,7 +57,7 @@ def _items(text: str, start: int, end: int) -> list[Span]:
         lead = _LEAD.match(text[at:stop])
         s = at + (lead.end() if lead else 0)
         trail = _TRAIL.search(text[s:stop])
-        e = s + trail.start() if trail else stop
+        e = s + trail.start() if trail and trail.start() else stop
         if s < e:
             out.append((s, e))
         at = gap.end() if gap is not None else end
@@ -71,6 +73,8 @@ def _short(text: str) -> bool:
 def _asks(r: Reading, span: Span) -> bool:
     """An item that asks something itself ("how many", "which flights", "lowest balance"): a clause, not a
     column; a language word that is the whole item ("total") may name a column."""
+    if re.match(HOW_MANY_UNITS + r"\w+$", r.text[span[0] : span[1]], re.IGNORECASE):
+        return False  # "how many minutes late": the column in that unit
     return any(
         overlaps(mk.span, span) and mk.kind in (*AGGREGATING, "which", "list") and mk.span != span for mk in r.marks
     )
