@@ -374,9 +374,9 @@ def _add_bare_averages(lex: Lexicon, model: Any) -> None:
         if key[0] in _AVERAGE_HEADS and len(bare) >= 2 and bare not in lex.by_words and (found := average(entries)):
             lex.by_words[bare] = [Entry(t, NAME_WORDS, " ".join(bare)) for t in found]
     for text, entries in list(lex.by_text.items()):
-        bare = text[2:] if text.startswith("平均") else ""
-        if len(bare) >= 3 and has_cjk(bare) and bare not in lex.by_text and (found := average(entries)):
-            lex.by_text[bare] = [Entry(t, NAME_WORDS, bare) for t in found]
+        rest = text[2:] if text.startswith("平均") else ""
+        if len(rest) >= 3 and has_cjk(rest) and rest not in lex.by_text and (found := average(entries)):
+            lex.by_text[rest] = [Entry(t, NAME_WORDS, rest) for t in found]
 
 
 _EVENT_STEMS = frozenset(norm_word(v) for v in EVENT_VERBS)
