@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from router.aggregate.drill import segments_holding
+from router.aggregate.drill import segments_holding, values_holding
 from router.parse import facts
 from router.parse.facts import joined
 from router.parse.reading import Filter, Reading
@@ -206,22 +206,34 @@ def _column_dimension(model: SemanticModel, measure: str) -> str | None:
 
 
 def _counted_rows(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
-    """ "the supplier with the most late line items, and which lines were they": a count of the listed cube
-    whose ``filters`` pick its rows lists only those rows, through the segment with the same condition;
-    refused when the model has no such segment (the rows would be listed without the condition)."""
+    """ "the supplier with the most late line items, and which lines were they", "tracks sold (of paid
+    invoices), plus the invoices that bought them": a measure whose ``filters`` pick the rows it counts or adds up
+    lists only the rows behind them, through the segment with the same condition; refused when the model
+    has no such segment (the rows would be listed without the condition)."""
     for path in cube_query.get("measures") or []:
         measure = model.find_member(path)
-        if measure is None or measure.cube != reading.listing or measure.type != "count" or not measure.filters:
+        if measure is None or not measure.filters or reading.listing is None:
             continue
+        if measure.cube != reading.listing and (
+            cube_query.get("dimensions") or not joined(model, reading.listing, measure.cube)
+        ):
+            continue  # the rows of groups ("top 5 ... and their refunds") are all theirs, not those it adds up
         found = segments_holding(model, measure)
-        if found is None:
+        values = values_holding(model, measure) if found is None else []
+        if found is None and values is None:
             title = measure.title or measure.name
             reading.refuse(
                 f"the rows {title} counts are picked by its filter, which no segment of {measure.cube} holds: "
                 "add that segment to the model to list them"
             )
             return
-        reading.segments += [s for s in found if s not in reading.segments]
+        reading.segments += [s for s in found or [] if s not in reading.segments]
+        said = {(f.member, tuple(f.values)) for f in reading.filters}
+        reading.filters += [
+            Filter(member, "equals", kept, f"the rows {measure.title or measure.name} counts")
+            for member, kept in values or []
+            if (member, tuple(kept)) not in said
+        ]
 
 
 STEPS: tuple[Step, ...] = (_grouped_period, _grouped_values, _aggregate_filters, _counted_rows, _behind_extreme)

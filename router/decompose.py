@@ -33,7 +33,6 @@ _FLAGS = re.IGNORECASE | re.ASCII  # ASCII: \b must see Chinese characters as bo
 SubQueryKind = Literal["aggregate", "detail", "any"]
 MAX_SUB_QUERIES = 6
 _PRONOUNS = re.compile(r"\b(?:their|its|his|her|them|those|these)\b|它们的|他们的|他的|她的|及其|其", _FLAGS)
-_LEADING = re.compile(r"^(?:\s*(?:and|also|then|plus|as well as|along with|,|以及|并且|并|同时|和)\s*)+", _FLAGS)
 _COMPARE_WORDS = re.compile(r"\b(?:compare|comparing|comparison of|versus)\b|对比一下|对比|比较|相比", _FLAGS)
 _COORD_EN = re.compile(
     r"(?P<a>[A-Z][\w\-]*(?: [A-Z0-9][\w\-]*){0,3}|[\u4e00-\u9fff]{2,8}|[a-z][\w\-]*)"
@@ -71,7 +70,7 @@ def _clause_split(text: str) -> list[SubQuery] | None:
     if not m:
         return None
     first, second = text[: m.start()], text[m.start() :]
-    second = _LEADING.sub("", _PRONOUNS.sub(" ", second))
+    second = lex.LEADING_JOIN.sub("", _PRONOUNS.sub(" ", second))
     if not first.strip() or not second.strip():
         return None
     agg_first = bool(lex.AGGREGATION.search(first))

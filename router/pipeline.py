@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext, suppress
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, cast
@@ -42,7 +42,7 @@ from router.detail.context import DetailContext, detail_context
 from router.detail.counts import count_groups, count_rows
 from router.detail.entities import from_row_hits, merge
 from router.detail.vocabulary import TABLE_LOOKUP
-from router.intent import ranked_tables, rows_clause
+from router.intent import ranked_tables, rows_clause, without_join
 from router.intent.types import IntentDecision
 from router.mixed import MixedResult, join_columns, join_keys, join_results
 from router.parse.verdict import judge
@@ -440,9 +440,10 @@ class Pipeline:
             return
         if llm and result.detail.mode != "llm":  # the LLM did not write the SQL: the rows fast mode gives
             template, problems = result.detail, len(result.problems)
-            with suppress(DetailPlanError):
-                self._listing(result, detail_question, detail_entities)
-            if result.detail is template:  # no listing either: the template's rows stand
+            listed = self._listing(result, detail_question, detail_entities)  # its refusal, as in fast mode
+            if result.detail is template and listed:  # the listing refused the rows part: no guessed rows
+                result.detail = None
+            elif result.detail is template:  # no listing either: the template's rows stand
                 del result.problems[problems:]
 
     def _listing(self, result: PipelineResult, question: str, entities: list[EntityMatch]) -> bool:
@@ -606,7 +607,7 @@ def _rows_part(text: str, table_words: list[str]) -> str:
     if _last_sentence_rows(text):
         return [s for s in _SENTENCE.split(text) if s.strip()][-1].strip()
     clause = rows_clause(text, table_words)
-    return clause[1].strip() if clause else text
+    return without_join(clause[1]) if clause else text
 
 
 def _aggregate_clause(text: str, table_words: list[str]) -> str:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import sqlglot
+from sqlglot import exp
+
 from cube_models.model import SemanticModel
 
 DRILL_DIMENSIONS = 8
@@ -78,6 +81,37 @@ def segments_holding(model: Any, measure: Any) -> list[str] | None:
             return None
         out.append(same[0])
     return out
+
+
+def values_holding(model: Any, measure: Any) -> list[tuple[str, list[str]]] | None:
+    """The dimension values that say which rows a filtered measure picks, one (dimension, values) per filter
+    ("{CUBE}.l_returnflag = 'R'": Return flag = R); None when some filter is no equality of a public
+    dimension's column to text literals."""
+    out = []
+    for sql in getattr(measure, "filters", ()) or ():
+        found = _equality(model.cubes[measure.cube], str(sql))
+        if found is None:
+            return None
+        out.append(found)
+    return out
+
+
+def _equality(cube: Any, sql: str) -> tuple[str, list[str]] | None:
+    try:
+        tree = sqlglot.parse_one(sql.replace("{CUBE}", "cube_"), read="postgres")
+    except sqlglot.errors.SqlglotError:
+        return None
+    if isinstance(tree, exp.EQ) and isinstance(tree.expression, exp.Literal):
+        literals = [tree.expression]
+    elif isinstance(tree, exp.In) and not tree.args.get("query"):
+        literals = list(tree.expressions)
+    else:
+        return None
+    if not isinstance(tree.this, exp.Column) or not all(isinstance(v, exp.Literal) and v.is_string for v in literals):
+        return None
+    name = tree.this.name.lower()
+    dims = [d for d in cube.dimensions.values() if d.public and _sql(d.sql or "").replace("{cube}.", "") == name]
+    return (dims[0].path, [str(v.this) for v in literals]) if dims else None
 
 
 def _sql(text: str) -> str:

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from cubesage_core.llm import two_mode
-from router.intent._fast import classify_fast, ranked_tables, rows_clause
+from router.intent._fast import classify_fast, ranked_tables, rows_clause, without_join
 from router.intent.types import INTENTS, Intent, IntentDecision, IntentSignals, RowHit
 from router.understanding.types import Understanding
 
@@ -20,6 +20,7 @@ __all__ = [
     "classify_intent",
     "ranked_tables",
     "rows_clause",
+    "without_join",
 ]
 
 

@@ -152,6 +152,12 @@ def rows_clause(text: str, table_words: list[str]) -> tuple[str, str] | None:
     return (m.group(0), tail) if about_rows else None
 
 
+def without_join(clause: str) -> str:
+    """A clause about rows without the words joining it to the one before ("plus the orders ..." -> "the
+    orders ...")."""
+    return lex.LEADING_JOIN.sub("", clause).strip()
+
+
 def ranked_tables(text: str, table_words: list[str]) -> list[str]:
     """The table words whose rows a number ranks ("its 10 largest orders", "the 5 most delayed flights"): the
     rows themselves are asked for, ordered and limited, not a total of them."""

@@ -53,6 +53,8 @@ CLAUSE_JOIN = _compile(
     r"以及|并且|并列出|并给出|并显示|同时列出|同时给出|并说明|及其|和(?:他们|它们|她们)的|和其|,\s*(?:并|列出|显示|以及)|"
     r"[和及](?=(?:其|它们的|他们的)|\S{0,8}(?:明细|原因|记录|清单|列表))|顺便|[?？。；;](?=\s*\S)",
 )
+# the joining words a clause about rows starts with ("plus the orders that bought it")
+LEADING_JOIN = _compile(r"^(?:\s*(?:and|also|then|plus|as well as|along with|,|以及|并且|并|同时|和)\s*)+")
 # a clause after an aggregate one that asks for the rows behind it ("which ones were they", "which orders
 # make it up", "把名单列一下"): a which/who question with no aggregation word, or these phrases
 TAIL_ROWS = _compile(
