@@ -14,8 +14,8 @@ record mode, and each LLM step's reply is what a competent LLM would answer, wri
   share of the total or of a whole as the reply's ``share``; measure groups the rules split are not expressed;
   groups counted, a measure per row of another cube and a unit conversion cannot be said: no reply),
   the detail SQL with the named rows as their placeholders and the other values as literals (for a question
-  that fast mode lists through the semantic layer, that listing's SQL, values as literals), the SAG
-  entity names and selected candidate indices, and the answer text.
+  whose rows fast mode lists through the semantic layer, detail or mixed, that listing's SQL, values as
+  literals), the SAG entity names and selected candidate indices, and the answer text.
 
 Where a step's fast twin cannot answer (it refuses the question), no reply is recorded for its request
 (``reply: null``): the replayed step falls back to fast mode, as a question the script cannot answer.
@@ -163,11 +163,12 @@ class Oracle:
 
 
 def listing_sql(answer: dict[str, Any], model: Any, today: Any) -> str | None:
-    """The literal SQL of a fast-mode listing (the parser's Cube query compiled, bind values written out)."""
+    """The literal SQL of a fast-mode listing, of a detail question or a mixed question's rows (the parser's
+    Cube query compiled, bind values written out)."""
     from cube_models.compiler import compile_query
 
     plan = (answer.get("provenance") or {}).get("detail_plan") or {}
-    if plan.get("kind") != "listing" or answer.get("intent") != "detail":
+    if plan.get("kind") != "listing" or answer.get("intent") not in ("detail", "mixed"):
         return None
     compiled = compile_query(plan["cube_query"], model, today=today)
     sql = compiled.sql
