@@ -112,6 +112,19 @@ def _date_tails(r: Reading, k: Knowledge) -> list[tuple[int, int]]:
     return [m.span() for m in _after_used(r, _DATE_TAIL)]
 
 
+_TIME_WORD = re.compile(r"\b(?:date|dates|time|times|when)\b|日期|时间", re.IGNORECASE)
+
+
+def _shown_dates(r: Reading, k: Knowledge) -> list[tuple[int, int]]:
+    """ "show amount, reason and date": a bare date word asks for the date the listed rows show (their time
+    dimension among the columns)."""
+    if r.intent != "detail" or not any(
+        (d := k.model.find_member(c)) is not None and d.type == "time" for c in r.columns
+    ):
+        return []
+    return [m.span() for m in _TIME_WORD.finditer(r.text)]
+
+
 _UNIT_TAIL = re.compile(r"\s*(?:in\s+)?(hours?|minutes?|mins?|seconds?|secs?|ms|小时|分钟|秒|毫秒)数?", re.IGNORECASE)
 
 
@@ -375,6 +388,7 @@ def check(q: Question, k: Knowledge) -> None:
         *_ranking_span(q),
         *_glossed(r),
         *_date_tails(r, k),
+        *_shown_dates(r, k),
         *_units_restated(r, k),
     ]
     # "average quantity per line *item*": a word of the title of a cube the answer is about restates it

@@ -210,8 +210,28 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
         if member is not None and m is not None:
             r.use(m.span)
             return member, "group" if getattr(member, "kind", "") == "measure" else "row"
-    member = _delay(r, mark, k, cubes) or _worded(r, mark, k, cubes) or _spent(r, mark, k, cubes)  # else refused
+    member = (
+        _delay(r, mark, k, cubes) or _worded(r, mark, k, cubes) or _spent(r, mark, k, cubes) or _timed(mark, k, cubes)
+    )
     return member, "group" if getattr(member, "kind", "") == "measure" else "row"
+
+
+def _timed(mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
+    """ "tracks that run over 50 minutes": a duration that names no column bounds the one column of the
+    answer's cubes measured in a unit of time (Length (ms)); else it is refused."""
+    data = mark.data if isinstance(mark.data, tuple) else ()
+    if len(data) < 3 or not data[2]:
+        return None
+    timed = [
+        d
+        for c in cubes
+        for d in k.model.cubes[c].dimensions.values()
+        if d.public and d.type == "number" and title_unit(d) is not None
+    ]
+    # one quantity in several units ("Length (ms)", "Length (minutes)"): the column in the bound's unit
+    same = {re.sub(r"\s*\(.*\)$", "", d.title or d.name).lower() for d in timed}
+    said = [d for d in timed if UNIT_SECONDS[title_unit(d) or ""] == data[2]]
+    return timed[0] if len(timed) == 1 else (said or timed)[0] if len(same) == 1 else None
 
 
 def _spent(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
