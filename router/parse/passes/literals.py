@@ -21,7 +21,7 @@ from router.parse.text import norm_word, overlaps
 
 def _derived(q: Question, k: Knowledge) -> None:
     r = q.reading
-    for m in re.finditer(r"\b[A-Z][a-z]{3,}(?:['’]s)?\b|\b[a-z]{4,}['’]s\b", r.text):
+    for m in re.finditer(r"\b[A-Z][a-z]{3,}(?:['’]s)?\b|\b[a-z]{4,}['’]s\b|\b[a-z]{3,}(?:ian|an|ese|ish)\b", r.text):
         span, word = m.span(), m.group(0)
         taken = [*(x.span for x in r.mentions), *(x.span for x in r.marks), *r.time_spans]
         if word.lower() in STOPWORDS_EN or any(overlaps(span, t) for t in taken):
@@ -29,9 +29,15 @@ def _derived(q: Question, k: Knowledge) -> None:
         targets = value_stems(k.lexicon, word)
         # a sentence's first word is capitalised for its place: a name there only as the first word of a value
         # ("Frontier's cancellations") or as its demonym ("Canadian customers"), not by looser derivation
-        # so is a name written in lower case with its possessive ("show me mesa's flights")
+        # so is a name written in lower case with its possessive ("show me mesa's flights"); a lower-case word
+        # only as a demonym ("canadian customers")
         loose = word[0].isupper() and r.text[: span[0]].strip()
-        if targets and (loose or _first_word_of(targets, word) or _demonym_of(targets, word)):
+        plain = word.islower() and not word.endswith(("'s", "’s"))  # "canadian customers": a demonym only
+        if targets and (
+            _demonym_of(targets, word)
+            if plain
+            else loose or _first_word_of(targets, word) or _demonym_of(targets, word)
+        ):
             r.mentions.append(Mention(span[0], span[1], word, targets, {t: 2 for t in targets}))
             r.notes.append(f"{word!r} read as {targets[0].value!r} of {targets[0].path}")
     r.mentions.sort(key=lambda x: x.start)

@@ -55,7 +55,7 @@ _DESC_ADJ = re.compile(
 _WORST = re.compile(r"\bworst\b|\bbottom\b|最差|垫底", re.IGNORECASE)
 _BEST = re.compile(r"\bbest\b|最好", re.IGNORECASE)
 _SINGULAR = re.compile(
-    r"\bwhich\b(?!\s+\w+s\b)|\bwho\b|\bwhat (?:is|was) the\b|哪(?:个|一|家|位|款|种|国)|是谁", re.IGNORECASE
+    r"\bwhich\b(?!\s+\w+s\b)|\bwho\b|\bwhat(?:'?s| is| was) the\b|哪(?:个|一|家|位|款|种|国)|是谁", re.IGNORECASE
 )
 
 
