@@ -14,7 +14,7 @@ bounding. No warehouse nouns live here: every noun comes from the model (``route
 | list | list, show, give me, display, 列出, 显示, 有哪些 | |
 | bound | more than 9,000, at least 5, 超过38万, 5000以上, between 1 and 5 | (operator, [numbers]) |
 | sign | negative, positive, 为负, 负数 | (operator, "0") |
-| order | highest first, cheapest first, descending, 从高到低, 降序 | "desc" / "asc" |
+| order | highest first, cheapest first, descending, high to low, 从高到低, 降序 | "desc" / "asc" |
 | recent | the latest 5, 3 most recent, 最近5笔 | (direction, N) on the listed cube's time |
 | negation | never, not, without, don't, 从未, 没有 | |
 | string_op | starting with X, containing X, 以X开头, 包含X | (operator, value) |
@@ -174,8 +174,12 @@ _ORDER = re.compile(
     rf"({_LOW_SUPERLATIVE}|least expensive))"
     r"(?:\s+[a-z]+){0,3}?\s+first\b|"
     r"\b(desc(?:ending)?)(?:\s+order)?\b|\b(asc(?:ending)?)(?:\s+order)?\b|"
-    r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少|[从由]新到旧|[从由]近到远)|"
-    r"(从低到高|从小到大|由低到高|由小到大|升序|从少到多|[从由]旧到新|[从由]远到近)|"
+    r"(从高到低|从大到小|由高到低|由大到小|降序|倒序|从多到少|[从由]新到旧|[从由]近到远|"
+    r"\b(?:from\s+)?(?:high(?:est)?|big(?:gest)?|large(?:st)?|most|new(?:est)?)\s+to\s+"
+    r"(?:low(?:est)?|small(?:est)?|least|old(?:est)?)\b)|"
+    r"(从低到高|从小到大|由低到高|由小到大|升序|从少到多|[从由]旧到新|[从由]远到近|"
+    r"\b(?:from\s+)?(?:low(?:est)?|small(?:est)?|least|old(?:est)?)\s+to\s+"
+    r"(?:high(?:est)?|big(?:gest)?|large(?:st)?|most|new(?:est)?)\b)|"
     r"\b(worst|best)(?:\s+[a-z]+){0,3}?\s+first\b",
     _F,
 )  # "worst first": the way ``meta.better`` says

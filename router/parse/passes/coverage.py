@@ -367,6 +367,17 @@ def _unranked(q: Question) -> list[str]:
     return []
 
 
+_EACH = re.compile(r"^(?:(?:for\s+)?(?:each|every)|per|各|各个|每个|每种|每家)$", re.IGNORECASE)
+
+
+def _ungrouped_each(r: Reading) -> list[str]:
+    """ "average temperature at each of the three airports" answered as one number: an aggregate that groups
+    nothing (by no dimension, no period) has not honoured an "each" that no pass used."""
+    if r.intent != "aggregate" or r.dimensions or r.granularity or r.counted or r.per or r.compared_segments:
+        return []
+    return [m.text for m in r.marks_of("group") if _EACH.match(m.text) and free(r, m)]
+
+
 def _acronym(raw: str, text: str) -> bool:
     """ "US", "IT": a language word written in capitals inside a question that is not all capitals names
     something (a country, a department), it is not the pronoun."""
@@ -414,6 +425,10 @@ def check(q: Question, k: Knowledge) -> None:
     r.unknown = list(dict.fromkeys(w for w, _ in unknown))
     r.unknown_spans = [(at, at + len(w)) for w, at in unknown]
     r.unhonoured = (
-        [m.text for m in r.marks if m.kind in HONOURED and free(r, m)] + _unranked(q) + _nobody(r) + _unapplied(r)
+        [m.text for m in r.marks if m.kind in HONOURED and free(r, m)]
+        + _unranked(q)
+        + _nobody(r)
+        + _unapplied(r)
+        + _ungrouped_each(r)
     )
     _ungrouped_bound(q, k)

@@ -454,3 +454,23 @@ def test_the_whole_catalogue_says_nothing(knowledge: Knowledge) -> None:
 def test_a_bound_in_milliseconds_is_converted_to_the_columns_unit(knowledge: Knowledge) -> None:
     r = read(knowledge, "trips with a ride time over 600000 ms")  # "ms" once raised KeyError('m')
     assert [(f.member, f.operator, f.values) for f in r.filters] == [("trips.ride_time", "gt", ["10"])]
+
+
+def test_a_named_column_with_a_direction_closes_a_question_as_its_order(knowledge: Knowledge) -> None:
+    r = read(knowledge, "goods priced over 5, price high to low")  # not a list of two columns
+    assert r.order == [("goods.price", "desc")] and not r.column_list and not r.unknown
+
+
+def test_a_duration_that_names_no_column_of_several_in_minutes_is_refused(knowledge: Knowledge) -> None:
+    r = read(knowledge, "trips that ran over 50 minutes")  # start delay, end delay or ride time: no guess
+    assert not r.filters and (r.refusal or r.unhonoured)
+
+
+def test_an_each_no_group_took_leaves_the_total_unhonoured(knowledge: Knowledge) -> None:
+    r = read(knowledge, "total distance of trips for each of them")
+    assert r.measures == ["trips.total_distance"] and not r.dimensions and r.unhonoured == ["for each"]
+
+
+def test_a_number_before_a_superlative_counts_rows_and_is_no_value(knowledge: Knowledge) -> None:
+    r = read(knowledge, "list the 5 longest start delays of trips")
+    assert not [f for f in r.filters if f.values == ["5"]] and r.limit == 5
