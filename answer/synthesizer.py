@@ -511,6 +511,8 @@ def _named(result: PipelineResult, plan: dict[str, Any]) -> list[str]:
     values = [str(v) for f in filters if f.get("operator") == "equals" for v in f.get("values") or []]
     asked = result.question.lower()
     written = [n for n in names if n and n.lower() in asked]
+    inside = {n for n in written for v in values if n.lower() in v.lower() and n.lower() != v.lower()}
+    written = [n for n in written if n not in inside]  # "Nancy" of "Nancy Edwards": said by the value
     lang = result.understanding.language
     bounds = [  # "size > 40": a listing's bounds are said too
         _bound_text(f.get("member", ""), f["operator"], v, lang)

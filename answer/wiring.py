@@ -97,7 +97,7 @@ def semantic_layer(settings: Settings, url: str, embedder: Embedder) -> Semantic
         probe = Probe.load(conn, url, model, settings.warehouse_schema)
         repeated = repeated_labels(conn, model, settings.warehouse_schema)
     lexicon = build_lexicon(model, terms, values)
-    knowledge = Knowledge(model, lexicon, probe.find, Nearest.build(model, embedder).find, repeated)
+    knowledge = Knowledge(model, lexicon, probe.find, Nearest.build(model, embedder).find, repeated, probe.holds)
     return SemanticLayer(model, get_backend(settings, url, model), values, knowledge, Speller.build(knowledge.lexicon))
 
 

@@ -21,6 +21,7 @@ class Knowledge:
     probe: Callable[[str], list[Target]] | None = None
     nearest: Callable[[list[str]], list[list[Target]]] | None = None  # Chinese words by meaning
     repeated: frozenset[str] = frozenset()  # labels rows share (router.parse.repeated): grouped with the key
+    holds: Callable[[str, str], bool] | None = None  # a computed string dimension has this value ("Manager")
 
 
 @dataclass

@@ -68,10 +68,27 @@ _CONCAT = re.compile(r"^\s*\{CUBE\}\.(\w+)(?:\s*\|\|\s*\{CUBE\}\.(\w+))+\s*$")
 _PART = re.compile(r"\{CUBE\}\.(\w+)")
 
 
+@dataclass(frozen=True)
+class _Computed:
+    """A string dimension computed by an SQL expression over its cube's one table (a subquery naming
+    another row: "the manager's name"): its values are looked up by that expression."""
+
+    schema: str
+    table: str
+    sql: str  # the dimension's SQL, ``{CUBE}`` standing for the table
+
+    def query(self) -> pgsql.Composed:
+        expression = pgsql.SQL(self.sql.replace("{CUBE}", "probed"))  # the model's own SQL, trusted as Cube does
+        return pgsql.SQL("SELECT 1 FROM {t} AS probed WHERE ({e}) = %s LIMIT 1").format(
+            t=pgsql.Identifier(self.schema, self.table), e=expression
+        )
+
+
 @dataclass
 class Probe:
     url: str
     shapes: dict[str, list[_Column]] = field(default_factory=dict)
+    computed: dict[str, _Computed] = field(default_factory=dict)
 
     @classmethod
     def load(cls, conn: psycopg.Connection, url: str, model: Any, default_schema: str) -> Probe:
@@ -87,6 +104,8 @@ class Probe:
                 for sample_shape in _sample_shapes(conn, found.schema, found.table, col):
                     probe.shapes.setdefault(sample_shape, []).append(_Column(dim.path, found.schema, found.table, col))
             for dim in cube.dimensions.values():
+                if dim.type == "string" and dim.public and dim.name not in found.columns and "%" not in (dim.sql or ""):
+                    probe.computed[dim.path] = _Computed(found.schema, found.table, dim.sql or "")
                 if (
                     dim.type == "string"
                     and dim.public
@@ -97,6 +116,10 @@ class Probe:
                     for sample_shape in _joined_shapes(conn, column):
                         probe.shapes.setdefault(sample_shape, []).append(column)
         return probe
+
+    def holds(self, member: str, value: str) -> bool:
+        """``value`` is a value of ``member``, a string dimension computed by an expression ("Manager")."""
+        return _holds_computed(self, member, value)
 
     def find(self, literal: str) -> list[Target]:
         """Value targets for ``literal`` in the dimensions whose samples have its shape."""
@@ -113,6 +136,18 @@ class Probe:
                 if _holds(conn, col, literal):
                     found.append(Target("value", col.member, literal, "probe"))
         return found
+
+
+def _holds_computed(probe: Probe, member: str, value: str) -> bool:
+    """``value`` is a value of the computed string dimension ``member`` (False when it is none, or unknown)."""
+    found = probe.computed.get(member)
+    if found is None:
+        return False
+    try:
+        with psycopg.connect(probe.url, autocommit=True) as conn:
+            return bool(_read_only(conn, found.query(), (value,)))
+    except psycopg.Error:
+        return False
 
 
 def _sample_shapes(conn: psycopg.Connection, schema: str, table: str, column: str) -> set[str]:

@@ -96,6 +96,37 @@ def _one_name(r: Reading) -> dict[int, set[str]]:
     return out
 
 
+def _value_runs(r: Reading) -> list[list[Mention]]:
+    """Value mentions written side by side, one space apart ("Nancy Edwards")."""
+    runs: list[list[Mention]] = []
+    for m in r.mentions:
+        if not m.of("value"):
+            continue
+        if runs and r.text[runs[-1][-1].end : m.start] == " ":
+            runs[-1].append(m)
+        else:
+            runs.append([m])
+    return runs
+
+
+def _named_by_column(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """ "who reports to Nancy Edwards": words of values right after the name of a computed string column
+    that is none of their own columns ("reports to": the manager's name) are that column's value when the
+    warehouse holds them there, said together."""
+    if k.holds is None:
+        return
+    for run in _value_runs(r):
+        qualifier = before(r, run[0].span, extra=r"is|=|:")
+        if qualifier is None or not free(r, qualifier) or not all(free(r, m) for m in run):
+            continue
+        text, own = r.text[run[0].start : run[-1].end], {t.path for m in run for t in m.of("value")}
+        for t in qualifier.of("dimension"):
+            if t.path not in own and _joined(k, t.cube, cubes) and k.holds(t.path, text):
+                r.filters.append(Filter(t.path, "equals", [text], f"{qualifier.text} {text}"))
+                r.use(qualifier.span, *(m.span for m in run))
+                break
+
+
 def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     chosen: dict[tuple[str, str], list[str]] = {}
     together = _one_name(r)
@@ -553,7 +584,17 @@ def choose(q: Question, k: Knowledge) -> None:
     if r.refusal:
         return
     cubes = r.scope()
-    for step in (_named_in, _values, _bounds, _equal_numbers, _percents, _patterns, _present, _segments):
+    for step in (
+        _named_in,
+        _named_by_column,
+        _values,
+        _bounds,
+        _equal_numbers,
+        _percents,
+        _patterns,
+        _present,
+        _segments,
+    ):
         step(r, k, cubes)
         if r.refusal:
             return
