@@ -114,7 +114,11 @@ def _add(r: Reading, member: Any, run: list[Mention], why: str) -> None:
     if member.path not in r.dimensions:
         r.dimensions.append(member.path)
         r.notes.append(f"group by {member.path} ({why} {' '.join(m.text for m in run)!r})")
-    r.use(*(m.span for m in run))
+    r.use(*(m.span for m in run if not _only_value(m)))  # "which U2 album": U2 is left to filter by
+
+
+def _only_value(m: Mention) -> bool:
+    return bool(m.of("value")) and not (m.of("dimension") or m.of("cube") or m.of("measure"))
 
 
 def _cue_groups(r: Reading, k: Knowledge, cubes: list[str]) -> None:

@@ -327,11 +327,14 @@ def columns(q: Question, k: Knowledge) -> None:
             r.use(m.span)
     shown += _joined_labels(r, k, cube) + column_items.resolve(r, k, cube, r.used)
     shown += _titled_words(r, k, cube) + _amount(r, k, cube)
-    if q.understanding.time_ranges and (time_dim := r.time_dimension or k.model.cube_time_dimension(cube)):
+    time_dim = r.time_dimension or k.model.cube_time_dimension(cube)
+    if q.understanding.time_ranges and time_dim:
         shown.append(time_dim)
     keys = {p for c in k.model.cubes[cube].joins for p in _foreign_key(k, cube, c.target)}
+    keys |= {*_key_parts(k, cube), time_dim}  # a composite key's parts, the date the rows are dated by
     ordered = {member for member, _ in r.order}  # "the 10 priciest parts": the order asks for no column
-    asked = len(set(shown) - {None} - keys - ordered) > 2 + len(r.filters)  # beyond key, label and filters
+    # one column asked beside the key, label and filters adds to the usual ones; two or more replace them
+    asked = len(set(shown) - {None} - keys - ordered) > 2 + len(r.filters)
     if not asked and not r.column_list:
         shown += _display(k, cube)
     r.columns = [c for c in dict.fromkeys(shown) if c and not _key_shown_twice(k, cube, c, shown)]

@@ -1114,3 +1114,9 @@ def test_a_time_superlative_before_the_listed_noun_orders_by_its_time(knowledge:
 def test_sorted_by_a_date_sorts_up_when_no_way_is_said(knowledge: Knowledge) -> None:
     r = read(knowledge, "list the cancelled orders sorted by order date")
     assert r.intent == "detail" and r.order == [("orders.ordered_at", "asc")]
+
+
+def test_a_value_before_the_grouped_noun_still_filters(knowledge: Knowledge) -> None:
+    r = read(knowledge, "which GERMANY customer has the most orders")
+    assert r.dimensions == ["customers.name"]
+    assert [(f.member, f.values) for f in r.filters] == [("nations.name", ["GERMANY"])]
