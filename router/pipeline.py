@@ -682,6 +682,16 @@ def _deferred(reading: Reading, env: DetailEnv) -> bool:
     return all(any(s <= a and b <= e for s, e in spans) for a, b in reading.unknown_spans)
 
 
+def _unasked_rows(reading: Reading) -> bool:
+    """A listing no word asks for: every row of a table, or rows a vague question only names a value of ("how
+    are sales looking?": the rows of kind 'sale' answer nothing asked)."""
+    return _every_row(reading) or (
+        reading.intent == "detail"
+        and not reading.marks_of("list", "which", "bound", "sign", "string_op", "string_in", "recent")
+        and not (reading.keyed or reading.column_list or reading.order or reading.limit)
+    )
+
+
 def _every_row(reading: Reading) -> bool:
     """A listing bounded by nothing: no filter, period, order, limit, named row or list of columns."""
     return (
@@ -727,7 +737,7 @@ def _with_reading(decision: IntentDecision, reading: Reading | None, env: Detail
         return decision
     if reading.intent == "detail" and not verdict.answers and not reading.refusal:
         return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
-    if reading.intent == decision.intent or (decision.intent == "clarify" and _every_row(reading)):
+    if reading.intent == decision.intent or (decision.intent == "clarify" and _unasked_rows(reading)):
         return decision  # "can u pull the delay numbers for me": all rows of a table answer no vague question
     return replace(
         decision,

@@ -25,7 +25,7 @@ from router.aggregate.types import AggregateResult
 from router.aggregate.values import ValueIndex
 from router.detail.entities import EntityMatch
 from router.intent import IntentSignals
-from router.parse import Knowledge, parse
+from router.parse import Knowledge, facts, parse
 from router.parse.cube import aggregate_draft, listing_query
 from router.parse.reading import Reading
 from router.parse.rows import row_targets
@@ -130,7 +130,10 @@ class ModelRoutes:
         if own is None or any(cube != own for cube in named):
             return None
         query = drill_query(cube_query, rows, current.model, own, limit, shown)
-        return None if query is None else (query, current.backend.load(query, today=today))
+        if query is None:
+            return None
+        query["dimensions"] = facts.with_referred_labels(current.model, own, query["dimensions"])
+        return query, current.backend.load(query, today=today)
 
     def listing(
         self, reading: Reading, understanding: Understanding, today: date, limit: int

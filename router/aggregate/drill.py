@@ -32,13 +32,15 @@ def drill_query(
         return None
     if cube_query.get("limit") and any(td.get("granularity") for td in cube_query.get("timeDimensions") or []):
         return None  # some periods ranked out ("the best month"): the listing path dates the rows (``router.behind``)
-    implied = _measure_segments(model, cube_query.get("measures") or [])
-    if implied is None:
-        return None  # a measure counts only some rows, and no segment says which
+    picked = _measure_rows(model, cube_query.get("measures") or [])
+    if picked is None:
+        return None  # a measure counts only some rows, and neither a segment nor a column's values say which
+    implied, picking = picked
     dimensions = _row_dimensions(cube)
     if not dimensions:
         return None
     filters = [dict(f) for f in cube_query.get("filters") or []]
+    filters += [f for f in picking if f not in filters]
     for member in cube_query.get("dimensions") or []:
         values = [str(v) for v in dict.fromkeys(r.get(member) for r in rows[:shown]) if v is not None]
         if values:
@@ -59,16 +61,20 @@ def drill_query(
     return query
 
 
-def _measure_segments(model: SemanticModel, measures: list[str]) -> list[str] | None:
-    """The segments that say which rows the filtered measures count; None when a filter has no such segment."""
-    out: list[str] = []
+def _measure_rows(model: SemanticModel, measures: list[str]) -> tuple[list[str], list[dict[str, Any]]] | None:
+    """The segments, and the filters on a dimension's values, that say which rows the filtered measures count
+    ("Cancelled orders": the cancelled segment, else status = cancelled); None when a filter is neither."""
+    segments: list[str] = []
+    filters: list[dict[str, Any]] = []
     for path in measures:
         measure = model.find_member(path)
         found = segments_holding(model, measure) if measure is not None else []
-        if found is None:
+        values = values_holding(model, measure) if found is None else []
+        if found is None and values is None:
             return None
-        out += found
-    return out
+        segments += found or []
+        filters += [{"member": member, "operator": "equals", "values": v} for member, v in values or []]
+    return segments, filters
 
 
 def segments_holding(model: Any, measure: Any) -> list[str] | None:

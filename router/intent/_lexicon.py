@@ -60,7 +60,8 @@ LEADING_JOIN = _compile(r"^(?:\s*(?:and|also|then|plus|as well as|along with|,|�
 TAIL_ROWS = _compile(
     r"\b(?:which|what|who) (?:ones|are they|were they|are those|were those)\b|\bmake (?:it|them|that) up\b|"
     r"\b(?:behind|underlying) (?:it|that|this|them|those|these|the (?:number|total|figure|sum))\b|"
-    r"\b(?:show|list|give)(?: me)? (?:them|those|these|each)\b",
+    r"\b(?:show|list|give)(?: me)? (?:them|those|these|each)\b|"
+    r"\b(?:show|list|give)(?: me)? (?:the |all (?:of )?the )?(?:individual|underlying|separate|single|actual)\b",
     r"列出|列一下|名单|是哪些|有哪些|哪几|是哪一?[单个笔条张位家款首]",
 )
 # a number ranking the rows of the noun after it ("its 10 largest orders", "the 5 most delayed flights", "最大的10笔")
@@ -72,6 +73,7 @@ RANKED_ROWS = _compile(
 ROW_QUESTION = _compile(r"^\W*(?:and\s+)?(?:which|who|what)\b", r"^\W*(?:是)?哪些")
 VAGUE = _compile(
     r"\bhow (?:are|is|were) (?:we|things|it|business|everything)\b|\bhow'?s (?:business|it going|everything)\b|"
+    r"\bhow(?:'s| (?:are|is|were)) (?:the |our )?[a-z]+ (?:looking|going|doing|trending|holding up)\b|"
     r"\b(?:show|pull|give|get|send)(?: me| us)? (?:the |some |all |our )?(?:[a-z]+ )?(?:data|numbers|stats|figures|"
     r"report)(?: for (?:me|us|the [a-z]+))?\s*[?.!]*$|"
     r"\bshow me (?:the |some |all )?(?:data|numbers|stats|figures|report)\b|"

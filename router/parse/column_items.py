@@ -9,6 +9,7 @@ nearest first); an item several columns fit equally well names none, and stays u
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any
 
@@ -19,6 +20,7 @@ from router.parse.reading import Reading, Span
 from router.parse.text import ASIDE, GLUE, has_cjk, name_key
 
 _NAME = name_key("name")
+_ZH_UNIT = re.compile(r"(?:的)?(?:分钟|小时|秒|天|日|年|月|周)数?$")
 
 
 def _said(member: Any) -> set[str]:
@@ -100,7 +102,9 @@ def resolve(r: Reading, k: Knowledge, cube: str, taken: list[Span]) -> list[str]
             continue
         text = r.text[start:end]
         if has_cjk(text):
-            member = chinese(k, cubes, text)
+            prefer = [f.member for f in r.filters] + [member for member, _ in r.order]
+            unitless = _ZH_UNIT.sub("", text)  # "延误分钟数": the delay, in minutes
+            member = chinese(k, cubes, text, prefer) or (chinese(k, cubes, unitless, prefer) if unitless else None)
         else:
             said = set(name_key(text)) - GLUE
             label = facts.label(k.model, cube, r.language) if set(_NAME) == said else None

@@ -209,3 +209,20 @@ def column_titled(model: Any, cubes: list[str], said: set[str]) -> Any | None:
 
 
 _KEYLIKE = re.compile(r"(?:^|_)(?:id|key|fk)$|(?<=[a-z])(?:Id|Key)$")  # "customer_key": a reference, no quantity
+
+
+def with_referred_labels(model: Any, cube: str, dimensions: list[str], language: str = "en") -> list[str]:
+    """``dimensions`` of ``cube``'s rows with, after each column that refers to another cube's row (the
+    column of a many-to-one join), that row's label: "Supplier key 793" reads as "Supplier#000000793"."""
+    out: list[str] = []
+    for path in dimensions:
+        out.append(path)
+        name = path.split(".", 1)[1] if path.startswith(f"{cube}.") else None
+        member = model.find_member(path) if name else None
+        for join in model.cubes[cube].joins if member is not None else []:
+            if join.relationship != "many_to_one" or join.target not in model.cubes:
+                continue
+            if fk_column(model, cube, join.target) == column(member).lower():
+                found = label(model, join.target, language)
+                out += [found] if found and found not in dimensions else []
+    return list(dict.fromkeys(out))

@@ -341,6 +341,7 @@ def build_lexicon(model: Any, terms: Iterable[Term] = (), values: Values | None 
             lex.add(surface, Target("value", member, value, "values"), TITLE)
     _add_translations(lex)
     _add_count_stems(lex, model)
+    _add_counted_nouns(lex, model)
     _add_cube_names_zh(lex, model)
     _add_count_names_zh(lex, model)
     _add_line_words_zh(lex, model)
@@ -466,6 +467,24 @@ def _add_count_stems(lex: Lexicon, model: Any) -> None:
             member = model.find_member(entry.target.path) if entry.target.kind == "measure" else None
             if member is not None and row_count(model, member.cube) == member.path:
                 lex.add(stem, Target("cube", member.cube), NAME_WORDS)
+
+
+_NUMBER_OF = re.compile(r"^\s*(?:number|count|no\.?|#)\s+of\s+(.+?)\s*$", re.IGNORECASE)
+
+
+def _add_counted_nouns(lex: Lexicon, model: Any) -> None:
+    """ "Number of part-supplier offers" counts a cube's rows, so "part-supplier offers", "supplier offers" and
+    "offers" name them (weakly, each only when it names nothing else yet): the count's title says what one
+    row is called."""
+    for cube in model.cubes:
+        member = model.find_member(row_count(model, cube) or "")
+        found = _NUMBER_OF.match(getattr(member, "title", None) or "")
+        if found is None or has_cjk(found.group(1)):
+            continue
+        parts = re.split(r"[\s-]+", found.group(1))
+        for tail in (" ".join(parts[i:]) for i in range(len(parts))):
+            if (key := name_key(tail)) and key not in lex.by_words:
+                lex.add(tail, Target("cube", cube), NAME_WORDS)
 
 
 def _add_count_names_zh(lex: Lexicon, model: Any) -> None:

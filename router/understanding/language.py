@@ -18,6 +18,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SHORTHAND = (
     (re.compile(r"(?<![\w/])w/o(?![\w/])", re.IGNORECASE), "without"),
     (re.compile(r"(?<![\w/])w/(?=\s)", re.IGNORECASE), "with"),
+    (re.compile(r"(?<=[a-z])\s*#(?=\s*(?:[,;:.?!)]|and\b|$))", re.IGNORECASE), " number"),  # "flight #", "order#"
     *(  # lower case only: "last yr", "this qtr", "can u": capitals may be codes ("YR", "U2")
         (re.compile(rf"(?<![\w/'’-]){short}(?![\w/-])"), word)
         for short, word in (

@@ -543,7 +543,10 @@ _SINCE_BEFORE = re.compile(
     r"\b(?:since|starting)\s*$|自\s*$",
     re.IGNORECASE | re.ASCII,
 )
-_SINCE_AFTER = re.compile(r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起|onwards|to date|until now|so far)")
+# "2013年11月起": from then on; "起飞" (take off), "起来", "起草" are other words
+_SINCE_AFTER = re.compile(
+    r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起(?![飞来草降])|onwards|to date|until now|so far)"
+)
 # open-ended periods: "before 2024", "until June", "after March", "2012 or later", "2024年以前"
 EARLIEST = date(1900, 1, 1)
 _OPEN_BEFORE = re.compile(

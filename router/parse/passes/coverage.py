@@ -378,6 +378,33 @@ def _ungrouped_each(r: Reading) -> list[str]:
     return [m.text for m in r.marks_of("group") if _EACH.match(m.text) and free(r, m)]
 
 
+_DOWN = re.compile(r"^(?:fewest|least|quietest|最少)$", re.IGNORECASE)
+_END_TO_END = re.compile(r"^\s*(?:to|through|->|到|至)\s*$", re.IGNORECASE)
+
+
+def _both_ends(q: Question, k: Knowledge) -> list[str]:
+    """ "the most and least expensive item": a question asking for both extremes, answered by one order or
+    one extreme, has not honoured the other ("from highest to lowest" orders, it asks for no extreme)."""
+    r = q.reading
+    ends = [
+        (m, m.kind == "min" or (m.kind == "most" and bool(_DOWN.match(m.text))))
+        for m in r.marks_of("max", "min", "most")
+    ]
+    ups, downs = [m for m, down in ends if not down], [m for m, down in ends if down]
+    pairs = [(u, d) for u in ups for d in downs if not (u.start < d.end and d.start < u.end)]
+    if (
+        r.intent is None
+        or not pairs
+        or any(_END_TO_END.match(r.text[min(u.end, d.end) : max(u.start, d.start)]) for u, d in pairs)
+    ):
+        return []
+    kinds = {getattr(k.model.find_member(m), "type", "") for m in r.measures}
+    if {"max", "min"} <= kinds:
+        return []
+    u, d = pairs[0]
+    return [f"{u.text} and {d.text}" if u.start < d.start else f"{d.text} and {u.text}"]
+
+
 def _acronym(raw: str, text: str) -> bool:
     """ "US", "IT": a language word written in capitals inside a question that is not all capitals names
     something (a country, a department), it is not the pronoun."""
@@ -430,5 +457,6 @@ def check(q: Question, k: Knowledge) -> None:
         + _nobody(r)
         + _unapplied(r)
         + _ungrouped_each(r)
+        + _both_ends(q, k)
     )
     _ungrouped_bound(q, k)

@@ -336,7 +336,7 @@ def columns(q: Question, k: Knowledge) -> None:
     # one column asked beside the key, label and filters adds to the usual ones; two or more replace them
     asked = len(set(shown) - {None} - keys - ordered) > 2 + len(r.filters)
     if not asked and not r.column_list:
-        shown += _display(k, cube)
+        shown = [*facts.with_referred_labels(k.model, cube, [c for c in shown + _display(k, cube) if c], r.language)]
     r.columns = [c for c in dict.fromkeys(shown) if c and not _key_shown_twice(k, cube, c, shown)]
 
 
