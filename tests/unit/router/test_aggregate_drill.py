@@ -50,3 +50,16 @@ def test_a_bound_on_a_measure_bounds_groups_not_rows() -> None:
     }
     assert drill_query(aggregate, [], MODEL, "orders", limit=500, shown=20) is None
     assert drill_query({"measures": ["orders.count"]}, [], MODEL, "no_such_cube", limit=500, shown=20) is None
+
+
+def test_a_filtered_count_without_a_segment_drills_through_its_column_value() -> None:
+    query = drill_query({"measures": ["orders.cancelled_count"]}, [], MODEL, "orders", limit=500, shown=20)
+    assert query is not None and "segments" not in query
+    assert query["filters"] == [{"member": "orders.status", "operator": "equals", "values": ["cancelled"]}]
+
+
+def test_a_referring_column_is_followed_by_the_referred_rows_label() -> None:
+    from router.parse.facts import label, with_referred_labels
+
+    dims = with_referred_labels(MODEL, "orders", ["orders.order_id", "orders.customer_id", "orders.status"])
+    assert dims == ["orders.order_id", "orders.customer_id", label(MODEL, "customers"), "orders.status"]

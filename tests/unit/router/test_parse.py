@@ -1120,3 +1120,28 @@ def test_a_value_before_the_grouped_noun_still_filters(knowledge: Knowledge) -> 
     r = read(knowledge, "which GERMANY customer has the most orders")
     assert r.dimensions == ["customers.name"]
     assert [(f.member, f.values) for f in r.filters] == [("nations.name", ["GERMANY"])]
+
+
+def test_asking_for_both_extremes_answered_by_one_is_not_honoured(knowledge: Knowledge) -> None:
+    r = read(knowledge, "show the most and least expensive orders")
+    assert r.order and r.unhonoured == ["most and least expensive"]
+    assert not read(knowledge, "list orders by total from largest to smallest").unhonoured
+
+
+def test_the_noun_a_row_count_title_counts_names_the_cubes_rows(tmp_path: Path) -> None:
+    (tmp_path / "m.yml").write_text(
+        """
+cubes:
+  - name: partsupp
+    title: Part suppliers
+    sql_table: s.partsupp
+    dimensions:
+      - {name: id, sql: id, type: number, primary_key: true}
+    measures:
+      - {name: count, type: count, title: Number of part-supplier offers}
+""",
+        encoding="utf-8",
+    )
+    lexicon = build_lexicon(load_model(tmp_path))
+    found = lexicon.find("show me the supplier offers")
+    assert [(m.text, [t.path for t in m.of("cube")]) for m in found] == [("supplier offers", ["partsupp"])]

@@ -186,3 +186,8 @@ def test_chat_shorthand_is_written_out() -> None:
     assert normalize("and/or w/x 1/2") == "and/or w/x 1/2"
     assert normalize("can u list last yr's top brands this qtr") == "can you list last year's top brands this quarter"
     assert normalize("U2 albums by YR, u-turns") == "U2 albums by YR, u-turns"  # capitals and compounds stay
+
+
+def test_a_hash_after_a_noun_in_a_list_is_its_number_and_a_hash_inside_a_code_stays() -> None:
+    assert normalize("date, flight #, delay") == "date, flight number, delay"
+    assert normalize("Supplier#000000010 parts") == "Supplier#000000010 parts"
