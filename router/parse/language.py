@@ -501,7 +501,7 @@ FILLER_PHRASES = re.compile(
     r"\b(?:the\s+)?(?:start|beginning|end)\s+of\b|\b(?:stack(?:s|ed)?|measure[sd]?)\s+up\b|"
     r"(?<=\bmost\s)(?:common|frequent|popular|usual)\b|(?<=\bleast\s)(?:common|frequent|popular|usual)\b|"
     r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
-    r"大概|大约|左右|差不多",
+    r"大概|大约|左右|差不多|(?<=[日号])\s*(?:那一?天|当天)",  # "6月1日那天": the date just named
     re.IGNORECASE,
 )
 STOPWORDS_ZH = _word_list("""

@@ -123,6 +123,10 @@ def _quarter_spec(year: int | None, quarter: int, today: date) -> _Spec:
     return _Spec(quarter_bounds(year, quarter), "quarter")
 
 
+def _month_day(first: int, second: int) -> tuple[int, int]:
+    return (second, first) if first > 12 else (first, second)
+
+
 def _day_spec(year: int | None, month: int, day: int, today: date) -> _Spec | None:
     try:
         if year is None:
@@ -391,6 +395,10 @@ def _day_rules() -> list[RawRule]:
         (
             r"(?<![\d-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])",
             lambda m, t: _day_spec(int(m[1]), int(m[2]), int(m[3]), t),
+        ),
+        (  # "3/8/2013": month first (US), unless the first number cannot be a month ("25/12/2013")
+            r"(?<![\d/.-])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])",
+            lambda m, t: _day_spec(int(m[3]), *_month_day(int(m[1]), int(m[2])), t),
         ),
         (
             rf"\b({_ALL_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b",
