@@ -33,6 +33,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,8 @@ class Oracle:
 
         self.hints: dict[str, Any] = {}
         self.case: Case | None = None
-        self.listing_sql: str | None = None  # the case's rows as fast mode lists them, literal SQL
+        self.listing_sql: Callable[[str], str | None] = lambda tables: None  # the case's rows as fast mode lists
+        # them, literal SQL, with the columns of the tables the prompt lists
         self.disagreements: list[str] = []
         self._lock = threading.Lock()
         self._conn = connect(url)
@@ -131,8 +133,9 @@ class Oracle:
         return {"cube_query": query}
 
     def _detail_sql(self, generated: tuple[str, dict[str, Any]], inputs: dict[str, str]) -> dict[str, Any]:
-        if self.listing_sql and inputs.get("feedback") in (None, "none"):
-            return {"sql": _named_rows(self.listing_sql, inputs.get("entities", ""))}  # fast mode's listing
+        listed = self.listing_sql(inputs.get("tables", ""))
+        if listed and inputs.get("feedback") in (None, "none"):
+            return {"sql": _named_rows(listed, inputs.get("entities", ""))}  # fast mode's listing
         sql, params = generated
         entities = {value: name for name, value in _ENTITY.findall(inputs.get("entities", ""))}
         for key in sorted(params, key=len, reverse=True):  # p10 before p1
@@ -162,19 +165,30 @@ class Oracle:
         return {"answer": text}
 
 
-def listing_sql(answer: dict[str, Any], model: Any, today: Any) -> str | None:
+def listing_sql(answer: dict[str, Any], model: Any, today: Any, tables: str) -> str | None:
     """The literal SQL of a fast-mode listing, of a detail question or a mixed question's rows (the parser's
-    Cube query compiled, bind values written out)."""
+    or the drill-down's Cube query compiled, bind values written out), showing only columns of the tables the
+    prompt lists (a referred row's label from another table is left out, as the LLM is told to)."""
     from cube_models.compiler import compile_query
 
     plan = (answer.get("provenance") or {}).get("detail_plan") or {}
-    if plan.get("kind") != "listing" or answer.get("intent") not in ("detail", "mixed"):
+    if plan.get("kind") not in ("listing", "drill-down") or answer.get("intent") not in ("detail", "mixed"):
         return None
-    compiled = compile_query(plan["cube_query"], model, today=today)
+    query = dict(plan["cube_query"])
+    listed = [d for d in query["dimensions"] if (table := _table_of(model, d)) is None or table in tables]
+    query["dimensions"] = listed or query["dimensions"]
+    compiled = compile_query(query, model, today=today)
     sql = compiled.sql
     for n in range(len(compiled.params), 0, -1):  # $10 before $1
         sql = sql.replace(f"${n}", _literal(compiled.params[n - 1]))
     return sql
+
+
+def _table_of(model: Any, member: str) -> str | None:
+    """The bare table name of the cube a member belongs to ("warehouse.dim_customer" -> "dim_customer"); None
+    for a cube defined by SQL."""
+    table = model.cubes[member.split(".", 1)[0]].sql_table
+    return str(table).rsplit(".", 1)[-1] if table else None
 
 
 _ENTITY_ROW = re.compile(r"^%\((e\d+)\)s = .+? \([\w.]+\.(\w+); \w+ (.+)\)$", re.MULTILINE)
@@ -214,7 +228,8 @@ def record(suite_path: Path, split: str, out: Path) -> dict[str, Any]:
         with Cubesage(settings, url=url) as service:
             for case in suite.cases:
                 fast = service.ask(case.question, today=suite.today, mode="fast").to_dict()
-                oracle.case, oracle.listing_sql = case, listing_sql(fast, model, suite.today)
+                oracle.case = case
+                oracle.listing_sql = partial(listing_sql, fast, model, suite.today)
                 with observe_steps(oracle.observe):
                     answer = service.ask(case.question, today=suite.today, mode="llm").to_dict()
                 steps = (answer["provenance"].get("llm") or {}).get("steps", [])
