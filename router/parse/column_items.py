@@ -20,6 +20,7 @@ from router.parse.reading import Reading, Span
 from router.parse.text import ASIDE, GLUE, has_cjk, name_key
 
 _NAME = name_key("name")
+_WHEN = re.compile(r"^(?:when\b|什么时候|何时|dates?$|times?$)", re.IGNORECASE)
 _ZH_UNIT = re.compile(r"(?:的)?(?:分钟|小时|秒|天|日|年|月|周)数?$")
 
 
@@ -101,7 +102,9 @@ def resolve(r: Reading, k: Knowledge, cube: str, taken: list[Span]) -> list[str]
         if any(s <= start and end <= e for s, e in taken):
             continue
         text = r.text[start:end]
-        if has_cjk(text):
+        if _WHEN.match(text):  # "when she paid", "date": the date of the listed rows
+            member = k.model.find_member(r.time_dimension or k.model.cube_time_dimension(cube) or "")
+        elif has_cjk(text):
             prefer = [f.member for f in r.filters] + [member for member, _ in r.order]
             unitless = _ZH_UNIT.sub("", text)  # "延误分钟数": the delay, in minutes
             member = chinese(k, cubes, text, prefer) or (chinese(k, cubes, unitless, prefer) if unitless else None)

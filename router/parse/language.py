@@ -516,7 +516,7 @@ STOPWORDS_ZH = _word_list("""
 详情 详细 因为 由于 负责 开 开出 开了 各自 买 买过 卖 卖出 带上 还是 一共有 是否 有没有 或者
 以来 至今 为止 期间 所属 所在 但 但是 而 这些 那些 这个 那个 这样 顺便 另外 然后 再 一并 顺带
 飞往 飞到 前往 到达 出发 去往 从 且 旗下 卖出去 卖掉 售出
-趋势 走势
+趋势 走势 处理 处理了 办理
 """)
 
 # "how many minutes late": a value in a unit of time asked of each row (a column shown in that unit)

@@ -288,10 +288,10 @@ def _aggregation_head(surface: str) -> bool:
 
 def _adjacent(text: str, run: list[Word]) -> bool:
     """The words of a name stand together: only spaces, hyphens, glue words, auxiliary verbs or a possessive
-    between them."""
+    between them; a dash between spaces ("payments - method") breaks them apart."""
     for a, b in itertools.pairwise(run):
         gap = text[a.end : b.start]
-        if not re.fullmatch(
+        if re.search(r"\s-+\s", gap) or not re.fullmatch(
             r"(?:[\s\-/_'’]|\b(?:the|a|an|of|is|are|was|were|be|been|being|ever)\b)*", gap, re.IGNORECASE
         ):
             return False
@@ -436,7 +436,7 @@ def _add_line_words_zh(lex: Lexicon, model: Any) -> None:
                     lex.add(f"{name}{tail}", Target("cube", cube.name), NAME_WORDS)
 
 
-_KEY_ZH = ("编号", "号码", "ID", "id")
+_KEY_ZH = ("编号", "号码", "单号", "ID", "id")
 _LABEL_ZH = ("名称", "名字", "名")
 
 

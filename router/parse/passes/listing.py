@@ -80,7 +80,8 @@ def _last_noun(r: Reading) -> Mention | None:
         if (m.of("cube") or m.of("segment")) and not m.of("value") and not any(t.path in r.keyed for t in m.of("cube"))
     ]
     cue = _COLUMNS_CUE.search(r.text)
-    before = [m for m in cubes if cue is not None and m.end <= cue.start()]
+    starts = [*([cue.start()] if cue else []), *(s for s, _ in r.column_list[:1])]  # "……，给我看日期和金额"
+    before = [m for m in cubes if starts and m.end <= max(starts)]
     return (before or cubes)[-1] if cubes else None
 
 

@@ -23,7 +23,7 @@ from router.parse.text import has_cjk, overlaps, within, words
 _BREAK = re.compile(
     r"[?:;!]|\s[-–—]+\s|。|\b(?:with|incl(?:uding|\.)?|plus)(?:\s+(?:their|its|the|his|her))?\s|"
     r"\b(?:give|show|get|send|pull|list)(?:\s+me)?(?:\s+(?:their|its|the|his|her))?\s|"
-    r"包括|包含|带上|附上|并?列出|显示|要有|需要|的",
+    r"包括|包含|带上|附上|并?列出|显示|要有|需要|给我看看?|给我列一?下?|的",
     re.IGNORECASE,
 )
 _ITEM_GAP = re.compile(r"\s*(?:,|，|、|;|&|/|\band\b|\bplus\b|以及|和|及|与)\s*", re.IGNORECASE)
@@ -40,6 +40,8 @@ _ORDERING = re.compile(
     r"pls|please|thanks?)$",
     re.IGNORECASE,
 )
+# items any listing's rows have a column for: an amount, a date, "when they paid" (router.parse.column_items)
+_GENERIC_ITEM = re.compile(r"^(?:amounts?|dates?|times?|when\b.*|金额|日期|时间|什么时候.*|何时.*)$", re.IGNORECASE)
 _MAX_WORDS = 4  # an English item longer than this is a clause, not a column
 _MAX_CJK = 8
 # language marks that ask for an aggregate; outside the list they keep the question an aggregate
@@ -94,7 +96,7 @@ def _list_after(r: Reading, start: int) -> tuple[list[Span], list[Span]] | None:
         return None
     if any(overlaps(s, t) for s in columns for t in r.time_spans):
         return None
-    named = sum(_names_column(r, s) for s in columns)
+    named = sum(_names_column(r, s) or bool(_GENERIC_ITEM.match(r.text[s[0] : s[1]])) for s in columns)
     return (columns, ordering) if named * 2 >= len(columns) and named >= 1 else None
 
 

@@ -1145,3 +1145,14 @@ cubes:
     lexicon = build_lexicon(load_model(tmp_path))
     found = lexicon.find("show me the supplier offers")
     assert [(m.text, [t.path for t in m.of("cube")]) for m in found] == [("supplier offers", ["partsupp"])]
+
+
+def test_a_closing_list_names_its_columns_after_a_spaced_dash_or_a_chinese_show_me(knowledge: Knowledge) -> None:
+    r = read(knowledge, "orders - status, total and when they were ordered")  # "orders - status": two names
+    assert r.listing == "orders" and r.columns[-1] == "orders.ordered_at" and not r.unknown
+    zh = Knowledge(
+        knowledge.model,
+        build_lexicon(knowledge.model, [_Term("订单", "table:orders"), _Term("客户", "table:customers")], Values()),
+    )
+    r = read(zh, "上个月的订单，给我看订单号、日期和客户")  # the rows named before the list: orders
+    assert r.listing == "orders" and "customers.name" in r.columns and not r.unknown
