@@ -19,6 +19,11 @@ _SHORTHAND = (
     (re.compile(r"(?<![\w/])w/o(?![\w/])", re.IGNORECASE), "without"),
     (re.compile(r"(?<![\w/])w/(?=\s)", re.IGNORECASE), "with"),
     (re.compile(r"(?<=[a-z])\s*#(?=\s*(?:[,;:.?!)]|and\b|$))", re.IGNORECASE), " number"),  # "flight #", "order#"
+    # "on-time % by airline": the rate of what the word names ("what % of", "the %" ask a share)
+    (
+        re.compile(r"\b(?!(?:what|which|the|a|an|in|by|as|of|per)\b)([a-z][a-z-]*[a-z])\s*%(?!\s*of\b)", re.IGNORECASE),
+        r"\1 rate",
+    ),
     *(  # lower case only: "last yr", "this qtr", "can u": capitals may be codes ("YR", "U2")
         (re.compile(rf"(?<![\w/'’-]){short}(?![\w/-])"), word)
         for short, word in (

@@ -26,7 +26,7 @@ from router.parse.nearby import after, before, close, free, restated, words_befo
 from router.parse.passes.listing import column_spans, in_column_list
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
-from router.parse.text import GLUE, has_cjk, name_key, within, words
+from router.parse.text import ASIDE, GLUE, has_cjk, name_key, within, words
 
 _LINK = r"with|whose|where|having|of|is|are|was|were|has|have|had|a|an|the|that|an?|total|their|its|at|for|in"
 
@@ -328,7 +328,9 @@ def _delay(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None
         if d.type == "number" and "delay" in (d.title or d.name).lower()
     ]
     said = {w.norm[:5] for w in words(r.text)}
-    chosen = [d for d in delays if any(t[:5] in said for t in facts.title_words(d) if t != "delay")] or delays
+    # the title's words without its unit ("Arrival delay (minutes)": arrival, not the minutes of "15 minutes")
+    named = {d.path: {w.norm for w in words(ASIDE.sub(" ", d.title or d.name))} - {"delay"} for d in delays}
+    chosen = [d for d in delays if any(t[:5] in said for t in named[d.path])] or delays
     if chosen:
         r.use((mark.end, mark.end + late.end()))
     return chosen[0] if chosen else None

@@ -474,3 +474,8 @@ def test_an_each_no_group_took_leaves_the_total_unhonoured(knowledge: Knowledge)
 def test_a_number_before_a_superlative_counts_rows_and_is_no_value(knowledge: Knowledge) -> None:
     r = read(knowledge, "list the 5 longest start delays of trips")
     assert not [f for f in r.filters if f.values == ["5"]] and r.limit == 5
+
+
+def test_late_by_minutes_picks_the_delay_its_verb_names_not_the_unit_both_titles_share(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many trips ending more than 15 minutes late")
+    assert [(f.member, f.values) for f in r.filters] == [("trips.end_delay", ["15"])]

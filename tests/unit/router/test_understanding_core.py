@@ -191,3 +191,8 @@ def test_chat_shorthand_is_written_out() -> None:
 def test_a_hash_after_a_noun_in_a_list_is_its_number_and_a_hash_inside_a_code_stays() -> None:
     assert normalize("date, flight #, delay") == "date, flight number, delay"
     assert normalize("Supplier#000000010 parts") == "Supplier#000000010 parts"
+
+
+def test_a_percent_sign_after_a_word_is_its_rate_and_what_percent_of_stays() -> None:
+    assert normalize("on-time % by airline") == "on-time rate by airline"
+    assert normalize("what % of payments") == "what % of payments"
