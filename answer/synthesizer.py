@@ -333,13 +333,14 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     dims = parts.dims or [i for i in (parts.period,) if i is not None]  # compared members ("video vs audio")
     if not dims:
         return _count_text(len(table.rows), lang)
-    ranked = sorted((r for r in table.rows if r[m] is not None), key=lambda r: r[m], reverse=True)
+    share = table.columns.index(f"{table.columns[m]}.share") if f"{table.columns[m]}.share" in table.columns else None
+    ranked = [r for r in table.rows if r[m] is not None]
+    if share is None:  # shares keep the rows' order (groups ranked by their share within the group)
+        ranked.sort(key=lambda r: r[m], reverse=True)
     by = _by([table.columns[d] for d in dims], lang) if parts.dims else ""
 
     def name(row: list[Any]) -> str:
         return " / ".join(show_value(table.columns[d], row[d], lang) for d in dims)
-
-    share = table.columns.index(f"{table.columns[m]}.share") if f"{table.columns[m]}.share" in table.columns else None
 
     def value(row: list[Any]) -> str:  # with its share of the total when the question asked for shares
         return num(row, m) + (f" ({fmt_measure(row[share], 'percent')})" if share is not None else "")

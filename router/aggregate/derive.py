@@ -143,7 +143,17 @@ def _part_of_whole(
             value, total = _number(row.get(measure)), _number(own.get(measure))
             row[f"{measure}.share"] = None if value is None or not total else value / total
     totals = {m: _number(whole[0].get(m)) if whole and not grouped else None for m in measures}
-    return rows, {"share": {"totals": totals, "part_of_whole": True}}
+    return _share_ranked(rows, draft.post, measures), {"share": {"totals": totals, "part_of_whole": True}}
+
+
+def _share_ranked(rows: list[dict[str, Any]], post: list[str], measures: list[str]) -> list[dict[str, Any]]:
+    """The groups ordered by the first measure's share and cut to the asked number (``share_rank:desc:1``)."""
+    rank = next((p.split(":") for p in post if p.startswith("share_rank:")), None)
+    if rank is None or not measures:
+        return rows
+    key = f"{measures[0]}.share"
+    known = sorted((r for r in rows if r.get(key) is not None), key=lambda r: r[key], reverse=rank[1] == "desc")
+    return known[: int(rank[2])]
 
 
 def _members_of_whole(

@@ -94,7 +94,8 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
             return CubeQueryDraft([*per_segment, _whole(queries[0], r)], [*titles, ""], "members", ["part"], notes)
         return CubeQueryDraft(per_segment, titles, "members", [], notes)
     if r.share and (r.part or r.part_segments) and len(queries) == 1:
-        return CubeQueryDraft([queries[0], _whole(queries[0], r)], ["", ""], None, ["part"], notes)
+        part, by_share = _ranked_by_share(queries[0])
+        return CubeQueryDraft([part, _whole(queries[0], r)], ["", ""], None, ["part", *by_share], notes)
     if r.share and (ranked := shares_of_total(queries, notes)) is not None:  # "the top 5 and their share"
         return ranked
     post = ["share"] if r.share and r.dimensions else []
@@ -122,6 +123,17 @@ def _units(r: Reading, model: Any) -> dict[str, tuple[str, float]]:
         if own is not None:
             out[measure] = (f"{unit}s", UNIT_SECONDS[own] / UNIT_SECONDS[unit])
     return out
+
+
+def _ranked_by_share(part: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """ "which weekday has the highest share of flights arriving late": groups ranked by a measure are ranked
+    by its share within each group, not by the measure: every group's part is asked (no limit), and the
+    derivation orders and cuts them (``share_rank:<direction>:<limit>``)."""
+    order, limit = part.get("order") or [], part.get("limit")
+    if not part.get("dimensions") or not limit or not order or order[0][0] not in part.get("measures", []):
+        return part, []
+    unlimited = {k: v for k, v in part.items() if k != "limit"}
+    return unlimited, [f"share_rank:{order[0][1]}:{limit}"]
 
 
 def _whole(part: dict[str, Any], r: Reading) -> dict[str, Any]:

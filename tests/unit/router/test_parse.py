@@ -1156,3 +1156,20 @@ def test_a_closing_list_names_its_columns_after_a_spaced_dash_or_a_chinese_show_
     )
     r = read(zh, "上个月的订单，给我看订单号、日期和客户")  # the rows named before the list: orders
     assert r.listing == "orders" and "customers.name" in r.columns and not r.unknown
+
+
+def test_groups_ranked_by_a_share_within_each_group_are_ranked_by_the_share_not_the_count(
+    tmp_path: Path,
+) -> None:
+    from router.aggregate.derive import combine
+
+    (tmp_path / "shop.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(tmp_path)
+    k = Knowledge(model, build_lexicon(model, [], Values({"cancelled": [("orders.status", "cancelled")]})))
+    question = "which market segment has the highest share of orders that were cancelled"
+    draft = aggregate_draft(read(k, question), understand(question, TODAY), model)
+    assert "limit" not in draft.queries[0] and draft.post == ["part", "share_rank:desc:1"]
+    part = [{"customers.segment": "A", "orders.count": 30}, {"customers.segment": "B", "orders.count": 20}]
+    whole = [{"customers.segment": "A", "orders.count": 300}, {"customers.segment": "B", "orders.count": 40}]
+    rows, _ = combine(draft, [part, whole])
+    assert [(r["customers.segment"], r["orders.count.share"]) for r in rows] == [("B", 0.5)]
