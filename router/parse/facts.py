@@ -116,16 +116,22 @@ def label(model: Any, cube: str, language: str = "en") -> str | None:
 _CODE_WORDS = stems("code number no id identifier reference ref")
 
 
+def _code_of(said: list[str], own: set[str]) -> bool:
+    """A title that is a code of the rows themselves: "Flight code" of flights, not "Billing postal code"."""
+    return bool(set(said[-1:]) & _CODE_WORDS) and set(said[:-1]) <= own
+
+
 def identity(model: Any, cube: str, language: str = "en") -> str | None:
     """What names a cube's rows to a reader: its label, else a public string code of it ("Flight code"): a
     string dimension whose title ends in code/number/id (the shortest such title)."""
     found = label(model, cube, language)
     if found is not None:
         return found
+    own = set(name_key(cube)) | set(name_key(model.cubes[cube].title or ""))
     codes = [
         d
         for d in model.cubes[cube].dimensions.values()
-        if d.public and d.type == "string" and not d.primary_key and set(name_key(d.title or d.name)[-1:]) & _CODE_WORDS
+        if d.public and d.type == "string" and not d.primary_key and _code_of(name_key(d.title or d.name), own)
     ]
     codes.sort(key=lambda d: len(d.title or d.name))
     return codes[0].path if codes else None

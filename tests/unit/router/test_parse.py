@@ -1173,3 +1173,22 @@ def test_groups_ranked_by_a_share_within_each_group_are_ranked_by_the_share_not_
     whole = [{"customers.segment": "A", "orders.count": 300}, {"customers.segment": "B", "orders.count": 40}]
     rows, _ = combine(draft, [part, whole])
     assert [(r["customers.segment"], r["orders.count.share"]) for r in rows] == [("B", 0.5)]
+
+
+def test_a_rows_identity_is_its_own_code_not_a_code_of_a_place(tmp_path: Path) -> None:
+    from router.parse.facts import identity
+
+    (tmp_path / "m.yml").write_text(
+        """
+cubes:
+  - name: trips
+    title: Trips
+    sql_table: s.trips
+    dimensions:
+      - {name: id, sql: id, type: number, primary_key: true}
+      - {name: zip, sql: zip, type: string, title: Billing postal code}
+      - {name: code, sql: code, type: string, title: Trip code}
+""",
+        encoding="utf-8",
+    )
+    assert identity(load_model(tmp_path), "trips") == "trips.code"
