@@ -116,7 +116,7 @@ def label(model: Any, cube: str, language: str = "en") -> str | None:
 _CODE_WORDS = stems("code number no id identifier reference ref")
 
 
-def _code_of(said: list[str], own: set[str]) -> bool:
+def _code_of(said: tuple[str, ...], own: set[str]) -> bool:
     """A title that is a code of the rows themselves: "Flight code" of flights, not "Billing postal code"."""
     return bool(set(said[-1:]) & _CODE_WORDS) and set(said[:-1]) <= own
 
