@@ -405,6 +405,27 @@ def _both_ends(q: Question, k: Knowledge) -> list[str]:
     return [f"{u.text} and {d.text}" if u.start < d.start else f"{d.text} and {u.text}"]
 
 
+def _owners_of_values(r: Reading, k: Knowledge) -> list[tuple[int, int]]:
+    """ "中国客户的订单总额", "CHINA customers' orders": a cube named beside a value the reading filters by, on
+    the join path from what is measured or listed to that value's column, says whose value it is."""
+    scope = r.scope()
+    filtered = {f.member.split(".", 1)[0] for f in r.filters}
+    out = []
+    for m in r.mentions:
+        cubes = [t.path for t in m.of("cube")]
+        if not cubes or not free(r, m) or m.of("measure"):
+            continue
+        between = [
+            c
+            for c in cubes
+            for s in scope
+            if c in facts.reach(k.model, s) and any(f == c or f in facts.reach(k.model, c) for f in filtered)
+        ]
+        if between:
+            out.append(m.span)
+    return out
+
+
 def _acronym(raw: str, text: str) -> bool:
     """ "US", "IT": a language word written in capitals inside a question that is not all capitals names
     something (a country, a department), it is not the pronoun."""
@@ -428,6 +449,7 @@ def check(q: Question, k: Knowledge) -> None:
         *_date_tails(r, k),
         *_shown_dates(r, k),
         *_units_restated(r, k),
+        *_owners_of_values(r, k),
     ]
     # "average quantity per line *item*": a word of the title of a cube the answer is about restates it
     scope_words = {w for cube in r.scope() for w in facts.title_words(k.model.cubes[cube])}

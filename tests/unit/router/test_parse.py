@@ -1192,3 +1192,13 @@ cubes:
         encoding="utf-8",
     )
     assert identity(load_model(tmp_path), "trips") == "trips.code"
+
+
+def test_a_cube_named_beside_a_value_says_whose_value_it_is(knowledge: Knowledge) -> None:
+    terms = [_Term("订单", "table:orders"), _Term("客户", "table:customers")]
+    zh = Knowledge(
+        knowledge.model, build_lexicon(knowledge.model, terms, Values({"德国": [("nations.name", "GERMANY")]}))
+    )
+    r = read(zh, "德国客户的订单数是多少")
+    assert r.measures == ["orders.count"] and not r.unknown
+    assert [(f.member, f.values) for f in r.filters] == [("nations.name", ["GERMANY"])]
