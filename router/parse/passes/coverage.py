@@ -406,7 +406,7 @@ def _both_ends(q: Question, k: Knowledge) -> list[str]:
 
 
 def _owners_of_values(r: Reading, k: Knowledge) -> list[tuple[int, int]]:
-    """ "中国客户的订单总额", "CHINA customers' orders": a cube named beside a value the reading filters by, on
+    """ "CHINA customers' orders", "中国供应商的供货量": a cube named beside a value the reading filters by, on
     the join path from what is measured or listed to that value's column, says whose value it is."""
     scope = r.scope()
     filtered = {f.member.split(".", 1)[0] for f in r.filters}
