@@ -20,7 +20,8 @@ from router.parse.reading import Reading, Span
 from router.parse.text import ASIDE, GLUE, has_cjk, name_key
 
 _NAME = name_key("name")
-_WHEN = re.compile(r"^(?:when\b|什么时候|何时|dates?$|times?$)", re.IGNORECASE)
+# an item asking for the date of the listed rows ("when she paid", "date")
+DATE_ITEM = re.compile(r"^(?:when\b|什么时候|何时|dates?$|times?$)", re.IGNORECASE)
 _ZH_UNIT = re.compile(r"(?:的)?(?:分钟|小时|秒|天|日|年|月|周)数?$")
 
 
@@ -102,7 +103,7 @@ def resolve(r: Reading, k: Knowledge, cube: str, taken: list[Span]) -> list[str]
         if any(s <= start and end <= e for s, e in taken):
             continue
         text = r.text[start:end]
-        if _WHEN.match(text):  # "when she paid", "date": the date of the listed rows
+        if DATE_ITEM.match(text):  # "when she paid", "date": the date of the listed rows
             member = k.model.find_member(r.time_dimension or k.model.cube_time_dimension(cube) or "")
         elif has_cjk(text):
             prefer = [f.member for f in r.filters] + [member for member, _ in r.order]

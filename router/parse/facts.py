@@ -220,15 +220,15 @@ _KEYLIKE = re.compile(r"(?:^|_)(?:id|key|fk)$|(?<=[a-z])(?:Id|Key)$")  # "custom
 def with_referred_labels(model: Any, cube: str, dimensions: list[str], language: str = "en") -> list[str]:
     """``dimensions`` of ``cube``'s rows with, after each column that refers to another cube's row (the
     column of a many-to-one join), that row's label: "Supplier key 793" reads as "Supplier#000000793"."""
+    referred: dict[str, list[str]] = {}  # a joining column -> the labels of the rows it refers to
+    for join in model.cubes[cube].joins:
+        if join.relationship == "many_to_one" and join.target in model.cubes:
+            fk, found = fk_column(model, cube, join.target), label(model, join.target, language)
+            if fk and found:
+                referred.setdefault(fk, []).append(found)
     out: list[str] = []
     for path in dimensions:
         out.append(path)
-        name = path.split(".", 1)[1] if path.startswith(f"{cube}.") else None
-        member = model.find_member(path) if name else None
-        for join in model.cubes[cube].joins if member is not None else []:
-            if join.relationship != "many_to_one" or join.target not in model.cubes:
-                continue
-            if fk_column(model, cube, join.target) == column(member).lower():
-                found = label(model, join.target, language)
-                out += [found] if found and found not in dimensions else []
+        member = model.find_member(path) if path.startswith(f"{cube}.") else None
+        out += [f for f in referred.get(column(member), []) if f not in dimensions] if member is not None else []
     return list(dict.fromkeys(out))

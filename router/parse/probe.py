@@ -118,8 +118,16 @@ class Probe:
         return probe
 
     def holds(self, member: str, value: str) -> bool:
-        """``value`` is a value of ``member``, a string dimension computed by an expression ("Manager")."""
-        return _holds_computed(self, member, value)
+        """``value`` is a value of ``member``, a string dimension computed by an expression ("Manager"); False
+        when it is none, or unknown."""
+        found = self.computed.get(member)
+        if found is None:
+            return False
+        try:
+            with psycopg.connect(self.url, autocommit=True) as conn:
+                return bool(_read_only(conn, found.query(), (value,)))
+        except psycopg.Error:
+            return False
 
     def find(self, literal: str) -> list[Target]:
         """Value targets for ``literal`` in the dimensions whose samples have its shape."""
@@ -136,18 +144,6 @@ class Probe:
                 if _holds(conn, col, literal):
                     found.append(Target("value", col.member, literal, "probe"))
         return found
-
-
-def _holds_computed(probe: Probe, member: str, value: str) -> bool:
-    """``value`` is a value of the computed string dimension ``member`` (False when it is none, or unknown)."""
-    found = probe.computed.get(member)
-    if found is None:
-        return False
-    try:
-        with psycopg.connect(probe.url, autocommit=True) as conn:
-            return bool(_read_only(conn, found.query(), (value,)))
-    except psycopg.Error:
-        return False
 
 
 def _sample_shapes(conn: psycopg.Connection, schema: str, table: str, column: str) -> set[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from router.parse.column_items import DATE_ITEM
 from router.parse.context import Knowledge, Question
 from router.parse.language import HOW_MANY_UNITS
 from router.parse.reading import Mention, Reading, Span
@@ -40,8 +41,8 @@ _ORDERING = re.compile(
     r"pls|please|thanks?)$",
     re.IGNORECASE,
 )
-# items any listing's rows have a column for: an amount, a date, "when they paid" (router.parse.column_items)
-_GENERIC_ITEM = re.compile(r"^(?:amounts?|dates?|times?|when\b.*|金额|日期|时间|什么时候.*|何时.*)$", re.IGNORECASE)
+# items any listing's rows have a column for: an amount, a date (and "when they paid": column_items.DATE_ITEM)
+_GENERIC_ITEM = re.compile(r"^(?:amounts?|金额|日期|时间)$", re.IGNORECASE)
 _MAX_WORDS = 4  # an English item longer than this is a clause, not a column
 _MAX_CJK = 8
 # language marks that ask for an aggregate; outside the list they keep the question an aggregate
@@ -82,6 +83,10 @@ def _asks(r: Reading, span: Span) -> bool:
     )
 
 
+def _generic(item: str) -> bool:
+    return bool(_GENERIC_ITEM.match(item) or DATE_ITEM.match(item))
+
+
 def _names_column(r: Reading, span: Span) -> bool:
     """A mention inside ``span`` names a column or a table of the model (not only a measure or a value)."""
     return any(overlaps(m.span, span) and (m.of("dimension") or m.of("cube")) for m in r.mentions if span[0] <= m.start)
@@ -96,7 +101,7 @@ def _list_after(r: Reading, start: int) -> tuple[list[Span], list[Span]] | None:
         return None
     if any(overlaps(s, t) for s in columns for t in r.time_spans):
         return None
-    named = sum(_names_column(r, s) or bool(_GENERIC_ITEM.match(r.text[s[0] : s[1]])) for s in columns)
+    named = sum(_names_column(r, s) or _generic(r.text[s[0] : s[1]]) for s in columns)
     return (columns, ordering) if named * 2 >= len(columns) and named >= 1 else None
 
 
