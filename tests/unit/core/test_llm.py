@@ -11,12 +11,14 @@ import pytest
 from pydantic import ValidationError
 
 from cubesage_core.llm import (
+    QuestionBudget,
     get_lm,
     metrics_text,
     model_family,
     question_budget,
     run_concurrently,
     two_mode,
+    using_budget,
     using_settings,
 )
 from cubesage_core.llm._breaker import CircuitBreaker
@@ -168,14 +170,36 @@ def test_breaker_half_open_failure_reopens() -> None:
     assert breaker.state().state == "closed" and breaker.allow() is None
 
 
-def test_the_deadline_stops_starting_calls_on_a_slow_endpoint() -> None:
-    with openai_stub([dspy_reply(answer="slow")], latency_s=1.0) as stub:
+def test_the_deadline_stops_starting_calls_when_too_little_time_is_left() -> None:
+    """The question's clock is injected: each call "takes" 1.0 s of it, so no real latency decides the outcome."""
+    now = {"t": 100.0}
+    with openai_stub([dspy_reply(answer="slow")]) as stub:
         settings = _settings(stub.url, llm_deadline_s=2.6)
-        with using_settings(settings), question_budget(settings) as budget:
-            modes = [two_mode(_ask, lambda: "fast", step=f"s{i}").label for i in range(3)]
+        budget = QuestionBudget(settings.llm_deadline_s, settings.llm_max_calls, clock=lambda: now["t"])
+        with using_settings(settings), using_budget(budget):
+            modes = []
+            for i in range(3):
+                modes.append(two_mode(_ask, lambda: "fast", step=f"s{i}").label)
+                now["t"] += 1.0
     report = budget.report()
-    assert modes[:2] == ["llm", "llm"] and modes[2].startswith("fast (deadline: ")
-    assert len(stub.requests) == 2 and all(start < 2.6 for start in report["call_starts_s"])
+    assert modes[:2] == ["llm", "llm"] and modes[2].startswith("fast (deadline: 2.0 s of 2.6 s used")
+    assert len(stub.requests) == 2 and report["call_starts_s"] == [0.0, 1.0]
+
+
+def test_the_expected_latency_of_a_slow_endpoint_stops_a_call_that_would_overrun() -> None:
+    with openai_stub([dspy_reply(answer="slow")]) as stub:
+        settings = _settings(stub.url, llm_deadline_s=2.6)
+        from cubesage_core.llm._client import breaker_for
+
+        breaker_for(settings).success(1.5)  # the endpoint has been answering in 1.5 s
+        labels = []
+        for elapsed in (0.8, 0.0):  # 1.3 s left before the reserve (too little), then 2.1 s (enough)
+            budget = QuestionBudget(settings.llm_deadline_s, settings.llm_max_calls, clock=lambda e=elapsed: e)
+            budget.started = 0.0
+            with using_settings(settings), using_budget(budget):
+                labels.append(two_mode(_ask, lambda: "fast", step="s").label)
+    assert labels[0].startswith("fast (deadline: 0.8 s of 2.6 s used") and labels[1] == "llm"
+    assert len(stub.requests) == 1
 
 
 def test_a_call_longer_than_the_deadline_is_cut_and_not_counted_by_the_breaker() -> None:
