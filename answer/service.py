@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Jsonb
 
 from answer import suggest
@@ -32,7 +33,7 @@ from cubesage_core import db
 from cubesage_core.blas import limit_blas_threads
 from cubesage_core.embeddings import get_embedder
 from cubesage_core.llm import question_budget, using_settings
-from cubesage_core.settings import Settings, get_settings
+from cubesage_core.settings import ConfigError, Settings, get_settings
 from router.aggregate.derive import merge_groups
 from router.components import Components
 from router.detail import DetailEnv, EntityDirectory
@@ -81,12 +82,24 @@ class Cubesage:
         self.url = url or db.database_url(self.settings)
         self.pool = db.pool(self.url, min_size=1, max_size=8, name="cubesage-service")
         self.components = components or load_components(self.settings, self.url)
-        self.detail_env = self._detail_env()
+        self.detail_env = self._checked_detail_env()
         self.scope = self._scope()
         self.pipeline = Pipeline(self.components, self.detail_env)
         get_embedder(self.settings.embedding_backend).embed_one("warm up")  # pay the model load now
         self._warm_up()
         self.startup_ms = round((time.perf_counter() - started) * 1000, 1)
+
+    def _checked_detail_env(self) -> DetailEnv:
+        """``_detail_env``, or a ConfigError that says the model reads what the warehouse does not have."""
+        try:
+            return self._detail_env()
+        except (psycopg.errors.UndefinedTable, psycopg.errors.UndefinedColumn) as err:
+            first = str(err).splitlines()[0]
+            raise ConfigError(
+                f"the Cube model does not match the warehouse ({first}): model_dir ({self.settings.model_dir}) "
+                f"and warehouse_schemas ({', '.join(self.settings.warehouse_schemas)}) must describe the same "
+                "database; `cubesage config` shows both"
+            ) from err
 
     def _detail_env(self) -> DetailEnv:
         """What the detail path knows of the warehouse: tables, joins and words from the Cube model

@@ -195,3 +195,22 @@ def test_a_setup_role_without_admin_on_cubesage_roles_gets_the_fix_then_succeeds
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             conn.execute(f'REVOKE cubesage_reader FROM cubesage_api GRANTED BY "{role}"')  # its setup's grant
             conn.execute(f'DROP ROLE IF EXISTS "{role}"')
+
+
+def test_a_model_that_reads_a_missing_table_is_a_config_error(initialised: tuple[Path, str], tmp_path: Path) -> None:
+    import shutil
+
+    from pydantic import SecretStr
+
+    from answer.service import Cubesage
+    from cubesage_core.settings import ConfigError
+
+    work, url = initialised
+    shutil.copytree(work / "model", tmp_path / "model")
+    books = tmp_path / "model" / "books.yml"
+    books.write_text(books.read_text().replace("lending.books", "lending.no_such_books"))
+    settings = Settings(
+        database_url=SecretStr(url), warehouse_schemas=["lending"], model_dir=tmp_path / "model", glossary=None
+    )
+    with pytest.raises(ConfigError, match=r"does not match the warehouse .*no_such_books"):
+        Cubesage(settings, url=url)
