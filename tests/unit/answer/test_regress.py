@@ -63,10 +63,10 @@ def test_shipped_suite_has_dev_and_blind_test_parts_with_mixed_gold_for_both_hal
     suite = load_suite(REPO / "demo" / "regress" / "suite.yaml")
     assert suite.today == dt.date(2025, 6, 30) and suite.name == "demo"
     dev = suite.select("dev").cases
-    assert len(dev) == 309 and len(suite.select("test").cases) == 190  # 106 first + 2 x 40 + 6 x 20 blind, 3 moved
+    assert len(dev) == 329 and len(suite.select("test").cases) == 210  # 106 first + 2 x 40 + 7 x 20 blind, 3 moved
     assert sum(c.id.startswith("d2-") for c in dev) == 40 and sum(c.id.startswith("d8-") for c in dev) == 21
     assert sum(c.id.startswith("d9-") for c in dev) == 20
-    assert sum(c.id.startswith(("d10-", "d11-", "d12-", "d13-")) for c in dev) == 80
+    assert sum(c.id.startswith(("d10-", "d11-", "d12-", "d13-", "d14-")) for c in dev) == 100
     mixed = [c for c in suite.cases if c.intent == "mixed" and c.answer_sql]
     assert mixed and all(c.detail_sql for c in mixed)
 
