@@ -75,6 +75,15 @@ def test_rollup_rows_equal_warehouse_rows_and_cube(
         assert "cubesage_rollups." in from_rollup.sql and "warehouse." not in from_rollup.sql
 
 
+def _await_counted_inserts(conn: psycopg.Connection, table: str, rows: int) -> None:
+    """Wait (10 s at most) until pg_stat counts ``rows`` inserts into ``table``: a session's write counters
+    reach it asynchronously, within about a second."""
+    deadline = time.monotonic() + 10
+    query = "SELECT coalesce(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE relid = %s::regclass"
+    while conn.execute(query, (table,)).fetchone()[0] < rows and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
 def test_changed_warehouse_is_answered_from_its_tables_until_refreshed(pg_url: str, tmp_path: Path) -> None:
     """A rollup over a scratch schema: fresh after its build, stale (and unused) once a row is added, fresh
     again with the new total after a refresh."""
@@ -94,6 +103,7 @@ def test_changed_warehouse_is_answered_from_its_tables_until_refreshed(pg_url: s
             "GRANT USAGE ON SCHEMA rollup_scratch TO cubesage_reader; "
             "GRANT SELECT ON rollup_scratch.sales TO cubesage_reader"
         )
+        _await_counted_inserts(conn, "rollup_scratch.sales", 2)  # else the build's state misses them
     settings = Settings(
         _env_file=None, warehouse_schemas=list(schemas), warehouse_cache_refresh_s=0, rollup_refresh=False
     )
