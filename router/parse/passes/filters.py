@@ -295,8 +295,8 @@ _CURRENCY = re.compile(r"[$¥€£]|元|块|美元|\b(?:dollars?|usd|rmb|yuan|eu
 
 def _worded(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
     """ "products *listed* under 500" (List price), "invoices came in above *$15*": a word right before the
-    bound that titles one numeric column of the answer's cube; else a sum of money bounds the one cube's
-    amount."""
+    bound that titles one numeric column of the answer's cube; else a sum of money, or a bound said right
+    after a segment of the rows, bounds the one cube's amount."""
     own = {w for c in cubes for w in facts.title_words(k.model.cubes[c])}  # "flights" is no "Flight number"
     said = [
         w
@@ -307,9 +307,16 @@ def _worded(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | Non
         if (member := facts.column_titled(k.model, cubes, {w.norm})) is not None:
             r.use((w.start, w.end))
             return member
-    if _CURRENCY.search(mark.text) and len(cubes) == 1:
+    if len(cubes) == 1 and (_CURRENCY.search(mark.text) or _said_of_segment(r, mark, cubes[0])):
         return facts.amount_column(k.model, cubes[0])
     return None
+
+
+def _said_of_segment(r: Reading, mark: Mark, cube: str) -> bool:
+    """ "urgent orders over 300k": a bound right after a segment of the rows is on their amount (the segment
+    still filters them: its words are not used here)."""
+    prior = before(r, mark.span)
+    return prior is not None and any(t.cube == cube for t in prior.of("segment")) and not prior.of("value")
 
 
 _LATE = re.compile(r"^\s*(?:late|early|delayed|behind|overdue)\b|^\s*(?:的)?(?:延误|晚点|延迟)", re.IGNORECASE)

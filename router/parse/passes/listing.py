@@ -27,9 +27,17 @@ def _run_head(r: Reading, k: Knowledge) -> Mention | None:
     for mark in r.marks_of("list", "which"):
         run = phrase_after(r, mark.span)
         for m in reversed(run):
-            if m.of("cube") or m.of("segment") or _counts_rows(m, k):
+            if any(t.path in r.keyed for t in m.of("cube")):
+                continue  # "which supplier names offer part 1000": a row named by its key is no head
+            if m.of("cube") or m.of("segment") or _counts_rows(m, k) or _labels_rows(m, k, r.language):
                 return m
     return None
+
+
+def _labels_rows(m: Mention, k: Knowledge, language: str) -> bool:
+    """ "which supplier names offer part 1000": the label of a cube's rows, asked for, names those rows."""
+    dims = [t for t in m.of("dimension") if not m.of("value")]
+    return len(dims) == 1 and facts.label(k.model, dims[0].cube, language) == dims[0].path
 
 
 def _counts_rows(m: Mention, k: Knowledge) -> bool:
@@ -93,6 +101,24 @@ def _relative_rows(r: Reading) -> bool:
     return any(m.of("cube") and _RELATIVE.match(r.text, m.end) for m in r.mentions)
 
 
+def _described_rows(r: Reading) -> Mention | None:
+    """ "our business customers: which company are they with and what country": with no measure, "which/what
+    <column>" of a cube whose rows the question names before it asks for those rows with that column."""
+    if r.measures:
+        return None
+    for mark in r.marks_of("which"):
+        run = phrase_after(r, mark.span)
+        columns = [t.cube for m in run[-1:] if not m.of("value") and not m.of("cube") for t in m.of("dimension")]
+        named = [
+            m
+            for m in r.mentions
+            if m.end <= mark.start and not m.of("value") and any(t.cube in columns for t in m.of("cube", "segment"))
+        ]
+        if named:
+            return named[-1]
+    return None
+
+
 def head(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.intent == "aggregate" or r.refusal or r.listing:
@@ -110,7 +136,7 @@ def head(q: Question, k: Knowledge) -> None:
         or r.column_list
     )
     chosen = _last_noun(r) if r.language == "zh" and asked else None
-    chosen = chosen or _run_head(r, k) or _agent(r, k)
+    chosen = chosen or _run_head(r, k) or _agent(r, k) or (None if ranking else _described_rows(r))
     if chosen is None and not asked:
         return  # "what about the other region?", "那个大供应商最近怎么样": nothing asks for rows
     if chosen is None:  # a name outside the closing list of columns ("the 10 worst delays - date, carrier")

@@ -23,7 +23,16 @@ from router.aggregate.measure_match import match_measure, unit_twin
 from router.parse import column_items, facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import MONEY_VERBS, names_a_number
-from router.parse.nearby import after, close, free, free_amount_words, mark_after, mark_before, phrase_after
+from router.parse.nearby import (
+    after,
+    close,
+    free,
+    free_amount_words,
+    free_span,
+    mark_after,
+    mark_before,
+    phrase_after,
+)
 from router.parse.passes import per
 from router.parse.reading import Mark, Mention, Reading, Target
 from router.parse.text import words
@@ -732,6 +741,58 @@ def _money_restated(r: Reading, k: Knowledge) -> None:
         r.use(m.span())
 
 
+_RATE_AFTER = re.compile(r"\s*(rates?\b|ratio\b|率)", re.IGNORECASE)
+
+
+def _segment_rate(r: Reading, k: Knowledge) -> None:
+    """ "late delivery rate for each ship mode", "退货率": with no measure named, a rate word right after a
+    segment's name asks the model's rate of that segment (``_rate_of``), else its cube's row count, which the
+    share pass divides by the segment's part."""
+    if r.measures:
+        return
+    for m in r.mentions:
+        found = _RATE_AFTER.match(r.text, m.end)
+        segments = [s for t in m.of("segment") if (s := k.model.find_member(t.path)) is not None]
+        if found is None or not segments or not free(r, m) or not free_span(r, found.span(1)):
+            continue
+        rate = _rate_of(k, segments[0])
+        if rate is not None:
+            r.measures.append(rate)
+            r.use(m.span, found.span(1))
+            r.notes.append(f"measure {rate}: '{m.text} {found.group(1)}' is the model's rate of {segments[0].path}")
+        elif counted := facts.row_count(k.model, segments[0].cube):
+            r.measures.append(counted)
+            r.notes.append(f"measure {counted}: the rows a '{m.text} {found.group(1)}' divides")
+        return
+
+
+def _rate_of(k: Knowledge, segment: Any) -> str | None:
+    """The one public number measure of the segment's cube that divides a count filtered as the segment is by
+    the row count ("1.0 * {late_count} / NULLIF({count}, 0)"), if the model has one."""
+    cube = k.model.cubes[segment.cube]
+    total = (facts.row_count(k.model, segment.cube) or "").rpartition(".")[2]
+    same = _squeezed(segment.sql)
+    parts = {
+        m.name for m in cube.measures.values() if m.type == "count" and [_squeezed(f) for f in m.filters] == [same]
+    }
+    found = [
+        m.path
+        for m in cube.measures.values()
+        if m.type == "number"
+        and m.public
+        and (refs := re.findall(r"\{(\w+)\}", m.sql or ""))
+        and len(refs) == 2
+        and refs[0] in parts
+        and refs[1] == total
+        and "-" not in re.sub(r"\{\w+\}", "", m.sql or "")  # not "1 - late / all" (the on-time rate)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _squeezed(sql: str) -> str:
+    return re.sub(r"\s+", "", sql).lower()
+
+
 def _usage_counted(q: Question, k: Knowledge) -> None:
     """ "which payment method is used most", "最常用的支付方式": the rows of the named dimension's cube counted
     per value (the group pass groups by it)."""
@@ -858,6 +919,7 @@ def choose(q: Question, k: Knowledge) -> None:
     _money_verb(r, k)
     _usage_counted(q, k)
     _rows_counted(q, k)
+    _segment_rate(r, k)
     _summed_too(r, k)
     _money_restated(r, k)
     _units(r, k)

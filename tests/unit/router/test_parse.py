@@ -42,6 +42,8 @@ cubes:
         type: count
         title: Late orders
         filters: [{sql: "{CUBE}.shipped_at > {CUBE}.ordered_at + interval '7 days'"}]
+      - {name: late_ratio, type: number, sql: "1.0 * {late_count} / NULLIF({count}, 0)", title: Delay ratio}
+      - {name: on_time_ratio, type: number, sql: "1.0 - 1.0 * {late_count} / NULLIF({count}, 0)", title: Punctuality}
     segments:
       - {name: late, sql: "{CUBE}.shipped_at > {CUBE}.ordered_at + interval '7 days'", title: Late}
   - name: customers
@@ -58,6 +60,9 @@ cubes:
     measures:
       - {name: count, type: count, title: Number of customers}
       - {name: total_balance, type: sum, sql: balance, title: Total account balance}
+      - {name: key_count, type: count, title: Builders, filters: [{sql: "{CUBE}.segment = 'BUILDING'"}]}
+    segments:
+      - {name: key_accounts, sql: "{CUBE}.segment = 'BUILDING'", title: Builders}
   - name: order_lines
     title: Order items
     sql_table: shop.order_lines
@@ -1202,3 +1207,25 @@ def test_a_cube_named_beside_a_value_says_whose_value_it_is(knowledge: Knowledge
     r = read(zh, "德国客户的订单数是多少")
     assert r.measures == ["orders.count"] and not r.unknown
     assert [(f.member, f.values) for f in r.filters] == [("nations.name", ["GERMANY"])]
+
+
+def test_a_rate_word_after_a_segment_asks_the_models_rate_of_that_segment(knowledge: Knowledge) -> None:
+    r = read(knowledge, "late rate by market segment")
+    assert r.measures == ["orders.late_ratio"] and r.dimensions == ["customers.segment"] and not r.segments
+
+
+def test_a_bound_right_after_the_rows_name_is_on_their_amount(knowledge: Knowledge) -> None:
+    r = read(knowledge, "builders over 300k")
+    assert _filters(r) == [("customers.balance", "gt", ["300000"])] and r.listing == "customers"
+    assert r.segments == ["customers.key_accounts"]  # the segment still filters the rows
+    assert not read(knowledge, "nations over 300").filters  # no amount: refused, not guessed
+
+
+def test_which_column_of_rows_named_before_it_lists_them_with_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "our customers: which market segment are they in and what account balance")
+    assert r.listing == "customers" and {"customers.segment", "customers.balance"} <= set(r.columns)
+
+
+def test_a_label_asked_for_names_the_rows_and_a_row_named_by_key_is_no_head(knowledge: Knowledge) -> None:
+    r = read(knowledge, "which customer names order 12")
+    assert r.listing == "customers" and r.keyed == ["orders"]
