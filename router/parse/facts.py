@@ -171,7 +171,8 @@ def amount_column(model: Any, cube: str) -> Any | None:
     found = model.cubes.get(cube)
     if found is None:
         return None
-    sums = [m for m in found.measures.values() if m.type == "sum" and not m.filters]
+    sums = [m for m in found.measures.values() if m.type == "sum"]
+    sums = [m for m in sums if not m.filters] or sums  # "GMV: the amount of completed orders" adds it up too
     dims = [
         d
         for d in found.dimensions.values()

@@ -176,9 +176,10 @@ def _said_of(r: Reading, k: Knowledge, m: Mention, target: Target) -> None:
             r.use((w.start, w.end))
 
 
-def _numeric(m: Mention | None, k: Knowledge, cubes: list[str], rows: bool) -> Any | None:
+def _numeric(m: Mention | None, k: Knowledge, cubes: list[str], rows: bool, amounts: bool) -> Any | None:
     """The numeric member a mention names for a bound: a number dimension; a measure (groups, HAVING) unless
-    the rows are listed or the measure is only the count of a cube the mention names; a cube's amount."""
+    the rows are listed or the measure is only the count of a cube the mention names; with ``amounts``, else
+    the amount of a cube it names."""
     if m is None:
         return None
     named_cubes = {t.path for t in m.of("cube")}
@@ -189,7 +190,7 @@ def _numeric(m: Mention | None, k: Knowledge, cubes: list[str], rows: bool) -> A
         if member.kind == "measure" and (rows or (member.cube in named_cubes and member.type == "count")):
             continue
         return member
-    for cube in named_cubes:
+    for cube in named_cubes if amounts else ():
         if (amount := facts.amount_column(k.model, cube)) is not None:
             return amount
     return None
@@ -236,11 +237,12 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
     if (named := adjective_member(mark.text, r, k, cubes)) is not None:
         return named, "row"  # "tracks longer than 5 minutes": the length, not the tracks' amount
     prior = before(r, mark.span, extra=_LINK)
-    for m in (prior, following):
-        member = _numeric(m, k, cubes, rows=r.intent == "detail")
-        if member is not None and m is not None:
-            r.use(m.span)
-            return member, "group" if getattr(member, "kind", "") == "measure" else "row"
+    for amounts in (False, True):  # a column named on either side before a named cube's amount
+        for m in (prior, following):
+            member = _numeric(m, k, cubes, rows=r.intent == "detail", amounts=amounts)
+            if member is not None and m is not None:
+                r.use(m.span)
+                return member, "group" if getattr(member, "kind", "") == "measure" else "row"
     member = (
         _delay(r, mark, k, cubes) or _worded(r, mark, k, cubes) or _spent(r, mark, k, cubes) or _timed(mark, k, cubes)
     )
@@ -449,7 +451,7 @@ def _percents(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if any(m.start <= found.start() < m.end for m in r.marks_of("bound", "share")):
             continue
         m = after(r, found.span())
-        member = _numeric(m, k, cubes, rows=True)
+        member = _numeric(m, k, cubes, rows=True, amounts=True)
         if member is None or m is None or getattr(member, "kind", "") != "dimension":
             continue
         value = float(found.group(1)) / (100 if member.format == "percent" else 1)

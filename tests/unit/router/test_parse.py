@@ -72,8 +72,10 @@ cubes:
       - {name: line_id, sql: line_id, type: number, primary_key: true, title: Line id}
       - {name: order_id, sql: order_id, type: number, title: Order id}
       - {name: quantity, sql: quantity, type: number, title: Quantity}
+      - {name: amount, sql: amount, type: number}
     measures:
       - {name: count, type: count, title: Number of order items}
+      - {name: paid_value, type: sum, sql: amount, title: Paid value, filters: [{sql: "{CUBE}.quantity > 0"}]}
   - name: nations
     title: Nations
     sql_table: shop.nations
@@ -1229,3 +1231,8 @@ def test_which_column_of_rows_named_before_it_lists_them_with_it(knowledge: Know
 def test_a_label_asked_for_names_the_rows_and_a_row_named_by_key_is_no_head(knowledge: Knowledge) -> None:
     r = read(knowledge, "which customer names order 12")
     assert r.listing == "customers" and r.keyed == ["orders"]
+
+
+def test_the_amount_a_filtered_sum_adds_up_is_the_rows_amount(knowledge: Knowledge) -> None:
+    r = read(knowledge, "order 12: the order items with quantity and item amount")
+    assert r.listing == "order_lines" and {"order_lines.quantity", "order_lines.amount"} <= set(r.columns)
