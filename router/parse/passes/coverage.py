@@ -25,7 +25,7 @@ from router.parse.language import (
 )
 from router.parse.nearby import free
 from router.parse.passes.measures import UNIT_WORDS
-from router.parse.reading import Mark, Reading
+from router.parse.reading import Mark, Reading, Span
 from router.parse.text import ASIDE, norm_word, stems, within, words
 from router.understanding.terms import segment
 
@@ -186,6 +186,11 @@ def _verb_of_value(r: Reading, word: str, end: int) -> bool:
         m.start == found.end() and not free(r, m) and any((t.path, str(t.value)) in filtered for t in m.of("value"))
         for m in r.mentions
     )
+
+
+def _unused_columns(r: Reading) -> list[Span]:
+    """The spans of column names no pass used ("have four *engines*"): a name, never a verb formed on one."""
+    return [m.span for m in r.mentions if m.targets and all(t.kind == "dimension" for t in m.targets) and free(r, m)]
 
 
 def _inflects_a_name(word: str, k: Knowledge, particle: str = "") -> bool:
@@ -454,6 +459,7 @@ def check(q: Question, k: Knowledge) -> None:
     # "average quantity per line *item*": a word of the title of a cube the answer is about restates it
     scope_words = {w for cube in r.scope() for w in facts.title_words(k.model.cubes[cube])}
     events = _about_events(r, k)
+    columns = _unused_columns(r)
     for w in words(r.text):
         core = w.end - (len(w.raw) - len(re.sub(r"['’]\w+$", "", w.raw)))  # "Smith's": "Smith"
         if within((w.start, core), known) or within((w.start, w.end), asides):
@@ -465,7 +471,10 @@ def check(q: Question, k: Knowledge) -> None:
             or (w.raw.lower() in EVENT_VERBS and not events)
             or (
                 ((w.norm not in _STOP_STEMS and w.raw.lower() not in STOPWORDS_EN) or _acronym(w.raw, r.text))
-                and not _inflects_a_name(w.raw.lower(), k, _particle(r.text, w.end))
+                and (
+                    within((w.start, w.end), columns)
+                    or not _inflects_a_name(w.raw.lower(), k, _particle(r.text, w.end))
+                )
                 and w.norm not in scope_words
                 and not _verb_of_value(r, w.raw, w.end)
             )

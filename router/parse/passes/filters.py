@@ -27,6 +27,7 @@ from router.parse.passes.listing import column_spans, in_column_list
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
 from router.parse.text import ASIDE, GLUE, has_cjk, name_key, within, words
+from router.understanding._calendar import EN_NUMBERS
 
 _LINK = r"with|whose|where|having|of|is|are|was|were|has|have|had|a|an|the|that|an?|total|their|its|at|for|in"
 
@@ -551,12 +552,15 @@ def _segments(r: Reading, k: Knowledge, cubes: list[str]) -> None:
 _HOW_MANY_UNITS = re.compile(HOW_MANY_UNITS + r"$", re.IGNORECASE)
 # "the 10 worst departure delays": a number before a superlative counts the rows ranked, it is no value
 _RANKING_AFTER = re.compile(r"\s+(?:most|least|worst|best|top|bottom|[a-z]{2,}est)\b", re.IGNORECASE)
-_BARE_NUMBER = re.compile(r"(?<![\w.,#$-])\d+(?:\.\d+)?(?![\w.,%-]|\.\d)")
+_BARE_NUMBER = re.compile(
+    r"(?<![\w.,#$-])\d+(?:\.\d+)?(?![\w.,%-]|\.\d)|\b(?:" + "|".join(w for w in EN_NUMBERS if len(w) > 2) + r")\b",
+    re.IGNORECASE,
+)  # "4 engines", "four engines"
 
 
 def _equal_numbers(r: Reading, k: Knowledge, cubes: list[str]) -> None:
-    """ "tracks priced 0.99", "planes with 4 engines": a bare number right after (or right before) a number
-    column's name is that column's value."""
+    """ "tracks priced 0.99", "planes with 4 (four) engines": a bare number right after (or right before) a
+    number column's name is that column's value."""
     taken = [*r.used, *(m.span for m in r.marks), *(m.span for m in r.mentions)]
     for found in _BARE_NUMBER.finditer(r.text):
         span = found.span()
@@ -583,8 +587,9 @@ def _equal_numbers(r: Reading, k: Knowledge, cubes: list[str]) -> None:
                 None,
             )
             if member is not None:
+                value = str(EN_NUMBERS.get(found.group(0).lower(), found.group(0)))
                 r.filters.append(
-                    Filter(member.path, "equals", [found.group(0)], r.text[min(m.start, span[0]) : max(m.end, span[1])])
+                    Filter(member.path, "equals", [value], r.text[min(m.start, span[0]) : max(m.end, span[1])])
                 )
                 r.use(span, m.span)
                 break

@@ -1236,3 +1236,12 @@ def test_a_label_asked_for_names_the_rows_and_a_row_named_by_key_is_no_head(know
 def test_the_amount_a_filtered_sum_adds_up_is_the_rows_amount(knowledge: Knowledge) -> None:
     r = read(knowledge, "order 12: the order items with quantity and item amount")
     assert r.listing == "order_lines" and {"order_lines.quantity", "order_lines.amount"} <= set(r.columns)
+
+
+def test_a_number_word_beside_a_number_column_is_its_value(knowledge: Knowledge) -> None:
+    r = read(knowledge, "order items with a quantity of three")
+    assert _filters(r) == [("order_lines.quantity", "equals", ["3"])]
+
+
+def test_an_unused_column_name_is_unknown_even_when_it_looks_inflected(knowledge: Knowledge) -> None:
+    assert "quantities" in read(knowledge, "how many orders have big quantities").unknown
