@@ -435,6 +435,10 @@ def _word_list(text: str) -> frozenset[str]:
 
 
 # the generic words for an amount of money: the column a cube's sum measure adds up (facts.amount_column)
+# words that point back at something said before ("the big ones", "that one"): no part of a name written in
+# lower case
+REFERRING_WORDS = frozenset({"one", "ones", "it", "its", "them", "they", "this", "that", "these", "those"})
+
 AMOUNT_WORD = re.compile(r"\bamounts?\b|\bmoney\b|\bvalue\b|\bworth\b|(?<!\w)\$\$+|金额|总额|总价|钱", re.IGNORECASE)
 
 # verbs of money changing hands and the nouns a model names that money by, first choice first ("how much did

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from fourengine.terms import normalise
 from router.aggregate.members import aliases
 from router.parse.facts import column, label, numbers_aggregated, primary_key, row_count
-from router.parse.language import EVENT_VERBS, STOPWORDS_EN
+from router.parse.language import EVENT_VERBS, REFERRING_WORDS, STOPWORDS_EN
 from router.parse.reading import Mention, Target, TargetKind, member_kinds
 from router.parse.text import GLUE, Word, has_cjk, name_key, norm_word, overlaps, stems, words
 
@@ -251,12 +251,21 @@ def _exact(entries: list[Entry], surface: str) -> bool:
     return any(e.surface == said for e in entries)
 
 
+def lower_case_reference(said: str, name: str) -> bool:
+    """ "the big ones" for "Big Ones": a name with a word that refers back, written in lower case, is that word
+    said of something else, not the name."""
+    return said.islower() and not name.islower() and any(w.lower() in REFERRING_WORDS for w in said.split())
+
+
 def _as_written(entry: Entry, surface: str) -> bool:
     """A value spelled like a language word is found where written as the value, or, for a glossary
-    synonym, in capitals ("US" for the USA, not "us")."""
+    synonym, in capitals ("US" for the USA, not "us"); so is a value with a word that refers back ("the big
+    ones" is no album "Big Ones")."""
     target = entry.target
-    if target.kind != "value" or target.value is None or surface.lower() not in LANGUAGE_WORDS:
+    if target.kind != "value" or target.value is None:
         return True
+    if surface.lower() not in LANGUAGE_WORDS:
+        return not lower_case_reference(surface, str(target.value))
     return surface == target.value or (target.source == "glossary" and len(surface) > 1 and surface.isupper())
 
 

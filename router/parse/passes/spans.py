@@ -8,6 +8,7 @@ import re
 
 from router.parse import language
 from router.parse.context import Knowledge, Question
+from router.parse.lexicon import lower_case_reference
 from router.parse.reading import Mark, Mention, Reading
 from router.parse.text import name_key, overlaps, stems
 from router.understanding.granularity import extract_granularity
@@ -82,6 +83,8 @@ def _row_mentions(q: Question, taken: list[Mention]) -> list[Mention]:
             continue
         if " " not in label.strip() and q.reading.text[at : at + len(label)] != label and label.isascii():
             continue  # a one-word name ("Money", "Help") is a row only where it is written as the name
+        if lower_case_reference(q.reading.text[at : at + len(label)], label):
+            continue
         if _NAME_GOES_ON.match(q.reading.text, at + len(label)):
             continue  # "Frank" is not the row "Frank" when the question says "Frank Harris"
         span = (at, at + len(label))

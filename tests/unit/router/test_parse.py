@@ -103,6 +103,7 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
             "germany": [("nations.name", "GERMANY")],
             "france": [("nations.name", "FRANCE")],
             "building": [("customers.segment", "BUILDING")],
+            "big ones": [("customers.segment", "Big Ones")],
             "cancelled": [("orders.status", "cancelled")],
             "on": [("orders.status", "ON")],
         }
@@ -1245,3 +1246,12 @@ def test_a_number_word_beside_a_number_column_is_its_value(knowledge: Knowledge)
 
 def test_an_unused_column_name_is_unknown_even_when_it_looks_inflected(knowledge: Knowledge) -> None:
     assert "quantities" in read(knowledge, "how many orders have big quantities").unknown
+
+
+def test_a_name_with_a_referring_word_is_a_value_only_as_written(knowledge: Knowledge) -> None:
+    assert not read(knowledge, "can you pull the numbers for the big ones").filters
+    r = read(knowledge, "list the customers in Big Ones")
+    assert ("customers.segment", "equals", ["Big Ones"]) in _filters(r)
+    row = ("Big Ones", Target("value", "customers.name", "Big Ones", "rows"))  # a row the pipeline recognised
+    assert not parse(understand("revenue of the big ones", TODAY), knowledge, [row]).filters
+    assert parse(understand("revenue of Big Ones", TODAY), knowledge, [row]).filters
