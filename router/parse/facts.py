@@ -172,7 +172,7 @@ def amount_column(model: Any, cube: str) -> Any | None:
     if found is None:
         return None
     sums = [m for m in found.measures.values() if m.type == "sum"]
-    sums = [m for m in sums if not m.filters] or sums  # "GMV: the amount of completed orders" adds it up too
+    sums = [m for m in sums if not m.filters] or sums  # "sales: the amount of closed deals" adds it up too
     dims = [
         d
         for d in found.dimensions.values()

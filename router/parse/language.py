@@ -9,7 +9,7 @@ bounding. No warehouse nouns live here: every noun comes from the model (``route
 | distinct | distinct, different, unique, 不同 | |
 | avg / sum / max / min / median | average, total, highest, lowest, median, 平均, 总, 最高, 最低, 中位数 | |
 | share | share, percentage, proportion, 占比, 比例 | |
-| group | by, per, for each, each, across, breakdown, 按, 各, 每个 | |
+| group | by, per, for each, each, across, breakdown, mix, 按, 各, 每个 | |
 | which | which, what, who, 哪个, 哪些, 谁 | "one" or "many" |
 | list | list, show, give me, display, 列出, 显示, 有哪些 | |
 | bound | more than 9,000, at least 5, 超过38万, 5000以上, between 1 and 5 | (operator, [numbers]) |
@@ -120,7 +120,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         "group",
         r"\bby\b|\bper\b|\bfor each\b|\bfor every\b|\beach\b|(?<!across )\bevery\b|"
         r"\bacross\b(?! all\b| every\b)|\bbroken down\b|"
-        r"\bbreakdown\b|\bsplit\b|\bgrouped\b|按(?:照)?|各(?!自)|每(?:个|一|位|家|种)?|分别",
+        r"\bbreakdown\b|\bmix\b|\bsplit\b|\bgrouped\b|按(?:照)?|各(?!自)|每(?:个|一|位|家|种)?|分别",
     ),
     (
         "which",
@@ -456,7 +456,10 @@ MONEY_VERBS: dict[str, tuple[str, ...]] = {
 # a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
 EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends
 spending charged ship shipped ships deliver delivered delivers receive received receives join joined joins
-joining hire hired registered signed enrolled move moves moved booked booking""")
+joining hire hired registered signed enrolled move moves moved booked booking add added adds adding gain gained
+gains acquire acquired acquires onboard onboarded""")
+# the same in Chinese: words of rows coming about ("新增了多少会员": the members dated in the period)
+EVENT_VERBS_ZH = frozenset({"新增", "新加", "新注册", "注册", "加入", "新开", "新签"})
 
 # words that carry no meaning of their own in a question about data: they are neither used nor unknown
 STOPWORDS_EN = (
@@ -472,7 +475,7 @@ take took put set look looking find found use used using anything something ever
 nobody thanks thank thx pls plz hi hello hey ok okay quick quickly roughly approximately around exactly actually
 basically generally typically usually data database warehouse table tables record records row rows entry entries
 information info figure figures number numbers stat stats statistic statistics metric metrics value values
-report amount result results list listing detail details breakdown split grouped order ordered sorted rank
+report amount result results list listing detail details breakdown mix split grouped order ordered sorted rank
 ranked ranking first last next previous top bottom best worst biggest largest highest lowest smallest longest
 shortest through thru throughout along toward towards upon across come came comes coming go went goes going
 gone bring brought brings bringing generate generated generates generating produce produced produces

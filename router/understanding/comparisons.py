@@ -10,6 +10,7 @@ YoY, this month to date for PoP (documented choice).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
 
 from router.understanding._calendar import previous_period, shift_range
@@ -23,6 +24,9 @@ _YOY = re.compile(
     r"compared (?:to|with) (?:the )?same (?:period|day|week|month|quarter)|去年同期|上年同期|去年同月",
     re.IGNORECASE | re.ASCII,
 )
+# words that compare like periods: the current one is cut at today ("this year vs last year" compares the two
+# calendar years as said)
+_SAME_PERIOD = re.compile(r"同比|同期|同月|same|year[\s-]+over[\s-]+year|\byoy\b|\by/y\b", re.IGNORECASE)
 _POP = re.compile(
     r"环比|period[\s-]+over[\s-]+period|month[\s-]+over[\s-]+month|quarter[\s-]+over[\s-]+quarter|"
     r"week[\s-]+over[\s-]+week|\bmom\b|\bqoq\b|\bwow\b|previous period|prior period|上期|上一期|"
@@ -77,6 +81,8 @@ def extract_comparison(
         # "turnover growth vs last year": "last year" names the comparison, not the current period
         own = [r for r in ranges if not (m and r.phrase and r.phrase.lower() in m.group(0).lower())]
         current = own[0] if own else _default(today, "year", labels)
+        if _SAME_PERIOD.search(m.group(0) if m else "yoy") and current.start <= today < current.end:
+            current = replace(current, end=today)  # "今年营收同比": this year to date against the same days
         start, end = shift_range(current.start, current.end, -12)
         label = labels["yoy"]
         return Comparison(

@@ -146,6 +146,30 @@ def _relative_year(word: str, today: date) -> int:
     return today.year
 
 
+# "this year" is the calendar year; these say "to date" of it
+_YEAR_TO_DATE = frozenset(
+    {
+        "今年以来",
+        "年初至今",
+        "年初到现在",
+        "今年至今",
+        "年初以来",
+        "year to date",
+        "year-to-date",
+        "ytd",
+        "so far this year",
+    }
+)
+
+
+def _relative_said(phrase: str, table: dict[str, tuple[str, int]], today: date) -> _Spec:
+    unit, offset = table[phrase]
+    whole = _relative(unit, offset, today)
+    if unit == "year" and offset == 0 and phrase not in _YEAR_TO_DATE:
+        return replace(whole, bounds=(date(today.year, 1, 1), date(today.year, 12, 31)))
+    return whole
+
+
 def _relative(unit: str, offset: int, today: date) -> _Spec:
     """This (offset 0, to date) or previous (offset -1, complete) day/week/month/quarter/year."""
     if unit == "day":
@@ -508,8 +532,8 @@ def _recent_rules() -> list[RawRule]:
         ),
         (r"\b(?:the\s+)?past\s+(day|week|month|quarter|year)\b", lambda m, t: _rolling(1, m[1].lower(), t)),
         # relative periods
-        (_alternation(_REL_ZH), lambda m, t: _relative(*_REL_ZH[m[0]], t)),
-        (rf"\b(?:{_alternation(_REL_EN)})\b", lambda m, t: _relative(*_REL_EN[m[0].lower()], t)),
+        (_alternation(_REL_ZH), lambda m, t: _relative_said(m[0], _REL_ZH, t)),
+        (rf"\b(?:{_alternation(_REL_EN)})\b", lambda m, t: _relative_said(m[0].lower(), _REL_EN, t)),
     ]
 
 

@@ -14,6 +14,7 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import (
     EVENT_VERBS,
+    EVENT_VERBS_ZH,
     FILLER_PHRASES,
     HOW_MANY_UNITS,
     STOPWORDS_EN,
@@ -465,7 +466,11 @@ def check(q: Question, k: Knowledge) -> None:
         if within((w.start, core), known) or within((w.start, w.end), asides):
             continue
         if w.cjk:
-            unknown += [(x, at) for x, at in _cjk_leftover(r.text, w.start, w.end, known) if not _verb_of(x, r, k)]
+            unknown += [
+                (x, at)
+                for x, at in _cjk_leftover(r.text, w.start, w.end, known)
+                if not _verb_of(x, r, k) and not (x in EVENT_VERBS_ZH and events)
+            ]
         elif (
             _NUMBER.match(w.raw)
             or (w.raw.lower() in EVENT_VERBS and not events)

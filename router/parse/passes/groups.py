@@ -221,7 +221,7 @@ def _grouped_names(r: Reading, k: Knowledge, cubes: list[str]) -> None:
                     r.use(spread.span())
 
 
-_SPREAD = re.compile(r"\s*(?:的?(?:分布|构成|结构)(?:情况)?|\s(?:distribution|breakdown)\b)", re.IGNORECASE)
+_SPREAD = re.compile(r"\s*(?:的?(?:分布|构成|结构)(?:情况)?|\s(?:distribution|breakdown|mix)\b)", re.IGNORECASE)
 
 
 def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:

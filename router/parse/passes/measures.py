@@ -25,6 +25,7 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import MONEY_VERBS, names_a_number
 from router.parse.nearby import (
     after,
+    before,
     close,
     free,
     free_amount_words,
@@ -741,6 +742,23 @@ def _money_restated(r: Reading, k: Knowledge) -> None:
         r.use(m.span())
 
 
+def _segment_counted(r: Reading, k: Knowledge) -> None:
+    """ "How many premium members joined last month", "高级会员有多少": a count word beside a segment's name
+    (and no cube's) counts the segment's cube rows; the segment stays to filter them."""
+    if r.measures:
+        return
+    for mark in (m for m in r.marks_of("count") if free(r, m)):
+        named = after(r, mark.span) or before(r, mark.span)
+        if named is None or not named.of("segment") or named.of("cube", "measure", "value"):
+            continue
+        counted = facts.row_count(k.model, named.of("segment")[0].cube)
+        if counted:
+            r.measures.append(counted)
+            r.use(mark.span)
+            r.notes.append(f"measure {counted}: '{mark.text} {named.text}' counts the segment's rows")
+            return
+
+
 _RATE_AFTER = re.compile(r"\s*(rates?\b|ratio\b|率)", re.IGNORECASE)
 
 
@@ -919,6 +937,7 @@ def choose(q: Question, k: Knowledge) -> None:
     _money_verb(r, k)
     _usage_counted(q, k)
     _rows_counted(q, k)
+    _segment_counted(r, k)
     _segment_rate(r, k)
     _summed_too(r, k)
     _money_restated(r, k)

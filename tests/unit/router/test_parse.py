@@ -85,6 +85,8 @@ cubes:
       - {name: founded, sql: founded, type: number, title: Year founded}
     measures:
       - {name: count, type: count, title: Number of nations}
+    segments:
+      - {name: old, sql: "{CUBE}.founded < 1900", title: Old nations}
 """
 
 
@@ -1255,3 +1257,18 @@ def test_a_name_with_a_referring_word_is_a_value_only_as_written(knowledge: Know
     row = ("Big Ones", Target("value", "customers.name", "Big Ones", "rows"))  # a row the pipeline recognised
     assert not parse(understand("revenue of the big ones", TODAY), knowledge, [row]).filters
     assert parse(understand("revenue of Big Ones", TODAY), knowledge, [row]).filters
+
+
+def test_a_count_word_beside_a_segment_counts_its_rows_and_the_segment_filters(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many old nations are there")
+    assert r.measures == ["nations.count"] and r.segments == ["nations.old"] and not r.unknown
+
+
+def test_a_column_followed_by_mix_groups_by_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "order status mix of revenue in 2024")
+    assert r.measures == ["orders.revenue"] and r.dimensions == ["orders.status"] and not r.unknown
+
+
+def test_a_verb_of_rows_coming_about_restates_dated_rows(knowledge: Knowledge) -> None:
+    assert not read(knowledge, "how many orders did we add in 2024").unknown
+    assert not read(knowledge, "2024年新增了多少Orders").unknown

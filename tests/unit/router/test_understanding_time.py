@@ -20,7 +20,8 @@ CASES = [
     ("上个月的退款率", "2025-05-01", "2025-05-31", "month"),
     ("上月GMV", "2025-05-01", "2025-05-31", "month"),
     ("去年销售额", "2024-01-01", "2024-12-31", "year"),
-    ("今年销售额", "2025-01-01", "2025-06-30", "year"),
+    ("今年销售额", "2025-01-01", "2025-12-31", "year"),  # the calendar year
+    ("今年以来销售额", "2025-01-01", "2025-06-30", "year"),  # ... to date
     ("前年GMV", "2023-01-01", "2023-12-31", "year"),
     ("YTD revenue", "2025-01-01", "2025-06-30", "year"),
     ("year to date revenue", "2025-01-01", "2025-06-30", "year"),
@@ -101,8 +102,8 @@ def test_two_periods_and_year_inheritance() -> None:
 
 def test_same_period_last_year_is_a_marker_not_a_range() -> None:
     parsed = extract_time("今年GMV和去年同期相比", TODAY)
-    assert YOY_MARKER in parsed.markers
-    assert [(r.start, r.end) for r in parsed.ranges] == [(date(2025, 1, 1), date(2025, 6, 30))]
+    assert YOY_MARKER in parsed.markers  # the range is the calendar year: the comparison cuts it
+    assert [(r.start, r.end) for r in parsed.ranges] == [(date(2025, 1, 1), date(2025, 12, 31))]
 
 
 def test_understanding_carries_ranges_and_labels() -> None:
