@@ -80,13 +80,6 @@ CREATE TABLE IF NOT EXISTS sag.event_entity_vectors (
     desc_vec    vector(512) NOT NULL,
     PRIMARY KEY (event_id, entity_id)
 );
--- vectors stored in their rows: pgvector's default (external) moves every 512-d vector (2 KB) to the TOAST
--- table, one more tuple and index entry to write per row and a detoast per cosine; inline, a bulk COPY of
--- 10,000 entity vectors costs ~0.10 s of server time instead of ~0.15 s and an exact scan ~40% less (a row
--- holds at most two vectors and short text: it stays under the 8 KB page)
-ALTER TABLE sag.event_vectors ALTER COLUMN title_vec SET STORAGE PLAIN, ALTER COLUMN content_vec SET STORAGE PLAIN;
-ALTER TABLE sag.entity_vectors ALTER COLUMN name_vec SET STORAGE PLAIN;
-ALTER TABLE sag.event_entity_vectors ALTER COLUMN desc_vec SET STORAGE PLAIN;
 
 -- BM25 postings over the shared tokenizer's terms (idx: 'event' | 'entity')
 CREATE TABLE IF NOT EXISTS sag.bm25_doc (
