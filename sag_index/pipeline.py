@@ -269,48 +269,52 @@ def build_index_batch(
     and ids, BM25 over their text), never by their own vectors (retrieval keeps them out of the dense
     channel): a row event gets no vectors, so 20,000 rows write no 4 KB of floats each. Ids, dates and
     numbers are matched exactly and get no name vector (see ``default_name_embedder``).
+
+    The sentence encoder runs on a thread of its own while this one embeds names and tokenizes (the encoder's
+    matrix products release the GIL): the name work no longer waits in line before the encoder.
     """
-    texts: list[str] = []
-
-    def slot(text: str) -> int:
-        texts.append(text)
-        return len(texts) - 1
-
     docs = [r for r in records if r.chunk.kind != "row"]
-    plan = [(r, slot(f"{r.title}. {r.content}")) for r in docs]
-    title_vectors = name_embedder.embed([r.title for r in docs])
+    rows = [r for r in records if r.chunk.kind == "row"]
+    links = [ln for r in docs for ln in r.links] if relation_vectors else []
+    texts = [f"{r.title}. {r.content}" for r in docs] + [ln.description for ln in links]
+    with ThreadPoolExecutor(1, "sag-encode") as encoding:
+        encoded = encoding.submit(_sentence_vectors, embedder, texts)
+        batch = IndexBatch(entities=_entity_docs(records, known_entity_ids, name_embedder))
+        title_vectors = name_embedder.embed([r.title for r in docs])
+        doc_tokens = [tokenize(r.tokens_text) for r in docs]
+        batch.events = [_event_doc(r, tokenize(r.tokens_text)) for r in rows]
+        vectors = encoded.result()
+    batch.events[:0] = [_event_doc(r, doc_tokens[i], title_vectors[i], vectors[i]) for i, r in enumerate(docs)]
+    batch.links = [
+        LinkDoc(ln.event_id, ln.entity_id, ln.description, vectors[len(docs) + i]) for i, ln in enumerate(links)
+    ]
+    return batch
+
+
+def _event_doc(
+    r: EventRecord, tokens: list[str], title_vec: np.ndarray | None = None, content_vec: np.ndarray | None = None
+) -> EventDoc:
+    return EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title, tokens, title_vec, content_vec)
+
+
+def _sentence_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    return embedder.embed(texts) if texts else np.zeros((0, embedder.dim), dtype=np.float32)
+
+
+def _entity_docs(
+    records: Sequence[EventRecord], known_entity_ids: set[str], name_embedder: Embedder
+) -> list[EntityDoc]:
+    """The batch's entities the store does not hold yet, with name vectors for those embedded by name."""
     new_entities = {e.entity_id: e for r in records for e in r.entities if e.entity_id not in known_entity_ids}
     embedded_names = [e for e in new_entities.values() if e.embed]
     name_vectors = {}
     if embedded_names:
         vecs = name_embedder.embed([e.name for e in embedded_names])
         name_vectors = {e.entity_id: vecs[i] for i, e in enumerate(embedded_names)}
-    link_plan = []
-    if relation_vectors:
-        link_plan = [(ln, slot(ln.description)) for r in records if r.chunk.kind == "doc" for ln in r.links]
-    vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dim), dtype=np.float32)
-    batch = IndexBatch()
-    for i, (r, cs) in enumerate(plan):
-        batch.events.append(
-            EventDoc(
-                r.event_id,
-                r.chunk.chunk_id,
-                r.chunk.kind,
-                r.title,
-                tokenize(r.tokens_text),
-                title_vectors[i],
-                vectors[cs],
-            )
-        )
-    for r in records:
-        if r.chunk.kind == "row":
-            batch.events.append(
-                EventDoc(r.event_id, r.chunk.chunk_id, r.chunk.kind, r.title, tokenize(r.tokens_text), None, None)
-            )
-    for eid, e in new_entities.items():
-        batch.entities.append(EntityDoc(eid, e.name, e.normalized, e.type, tokenize(e.name), name_vectors.get(eid)))
-    batch.links = [LinkDoc(ln.event_id, ln.entity_id, ln.description, vectors[s]) for ln, s in link_plan]
-    return batch
+    return [
+        EntityDoc(eid, e.name, e.normalized, e.type, tokenize(e.name), name_vectors.get(eid))
+        for eid, e in new_entities.items()
+    ]
 
 
 def _progress(enabled: bool, description: str, total: int):
