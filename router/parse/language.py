@@ -452,6 +452,13 @@ MONEY_VERBS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("bill", "billed", "invoice", "invoiced"), ("billing", "billed", "sales")),
 }
 
+# the same verbs in Chinese ("上个月一共卖了多少钱": the sales), longest first where one holds another
+MONEY_VERBS_ZH: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("卖出", "售出", "卖了", "卖"), ("sales", "销售额")),
+    **dict.fromkeys(("消费", "花了", "花费"), ("spend", "消费", "sales", "销售额")),
+    **dict.fromkeys(("支付", "付了"), ("paid", "sales", "销售额")),
+}
+
 # verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
 # a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
 EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends

@@ -450,14 +450,14 @@ _LABEL_ZH = ("名称", "名字", "名")
 
 
 def _add_key_and_name_zh(lex: Lexicon, model: Any) -> None:
-    """ "曲目编号", "艺人名称": a Chinese name of a cube followed by a word for a number or a name is its key
+    """ "曲目编号", "艺人的名称": a Chinese name of a cube followed by a word for a number or a name is its key
     or its label (weakly: a name the model or glossary gives wins)."""
     for text, entries in list(lex.by_text.items()):
         cubes = {e.target.path for e in entries if e.target.kind == "cube"} if has_cjk(text) else set()
         for cube in cubes:
             said = ((_KEY_ZH, primary_key(model, cube)), (_LABEL_ZH, label(model, cube, "zh")))
             for tails, member in ((t, m) for t, m in said if m is not None):
-                for surface in (f"{text}{tail}" for tail in tails):
+                for surface in (f"{text}{of}{tail}" for tail in tails for of in ("", "的")):  # "发票的编号"
                     if surface.lower() not in lex.by_text:
                         lex.add(surface, Target("dimension", member), NAME_WORDS)
 

@@ -22,7 +22,7 @@ from typing import Any
 from router.aggregate.measure_match import match_measure, unit_twin
 from router.parse import column_items, facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import MONEY_VERBS, names_a_number
+from router.parse.language import MONEY_VERBS, MONEY_VERBS_ZH, names_a_number
 from router.parse.nearby import (
     after,
     before,
@@ -35,8 +35,8 @@ from router.parse.nearby import (
     phrase_after,
 )
 from router.parse.passes import per
-from router.parse.reading import Mark, Mention, Reading, Target
-from router.parse.text import words
+from router.parse.reading import Mark, Mention, Reading, Span, Target
+from router.parse.text import has_cjk, words
 
 UNIT_WORDS = re.compile(
     r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
@@ -617,8 +617,9 @@ def _money_verb(r: Reading, k: Knowledge) -> None:
         return
     cubes = {t.cube for m in r.mentions for t in m.of("value", "cube")}
     start = 0 if marks[0].text.lower() != "how much" else marks[0].end
-    for w in words(r.text[start:]):
-        nouns = MONEY_VERBS.get(w.raw.lower(), ())
+    verbs = [((start + w.start, start + w.end), MONEY_VERBS.get(w.raw.lower(), ())) for w in words(r.text[start:])]
+    verbs += _money_verbs_zh(r)
+    for span, nouns in verbs:
         for noun in nouns:
             found = [
                 t
@@ -627,11 +628,26 @@ def _money_verb(r: Reading, k: Knowledge) -> None:
                 if _an_amount(k, t) and (not cubes or any(_linked(k, t.cube, c) for c in cubes))
             ]
             if found:
-                span = (start + w.start, start + w.end)
+                said = [m.span() for m in free_amount_words(r)][: 1 if has_cjk(r.text[span[0] : span[1]]) else 0]
                 r.measures.append(found[0].path)
-                r.use(marks[0].span, span)
-                r.notes.append(f"measure {found[0].path}: '{marks[0].text} ... {w.raw}' asks the {noun}")
+                r.use(marks[0].span, span, *said)  # "卖了多少钱": the word for money with it
+                r.notes.append(
+                    f"measure {found[0].path}: '{marks[0].text} ... {r.text[span[0] : span[1]]}' asks the {noun}"
+                )
                 return
+
+
+def _money_verbs_zh(r: Reading) -> list[tuple[Span, tuple[str, ...]]]:
+    """The Chinese verbs of money changing hands said with a word for money ("卖了多少钱"), and their nouns."""
+    money = free_amount_words(r)
+    if not money:
+        return []
+    found: list[tuple[Span, tuple[str, ...]]] = []
+    for verb, nouns in MONEY_VERBS_ZH.items():
+        at = r.text.find(verb)
+        if at >= 0 and not any(s <= at < e for (s, e), _ in found):
+            found.append(((at, at + len(verb)), nouns))
+    return found
 
 
 def _an_amount(k: Knowledge, t: Target) -> bool:

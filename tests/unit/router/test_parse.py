@@ -1272,3 +1272,8 @@ def test_a_column_followed_by_mix_groups_by_it(knowledge: Knowledge) -> None:
 def test_a_verb_of_rows_coming_about_restates_dated_rows(knowledge: Knowledge) -> None:
     assert not read(knowledge, "how many orders did we add in 2024").unknown
     assert not read(knowledge, "2024年新增了多少Orders").unknown
+
+
+def test_a_chinese_verb_of_money_with_a_word_for_money_asks_the_sales(knowledge: Knowledge) -> None:
+    r = read(knowledge, "2024年一共卖了多少钱")
+    assert r.measures == ["orders.revenue"] and not r.unknown

@@ -479,3 +479,8 @@ def test_a_number_before_a_superlative_counts_rows_and_is_no_value(knowledge: Kn
 def test_late_by_minutes_picks_the_delay_its_verb_names_not_the_unit_both_titles_share(knowledge: Knowledge) -> None:
     r = read(knowledge, "how many trips ending more than 15 minutes late")
     assert [(f.member, f.values) for f in r.filters] == [("trips.end_delay", ["15"])]
+
+
+def test_a_cube_word_of_its_key_with_de_names_the_key(knowledge: Knowledge) -> None:
+    r = read(knowledge, "把职员的编号列出来")
+    assert r.listing == "staff" and "staff.staff_id" in r.columns and not r.unknown
