@@ -454,9 +454,9 @@ MONEY_VERBS: dict[str, tuple[str, ...]] = {
 
 # the same verbs in Chinese ("上个月一共卖了多少钱": the sales), longest first where one holds another
 MONEY_VERBS_ZH: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("卖出", "售出", "卖了", "卖"), ("sales", "销售额")),
-    **dict.fromkeys(("消费", "花了", "花费"), ("spend", "消费", "sales", "销售额")),
-    **dict.fromkeys(("支付", "付了"), ("paid", "sales", "销售额")),
+    **dict.fromkeys(("卖出", "售出", "卖了", "卖"), MONEY_VERBS["sell"]),
+    **dict.fromkeys(("消费", "花了", "花费"), ("消费", *MONEY_VERBS["spend"])),
+    **dict.fromkeys(("支付", "付了"), MONEY_VERBS["pay"]),
 }
 
 # verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
