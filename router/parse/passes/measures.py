@@ -35,6 +35,7 @@ from router.parse.nearby import (
     phrase_after,
 )
 from router.parse.passes import per
+from router.parse.passes.order import adjective_member
 from router.parse.reading import Mark, Mention, Reading, Span, Target
 from router.parse.text import has_cjk, words
 
@@ -758,6 +759,30 @@ def _money_restated(r: Reading, k: Knowledge) -> None:
         r.use(m.span())
 
 
+def _both_extremes(r: Reading, k: Knowledge) -> None:
+    """ "the price of our most expensive beauty product, and of the cheapest one": both superlatives of one
+    column and no measure named ask its largest and smallest values (the model's max and min over it)."""
+    lows = [m for m in r.marks_of("min") if free(r, m)]
+    highs = [m for m in r.marks_of("max") if free(r, m)] or [
+        m for m in r.marks_of("most") if lows and re.fullmatch(r"\s+(?:and|or|&)\s+", r.text[m.end : lows[0].start])
+    ]  # "the most and least expensive"
+    if r.measures or not highs or not lows:
+        return
+    cubes = list(dict.fromkeys(t.cube for m in r.mentions for t in m.targets))
+    column = adjective_member(highs[0].text, r, k, cubes) or adjective_member(lows[0].text, r, k, cubes)
+    if column is None or getattr(column, "kind", "") != "dimension":
+        return
+    ends = [facts.measures_over(k.model, column.cube, facts.column(column), (kind,))[:1] for kind in ("max", "min")]
+    if not all(ends):
+        return
+    r.measures += [ends[0][0].path, ends[1][0].path]
+    r.use(highs[0].span, lows[0].span, *(m.span for m in r.marks_of("most") if m.start >= highs[0].start))
+    said = [m.span for m in r.mentions if column.path in {t.path for t in m.of("dimension")}]
+    titled = facts.title_words(column)  # "the price of": a word of the column's title
+    r.use(*said, *((w.start, w.end) for w in words(r.text) if w.norm in titled and free_span(r, (w.start, w.end))))
+    r.notes.append(f"measures {ends[0][0].path}, {ends[1][0].path}: '{highs[0].text}' and '{lows[0].text}'")
+
+
 def _segment_counted(r: Reading, k: Knowledge) -> None:
     """ "How many premium members joined last month", "高级会员有多少": a count word beside a segment's name
     (and no cube's) counts the segment's cube rows; the segment stays to filter them."""
@@ -955,6 +980,7 @@ def choose(q: Question, k: Knowledge) -> None:
     _rows_counted(q, k)
     _segment_counted(r, k)
     _segment_rate(r, k)
+    _both_extremes(r, k)
     _summed_too(r, k)
     _money_restated(r, k)
     _units(r, k)

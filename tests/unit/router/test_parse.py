@@ -76,6 +76,15 @@ cubes:
     measures:
       - {name: count, type: count, title: Number of order items}
       - {name: paid_value, type: sum, sql: amount, title: Paid value, filters: [{sql: "{CUBE}.quantity > 0"}]}
+  - name: gifts
+    title: Gifts
+    sql_table: shop.gifts
+    dimensions:
+      - {name: gift_id, sql: gift_id, type: number, primary_key: true}
+      - {name: price, sql: price, type: number, title: Unit price}
+    measures:
+      - {name: top_price, type: max, sql: price, title: Highest unit price}
+      - {name: low_price, type: min, sql: price, title: Lowest unit price}
   - name: nations
     title: Nations
     sql_table: shop.nations
@@ -1277,3 +1286,10 @@ def test_a_verb_of_rows_coming_about_restates_dated_rows(knowledge: Knowledge) -
 def test_a_chinese_verb_of_money_with_a_word_for_money_asks_the_sales(knowledge: Knowledge) -> None:
     r = read(knowledge, "2024年一共卖了多少钱")
     assert r.measures == ["orders.revenue"] and not r.unknown
+
+
+def test_both_superlatives_of_one_column_ask_its_max_and_min(knowledge: Knowledge) -> None:
+    r = read(knowledge, "what's the price of the most expensive gift, and of the cheapest one?")
+    assert r.measures == ["gifts.top_price", "gifts.low_price"] and not r.unknown and not r.refusal
+    r = read(knowledge, "the most and least expensive gifts")
+    assert r.measures == ["gifts.top_price", "gifts.low_price"]
