@@ -495,7 +495,7 @@ respective various specific particular certain possible actual total altogether 
 break breaking carry carries carried stock stocked issue issued issues recorded file filed single ve re ll
 higher lower bigger smaller better worse greater larger fewer level levels tier tiers bucket band
 he him his she her hers theirs itself themselves wrote write writes written run runs ran running
-fly flies flying flew flown three four five six seven eight nine ten two
+fly flies flying flew flown
 inclusive inclusively over
 goods merchandise
 trend trends trending

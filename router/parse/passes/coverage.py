@@ -438,6 +438,13 @@ def _acronym(raw: str, text: str) -> bool:
     return len(raw) > 1 and raw.isupper() and not text.isupper()
 
 
+# "each of the three airports": a number after "the" restates how many there are; any other number word a
+# pass did not use is unknown, as a number is
+_COUNT_RESTATED = re.compile(
+    r"\b(?:the|all|those|these)\s+(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b", re.IGNORECASE
+)
+
+
 def check(q: Question, k: Knowledge) -> None:
     """Words in parentheses restate or define ("late = received after the commit date"): what they name
     is used like any other words, but the rest of them is not unknown."""
@@ -456,6 +463,7 @@ def check(q: Question, k: Knowledge) -> None:
         *_shown_dates(r, k),
         *_units_restated(r, k),
         *_owners_of_values(r, k),
+        *(m.span(1) for m in _COUNT_RESTATED.finditer(r.text)),
     ]
     # "average quantity per line *item*": a word of the title of a cube the answer is about restates it
     scope_words = {w for cube in r.scope() for w in facts.title_words(k.model.cubes[cube])}

@@ -1293,3 +1293,9 @@ def test_both_superlatives_of_one_column_ask_its_max_and_min(knowledge: Knowledg
     assert r.measures == ["gifts.top_price", "gifts.low_price"] and not r.unknown and not r.refusal
     r = read(knowledge, "the most and least expensive gifts")
     assert r.measures == ["gifts.top_price", "gifts.low_price"]
+
+
+def test_a_number_word_no_pass_used_is_unknown_unless_it_restates_a_count(knowledge: Knowledge) -> None:
+    assert "seven" in read(knowledge, "revenue of seven customers").unknown
+    assert not read(knowledge, "revenue by nation for the three nations").unknown
+    assert read(knowledge, "revenue of the top three customers").limit == 3
