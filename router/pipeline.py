@@ -739,7 +739,7 @@ def _with_reading(decision: IntentDecision, reading: Reading | None, env: Detail
         return replace(decision, intent="unsupported", reasons=[*decision.reasons, f"parser: {verdict.refusal}"])
     if reading.intent == decision.intent or (decision.intent == "clarify" and _unasked_rows(reading)):
         return decision  # "can u pull the delay numbers for me": all rows of a table answer no vague question
-    # "how many VIP customers signed up last month, and who are they?": an aggregate and a clause about its rows
+    # "how many members joined last month, and who are they?": an aggregate and a clause about its rows
     intent = (
         "mixed"
         if reading.intent == "aggregate" and verdict.answers and rows_clause(reading.text, [])
