@@ -229,6 +229,8 @@ class Lexicon:
         lowered = text.lower()
         out = []
         for surface, entries in self.by_text.items():
+            if surface not in lowered:  # most are not: no pattern to build
+                continue
             for m in re.finditer(re.escape(surface), lowered):
                 if _bounded(lowered, m.start(), m.end()):
                     out.append((m.start(), m.end(), entries))
