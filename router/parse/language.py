@@ -465,6 +465,8 @@ EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purch
 spending charged ship shipped ships deliver delivered delivers receive received receives join joined joins
 joining hire hired registered signed enrolled move moves moved booked booking add added adds adding gain gained
 gains acquire acquired acquires onboard onboarded""")
+# a rate word right after a name ("late delivery *rate*", "退货*率*")
+RATE_AFTER = re.compile(r"\s*(rates?\b|ratio\b|率)", re.IGNORECASE)
 # the same in Chinese: words of rows coming about ("新增了多少会员": the members dated in the period)
 EVENT_VERBS_ZH = frozenset({"新增", "新加", "新注册", "注册", "加入", "新开", "新签"})
 

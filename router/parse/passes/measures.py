@@ -22,7 +22,7 @@ from typing import Any
 from router.aggregate.measure_match import match_measure, unit_twin
 from router.parse import column_items, facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import MONEY_VERBS, MONEY_VERBS_ZH, names_a_number
+from router.parse.language import MONEY_VERBS, MONEY_VERBS_ZH, RATE_AFTER, names_a_number
 from router.parse.nearby import (
     after,
     before,
@@ -800,9 +800,6 @@ def _segment_counted(r: Reading, k: Knowledge) -> None:
             return
 
 
-_RATE_AFTER = re.compile(r"\s*(rates?\b|ratio\b|率)", re.IGNORECASE)
-
-
 def _segment_rate(r: Reading, k: Knowledge) -> None:
     """ "late delivery rate for each ship mode", "退货率": with no measure named, a rate word right after a
     segment's name asks the model's rate of that segment (``_rate_of``), else its cube's row count, which the
@@ -810,7 +807,7 @@ def _segment_rate(r: Reading, k: Knowledge) -> None:
     if r.measures:
         return
     for m in r.mentions:
-        found = _RATE_AFTER.match(r.text, m.end)
+        found = RATE_AFTER.match(r.text, m.end)
         segments = [s for t in m.of("segment") if (s := k.model.find_member(t.path)) is not None]
         if found is None or not segments or not free(r, m) or not free_span(r, found.span(1)):
             continue
@@ -830,9 +827,11 @@ def _rate_of(k: Knowledge, segment: Any) -> str | None:
     the row count ("1.0 * {late_count} / NULLIF({count}, 0)"), if the model has one."""
     cube = k.model.cubes[segment.cube]
     total = (facts.row_count(k.model, segment.cube) or "").rpartition(".")[2]
-    same = _squeezed(segment.sql)
+    same = facts.column_sql(segment.sql)
     parts = {
-        m.name for m in cube.measures.values() if m.type == "count" and [_squeezed(f) for f in m.filters] == [same]
+        m.name
+        for m in cube.measures.values()
+        if m.type == "count" and [facts.column_sql(f) for f in m.filters] == [same]
     }
     found = [
         m.path
@@ -846,10 +845,6 @@ def _rate_of(k: Knowledge, segment: Any) -> str | None:
         and "-" not in re.sub(r"\{\w+\}", "", m.sql or "")  # not "1 - late / all" (the on-time rate)
     ]
     return found[0] if len(found) == 1 else None
-
-
-def _squeezed(sql: str) -> str:
-    return re.sub(r"\s+", "", sql).lower()
 
 
 def _usage_counted(q: Question, k: Knowledge) -> None:

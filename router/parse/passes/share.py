@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from router.parse.context import Knowledge, Question
-from router.parse.language import COMBINED
+from router.parse.language import COMBINED, RATE_AFTER
 from router.parse.nearby import free
 from router.parse.reading import Filter, Mark, Reading
 
@@ -119,14 +119,11 @@ def _part_after(r: Reading, values: list[Filter], after: int) -> bool:
     return True
 
 
-_RATE = re.compile(r"\s*(rates?\b|ratio\b|率)", re.IGNORECASE)
-
-
 def _segment_rate(r: Reading) -> None:
     """ "late delivery rate (by supplier region)": a rate word right after a segment's name, unused, is the
     share of the rows in the segment (within each group)."""
     for m in r.mentions:
-        found = _RATE.match(r.text, m.end)
+        found = RATE_AFTER.match(r.text, m.end)
         named = [t.path for t in m.of("segment") if t.path in r.segments]
         mark = Mark("share", found.start(1), found.end(1), found.group(1)) if found else None
         if mark is not None and named and free(r, mark):
