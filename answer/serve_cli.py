@@ -20,8 +20,8 @@ def serve(
 
     from answer.api import create_app
     from answer.api.security import keys_required
-    from cubesage_core.cli import bootstrap_or_exit, fail
-    from cubesage_core.db import DatabaseSetupError, api_url
+    from cubesage_core.cli import SETUP_ERRORS, bootstrap_or_exit, fail
+    from cubesage_core.db import api_url
 
     settings = get_settings()
     updates = {k: v for k, v in (("api_host", host), ("api_port", port)) if v is not None}
@@ -29,9 +29,9 @@ def serve(
     admin_url = bootstrap_or_exit(settings)
     try:
         url = api_url(settings, admin_url)  # the API's own role: no superuser rights
-    except DatabaseSetupError as e:
+        app = create_app(settings, database_url=url)  # a model the warehouse cannot serve stops here
+    except SETUP_ERRORS as e:
         raise fail(e) from e
-    app = create_app(settings, database_url=url)
     from answer.keys import list_keys
 
     required = keys_required(settings)

@@ -214,3 +214,26 @@ def test_a_model_that_reads_a_missing_table_is_a_config_error(initialised: tuple
     )
     with pytest.raises(ConfigError, match=r"does not match the warehouse .*no_such_books"):
         Cubesage(settings, url=url)
+
+
+def test_serve_with_a_model_the_warehouse_cannot_serve_prints_one_error_line(
+    initialised: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from pydantic import SecretStr
+
+    from answer import serve_cli
+
+    work, url = initialised
+    shutil.copytree(work / "model", tmp_path / "model")
+    books = tmp_path / "model" / "books.yml"
+    books.write_text(books.read_text().replace("lending.books", "lending.no_such_books"))
+    settings = Settings(
+        database_url=SecretStr(url), warehouse_schemas=["lending"], model_dir=tmp_path / "model", glossary=None
+    )
+    monkeypatch.setattr(serve_cli, "get_settings", lambda: settings)
+    done = CliRunner().invoke(app, ["serve", "--port", "1"])
+    assert done.exit_code == 2, done.output
+    assert "error:" in done.output and "no_such_books" in done.output
+    assert isinstance(done.exception, SystemExit)  # the clear exit, not an exception out of create_app
