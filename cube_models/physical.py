@@ -7,6 +7,7 @@ templated SQL have no single table (None).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import sqlglot
@@ -85,3 +86,11 @@ def _dimension_column(cube: Cube, sql: str) -> str | None:
 
 def _solo(cube: Cube) -> SemanticModel:
     return SemanticModel(cubes={cube.name: cube})
+
+
+def plain_column(cube: str, member_sql: str | None) -> str | None:
+    """The column a member's SQL is: ``name``, ``{CUBE}.name``, ``{orders}.name`` or ``orders.name`` of the
+    cube ``orders`` -> ``name``; None for an expression."""
+    prefix = rf"(?:\{{CUBE\}}\.|\{{{re.escape(cube)}\}}\.|{re.escape(cube)}\.)?"
+    match = re.fullmatch(prefix + r'"?(\w+)"?', (member_sql or "").strip())
+    return match.group(1) if match else None

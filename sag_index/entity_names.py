@@ -1,6 +1,7 @@
 """The names of entity rows (customers, products, places: rows with a label) as an index in PostgreSQL.
 
-``sag.entity_name`` holds one row per surface form: a row's label and other name columns (kind 0), the
+``sag.entity_name`` holds one row per surface form: a row's label and other name columns, or its whole name
+when the model writes it over columns ("first last", then also shown as the row's label; kind 0), the
 first words of its label and its suffixed forms ("浙江" + "省", kind 1), each lower-cased with the row's
 key. It is filled server-side (``INSERT ... SELECT`` from the warehouse table: no row crosses the wire)
 and rebuilt only when the table changed (file node and write counters in ``sag.entity_name_source``).
@@ -26,6 +27,7 @@ from psycopg import sql
 from cubesage_core.db import one
 
 NAME_CAP = 2_000_000  # rows per entity table whose names are indexed (the first by key)
+SURFACES = 2  # the version of ``_surfaces``: a table named by an older one is named again
 
 
 class NameSource(Protocol):
@@ -47,6 +49,8 @@ class NameSource(Protocol):
     def suffixes(self) -> tuple[tuple[str, str], ...]: ...
     @property
     def entity_type(self) -> str: ...
+    @property
+    def name_parts(self) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -73,8 +77,10 @@ def _definition(spec: NameSource, position: int) -> str:
             spec.prefix_words,
             [list(s) for s in spec.suffixes],
             spec.entity_type,
+            list(spec.name_parts),
             position,
             NAME_CAP,
+            SURFACES,
         ]
     )
 
@@ -89,11 +95,23 @@ def _state(conn: psycopg.Connection, spec: NameSource, position: int) -> str:
     return hashlib.sha1(repr((row, _definition(spec, position))).encode()).hexdigest()[:16]
 
 
+def _whole_name(spec: NameSource) -> sql.Composable:
+    """What names a row in answers: its name over columns joined by spaces ("Helena Holý"), else its label."""
+    if spec.name_parts:
+        return sql.SQL("concat_ws(' ', {})").format(
+            sql.SQL(", ").join(sql.SQL("{}::text").format(sql.Identifier(c)) for c in spec.name_parts)
+        )
+    return sql.SQL("{}::text").format(sql.Identifier(str(spec.label)))
+
+
 def _surfaces(spec: NameSource) -> list[tuple[sql.Composable, int]]:
     label = sql.Identifier(str(spec.label))
-    out: list[tuple[sql.Composable, int]] = [
-        (sql.SQL("{}::text").format(sql.Identifier(c)), 0) for c in dict.fromkeys([str(spec.label), *spec.name_columns])
-    ]
+    columns = dict.fromkeys([str(spec.label), *spec.name_columns])
+    if spec.name_parts:  # a part alone ("Mike", "By") names no row: many share it, and some are words
+        columns = {c: None for c in columns if c not in spec.name_parts}
+    out: list[tuple[sql.Composable, int]] = [(sql.SQL("{}::text").format(sql.Identifier(c)), 0) for c in columns]
+    if spec.name_parts:
+        out.append((_whole_name(spec), 0))
     if spec.prefix_words:
         out.append(
             (
@@ -114,13 +132,14 @@ def _fill(conn: psycopg.Connection, spec: NameSource, position: int) -> int:
     values = sql.SQL(", ").join(sql.SQL("({}, {})").format(expr, sql.Literal(kind)) for expr, kind in _surfaces(spec))
     query = sql.SQL(
         "INSERT INTO sag.entity_name (source, surface, kind, key_value, label) "
-        "SELECT {src}, lower(s.surface), s.kind, to_jsonb(t.{key}), t.{label}::text "
+        "SELECT {src}, lower(s.surface), s.kind, to_jsonb(t.{key}), {whole} "
         "FROM (SELECT * FROM {table} ORDER BY {key} LIMIT {cap}) t "
         "CROSS JOIN LATERAL (VALUES {values}) AS s(surface, kind) "
         "WHERE t.{label} IS NOT NULL AND s.surface IS NOT NULL AND s.surface <> ''"
     ).format(
         src=sql.Literal(source),
         key=sql.Identifier(spec.key),
+        whole=_whole_name(spec),
         label=sql.Identifier(str(spec.label)),
         table=sql.Identifier(spec.schema, spec.table),
         cap=sql.Literal(NAME_CAP),

@@ -27,6 +27,7 @@ from psycopg import sql as pgsql
 from sqlglot import exp
 
 from cube_models.model import SemanticModel
+from cube_models.physical import plain_column
 
 MAX_VALUES = 300
 SCAN_ROWS = 1_000_000  # larger tables are read from PostgreSQL's statistics (pg_stats), never scanned
@@ -49,8 +50,8 @@ class ValueIndex:
                 _index_query_cube(conn, cube, index, default_schema, memo)
                 continue
             schema, _, table = cube.sql_table.rpartition(".")
-            for dim in _indexed_dimensions(cube):
-                values = _column_values(conn, (schema or default_schema, table, dim.sql.strip()), memo)
+            for dim, column in _indexed_dimensions(cube):
+                values = _column_values(conn, (schema or default_schema, table, column), memo)
                 if values is None:
                     break  # not a table of this database (a view, another catalog): nothing to index
                 for value in values if len(values) <= MAX_VALUES else []:
@@ -83,12 +84,13 @@ class ValueIndex:
         return [{"member": m, "operator": "equals", "values": v} for m, v in found.items() if v]
 
 
-def _indexed_dimensions(cube: Any) -> list[Any]:
-    return [
-        d
-        for d in cube.dimensions.values()
-        if d.type == "string" and not d.primary_key and d.public and re.fullmatch(r"\w+", (d.sql or "").strip())
-    ]
+def _indexed_dimensions(cube: Any) -> list[tuple[Any, str]]:
+    """The public string dimensions over one plain column (``name``, ``{CUBE}.name``), with that column."""
+    found = []
+    for d in cube.dimensions.values():
+        if d.type == "string" and not d.primary_key and d.public and (column := plain_column(cube.name, d.sql)):
+            found.append((d, column))
+    return found
 
 
 Memo = dict[tuple[str, str, str], "list[str] | None"]  # (schema, table, column) -> values read in this load
@@ -119,12 +121,12 @@ def _index_query_cube(conn: Any, cube: Any, index: ValueIndex, default_schema: s
     sql = (cube.sql or "").strip().rstrip(";")
     if not sql or "{" in sql or not re.match(r"(?is)\s*(?:select|with)\b", sql):
         return
-    for dim in _indexed_dimensions(cube):
-        values = _traced(conn, _sources(sql, dim.sql.strip()), default_schema, memo)
+    for dim, column in _indexed_dimensions(cube):
+        values = _traced(conn, _sources(sql, column), default_schema, memo)
         if values is None:
             query = pgsql.SQL(
                 "SELECT DISTINCT {col} FROM ({sql}) AS cube_rows WHERE {col} IS NOT NULL LIMIT {n}"
-            ).format(col=pgsql.Identifier(dim.sql.strip()), sql=pgsql.SQL(sql), n=pgsql.Literal(MAX_VALUES + 1))
+            ).format(col=pgsql.Identifier(column), sql=pgsql.SQL(sql), n=pgsql.Literal(MAX_VALUES + 1))
             values = _bounded_scan(conn, query)
         for value in values if len(values) <= MAX_VALUES else []:
             index.add(dim.path, value)

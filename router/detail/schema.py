@@ -23,10 +23,11 @@ from sqlglot import exp
 
 from cube_models.export import plain_sql
 from cube_models.model import Cube, SemanticModel, load_model
-from cube_models.physical import Physical, physical_table
+from cube_models.physical import Physical, physical_table, plain_column
 from cubesage_core.settings import Settings
 from router.detail.joins import FkEdge, JoinGraph
 from router.detail.vocabulary import ValueWord, key_reference, word_pattern
+from router.parse import facts
 from sag_index.warehouse import WarehouseMap
 
 DISPLAY_CAP = 8
@@ -95,6 +96,7 @@ class TableSpec:
     prefix_words: int = 0  # also the first N words of a label ("Acme T9" for "Acme T9 drill")
     suffixes: tuple[tuple[str, str], ...] = ()  # (column, suffix): also value + suffix ("浙江" + "省")
     value: str | None = None  # the column its amounts are in (what its cube sums): "claims over 1000"
+    name_parts: tuple[str, ...] = ()  # a name written over columns ("first last"): the row's whole name
 
     @property
     def qualified(self) -> str:
@@ -234,7 +236,7 @@ def _table_specs(
         extra = overrides.get(phys.table, {})
         alias = str(extra.get("alias") or _alias(name, aliases))
         aliases.add(alias)
-        label = extra.get("label") or cube.meta.get("detail_label") or _label(cube, phys)
+        label = extra.get("label") or _meta_label(cube, phys) or _label(cube, phys)
         names = tuple(str(n) for n in extra.get("names") or ([label] if label else []))
         tables[phys.table] = TableSpec(
             table=phys.table,
@@ -251,6 +253,7 @@ def _table_specs(
             prefix_words=int(extra.get("prefix_words") or 0),
             suffixes=tuple((str(c), str(s)) for c, s in (extra.get("suffixes") or {}).items()),
             value=extra.get("value") or _value_column(cube, phys),
+            name_parts=_name_parts(model, cube, phys),
         )
     return tables
 
@@ -361,9 +364,41 @@ def _value_column(cube: Cube, phys: Physical) -> str | None:
     for kind in ("sum", "avg", "max", "min"):
         for measure in cube.measures.values():
             sql = (measure.sql or "").strip()
-            if measure.type == kind and re.fullmatch(r"\w+", sql) and (column := phys.column(sql)):
+            if measure.type == kind and (plain := plain_column(cube.name, sql)) and (column := phys.column(plain)):
                 return column
     return None
+
+
+def _meta_label(cube: Cube, phys: Physical) -> str | None:
+    """The column ``meta.detail_label`` names (a plain-column dimension or a column of the table); None for a
+    dimension that is an expression ("first || ' ' || last"): rows are then named by the first name-like
+    column, as without the key."""
+    named = str(cube.meta.get("detail_label") or "")
+    if named in phys.columns:
+        return phys.columns[named]
+    return named if named and named in phys.columns.values() else None
+
+
+def _name_parts(model: SemanticModel, cube: Cube, phys: Physical) -> tuple[str, ...]:
+    """The columns of the cube's label when it joins columns of its table with spaces or punctuation
+    (``{CUBE}.first_name || ' ' || {CUBE}.last_name``): the whole name of a row ("Helena Holý"); else ()."""
+    path = facts.label(model, cube.name)
+    dim = cube.dimensions.get(path.split(".", 1)[1]) if path else None
+    if dim is None or plain_column(cube.name, dim.sql):
+        return ()
+    try:
+        tree = sqlglot.parse_one(plain_sql(cube, dim.sql, model), read="postgres")
+    except (sqlglot.errors.ParseError, KeyError, ValueError):
+        return ()
+    parts: list[str] = []
+    for node in tree.walk(bfs=False):
+        if isinstance(node, exp.Column):
+            parts.append(phys.column(node.name) or "")
+        elif not isinstance(node, (exp.DPipe, exp.Concat, exp.Literal, exp.Identifier, exp.Paren)) or (
+            isinstance(node, exp.Literal) and node.is_string and node.name.strip(" ,.-")
+        ):
+            return ()  # a function, a subquery or words between the columns: no plain whole name
+    return tuple(parts) if len(parts) >= 2 and all(parts) else ()
 
 
 def _label(cube: Cube, phys: Physical) -> str | None:

@@ -98,6 +98,11 @@ _ABBREVIATED = {
 }
 
 
+def irregular_form(word: str) -> bool:
+    """An irregular verb form ("won", "sold", "paid"): its normal form is another word."""
+    return word.lower() in _IRREGULAR
+
+
 @lru_cache(maxsize=65536)
 def norm_word(raw: str) -> str:
     """ "Customers'", "customer's" and "customers" all read "custom"; "flew" reads "fli" like "flights";

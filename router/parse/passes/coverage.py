@@ -27,7 +27,7 @@ from router.parse.language import (
 from router.parse.nearby import free
 from router.parse.passes.measures import UNIT_WORDS
 from router.parse.reading import Mark, Reading, Span
-from router.parse.text import ASIDE, norm_word, stems, within, words
+from router.parse.text import ASIDE, irregular_form, norm_word, stems, within, words
 from router.understanding.terms import segment
 
 # language words whose meaning changes the numbers: when no pass used them, the reading does not answer
@@ -202,6 +202,10 @@ def _inflects_a_name(word: str, k: Knowledge, particle: str = "") -> bool:
         return True
     if word.endswith(("ed", "ing")) and particle and norm_word(word) + particle in k.lexicon.word_stems:
         return True  # "signed up" beside "Signup date"
+    if word.endswith(("ed", "ing")) and particle == "up":
+        return True  # "racked up", "suited up": a phrasal verb of getting or taking part says nothing more
+    if irregular_form(word) and norm_word(word) in k.lexicon.word_stems:
+        return True  # "has he won" beside "Wins": an irregular form of a name's verb
     if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing", "es", "s")) or UNIT_WORDS.fullmatch(word):
         return False
     return word[:5] in k.lexicon.stems

@@ -238,8 +238,14 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
     if (named := adjective_member(mark.text, r, k, cubes)) is not None:
         return named, "row"  # "tracks longer than 5 minutes": the length, not the tracks' amount
     prior = before(r, mark.span, extra=_LINK)
-    for amounts in (False, True):  # a column named on either side before a named cube's amount
-        for m in (prior, following):
+    # a column named on either side before a named cube's amount; the one right after the number first
+    # ("pitchers with 35+ *saves*": the number is of saves)
+    right_after = (
+        following is not None and following.start >= mark.end and not r.text[mark.end : following.start].strip()
+    )
+    sides = (following, prior) if right_after else (prior, following)
+    for amounts in (False, True):
+        for m in sides:
             member = _numeric(m, k, cubes, rows=r.intent == "detail", amounts=amounts)
             if member is not None and m is not None:
                 r.use(m.span)

@@ -6,6 +6,8 @@
 - A ranked question without a group-by ("top 3 brands by units sold", "营业额最高的3个国家") groups by the
   first other name it ranks.
 - Two or more values of one dimension compared ("video vs audio", "Germany and France") group by it.
+- The rows a question opens with, followed by "with" and a bound ("pitchers with 35+ saves"), are the
+  groups.
 - A name resolves to one of its dimensions, or to the label dimension of a cube it names, preferring one
   joined to the measure's cube, qualified by the cube words before it, whose whole title the question
   holds, a string over a number, a non-key column.
@@ -313,7 +315,33 @@ def choose(q: Question, k: Knowledge) -> None:
     _grouped_names(r, k, cubes)
     _ranked(q, k, cubes)
     _compared_values(r, k, cubes)
+    _counted_with_bound(r, k, cubes)
     _keyed_namesakes(r, k)
+
+
+_WITH_BOUND = re.compile(r"\s+(?:with|who\s+(?:have|had)|that\s+(?:have|had)|having)\s+", re.IGNORECASE)
+LIST_LEAD = re.compile(
+    r"(?:(?:show|list|give|get|find)(?:\s+me)?|which|what|all|the)(?:\s+(?:all|the|of the))*", re.IGNORECASE
+)
+
+
+def _counted_with_bound(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+    """ "pitchers with 35+ saves": the rows a question opens with, followed by "with" and a bound on a
+    measure, are the groups (the dimension the name resolves to; the bound then keeps the groups passing it)."""
+    if r.dimensions or not r.marks_of("bound"):
+        return
+    for m in r.mentions:
+        found = _WITH_BOUND.match(r.text, m.end)
+        if not found or _only_value(m) or {t.path for t in m.of("measure")} & set(r.measures):
+            continue
+        if not any(b.start >= found.end() for b in r.marks_of("bound")):
+            continue
+        if r.text[: m.start].strip(" ,") and not LIST_LEAD.fullmatch(r.text[: m.start].strip()):
+            return  # only the rows the question opens with ("list (all) pitchers with ...")
+        member = resolve([m], r, k, cubes)
+        if member is not None:
+            _add(r, member, [m], "rows bounded")
+        return
 
 
 def _keyed_namesakes(r: Reading, k: Knowledge) -> None:

@@ -37,7 +37,7 @@ from router.parse.nearby import (
 from router.parse.passes import per
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Mark, Mention, Reading, Span, Target
-from router.parse.text import has_cjk, words
+from router.parse.text import has_cjk, irregular_form, words
 
 UNIT_WORDS = re.compile(
     r"\b(?:minutes?|mins?|hours?|seconds?|secs?|days?|ms|milliseconds?|mb|megabytes?|bytes?)\b|"
@@ -75,6 +75,8 @@ def _kind(r: Reading, m: Mention) -> tuple[str | None, list[Mark]]:
         )
     else:  # "how many FURNITURE customers", "average Rock track length": values may stand between
         mark = mark_before(r, (_values_before(r, m), m.end), AGGREGATION) or _trailing_count(r, m)
+        if mark is not None and (head := _counted_head(r, mark)) is not None and head is not m:
+            return None, []  # "how many Cy Young Awards has he *won*": the count is the awards'
     if mark is None or any(o.start <= mark.start and mark.end <= o.end for o in r.marks_of("order")):
         return None, []  # "highest balance first" orders the rows: no maximum asked
     if _predicated(r, m):
@@ -181,12 +183,39 @@ def _fit_rank(member: Any, kind: str | None, weight: int) -> tuple[int, int, int
     return (-weight, 0 if fits else 1, len(member.title or member.name))
 
 
-def _named_measure(m: Mention, kind: str | None, k: Knowledge) -> Any | None:
+def _valued_cubes(r: Reading, m: Mention) -> list[set[str]]:
+    """For each other mention that names only values, the cubes whose dimensions hold them."""
+    return [
+        {t.path.split(".", 1)[0] for t in x.targets}
+        for x in r.mentions
+        if x is not m and x.targets and all(t.kind == "value" for t in x.targets)
+    ]
+
+
+def _misses(k: Knowledge, cube: str, valued: list[set[str]]) -> int:
+    """How many of the values named the cube's measures cannot be filtered by (no join path to any holder)."""
+    reached = facts.reach(k.model, cube)
+    return sum(1 for cubes in valued if not cubes & reached.keys())
+
+
+def _named_measure(r: Reading, m: Mention, kind: str | None, k: Knowledge) -> Any | None:
+    """The measure ``m`` names: one whose cube reaches the values the question names first ("different
+    players for the Boston Red Sox": the players counted over team seasons, not the players' table), then
+    one of a cube the question names ("which pitcher had the most strikeouts"), then ``_fit_rank``."""
     found = [(k.model.find_member(t.path), m.weights.get(t, 1)) for t in m.of("measure")]
     found = [(member, w) for member, w in found if member is not None]
     if not found:
         return None
-    best = min(found, key=lambda pair: _fit_rank(pair[0], kind, pair[1]))[0]
+    valued = _valued_cubes(r, m)
+    named = {t.path for x in r.mentions if x is not m for t in x.of("cube")}  # "which *pitcher* ... strikeouts"
+    best = min(
+        found,
+        key=lambda pair: (
+            _misses(k, pair[0].cube, valued),
+            pair[0].cube not in named,
+            *_fit_rank(pair[0], kind, pair[1]),
+        ),
+    )[0]
     if kind in ("max", "min", "avg", "sum") and best.type not in _TYPE_FIT[kind] and m.of("dimension"):
         return None  # "the biggest departure delay": the column's maximum, not a count its words also name
     return best
@@ -263,14 +292,18 @@ def _twin(k: Knowledge, measure: Any, kind: str) -> tuple[Any | None, str]:
     return (found[0] if found else None), f"{word} of {named.title or named.path}"
 
 
-def _count_of_cube(q: Question, k: Knowledge, cube: str, kind: str) -> str | None:
+def _count_of_cube(q: Question, k: Knowledge, m: Mention, cube: str, kind: str) -> str | None:
     """Rows of ``cube`` counted; with another cube named ("customers who ordered"), that cube's distinct
     count of its key to ``cube``; asked for a period ``cube`` has no date for ("different tracks sold
-    each year"), the distinct count of a dated cube over its key to ``cube``."""
+    each year"), or with values ``cube`` cannot reach ("players for the Boston Red Sox"), the distinct count
+    of a cube that has them over its key to ``cube``."""
     others = _other_cubes(q.reading, cube)
     timed = q.understanding.time_ranges or q.understanding.granularity
     if timed and not k.model.cube_time_dimension(cube):
         others += [c for c in k.model.cubes if c not in others and c != cube and k.model.cube_time_dimension(c)]
+    valued = _valued_cubes(q.reading, m)
+    if _misses(k, cube, valued):
+        others += [c for c in k.model.cubes if c not in others and c != cube and not _misses(k, c, valued)]
     for other in others:
         column = facts.fk_column(k.model, other, cube)
         found = facts.measures_over(k.model, other, column or "", ("count_distinct", "count_distinct_approx"))
@@ -436,6 +469,8 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
     r = q.reading
     if UNIT_WORDS.fullmatch(m.text.strip()) and _UNIT_ASKED.search(r.text[: m.start]):
         return None, [], None  # "in minutes", "多少分钟": the unit the answer is shown in (pass ``units``)
+    if irregular_form(m.text.strip()) and any(_counted_head(r, mark) for mark in r.marks_of("count")):
+        return None, [], None  # "how many Golden Bats were *won*": the verb of the rows counted
     kind, marks = _kind(r, m)
     if _as_rows(q, m, k, kind) or _column_of_rows(q, m, k, kind) or (kind is None and _bounded_column(r, m)):
         return None, [], None
@@ -448,7 +483,7 @@ def _measure_of(q: Question, k: Knowledge, m: Mention) -> tuple[str | None, list
     if cubes and kind is not None and _qualifies(r, m) is not None:
         return None, [], None
     if cubes and kind in ("count", "distinct", "most", "share"):
-        counted = _count_of_cube(q, k, cubes[0].path, "count" if kind == "share" else kind)
+        counted = _count_of_cube(q, k, m, cubes[0].path, "count" if kind == "share" else kind)
         if counted:
             return counted, marks if kind not in ("most", "share") else [], None
     return _of_columns(q, k, m, kind, marks)
@@ -468,7 +503,7 @@ def _groups_named(r: Reading, k: Knowledge, m: Mention) -> bool:
 
 def _named_for(q: Question, k: Knowledge, m: Mention, kind: str | None) -> Any | None:
     """The measure ``m`` names, unless it names rows ranked by it or a count dated through another cube."""
-    named = None if _noun_only(q, m, k, kind) else _named_measure(m, kind, k)
+    named = None if _noun_only(q, m, k, kind) else _named_measure(q.reading, m, kind, k)
     ranking = q.understanding.ranking
     if (
         named is not None
@@ -485,7 +520,7 @@ def _named_for(q: Question, k: Knowledge, m: Mention, kind: str | None) -> Any |
         and not k.model.time_dimension_for(named.path)
     ):
         # "distinct parts shipped in Q4": the lines' distinct parts
-        dated = _count_of_cube(q, k, named.cube, kind or "count")
+        dated = _count_of_cube(q, k, m, named.cube, kind or "count")
         named = k.model.find_member(dated) if dated else named
     return named
 
@@ -783,14 +818,29 @@ def _both_extremes(r: Reading, k: Knowledge) -> None:
     r.notes.append(f"measures {ends[0][0].path}, {ends[1][0].path}: '{highs[0].text}' and '{lows[0].text}'")
 
 
+def _counted_head(r: Reading, mark: Mark) -> Mention | None:
+    """The segment or value a count word counts the rows of: right after it ("how many Cy Young Awards has
+    he won"), naming rows of one cube and no cube or measure, and not a value qualifying the name after it
+    ("how many Rock tracks")."""
+    if mark.kind != "count":
+        return None
+    named = after(r, mark.span)
+    if named is None or named.of("cube", "measure", "dimension") or not named.of("segment", "value"):
+        return None
+    if len({t.cube for t in named.targets}) != 1 or (named.of("value") and not named.of("segment")):
+        return None
+    nxt = after(r, named.span)
+    return named if nxt is None or nxt.start > named.end + 1 else None
+
+
 def _segment_counted(r: Reading, k: Knowledge) -> None:
     """ "How many premium members joined last month", "高级会员有多少": a count word beside a segment's name
     (and no cube's) counts the segment's cube rows; the segment stays to filter them."""
     if r.measures:
         return
     for mark in (m for m in r.marks_of("count") if free(r, m)):
-        named = after(r, mark.span) or before(r, mark.span)
-        if named is None or not named.of("segment") or named.of("cube", "measure", "value"):
+        named = _counted_head(r, mark) or after(r, mark.span) or before(r, mark.span)
+        if named is None or not named.of("segment") or named.of("cube", "measure") or _other_values(named):
             continue
         counted = facts.row_count(k.model, named.of("segment")[0].cube)
         if counted:
@@ -798,6 +848,12 @@ def _segment_counted(r: Reading, k: Knowledge) -> None:
             r.use(mark.span)
             r.notes.append(f"measure {counted}: '{mark.text} {named.text}' counts the segment's rows")
             return
+
+
+def _other_values(named: Mention) -> bool:
+    """Values in a segment's mention of another cube than the segment's (a name shared by two things)."""
+    cubes = {t.cube for t in named.of("segment")}
+    return any(t.cube not in cubes for t in named.of("value"))
 
 
 def _segment_rate(r: Reading, k: Knowledge) -> None:

@@ -1,7 +1,9 @@
 """Pass: which time dimension the question's periods and grain are on.
 
 - "<word of a time dimension's title> <grain>" ("per ship year", "by order month") sets both;
-- a time dimension named ("by ship date", "receipt date in 1997") is the one its periods filter;
+- a time dimension named ("by ship date", "receipt date in 1997") is the one its periods filter; of several
+  of one name, the one dating the measures asked; grouped by ("HR by season") with no grain, its dates
+  are the groups (day grain);
 - a verb naming one ("*shipped* in 1997", "*received* last month", "*ordered* in May": the first four
   letters of the verb begin a word of the dimension's title) does the same when the question has a period.
 Otherwise each measure is dated by its own time dimension (``SemanticModel.time_dimension_for``) and a
@@ -17,7 +19,7 @@ from typing import Any
 from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import EVENT_VERBS, STOPWORDS_EN
-from router.parse.nearby import free
+from router.parse.nearby import free, mark_before
 from router.parse.reading import Reading
 from router.parse.text import ASIDE, name_key, words
 
@@ -73,11 +75,20 @@ def choose(q: Question, k: Knowledge) -> None:
     for m in r.mentions:
         if any(s <= m.start and m.end <= e for s, e in asides):
             continue
-        times = [
-            t.path
-            for t in m.of("dimension")
-            if getattr(k.model.find_member(t.path), "type", "") == "time" and _joined(r, k, t.cube)
-        ]
+        times = _own_first(
+            r,
+            k,
+            [
+                t.path
+                for t in m.of("dimension")
+                if getattr(k.model.find_member(t.path), "type", "") == "time" and _joined(r, k, t.cube)
+            ],
+        )
+        grouped = mark_before(r, m.span, ("group",))
+        if times and free(r, m) and grouped and r.intent == "aggregate" and not (r.granularity or timed):
+            r.granularity, r.time_dimension = "day", times[0]  # "HR by season": one group per date it holds
+            r.use(m.span, grouped.span)
+            continue
         if times and free(r, m) and (timed or r.intent != "detail"):  # a listing shows a date it names
             r.time_dimension = r.time_dimension or times[0]
             r.use(m.span)
@@ -89,6 +100,14 @@ def choose(q: Question, k: Knowledge) -> None:
         _dated(q, k)
     if r.intent == "detail" and not _contiguous(periods):
         r.refuse("rows of separate periods are listed one period at a time: ask for each period")
+
+
+def _own_first(r: Reading, k: Knowledge, times: list[str]) -> list[str]:
+    """Time dimensions of one name ("season" of several cubes): the one dating the measures asked first, then
+    one of their cubes, then the others."""
+    own = {k.model.time_dimension_for(m) for m in r.measures}
+    cubes = {m.split(".", 1)[0] for m in r.measures}
+    return sorted(times, key=lambda t: (t not in own, t.split(".", 1)[0] not in cubes))
 
 
 def _lone_listed_date(r: Reading, k: Knowledge) -> str | None:

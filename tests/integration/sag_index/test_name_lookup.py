@@ -28,6 +28,7 @@ class Spec:
     prefix_words: int = 0
     suffixes: tuple[tuple[str, str], ...] = ()
     entity_type: str = "member"
+    name_parts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,16 @@ def test_names_are_indexed_once_and_rebuilt_when_the_table_changes(members: str)
         directory = EntityDirectory.load(conn, catalog)
     assert [m.key_value for m in directory.match("what did Grace Hopper buy")] == [3]
     assert directory.match("what did Alan Turing buy") == []
+
+
+def test_a_name_written_over_columns_is_named_whole_and_a_part_alone_names_no_row(members: str) -> None:
+    with db.connection(members) as conn:
+        conn.execute(f"CREATE TABLE {SCHEMA}.players (player_id text PRIMARY KEY, first text, last text)")
+        conn.execute(f"INSERT INTO {SCHEMA}.players VALUES ('a1', 'By', 'Speece'), ('t1', 'Mike', 'Trout')")
+        spec = Spec("players", key="player_id", label="first", name_columns=("first",), name_parts=("first", "last"))
+        directory = EntityDirectory.load(conn, Catalog([spec]))
+    assert [(m.key_value, m.label) for m in directory.match("Mike Trout's batting average")] == [("t1", "Mike Trout")]
+    assert directory.match("top 5 teams by wins") == [] and directory.match("how did Mike do") == []
 
 
 def test_a_table_no_longer_in_the_catalog_loses_its_names(members: str) -> None:

@@ -110,7 +110,11 @@ def _business_words() -> set[str]:
     for glossary in [REPO_ROOT / "demo" / "glossary.yaml", *sorted((REPO_ROOT / "warehouses").glob("*/glossary.yaml"))]:
         terms = (yaml.safe_load(glossary.read_text(encoding="utf-8")) or {}).get("terms", [])
         words |= {t["term"].lower() for t in terms if re.fullmatch(r"[A-Za-z]{3,}", str(t.get("term", "")))}
-    return words - QUERY_LANGUAGE - {f"{w}s" for w in QUERY_LANGUAGE}
+    return words - QUERY_LANGUAGE - {f"{w}s" for w in QUERY_LANGUAGE} - _PLAIN_ENGLISH
+
+
+# words of cube titles that are plain English in any prompt ("Players and people": "names of people")
+_PLAIN_ENGLISH = {"and", "or", "of", "the", "by", "per", "for", "in", "on", "to", "with", "people"}
 
 
 def _own_text(signature: type) -> str:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from router.aggregate.values import ValueIndex, _sources
+from pathlib import Path
+
+from cube_models.model import load_model
+from router.aggregate.values import ValueIndex, _indexed_dimensions, _sources
 
 
 def index() -> ValueIndex:
@@ -57,3 +60,27 @@ def test_a_select_cubes_columns_are_traced_to_the_tables_each_branch_reads() -> 
     assert _sources("SELECT upper(c) AS c FROM s.t", "c") is None  # computed
     assert _sources("SELECT x.c FROM (SELECT c FROM s.t WHERE c <> 'a') AS x", "c") is None  # a subquery
     assert _sources("SELECT c FROM s.t JOIN s.u ON s.t.id = s.u.id", "c") is None  # which table is unknown
+
+
+def test_dimensions_over_a_column_are_indexed_however_the_column_is_written(tmp_path: Path) -> None:
+    (tmp_path / "m.yml").write_text("""
+cubes:
+  - name: teams
+    sql_table: league.teams
+    dimensions:
+      - {name: id, sql: id, type: number, primary_key: true}
+      - {name: name, sql: "{CUBE}.name", type: string}
+      - {name: park, sql: park, type: string}
+      - {name: label, sql: "{CUBE}.city || ' ' || {CUBE}.name", type: string}
+""")
+    cube = load_model(tmp_path).cubes["teams"]
+    assert [(d.name, column) for d, column in _indexed_dimensions(cube)] == [("name", "name"), ("park", "park")]
+
+
+def test_a_plain_column_is_read_through_cube_references() -> None:
+    from cube_models.physical import plain_column
+
+    for sql in ("name", "{CUBE}.name", "{teams}.name", "teams.name", ' "name" '):
+        assert plain_column("teams", sql) == "name", sql
+    for sql in ("{CUBE}.first || ' ' || {CUBE}.last", "upper(name)", "{players}.name", None):
+        assert plain_column("teams", sql) is None, sql

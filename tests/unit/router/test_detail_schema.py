@@ -114,6 +114,26 @@ cubes:
     assert not word.pattern.search("memory")
 
 
+def test_meta_label_names_a_dimension_its_column_or_else_a_name_column(tmp_path: Path) -> None:
+    def label(detail_label: str) -> str | None:
+        (tmp_path / "m.yml").write_text(f"""
+cubes:
+  - name: people
+    sql_table: club.people
+    meta: {{detail_label: {detail_label}}}
+    dimensions:
+      - {{name: id, sql: id, type: number, primary_key: true}}
+      - {{name: full_name, sql: "{{CUBE}}.name_first || ' ' || {{CUBE}}.name_last", type: string}}
+      - {{name: name_first, sql: name_first, type: string}}
+      - {{name: nickname, sql: "{{CUBE}}.nick", type: string}}
+""")
+        return build_catalog(load_model(tmp_path)).tables["people"].label
+
+    assert label("nickname") == "nick"  # a dimension: its column
+    assert label("nick") == "nick"  # a column of a dimension
+    assert label("full_name") == "name_first"  # an expression is no column: the first name-like column
+
+
 def test_word_pattern_bounds_latin_words_only() -> None:
     pattern = word_pattern(["late delivery", "延迟"], spaced=True)
     assert pattern.search("a late_delivery refund") and pattern.search("配送延迟了")

@@ -1,0 +1,134 @@
+"""The fast parser on a small league model written in Cube's ``{CUBE}.column`` style, with facts that reach
+the teams and players only through joins: which of several same-named measures and time dimensions a
+question means, counts of named things, rows bounded by a measure, and verbs that say nothing more."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from cube_models.model import load_model
+from router.parse import Knowledge, build_lexicon, parse
+from router.parse.reading import Reading
+from router.understanding import understand
+
+TODAY = date(2021, 1, 1)
+MODEL = """
+cubes:
+  - name: people
+    title: Players
+    sql_table: league.people
+    dimensions:
+      - {name: player_id, sql: "{CUBE}.player_id", type: string, primary_key: true}
+      - {name: full_name, sql: "{CUBE}.name_first || ' ' || {CUBE}.name_last", type: string, title: Player}
+      - {name: debut, sql: "{CUBE}.debut", type: time, title: Debut}
+    measures:
+      - {name: count, type: count, title: Players}
+  - name: teams
+    title: Team seasons
+    sql_table: league.teams
+    dimensions:
+      - {name: team_key, sql: "{CUBE}.team_id || '-' || {CUBE}.year_id", type: string, primary_key: true}
+      - {name: name, sql: "{CUBE}.name", type: string, title: Team name}
+      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}
+    measures:
+      - {name: count, type: count, title: Team seasons}
+  - name: batting
+    title: Batting lines
+    sql_table: league.batting
+    joins:
+      - {name: people, relationship: many_to_one, sql: "{CUBE}.player_id = {people}.player_id"}
+      - name: teams
+        relationship: many_to_one
+        sql: "{CUBE}.team_id = {teams}.team_id AND {CUBE}.year_id = {teams}.year_id"
+    dimensions:
+      - {name: line_key, sql: "{CUBE}.player_id || '-' || {CUBE}.year_id", type: string, primary_key: true}
+      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}
+    measures:
+      - {name: players, type: count_distinct, sql: "{CUBE}.player_id", title: Players}
+      - {name: home_runs, type: sum, sql: "{CUBE}.hr", title: Home runs}
+      - {name: wins, type: sum, sql: "{CUBE}.w", title: Wins}
+      - {name: strikeouts, type: sum, sql: "{CUBE}.so", title: Strikeouts}
+  - name: pitching
+    title: Pitchers
+    sql_table: league.pitching
+    joins:
+      - {name: people, relationship: many_to_one, sql: "{CUBE}.player_id = {people}.player_id"}
+    dimensions:
+      - {name: line_key, sql: "{CUBE}.player_id || '-' || {CUBE}.year_id", type: string, primary_key: true}
+      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}
+    measures:
+      - {name: strikeouts, type: sum, sql: "{CUBE}.so", title: Strikeouts}
+  - name: awards
+    title: Awards
+    sql_table: league.awards
+    joins:
+      - {name: people, relationship: many_to_one, sql: "{CUBE}.player_id = {people}.player_id"}
+    dimensions:
+      - {name: award_key, sql: "{CUBE}.player_id || {CUBE}.award || {CUBE}.year_id", type: string, primary_key: true}
+      - {name: award, sql: "{CUBE}.award", type: string, title: Award}
+      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}
+    measures:
+      - {name: count, type: count, title: Awards won}
+    segments:
+      - {name: golden, sql: "{CUBE}.award = 'Golden Bat'", title: Golden Bat}
+"""
+
+
+@dataclass
+class Values:
+    surfaces: dict[str, list[tuple[str, str]]] = field(
+        default_factory=lambda: {
+            "red socks": [("teams.name", "Red Socks")],
+            "golden bat": [("awards.award", "Golden Bat")],
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
+    folder: Path = tmp_path_factory.mktemp("league")
+    (folder / "league.yml").write_text(MODEL, encoding="utf-8")
+    model = load_model(folder)
+    return Knowledge(model, build_lexicon(model, [], Values()))
+
+
+def read(knowledge: Knowledge, question: str) -> Reading:
+    return parse(understand(question, TODAY), knowledge)
+
+
+def test_of_measures_named_alike_the_one_whose_cube_reaches_the_values(knowledge: Knowledge) -> None:
+    r = read(knowledge, "How many different players played for the Red Socks in 2018?")
+    assert r.measures == ["batting.players"]  # not the players' own row count, which no team reaches
+    assert [(f.member, f.values) for f in r.filters] == [("teams.name", ["Red Socks"])]
+
+
+def test_grouped_by_a_time_dimension_many_cubes_name_alike(knowledge: Knowledge) -> None:
+    r = read(knowledge, "home runs by season for the Red Socks")
+    assert (r.time_dimension, r.granularity) == ("batting.season", "day")  # the measure's own, one group a date
+    assert not r.unknown
+
+
+def test_a_count_word_before_a_named_thing_counts_its_rows_not_a_later_verb(knowledge: Knowledge) -> None:
+    r = read(knowledge, "How many Golden Bats were won in 2019?")
+    assert r.measures == ["awards.count"] and not r.unknown  # "won" is no request for the wins
+
+
+def test_phrasal_verbs_say_nothing_more(knowledge: Knowledge) -> None:
+    r = read(knowledge, "which player racked up the most home runs in 2019?")
+    assert "racked" not in r.unknown and r.measures == ["batting.home_runs"]
+
+
+def test_a_cube_the_question_names_chooses_among_measures_named_alike(knowledge: Knowledge) -> None:
+    assert read(knowledge, "which pitcher had the most strikeouts in 2019").measures == ["pitching.strikeouts"]
+
+
+def test_a_bound_right_before_a_name_is_of_that_name_and_the_opening_rows_are_the_groups(
+    knowledge: Knowledge,
+) -> None:
+    r = read(knowledge, "players with 30+ home runs in 2019")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("batting.home_runs", "gte", ["30"])]
+    assert r.dimensions == ["people.full_name"] and not r.refusal
