@@ -73,6 +73,9 @@ def load(
         _check_events(text, max_depth=max_depth, max_aliases=max_aliases, max_nodes=max_nodes)
         return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as err:
-        raise YamlLimitError(f"not valid YAML: {str(err).splitlines()[0]}") from err
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        hint = " (quote a text that holds ': ')" if "mapping values are not allowed" in str(err) else ""
+        raise YamlLimitError(f"not valid YAML{where}: {str(err).splitlines()[0]}{hint}") from err
     except RecursionError as err:
         raise YamlLimitError(f"nested deeper than {max_depth} levels") from err

@@ -28,6 +28,7 @@ import re
 from functools import lru_cache
 
 from router.parse.reading import Mark
+from router.parse.text import norm_word
 from router.understanding._calendar import parse_number
 
 _F = re.IGNORECASE
@@ -461,6 +462,16 @@ MONEY_VERBS_ZH: dict[str, tuple[str, ...]] = {
 
 # verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
 # a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
+# irregular verbs whose noun names a column ("born in 1960" is the birth date, "Japanese-born" the birth country)
+NOUN_OF_VERB = {"born": "birth", "died": "death", "sold": "sale", "bought": "purchase"}
+
+
+def noun_of_verb(raw: str, norm: str) -> str:
+    """The normalised noun an irregular verb names ("born" -> birth), else the word's own ``norm``."""
+    noun = NOUN_OF_VERB.get(raw.lower())
+    return norm_word(noun) if noun else norm
+
+
 EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends
 spending charged ship shipped ships deliver delivered delivers receive received receives join joined joins
 joining hire hired registered signed enrolled move moves moved booked booking add added adds adding gain gained

@@ -563,12 +563,14 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
     """Values a word derives from ("Brazilian" -> BRAZIL, "German" -> GERMANY, "Canadian" -> CANADA): its
     first letters (all but three, at least four) begin the value, or the value (four letters or more)
     begins it; or the first word of a longer value ("Frontier" -> "Frontier Airlines Inc."); only when
-    exactly one value does."""
+    exactly one value does. Else the last word of longer values of one column, all of them ("Cubs" ->
+    "Chicago Cubs", "Dodgers" -> "Brooklyn Dodgers" and "Los Angeles Dodgers")."""
     lowered = word.lower()
     head = lowered[: max(4, len(lowered) - 3)]
     first = norm_word(word)
     derived: set[Target] = set()
     first_of: set[Target] = set()
+    last_of: set[Target] = set()
     for key, entries in lex.by_words.items():
         for entry in entries:
             if entry.target.kind != "value" or not str(entry.target.value)[:1].isupper():
@@ -577,11 +579,30 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
                 derived.add(entry.target)
             elif len(key) > 1 and key[0] == first:  # "Frontier" -> "Frontier Airlines Inc."
                 first_of.add(entry.target)
+            elif len(key) > 1 and key[-1] == first and len(lowered) >= 4:  # "Cubs" -> "Chicago Cubs"
+                last_of.add(entry.target)
+    base = re.sub(r"['’]s?$", "", lowered)
+    as_written = [
+        {t for t in first_of if str(t.value).split()[0].lower() == base},
+        {t for t in last_of if str(t.value).split()[-1].lower() == base},  # "Dodgers", not "Dodger Stadium"
+    ]
     # a place's own name first ("Brazilian" -> Brazil, though an album title begins "Brazilian ...")
-    for found in (derived, first_of):
+    for found in (derived, as_written[0], as_written[1] - as_written[0], first_of, last_of):
+        if found is last_of or found is as_written[1]:
+            return _all_of_one_column(found)
         if found:
             return list(found) if len({t.value for t in found}) == 1 else []  # one value, maybe in several columns
     return []
+
+
+def _all_of_one_column(targets: set[Target]) -> list[Target]:
+    """Values sharing a last word, when each column holding them holds the same ones ("Dodgers": Los Angeles
+    and Brooklyn Dodgers, team names and franchise names alike); else none."""
+    by_column: dict[str, set[str]] = {}
+    for t in targets:
+        by_column.setdefault(t.path, set()).add(str(t.value))
+    same = len(set(map(frozenset, by_column.values()))) == 1
+    return sorted(targets, key=lambda t: (t.path, str(t.value))) if same else []
 
 
 def _add_translations(lex: Lexicon) -> None:

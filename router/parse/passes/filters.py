@@ -21,7 +21,15 @@ from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import HOW_MANY_UNITS, MONEY_VERBS, STOPWORDS_EN, UNIT_SECONDS, number_text, title_unit
+from router.parse.language import (
+    HOW_MANY_UNITS,
+    MONEY_VERBS,
+    STOPWORDS_EN,
+    UNIT_SECONDS,
+    noun_of_verb,
+    number_text,
+    title_unit,
+)
 from router.parse.nearby import after, before, close, free, restated, words_before
 from router.parse.passes.listing import column_spans, in_column_list
 from router.parse.passes.order import adjective_member
@@ -46,7 +54,7 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge, rivals: set[st
     named_cubes = {c.path for x in r.mentions if x is not m for c in x.of("cube")}
     named_cubes |= set(r.scope())
     member = k.model.find_member(t.path)
-    near = {w.norm for w in words(r.text[max(0, m.start - 30) : m.end + 30])}
+    near = {noun_of_verb(w.raw, w.norm) for w in words(r.text[max(0, m.start - 30) : m.end + 30])}  # "-born"
     score = 1.0 if t.source == "glossary" else 0.0
     qualifier = before(r, m.span)
     qualified = (
@@ -55,7 +63,7 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge, rivals: set[st
         and any(c.path == t.cube for c in qualifier.of("cube"))
     )
     own_row = t.path == facts.label(k.model, t.cube, r.language) and bool(rivals - {t.cube}) and not qualified
-    asked = named_cubes | {n.cube for x in r.mentions if x is not m for n in x.of("measure")}
+    asked = named_cubes | {path.split(".", 1)[0] for path in r.measures}
     score += 2.0 if t.cube in named_cubes and not own_row else 0.0
     score += 0.5 if own_row and _owner(k, t.cube, asked) else 0.0
     title = set(name_key(getattr(member, "title", "") or "")) - {"name"}
@@ -68,8 +76,20 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge, rivals: set[st
 
 
 def _owner(k: Knowledge, cube: str, asked: set[str]) -> bool:
-    """Rows of an ``asked`` cube belong to ``cube`` (a many-to-one join to it)."""
-    return bool(k.model.referrers(cube) & asked)
+    """Rows of an ``asked`` cube belong to ``cube`` (a many-to-one join to it, or a path of them: a track's
+    artist through its album)."""
+    return any(a != cube and cube in _many_to_one(k, a) for a in asked)
+
+
+def _many_to_one(k: Knowledge, start: str) -> set[str]:
+    """The cubes ``start``'s rows belong to, along many-to-one joins (an invoice line's track, album, artist)."""
+    seen, todo = {start}, [start]
+    while todo:
+        for join in k.model.cubes[todo.pop()].joins:
+            if join.relationship == "many_to_one" and join.target in k.model.cubes and join.target not in seen:
+                seen.add(join.target)
+                todo.append(join.target)
+    return seen
 
 
 def _excluded(r: Reading, m: Mention) -> Mark | None:

@@ -1,7 +1,8 @@
 """Pass: literals the lexicon does not know ("Clerk#000000286", "Supplier#000000135's", "ECONOMY ANODIZED
 STEEL") looked up in the warehouse (``router.parse.probe``): where a string dimension holds one, it is a
 value of that dimension, and replaces the shorter names found inside it ("Clerk", "Supplier"); and
-capitalised words derived from one value ("Brazilian suppliers", "German customers": ``value_stems``), and a
+capitalised words derived from one value ("Brazilian suppliers", "German customers": ``value_stems``) or the
+last word of values of one column ("Cubs wins": Chicago Cubs), and a
 lower-case possessive that is a value's first word ("mesa's flights"); plurals of a value written as one word
 ("turboprops": Turbo-prop); the first word of several values of one dimension ("JUMBO containers": JUMBO BOX,
 JUMBO BAG, ...)."""
@@ -36,11 +37,16 @@ def _derived(q: Question, k: Knowledge) -> None:
         if targets and (
             _demonym_of(targets, word)
             if plain
-            else loose or _first_word_of(targets, word) or _demonym_of(targets, word)
+            else loose or _first_word_of(targets, word) or _last_word_of(targets, word) or _demonym_of(targets, word)
         ):
             r.mentions.append(Mention(span[0], span[1], word, targets, {t: 2 for t in targets}))
             r.notes.append(f"{word!r} read as {targets[0].value!r} of {targets[0].path}")
     r.mentions.sort(key=lambda x: x.start)
+
+
+def _last_word_of(targets: list[Target], word: str) -> bool:
+    key = norm_word(word)
+    return all(str(t.value or "").split()[-1:] and norm_word(str(t.value).split()[-1]) == key for t in targets)
 
 
 def _first_word_of(targets: list[Target], word: str) -> bool:

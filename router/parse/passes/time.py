@@ -18,7 +18,7 @@ from typing import Any
 
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import EVENT_VERBS, STOPWORDS_EN
+from router.parse.language import EVENT_VERBS, STOPWORDS_EN, noun_of_verb
 from router.parse.nearby import free, mark_before
 from router.parse.reading import Reading
 from router.parse.text import ASIDE, name_key, words
@@ -35,10 +35,6 @@ def _asides(r: Reading) -> list[tuple[int, int]]:
     return [a.span() for a in ASIDE.finditer(r.text)]
 
 
-# irregular verbs whose noun names the date: "born in 1960" is the birth date
-_NOUN_OF = {"born": "birth", "died": "death", "sold": "sale", "bought": "purchase"}
-
-
 def _by_verb(r: Reading, k: Knowledge) -> str | None:
     times = [d for d in k.model.dimensions() if d.type == "time" and d.public and _joined(r, k, d.cube)]
     skipped = [*r.used, *(x.span for x in r.mentions), *_asides(r)]
@@ -49,7 +45,7 @@ def _by_verb(r: Reading, k: Knowledge) -> str | None:
         if m is None:  # "did we hire", "did we ship": the word itself is a word of one time dimension's title
             if len(w.norm) < 3 or (w.raw.lower() in STOPWORDS_EN and w.raw.lower() not in EVENT_VERBS):
                 continue
-            said = _NOUN_OF.get(w.raw.lower(), w.norm)  # "born": Birth date
+            said = noun_of_verb(w.raw, w.norm)  # "born": Birth date
             found = [d for d in times if said in set(name_key(d.title or d.name)) - {"date", "time"}]
         else:
             stem = m.group(1)[:4]

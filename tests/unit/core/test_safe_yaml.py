@@ -31,6 +31,8 @@ def test_limits_and_errors() -> None:
         safe_yaml.load("a: &r [*r]")
     with pytest.raises(safe_yaml.YamlLimitError, match="not valid YAML"):
         safe_yaml.load("a: [b")
+    with pytest.raises(safe_yaml.YamlLimitError, match=r"line 2, column 18\).*quote a text"):
+        safe_yaml.load("a: 1\ndescription: Name: the thing")
     with pytest.raises(safe_yaml.YamlLimitError):
         safe_yaml.load("!!python/object/apply:os.system ['true']")
 

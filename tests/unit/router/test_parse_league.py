@@ -25,17 +25,28 @@ cubes:
       - {name: player_id, sql: "{CUBE}.player_id", type: string, primary_key: true}
       - {name: full_name, sql: "{CUBE}.name_first || ' ' || {CUBE}.name_last", type: string, title: Player}
       - {name: debut, sql: "{CUBE}.debut", type: time, title: Debut}
+      - {name: death_country, sql: "{CUBE}.death_country", type: string, title: Death country}
+      - {name: birth_country, sql: "{CUBE}.birth_country", type: string, title: Birth country}
     measures:
       - {name: count, type: count, title: Players}
+  - name: franchises
+    title: Franchises
+    sql_table: league.franchises
+    dimensions:
+      - {name: franch_id, sql: "{CUBE}.franch_id", type: string, primary_key: true}
+      - {name: franch_name, sql: "{CUBE}.franch_name", type: string, title: Franchise}
   - name: teams
     title: Team seasons
     sql_table: league.teams
+    joins:
+      - {name: franchises, relationship: many_to_one, sql: "{CUBE}.franch_id = {franchises}.franch_id"}
     dimensions:
       - {name: team_key, sql: "{CUBE}.team_id || '-' || {CUBE}.year_id", type: string, primary_key: true}
       - {name: name, sql: "{CUBE}.name", type: string, title: Team name}
       - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}
     measures:
       - {name: count, type: count, title: Team seasons}
+      - {name: team_wins, type: sum, sql: "{CUBE}.w", title: Wins}
   - name: batting
     title: Batting lines
     sql_table: league.batting
@@ -50,7 +61,7 @@ cubes:
     measures:
       - {name: players, type: count_distinct, sql: "{CUBE}.player_id", title: Players}
       - {name: home_runs, type: sum, sql: "{CUBE}.hr", title: Home runs}
-      - {name: wins, type: sum, sql: "{CUBE}.w", title: Wins}
+      - {name: wins, type: sum, sql: "{CUBE}.w", title: Wins (batting)}
       - {name: strikeouts, type: sum, sql: "{CUBE}.so", title: Strikeouts}
   - name: pitching
     title: Pitchers
@@ -84,6 +95,8 @@ class Values:
         default_factory=lambda: {
             "red socks": [("teams.name", "Red Socks")],
             "golden bat": [("awards.award", "Golden Bat")],
+            "japan": [("people.death_country", "Japan"), ("people.birth_country", "Japan")],
+            "chicago bears": [("teams.name", "Chicago Bears"), ("franchises.franch_name", "Chicago Bears")],
         }
     )
 
@@ -132,3 +145,17 @@ def test_a_bound_right_before_a_name_is_of_that_name_and_the_opening_rows_are_th
     r = read(knowledge, "players with 30+ home runs in 2019")
     assert [(f.member, f.operator, f.values) for f in r.filters] == [("batting.home_runs", "gte", ["30"])]
     assert r.dimensions == ["people.full_name"] and not r.refusal
+
+
+def test_a_verb_whose_noun_titles_a_dimension_chooses_the_dimension_of_a_value(knowledge: Knowledge) -> None:
+    r = read(knowledge, "how many players were born in Japan")
+    assert [(f.member, f.values) for f in r.filters] == [("people.birth_country", ["Japan"])]
+
+
+def test_the_last_word_of_a_value_names_it_and_a_name_the_asked_rows_share_with_their_owner_is_the_owners(
+    knowledge: Knowledge,
+) -> None:
+    r = read(knowledge, "Bears wins in 2016 vs 2017?")
+    assert any(n.startswith("'Bears' read as 'Chicago Bears'") for n in r.notes)
+    # the team seasons asked belong to the franchise that bears the name (as a track's artist, through its album)
+    assert [(f.member, f.values) for f in r.filters] == [("franchises.franch_name", ["Chicago Bears"])]
