@@ -63,7 +63,7 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge, rivals: set[st
         and any(c.path == t.cube for c in qualifier.of("cube"))
     )
     own_row = t.path == facts.label(k.model, t.cube, r.language) and bool(rivals - {t.cube}) and not qualified
-    asked = named_cubes | {path.split(".", 1)[0] for path in r.measures}
+    asked = named_cubes | {n.cube for x in r.mentions if x is not m for n in x.of("measure")}
     score += 2.0 if t.cube in named_cubes and not own_row else 0.0
     score += 0.5 if own_row and _owner(k, t.cube, asked) else 0.0
     title = set(name_key(getattr(member, "title", "") or "")) - {"name"}
@@ -76,20 +76,8 @@ def _value_score(t: Target, m: Mention, r: Reading, k: Knowledge, rivals: set[st
 
 
 def _owner(k: Knowledge, cube: str, asked: set[str]) -> bool:
-    """Rows of an ``asked`` cube belong to ``cube`` (a many-to-one join to it, or a path of them: a track's
-    artist through its album)."""
-    return any(a != cube and cube in _many_to_one(k, a) for a in asked)
-
-
-def _many_to_one(k: Knowledge, start: str) -> set[str]:
-    """The cubes ``start``'s rows belong to, along many-to-one joins (an invoice line's track, album, artist)."""
-    seen, todo = {start}, [start]
-    while todo:
-        for join in k.model.cubes[todo.pop()].joins:
-            if join.relationship == "many_to_one" and join.target in k.model.cubes and join.target not in seen:
-                seen.add(join.target)
-                todo.append(join.target)
-    return seen
+    """Rows of an ``asked`` cube belong to ``cube`` (a many-to-one join to it)."""
+    return bool(k.model.referrers(cube) & asked)
 
 
 def _excluded(r: Reading, m: Mention) -> Mark | None:
