@@ -5,6 +5,7 @@ phrases ("per ship year", "by order month")."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from router.parse import language
 from router.parse.context import Knowledge, Question
@@ -154,9 +155,46 @@ def _shared_heads(text: str, names: list[Mention], k: Knowledge) -> list[Mention
     return out
 
 
+_UNITS = ("year", "quarter", "month", "week", "day")
+_RELATIVE = r"(last|this|previous|next|current|past)"
+
+
+def _period_words(k: Knowledge) -> dict[str, str | None]:
+    """One-word names of time dimensions ("season") -> the calendar word the model also calls one of them
+    ("year"), else None."""
+    out: dict[str, str | None] = {}
+    for dim in (d for d in k.model.dimensions() if d.type == "time" and d.public):
+        names = {str(n).lower() for n in [dim.title or dim.name, *(dim.meta.get("synonyms") or [])]}
+        unit = next((u for u in _UNITS if u in names), None)
+        for word in (n for n in names if re.fullmatch(r"[a-z]{3,}", n) and n not in (*_UNITS, "date", "time")):
+            out[word] = out.get(word) or unit
+    return out
+
+
+def _model_periods(q: Question, k: Knowledge) -> list[tuple[int, int]]:
+    """ "last season" where the model names a time dimension "Season" and also calls it "year": the period
+    its calendar word would be ("last year"), added to the question's periods."""
+    r = q.reading
+    spans: list[tuple[int, int]] = []
+    for word, unit in sorted(_period_words(k).items()):
+        for found in re.finditer(rf"\b{_RELATIVE}\s+{word}s?\b", r.text, re.IGNORECASE):
+            if any(overlaps(found.span(), t) for t in [*r.time_spans, *spans]):
+                continue
+            if unit is None:
+                continue  # "the last hired", "last date": a latest one, no period the model defines
+            ranges = extract_time(f"{found.group(1)} {unit}", r.today).ranges
+            if len(ranges) != 1:
+                continue
+            spans.append(found.span())
+            if all(t.phrase != found.group(0) for t in q.understanding.time_ranges):  # read once
+                q.understanding.time_ranges.append(replace(ranges[0], phrase=found.group(0)))
+    return spans
+
+
 def collect(q: Question, k: Knowledge) -> None:
     r = q.reading
     r.time_spans = _time_spans(r)
+    r.time_spans += _model_periods(q, k)
     r.use(*r.time_spans)
     grains = _dimension_grains(r, k)
     free = [*r.time_spans, *(g.span for g in grains)]

@@ -157,3 +157,21 @@ def test_the_last_word_of_a_value_names_it_and_a_value_two_cubes_hold_is_asked(k
     assert any(n.startswith("'Bears' read as 'Chicago Bears'") for n in r.notes)
     # a team's name and its franchise's, or a self-titled album and its artist: which is meant is asked
     assert r.refusal and "Team name" in r.refusal and "Franchise" in r.refusal
+
+
+def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tmp_path: Path) -> None:
+    (tmp_path / "league.yml").write_text(
+        MODEL.replace(
+            '      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}\n'
+            "    measures:\n      - {name: players",
+            '      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season,'
+            " meta: {synonyms: [year]}}\n    measures:\n      - {name: players",
+        ),
+        encoding="utf-8",
+    )
+    model = load_model(tmp_path)
+    k = Knowledge(model, build_lexicon(model, [], Values()))
+    u = understand("most home runs last season", TODAY)
+    r = parse(u, k)
+    assert [(t.start, t.end) for t in u.time_ranges] == [(date(2020, 1, 1), date(2020, 12, 31))]
+    assert r.measures == ["batting.home_runs"] and not r.unknown
