@@ -77,11 +77,21 @@ class ValueIndex:
                 start, end = m.span()
                 if any(s < end and start < e for s, e in taken) or not _bounded(lowered, start, end):
                     continue
+                written = text[start:end]
+                pairs = [(m, v) for m, v in self.surfaces[surface] if _as_written(v, written)]
+                if not pairs:
+                    continue
                 taken.append((start, end))
-                for member, value in self.surfaces[surface]:
+                for member, value in pairs:
                     if member not in skip_members and value not in found.setdefault(member, []):
                         found[member].append(value)
         return [{"member": m, "operator": "equals", "values": v} for m, v in found.items() if v]
+
+
+def _as_written(value: str, written: str) -> bool:
+    """A short upper-case code ("IN", "OR", "AL") is a value only where the question writes it so, not the
+    word "in"."""
+    return not (value.isupper() and len(value) <= 3) or written == value
 
 
 def _indexed_dimensions(cube: Any) -> list[tuple[Any, str]]:

@@ -84,3 +84,13 @@ def test_a_plain_column_is_read_through_cube_references() -> None:
         assert plain_column("teams", sql) == "name", sql
     for sql in ("{CUBE}.first || ' ' || {CUBE}.last", "upper(name)", "{players}.name", None):
         assert plain_column("teams", sql) is None, sql
+
+
+def test_a_short_upper_case_code_is_a_value_only_where_it_is_written_so() -> None:
+    values = ValueIndex()
+    values.add("people.birth_state", "IN")
+    values.add("teams.league", "AL")
+    assert values.filters("players born in 1990", set()) == []
+    found = values.filters("AL players from IN", set())
+    pairs = sorted((f["member"], f["values"][0]) for f in found)
+    assert pairs == [("people.birth_state", "IN"), ("teams.league", "AL")]
