@@ -3,7 +3,8 @@
 ``load_csv_pack`` drops and recreates the schema, creates the tables of the pack's ``tables.sql``, streams
 each file into its table with ``COPY`` (the file's header must match the table's source columns), adds
 the keys and indexes of ``constraints.sql``, lets the read-only query role select the tables and analyses
-them. Loading again gives the same data.
+them. Loading again gives the same data. Packs that make their CSV files themselves (TPC-H) use the schema
+steps alone: ``check_schema``, ``recreate_schema``, ``grant_reader``.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def _copy_into(conn: psycopg.Connection, table: str, path: Path, null: str) -> i
         return cur.rowcount
 
 
-def _grant_reader(conn: psycopg.Connection, schema: str) -> None:
+def grant_reader(conn: psycopg.Connection, schema: str) -> None:
     """Let the read-only role every generated query runs under select the pack's tables."""
     role = sql.Identifier(READER_ROLE)
     exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (READER_ROLE,)).fetchone()
@@ -67,7 +68,8 @@ def _grant_reader(conn: psycopg.Connection, schema: str) -> None:
     conn.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(sql.Identifier(schema), role))
 
 
-def _recreate_schema(conn: psycopg.Connection, schema: str, root: Path) -> None:
+def recreate_schema(conn: psycopg.Connection, schema: str, root: Path) -> None:
+    """Drop and create ``schema`` with the pack's ``tables.sql`` (inside the caller's transaction)."""
     name = sql.Identifier(schema)
     conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(name))
     conn.execute(sql.SQL("CREATE SCHEMA {}").format(name))
@@ -83,9 +85,9 @@ def load_csv_pack(
     files = {table: csv_file(root, table, data_set) for table in tables}
     with psycopg.connect(url, autocommit=True) as conn:
         with conn.transaction():
-            _recreate_schema(conn, schema, root)
+            recreate_schema(conn, schema, root)
             counts = {table: _copy_into(conn, table, files[table], null) for table in tables}
             conn.execute((root / "constraints.sql").read_text(encoding="utf-8"))
-            _grant_reader(conn, schema)
+            grant_reader(conn, schema)
         conn.execute(sql.SQL("ANALYZE {}").format(sql.SQL(", ").join(sql.Identifier(schema, t) for t in tables)))
     return counts

@@ -460,8 +460,6 @@ MONEY_VERBS_ZH: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("支付", "付了"), MONEY_VERBS["pay"]),
 }
 
-# verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
-# a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
 # irregular verbs whose noun names a column ("born in 1960" is the birth date, "Japanese-born" the birth country)
 NOUN_OF_VERB = {"born": "birth", "died": "death", "sold": "sale", "bought": "purchase"}
 
@@ -472,6 +470,8 @@ def noun_of_verb(raw: str, norm: str) -> str:
     return norm_word(noun) if noun else norm
 
 
+# verbs of something that happened (a sale, a payment, a delivery): meaningless beside rows of what happened,
+# a dropped condition beside rows of things ("tracks that have been sold" read as all the tracks)
 EVENT_VERBS = _word_list("""sell sold sells selling buy bought buys buying purchased pay paid pays spend spent spends
 spending charged ship shipped ships deliver delivered delivers receive received receives join joined joins
 joining hire hired registered signed enrolled move moves moved booked booking add added adds adding gain gained

@@ -563,8 +563,9 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
     """Values a word derives from ("Brazilian" -> BRAZIL, "German" -> GERMANY, "Canadian" -> CANADA): its
     first letters (all but three, at least four) begin the value, or the value (four letters or more)
     begins it; or the first word of a longer value ("Frontier" -> "Frontier Airlines Inc."); only when
-    exactly one value does. Else the last word of longer values of one column, all of them ("Cubs" ->
-    "Chicago Cubs", "Dodgers" -> "Brooklyn Dodgers" and "Los Angeles Dodgers")."""
+    exactly one value does. Else the last word of longer values ("Cubs" -> "Chicago Cubs"): as written, only
+    when exactly one value ends so; by its normal form only, all the values of the columns holding the same
+    ones (``_all_of_one_column``)."""
     lowered = word.lower()
     head = lowered[: max(4, len(lowered) - 3)]
     first = norm_word(word)
@@ -582,22 +583,19 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
             elif len(key) > 1 and key[-1] == first and len(lowered) >= 4:  # "Cubs" -> "Chicago Cubs"
                 last_of.add(entry.target)
     base = re.sub(r"['’]s?$", "", lowered)
-    as_written = [
-        {t for t in first_of if str(t.value).split()[0].lower() == base},
-        {t for t in last_of if str(t.value).split()[-1].lower() == base},  # "Dodgers", not "Dodger Stadium"
-    ]
-    # a place's own name first ("Brazilian" -> Brazil, though an album title begins "Brazilian ...")
-    for found in (derived, as_written[0], as_written[1] - as_written[0], first_of, last_of):
-        if found is last_of or found is as_written[1]:
-            return _all_of_one_column(found)
+    first_written = {t for t in first_of if str(t.value).split()[0].lower() == base}
+    last_written = {t for t in last_of if str(t.value).split()[-1].lower() == base} - first_written
+    # a place's own name first ("Brazilian" -> Brazil, though an album title begins "Brazilian ..."); a last
+    # word as written before a first word only by its stem ("Dodgers", not "Dodger Stadium")
+    for found in (derived, first_written, last_written, first_of):
         if found:
             return list(found) if len({t.value for t in found}) == 1 else []  # one value, maybe in several columns
-    return []
+    return _all_of_one_column(last_of)
 
 
 def _all_of_one_column(targets: set[Target]) -> list[Target]:
-    """Values sharing a last word, when each column holding them holds the same ones ("Dodgers": Los Angeles
-    and Brooklyn Dodgers, team names and franchise names alike); else none."""
+    """Values sharing a last word, when each column holding them holds the same ones (team names and franchise
+    names alike); else none."""
     by_column: dict[str, set[str]] = {}
     for t in targets:
         by_column.setdefault(t.path, set()).add(str(t.value))

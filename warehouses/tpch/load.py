@@ -8,7 +8,6 @@ The schema is dropped and recreated, so loading again gives the same data.
 
 from __future__ import annotations
 
-import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,18 +16,11 @@ import duckdb
 import psycopg
 from psycopg import sql
 
-from cubesage_core.db import READER_ROLE
+from warehouses._csv_pack import COPY_BLOCK, check_schema, grant_reader, recreate_schema
 
 SCALE_FACTOR = 0.1
 HERE = Path(__file__).resolve().parent
 TABLES = ("region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem")
-COPY_BLOCK = 1 << 20
-_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
-
-
-def _check_schema(schema: str) -> None:
-    if not _SCHEMA_NAME.match(schema or ""):
-        raise ValueError(f"schema must be a lower-case SQL identifier, got {schema!r}")
 
 
 def _columns(conn: psycopg.Connection, table: str) -> list[str]:
@@ -61,24 +53,6 @@ def _copy_into(conn: psycopg.Connection, table: str, columns: list[str], path: P
         return cur.rowcount
 
 
-def _grant_reader(conn: psycopg.Connection, schema: str) -> None:
-    """Let the read-only role every generated query runs under select the pack's tables."""
-    role = sql.Identifier(READER_ROLE)
-    exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (READER_ROLE,)).fetchone()
-    if exists is None:
-        conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(role))
-    conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), role))
-    conn.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(sql.Identifier(schema), role))
-
-
-def _recreate_schema(conn: psycopg.Connection, schema: str) -> None:
-    name = sql.Identifier(schema)
-    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(name))
-    conn.execute(sql.SQL("CREATE SCHEMA {}").format(name))
-    conn.execute(sql.SQL("SET LOCAL search_path TO {}").format(name))
-    conn.execute((HERE / "tables.sql").read_text(encoding="utf-8"))
-
-
 def _copy_tables(conn: psycopg.Connection, duck: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, int]:
     """Copy every table; DuckDB exports the next CSV file while PostgreSQL reads the current one."""
     columns = {table: _columns(conn, table) for table in TABLES}
@@ -89,7 +63,7 @@ def _copy_tables(conn: psycopg.Connection, duck: duckdb.DuckDBPyConnection, fold
 
 def load(url: str, schema: str) -> dict[str, int]:
     """(Re)create ``schema`` with the TPC-H tables at scale factor 0.1; returns row counts per table."""
-    _check_schema(schema)
+    check_schema(schema)
     with (
         tempfile.TemporaryDirectory(prefix="tpch-") as tmp,
         duckdb.connect() as duck,
@@ -98,9 +72,9 @@ def load(url: str, schema: str) -> dict[str, int]:
         duck.execute("SET enable_progress_bar = false")
         duck.execute(f"CALL dbgen(sf = {SCALE_FACTOR})")
         with conn.transaction():
-            _recreate_schema(conn, schema)
+            recreate_schema(conn, schema, HERE)
             counts = _copy_tables(conn, duck, Path(tmp))
             conn.execute((HERE / "constraints.sql").read_text(encoding="utf-8"))
-            _grant_reader(conn, schema)
+            grant_reader(conn, schema)
         conn.execute(sql.SQL("ANALYZE {}").format(sql.SQL(", ").join(sql.Identifier(schema, t) for t in TABLES)))
     return counts

@@ -315,17 +315,17 @@ def choose(q: Question, k: Knowledge) -> None:
     _grouped_names(r, k, cubes)
     _ranked(q, k, cubes)
     _compared_values(r, k, cubes)
-    _counted_with_bound(r, k, cubes)
+    _rows_bounded(r, k, cubes)
     _keyed_namesakes(r, k)
 
 
 _WITH_BOUND = re.compile(r"\s+(?:with|who\s+(?:have|had)|that\s+(?:have|had)|having)\s+", re.IGNORECASE)
-LIST_LEAD = re.compile(
+_LIST_LEAD = re.compile(
     r"(?:(?:show|list|give|get|find)(?:\s+me)?|which|what|all|the)(?:\s+(?:all|the|of the))*", re.IGNORECASE
 )
 
 
-def _counted_with_bound(r: Reading, k: Knowledge, cubes: list[str]) -> None:
+def _rows_bounded(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     """ "pitchers with 35+ saves": the rows a question opens with, followed by "with" and a bound on a
     measure, are the groups (the dimension the name resolves to; the bound then keeps the groups passing it)."""
     if r.dimensions or not r.marks_of("bound"):
@@ -336,7 +336,7 @@ def _counted_with_bound(r: Reading, k: Knowledge, cubes: list[str]) -> None:
             continue
         if not any(b.start >= found.end() for b in r.marks_of("bound")):
             continue
-        if r.text[: m.start].strip(" ,") and not LIST_LEAD.fullmatch(r.text[: m.start].strip()):
+        if r.text[: m.start].strip(" ,") and not _LIST_LEAD.fullmatch(r.text[: m.start].strip()):
             return  # only the rows the question opens with ("list (all) pitchers with ...")
         member = resolve([m], r, k, cubes)
         if member is not None:

@@ -176,12 +176,11 @@ def _model_periods(q: Question, k: Knowledge) -> list[tuple[int, int]]:
     its calendar word would be ("last year"), added to the question's periods."""
     r = q.reading
     spans: list[tuple[int, int]] = []
-    for word, unit in sorted(_period_words(k).items()):
+    # a word with no calendar word is left alone ("the last hired": a latest one, no period the model defines)
+    for word, unit in sorted((w, u) for w, u in _period_words(k).items() if u):
         for found in re.finditer(rf"\b{_RELATIVE}\s+{word}s?\b", r.text, re.IGNORECASE):
             if any(overlaps(found.span(), t) for t in [*r.time_spans, *spans]):
                 continue
-            if unit is None:
-                continue  # "the last hired", "last date": a latest one, no period the model defines
             ranges = extract_time(f"{found.group(1)} {unit}", r.today).ranges
             if len(ranges) != 1:
                 continue

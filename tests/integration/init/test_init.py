@@ -197,21 +197,26 @@ def test_a_setup_role_without_admin_on_cubesage_roles_gets_the_fix_then_succeeds
             conn.execute(f'DROP ROLE IF EXISTS "{role}"')
 
 
-def test_a_model_that_reads_a_missing_table_is_a_config_error(initialised: tuple[Path, str], tmp_path: Path) -> None:
+def _settings_reading_a_missing_table(work: Path, url: str, folder: Path) -> Settings:
+    """Settings whose model (a copy of the initialised one) reads a table the warehouse lacks."""
     import shutil
 
     from pydantic import SecretStr
 
+    shutil.copytree(work / "model", folder / "model")
+    books = folder / "model" / "books.yml"
+    books.write_text(books.read_text().replace("lending.books", "lending.no_such_books"))
+    return Settings(
+        database_url=SecretStr(url), warehouse_schemas=["lending"], model_dir=folder / "model", glossary=None
+    )
+
+
+def test_a_model_that_reads_a_missing_table_is_a_config_error(initialised: tuple[Path, str], tmp_path: Path) -> None:
     from answer.service import Cubesage
     from cubesage_core.settings import ConfigError
 
     work, url = initialised
-    shutil.copytree(work / "model", tmp_path / "model")
-    books = tmp_path / "model" / "books.yml"
-    books.write_text(books.read_text().replace("lending.books", "lending.no_such_books"))
-    settings = Settings(
-        database_url=SecretStr(url), warehouse_schemas=["lending"], model_dir=tmp_path / "model", glossary=None
-    )
+    settings = _settings_reading_a_missing_table(work, url, tmp_path)
     with pytest.raises(ConfigError, match=r"does not match the warehouse .*no_such_books"):
         Cubesage(settings, url=url)
 
@@ -219,19 +224,10 @@ def test_a_model_that_reads_a_missing_table_is_a_config_error(initialised: tuple
 def test_serve_with_a_model_the_warehouse_cannot_serve_prints_one_error_line(
     initialised: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import shutil
-
-    from pydantic import SecretStr
-
     from answer import serve_cli
 
     work, url = initialised
-    shutil.copytree(work / "model", tmp_path / "model")
-    books = tmp_path / "model" / "books.yml"
-    books.write_text(books.read_text().replace("lending.books", "lending.no_such_books"))
-    settings = Settings(
-        database_url=SecretStr(url), warehouse_schemas=["lending"], model_dir=tmp_path / "model", glossary=None
-    )
+    settings = _settings_reading_a_missing_table(work, url, tmp_path)
     monkeypatch.setattr(serve_cli, "get_settings", lambda: settings)
     done = CliRunner().invoke(app, ["serve", "--port", "1"])
     assert done.exit_code == 2, done.output
