@@ -143,4 +143,15 @@ def parts_of(table: ResultTable, language: str) -> Parts:
     numbers = [i for i, c in enumerate(columns) if c.kind == "number" and c.format != "id"]
     shares = [i for i in numbers if table.columns[i].endswith(".share")]
     dims = [i for i, c in enumerate(columns) if i != period and (c.kind == "text" or c.format == "id")]
-    return Parts(columns, time, period, dims, [i for i in numbers if i not in shares], shares)
+    return Parts(columns, time, period, _named(table, dims), [i for i in numbers if i not in shares], shares)
+
+
+def _named(table: ResultTable, dims: list[int]) -> list[int]:
+    """The dimensions that name the groups: a key beside another dimension of its cube (a player's id beside
+    the player's name) is left to the table."""
+
+    def cube(i: int) -> str:
+        return table.columns[i].split(".", 1)[0]
+
+    keys = [i for i in dims if vocabulary().is_key(table.columns[i])]
+    return [i for i in dims if i not in keys or not any(j != i and j not in keys and cube(j) == cube(i) for j in dims)]

@@ -113,6 +113,28 @@ def label(model: Any, cube: str, language: str = "en") -> str | None:
     return ranked[0].path if ranked and rank(ranked[0])[0] == 0 else None
 
 
+_NAME_QUALIFIERS = stems("full unique display")
+
+
+def names_rows(model: Any, path: str) -> bool:
+    """``path`` is a name of its cube's rows: the cube's label, or a string dimension whose name and title
+    say only the rows' own words besides name words ("Player", ``player_name_unique`` of players), not
+    another thing's ("Country name" of customers)."""
+    cube = path.split(".", 1)[0]
+    if cube not in model.cubes:
+        return False
+    if label(model, cube) == path:
+        return True
+    member = model.find_member(path)
+    if member is None or member.type != "string" or member.primary_key:
+        return False
+    found = model.cubes[cube]
+    synonyms = " ".join(str(s) for s in (found.meta or {}).get("synonyms") or [])
+    own = set(name_key(cube)) | set(name_key(found.title or "")) | set(name_key(synonyms))
+    said = (set(name_key(member.name)) | set(name_key(member.title or ""))) - LABEL_WORDS - _NAME_QUALIFIERS
+    return bool(said) and said <= own
+
+
 _CODE_WORDS = stems("code number no id identifier reference ref")
 
 

@@ -416,3 +416,13 @@ def test_a_listing_bound_is_written_as_the_answer_writes_numbers() -> None:
 def test_a_bound_writes_numbers_as_answers_do_and_a_year_columns_year_as_a_year() -> None:
     assert _bound_text("orders.amount", "gt", "3000", "en") == "amount > 3,000"
     assert _bound_text("planes.year_built", "lte", "1989", "en") == "year built <= 1989"
+
+
+def test_groups_are_named_by_their_label_and_the_key_beside_it_stays_in_the_table() -> None:
+    table = ResultTable(
+        ["customers.customer_id", "customers.customer_name", "order_items.gmv"],
+        [[7, "Li Wei", 300.0], [9, "Li Wei", 200.0]],
+    )
+    out = synthesize(result("top 2 customers by GMV", "aggregate", table), use_llm=False)
+    assert "Li Wei 300.00" in out.text and "7 / Li Wei" not in out.text
+    assert out.table["columns"] == table.columns  # the key is still shown

@@ -22,7 +22,7 @@ cubes:
     title: Players
     sql_table: league.people
     dimensions:
-      - {name: player_id, sql: "{CUBE}.player_id", type: string, primary_key: true}
+      - {name: player_id, sql: "{CUBE}.player_id", type: string, primary_key: true, public: true}
       - {name: full_name, sql: "{CUBE}.name_first || ' ' || {CUBE}.name_last", type: string, title: Player}
       - {name: debut, sql: "{CUBE}.debut", type: time, title: Debut}
       - {name: death_country, sql: "{CUBE}.death_country", type: string, title: Death country}
@@ -175,3 +175,16 @@ def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tm
     r = parse(u, k)
     assert [(t.start, t.end) for t in u.time_ranges] == [(date(2020, 1, 1), date(2020, 12, 31))]
     assert r.measures == ["batting.home_runs"] and not r.unknown
+
+
+def test_groups_by_the_rows_name_also_group_by_their_key(knowledge: Knowledge) -> None:
+    from router.parse.cube import aggregate_draft
+
+    u = understand("which player hit the most home runs in 2019", TODAY)
+    r = parse(u, knowledge)
+    query = aggregate_draft(r, u, knowledge.model).queries[0]
+    assert query["dimensions"] == ["people.player_id", "people.full_name"]  # namesakes stay two rows
+    u = understand("home runs by birth country in 2019", TODAY)
+    r = parse(u, knowledge)
+    # a dimension naming another thing (a country) groups alone
+    assert aggregate_draft(r, u, knowledge.model).queries[0]["dimensions"] == ["people.birth_country"]
