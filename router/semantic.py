@@ -154,6 +154,8 @@ def _parsed_aggregate(
     decides); raises the reading's refusal."""
     reading = parse(understanding, current.knowledge, row_targets(retrieval.get("entities") or [], current.model))
     verdict = judge(reading)
+    if verdict.asks:
+        raise AggregateError(verdict.refusal or "")
     if reading.unknown:  # what the question is about is not in the model (a listing too: no guessed total)
         raise OutOfModelError(verdict.refusal or "the question names what the model does not have")
     if reading.refusal:

@@ -17,9 +17,12 @@ from router.parse.reading import Reading
 class Verdict:
     answers: bool
     refusal: str | None = None
+    asks: bool = False  # the refusal asks the reader to choose (a value two dimensions hold), nothing is missing
 
 
 def judge(r: Reading) -> Verdict:
+    if r.refusal and r.unknown and all(repr(w) in r.refusal for w in r.unknown):
+        return Verdict(False, r.refusal, asks=True)  # 'Cubs' is a team's name and a franchise's: which one
     if r.unknown and r.intent is not None:
         return Verdict(False, _unknown(r))
     if r.refusal:

@@ -13,6 +13,7 @@ import pytest
 from cube_models.model import load_model
 from router.parse import Knowledge, build_lexicon, parse
 from router.parse.reading import Reading
+from router.parse.verdict import judge
 from router.understanding import understand
 
 TODAY = date(2021, 1, 1)
@@ -157,6 +158,8 @@ def test_the_last_word_of_a_value_names_it_and_a_value_two_cubes_hold_is_asked(k
     assert any(n.startswith("'Bears' read as 'Chicago Bears'") for n in r.notes)
     # a team's name and its franchise's, or a self-titled album and its artist: which is meant is asked
     assert r.refusal and "Team name" in r.refusal and "Franchise" in r.refusal
+    verdict = judge(r)  # the reader is asked to choose, not told that 'Bears' is unknown
+    assert verdict.asks and verdict.refusal == r.refusal
 
 
 def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tmp_path: Path) -> None:
