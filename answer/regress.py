@@ -220,11 +220,17 @@ def cube_members(cube_query: dict[str, Any] | None) -> set[str]:
 
 
 def _rows(answer: dict[str, Any]) -> list[list[Any]]:
-    """The answer table's rows; a share (``<measure>.share``, a fraction) also as a percentage, the form
-    gold SQL often computes it in (``100.0 * part / whole``)."""
+    """The answer table's rows; a share (``<measure>.share``, a fraction) or a measure formatted as a percent
+    (0.972 shown as 97.20%) also as a percentage, the form gold SQL often computes it in (``100.0 * part /
+    whole``)."""
     table = answer.get("table") or {}
     rows = list(table.get("rows") or [])
-    shares = [i for i, c in enumerate(table.get("columns") or []) if str(c).endswith(".share")]
+    formats = list(table.get("formats") or [])
+    shares = [
+        i
+        for i, c in enumerate(table.get("columns") or [])
+        if str(c).endswith(".share") or (i < len(formats) and formats[i] == "percent")
+    ]
     if not shares:
         return rows
     return [[*row, *(row[i] * 100 if isinstance(row[i], int | float) else None for i in shares)] for row in rows]

@@ -182,7 +182,7 @@ def _period_year(gold: Any, got: Any) -> bool:
     """A gold year (``EXTRACT(YEAR ...)``: 2007) is the year an answer row shows by its start ("2007-01-01")."""
     if isinstance(gold, bool) or not isinstance(gold, int | Decimal | float) or not isinstance(got, str):
         return False
-    if float(gold) != int(gold) or not 1900 <= int(gold) <= 2100:
+    if float(gold) != int(gold) or not 1000 <= int(gold) <= 2999:
         return False
     return (_period_start(got) or _text(got)) == f"{int(gold)}-01-01"
 

@@ -30,7 +30,7 @@ from router.intent import classify_intent
 from router.parse import Knowledge, build_lexicon
 from router.parse.nearest import Nearest
 from router.parse.probe import Probe
-from router.parse.repeated import repeated_labels
+from router.parse.repeated import keyed_labels
 from router.parse.spelling import Speller
 from router.schema_retrieval import SchemaRetrieval, WikiPassages
 from router.semantic import ModelRoutes, SemanticLayer
@@ -95,9 +95,9 @@ def semantic_layer(settings: Settings, url: str, embedder: Embedder) -> Semantic
         sync_model_terms(conn)  # the model's own words bind like glossary terms
         terms = read_terms(conn)
         probe = Probe.load(conn, url, model, settings.warehouse_schema)
-        repeated = repeated_labels(conn, model, settings.warehouse_schema)
+        keyed = keyed_labels(conn, model, settings.warehouse_schema)
     lexicon = build_lexicon(model, terms, values)
-    knowledge = Knowledge(model, lexicon, probe.find, Nearest.build(model, embedder).find, repeated, probe.holds)
+    knowledge = Knowledge(model, lexicon, probe.find, Nearest.build(model, embedder).find, keyed, probe.holds)
     return SemanticLayer(model, get_backend(settings, url, model), values, knowledge, Speller.build(knowledge.lexicon))
 
 

@@ -35,7 +35,8 @@ def _grouped_values(reading: Reading, table: ResultTable, cube_query: dict[str, 
     """A mixed question's rows are those of the aggregate's groups: its first grouped column's values (the
     first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column. Groups without a
     value name no rows: the listing is refused rather than left unfiltered."""
-    grouped = [c for c in cube_query.get("dimensions") or [] if c in table.columns]
+    pinned = _pinned(cube_query, model)
+    grouped = [c for c in _groups(cube_query, model) if c in table.columns]
     if (
         grouped
         and table.rows
@@ -44,8 +45,8 @@ def _grouped_values(reading: Reading, table: ResultTable, cube_query: dict[str, 
         reading.refuse(f"the aggregate's {grouped[0]} has no value, so no rows can be listed behind it")
         return
     for i, column in enumerate(table.columns):
-        if column.count(".") > 1:  # a period of a time dimension ("invoices.invoice_date.month"): dated rows
-            continue
+        if column.count(".") > 1 or column.split(".", 1)[0] in pinned:  # a period: dated rows; the one named
+            continue  # row is filtered on already (``_aggregate_filters``)
         values = [str(row[i]) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None]
         if values and all(isinstance(row[i], str) for row in table.rows[:MIXED_ENTITIES] if row[i] is not None):
             if reading.listing and not _through_bridge(reading, model, column.split(".", 1)[0]):
@@ -57,6 +58,27 @@ def _grouped_values(reading: Reading, table: ResultTable, cube_query: dict[str, 
             reading.filters.append(Filter(column, "equals", list(dict.fromkeys(values)), "the aggregate's rows"))
             reading.columns = list(dict.fromkeys([*reading.columns, column]))
             return
+
+
+def _pinned(cube_query: dict[str, Any], model: Any) -> set[str]:
+    """The cubes whose one row the aggregate is filtered to by its key or name ("Ted Williams' batting
+    average": people), whose key and name it shows (``router.parse.cube``): those columns restrict nothing
+    more."""
+    out = set()
+    for f in cube_query.get("filters") or []:
+        member = str(f.get("member", ""))
+        cube = member.split(".", 1)[0]
+        if f.get("operator") != "equals" or len(f.get("values") or []) != 1 or cube not in model.cubes:
+            continue
+        if member == facts.primary_key(model, cube) or facts.names_rows(model, member):
+            out.add(cube)
+    return out
+
+
+def _groups(cube_query: dict[str, Any], model: Any) -> list[str]:
+    """The aggregate's dimensions that group it: not the key and name of the one row it is filtered to."""
+    pinned = _pinned(cube_query, model)
+    return [d for d in cube_query.get("dimensions") or [] if d.split(".", 1)[0] not in pinned]
 
 
 def _grouped_period(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
@@ -168,7 +190,7 @@ def extreme_only(cube_query: dict[str, Any], model: Any) -> bool:
     measures = [model.find_member(m) for m in cube_query.get("measures") or []]
     return (
         bool(measures)
-        and not cube_query.get("dimensions")
+        and not _groups(cube_query, model)
         and all(getattr(m, "type", "") in ("max", "min") for m in measures)
     )
 
@@ -215,7 +237,7 @@ def _counted_rows(reading: Reading, table: ResultTable, cube_query: dict[str, An
         if measure is None or not measure.filters or reading.listing is None:
             continue
         if measure.cube != reading.listing and (
-            cube_query.get("dimensions") or not joined(model, reading.listing, measure.cube)
+            _groups(cube_query, model) or not joined(model, reading.listing, measure.cube)
         ):
             continue  # the rows of groups ("top 5 ... and their refunds") are all theirs, not those it adds up
         found = segments_holding(model, measure)

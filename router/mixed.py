@@ -39,21 +39,17 @@ class MixedResult:
     sections: list[dict[str, Any]] = field(default_factory=list)
 
 
-def entity_key(aggregate: ResultTable, entity_columns: tuple[str, ...]) -> str | None:
-    """The first aggregate column that names an entity row (its last part is one of ``entity_columns``)."""
-    return next((c for c in aggregate.columns if c.rsplit(".", 1)[-1] in entity_columns), None)
-
-
 def join_keys(
     aggregate: ResultTable, detail_columns: Sequence[str], columns: JoinColumns
 ) -> tuple[str, str, str | None] | None:
     """(aggregate column, detail column, summary column or None) that join ``aggregate`` to detail rows with
     ``detail_columns``; None when no entity column links them."""
-    agg_col = entity_key(aggregate, columns.entity)
-    det_col = agg_col.rsplit(".", 1)[-1] if agg_col else None
-    if agg_col is None or det_col is None or det_col not in detail_columns:
+    named = [c for c in aggregate.columns if c.rsplit(".", 1)[-1] in columns.entity]
+    named.sort(key=lambda c: columns.entity.index(c.rsplit(".", 1)[-1]))  # a name before a key shown beside it
+    agg_col = next((c for c in named if c.rsplit(".", 1)[-1] in detail_columns), None)
+    if agg_col is None:
         return None
-    return agg_col, det_col, next((c for c in columns.summary if c in detail_columns), None)
+    return agg_col, agg_col.rsplit(".", 1)[-1], next((c for c in columns.summary if c in detail_columns), None)
 
 
 def join_results(

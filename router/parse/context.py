@@ -20,7 +20,7 @@ class Knowledge:
     lexicon: Lexicon
     probe: Callable[[str], list[Target]] | None = None
     nearest: Callable[[list[str]], list[list[Target]]] | None = None  # Chinese words by meaning
-    repeated: frozenset[str] = frozenset()  # labels rows share (router.parse.repeated): grouped with the key
+    keyed_labels: frozenset[str] = frozenset()  # names of rows grouped with their key (router.parse.repeated)
     holds: Callable[[str, str], bool] | None = None  # a computed string dimension has this value ("Manager")
 
 

@@ -8,7 +8,6 @@ from typing import Any
 
 from router.aggregate.derive import shares_of_total
 from router.aggregate.types import CubeQueryDraft
-from router.parse import facts
 from router.parse.language import UNIT_SECONDS, title_unit
 from router.parse.reading import Reading
 from router.understanding.types import TimeRange, Understanding
@@ -31,26 +30,13 @@ def _groups(r: Reading, model: Any) -> list[tuple[str | None, list[str]]]:
     return list(groups.items())
 
 
-def with_row_keys(dimensions: list[str], model: Any) -> list[str]:
-    """Groups by a cube's label also group by its key, shown before it: rows that share a name (two players
-    called Frank Thomas) stay apart, and the reader sees which row each is."""
-    out: list[str] = []
-    for path in dimensions:
-        cube = path.split(".", 1)[0]
-        key = facts.primary_key(model, cube) if cube in model.cubes else None
-        member = model.find_member(key) if key else None
-        if key and member is not None and member.public and key not in dimensions and facts.names_rows(model, path):
-            out.append(key)
-        out.append(path)
-    return out
-
-
 def _base(
-    r: Reading, model: Any, measures: list[str], leading: bool, grain: str | None, time_dim: str | None
+    r: Reading, model: Any, measures: list[str], leading: bool, grain: str | None, time_dim: str | None, single: bool
 ) -> dict[str, Any]:
     query: dict[str, Any] = {"measures": list(measures)}
-    if r.dimensions:
-        query["dimensions"] = with_row_keys(list(r.dimensions), model)
+    shown = r.shown if single else []
+    if r.dimensions or shown:
+        query["dimensions"] = [*shown, *r.dimensions]
     # a bound on a measure (HAVING) goes with that measure's query only
     filters = [
         f.cube_filter()
@@ -89,7 +75,8 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
     periods: list[TimeRange | None] = [*ranges] or [None]  # one query round without a range
     for time_range in periods:
         for index, (time_dim, measures) in enumerate(groups):
-            query = _base(r, model, measures, index == 0, grain, time_dim)
+            single = len(ranges) < 2 and not (r.compared_segments or r.share or r.counted)
+            query = _base(r, model, measures, index == 0, grain, time_dim, single)
             if time_dim and (time_range is not None or grain):
                 td: dict[str, Any] = {"dimension": time_dim}
                 if grain:

@@ -84,6 +84,9 @@ _ZH_BEFORE = {
 }
 _ZH_AFTER = {"以上": "gt", "以下": "lt", "以内": "lte", "及以上": "gte", "及以下": "lte"}
 
+# "按薪水从高到低排列": 按 before a direction orders the rows, it groups nothing ("按日期排序" is left to the
+# order pass, which reads the group word and 排序 together)
+_ZH_ORDERED = r"[^，。？！,?!]{0,12}?(?:[从由][高低大小多少新旧近远]到|降序|升序|倒序)"
 _PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "count",
@@ -121,7 +124,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         "group",
         r"\bby\b|\bper\b|\bfor each\b|\bfor every\b|\beach\b|(?<!across )\bevery\b|"
         r"\bacross\b(?! all\b| every\b)|\bbroken down\b|"
-        r"\bbreakdown\b|\bmix\b|\bsplit\b|\bgrouped\b|按(?:照)?|各(?!自)|每(?:个|一|位|家|种)?|分别",
+        rf"\bbreakdown\b|\bmix\b|\bsplit\b|\bgrouped\b|按(?:照)?(?!{_ZH_ORDERED})|各(?!自)|每(?:个|一|位|家|种)?|分别",
     ),
     (
         "which",
@@ -461,7 +464,7 @@ MONEY_VERBS_ZH: dict[str, tuple[str, ...]] = {
 }
 
 # irregular verbs whose noun names a column ("born in 1960" is the birth date, "Japanese-born" the birth country)
-NOUN_OF_VERB = {"born": "birth", "died": "death", "sold": "sale", "bought": "purchase"}
+NOUN_OF_VERB = {"born": "birth", "died": "death", "sold": "sale", "bought": "purchase", "lost": "loss"}
 
 
 def noun_of_verb(raw: str, norm: str) -> str:
@@ -523,11 +526,12 @@ FILLER_PHRASES = re.compile(
     r"\b(?:the\s+)?(?:whole|entire|full)\s+(?:catalog(?:ue)?|range|inventory|assortment)\b|"
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:\w+\s+)?(?:store|shop|catalog(?:ue)?|company|"
     r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|"
-    r"\bon file\b|\bso far\b|\ball[\s-]time\b|\bof all time\b|\bsince (?:the )?(?:start|beginning)\b|"
+    r"\bon file\b|\bso far\b|\ball[\s-]time\b|\bof all time\b|\b(?:(?:of|in|over)\s+(?:his|her|their)\s+)?career\b|"
+    r"\bsince (?:the )?(?:start|beginning)\b|"
     r"\bto date\b|\bup to now\b|\b(?:i\.e|e\.g|viz)\.?(?!\w)|\bat all\b|\bif any\b|\bplease\b|"
     r"\b(?:the\s+)?(?:start|beginning|end)\s+of\b|\b(?:stack(?:s|ed)?|measure[sd]?)\s+up\b|"
     r"(?<=\bmost\s)(?:common|frequent|popular|usual)\b|(?<=\bleast\s)(?:common|frequent|popular|usual)\b|"
-    r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
+    r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|(?:职业)?生涯|"
     r"大概|大约|左右|差不多|(?<=[日号])\s*(?:那一?天|当天)",  # "6月1日那天": the date just named
     re.IGNORECASE,
 )

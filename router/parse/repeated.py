@@ -1,11 +1,12 @@
-"""Labels that repeat: the name columns two rows of one cube can share (two playlists called "Music", two
-customers called "John Smith"). Grouping by such a label alone would add the namesakes' numbers together,
-so the groups pass groups by the cube's key too.
+"""The names of rows that are shown with the rows' key: labels rows share (two playlists called "Music", two
+customers called "John Smith"), whose groups would add the namesakes' numbers together, and every name of the
+rows of a table of things a reader tells apart by key (more than ``ENTITY_ROWS`` rows: customers, players, not
+the few kinds of a list like regions or genres).
 
-Read once per model from PostgreSQL's statistics (no scan): ``pg_stats.n_distinct`` of the label's column
+Shared labels are read from PostgreSQL's statistics (no scan): ``pg_stats.n_distinct`` of the label's column
 is -1 when every row has its own value; any other value (a share of the rows, or a count below the row
 count) means some rows share one. A label with no statistics (a computed name, a table not analysed) is
-taken as unique, as before.
+taken as unique. A table's size is counted up to ``ENTITY_ROWS + 1`` rows.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+from psycopg import sql
 
 from cube_models.physical import physical_table
 from router.parse import facts
@@ -25,18 +27,31 @@ _STATS = (
 )
 
 
-def repeated_labels(conn: psycopg.Connection, model: Any, default_schema: str) -> frozenset[str]:
-    """The label dimensions (``facts.label``, English and Chinese) whose values repeat across rows."""
+ENTITY_ROWS = 50
+
+
+def keyed_labels(conn: psycopg.Connection, model: Any, default_schema: str) -> frozenset[str]:
+    """The dimensions naming a cube's rows (``facts.label`` in English and Chinese, ``facts.names_rows``) that
+    groups show with the cube's key."""
     found: set[str] = set()
     for cube in model.cubes.values():
         table = physical_table(cube, default_schema)
-        if table is None or facts.primary_key(model, cube.name) is None:
+        key = facts.primary_key(model, cube.name)
+        if table is None or key is None:
             continue
+        if model.find_member(key).public and _many(conn, table.schema, table.table):
+            found |= {d.path for d in cube.dimensions.values() if d.public and facts.names_rows(model, d.path)}
         for path in {p for lang in ("en", "zh") if (p := facts.label(model, cube.name, lang))}:
             column = table.columns.get(path.split(".", 1)[1])
             if column is not None and _repeats(conn, table.schema, table.table, column):
                 found.add(path)
     return frozenset(found)
+
+
+def _many(conn: psycopg.Connection, schema: str, table: str) -> bool:
+    query = sql.SQL("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT %s) AS rows").format(sql.Identifier(schema, table))
+    row = conn.execute(query, (ENTITY_ROWS + 1,)).fetchone()
+    return row is not None and int(row[0]) > ENTITY_ROWS
 
 
 def _repeats(conn: psycopg.Connection, schema: str, table: str, column: str) -> bool:

@@ -48,9 +48,11 @@ _LOW = re.compile(
     _FLAGS,
 )
 _RANK = re.compile(r"\brank(?:ing|ed)?\b|\bsorted\b|\border(?:ed)? by\b|排名|排行|排序", _FLAGS)
+# the measure words of Chinese that count one thing: "哪支球队", "哪名球员", "哪部电影" ask for one
+ZH_CLASSIFIERS = "个一家位款种国支名只条本部首张场座所辆架艘件门篇台项届局间"
 _SINGULAR = re.compile(
     r"\bwhich\b(?!\s+\w+s\b)|\bwhat (?:is|was) the\b|"
-    r"哪个|哪一|哪家|哪款|哪位|哪个?月",
+    rf"哪[{ZH_CLASSIFIERS}]|哪个?月",
     _FLAGS,
 )
 _PLURAL = re.compile(r"哪些|\bwhich\s+\w+s\b", _FLAGS)

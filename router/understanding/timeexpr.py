@@ -96,6 +96,19 @@ def _year(year: int) -> Bounds:
     return date(year, 1, 1), date(year, 12, 31)
 
 
+def _decade(first: int) -> _Spec:
+    return _Spec((date(first, 1, 1), date(first + 9, 12, 31)), "year")
+
+
+def _decade_zh(century: str | None, said: str, today: date) -> _Spec:
+    """ "1990年代", "90年代" (the latest such decade), "20世纪90年代" (the 20th century's: 1990)."""
+    if len(said) == 4:
+        return _decade(int(said))
+    if century:
+        return _decade((int(century) - 1) * 100 + int(said))
+    return _decade(_two_digit_year(int(said), today))
+
+
 def _day(year: int, month: int, day: int) -> Bounds:
     value = date(year, month, day)
     return value, value
@@ -492,6 +505,11 @@ def _year_rules() -> list[RawRule]:
         # "this June", "this Q3": that period of the current year
         (rf"\bthis\s+({_ALL_MONTHS})\b", lambda m, t: _month_spec(t.year, MONTHS[m[1].lower()], t)),
         (r"\bthis\s+q([1-4])\b", lambda m, t: _quarter_spec(t.year, int(m[1]), t)),
+        # decades: "the 1990s", "the '90s", "1990年代", "90年代", "20世纪90年代"
+        # (not a name that begins with one: "the 90's Music playlist")
+        (r"\b(?:the\s+)?((?:1[5-9]|20)\d0)['’]?s\b(?!\s+(?-i:[A-Z]))", lambda m, t: _decade(int(m[1]))),
+        (r"\bthe\s+['’]?([0-9]0)['’]?s\b(?!\s+(?-i:[A-Z]))", lambda m, t: _decade(_two_digit_year(int(m[1]), t))),
+        (r"(?:(1[5-9]|20)世纪)?((?:1[5-9]|20)?\d0)年代", lambda m, t: _decade_zh(m[1], m[2], t)),
         # years
         (r"(?<!\d)(\d{4})\s*年度?", lambda m, t: _Spec(_year(int(m[1])), "year")),
         (
@@ -577,7 +595,8 @@ _SINCE_BEFORE = re.compile(
 )
 # "2013年11月起": from then on; "起飞" (take off), "起来", "起草" are other words
 _SINCE_AFTER = re.compile(
-    r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起(?![飞来草降])|onwards|to date|until now|so far)"
+    r"^\s*(?:以来|至今|到现在|到今天|起至今|开始|起(?![飞来草降])|onwards?|on(?=\s*(?:[,.?!;，。？]|$))|"
+    r"to date|until now|so far)"
 )
 # open-ended periods: "before 2024", "until June", "after March", "2012 or later", "2024年以前"
 EARLIEST = date(1900, 1, 1)

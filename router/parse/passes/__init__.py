@@ -19,6 +19,7 @@ from router.parse.passes import (
     order,
     per,
     share,
+    shown,
     spans,
     tail,
     time,
@@ -47,6 +48,7 @@ PASSES: tuple[tuple[str, Pass], ...] = (
     ("years", years.choose),
     ("time", time.choose),
     ("order", order.choose),
+    ("shown", shown.choose),
     ("columns", listing.columns),
     ("coverage", coverage.check),
 )

@@ -34,7 +34,7 @@ from router.parse.nearby import after, before, close, free, restated, words_befo
 from router.parse.passes.listing import column_spans, in_column_list
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
-from router.parse.text import ASIDE, GLUE, has_cjk, name_key, within, words
+from router.parse.text import ASIDE, GLUE, has_cjk, irregular_form, name_key, within, words
 from router.understanding._calendar import EN_NUMBERS
 
 _LINK = r"with|whose|where|having|of|is|are|was|were|has|have|had|a|an|the|that|an?|total|their|its|at|for|in"
@@ -245,6 +245,8 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
             return k.model.find_member(counted), "count"
     if (named := adjective_member(mark.text, r, k, cubes)) is not None:
         return named, "row"  # "tracks longer than 5 minutes": the length, not the tracks' amount
+    if (verbed := _verbed(r, mark, k, cubes, following)) is not None:
+        return verbed, "group"
     prior = before(r, mark.span, extra=_LINK)
     # a column named on either side before a named cube's amount; the one right after the number first
     # ("pitchers with 35+ *saves*": the number is of saves)
@@ -262,6 +264,24 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
         _delay(r, mark, k, cubes) or _worded(r, mark, k, cubes) or _spent(r, mark, k, cubes) or _timed(mark, k, cubes)
     )
     return member, "group" if getattr(member, "kind", "") == "measure" else "row"
+
+
+def _verbed(r: Reading, mark: Mark, k: Knowledge, cubes: list[str], following: Mention | None) -> Any | None:
+    """ "teams that lost 110 or more games": a verb right before the bound whose noun titles one measure of the
+    answer's cubes (lost: Losses, walked: Walks) is what the bound is of; the things counted after the number
+    ("games") say nothing more."""
+    said = [w for w in words_before(r.text, mark.start, reach=12) if w.raw.lower() not in STOPWORDS_EN]
+    if not said or not (irregular_form(said[-1].raw) or said[-1].raw.lower().endswith("ed")):
+        return None
+    verb = said[-1]
+    noun = noun_of_verb(verb.raw, verb.norm)
+    found = [m for c in cubes for m in k.model.cubes[c].measures.values() if m.public and noun in facts.title_words(m)]
+    if len(found) != 1:
+        return None
+    r.use((verb.start, verb.end))
+    if following is not None and following.start >= mark.end and not r.text[mark.end : following.start].strip():
+        r.use(following.span)
+    return found[0]
 
 
 def _timed(mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:

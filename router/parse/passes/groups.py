@@ -316,7 +316,6 @@ def choose(q: Question, k: Knowledge) -> None:
     _ranked(q, k, cubes)
     _compared_values(r, k, cubes)
     _rows_bounded(r, k, cubes)
-    _keyed_namesakes(r, k)
 
 
 _WITH_BOUND = re.compile(r"\s+(?:with|who\s+(?:have|had)|that\s+(?:have|had)|having)\s+", re.IGNORECASE)
@@ -342,13 +341,3 @@ def _rows_bounded(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if member is not None:
             _add(r, member, [m], "rows bounded")
         return
-
-
-def _keyed_namesakes(r: Reading, k: Knowledge) -> None:
-    """Groups by a label rows can share (two playlists called "Music") are groups by the rows' key too, so
-    namesakes are not added together."""
-    for path in [d for d in r.dimensions if d in k.repeated]:
-        key = facts.primary_key(k.model, path.split(".", 1)[0])
-        if key is not None and key not in r.dimensions:
-            r.dimensions.insert(r.dimensions.index(path), key)
-            r.notes.append(f"group by {key} too: rows share {path} values")

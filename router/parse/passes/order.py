@@ -21,6 +21,7 @@ from router.parse.nearby import after, before, free
 from router.parse.reading import Mention, Reading
 from router.parse.text import GLUE, name_key, norm_word, stems, words
 from router.understanding._calendar import parse_number
+from router.understanding.ranking import ZH_CLASSIFIERS
 
 # adjectives that name what they compare (language: any warehouse's prices are compared by "cheap")
 ADJECTIVES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
@@ -55,7 +56,7 @@ _DESC_ADJ = re.compile(
 _WORST = re.compile(r"\bworst\b|\bbottom\b|最差|垫底", re.IGNORECASE)
 _BEST = re.compile(r"\bbest\b|最好", re.IGNORECASE)
 _SINGULAR = re.compile(
-    r"\bwhich\b(?!\s+\w+s\b)|\bwho\b|\bwhat(?:'?s| is| was) the\b|哪(?:个|一|家|位|款|种|国)|是谁", re.IGNORECASE
+    rf"\bwhich\b(?!\s+\w+s\b)|\bwho\b|\bwhat(?:'?s| is| was) the\b|哪[{ZH_CLASSIFIERS}]|是谁", re.IGNORECASE
 )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from router.parse import language
 from router.parse.context import Knowledge, Question
@@ -159,13 +160,22 @@ _UNITS = ("year", "quarter", "month", "week", "day")
 _RELATIVE = r"(last|this|previous|next|current|past)"
 
 
+def _names(dim: Any) -> set[str]:
+    return {str(n).lower() for n in [dim.title or dim.name, *(dim.meta.get("synonyms") or [])]}
+
+
+def calendar_unit(dim: Any) -> str | None:
+    """The calendar word the model also calls a time dimension ("Season", synonym "year": year), else None."""
+    names = _names(dim)
+    return next((u for u in _UNITS if u in names), None)
+
+
 def _period_words(k: Knowledge) -> dict[str, str | None]:
     """One-word names of time dimensions ("season") -> the calendar word the model also calls one of them
     ("year"), else None."""
     out: dict[str, str | None] = {}
     for dim in (d for d in k.model.dimensions() if d.type == "time" and d.public):
-        names = {str(n).lower() for n in [dim.title or dim.name, *(dim.meta.get("synonyms") or [])]}
-        unit = next((u for u in _UNITS if u in names), None)
+        names, unit = _names(dim), calendar_unit(dim)
         for word in (n for n in names if re.fullmatch(r"[a-z]{3,}", n) and n not in (*_UNITS, "date", "time")):
             out[word] = out.get(word) or unit
     return out

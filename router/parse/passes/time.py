@@ -20,6 +20,7 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import EVENT_VERBS, STOPWORDS_EN, noun_of_verb
 from router.parse.nearby import free, mark_before
+from router.parse.passes.spans import calendar_unit
 from router.parse.reading import Reading
 from router.parse.text import ASIDE, name_key, words
 
@@ -82,7 +83,8 @@ def choose(q: Question, k: Knowledge) -> None:
         )
         grouped = mark_before(r, m.span, ("group",))
         if times and free(r, m) and grouped and r.intent == "aggregate" and not (r.granularity or timed):
-            r.granularity, r.time_dimension = "day", times[0]  # "HR by season": one group per date it holds
+            # "HR by season": one group per date it holds, or per year where the model calls it a year
+            r.granularity, r.time_dimension = calendar_unit(k.model.find_member(times[0])) or "day", times[0]
             r.use(m.span, grouped.span)
             continue
         if times and free(r, m) and (timed or r.intent != "detail"):  # a listing shows a date it names

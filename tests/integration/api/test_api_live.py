@@ -365,7 +365,9 @@ def test_a_named_customer_or_product_filters_the_aggregate(
     assert body["intent"] == "aggregate", body["text"]
     with db.connection(pg_url) as conn:
         expected = conn.execute(sql).fetchone()[0]
-    assert body["table"]["rows"] == [[pytest.approx(expected)]]
+    # one row, shown by its key and name beside the number (the reader sees which customer or product)
+    assert [row[-1] for row in body["table"]["rows"]] == [pytest.approx(expected)]
+    assert len(body["table"]["rows"][0]) == 3
 
 
 def test_an_amount_bound_filters_the_listed_rows(live_api: LiveApi, pg_url: str) -> None:
@@ -384,6 +386,7 @@ def test_an_amount_bound_filters_the_listed_rows(live_api: LiveApi, pg_url: str)
 
 
 def test_a_bound_on_a_count_is_a_having(live_api: LiveApi, pg_url: str) -> None:
+    """Customers are told apart by their key: namesakes are two rows, each shown with its key."""
     body = httpx.post(
         f"{live_api.url}/v1/ask", json={"question": "customers with more than 14 orders"}, timeout=60
     ).json()
@@ -391,8 +394,8 @@ def test_a_bound_on_a_count_is_a_having(live_api: LiveApi, pg_url: str) -> None:
     with db.connection(pg_url) as conn:
         expected = sorted(
             conn.execute(
-                "SELECT c.customer_name, count(*) FROM warehouse.fact_order o JOIN warehouse.dim_customer c "
-                "USING (customer_id) GROUP BY 1 HAVING count(*) > 14"
+                "SELECT c.customer_id, c.customer_name, count(*) FROM warehouse.fact_order o "
+                "JOIN warehouse.dim_customer c USING (customer_id) GROUP BY 1, 2 HAVING count(*) > 14"
             ).fetchall()
         )
     assert sorted(tuple(r) for r in body["table"]["rows"]) == [tuple(r) for r in expected] and expected

@@ -8,7 +8,7 @@ import pytest
 
 from cube_models.model import load_model
 from cubesage_core.db import connection
-from router.parse.repeated import repeated_labels
+from router.parse.repeated import keyed_labels
 
 pytestmark = pytest.mark.integration
 SCHEMA = "cs_repeated"
@@ -46,6 +46,6 @@ def test_labels_two_rows_share_are_found_and_unique_or_unknown_ones_are_not(pg_u
         conn.execute(f"ANALYZE {SCHEMA}.playlists")
         conn.execute(f"ANALYZE {SCHEMA}.artists")
         (tmp_path / "m.yml").write_text(MODEL, encoding="utf-8")
-        found = repeated_labels(conn, load_model(tmp_path), SCHEMA)
+        found = keyed_labels(conn, load_model(tmp_path), SCHEMA)
         conn.execute(f"DROP SCHEMA {SCHEMA} CASCADE")
     assert found == frozenset({"playlists.name"})

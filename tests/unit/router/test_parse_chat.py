@@ -229,7 +229,7 @@ def test_of_two_names_as_long_the_one_not_begun_by_an_aggregation_word_is_read(k
 def test_a_group_by_a_label_rows_share_is_a_group_by_their_key_too(knowledge: Knowledge) -> None:
     r = read(knowledge, "top 3 customers by number of orders")
     assert r.dimensions == ["customers.name"]
-    r = read(replace(knowledge, repeated=frozenset({"customers.name"})), "top 3 customers by number of orders")
+    r = read(replace(knowledge, keyed_labels=frozenset({"customers.name"})), "top 3 customers by number of orders")
     assert r.dimensions == ["customers.customer_id", "customers.name"]
 
 

@@ -4,7 +4,7 @@ question means, counts of named things, rows bounded by a measure, and verbs tha
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -180,14 +180,26 @@ def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tm
     assert r.measures == ["batting.home_runs"] and not r.unknown
 
 
-def test_groups_by_the_rows_name_also_group_by_their_key(knowledge: Knowledge) -> None:
+def test_groups_by_names_told_apart_by_key_also_group_by_the_key(knowledge: Knowledge) -> None:
+    keyed = replace(knowledge, keyed_labels=frozenset({"people.full_name"}))
+    r = parse(understand("which player hit the most home runs in 2019", TODAY), keyed)
+    assert r.dimensions == ["people.player_id", "people.full_name"]  # namesakes stay two rows
+    r = parse(understand("home runs by birth country in 2019", TODAY), keyed)
+    assert r.dimensions == ["people.birth_country"]  # a dimension naming another thing groups alone
+
+
+def test_the_one_row_a_question_names_is_shown_by_its_key_and_name(knowledge: Knowledge) -> None:
     from router.parse.cube import aggregate_draft
 
-    u = understand("which player hit the most home runs in 2019", TODAY)
-    r = parse(u, knowledge)
-    query = aggregate_draft(r, u, knowledge.model).queries[0]
-    assert query["dimensions"] == ["people.player_id", "people.full_name"]  # namesakes stay two rows
-    u = understand("home runs by birth country in 2019", TODAY)
-    r = parse(u, knowledge)
-    # a dimension naming another thing (a country) groups alone
-    assert aggregate_draft(r, u, knowledge.model).queries[0]["dimensions"] == ["people.birth_country"]
+    values = Values()
+    values.surfaces["ted williams"] = [("people.full_name", "Ted Williams")]
+    named = Knowledge(
+        knowledge.model, build_lexicon(knowledge.model, [], values), keyed_labels=frozenset({"people.full_name"})
+    )
+    u = understand("Ted Williams home runs in 1941", TODAY)
+    r = parse(u, named)
+    assert r.shown == ["people.player_id", "people.full_name"]
+    assert aggregate_draft(r, u, named.model).queries[0]["dimensions"] == r.shown
+    u = understand("Ted Williams home runs in 1941 vs 1942", TODAY)  # compared periods: one number each
+    r = parse(u, named)
+    assert "dimensions" not in aggregate_draft(r, u, named.model).queries[0]
