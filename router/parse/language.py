@@ -526,12 +526,12 @@ FILLER_PHRASES = re.compile(
     r"\b(?:the\s+)?(?:whole|entire|full)\s+(?:catalog(?:ue)?|range|inventory|assortment)\b|"
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:\w+\s+)?(?:store|shop|catalog(?:ue)?|company|"
     r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|"
-    r"\bon file\b|\bso far\b|\ball[\s-]time\b|\bof all time\b|\b(?:(?:of|in|over)\s+(?:his|her|their)\s+)?career\b|"
+    r"\bon file\b|\bso far\b|\ball[\s-]time\b|\bof all time\b|"
     r"\bsince (?:the )?(?:start|beginning)\b|"
     r"\bto date\b|\bup to now\b|\b(?:i\.e|e\.g|viz)\.?(?!\w)|\bat all\b|\bif any\b|\bplease\b|"
     r"\b(?:the\s+)?(?:start|beginning|end)\s+of\b|\b(?:stack(?:s|ed)?|measure[sd]?)\s+up\b|"
     r"(?<=\bmost\s)(?:common|frequent|popular|usual)\b|(?<=\bleast\s)(?:common|frequent|popular|usual)\b|"
-    r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|(?:职业)?生涯|"
+    r"(?:在|从)?(?:店里|库里|曲库里|系统里|数据里|库中|店中)|到?目前为止|迄今为止|截至目前|"
     r"大概|大约|左右|差不多|(?<=[日号])\s*(?:那一?天|当天)",  # "6月1日那天": the date just named
     re.IGNORECASE,
 )

@@ -267,11 +267,11 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
 
 
 def _verbed(r: Reading, mark: Mark, k: Knowledge, cubes: list[str], following: Mention | None) -> Any | None:
-    """ "teams that lost 110 or more games": a verb right before the bound whose noun titles one measure of the
-    answer's cubes (lost: Losses, walked: Walks) is what the bound is of; the things counted after the number
+    """ "teams that lost 110 or more games": an irregular verb right before the bound whose noun titles one
+    measure of the answer's cubes (lost: Losses, won: Wins) is what the bound is of; the things counted after the number
     ("games") say nothing more."""
     said = [w for w in words_before(r.text, mark.start, reach=12) if w.raw.lower() not in STOPWORDS_EN]
-    if not said or not (irregular_form(said[-1].raw) or said[-1].raw.lower().endswith("ed")):
+    if not said or not irregular_form(said[-1].raw):  # "priced", "ordered": regular verbs say a row's column
         return None
     verb = said[-1]
     noun = noun_of_verb(verb.raw, verb.norm)
