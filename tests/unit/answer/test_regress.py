@@ -329,3 +329,11 @@ def test_cli_refuses_an_unknown_mode_and_llm_mode_without_an_endpoint(
     assert bogus.exit_code == 2 and "--mode must be fast, llm or both, got 'smart'" in bogus.output
     assert without.exit_code == 2 and "needs an LLM endpoint: set CUBESAGE_LLM_URL" in without.output
     assert not (tmp_path / "no-data").exists()
+
+
+def test_a_measure_shown_as_a_percent_matches_a_gold_percentage() -> None:
+    c = case(answer_sql=AGG_SQL)  # gold 100: a percentage the gold SQL computed as 100.0 * part / whole
+    shown = payload("aggregate", [[1.0]])
+    assert outcome(c, shown) == "wrong"  # a plain 1.0 is not 100
+    shown["table"]["formats"] = ["percent"]  # the answer shows 1.0 as 100.00%
+    assert outcome(c, shown) == "passed"

@@ -38,3 +38,11 @@ def test_a_number_before_any_superlative_ranks_that_many() -> None:
     cheapest = extract_ranking("5 cheapest parts, with supplier")
     assert (cheapest.direction, cheapest.limit) == ("asc", 5)
     assert extract_ranking("10 requests in 2011") is None  # a word ending in -est is no superlative
+
+
+def test_which_with_any_chinese_classifier_asks_for_one() -> None:
+    from router.understanding.ranking import extract_ranking
+
+    assert extract_ranking("2020赛季哪支球队的胜率最高？").limit == 1
+    assert extract_ranking("哪部电影的票房最高").limit == 1
+    assert extract_ranking("哪些球队的胜率最高").limit != 1

@@ -223,3 +223,22 @@ def test_a_quarter_with_a_two_digit_year_is_the_latest_such_year_no_later_than_t
     found = [(t.start, t.end) for t in extract_time("AOV Q1 97 vs Q1 96", date(1998, 8, 2)).ranges]
     assert found == [(date(1997, 1, 1), date(1997, 3, 31)), (date(1996, 1, 1), date(1996, 3, 31))]
     assert [t.start for t in extract_time("revenue in Q3 '24", TODAY).ranges] == [date(2024, 7, 1)]
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("home runs in the 1990s", "1990-01-01", "1999-12-31"),
+        ("hits in the '90s", "1990-01-01", "1999-12-31"),
+        ("20世纪90年代的本垒打", "1990-01-01", "1999-12-31"),
+        ("stolen bases from the 1900s through the 2010s", "1900-01-01", "2019-12-31"),
+        ("home runs from the 1950s on?", "1950-01-01", "2021-01-01"),
+    ],
+)
+def test_decades_and_from_then_on(text: str, start: str, end: str) -> None:
+    ranges = extract_time(text, date(2021, 1, 1)).ranges
+    assert [(r.start.isoformat(), r.end.isoformat()) for r in ranges] == [(start, end)]
+
+
+def test_a_name_that_begins_with_a_decade_is_no_period() -> None:
+    assert extract_time("artists on the 90's Music playlist", TODAY).ranges == []
