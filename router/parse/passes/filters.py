@@ -245,7 +245,7 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
             return k.model.find_member(counted), "count"
     if (named := adjective_member(mark.text, r, k, cubes)) is not None:
         return named, "row"  # "tracks longer than 5 minutes": the length, not the tracks' amount
-    if (verbed := _verbed(r, mark, k, cubes)) is not None:
+    if (verbed := _verbed(r, mark, k, cubes, following)) is not None:
         return verbed, "group"
     prior = before(r, mark.span, extra=_LINK)
     # a column named on either side before a named cube's amount; the one right after the number first
@@ -266,7 +266,7 @@ def _bound_member(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> tup
     return member, "group" if getattr(member, "kind", "") == "measure" else "row"
 
 
-def _verbed(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | None:
+def _verbed(r: Reading, mark: Mark, k: Knowledge, cubes: list[str], following: Mention | None) -> Any | None:
     """ "teams that lost 110 or more games": an irregular verb right before the bound whose noun titles one
     measure of the answer's cubes (lost: Losses, won: Wins) is what the bound is of; the things counted after the number
     ("games") say nothing more."""
@@ -279,9 +279,10 @@ def _verbed(r: Reading, mark: Mark, k: Knowledge, cubes: list[str]) -> Any | Non
     if len(found) != 1:
         return None
     r.use((verb.start, verb.end))
-    counted = next(iter(words(r.text[mark.end : mark.end + 24])), None)  # "games" of "won 100 games"
-    if counted is not None and not r.text[mark.end : mark.end + counted.start].strip():
-        r.use((mark.end + counted.start, mark.end + counted.end))
+    # "games" of "lost 110 games", where the model names games: the things counted; a word the model does not
+    # know stays unknown (a refusal, not a guess)
+    if following is not None and following.start >= mark.end and not r.text[mark.end : following.start].strip():
+        r.use(following.span)
     return found[0]
 
 
