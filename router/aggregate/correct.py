@@ -3,8 +3,10 @@
 - a bound metric missing from the measures is added;
 - a measure neither bound nor retrieved is dropped (replaced by a bound one if none would remain);
 - an unknown member is replaced by the validator's suggestion when that exists in the model, else dropped;
-- an execution error naming members drops those members (dimensions/filters); naming none, it drops the
-  dimensions of cubes not reachable from the measures' cubes.
+- an execution error naming members drops those members; naming none, it drops the dimensions of cubes not
+  reachable from the measures' cubes;
+- a member that picks the rows (a filter on it, a period of it) is never dropped, only replaced: dropping it
+  would answer for more rows than asked.
 Returns None when nothing could be changed (the caller gives up with the problems).
 """
 
@@ -65,11 +67,14 @@ def fix(
             _replace(fixed, member, None if others or not bound else bound[0])
         elif member and problem.code != "unknown_binding":
             suggestion = problem.suggestion if problem.suggestion and model.find_member(problem.suggestion) else None
-            if suggestion or member not in fixed.get("measures", []) or len(fixed.get("measures", [])) > 1:
+            if suggestion or (
+                not _restricts(fixed, member)
+                and (member not in fixed.get("measures", []) or len(fixed.get("measures", [])) > 1)
+            ):
                 _replace(fixed, member, suggestion)
         elif problem.code == "execution":
             named = [m for m in _MEMBER.findall(problem.message) if m in json.dumps(fixed)]
-            named = [m for m in named if m not in fixed.get("measures", [])]
+            named = [m for m in named if m not in fixed.get("measures", []) and not _restricts(fixed, m)]
             for name in named:
                 _replace(fixed, name, None)
             if not named:
@@ -77,6 +82,14 @@ def fix(
     if fixed == query or not fixed.get("measures"):
         return None
     return fixed
+
+
+def _restricts(query: dict[str, Any], member: str) -> bool:
+    """``member`` picks the rows (a filter on it, a period of it): dropping it would answer for more rows
+    than asked ("before 1900" read as all time), so it is never dropped, only replaced by a suggestion."""
+    filtered = {f.get("member", f.get("dimension")) for f in query.get("filters") or []}
+    dated = {t.get("dimension") for t in query.get("timeDimensions") or [] if t.get("dateRange")}
+    return member in filtered or member in dated
 
 
 def _drop_unreachable(query: dict[str, Any], model: SemanticModel) -> None:

@@ -599,7 +599,7 @@ _SINCE_AFTER = re.compile(
     r"to date|until now|so far)"
 )
 # open-ended periods: "before 2024", "until June", "after March", "2012 or later", "2024年以前"
-EARLIEST = date(1900, 1, 1)
+EARLIEST = date(1000, 1, 1)  # open before a date: every date a warehouse may hold (the databank starts in 1871)
 _OPEN_BEFORE = re.compile(
     r"\b(?:(before|prior to|earlier than)|(until|till|up until|no later than)|"
     r"(after|later than))\s*(?:the\s+)?$",

@@ -475,3 +475,26 @@ def test_the_most_of_a_second_table_counts_it_per_row_of_the_first(
 def test_questions_about_what_did_not_happen_are_refused(question: str) -> None:
     with pytest.raises(AggregateError, match="did not happen"):
         draft(question, table("products", "products"))
+
+
+def test_a_member_that_picks_the_rows_is_never_dropped_to_make_a_query_run() -> None:
+    """ "before 1900" with a bad period, or a filter on a member the model lacks: dropping it would answer for
+    every row (all-time home runs labelled 'before 1900'), so the fix gives up and the reply refuses."""
+    from router.aggregate.correct import fix
+    from router.aggregate.types import Problem
+
+    model = load_model(REPO_ROOT / "demo" / "model")
+    dated = {
+        "measures": ["orders.count"],
+        "timeDimensions": [{"dimension": "orders.order_ts", "dateRange": ["1900-01-01", "1899-12-31"]}],
+    }
+    assert fix(dated, [Problem("bad_date_range", "starts after it ends", "orders.order_ts")], model, []) is None
+    filtered = {
+        "measures": ["orders.count"],
+        "filters": [{"member": "orders.nope", "operator": "equals", "values": ["x"]}],
+    }
+    assert fix(filtered, [Problem("unknown_member", "no such member", "orders.nope")], model, []) is None
+    grouped = {"measures": ["orders.count"], "dimensions": ["orders.nope"]}
+    assert fix(grouped, [Problem("unknown_member", "no such member", "orders.nope")], model, []) == {
+        "measures": ["orders.count"]
+    }  # a group-by the model lacks is still dropped

@@ -174,11 +174,11 @@ def test_a_year_like_number_next_to_comparison_currency_or_unit_words_is_an_amou
 @pytest.mark.parametrize(
     ("question", "start", "end"),
     [
-        ("orders placed before 2024", "1900-01-01", "2023-12-31"),
-        ("orders until June 2024", "1900-01-01", "2024-06-30"),
+        ("orders placed before 2024", "1000-01-01", "2023-12-31"),
+        ("orders until June 2024", "1000-01-01", "2024-06-30"),
         ("orders after March 2024", "2024-04-01", "2025-06-30"),
         ("planes built in 2012 or later", "2012-01-01", "2025-06-30"),
-        ("2024年以前的订单", "1900-01-01", "2023-12-31"),
+        ("2024年以前的订单", "1000-01-01", "2023-12-31"),
         ("2024年以后的订单", "2024-01-01", "2025-06-30"),
     ],
 )
