@@ -49,6 +49,10 @@ def keyed_labels(conn: psycopg.Connection, model: Any, default_schema: str) -> f
 
 
 def _many(conn: psycopg.Connection, schema: str, table: str) -> bool:
+    """More than ``ENTITY_ROWS`` rows; False for a table the warehouse lacks (the model check reports it)."""
+    found = conn.execute("SELECT to_regclass(%s)", (sql.Identifier(schema, table).as_string(conn),)).fetchone()
+    if found is None or found[0] is None:
+        return False
     query = sql.SQL("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT %s) AS rows").format(sql.Identifier(schema, table))
     row = conn.execute(query, (ENTITY_ROWS + 1,)).fetchone()
     return row is not None and int(row[0]) > ENTITY_ROWS

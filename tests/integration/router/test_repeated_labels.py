@@ -1,4 +1,4 @@
-"""Labels rows share, read from the real warehouse's statistics by ``router.parse.repeated``."""
+"""Names shown with their rows' key, read from the real warehouse by ``router.parse.repeated``."""
 
 from __future__ import annotations
 
@@ -24,6 +24,16 @@ cubes:
     dimensions:
       - {{name: artist_id, sql: artist_id, type: number, primary_key: true}}
       - {{name: name, sql: name, type: string, title: Artist name}}
+  - name: players
+    sql_table: {SCHEMA}.players
+    dimensions:
+      - {{name: player_id, sql: player_id, type: number, primary_key: true, public: true}}
+      - {{name: name, sql: name, type: string, title: Player name}}
+  - name: missing
+    sql_table: {SCHEMA}.no_such_table
+    dimensions:
+      - {{name: row_id, sql: row_id, type: number, primary_key: true, public: true}}
+      - {{name: name, sql: name, type: string, title: Name}}
   - name: unanalysed
     sql_table: {SCHEMA}.unanalysed
     dimensions:
@@ -32,20 +42,23 @@ cubes:
 """
 
 
-def test_labels_two_rows_share_are_found_and_unique_or_unknown_ones_are_not(pg_url: str, tmp_path: Path) -> None:
+def test_shared_labels_and_names_of_many_things_are_keyed_others_are_not(pg_url: str, tmp_path: Path) -> None:
     with connection(pg_url) as conn:
         conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
         conn.execute(f"CREATE SCHEMA {SCHEMA}")
-        for table in ("playlists", "artists", "unanalysed"):
+        for table in ("playlists", "artists", "players", "unanalysed"):
             key = "row_id" if table == "unanalysed" else f"{table[:-1]}_id"
             conn.execute(f"CREATE TABLE {SCHEMA}.{table} ({key} int PRIMARY KEY, name text)")
         rows = [(i, "Music" if i in (1, 8) else f"List {i}") for i in range(1, 19)]
         conn.cursor().executemany(f"INSERT INTO {SCHEMA}.playlists VALUES (%s, %s)", rows)
         conn.cursor().executemany(f"INSERT INTO {SCHEMA}.artists VALUES (%s, %s)", [(i, f"A{i}") for i in range(50)])
+        conn.cursor().executemany(f"INSERT INTO {SCHEMA}.players VALUES (%s, %s)", [(i, f"P{i}") for i in range(60)])
         conn.cursor().executemany(f"INSERT INTO {SCHEMA}.unanalysed VALUES (%s, 'same')", [(i,) for i in range(5)])
         conn.execute(f"ANALYZE {SCHEMA}.playlists")
         conn.execute(f"ANALYZE {SCHEMA}.artists")
         (tmp_path / "m.yml").write_text(MODEL, encoding="utf-8")
         found = keyed_labels(conn, load_model(tmp_path), SCHEMA)
         conn.execute(f"DROP SCHEMA {SCHEMA} CASCADE")
-    assert found == frozenset({"playlists.name"})
+    # a shared label; every name of a table of more than 50 things (unique, with a public key); not 50 artists,
+    # not a table the warehouse lacks
+    assert found == frozenset({"playlists.name", "players.name"})
