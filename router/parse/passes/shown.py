@@ -31,6 +31,7 @@ def _keyed_names(r: Reading, k: Knowledge) -> None:
 
 
 def _named_row(r: Reading, k: Knowledge) -> None:
+    """The key and name of each row an equals filter names by its key or keyed name, not already grouped by."""
     shown: list[str] = []
     for f in r.filters:
         cube = f.member.split(".", 1)[0]
