@@ -226,14 +226,14 @@ def _rows(answer: dict[str, Any]) -> list[list[Any]]:
     table = answer.get("table") or {}
     rows = list(table.get("rows") or [])
     formats = list(table.get("formats") or [])
-    shares = [
+    percents = [
         i
         for i, c in enumerate(table.get("columns") or [])
         if str(c).endswith(".share") or (i < len(formats) and formats[i] == "percent")
     ]
-    if not shares:
+    if not percents:
         return rows
-    return [[*row, *(row[i] * 100 if isinstance(row[i], int | float) else None for i in shares)] for row in rows]
+    return [[*row, *(row[i] * 100 if isinstance(row[i], int | float) else None for i in percents)] for row in rows]
 
 
 def _section(answer: dict[str, Any], kind: str) -> dict[str, Any] | None:

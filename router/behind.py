@@ -36,7 +36,7 @@ def _grouped_values(reading: Reading, table: ResultTable, cube_query: dict[str, 
     first ``MIXED_ENTITIES`` rows) filter the listing, and the listing shows that column. Groups without a
     value name no rows: the listing is refused rather than left unfiltered."""
     pinned = _pinned(cube_query, model)
-    grouped = [c for c in _groups(cube_query, model) if c in table.columns]
+    grouped = [c for c in _groups(cube_query, pinned) if c in table.columns]
     if (
         grouped
         and table.rows
@@ -75,9 +75,9 @@ def _pinned(cube_query: dict[str, Any], model: Any) -> set[str]:
     return out
 
 
-def _groups(cube_query: dict[str, Any], model: Any) -> list[str]:
-    """The aggregate's dimensions that group it: not the key and name of the one row it is filtered to."""
-    pinned = _pinned(cube_query, model)
+def _groups(cube_query: dict[str, Any], pinned: set[str]) -> list[str]:
+    """The aggregate's dimensions that group it: not the key and name of the one row it is filtered to
+    (``_pinned``)."""
     return [d for d in cube_query.get("dimensions") or [] if d.split(".", 1)[0] not in pinned]
 
 
@@ -190,7 +190,7 @@ def extreme_only(cube_query: dict[str, Any], model: Any) -> bool:
     measures = [model.find_member(m) for m in cube_query.get("measures") or []]
     return (
         bool(measures)
-        and not _groups(cube_query, model)
+        and not _groups(cube_query, _pinned(cube_query, model))
         and all(getattr(m, "type", "") in ("max", "min") for m in measures)
     )
 
@@ -237,7 +237,7 @@ def _counted_rows(reading: Reading, table: ResultTable, cube_query: dict[str, An
         if measure is None or not measure.filters or reading.listing is None:
             continue
         if measure.cube != reading.listing and (
-            _groups(cube_query, model) or not joined(model, reading.listing, measure.cube)
+            _groups(cube_query, _pinned(cube_query, model)) or not joined(model, reading.listing, measure.cube)
         ):
             continue  # the rows of groups ("top 5 ... and their refunds") are all theirs, not those it adds up
         found = segments_holding(model, measure)

@@ -73,9 +73,9 @@ def aggregate_draft(r: Reading, u: Understanding, model: Any) -> CubeQueryDraft:
     queries: list[dict[str, Any]] = []
     labels: list[str] = []
     periods: list[TimeRange | None] = [*ranges] or [None]  # one query round without a range
+    single = len(ranges) < 2 and not (r.compared_segments or r.share or r.counted)  # one number: the named row shown
     for time_range in periods:
         for index, (time_dim, measures) in enumerate(groups):
-            single = len(ranges) < 2 and not (r.compared_segments or r.share or r.counted)
             query = _base(r, model, measures, index == 0, grain, time_dim, single)
             if time_dim and (time_range is not None or grain):
                 td: dict[str, Any] = {"dimension": time_dim}

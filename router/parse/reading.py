@@ -118,6 +118,7 @@ class Reading:
     asks_one: bool | None = None  # "which region has ...": one row (None: the question does not say)
     keyed: list[str] = field(default_factory=list)  # cubes a row of which is named by its key
     shown: list[str] = field(default_factory=list)  # the key and name of the one row an aggregate is filtered to
+    asked: Span | None = None  # a value two dimensions hold: the refusal asks which one is meant
     year_periods: list[str] = field(default_factory=list)  # periods read as a year column's bounds, not dates
     key_periods: list[str] = field(default_factory=list)  # year-like numbers that name a row ("part 2000")
     used: list[Span] = field(default_factory=list)

@@ -39,8 +39,9 @@ def keyed_labels(conn: psycopg.Connection, model: Any, default_schema: str) -> f
         key = facts.primary_key(model, cube.name)
         if table is None or key is None:
             continue
-        if model.find_member(key).public and _many(conn, table.schema, table.table):
-            found |= {d.path for d in cube.dimensions.values() if d.public and facts.names_rows(model, d.path)}
+        names = {d.path for d in cube.dimensions.values() if d.public and facts.names_rows(model, d.path)}
+        if names and model.find_member(key).public and _many(conn, table.schema, table.table):
+            found |= names
         for path in {p for lang in ("en", "zh") if (p := facts.label(model, cube.name, lang))}:
             column = table.columns.get(path.split(".", 1)[1])
             if column is not None and _repeats(conn, table.schema, table.table, column):

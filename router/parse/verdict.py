@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from router.parse.reading import Reading
+from router.parse.text import within
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Verdict:
 
 
 def judge(r: Reading) -> Verdict:
-    if r.refusal and r.unknown and all(repr(w) in r.refusal for w in r.unknown):
+    if r.refusal and r.asked and r.unknown_spans and all(within(s, [r.asked]) for s in r.unknown_spans):
         return Verdict(False, r.refusal, asks=True)  # 'Cubs' is a team's name and a franchise's: which one
     if r.unknown and r.intent is not None:
         return Verdict(False, _unknown(r))

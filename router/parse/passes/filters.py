@@ -158,6 +158,7 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         if len(members) > 1 and len({t.cube for t in top}) > 1:
             titles = " or ".join(repr(getattr(k.model.find_member(p), "title", p) or p) for p in members[:3])
             r.refuse(f"'{m.text}' is a value of {titles}: say which one you mean")
+            r.asked = m.span
             return
         best = top[0]
         exclusion = _excluded(r, m)
