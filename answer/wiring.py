@@ -29,6 +29,7 @@ from router.decompose import decompose
 from router.intent import classify_intent
 from router.parse import Knowledge, build_lexicon
 from router.parse.nearest import Nearest
+from router.parse.nesting import Nesting
 from router.parse.probe import Probe
 from router.parse.repeated import keyed_labels
 from router.parse.spelling import Speller
@@ -97,7 +98,8 @@ def semantic_layer(settings: Settings, url: str, embedder: Embedder) -> Semantic
         probe = Probe.load(conn, url, model, settings.warehouse_schema)
         keyed = keyed_labels(conn, model, settings.warehouse_schema)
     lexicon = build_lexicon(model, terms, values)
-    knowledge = Knowledge(model, lexicon, probe.find, Nearest.build(model, embedder).find, keyed, probe.holds)
+    nearest = Nearest.build(model, embedder).find
+    knowledge = Knowledge(model, lexicon, probe.find, nearest, keyed, probe.holds, Nesting(url, model).within)
     return SemanticLayer(model, get_backend(settings, url, model), values, knowledge, Speller.build(knowledge.lexicon))
 
 

@@ -115,6 +115,23 @@ def _through_bridge(reading: Any, model: Any, cube: str) -> bool:
     return bool(keys)
 
 
+def _listed_under(reading: Reading, model: Any, member: str) -> bool:
+    """ "the Dodgers' total payroll, and their five highest-paid players": players belong to no team, so the
+    rows listed become those of the one cube referring to both that holds a member the listing shows or orders
+    by (salaries: one row per salary, naming its player); False when there is none such."""
+    assert reading.listing is not None
+    shown = {m.split(".", 1)[0] for m in [*reading.columns, *(member for member, _ in reading.order)]}
+    under = facts.rows_under(model, reading.listing, [{member.split(".", 1)[0]}], shown)
+    if under is None:
+        return False
+    keys = [d.path for d in model.cubes[under].primary_keys]
+    up = set(facts.referred(model, under))  # columns of rows the new ones do not refer to would repeat them
+    reading.columns = list(dict.fromkeys([*keys, *(c for c in reading.columns if c.split(".", 1)[0] in up)]))
+    reading.notes.append(f"rows of {under}: each names its {reading.listing} and the aggregate's {member}")
+    reading.listing = under
+    return True
+
+
 def _aggregate_filters(reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any) -> None:
     """The rows behind an aggregate are restricted as it is: its filters on dimensions and its segments the
     listing does not restate ("the average supply cost for part 2500, and the suppliers of it": part 2500)."""
@@ -130,7 +147,7 @@ def _aggregate_filters(reading: Reading, table: ResultTable, cube_query: dict[st
         member = str(f.get("member", ""))
         if member in measures or member in said or f.get("operator") in ("set", "notSet") or "." not in member:
             continue
-        if not joined(model, reading.listing, member.split(".", 1)[0]):  # all the rows would be listed
+        if not joined(model, reading.listing, member.split(".", 1)[0]) and not _listed_under(reading, model, member):
             reading.refuse(
                 f"the {reading.listing} rows cannot be restricted to the aggregate's {member}: "
                 "the model joins them no way"

@@ -31,20 +31,6 @@ def _said(member: Any) -> set[str]:
     return set(name_key(title)) or set(name_key(member.name))
 
 
-def referred(k: Knowledge, cube: str) -> list[str]:
-    """The listed cube, then the cubes its rows refer to (many-to-one joins), nearest first."""
-    joins = [j for c in k.model.cubes.values() for j in c.joins if j.target in k.model.cubes]
-    ups = [(j.source, j.target) for j in joins if j.relationship in ("many_to_one", "one_to_one")]
-    ups += [(j.target, j.source) for j in joins if j.relationship in ("one_to_many", "one_to_one")]
-    hops = {cube: 0}
-    frontier = [cube]
-    while frontier:
-        step = {t: hops[c] + 1 for c in frontier for s, t in ups if s == c and t not in hops}
-        hops.update(step)
-        frontier = list(step)
-    return sorted(hops, key=lambda c: hops[c])
-
-
 def _best(candidates: list[tuple[Any, int]]) -> Any | None:
     """The one candidate with the lowest rank; None when two share it."""
     if not candidates:
@@ -96,7 +82,7 @@ def chinese(k: Knowledge, cubes: list[str], item: str, prefer: Collection[str] =
 
 def resolve(r: Reading, k: Knowledge, cube: str, taken: list[Span]) -> list[str]:
     """The members the list's items not yet used (outside ``taken``) name; marks each item it resolves used."""
-    cubes = referred(k, cube)
+    cubes = facts.referred(k.model, cube)
     spoken = set(name_key(r.text))
     out: list[str] = []
     for start, end in r.column_list:

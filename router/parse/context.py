@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from router.parse.lexicon import Lexicon
+from router.parse.nesting import Nests
 from router.parse.reading import Reading, Target
 from router.understanding.types import Understanding
 
@@ -22,6 +23,7 @@ class Knowledge:
     nearest: Callable[[list[str]], list[list[Target]]] | None = None  # Chinese words by meaning
     keyed_labels: frozenset[str] = frozenset()  # names of rows grouped with their key (router.parse.repeated)
     holds: Callable[[str, str], bool] | None = None  # a computed string dimension has this value ("Manager")
+    nests: Nests | None = None  # a child label's rows so named all belong to parent rows so named
 
 
 @dataclass

@@ -159,6 +159,30 @@ def identity(model: Any, cube: str, language: str = "en") -> str | None:
     return codes[0].path if codes else None
 
 
+def referred(model: Any, cube: str) -> list[str]:
+    """``cube``, then the cubes its rows refer to (many-to-one joins, either side's declaration), nearest first."""
+    joins = [j for c in model.cubes.values() for j in c.joins if j.target in model.cubes]
+    ups = [(j.source, j.target) for j in joins if j.relationship in ("many_to_one", "one_to_one")]
+    ups += [(j.target, j.source) for j in joins if j.relationship in ("one_to_many", "one_to_one")]
+    hops = {cube: 0}
+    frontier = [cube]
+    while frontier:
+        step = {t: hops[c] + 1 for c in frontier for s, t in ups if s == c and t not in hops}
+        hops.update(step)
+        frontier = list(step)
+    return sorted(hops, key=lambda c: hops[c])
+
+
+def rows_under(model: Any, cube: str, apart: list[set[str]], named: set[str]) -> str | None:
+    """The one cube of ``named`` (the cubes of members a question names) whose rows refer to ``cube``'s and to
+    one cube of each set in ``apart`` (rows ``cube``'s do not refer to: a team, for players): "the Dodgers'
+    highest-paid players" lists salaries, each naming its player and its team; None when not exactly one."""
+    under = [
+        c for c in named if c != cube and cube in (up := referred(model, c)) and all(cubes & set(up) for cubes in apart)
+    ]
+    return under[0] if len(under) == 1 else None
+
+
 def reach(model: Any, start: str) -> dict[str, int]:
     """Cubes reachable from ``start`` along declared joins, with hop counts."""
     hops = {start: 0}

@@ -563,9 +563,10 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
     """Values a word derives from ("Brazilian" -> BRAZIL, "German" -> GERMANY, "Canadian" -> CANADA): its
     first letters (all but three, at least four) begin the value, or the value (four letters or more)
     begins it; or the first word of a longer value ("Frontier" -> "Frontier Airlines Inc."); only when
-    exactly one value does. Else the last word of longer values ("Cubs" -> "Chicago Cubs"): as written, only
-    when exactly one value ends so; by its normal form only, all the values of the columns holding the same
-    ones (``_all_of_one_column``)."""
+    exactly one value does. Else the last word of longer values ("Cubs" -> "Chicago Cubs"): as written, all the
+    values that end so ("Dodgers": Brooklyn and Los Angeles Dodgers, in a team's name and a franchise's; the
+    filters pass keeps one column or asks); by its normal form only, all the values of the columns holding the
+    same ones (``_all_of_one_column``)."""
     lowered = word.lower()
     head = lowered[: max(4, len(lowered) - 3)]
     first = norm_word(word)
@@ -588,9 +589,27 @@ def value_stems(lex: Lexicon, word: str) -> list[Target]:
     # a place's own name first ("Brazilian" -> Brazil, though an album title begins "Brazilian ..."); a last
     # word as written before a first word only by its stem ("Dodgers", not "Dodger Stadium")
     for found in (derived, first_written, last_written, first_of):
+        if found and found is last_written and len({t.value for t in found}) > 1:
+            return sorted(found, key=lambda t: (t.path, str(t.value)))  # the filters pass nests them, or asks
         if found:
             return list(found) if len({t.value for t in found}) == 1 else []  # one value, maybe in several columns
     return _all_of_one_column(last_of)
+
+
+def value_tail(lex: Lexicon, phrase: str) -> list[Target]:
+    """ "Red Sox" -> "Boston Red Sox": the last two words or more of longer capitalised values, as written; all
+    the values that end so (the filters pass keeps one column or asks)."""
+    key = name_key(phrase)
+    if len(key) < 2:
+        return []
+    found = {
+        entry.target
+        for k, entries in lex.by_words.items()
+        if len(k) > len(key) and k[-len(key) :] == key
+        for entry in entries
+        if entry.target.kind == "value" and str(entry.target.value).endswith(phrase)
+    }
+    return sorted(found, key=lambda t: (t.path, str(t.value)))
 
 
 def _all_of_one_column(targets: set[Target]) -> list[Target]:

@@ -31,6 +31,7 @@ from router.parse.language import (
     title_unit,
 )
 from router.parse.nearby import after, before, close, free, restated, words_before
+from router.parse.nesting import nested_child
 from router.parse.passes.listing import column_spans, in_column_list
 from router.parse.passes.order import adjective_member
 from router.parse.reading import Filter, Mark, Mention, Reading, Target
@@ -153,7 +154,7 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
             continue
         rivals = {t.cube for t in targets}
         scored = sorted(((_value_score(t, m, r, k, rivals), t) for t in targets), key=lambda p: -p[0])
-        top = [t for s, t in scored if s == scored[0][0]]
+        top = _nested([t for s, t in scored if s == scored[0][0]], r, k, m)
         members = list(dict.fromkeys(t.path for t in top))
         if len(members) > 1 and len({t.cube for t in top}) > 1:
             titles = " or ".join(repr(getattr(k.model.find_member(p), "title", p) or p) for p in members[:3])
@@ -175,6 +176,19 @@ def _values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         _said_of(r, k, m, best)
     for (member, operator), values in chosen.items():
         r.filters.append(Filter(member, operator, values, "named values"))
+
+
+def _nested(top: list[Target], r: Reading, k: Knowledge, m: Mention) -> list[Target]:
+    """ "Cubs": of a team's name and its franchise's name tied, the team's when each team so named is of a
+    franchise so named (``router.parse.nesting``); else ``top`` (the reply asks)."""
+    values: dict[str, list[str]] = {}
+    for t in top:
+        values.setdefault(t.path, []).append(str(t.value))
+    child = nested_child(k.model, k.nests, values, r.language)
+    if child is None:
+        return top
+    r.notes.append(f"{m.text!r}: the rows of {child} so named, each of a row so named it belongs to")
+    return [t for t in top if t.path == child]
 
 
 def _said_of(r: Reading, k: Knowledge, m: Mention, target: Target) -> None:

@@ -24,6 +24,7 @@ from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import COMBINED
 from router.parse.nearby import free, free_span, phrase_after, restated
+from router.parse.nesting import nested_child
 from router.parse.reading import Mention, Reading
 from router.parse.text import has_cjk, name_key, stems, within, words
 
@@ -288,8 +289,10 @@ def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for key in {frozenset(v) for v in by_member.values()} | {frozenset(ids) for ids in said_by.values()}:
         same = [p for p in by_member if frozenset(by_member[p]) == key or said_by[p] & key]
         labels = {facts.label(k.model, p.split(".", 1)[0], r.language) for p in same}  # the name, not the code
+        named_rows = {p: sorted(by_member[p]) for p in same if p in labels}
         keep = (
             next((p for p in same if p in filtered), None)
+            or nested_child(k.model, k.nests, named_rows, r.language)  # the team's name, not its franchise's
             or next((p for p in same if p in labels), None)
             or next((p for p in same if p.split(".", 1)[0] in named), same[0] if same else None)
         )
@@ -301,7 +304,8 @@ def _compared_values(r: Reading, k: Knowledge, cubes: list[str]) -> None:
     for member, values in by_member.items():
         # "for Boeing, Airbus, Embraer and Bombardier", "JetBlue, United and Delta each": one row each;
         # "(USA and Canada combined)": one row
-        if len(values) > 1 and (compared or not combined) and member not in r.dimensions:
+        several = len(said_by.get(member, ())) > 1  # "Dodgers" names two teams' names: one row, not a comparison
+        if len(values) > 1 and several and (compared or not combined) and member not in r.dimensions:
             r.dimensions.append(member)
             r.notes.append(f"group by {member}: its values are compared")
 

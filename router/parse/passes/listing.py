@@ -150,7 +150,7 @@ def head(q: Question, k: Knowledge) -> None:
     cube = chosen.of("cube")[0].path if chosen.of("cube") else _cube_of(chosen)
     if cube is None:
         return
-    cube = _rows_under(r, k, cube)
+    cube = _rows_under(r, k, cube, chosen)
     r.listing, r.listed, r.intent = cube, chosen.span, "detail"
     if chosen.of("cube") or (chosen.of("segment") and not chosen.of("value")) or _counts_rows(chosen, k):
         r.use(chosen.span)
@@ -159,7 +159,7 @@ def head(q: Question, k: Knowledge) -> None:
     _in_role(r, k, cube, chosen.text)
 
 
-def _rows_under(r: Reading, k: Knowledge, cube: str) -> str:
+def _rows_under(r: Reading, k: Knowledge, cube: str, chosen: Mention) -> str:
     """ "which suppliers carry part 777? show available qty and supply cost": columns asked of a cube whose rows
     refer to the named one (the part's supplier offers) make those rows the listed ones, one per offer,
     when exactly one cube the columns belong to refers to every cube they and the named rows belong to."""
@@ -169,26 +169,43 @@ def _rows_under(r: Reading, k: Knowledge, cube: str) -> str:
         for m in r.mentions
         if r.listed_column(m.span) or any(0 <= b.start - m.end <= 3 for b in bounds)  # "可供数量不到1000"
     ]
-    reached = set(column_items.referred(k, cube))
+    reached = set(facts.referred(k.model, cube))
     beyond = [m.of("dimension") for m in asked if m.of("dimension") and not m.of("cube")]
     # a named value of rows the listed ones do not refer to ("Supplier#000000010's parts")
     beyond += [m.of("value") for m in r.mentions if m.of("value") and not m.of("cube") and beyond]
     beyond = [ts for ts in beyond if not any(t.cube in reached for t in ts)]
     if not beyond:
-        return cube
+        return _rows_of_named_values(r, k, cube, reached, chosen)
     cubes = {cube} | {ts[0].cube for ts in beyond}
-    under = [c for c in cubes if cubes <= set(column_items.referred(k, c))]
+    under = [c for c in cubes if cubes <= set(facts.referred(k.model, c))]
     if len(under) != 1:
         return cube
     r.notes.append(f"columns of {under[0]} asked: its rows, each naming its {cube}")
     return under[0]
 
 
+def _rows_of_named_values(r: Reading, k: Knowledge, cube: str, reached: set[str], chosen: Mention) -> str:
+    """ "the Dodgers' five highest-paid players in 2016": a value of rows the listed ones do not refer to (a
+    team: players belong to none) lists the rows of the one cube that refers to both and that another word of
+    the question names (the salaries, by "highest-paid"): one row per salary, each naming its player."""
+    apart = [{t.cube for t in m.of("value")} for m in r.mentions if m.of("value") and not m.of("cube")]
+    apart = [cubes for cubes in apart if not cubes & reached]
+    if r.listed_column(chosen.span):
+        return cube  # rows named only by a column asked for ("with album and artist"): no head to go under
+    others = [m for m in r.mentions if m is not chosen and not m.of("value")]  # not the words naming the rows
+    named = {t.cube for m in others for t in m.of("cube", "measure", "dimension")}
+    under = facts.rows_under(k.model, cube, apart, named) if apart else None
+    if under is None:
+        return cube
+    r.notes.append(f"rows of {under}: each names its {cube} and the values named")
+    return under
+
+
 def _named_rows(r: Reading, k: Knowledge, cube: str) -> list[str]:
     """The label of the rows the question named when it lists rows under them (``_rows_under``)."""
     named = next((m for m in r.mentions if m.span == r.listed), None)
     other = named.of("cube")[0].path if named is not None and named.of("cube") else None
-    if other is None or other == cube or other not in column_items.referred(k, cube):
+    if other is None or other == cube or other not in facts.referred(k.model, cube):
         return []
     name = facts.label(k.model, other, r.language)
     return [*_foreign_key(k, cube, other), *([name] if name else [])]
@@ -337,7 +354,7 @@ def columns(q: Question, k: Knowledge) -> None:
     ]
     shown += [member for member, _ in r.order]
     shown += _named_rows(r, k, cube)
-    referred = column_items.referred(k, cube)
+    referred = facts.referred(k.model, cube)
     for m in r.mentions:
         if not free(r, m):
             continue

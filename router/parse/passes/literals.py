@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN
-from router.parse.lexicon import plural_value, value_head, value_stems
+from router.parse.lexicon import plural_value, value_head, value_stems, value_tail
 from router.parse.probe import CAPS_PHRASE, LITERAL, QUOTED, TITLE_PHRASE
 from router.parse.reading import Mention, Target
 from router.parse.text import norm_word, overlaps
@@ -80,6 +80,7 @@ def _is_demonym(word: str, place: str) -> bool:
 def choose(q: Question, k: Knowledge) -> None:
     if k.probe is not None:
         _probed(q, k)
+    _tails(q, k)
     _derived(q, k)
     _plurals(q, k)
     _heads(q, k)
@@ -93,6 +94,13 @@ def _heads(q: Question, k: Knowledge) -> None:
         return [] if word.lower() in STOPWORDS_EN or word.isdigit() else value_head(k.lexicon, word)
 
     _name_free_words(q, r"(?<![\w#-])[A-Za-z0-9][A-Za-z0-9]*(?![\w#-])", lookup, "the values it begins")
+
+
+def _tails(q: Question, k: Knowledge) -> None:
+    """ "Red Sox": capitalised words that end longer values name them ("Boston Red Sox")."""
+    _name_free_words(
+        q, r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b", lambda phrase: value_tail(k.lexicon, phrase), "the values it ends"
+    )
 
 
 def _plurals(q: Question, k: Knowledge) -> None:

@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from router.aggregate.measure_match import match_measure, unit_twin
-from router.parse import column_items, facts
+from router.parse import facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import MONEY_VERBS, MONEY_VERBS_ZH, RATE_AFTER, names_a_number
 from router.parse.nearby import (
@@ -750,7 +750,7 @@ def _referrers_with_money(k: Knowledge, cube: str) -> set[str]:
     over their amount column formatted as currency); none when two are equally near."""
     hops: dict[str, int] = {}
     for source in k.model.cubes:
-        refers = column_items.referred(k, source) if k.model.cube_time_dimension(source) else []
+        refers = facts.referred(k.model, source) if k.model.cube_time_dimension(source) else []
         if cube in refers and _money_sums(k, source):  # many-to-one all the way: no row counted twice
             hops[source] = refers.index(cube)
     nearest = min(hops.values(), default=None)

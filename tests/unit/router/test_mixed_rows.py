@@ -12,6 +12,8 @@ from router.behind import _aggregate_filters, _behind_extreme, _counted_rows
 from router.parse.reading import Reading
 from router.tables import ResultTable
 from tests.unit.router.test_parse import MODEL, TODAY
+from tests.unit.router.test_parse_league import MODEL as LEAGUE
+from tests.unit.router.test_parse_league import SALARIES
 
 
 @pytest.fixture(scope="module")
@@ -159,3 +161,20 @@ def test_the_rows_behind_one_period_are_dated_by_it(model: SemanticModel) -> Non
     several = _listing("orders")  # rows of two months are not merged into one listing
     _grouped_period(several, two, query, model)
     assert several.refusal and not several.filters
+
+
+def test_rows_apart_from_the_aggregate_are_listed_as_the_rows_referring_to_both(tmp_path: Path) -> None:
+    (tmp_path / "league.yml").write_text(LEAGUE + SALARIES, encoding="utf-8")
+    league = load_model(tmp_path)
+    reading = _listing("people")  # "..., and who were their five highest-paid players that year?"
+    reading.columns = ["people.player_id", "people.full_name", "salaries.salary", "awards.season"]
+    reading.order = [("salaries.salary", "desc")]
+    query = {
+        "measures": ["salaries.total"],
+        "filters": [{"member": "teams.name", "operator": "equals", "values": ["X"]}],
+    }
+    _aggregate_filters(reading, NO_ROWS, query, league)
+    # players belong to no team: one row per salary, each naming its player; not the awards' dates beside them
+    assert reading.refusal is None and reading.listing == "salaries"
+    assert reading.columns == ["salaries.salary_key", "people.player_id", "people.full_name", "salaries.salary"]
+    assert [(f.member, f.values) for f in reading.filters] == [("teams.name", ["X"])]

@@ -89,6 +89,22 @@ cubes:
       - {name: golden, sql: "{CUBE}.award = 'Golden Bat'", title: Golden Bat}
 """
 
+# a cube under players and teams (one row per salary): "the Dodgers' highest-paid players" lists its rows
+SALARIES = """
+  - name: salaries
+    title: Salaries
+    sql_table: league.salaries
+    joins:
+      - {name: people, relationship: many_to_one, sql: "{CUBE}.player_id = {people}.player_id"}
+      - {name: teams, relationship: many_to_one, sql: "{CUBE}.team_id = {teams}.team_id"}
+    dimensions:
+      - {name: salary_key, sql: "{CUBE}.player_id || {CUBE}.year_id", type: string, primary_key: true}
+      - {name: salary, sql: "{CUBE}.salary", type: number, title: Salary, meta: {synonyms: [paid, pay]}}
+      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}
+    measures:
+      - {name: total, type: sum, sql: "{CUBE}.salary", title: Total salary}
+"""
+
 
 @dataclass
 class Values:
@@ -98,6 +114,8 @@ class Values:
             "golden bat": [("awards.award", "Golden Bat")],
             "japan": [("people.death_country", "Japan"), ("people.birth_country", "Japan")],
             "chicago bears": [("teams.name", "Chicago Bears"), ("franchises.franch_name", "Chicago Bears")],
+            "decatur bears": [("teams.name", "Decatur Bears")],
+            "new york blue caps": [("teams.name", "New York Blue Caps")],
         }
     )
 
@@ -160,6 +178,39 @@ def test_the_last_word_of_a_value_names_it_and_a_value_two_cubes_hold_is_asked(k
     assert r.refusal and "Team name" in r.refusal and "Franchise" in r.refusal
     verdict = judge(r)  # the reader is asked to choose, not told that 'Bears' is unknown
     assert verdict.asks and verdict.refusal == r.refusal
+
+
+def test_a_name_whose_rows_nest_in_the_other_cubes_is_the_rows_that_carry_it(knowledge: Knowledge) -> None:
+    asked: list[tuple[str, list[str], str, list[str]]] = []
+
+    def nests(child: str, values: list[str], parent: str, parents: list[str]) -> bool:
+        asked.append((child, values, parent, parents))
+        return True  # the warehouse says each team so named is of a franchise so named
+
+    r = parse(understand("Bears wins in 2016", TODAY), replace(knowledge, nests=nests))
+    # every team whose name ends so, one filter (no comparison of the two names); the franchise is not asked
+    assert {(c, tuple(v), p, tuple(ps)) for c, v, p, ps in asked} == {
+        ("teams.name", ("Chicago Bears", "Decatur Bears"), "franchises.franch_name", ("Chicago Bears",))
+    }
+    assert [(f.member, f.values) for f in r.filters] == [("teams.name", ["Chicago Bears", "Decatur Bears"])]
+    assert not r.refusal and r.measures == ["teams.team_wins"] and r.dimensions == []
+
+
+def test_capitalised_words_that_end_a_value_name_it(knowledge: Knowledge) -> None:
+    r = read(knowledge, "Blue Caps wins in 2016")
+    assert [(f.member, f.values) for f in r.filters] == [("teams.name", ["New York Blue Caps"])]
+    assert not r.unknown
+
+
+def test_a_value_of_rows_the_listed_ones_do_not_refer_to_lists_the_rows_referring_to_both(tmp_path: Path) -> None:
+    (tmp_path / "league.yml").write_text(MODEL + SALARIES, encoding="utf-8")
+    model = load_model(tmp_path)
+    k = Knowledge(model, build_lexicon(model, [], Values()))
+    r = parse(understand("who were the Red Socks' five highest-paid players in 2016?", TODAY), k)
+    # players belong to no team: the salaries, each naming its player, restricted to the team's
+    assert r.listing == "salaries" and r.limit == 5 and r.order == [("salaries.salary", "desc")]
+    assert [(f.member, f.values) for f in r.filters] == [("teams.name", ["Red Socks"])]
+    assert "people.full_name" in r.columns and not r.refusal
 
 
 def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tmp_path: Path) -> None:
