@@ -46,13 +46,14 @@ def _kind(table: ResultTable, i: int) -> Kind:
 
 
 def column_format(name: str) -> str | None:
-    """The display format of a column: its Cube format, "percent" for derived shares, "id" for keys."""
+    """The display format of a column: its Cube format, "percent" for derived shares, "id" (as written) for
+    keys and years."""
     vocab = vocabulary()
     if fmt := vocab.member_format(name):
         return fmt
     if name.endswith(".share"):
         return "percent"
-    return "id" if vocab.is_key(name) else None
+    return "id" if vocab.is_key(name) or name in vocab.years else None
 
 
 def title(name: str, language: str) -> str:

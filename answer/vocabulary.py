@@ -23,6 +23,7 @@ from fourengine.glossary import GlossaryError, parse_glossary
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 KEY_NAME = re.compile(r"(^|_)id$|key$", re.IGNORECASE)  # "member_id", "o_orderkey": identifiers, not amounts
+YEAR_NAME = re.compile(r"(^|[_\s])years?($|[_\s])|年", re.IGNORECASE)  # "Season year", "year_built": 2018, not 2,018
 
 
 ADDITIVE = frozenset({"sum", "count", "count_distinct", "count_distinct_approx", "running_total"})
@@ -35,6 +36,7 @@ class Vocabulary:
     value_labels: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (cube, value.lower(), lang)
     types: dict[str, str] = field(default_factory=dict)  # member path -> Cube type ("sum", "time", "string")
     keys: frozenset[str] = frozenset()  # dimensions that identify rows (primary keys, ``*_id`` numbers)
+    years: frozenset[str] = frozenset()  # number dimensions that hold years ("Season year"), shown as written
     column_labels: dict[tuple[str, str], str] = field(default_factory=dict)  # (column's last part, lang) -> label
 
     def member_format(self, column: str) -> str | None:
@@ -95,6 +97,11 @@ def build(model_dir: Path | None, glossary: Path | None, detail_vocabulary: Path
             d.path
             for d in (model.dimensions() if model is not None else [])
             if d.primary_key or (d.type == "number" and KEY_NAME.search(d.name))
+        )
+        vocab.years = frozenset(
+            d.path
+            for d in (model.dimensions() if model is not None else [])
+            if d.type == "number" and YEAR_NAME.search(f"{d.name} {d.title or ''}")
         )
     try:
         terms, _ = parse_glossary(glossary) if glossary else ([], [])

@@ -482,7 +482,7 @@ class Pipeline:
                 raise DetailPlanError(str(err)) from err
             result.problems.append({"code": "detail_failed", "message": str(err)})
             return True
-        columns = list(query["dimensions"])
+        columns = [*query["dimensions"], *query.get("measures", [])]  # the rows' own measures after their columns
         result.detail = DetailResult(
             plan={"kind": "listing", "target": reading.listing, "cube_query": query, "reading": reading.to_dict()},
             columns=columns,

@@ -152,9 +152,12 @@ def _whole(part: dict[str, Any], r: Reading) -> dict[str, Any]:
 
 
 def listing_query(r: Reading, u: Understanding, model: Any, max_rows: int = LISTING_LIMIT) -> dict[str, Any]:
-    """The dimensions-only Cube query of a listing reading."""
+    """The Cube query of a listing reading: its columns as dimensions (the rows' key among them), and the
+    measures of its own rows asked as columns, one value per row."""
     assert r.listing is not None
     query: dict[str, Any] = {"dimensions": list(r.columns)}
+    if r.row_measures:  # grouped by the rows' key: each row's own value
+        query["measures"] = list(r.row_measures)
     if r.filters:
         query["filters"] = [f.cube_filter() for f in r.filters]
     if r.segments:

@@ -202,13 +202,23 @@ def joined(model: Any, a: str, b: str) -> bool:
 
 
 def fk_column(model: Any, source: str, target: str) -> str | None:
-    """The column of ``source`` its join to ``target`` uses (``{CUBE}.o_custkey = {customer}.c_custkey``)."""
+    """The column of ``source`` its join to ``target`` uses (``{CUBE}.o_custkey = {customer}.c_custkey``); of
+    a join on several columns, the first."""
+    found = fk_columns(model, source, target)
+    return found[0] if found else None
+
+
+def fk_columns(model: Any, source: str, target: str) -> list[str]:
+    """Every column of ``source`` its join to ``target`` uses ("{CUBE}.year_id = {teams}.year_id AND
+    {CUBE}.team_id = {teams}.team_id": year_id and team_id), in the join's order."""
     join = next((j for j in model.cubes[source].joins if j.target == target), None)
     if join is None:
-        return None
-    m = re.search(r"\{CUBE\}\.(\w+)\s*=\s*\{" + re.escape(target) + r"\}\.\w+", join.sql or "")
-    m = m or re.search(r"\{" + re.escape(target) + r"\}\.\w+\s*=\s*\{CUBE\}\.(\w+)", join.sql or "")
-    return m.group(1).lower() if m else None
+        return []
+    other = re.escape(target)
+    pairs = re.finditer(
+        r"\{CUBE\}\.(\w+)\s*=\s*\{" + other + r"\}\.\w+|\{" + other + r"\}\.\w+\s*=\s*\{CUBE\}\.(\w+)", join.sql or ""
+    )
+    return [(m.group(1) or m.group(2)).lower() for m in pairs]
 
 
 def amount_column(model: Any, cube: str) -> Any | None:

@@ -1,15 +1,16 @@
 """Literals the lexicon cannot know ("Clerk#000000286", "Brand#23", "INV-2024-0042"): which string
 dimension holds them, asked of the warehouse.
 
-Built once per model from PostgreSQL's statistics (no scan): the *shape* of the sample values
-``pg_stats`` keeps for each public string dimension over a plain column (letters before the first digit
-or symbol, lower case, then letters as ``a`` and digits as ``9``, runs collapsed: "Clerk#000000286" ->
-``clerk:a#9``). A literal of the question is looked up only in the dimensions whose samples have its
-shape, one indexed or bounded equality query each (read-only, 500 ms timeout), so a question costs no
-scan of columns that cannot hold it. A dimension that runs plain columns together ("{CUBE}.carrier ||
-{CUBE}.flight": "UA1545") is shaped from its first values and looked up by the same expression. A name
-in title case ("Smells Like Teen Spirit") is looked up in the columns whose samples are mostly such names
-(track, album or product names the value index leaves out).
+Built once per model from PostgreSQL's statistics (no scan): the *shape* of the sample values ``pg_stats``
+keeps for each public string dimension over a plain column (letters before the first digit or symbol, lower
+case, then letters as ``a`` and digits as ``9``, runs collapsed: "Clerk#000000286" -> ``clerk:a#9``); a column
+whose coded samples begin with varied letters (ids made from names: "aardsda01", "abbotji01") also by its
+loose shape, leading letters as ``a`` too (``*a9``). A literal of the question is looked up only in the
+dimensions whose samples have its shape, one indexed or bounded equality query each (read-only, 500 ms
+timeout), so a question costs no scan of columns that cannot hold it. A dimension that runs plain columns
+together ("{CUBE}.carrier || {CUBE}.flight": "UA1545") is shaped from its first values and looked up by the
+same expression. A name in title case ("Smells Like Teen Spirit") is looked up in the columns whose samples
+are mostly such names (track, album or product names the value index leaves out).
 """
 
 from __future__ import annotations
@@ -47,6 +48,15 @@ def shape(value: str) -> str:
     head = letters.group(0).lower() if letters else ""
     body = re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+", "9", value[len(head) :]))
     return f"{head}:{body}"
+
+
+def loose_shape(value: str) -> str:
+    """The shape with its leading letters as ``a`` too ("ohtansh01" -> ``*a9``): how the values of a column of
+    codes that begin with varied letters (a person's id from their name) are told apart from other codes."""
+    return "*" + re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+", "9", value))
+
+
+LOOSE_HEADS = 4  # distinct leading letters among a column's coded samples that make its codes loose
 
 
 @dataclass(frozen=True)
@@ -134,6 +144,7 @@ class Probe:
         quoted = QUOTED.fullmatch(literal)  # a quoted name is looked up without its quotes, as a title
         literal = next(g for g in quoted.groups() if g) if quoted else literal
         columns = list(self.shapes.get(shape(literal), []))
+        columns += [c for c in self.shapes.get(loose_shape(literal), []) if c not in columns]
         if TITLE_PHRASE.fullmatch(literal) or quoted:
             columns += [c for c in self.shapes.get(_TITLE, []) if c not in columns]
         if not columns:
@@ -153,7 +164,10 @@ def _sample_shapes(conn: psycopg.Connection, schema: str, table: str, column: st
         (schema, table, column),
     ).fetchone()
     samples = [v for part in (row or ()) for v in (part or [])][:50]
+    coded = [v for v in samples if LITERAL.fullmatch(v)]
     shapes = {shape(v) for v in samples if LITERAL.fullmatch(v) or CAPS_PHRASE.fullmatch(v)}
+    if len({shape(v).split(":", 1)[0] for v in coded}) >= LOOSE_HEADS:  # "aardsda01", "abbotji01", ...
+        shapes |= {loose_shape(v) for v in coded}
     titled = [v for v in samples if TITLE_PHRASE.fullmatch(v)]
     return shapes | ({_TITLE} if len(titled) >= max(3, len(samples) // 4) else set())
 

@@ -105,6 +105,7 @@ class Reading:
     listing: str | None = None  # the cube whose rows a detail question lists
     listed: Span | None = None  # the words that name it
     columns: list[str] = field(default_factory=list)  # members a listing shows beyond key and label
+    row_measures: list[str] = field(default_factory=list)  # a listing's columns that are its rows' own measures
     column_list: list[Span] = field(default_factory=list)  # "? name, brand and price": the columns asked for
     share: bool = False
     keep: dict[str, list[str]] = field(default_factory=dict)  # a share of named values: the rows shown
@@ -164,6 +165,7 @@ class Reading:
             "limit": self.limit,
             "listing": self.listing,
             "columns": self.columns,
+            "row_measures": self.row_measures,
             "share": self.share,
             "unknown": self.unknown,
             "unhonoured": self.unhonoured,

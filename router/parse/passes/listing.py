@@ -315,10 +315,11 @@ def _joined_labels(r: Reading, k: Knowledge, cube: str) -> list[str]:
 
 
 def _foreign_key(k: Knowledge, cube: str, other: str | None) -> list[str]:
-    """The listed cube's own column its join to ``other`` uses (the part key beside the part's name)."""
-    fk = facts.fk_column(k.model, cube, other) if other else None
-    dims = k.model.cubes[cube].dimensions.values()
-    return [d.path for d in dims if fk and d.public and facts.column(d).lower() == fk][:1]
+    """The listed cube's own columns its join to ``other`` uses (the part key beside the part's name; a team's
+    code and season beside the team's name)."""
+    fks = facts.fk_columns(k.model, cube, other) if other else []
+    dims = [d for d in k.model.cubes[cube].dimensions.values() if d.public]
+    return [d.path for fk in fks for d in dims if facts.column(d).lower() == fk][: len(fks)]
 
 
 def _amount(r: Reading, k: Knowledge, cube: str) -> list[str]:
@@ -370,6 +371,7 @@ def columns(q: Question, k: Knowledge) -> None:
             shown += [*(_foreign_key(k, cube, other) if named else []), column]
             r.use(m.span)
     shown += _joined_labels(r, k, cube) + column_items.resolve(r, k, cube, r.used)
+    _row_measures(r, k, cube)
     shown += _titled_words(r, k, cube) + _amount(r, k, cube)
     time_dim = r.time_dimension or k.model.cube_time_dimension(cube)
     if q.understanding.time_ranges and time_dim:
@@ -382,6 +384,27 @@ def columns(q: Question, k: Knowledge) -> None:
     if not asked and not r.column_list:
         shown = [*facts.with_referred_labels(k.model, cube, [c for c in shown + _display(k, cube) if c], r.language)]
     r.columns = [c for c in dict.fromkeys(shown) if c and not _key_shown_twice(k, cube, c, shown)]
+
+
+# measures whose value over one row is that row's own value (a count is 1, a distinct count too)
+ROW_VALUED = frozenset({"sum", "min", "max", "avg", "number"})
+
+
+def _row_measures(r: Reading, k: Knowledge, cube: str) -> None:
+    """ "the batting lines for player X: season, hits, homers": an item of the list of columns that no column
+    holds but one measure of the listed rows is called (a sum, an average, a ratio: not a count) is shown per
+    row: grouped by the rows' key, the measure is each row's own value. None for a cube without a key."""
+    if facts.primary_key(k.model, cube) is None:
+        return
+    for start, end in r.column_list:
+        if any(s <= start and end <= e for s, e in r.used):
+            continue
+        found = k.lexicon.find(r.text[start:end])
+        own = [t.path for m in found for t in m.of("measure") if t.cube == cube]
+        whole = len(found) == 1 and found[0].text == r.text[start:end].strip()
+        if whole and len(own) == 1 and getattr(k.model.find_member(own[0]), "type", "") in ROW_VALUED:
+            r.row_measures.append(own[0])
+            r.use((start, end))
 
 
 def _key_shown_twice(k: Knowledge, cube: str, column: str, shown: list[str | None]) -> bool:

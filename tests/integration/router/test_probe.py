@@ -3,6 +3,8 @@ shape of the column's sampled values, names in title case in columns whose sampl
 
 from __future__ import annotations
 
+import random
+import string
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,7 +37,13 @@ cubes:
       - {{name: code, sql: code, type: string, title: Catalogue code}}
       - {{name: mood, sql: mood, type: string, title: Mood}}
       - {{name: tag, sql: "{{CUBE}}.label || {{CUBE}}.num", type: string, title: Tag}}
+      - {{name: ref, sql: ref, type: string, title: Person id}}
 """
+
+
+def _ref(i: int) -> str:
+    """An id made from a name, as a databank makes them: "aardsda01" (letters that vary, then digits)."""
+    return "".join(random.Random(i).choices(string.ascii_lowercase, k=5)) + f"{i % 100:02d}"
 
 
 @pytest.fixture()
@@ -45,11 +53,11 @@ def probe(pg_url: str, tmp_path: Path) -> Iterator[Probe]:
         conn.execute(f"CREATE SCHEMA {SCHEMA}")
         conn.execute(
             f"CREATE TABLE {SCHEMA}.songs "
-            "(song_id int PRIMARY KEY, title text, code text, mood text, label text, num int)"
+            "(song_id int PRIMARY KEY, title text, code text, mood text, label text, num int, ref text)"
         )
         for i in range(400):
             conn.execute(
-                f"INSERT INTO {SCHEMA}.songs VALUES (%s, %s, %s, %s, %s, %s)",
+                f"INSERT INTO {SCHEMA}.songs VALUES (%s, %s, %s, %s, %s, %s, %s)",
                 (
                     i,
                     f"{TITLES[i % len(TITLES)]} Part {i}" if i >= len(TITLES) else TITLES[i],
@@ -57,6 +65,7 @@ def probe(pg_url: str, tmp_path: Path) -> Iterator[Probe]:
                     "calm" if i % 2 else "loud",
                     "AB" if i % 2 else "CD",
                     i,
+                    _ref(i),
                 ),
             )
         conn.execute(f"ANALYZE {SCHEMA}.songs")
@@ -89,3 +98,9 @@ def test_a_quoted_name_is_looked_up_whole_as_a_title(probe: Probe) -> None:
 def test_a_code_of_columns_run_together_is_found_by_the_same_expression(probe: Probe) -> None:
     assert [(t.path, t.value) for t in probe.find("AB41")] == [("songs.tag", "AB41")]
     assert probe.find("AB42") == []  # even numbers are CD's
+
+
+def test_an_id_whose_letters_vary_is_found_by_its_loose_shape(probe: Probe) -> None:
+    assert [(t.path, t.value) for t in probe.find(_ref(123))] == [("songs.ref", _ref(123))]
+    assert probe.find("zzzzz99") == []  # the shape fits, no such row
+    assert [t.path for t in probe.find("CAT-00042")] == ["songs.code"]  # a code with a hyphen: not an id

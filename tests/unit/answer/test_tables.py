@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import pytest
 
 from answer.tables import describe, to_csv, view
+from answer.vocabulary import build
 from router.tables import ResultTable
 
 
@@ -69,3 +71,20 @@ def test_csv_has_titles_times_as_shown_and_raw_numbers() -> None:
         ["2024-01", "East, China", "1261051.24"],
         ["2024-02", "", "5.0"],
     ]
+
+
+def test_a_number_dimension_holding_years_is_shown_as_written(tmp_path: Path) -> None:
+    (tmp_path / "m.yml").write_text(
+        """
+cubes:
+  - name: seasons
+    sql_table: s.seasons
+    dimensions:
+      - {name: season_key, sql: k, type: string, primary_key: true}
+      - {name: year_id, sql: y, type: number, title: Season year}
+      - {name: at_bats, sql: ab, type: number, title: At-bats}
+""",
+        encoding="utf-8",
+    )
+    vocab = build(tmp_path, None)
+    assert vocab.years == frozenset({"seasons.year_id"})  # not the at-bats: 1,234 keeps its separator

@@ -213,6 +213,18 @@ def test_a_value_of_rows_the_listed_ones_do_not_refer_to_lists_the_rows_referrin
     assert "people.full_name" in r.columns and not r.refusal
 
 
+def test_a_listed_column_only_a_measure_of_the_listed_rows_holds_is_shown_per_row(knowledge: Knowledge) -> None:
+    from router.parse.cube import listing_query
+
+    u = understand("batting lines of the Red Socks in 2019: season, team, home runs and strikeouts", TODAY)
+    r = parse(u, knowledge)
+    assert r.listing == "batting"
+    # sums over one row are its own values: grouped by the rows' key
+    assert r.row_measures == ["batting.home_runs", "batting.strikeouts"] and not r.unknown
+    query = listing_query(r, u, knowledge.model)
+    assert query["measures"] == r.row_measures and "batting.line_key" in query["dimensions"]
+
+
 def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tmp_path: Path) -> None:
     (tmp_path / "league.yml").write_text(
         MODEL.replace(
@@ -254,3 +266,11 @@ def test_the_one_row_a_question_names_is_shown_by_its_key_and_name(knowledge: Kn
     u = understand("Ted Williams home runs in 1941 vs 1942", TODAY)  # compared periods: one number each
     r = parse(u, named)
     assert "dimensions" not in aggregate_draft(r, u, named.model).queries[0]
+
+
+def test_every_column_of_a_join_on_several_is_a_foreign_key(knowledge: Knowledge) -> None:
+    from router.parse import facts
+
+    assert facts.fk_columns(knowledge.model, "batting", "teams") == ["team_id", "year_id"]
+    assert facts.fk_column(knowledge.model, "batting", "people") == "player_id"
+    assert facts.fk_columns(knowledge.model, "people", "teams") == []  # no join
