@@ -247,8 +247,8 @@ class SemanticModel:
         if not isinstance(member, Measure):
             return None
         explicit = member.meta.get("time_dimension")
-        if explicit:
-            return str(explicit)
+        if explicit:  # "debut" names the measure's own cube's dimension, "orders.created_at" any cube's
+            return str(explicit) if "." in str(explicit) else f"{member.cube}.{explicit}"
         return self.cube_time_dimension(member.cube)
 
     def cube_time_dimension(self, cube_name: str) -> str | None:

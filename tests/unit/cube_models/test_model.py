@@ -47,6 +47,15 @@ def test_time_dimension_for_follows_meta_own_cube_and_joins() -> None:
     assert model.time_dimension_for("orders.status") is None
 
 
+def test_a_time_dimension_named_without_its_cube_in_meta_is_the_measures_own_cubes(tmp_path: Path) -> None:
+    doc = base_doc()
+    doc["cubes"][0]["dimensions"].append({"name": "shipped", "sql": "shipped", "type": "time"})
+    doc["cubes"][0]["measures"][1]["meta"] = {"time_dimension": "shipped"}
+    model = load_model(write_model(tmp_path / "m", doc))
+    assert model.time_dimension_for("a.total") == "a.shipped"  # a member path, as the trend query needs
+    assert model.time_dimension_for("a.count") == "a.ts"
+
+
 def test_load_is_cached_per_mtime(tmp_path: Path) -> None:
     folder = write_model(tmp_path / "m", base_doc())
     first = load_model(folder)
