@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from router.aggregate.drill import segments_holding, values_holding
 from router.parse import facts
 from router.parse.facts import joined
+from router.parse.passes.listing import ROW_VALUED
 from router.parse.reading import Filter, Reading
 from router.tables import ResultTable
 from router.understanding._calendar import period_end
@@ -178,14 +179,21 @@ def _bound_rows(
     reading: Reading, table: ResultTable, cube_query: dict[str, Any], model: Any, f: dict[str, Any]
 ) -> bool:
     """ "how many orders had a total over 350,000, and list them": a bound on a measure of the listed cube over
-    its own column, grouped by that cube's rows, bounds that column of each row; a bound the listing cannot
-    say is refused unless the aggregate's groups (shown) restrict the rows (:func:`_grouped_values`)."""
+    its own column, grouped by that cube's rows, bounds that column of each row (a ratio with no column, each
+    row's own value of it, shown); a bound the listing cannot say is refused unless the aggregate's groups
+    (shown) restrict the rows (:func:`_grouped_values`)."""
     measure = model.find_member(str(f.get("member", "")))
     column = _column_dimension(model, measure.path) if measure is not None else None
     key = facts.primary_key(model, reading.listing or "")
     own = measure is not None and measure.cube == reading.listing and measure.type in ("sum", "max", "min", "avg")
-    if own and column and key in (cube_query.get("dimensions") or []):
-        reading.filters.append(Filter(column, f["operator"], [str(v) for v in f.get("values") or []], "the bound"))
+    values = [str(v) for v in f.get("values") or []]
+    grouped_by_row = key in (cube_query.get("dimensions") or [])
+    if own and column and grouped_by_row:
+        reading.filters.append(Filter(column, f["operator"], values, "the bound"))
+        return True
+    if measure is not None and measure.cube == reading.listing and grouped_by_row and measure.type in ROW_VALUED:
+        reading.row_measures.append(measure.path)  # "win percentage over 50%": each row's own ratio, bounded
+        reading.filters.append(Filter(measure.path, f["operator"], values, "the bound"))
         return True
     if any(c in table.columns for c in cube_query.get("dimensions") or []):
         return True

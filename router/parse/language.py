@@ -30,6 +30,7 @@ from functools import lru_cache
 from router.parse.reading import Mark
 from router.parse.text import norm_word
 from router.understanding._calendar import parse_number
+from router.understanding.ranking import ZH_CLASSIFIERS
 
 _F = re.IGNORECASE
 # an amount: "9,000", "$15", "1.5k", "38万", "2 million", "5000元"
@@ -91,7 +92,7 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "count",
         r"\bhow many\b|\bnumber of\b|\bno\. of\b|\bcount(?:s|ed)?\b|#\s*of\b|"
-        r"多少|几(?:个|家|位|笔|单|条|次|种|名|款|张|首)|数量|个数|数目|总数|计数",
+        rf"多少|几[{ZH_CLASSIFIERS}笔单次]|数量|个数|数目|总数|计数",
     ),
     ("distinct", r"\bdistinct\b|\bdifferent\b|\bunique\b|不同的?|去重|多少种|几种"),
     ("avg", r"\baverage\b|\bavg\b|\bmean\b|\btypical\b|\bon average\b|平均|均值|人均|均价"),
@@ -220,6 +221,14 @@ _BOUND_EN_NAMED_AFTER = re.compile(
     _F,
 )
 _BOUND_ZH_AFTER = re.compile(rf"{NUMBER}\s*({'|'.join(sorted(_ZH_AFTER, key=len, reverse=True))})", _F)
+# "胜率超过五成", "三成五以上": tenths of a whole (五成 = 50%, 三成五 = 35%), as a percent bound
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_TENTHS = r"([一二两三四五六七八九]|\d)成([一二三四五六七八九])?"
+TENTHS_BOUND = re.compile(r"[一二两三四五六七八九\d]成")
+_BOUND_ZH_TENTHS = (
+    re.compile(rf"({'|'.join(sorted(_ZH_BEFORE, key=len, reverse=True))})\s*{_TENTHS}"),
+    re.compile(rf"(){_TENTHS}\s*({'|'.join(sorted(_ZH_AFTER, key=len, reverse=True))})"),
+)
 _SIGN = re.compile(
     r"\b(negative|in debt|in the red|overdrawn)\b|\b(positive)\b|"
     r"(为负|负数|负值|小于零|欠款)|(为正|正数|大于零)",
@@ -369,6 +378,20 @@ def _number_bounds(text: str) -> list[Mark]:
         value = amount(m.group(0))
         if value is not None and not any(o.start <= m.start() < o.end for o in out):
             out.append(Mark("bound", m.start(), m.end(), m.group(0), (_ZH_AFTER[m.group(3)], [value])))
+    return out + _tenths_bounds(text, out)
+
+
+def _tenths_bounds(text: str, taken: list[Mark]) -> list[Mark]:
+    """ "超过五成" (more than 50%), "三成五以上" (35% or more): a bound in tenths, its value in percent (the 成
+    in its text says so to ``passes.filters``)."""
+    out: list[Mark] = []
+    for before, after in zip(_BOUND_ZH_TENTHS, (None, 4), strict=True):
+        for m in before.finditer(text):
+            tens, units = m.group(2), m.group(3)
+            value = 10.0 * (int(tens) if tens.isdigit() else _ZH_DIGITS[tens]) + (_ZH_DIGITS[units] if units else 0)
+            op = _ZH_AFTER[m.group(after)] if after else _ZH_BEFORE[m.group(1)]
+            if not any(o.start <= m.start() < o.end for o in [*taken, *out]):
+                out.append(Mark("bound", m.start(), m.end(), m.group(0), (op, [value])))
     return out
 
 

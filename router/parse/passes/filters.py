@@ -25,6 +25,7 @@ from router.parse.language import (
     HOW_MANY_UNITS,
     MONEY_VERBS,
     STOPWORDS_EN,
+    TENTHS_BOUND,
     UNIT_SECONDS,
     noun_of_verb,
     number_text,
@@ -34,7 +35,7 @@ from router.parse.nearby import after, before, close, free, restated, words_befo
 from router.parse.nesting import nested_child
 from router.parse.passes.listing import column_spans, in_column_list
 from router.parse.passes.order import adjective_member
-from router.parse.reading import Filter, Mark, Mention, Reading, Target
+from router.parse.reading import Filter, Mark, Mention, Reading, Span, Target
 from router.parse.text import ASIDE, GLUE, has_cjk, irregular_form, name_key, within, words
 from router.understanding._calendar import EN_NUMBERS
 
@@ -468,6 +469,10 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         member, how = (own, "row") if own is not None else _bound_member(r, mark, k, cubes)
         if member is not None and unit:  # "more than 5 hours late" on a delay in minutes
             values = _in_units_of(member, values, unit[0])
+        said = mark.text
+        if member is not None and (sign := _percent_sign(r, mark)) is not None:
+            values, said = _as_fraction(member, values), r.text[mark.start : sign[1]].strip()
+            r.use(sign)
         if member is None:
             r.refuse(f"nothing in the model is bounded by '{mark.text}': name the column it applies to")
             return
@@ -482,11 +487,11 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
         numbers = [values] if isinstance(values, str) else [number_text(v) for v in values]
         if op == "between":
             r.filters += [
-                Filter(member.path, "gte", numbers[:1], mark.text),
-                Filter(member.path, "lte", numbers[1:], mark.text),
+                Filter(member.path, "gte", numbers[:1], said),
+                Filter(member.path, "lte", numbers[1:], said),
             ]
         else:
-            r.filters.append(Filter(member.path, op, numbers, mark.text))
+            r.filters.append(Filter(member.path, op, numbers, said))
         r.use(mark.span)
         if inside is not None:
             r.use(inside.span)
@@ -494,6 +499,23 @@ def _bounds(r: Reading, k: Knowledge, cubes: list[str]) -> None:
 
 
 _PERCENT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(%|percent\b)")
+_PERCENT_SIGN = re.compile(r"\s*(?:%|percent\b|per cent\b|pct\b)", re.IGNORECASE)
+
+
+def _percent_sign(r: Reading, mark: Mark) -> Span | None:
+    """The percent sign of a bound ("above 5%", "超过50%"), right after its number: its span, else None."""
+    if mark.text.rstrip().endswith("%") or TENTHS_BOUND.search(mark.text):  # "超过五成": more than 50%
+        return (mark.end, mark.end)
+    found = _PERCENT_SIGN.match(r.text, mark.end)
+    return found.span() if found else None
+
+
+def _as_fraction(member: Any, values: Any) -> Any:
+    """ "a refund rate above 5%": the bound of a measure formatted as a percent is the fraction (0.05) its
+    values are; a column that holds percents as numbers (5.0) keeps them."""
+    if getattr(member, "format", None) != "percent" or isinstance(values, str):
+        return values
+    return [v / 100 for v in values]
 
 
 def _percents(r: Reading, k: Knowledge, cubes: list[str]) -> None:

@@ -178,3 +178,15 @@ def test_rows_apart_from_the_aggregate_are_listed_as_the_rows_referring_to_both(
     assert reading.refusal is None and reading.listing == "salaries"
     assert reading.columns == ["salaries.salary_key", "people.player_id", "people.full_name", "salaries.salary"]
     assert [(f.member, f.values) for f in reading.filters] == [("teams.name", ["X"])]
+
+
+def test_a_bound_on_a_ratio_of_each_listed_row_bounds_and_shows_its_own_value(model: SemanticModel) -> None:
+    reading = _listing("orders")  # "how many orders had a delay ratio over 50%, and which were they?"
+    query = {  # counted: the orders grouped by their key, those whose ratio passes
+        "measures": ["orders.late_ratio"],
+        "dimensions": ["orders.order_id"],
+        "filters": [{"member": "orders.late_ratio", "operator": "gt", "values": ["0.5"]}],
+    }
+    _aggregate_filters(reading, NO_ROWS, query, model)
+    assert reading.refusal is None and reading.row_measures == ["orders.late_ratio"]
+    assert [(f.member, f.operator, f.values) for f in reading.filters] == [("orders.late_ratio", "gt", ["0.5"])]

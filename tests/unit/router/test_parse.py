@@ -234,6 +234,22 @@ def test_a_bound_after_its_number_and_on_a_column_named_before_it(knowledge: Kno
     assert [(f.member, f.operator) for f in rows.filters] == [("orders.total", "gte")]
 
 
+def test_a_percent_bound_on_a_column_of_fractions_is_a_fraction(knowledge: Knowledge) -> None:
+    r = read(knowledge, "which orders had a discount above 10%?")
+    assert [(f.member, f.operator, f.values) for f in r.filters] == [("orders.discount", "gt", ["0.1"])]
+    r = read(knowledge, "which orders had an order total above 10 percent")  # not a percent column: as said
+    assert [(f.member, f.values) for f in r.filters] == [("orders.total", ["10"])]
+
+
+def test_chinese_tenths_are_a_percent_bound_and_any_classifier_counts() -> None:
+    from router.parse.language import marks
+
+    bounds = [(m.text, m.data) for m in marks("胜率超过五成、三成五以上的球队有几支") if m.kind == "bound"]
+    assert bounds == [("超过五成", ("gt", [50.0])), ("三成五以上", ("gt", [35.0]))]
+    assert [m.text for m in marks("有几支球队") if m.kind == "count"] == ["几支"]
+    assert not [m for m in marks("成本超过五千") if "成" in m.text]  # cost is no tenth
+
+
 def test_a_bound_on_a_measure_over_no_group_is_refused(knowledge: Knowledge) -> None:
     r = read(knowledge, "how many customers have more than 5 orders in total, all together?")
     assert not judge(r).answers
