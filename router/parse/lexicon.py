@@ -27,7 +27,7 @@ from router.aggregate.members import aliases
 from router.parse.facts import column, label, numbers_aggregated, primary_key, row_count
 from router.parse.language import EVENT_VERBS, REFERRING_WORDS, STOPWORDS_EN
 from router.parse.reading import Mention, Target, TargetKind, member_kinds
-from router.parse.text import GLUE, Word, has_cjk, name_key, norm_word, overlaps, stems, words
+from router.parse.text import GLUE, Word, has_cjk, irregular_form, name_key, norm_word, overlaps, stems, words
 
 GENERIC_NAMES = stems(
     " ".join(
@@ -175,7 +175,7 @@ class Lexicon:
         found = [
             (start, end, kept)
             for start, end, entries in self._word_finds(text) + self._text_finds(text)
-            if (kept := [e for e in entries if _as_written(e, text[start:end])])
+            if (kept := [e for e in entries if _as_written(e, text[start:end]) and _verb_as_name(e, text[start:end])])
         ]
         # longest first; of equal length, a name found as written ("returned orders") before one found
         # only by its stems ("number of returned" for "number of returns"), then one that does not begin with
@@ -269,6 +269,14 @@ def _as_written(entry: Entry, surface: str) -> bool:
     if surface.lower() not in LANGUAGE_WORDS:
         return not lower_case_reference(surface, str(target.value))
     return surface == target.value or (target.source == "glossary" and len(surface) > 1 and surface.isupper())
+
+
+def _verb_as_name(entry: Entry, surface: str) -> bool:
+    """A name of several words is found where each irregular verb form of the question is written so in the
+    name ("units sold"): "team won" is no "team wins" (a subject and its verb: "which team won the most")."""
+    said = re.findall(r"[a-z]+", surface.lower())
+    written = set(entry.surface.split())
+    return len(said) < 2 or all(w in written or not irregular_form(w) for w in said)
 
 
 def _merge(mention: Mention, entries: list[Entry]) -> None:

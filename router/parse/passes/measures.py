@@ -1010,11 +1010,30 @@ def _paired(r: Reading, k: Knowledge, m: Mention, path: str, marks: list[Mark]) 
     return out
 
 
+# what stands between a verb and the things it counts: "won the most games", "lost 10 more games", "won more"
+_VERB_OBJECT_GAP = re.compile(r"\s+(?:the\s+)?(?:most|more|fewest|fewer|least|less|\d+(?:\s+more)?)\s+$", re.I)
+
+
+def _object_of_verb(r: Reading, verb: Mention, m: Mention) -> bool:
+    """ "which team won the most games": a measure named by an irregular verb ("won": Wins) already chosen,
+    then a ranking word, then a noun naming another measure ("games"): the noun is what the verb's measure
+    counts, no measure of its own."""
+    return (
+        irregular_form(verb.text.split()[-1])  # "won", "team won"
+        and any(t.path in r.measures for t in verb.of("measure"))
+        and bool(m.of("measure"))
+        and bool(_VERB_OBJECT_GAP.fullmatch(r.text[verb.end : m.start]))
+    )
+
+
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.column_list:
         return  # "? name, brand and price" with no aggregate asked: rows, not measures (passes.tail)
-    for m in r.mentions:
+    for i, m in enumerate(r.mentions):
+        if i and _object_of_verb(r, r.mentions[i - 1], m):
+            r.use(m.span)  # "won the most games": the games are what the wins count
+            continue
         path, marks, refusal = _measure_of(q, k, m)
         if refusal:
             r.refuse(refusal + ": ask for what it has, or add that measure to the model")

@@ -12,7 +12,7 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import STOPWORDS_EN
 from router.parse.nearby import words_before
 from router.parse.reading import Filter, Reading
-from router.parse.text import GLUE, norm_word
+from router.parse.text import GLUE, norm_word, within
 from router.understanding.timeexpr import EARLIEST
 from router.understanding.types import TimeRange
 
@@ -39,6 +39,8 @@ def _said_before(r: Reading, at: int, columns: list[Any]) -> tuple[Any, tuple[in
     """The year column a word of the few words before ``at`` titles ("built" -> "Year built")."""
     for w in reversed(words_before(r.text, at)):
         if w.norm in GLUE or w.norm == _YEAR or w.raw.lower() in STOPWORDS_EN or w.raw.isdigit():
+            continue
+        if within((w.start, w.end), r.used):  # "won the most games in 2019": the games counted, no final game
             continue
         found = [d for d in columns if w.norm in facts.title_words(d) - {_YEAR}]
         if len(found) == 1:

@@ -225,6 +225,27 @@ def test_a_listed_column_only_a_measure_of_the_listed_rows_holds_is_shown_per_ro
     assert query["measures"] == r.row_measures and "batting.line_key" in query["dimensions"]
 
 
+def test_a_subject_and_its_verb_are_no_name_and_the_verbs_object_no_measure(tmp_path: Path) -> None:
+    (tmp_path / "league.yml").write_text(
+        MODEL.replace(
+            '      - {name: team_wins, type: sum, sql: "{CUBE}.w", title: Wins}',
+            '      - {name: team_wins, type: sum, sql: "{CUBE}.w", title: Team wins, meta: {synonyms: [won]}}\n'
+            '      - {name: games, type: sum, sql: "{CUBE}.g", title: Games}',
+        ).replace(
+            '      - {name: name, sql: "{CUBE}.name", type: string, title: Team name}',
+            '      - {name: name, sql: "{CUBE}.name", type: string, title: Team name}\n'
+            '      - {name: last_year, sql: "{CUBE}.last_year", type: number, title: Last game year}',
+        ),
+        encoding="utf-8",
+    )
+    model = load_model(tmp_path)
+    r = parse(understand("which team won the most games in 2019?", TODAY), Knowledge(model, build_lexicon(model)))
+    # "team won" is no "Team wins": the team is the group; the games are what the wins count; and the
+    # year is the season's, not a bound on the year of a last game
+    assert r.measures == ["teams.team_wins"] and r.dimensions == ["teams.name"] and r.limit == 1
+    assert not r.filters and not r.refusal
+
+
 def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tmp_path: Path) -> None:
     (tmp_path / "league.yml").write_text(
         MODEL.replace(
