@@ -295,6 +295,8 @@ def show_value(column: str, value: Any, lang: str) -> str:
         named = vocabulary().value_label(column, value, lang)
         if named:
             return named
+    if is_number(value) and column_format(column) == "id" and float(value).is_integer():
+        return str(int(value))  # a key or a year as written: 2011, not 2,011
     return fmt_value(value)
 
 

@@ -88,3 +88,10 @@ cubes:
     )
     vocab = build(tmp_path, None)
     assert vocab.years == frozenset({"seasons.year_id"})  # not the at-bats: 1,234 keeps its separator
+
+
+def test_the_text_names_a_group_by_its_key_as_written() -> None:
+    from answer.synthesizer import show_value
+
+    assert show_value("customers.customer_id", 1234567, "en") == "1234567"  # a key, not 1,234,567
+    assert show_value("orders.count", 1234567, "en") == "1,234,567"
