@@ -250,6 +250,12 @@ def test_chinese_tenths_are_a_percent_bound_and_any_classifier_counts() -> None:
     assert not [m for m in marks("成本超过五千") if "成" in m.text]  # cost is no tenth
 
 
+def test_a_ranking_asked_of_someone_that_groups_nothing_is_not_honoured(knowledge: Knowledge) -> None:
+    r = read(knowledge, "who has the most orders?")
+    # one total of every order would answer "who": the question word is not honoured, the reply refuses
+    assert r.dimensions == [] and "who" in r.unhonoured and not judge(r).answers
+
+
 def test_a_bound_on_a_measure_over_no_group_is_refused(knowledge: Knowledge) -> None:
     r = read(knowledge, "how many customers have more than 5 orders in total, all together?")
     assert not judge(r).answers
