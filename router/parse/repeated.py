@@ -4,8 +4,9 @@ rows of a table of things a reader tells apart by key (more than ``ENTITY_ROWS``
 the few kinds of a list like regions or genres).
 
 Shared labels are read from PostgreSQL's statistics (no scan): ``pg_stats.n_distinct`` of the label's column
-is -1 when every row has its own value; any other value (a share of the rows, or a count below the row
-count) means some rows share one. A label with no statistics (a computed name, a table not analysed) is
+is -1 when every row has its own value; a value above ``NAMESAKES`` of the rows but below all of them (a
+share of the rows, or a count below the row count) means some rows share one; fewer distinct values mean the
+label names kinds most rows share, not namesakes. A label with no statistics (a computed name, a table not analysed) is
 taken as unique. A table's size is counted up to ``ENTITY_ROWS + 1`` rows.
 """
 
@@ -59,9 +60,16 @@ def _many(conn: psycopg.Connection, schema: str, table: str) -> bool:
     return row is not None and int(row[0]) > ENTITY_ROWS
 
 
+NAMESAKES = 0.5  # a label shared by some rows, most rows having their own: namesakes, not kinds
+
+
 def _repeats(conn: psycopg.Connection, schema: str, table: str, column: str) -> bool:
+    """Some rows share the label, but most have their own (two playlists called "Music"): namesakes. A label
+    most rows share (an award's name over its winners' rows) names kinds, and groups alone."""
     row = conn.execute(_STATS, (schema, table, column)).fetchone()
     if row is None or row[0] is None:
         return False
     n_distinct, rows = float(row[0]), float(row[1] or 0)
-    return -1 < n_distinct < 0 or (n_distinct > 0 and rows > n_distinct)
+    if n_distinct < 0:  # a share of the rows
+        return -1 < n_distinct <= -NAMESAKES
+    return 0 < n_distinct < rows and n_distinct >= NAMESAKES * rows

@@ -345,7 +345,7 @@ def _unapplied(r: Reading) -> list[str]:
     return [m.text for m in r.mentions if (m.of("value") or m.of("segment")) and free(r, m) and not m.of("measure")]
 
 
-_PERSON_WORD = re.compile(r"^(?:who|whom|whose|谁)$", re.IGNORECASE)
+PERSON_WORD = re.compile(r"^(?:who|whom|whose|谁)$", re.IGNORECASE)
 
 
 def _nobody(r: Reading) -> list[str]:
@@ -353,7 +353,7 @@ def _nobody(r: Reading) -> list[str]:
     number where the question asks who; the question word is not honoured."""
     if r.intent != "aggregate" or r.dimensions or r.counted:
         return []
-    return [m.text for m in r.marks_of("which") if _PERSON_WORD.match(m.text) and free(r, m) and not _relative(r, m)]
+    return [m.text for m in r.marks_of("which") if PERSON_WORD.match(m.text) and free(r, m) and not _relative(r, m)]
 
 
 def _relative(r: Reading, mark: Mark) -> bool:

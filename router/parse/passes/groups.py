@@ -25,6 +25,7 @@ from router.parse.context import Knowledge, Question
 from router.parse.language import COMBINED
 from router.parse.nearby import free, free_span, phrase_after, restated
 from router.parse.nesting import nested_child
+from router.parse.passes.coverage import PERSON_WORD
 from router.parse.reading import Mention, Reading
 from router.parse.text import has_cjk, name_key, stems, within, words
 
@@ -318,8 +319,31 @@ def choose(q: Question, k: Knowledge) -> None:
     _cue_groups(r, k, cubes)
     _grouped_names(r, k, cubes)
     _ranked(q, k, cubes)
+    _who(q, k, cubes)
     _compared_values(r, k, cubes)
     _rows_bounded(r, k, cubes)
+
+
+def _who(q: Question, k: Knowledge, cubes: list[str]) -> None:
+    """ "who has won the most MVP awards": a person word asking for the top of a measure over one cube's rows
+    that nothing else groups is the one cube those rows belong to (a many-to-one join) that has a name (the
+    award's player); of none or several, the question word stays unanswered (the reply refuses)."""
+    r = q.reading
+    asked = [m for m in r.marks_of("which") if PERSON_WORD.match(m.text) and free(r, m)]
+    if r.dimensions or len(cubes) != 1 or q.understanding.ranking is None or not asked:
+        return
+    owners = {j.target for j in k.model.cubes[cubes[0]].joins if j.relationship == "many_to_one"}
+    owners |= {
+        c.name
+        for c in k.model.cubes.values()
+        for j in c.joins
+        if j.target == cubes[0] and j.relationship == "one_to_many"
+    }
+    named = [label for c in sorted(owners) if (label := facts.label(k.model, c, r.language))]
+    if len(named) == 1:
+        r.dimensions.append(named[0])
+        r.use(asked[0].span)
+        r.notes.append(f"group by {named[0]} ({asked[0].text!r}: the rows of {cubes[0]} belong to it)")
 
 
 _WITH_BOUND = re.compile(r"\s+(?:with|who\s+(?:have|had)|that\s+(?:have|had)|having)\s+", re.IGNORECASE)

@@ -835,11 +835,15 @@ def _counted_head(r: Reading, mark: Mark) -> Mention | None:
 
 def _segment_counted(r: Reading, k: Knowledge) -> None:
     """ "How many premium members joined last month", "高级会员有多少": a count word beside a segment's name
-    (and no cube's) counts the segment's cube rows; the segment stays to filter them."""
+    (and no cube's) counts the segment's cube rows; the segment stays to filter them. So does "the most"
+    before it ("which player has the most Cy Young Awards"): the rows counted are ranked."""
     if r.measures:
         return
-    for mark in (m for m in r.marks_of("count") if free(r, m)):
-        named = _counted_head(r, mark) or after(r, mark.span) or before(r, mark.span)
+    for mark in (m for m in r.marks_of("count", "most") if free(r, m)):
+        if mark.kind == "most":  # "which player has the most Cy Young Awards": the segment's rows, ranked
+            named = after(r, mark.span)
+        else:
+            named = _counted_head(r, mark) or after(r, mark.span) or before(r, mark.span)
         if named is None or not named.of("segment") or named.of("cube", "measure") or _other_values(named):
             continue
         counted = facts.row_count(k.model, named.of("segment")[0].cube)
@@ -1026,6 +1030,18 @@ def _object_of_verb(r: Reading, verb: Mention, m: Mention) -> bool:
     )
 
 
+def _verb_of_rows(r: Reading, verb: Mention, m: Mention) -> bool:
+    """ "who has won the most MVP awards": an irregular verb naming a measure, a ranking word, then a segment's
+    name (rows of a cube, no measure): the verb only says how the rows came; the segment's rows are counted."""
+    return (
+        irregular_form(verb.text.split()[-1])
+        and bool(verb.of("measure"))
+        and bool(m.of("segment"))
+        and not m.of("measure", "cube")
+        and bool(_VERB_OBJECT_GAP.fullmatch(r.text[verb.end : m.start]))
+    )
+
+
 def choose(q: Question, k: Knowledge) -> None:
     r = q.reading
     if r.column_list:
@@ -1033,6 +1049,9 @@ def choose(q: Question, k: Knowledge) -> None:
     for i, m in enumerate(r.mentions):
         if i and _object_of_verb(r, r.mentions[i - 1], m):
             r.use(m.span)  # "won the most games": the games are what the wins count
+            continue
+        if i + 1 < len(r.mentions) and _verb_of_rows(r, m, r.mentions[i + 1]):
+            r.use(m.span)  # "won the most MVP awards": the awards' rows are counted (``_segment_counted``)
             continue
         path, marks, refusal = _measure_of(q, k, m)
         if refusal:

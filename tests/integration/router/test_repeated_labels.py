@@ -34,6 +34,11 @@ cubes:
     dimensions:
       - {{name: row_id, sql: row_id, type: number, primary_key: true, public: true}}
       - {{name: name, sql: name, type: string, title: Name}}
+  - name: awards
+    sql_table: {SCHEMA}.awards
+    dimensions:
+      - {{name: award_id, sql: award_id, type: number, primary_key: true}}
+      - {{name: name, sql: name, type: string, title: Award}}
   - name: unanalysed
     sql_table: {SCHEMA}.unanalysed
     dimensions:
@@ -46,7 +51,7 @@ def test_shared_labels_and_names_of_many_things_are_keyed_others_are_not(pg_url:
     with connection(pg_url) as conn:
         conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
         conn.execute(f"CREATE SCHEMA {SCHEMA}")
-        for table in ("playlists", "artists", "players", "unanalysed"):
+        for table in ("playlists", "artists", "players", "awards", "unanalysed"):
             key = "row_id" if table == "unanalysed" else f"{table[:-1]}_id"
             conn.execute(f"CREATE TABLE {SCHEMA}.{table} ({key} int PRIMARY KEY, name text)")
         rows = [(i, "Music" if i in (1, 8) else f"List {i}") for i in range(1, 19)]
@@ -54,11 +59,14 @@ def test_shared_labels_and_names_of_many_things_are_keyed_others_are_not(pg_url:
         conn.cursor().executemany(f"INSERT INTO {SCHEMA}.artists VALUES (%s, %s)", [(i, f"A{i}") for i in range(50)])
         conn.cursor().executemany(f"INSERT INTO {SCHEMA}.players VALUES (%s, %s)", [(i, f"P{i}") for i in range(60)])
         conn.cursor().executemany(f"INSERT INTO {SCHEMA}.unanalysed VALUES (%s, 'same')", [(i,) for i in range(5)])
+        awards = [(i, f"Award {i % 4}") for i in range(40)]  # four kinds over forty rows: no namesakes
+        conn.cursor().executemany(f"INSERT INTO {SCHEMA}.awards VALUES (%s, %s)", awards)
+        conn.execute(f"ANALYZE {SCHEMA}.awards")
         conn.execute(f"ANALYZE {SCHEMA}.playlists")
         conn.execute(f"ANALYZE {SCHEMA}.artists")
         (tmp_path / "m.yml").write_text(MODEL, encoding="utf-8")
         found = keyed_labels(conn, load_model(tmp_path), SCHEMA)
         conn.execute(f"DROP SCHEMA {SCHEMA} CASCADE")
     # a shared label; every name of a table of more than 50 things (unique, with a public key); not 50 artists,
-    # not a table the warehouse lacks
+    # not the kinds most rows share (an award's name), not a table the warehouse lacks
     assert found == frozenset({"playlists.name", "players.name"})

@@ -250,9 +250,10 @@ def test_chinese_tenths_are_a_percent_bound_and_any_classifier_counts() -> None:
     assert not [m for m in marks("成本超过五千") if "成" in m.text]  # cost is no tenth
 
 
-def test_a_ranking_asked_of_someone_that_groups_nothing_is_not_honoured(knowledge: Knowledge) -> None:
+def test_who_ranks_the_one_named_thing_the_rows_belong_to_else_is_refused(knowledge: Knowledge) -> None:
     r = read(knowledge, "who has the most orders?")
-    # one total of every order would answer "who": the question word is not honoured, the reply refuses
+    assert r.measures == ["orders.count"] and r.dimensions == ["customers.name"] and r.limit == 1  # an order's
+    r = read(knowledge, "who has the most nations?")  # nations belong to no one: one total would answer "who"
     assert r.dimensions == [] and "who" in r.unhonoured and not judge(r).answers
 
 
@@ -746,9 +747,9 @@ def test_an_average_per_row_of_another_cube_is_the_ratio_of_their_measures(
     assert read(knowledge, "average number of orders").refusal  # no per: the model has no such average
 
 
-def test_who_asked_of_an_aggregate_that_groups_by_nothing_is_not_honoured(knowledge: Knowledge) -> None:
+def test_who_is_asked_of_the_one_cube_the_ranked_rows_belong_to(knowledge: Knowledge) -> None:
     r = read(knowledge, "who placed the most orders in 2024?")
-    assert r.unhonoured == ["who"] and not judge(r).answers
+    assert r.dimensions == ["customers.name"] and not r.unhonoured and judge(r).answers  # an order's customer
     relative = read(knowledge, "how many customers who are in the building segment are there?")
     assert "who" not in relative.unhonoured
 

@@ -246,6 +246,13 @@ def test_a_subject_and_its_verb_are_no_name_and_the_verbs_object_no_measure(tmp_
     assert not r.filters and not r.refusal
 
 
+def test_the_most_of_a_segment_counts_its_rows_and_who_is_the_one_they_belong_to(knowledge: Knowledge) -> None:
+    r = read(knowledge, "who has won the most Golden Bats?")
+    # the verb says how the awards came, not the team's wins; the awards belong to a player
+    assert r.measures == ["awards.count"] and r.dimensions == ["people.full_name"] and r.limit == 1
+    assert not r.refusal and not r.unknown and not r.unhonoured
+
+
 def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tmp_path: Path) -> None:
     (tmp_path / "league.yml").write_text(
         MODEL.replace(
