@@ -253,6 +253,21 @@ def test_the_most_of_a_segment_counts_its_rows_and_who_is_the_one_they_belong_to
     assert not r.refusal and not r.unknown and not r.unhonoured
 
 
+def test_segments_said_of_each_in_chinese_are_compared_not_applied_together(tmp_path: Path) -> None:
+    wins = '      - {name: team_wins, type: sum, sql: "{CUBE}.w", title: Wins}\n'
+    leagues = (
+        '      - {name: team_wins, type: sum, sql: "{CUBE}.w", title: Wins, meta: {synonyms: [胜场]}}\n'
+        "    segments:\n"
+        "      - {name: al, sql: \"{CUBE}.lg = 'AL'\", title: American League, meta: {synonyms: [美国联盟]}}\n"
+        "      - {name: nl, sql: \"{CUBE}.lg = 'NL'\", title: National League, meta: {synonyms: [国家联盟]}}\n"
+    )
+    (tmp_path / "league.yml").write_text(MODEL.replace(wins, leagues), encoding="utf-8")
+    model = load_model(tmp_path)
+    r = parse(understand("2019年美国联盟和国家联盟各自打出了多少胜场？", TODAY), Knowledge(model, build_lexicon(model)))
+    # no team season is in both leagues: one number each, not one of the rows in both (none)
+    assert r.compared_segments == ["teams.al", "teams.nl"] and r.segments == [] and not r.unknown
+
+
 def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tmp_path: Path) -> None:
     (tmp_path / "league.yml").write_text(
         MODEL.replace(
