@@ -571,7 +571,6 @@ STOPWORDS_ZH = _word_list("""
 飞往 飞到 前往 到达 出发 去往 从 且 旗下 卖出去 卖掉 售出
 支 场 件 辆 架 只 座 所 间 项 份 批 届 局 趟
 趋势 走势 处理 处理了 办理
-获得 获得了 取得 取得了 拿到 拿到了 拿下 拿过 赢得 赢得了 创下 打出 打出了
 """)
 
 # "how many minutes late": a value in a unit of time asked of each row (a column shown in that unit)

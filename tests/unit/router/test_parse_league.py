@@ -263,7 +263,7 @@ def test_segments_said_of_each_in_chinese_are_compared_not_applied_together(tmp_
     )
     (tmp_path / "league.yml").write_text(MODEL.replace(wins, leagues), encoding="utf-8")
     model = load_model(tmp_path)
-    r = parse(understand("2019年美国联盟和国家联盟各自打出了多少胜场？", TODAY), Knowledge(model, build_lexicon(model)))
+    r = parse(understand("2019年美国联盟和国家联盟各自有多少胜场？", TODAY), Knowledge(model, build_lexicon(model)))
     # no team season is in both leagues: one number each, not one of the rows in both (none)
     assert r.compared_segments == ["teams.al", "teams.nl"] and r.segments == [] and not r.unknown
 
