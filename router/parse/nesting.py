@@ -7,9 +7,10 @@ cube named by ``parents``: the two readings name the same rows wherever the pare
 and the child's reading is the literal one (the rows that carry the name themselves). A person who is both
 a customer and that customer's sales rep is not nested: the customer's rep has another name.
 
-One compiled Cube query (the parent's names of the child's rows, three at most), read-only, bounded by
-``TIMEOUT_MS``; any failure reads as "not nested", so the caller asks instead. ``nested_child`` is the
-choice the parser makes with it: of two cubes' names (each its cube's label) tied for one word, the child's.
+One compiled Cube query (the parent's names of the child's rows, one more than ``parents`` at most), read-only,
+bounded by ``TIMEOUT_MS``; any failure reads as "not nested", so the caller asks instead. ``nested_child`` is
+the choice the parser makes with it: of two cubes' names (each its cube's label) tied for one word, the
+child's.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ ANSWERS_KEPT = 256  # answers kept for the layer's lifetime (a refresh builds a 
 class Nesting:
     url: str
     model: Any
-
     answers: Lru[bool] = field(default_factory=lambda: Lru(ANSWERS_KEPT))
 
     def within(self, child: str, values: list[str], parent: str, parents: list[str]) -> bool:
