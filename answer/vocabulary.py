@@ -93,15 +93,12 @@ def build(model_dir: Path | None, glossary: Path | None, detail_vocabulary: Path
         vocab.formats = {m.path: m.format for m in members if m.format}
         vocab.types = {m.path: m.type for m in members}
         titles = {m.path: m.title for m in [*members, *(model.segments() if model else [])] if m.title}
+        dims = model.dimensions() if model is not None else []
         vocab.keys = frozenset(
-            d.path
-            for d in (model.dimensions() if model is not None else [])
-            if d.primary_key or (d.type == "number" and KEY_NAME.search(d.name))
+            d.path for d in dims if d.primary_key or (d.type == "number" and KEY_NAME.search(d.name))
         )
         vocab.years = frozenset(
-            d.path
-            for d in (model.dimensions() if model is not None else [])
-            if d.type == "number" and YEAR_NAME.search(f"{d.name} {d.title or ''}")
+            d.path for d in dims if d.type == "number" and YEAR_NAME.search(f"{d.name} {d.title or ''}")
         )
     try:
         terms, _ = parse_glossary(glossary) if glossary else ([], [])

@@ -507,6 +507,9 @@ RATE_AFTER = re.compile(r"\s*(rates?\b|ratio\b|率)", re.IGNORECASE)
 # the same in Chinese: words of rows coming about ("新增了多少会员": the members dated in the period)
 EVENT_VERBS_ZH = frozenset({"新增", "新加", "新注册", "注册", "加入", "新开", "新签"})
 
+# the question words that ask for someone ("who placed the most orders")
+PERSON_WORD = re.compile(r"^(?:who|whom|whose|谁)$", re.IGNORECASE)
+
 # words that carry no meaning of their own in a question about data: they are neither used nor unknown
 STOPWORDS_EN = (
     _word_list("""

@@ -8,9 +8,9 @@ and the child's reading is the literal one (the rows that carry the name themsel
 a customer and that customer's sales rep is not nested: the customer's rep has another name.
 
 One compiled Cube query (the parent's names of the child's rows, one more than ``parents`` at most), read-only,
-bounded by ``TIMEOUT_MS``; any failure reads as "not nested", so the caller asks instead. ``nested_child`` is
-the choice the parser makes with it: of two cubes' names (each its cube's label) tied for one word, the
-child's.
+bounded by the probe's ``TIMEOUT_MS`` (``probe.read_only``); any failure reads as "not nested", so the caller
+asks instead. ``nested_child`` is the choice the parser makes with it: of two cubes' names (each its cube's
+label) tied for one word, the child's.
 """
 
 from __future__ import annotations
@@ -21,14 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
-from psycopg import sql as pgsql
 
 from cube_models.compiler import compile_query
 from cube_models.errors import CubeModelsError
 from cubesage_core.lru import Lru
 from router.parse import facts
+from router.parse.probe import read_only
 
-TIMEOUT_MS = 500
 ANSWERS_KEPT = 256  # answers kept for the layer's lifetime (a refresh builds a new layer)
 
 
@@ -56,11 +55,8 @@ class Nesting:
         }
         try:
             compiled = compile_query(query, self.model)
-            connected = psycopg.connect(self.url, autocommit=True, cursor_factory=psycopg.RawCursor)
-            with connected as conn, conn.transaction():
-                conn.execute("SET TRANSACTION READ ONLY")
-                conn.execute(pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(TIMEOUT_MS)))
-                found = {row[0] for row in conn.execute(compiled.sql, compiled.params).fetchall()}
+            with psycopg.connect(self.url, autocommit=True, cursor_factory=psycopg.RawCursor) as conn:
+                found = {row[0] for row in read_only(conn, compiled.sql, compiled.params)}
         except (CubeModelsError, psycopg.Error):
             return False
         return bool(found) and found <= set(parents)

@@ -16,6 +16,7 @@ are mostly such names (track, album or product names the value index leaves out)
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,7 +136,7 @@ class Probe:
             return False
         try:
             with psycopg.connect(self.url, autocommit=True) as conn:
-                return bool(_read_only(conn, found.query(), (value,)))
+                return bool(read_only(conn, found.query(), (value,)))
         except psycopg.Error:
             return False
 
@@ -178,7 +179,7 @@ def _joined_shapes(conn: psycopg.Connection, col: _Column) -> set[str]:
         e=col.expression(), t=pgsql.Identifier(col.schema, col.table)
     )
     try:
-        samples = [str(row[0]) for row in _read_only(conn, query)]
+        samples = [str(row[0]) for row in read_only(conn, query)]
     except psycopg.Error:
         return set()
     return {shape(v) for v in samples if LITERAL.fullmatch(v)}
@@ -189,13 +190,14 @@ def _holds(conn: psycopg.Connection, col: _Column, literal: str) -> bool:
         t=pgsql.Identifier(col.schema, col.table), c=col.expression()
     )
     try:
-        return bool(_read_only(conn, query, (literal,)))
+        return bool(read_only(conn, query, (literal,)))
     except psycopg.errors.QueryCanceled:
         return False
 
 
-def _read_only(conn: psycopg.Connection, query: pgsql.Composed, params: tuple[str, ...] = ()) -> list[Any]:
-    """The rows of ``query`` in a read-only transaction bounded by ``TIMEOUT_MS``."""
+def read_only(conn: psycopg.Connection, query: str | pgsql.Composed, params: Sequence[Any] = ()) -> list[Any]:
+    """The rows of ``query`` in a read-only transaction bounded by ``TIMEOUT_MS`` (a compiled Cube query's
+    ``$n`` parameters need a connection with raw cursors)."""
     with conn.transaction():
         conn.execute("SET TRANSACTION READ ONLY")
         conn.execute(pgsql.SQL("SET LOCAL statement_timeout = {}").format(pgsql.Literal(TIMEOUT_MS)))

@@ -17,6 +17,7 @@ from router.parse.language import (
     EVENT_VERBS_ZH,
     FILLER_PHRASES,
     HOW_MANY_UNITS,
+    PERSON_WORD,
     STOPWORDS_EN,
     STOPWORDS_ZH,
     UNIT_SECONDS,
@@ -343,9 +344,6 @@ def _unapplied(r: Reading) -> list[str]:
     if r.intent is None:
         return []
     return [m.text for m in r.mentions if (m.of("value") or m.of("segment")) and free(r, m) and not m.of("measure")]
-
-
-PERSON_WORD = re.compile(r"^(?:who|whom|whose|谁)$", re.IGNORECASE)
 
 
 def _nobody(r: Reading) -> list[str]:

@@ -511,7 +511,7 @@ def _percent_sign(r: Reading, mark: Mark) -> Span | None:
 
 
 def _as_fraction(member: Any, values: Any) -> Any:
-    """ "a refund rate above 5%": the bound of a measure formatted as a percent is the fraction (0.05) its
+    """ "a late rate above 5%": the bound of a measure formatted as a percent is the fraction (0.05) its
     values are; a column that holds percents as numbers (5.0) keeps them."""
     if getattr(member, "format", None) != "percent" or isinstance(values, str):
         return values

@@ -22,10 +22,9 @@ from typing import Any
 from fourengine.terms import singular
 from router.parse import facts
 from router.parse.context import Knowledge, Question
-from router.parse.language import COMBINED
+from router.parse.language import COMBINED, PERSON_WORD
 from router.parse.nearby import free, free_span, phrase_after, restated
 from router.parse.nesting import nested_child
-from router.parse.passes.coverage import PERSON_WORD
 from router.parse.reading import Mention, Reading
 from router.parse.text import has_cjk, name_key, stems, within, words
 

@@ -188,10 +188,10 @@ def _rows_of_named_values(r: Reading, k: Knowledge, cube: str, reached: set[str]
     """ "the Dodgers' five highest-paid players in 2016": a value of rows the listed ones do not refer to (a
     team: players belong to none) lists the rows of the one cube that refers to both and that another word of
     the question names (the salaries, by "highest-paid"): one row per salary, each naming its player."""
-    apart = [{t.cube for t in m.of("value")} for m in r.mentions if m.of("value") and not m.of("cube")]
-    apart = [cubes for cubes in apart if not cubes & reached]
     if r.listed_column(chosen.span):
         return cube  # rows named only by a column asked for ("with album and artist"): no head to go under
+    apart = [{t.cube for t in m.of("value")} for m in r.mentions if m.of("value") and not m.of("cube")]
+    apart = [cubes for cubes in apart if not cubes & reached]
     others = [m for m in r.mentions if m is not chosen and not m.of("value")]  # not the words naming the rows
     named = {t.cube for m in others for t in m.of("cube", "measure", "dimension")}
     under = facts.rows_under(k.model, cube, apart, named) if apart else None

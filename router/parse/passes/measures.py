@@ -1018,27 +1018,24 @@ def _paired(r: Reading, k: Knowledge, m: Mention, path: str, marks: list[Mark]) 
 _VERB_OBJECT_GAP = re.compile(r"\s+(?:the\s+)?(?:most|more|fewest|fewer|least|less|\d+(?:\s+more)?)\s+$", re.I)
 
 
+def _verb_ranks(r: Reading, verb: Mention, m: Mention) -> bool:
+    """``verb`` ends in an irregular verb ("won", "team won") and a ranking word or number stands between it
+    and ``m`` ("won the most games", "lost 10 more games")."""
+    return irregular_form(verb.text.split()[-1]) and bool(_VERB_OBJECT_GAP.fullmatch(r.text[verb.end : m.start]))
+
+
 def _object_of_verb(r: Reading, verb: Mention, m: Mention) -> bool:
     """ "which team won the most games": a measure named by an irregular verb ("won": Wins) already chosen,
     then a ranking word, then a noun naming another measure ("games"): the noun is what the verb's measure
     counts, no measure of its own."""
-    return (
-        irregular_form(verb.text.split()[-1])  # "won", "team won"
-        and any(t.path in r.measures for t in verb.of("measure"))
-        and bool(m.of("measure"))
-        and bool(_VERB_OBJECT_GAP.fullmatch(r.text[verb.end : m.start]))
-    )
+    return _verb_ranks(r, verb, m) and any(t.path in r.measures for t in verb.of("measure")) and bool(m.of("measure"))
 
 
 def _verb_of_rows(r: Reading, verb: Mention, m: Mention) -> bool:
     """ "who has won the most MVP awards": an irregular verb naming a measure, a ranking word, then a segment's
     name (rows of a cube, no measure): the verb only says how the rows came; the segment's rows are counted."""
     return (
-        irregular_form(verb.text.split()[-1])
-        and bool(verb.of("measure"))
-        and bool(m.of("segment"))
-        and not m.of("measure", "cube")
-        and bool(_VERB_OBJECT_GAP.fullmatch(r.text[verb.end : m.start]))
+        _verb_ranks(r, verb, m) and bool(verb.of("measure")) and bool(m.of("segment")) and not m.of("measure", "cube")
     )
 
 
