@@ -337,7 +337,9 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
         return _count_text(len(table.rows), lang)
     share = table.columns.index(f"{table.columns[m]}.share") if f"{table.columns[m]}.share" in table.columns else None
     ranked = [r for r in table.rows if r[m] is not None]
-    if share is None:  # shares keep the rows' order (groups ranked by their share within the group)
+    if share is None and not _ascending([r[m] for r in ranked]):
+        # shares keep the rows' order (groups ranked by their share within the group); so does a ranking
+        # from the lowest ("the five lowest ERAs"): its first rows are the answer
         ranked.sort(key=lambda r: r[m], reverse=True)
     by = _by([table.columns[d] for d in dims], lang) if parts.dims else ""
 
@@ -356,6 +358,16 @@ def _aggregate_text(table: ResultTable, lang: str, period: str) -> str:
     tail = f" ({period})" if period else ""
     total = f" ({fmt_number(n)} rows in total)" if n > 1 else ""
     return f"{metric}{' by ' + by if by else ''}{tail}: {top}{total}."
+
+
+def _ascending(values: list[Any]) -> bool:
+    """Numbers that rise from the first row to the last (a query ordered from the lowest)."""
+    return (
+        len(values) > 1
+        and all(is_number(v) for v in values)
+        and all(a <= b for a, b in zip(values, values[1:]))
+        and values[0] != values[-1]
+    )
 
 
 MAX_SERIES_TEXT = 5

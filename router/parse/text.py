@@ -98,6 +98,16 @@ _ABBREVIATED = {
 }
 
 
+# past forms read as verbs only, never as the names they share a stem with ("threw" is no "Throws" column)
+_PAST_ONLY = frozenset("threw thrown stole stolen struck drove driven caught hit shot rode ridden".split())
+
+
+def past_form(word: str) -> bool:
+    """A verb in the past: an irregular form, a past-only form ("threw") or a regular "-ed" form."""
+    lowered = word.lower()
+    return irregular_form(lowered) or lowered in _PAST_ONLY or (lowered.endswith("ed") and len(lowered) > 4)
+
+
 def irregular_form(word: str) -> bool:
     """An irregular verb form ("won", "sold", "paid"): its normal form is another word."""
     return word.lower() in _IRREGULAR

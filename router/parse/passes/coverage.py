@@ -28,7 +28,7 @@ from router.parse.language import (
 from router.parse.nearby import free
 from router.parse.passes.measures import UNIT_WORDS
 from router.parse.reading import Mark, Reading, Span
-from router.parse.text import ASIDE, irregular_form, norm_word, stems, within, words
+from router.parse.text import ASIDE, irregular_form, norm_word, past_form, stems, within, words
 from router.understanding.terms import segment
 
 # language words whose meaning changes the numbers: when no pass used them, the reading does not answer
@@ -186,6 +186,22 @@ def _verb_of_value(r: Reading, word: str, end: int) -> bool:
     filtered = {(f.member, v) for f in r.filters for v in f.values}
     return any(
         m.start == found.end() and not free(r, m) and any((t.path, str(t.value)) in filtered for t in m.of("value"))
+        for m in r.mentions
+    )
+
+
+_RELATIVE = re.compile(r"\b(?:who|that|which)\s+(?:(?:have|has|had)\s+)?$", re.IGNORECASE)
+
+
+def _verb_of_bounded(r: Reading, word: str, start: int, end: int) -> bool:
+    """ "pitchers who *threw* at least 162 innings", "teams that *scored* over 900 runs": a verb in the past
+    between "who"/"that" and a bound on a measure the reading uses says how the measure came, nothing more."""
+    if not past_form(word) or not _RELATIVE.search(r.text[:start]):
+        return False
+    bound = next((b for b in r.marks_of("bound") if not r.text[end : b.start].strip() and not free(r, b)), None)
+    bounded = {f.member for f in r.filters} | set(r.measures)
+    return bound is not None and any(
+        not r.text[bound.end : m.start].strip() and not free(r, m) and any(t.path in bounded for t in m.of("measure"))
         for m in r.mentions
     )
 
@@ -492,6 +508,7 @@ def check(q: Question, k: Knowledge) -> None:
                 )
                 and w.norm not in scope_words
                 and not _verb_of_value(r, w.raw, w.end)
+                and not _verb_of_bounded(r, w.raw, w.start, w.end)
             )
         ):
             unknown.append((w.raw, w.start))

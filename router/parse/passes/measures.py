@@ -216,7 +216,12 @@ def _named_measure(r: Reading, m: Mention, kind: str | None, k: Knowledge) -> An
             *_fit_rank(pair[0], kind, pair[1]),
         ),
     )[0]
-    if kind in ("max", "min", "avg", "sum") and best.type not in _TYPE_FIT[kind] and m.of("dimension"):
+    if (
+        kind in ("max", "min", "avg", "sum")
+        and best.type not in _TYPE_FIT[kind]
+        and m.of("dimension")
+        and not _ranks_named_groups(r, k, m, best.cube)
+    ):
         return None  # "the biggest departure delay": the column's maximum, not a count its words also name
     return best
 
@@ -510,6 +515,7 @@ def _named_for(q: Question, k: Knowledge, m: Mention, kind: str | None) -> Any |
         and ranking is not None
         and names_a_number(ranking.phrase)
         and (named.type in ("max", "min") or (kind in ("max", "min") and m.of("dimension")))
+        and not _ranks_named_groups(q.reading, k, m, named.cube)
     ):
         return None  # "the 3 largest orders", "the 5 departures with the biggest delays": rows, not a value
     if (
@@ -523,6 +529,18 @@ def _named_for(q: Question, k: Knowledge, m: Mention, kind: str | None) -> Any |
         dated = _count_of_cube(q, k, m, named.cube, kind or "count")
         named = k.model.find_member(dated) if dated else named
     return named
+
+
+def _ranks_named_groups(r: Reading, k: Knowledge, m: Mention, cube: str) -> bool:
+    """ "which five pitchers had the lowest ERA": the first name before the measure that names another cube's
+    rows (a pitcher is a person) ranks those rows' groups, so the measure is a value of each."""
+    head = next((x for x in r.mentions if x.end <= m.start and (x.of("cube") or x.of("dimension"))), None)
+    if head is None or head.of("value"):
+        return False
+    return any(
+        t.cube != cube and facts.names_rows(k.model, t.path) and facts.joined(k.model, cube, t.cube)
+        for t in head.of("dimension")
+    )
 
 
 def _of_named(

@@ -297,7 +297,9 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     if ranking is None:
         return
     if r.intent == "aggregate" and r.measures:
-        member = k.model.find_member(r.measures[0])
+        ranked = _ranked_measure(r)
+        r.measures = [ranked, *(p for p in r.measures if p != ranked)]  # the answer leads with what is ranked
+        member = k.model.find_member(ranked)
     else:  # "top 5 customers by account balance", "the 3 most expensive products"
         member = (
             _by_member(r, k, cubes, sort_only=bool(_SORT_ONLY.fullmatch(ranking.phrase)))
@@ -312,6 +314,19 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     one = r.asks_one if r.asks_one is not None else bool(_SINGULAR.search(r.text) or _one_group(r, ranking.phrase))
     explicit = names_a_number(ranking.phrase)
     r.limit = ranking.limit if explicit else 1 if one else ranking.limit or r.limit
+
+
+def _ranked_measure(r: Reading) -> str:
+    """Of several measures, the one a superlative is said of ("at least 162 innings ... the lowest ERA": the ERA),
+    else the first that no bound restricts (the innings only choose who is ranked), else the first."""
+    for mark in r.marks_of("max", "min", "most"):
+        m = after(r, mark.span) if r.language != "zh" else before(r, mark.span)
+        near = m is not None and abs((m.start - mark.end) if r.language != "zh" else (mark.start - m.end)) <= 3
+        said = [t.path for t in m.of("measure") if t.path in r.measures] if near and m is not None else []
+        if said:
+            return said[0]
+    bounded = {f.member for f in r.filters}
+    return next((p for p in r.measures if p not in bounded), r.measures[0])
 
 
 def _one_group(r: Reading, phrase: str) -> bool:

@@ -426,3 +426,13 @@ def test_groups_are_named_by_their_label_and_the_key_beside_it_stays_in_the_tabl
     out = synthesize(result("top 2 customers by GMV", "aggregate", table), use_llm=False)
     assert "Li Wei 300.00" in out.text and "7 / Li Wei" not in out.text
     assert out.table["columns"] == table.columns  # the key is still shown
+
+
+def test_a_ranking_from_the_lowest_is_stated_from_its_first_rows() -> None:
+    rows = [["Ana", 1.7], ["Bo", 1.89], ["Cy", 2.21], ["Di", 2.37], ["Ed", 2.52]]
+    table = ResultTable(["people.name", "pitching.era"], rows)
+    out = synthesize(result("which five players had the lowest ERA?", "aggregate", table), use_llm=False)
+    assert "Ana 1.7, Bo 1.89, Cy 2.21" in out.text  # the lowest, not the three highest of the five
+    table = ResultTable(["people.name", "pitching.era"], [["Ed", 2.52], ["Ana", 1.7], ["Bo", 1.89]])
+    out = synthesize(result("ERA by player", "aggregate", table), use_llm=False)
+    assert "Ed 2.52, Bo 1.89, Ana 1.7" in out.text  # rows in no order: the highest first

@@ -317,3 +317,39 @@ def test_every_column_of_a_join_on_several_is_a_foreign_key(knowledge: Knowledge
     assert facts.fk_columns(knowledge.model, "batting", "teams") == ["team_id", "year_id"]
     assert facts.fk_column(knowledge.model, "batting", "people") == "player_id"
     assert facts.fk_columns(knowledge.model, "people", "teams") == []  # no join
+
+
+def test_a_ratio_ranked_over_named_rows_with_a_bound_on_another_measure(tmp_path: Path) -> None:
+    (tmp_path / "league.yml").write_text(
+        MODEL.replace(
+            '      - {name: strikeouts, type: sum, sql: "{CUBE}.so", title: Strikeouts}\n  - name: awards',
+            '      - {name: strikeouts, type: sum, sql: "{CUBE}.so", title: Strikeouts}\n'
+            '      - {name: innings, type: sum, sql: "{CUBE}.ip_outs / 3.0", title: Innings pitched,'
+            " meta: {synonyms: [innings]}}\n"
+            '      - {name: era, type: number, sql: "27.0 * SUM({CUBE}.er) / SUM({CUBE}.ip_outs)", title: ERA}\n'
+            "  - name: awards",
+        ).replace(
+            "      - {name: line_key, sql: \"{CUBE}.player_id || '-' || {CUBE}.year_id\", type: string, primary_key: true}\n"
+            '      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}\n'
+            "    measures:\n"
+            "      - {name: strikeouts",
+            "      - {name: line_key, sql: \"{CUBE}.player_id || '-' || {CUBE}.year_id\", type: string, primary_key: true}\n"
+            '      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}\n'
+            '      - {name: era_line, sql: "{CUBE}.era", type: number, title: ERA (line)}\n'
+            "    measures:\n"
+            "      - {name: strikeouts",
+        ),
+        encoding="utf-8",
+    )
+    model = load_model(tmp_path)
+    assert "pitching.era_line" in {d.path for d in model.cubes["pitching"].dimensions.values()}
+    k = Knowledge(model, build_lexicon(model))
+    r = parse(
+        understand("Among players who threw at least 162 innings in 2018, which five had the lowest ERA?", TODAY), k
+    )
+    # the players' groups are ranked by the ratio (not the line's own column), the innings only bound who is
+    # ranked, and the past verb between "who" and the bound says how the innings came
+    assert r.measures == ["pitching.era", "pitching.innings"] and r.dimensions == ["people.full_name"]
+    assert r.order == [("pitching.era", "asc")] and r.limit == 5
+    assert [(f.member, f.operator) for f in r.filters] == [("pitching.innings", "gte")]
+    assert not r.unknown and not r.refusal
