@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, is_dataclass
+from itertools import pairwise
 from typing import Any
 
 import dspy
@@ -365,7 +366,7 @@ def _ascending(values: list[Any]) -> bool:
     return (
         len(values) > 1
         and all(is_number(v) for v in values)
-        and all(a <= b for a, b in zip(values, values[1:]))
+        and all(a <= b for a, b in pairwise(values))
         and values[0] != values[-1]
     )
 

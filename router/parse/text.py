@@ -99,7 +99,9 @@ _ABBREVIATED = {
 
 
 # past forms read as verbs only, never as the names they share a stem with ("threw" is no "Throws" column)
-_PAST_ONLY = frozenset("threw thrown stole stolen struck drove driven caught hit shot rode ridden".split())
+_PAST_ONLY = frozenset(
+    {"threw", "thrown", "stole", "stolen", "struck", "drove", "driven", "caught", "hit", "shot", "rode"}
+)
 
 
 def past_form(word: str) -> bool:

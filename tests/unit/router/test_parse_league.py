@@ -329,15 +329,9 @@ def test_a_ratio_ranked_over_named_rows_with_a_bound_on_another_measure(tmp_path
             '      - {name: era, type: number, sql: "27.0 * SUM({CUBE}.er) / SUM({CUBE}.ip_outs)", title: ERA}\n'
             "  - name: awards",
         ).replace(
-            "      - {name: line_key, sql: \"{CUBE}.player_id || '-' || {CUBE}.year_id\", type: string, primary_key: true}\n"
-            '      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}\n'
-            "    measures:\n"
-            "      - {name: strikeouts",
-            "      - {name: line_key, sql: \"{CUBE}.player_id || '-' || {CUBE}.year_id\", type: string, primary_key: true}\n"
-            '      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}\n'
+            "    measures:\n      - {name: strikeouts",
             '      - {name: era_line, sql: "{CUBE}.era", type: number, title: ERA (line)}\n'
-            "    measures:\n"
-            "      - {name: strikeouts",
+            "    measures:\n      - {name: strikeouts",
         ),
         encoding="utf-8",
     )
