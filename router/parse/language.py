@@ -553,6 +553,10 @@ FILLER_PHRASES = re.compile(
     r"\b(?:in|at|from|of|across|on|for)\s+(?:the|our|this)\s+(?:\w+\s+)?(?:store|shop|catalog(?:ue)?|company|"
     r"business|inventory|collection|library|database|warehouse|system|data|records?|registry|register)\b|"
     r"\bon file\b|\bso far\b|\ball[\s-]time\b|\bof all time\b|\bsince (?:the )?(?:start|beginning)\b|"
+    # "Ted Williams' career batting average", "each season of his career": all of one's rows, no period;
+    # a "career high" is one row's best, not said here
+    r"\b(?:(?:of|in|over|during)\s+(?:his|her|their|its)\s+)?(?:career|lifetime)\b(?!\s+(?:high|low|best|worst))|"
+    r"(?:整个)?(?:职业)?生涯(?:中|里|以来)?(?!最)|"
     r"\bto date\b|\bup to now\b|\b(?:i\.e|e\.g|viz)\.?(?!\w)|\bat all\b|\bif any\b|\bplease\b|"
     r"\b(?:the\s+)?(?:start|beginning|end)\s+of\b|\b(?:stack(?:s|ed)?|measure[sd]?)\s+up\b|"
     r"(?<=\bmost\s)(?:common|frequent|popular|usual)\b|(?<=\bleast\s)(?:common|frequent|popular|usual)\b|"

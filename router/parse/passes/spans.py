@@ -14,6 +14,7 @@ from router.parse.lexicon import lower_case_reference
 from router.parse.reading import Mark, Mention, Reading
 from router.parse.text import name_key, overlaps, stems
 from router.understanding.granularity import extract_granularity
+from router.understanding.ranking import ZH_CLASSIFIERS
 from router.understanding.timeexpr import extract_time
 
 _GRAIN_WORDS = {
@@ -200,6 +201,15 @@ def _model_periods(q: Question, k: Knowledge) -> list[tuple[int, int]]:
     return spans
 
 
+_COUNTED_BEFORE = re.compile(r"(?:多少|几|[0-9一二三四五六七八九十两百千万]+|前|每|这|那|各)$")
+
+
+def _classifier(r: Reading, m: Mention) -> bool:
+    """ "多少名球员", "前五名", "每名": a one-character name right after a number or a count word is the
+    number's classifier (名 counts people), not the name it also is (名 = a given name)."""
+    return len(m.text) == 1 and m.text in ZH_CLASSIFIERS and bool(_COUNTED_BEFORE.search(r.text[: m.start]))
+
+
 def collect(q: Question, k: Knowledge) -> None:
     r = q.reading
     r.time_spans = _time_spans(r)
@@ -208,7 +218,7 @@ def collect(q: Question, k: Knowledge) -> None:
     grains = _dimension_grains(r, k)
     free = [*r.time_spans, *(g.span for g in grains)]
     r.marks = _language_marks(r.text, free) + grains
-    names = [m for m in k.lexicon.find(r.text) if not any(overlaps(m.span, t) for t in free)]
+    names = [m for m in k.lexicon.find(r.text) if not any(overlaps(m.span, t) for t in free) and not _classifier(r, m)]
     rows = _row_mentions(q, names)
     for row in list(rows):  # a name the model also knows there ("ROMANIA": a nation row and a supplier's
         same = next((m for m in names if m.span == row.span), None)  # nation value) keeps every reading

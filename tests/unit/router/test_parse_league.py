@@ -347,3 +347,26 @@ def test_a_ratio_ranked_over_named_rows_with_a_bound_on_another_measure(tmp_path
     assert r.order == [("pitching.era", "asc")] and r.limit == 5
     assert [(f.member, f.operator) for f in r.filters] == [("pitching.innings", "gte")]
     assert not r.unknown and not r.refusal
+
+
+def test_a_career_is_all_of_ones_rows_and_a_classifier_is_no_name(tmp_path: Path) -> None:
+    (tmp_path / "league.yml").write_text(
+        MODEL.replace(
+            '      - {name: debut, sql: "{CUBE}.debut", type: time, title: Debut}',
+            '      - {name: debut, sql: "{CUBE}.debut", type: time, title: Debut}\n'
+            '      - {name: name_first, sql: "{CUBE}.name_first", type: string, title: First name,'
+            " meta: {synonyms: [名]}}",
+        ).replace(
+            "      - {name: count, type: count, title: Players}",
+            "      - {name: count, type: count, title: Players, meta: {synonyms: [球员]}}",
+        ),
+        encoding="utf-8",
+    )
+    model = load_model(tmp_path)
+    values = Values()
+    values.surfaces["ted williams"] = [("people.full_name", "Ted Williams")]
+    k = Knowledge(model, build_lexicon(model, [], values))
+    r = parse(understand("Ted Williams career home runs", TODAY), k)
+    assert r.measures == ["batting.home_runs"] and not r.unknown and not r.refusal
+    r = parse(understand("2019年有多少名球员？", TODAY), k)  # 名 counts the players, it is no first name
+    assert r.measures == ["people.count"] and not any(m.text == "名" for m in r.mentions)
