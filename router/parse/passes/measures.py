@@ -1049,12 +1049,27 @@ def _object_of_verb(r: Reading, verb: Mention, m: Mention) -> bool:
     return _verb_ranks(r, verb, m) and any(t.path in r.measures for t in verb.of("measure")) and bool(m.of("measure"))
 
 
-def _verb_of_rows(r: Reading, verb: Mention, m: Mention) -> bool:
-    """ "who has won the most MVP awards": an irregular verb naming a measure, a ranking word, then a segment's
-    name (rows of a cube, no measure): the verb only says how the rows came; the segment's rows are counted."""
-    return (
-        _verb_ranks(r, verb, m) and bool(verb.of("measure")) and bool(m.of("segment")) and not m.of("measure", "cube")
-    )
+def _verb_of_rows(r: Reading, i: int) -> bool:
+    """ "who has won the most MVP awards", "which players won the AL MVP": an irregular verb naming a measure,
+    then (past a ranking word or an article, and values qualifying it) a segment's name (rows of a cube, no
+    measure): the verb only says how the rows came; the segment's rows are counted or listed."""
+    verb = r.mentions[i]
+    if not irregular_form(verb.text.split()[-1]) or not verb.of("measure"):
+        return False
+    at = verb.end
+    for m in r.mentions[i + 1 :]:
+        gap = r.text[at : m.start]
+        if not (_VERB_OBJECT_GAP.fullmatch(gap) or _ARTICLE_GAP.fullmatch(gap)) or m.of("measure", "cube"):
+            return False
+        if m.of("segment"):
+            return True
+        if not m.of("value"):
+            return False
+        at = m.end
+    return False
+
+
+_ARTICLE_GAP = re.compile(r"\s+(?:(?:the|a|an)\s+)?", re.IGNORECASE)
 
 
 def choose(q: Question, k: Knowledge) -> None:
@@ -1065,7 +1080,7 @@ def choose(q: Question, k: Knowledge) -> None:
         if i and _object_of_verb(r, r.mentions[i - 1], m):
             r.use(m.span)  # "won the most games": the games are what the wins count
             continue
-        if i + 1 < len(r.mentions) and _verb_of_rows(r, m, r.mentions[i + 1]):
+        if _verb_of_rows(r, i):
             r.use(m.span)  # "won the most MVP awards": the awards' rows are counted (``_segment_counted``)
             continue
         path, marks, refusal = _measure_of(q, k, m)

@@ -18,7 +18,7 @@ from router.parse import column_items, facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import AMOUNT_WORD, names_a_number
 from router.parse.nearby import after, before, free
-from router.parse.reading import Mention, Reading
+from router.parse.reading import Mark, Mention, Reading
 from router.parse.text import GLUE, name_key, norm_word, stems, words
 from router.understanding._calendar import parse_number
 from router.understanding.ranking import ZH_CLASSIFIERS
@@ -297,9 +297,11 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     if ranking is None:
         return
     if r.intent == "aggregate" and r.measures:
-        ranked = _ranked_measure(r)
+        ranked, said = _ranked_measure(r)
         r.measures = [ranked, *(p for p in r.measures if p != ranked)]  # the answer leads with what is ranked
         member = k.model.find_member(ranked)
+        if said is not None and not r.order:  # "Lowest WHIP ... top 5": the lowest five, not the top
+            r.order = [(ranked, "asc" if said.kind == "min" else "desc")]
     else:  # "top 5 customers by account balance", "the 3 most expensive products"
         member = (
             _by_member(r, k, cubes, sort_only=bool(_SORT_ONLY.fullmatch(ranking.phrase)))
@@ -316,17 +318,19 @@ def _ranked(q: Question, k: Knowledge, cubes: list[str]) -> None:
     r.limit = ranking.limit if explicit else 1 if one else ranking.limit or r.limit
 
 
-def _ranked_measure(r: Reading) -> str:
-    """Of several measures, the one a superlative is said of ("at least 162 innings ... the lowest ERA": the ERA),
-    else the first that no bound restricts (the innings only choose who is ranked), else the first."""
+def _ranked_measure(r: Reading) -> tuple[str, Mark | None]:
+    """Of the measures, the one a superlative is said of ("at least 162 innings ... the lowest ERA": the ERA)
+    with that superlative when it says a way ("lowest", not "best"); else the first that no bound restricts
+    (the innings only choose who is ranked), else the first."""
     for mark in r.marks_of("max", "min", "most"):
         m = after(r, mark.span) if r.language != "zh" else before(r, mark.span)
         near = m is not None and abs((m.start - mark.end) if r.language != "zh" else (mark.start - m.end)) <= 3
         said = [t.path for t in m.of("measure") if t.path in r.measures] if near and m is not None else []
         if said:
-            return said[0]
+            literal = mark.kind in ("max", "min") and not (_BEST.search(mark.text) or _WORST.search(mark.text))
+            return said[0], mark if literal else None
     bounded = {f.member for f in r.filters}
-    return next((p for p in r.measures if p not in bounded), r.measures[0])
+    return next((p for p in r.measures if p not in bounded), r.measures[0]), None
 
 
 def _one_group(r: Reading, phrase: str) -> bool:

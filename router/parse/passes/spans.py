@@ -159,6 +159,21 @@ def _shared_heads(text: str, names: list[Mention], k: Knowledge) -> list[Mention
 
 _UNITS = ("year", "quarter", "month", "week", "day")
 _RELATIVE = r"(last|this|previous|next|current|past)"
+_PERIOD_WORD = re.compile(r"[a-z]{3,}|[\u4e00-\u9fff]{2,3}")
+# "上个赛季", "本赛季": the Chinese relative words, as the English one they say
+_RELATIVE_ZH = {
+    "上个": "last",
+    "上一个": "last",
+    "上一": "last",
+    "上": "last",
+    "本": "this",
+    "这个": "this",
+    "这一": "this",
+    "今": "this",
+    "下个": "next",
+    "下一个": "next",
+    "下": "next",
+}
 
 
 def _names(dim: Any) -> set[str]:
@@ -177,9 +192,16 @@ def _period_words(k: Knowledge) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for dim in (d for d in k.model.dimensions() if d.type == "time" and d.public):
         names, unit = _names(dim), calendar_unit(dim)
-        for word in (n for n in names if re.fullmatch(r"[a-z]{3,}", n) and n not in (*_UNITS, "date", "time")):
+        for word in (n for n in names if _PERIOD_WORD.fullmatch(n) and n not in (*_UNITS, "date", "time")):
             out[word] = out.get(word) or unit
     return out
+
+
+def _relative_periods(text: str, word: str) -> list[re.Match[str]]:
+    if word.isascii():
+        return list(re.finditer(rf"\b{_RELATIVE}\s+{word}s?\b", text, re.IGNORECASE))
+    said = "|".join(sorted(_RELATIVE_ZH, key=len, reverse=True))
+    return list(re.finditer(rf"({said}){re.escape(word)}", text))
 
 
 def _model_periods(q: Question, k: Knowledge) -> list[tuple[int, int]]:
@@ -189,10 +211,11 @@ def _model_periods(q: Question, k: Knowledge) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     # a word with no calendar word is left alone ("the last hired": a latest one, no period the model defines)
     for word, unit in sorted((w, u) for w, u in _period_words(k).items() if u):
-        for found in re.finditer(rf"\b{_RELATIVE}\s+{word}s?\b", r.text, re.IGNORECASE):
+        for found in _relative_periods(r.text, word):
             if any(overlaps(found.span(), t) for t in [*r.time_spans, *spans]):
                 continue
-            ranges = extract_time(f"{found.group(1)} {unit}", r.today).ranges
+            relative = _RELATIVE_ZH.get(found.group(1), found.group(1))
+            ranges = extract_time(f"{relative} {unit}", r.today).ranges
             if len(ranges) != 1:
                 continue
             spans.append(found.span())

@@ -274,16 +274,20 @@ def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tm
             '      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}\n'
             "    measures:\n      - {name: players",
             '      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season,'
-            " meta: {synonyms: [year]}}\n    measures:\n      - {name: players",
+            " meta: {synonyms: [year, 赛季]}}\n    measures:\n      - {name: players",
+        ).replace(
+            '      - {name: home_runs, type: sum, sql: "{CUBE}.hr", title: Home runs}',
+            '      - {name: home_runs, type: sum, sql: "{CUBE}.hr", title: Home runs, meta: {synonyms: [本垒打]}}',
         ),
         encoding="utf-8",
     )
     model = load_model(tmp_path)
     k = Knowledge(model, build_lexicon(model, [], Values()))
-    u = understand("most home runs last season", TODAY)
-    r = parse(u, k)
-    assert [(t.start, t.end) for t in u.time_ranges] == [(date(2020, 1, 1), date(2020, 12, 31))]
-    assert r.measures == ["batting.home_runs"] and not r.unknown
+    for question in ("most home runs last season", "上个赛季本垒打最多的是谁"):
+        u = understand(question, TODAY)
+        r = parse(u, k)
+        assert [(t.start, t.end) for t in u.time_ranges] == [(date(2020, 1, 1), date(2020, 12, 31))], question
+        assert r.measures == ["batting.home_runs"] and not r.unknown
 
 
 def test_groups_by_names_told_apart_by_key_also_group_by_the_key(knowledge: Knowledge) -> None:
@@ -370,3 +374,17 @@ def test_a_career_is_all_of_ones_rows_and_a_classifier_is_no_name(tmp_path: Path
     assert r.measures == ["batting.home_runs"] and not r.unknown and not r.refusal
     r = parse(understand("2019年有多少名球员？", TODAY), k)  # 名 counts the players, it is no first name
     assert r.measures == ["people.count"] and not any(m.text == "名" for m in r.mentions)
+
+
+def test_a_verb_before_values_and_a_segment_says_how_its_rows_came(knowledge: Knowledge) -> None:
+    r = read(knowledge, "Which players won the Golden Bat in 2019?")
+    assert r.measures == [] and r.intent == "detail"  # no wins asked: the players' rows
+    # the awards' rows under the players are not listed yet: the segment stays unapplied, so the reply refuses
+    assert not r.refusal and {"Golden", "Bat"} <= set(r.unknown)
+
+
+def test_a_literal_superlative_said_of_the_measure_orders_a_top_n(knowledge: Knowledge) -> None:
+    r = read(knowledge, "Lowest home runs in 2019 by player - top 5")
+    assert r.order == [("batting.home_runs", "asc")] and r.limit == 5
+    r = read(knowledge, "top 5 players by home runs in 2019")
+    assert r.order == [("batting.home_runs", "desc")] and r.limit == 5
