@@ -513,7 +513,8 @@ def _year_rules() -> list[RawRule]:
         # years
         (r"(?<!\d)(\d{4})\s*年度?", lambda m, t: _Spec(_year(int(m[1])), "year")),
         (
-            r"(?<![\d\-/.])((?:19|20)\d{2})(?![\d\-/]|\.\d)",  # "in 2013." ends a sentence; "2013.5" no year
+            # "in 2013." ends a sentence; "2013.5" no year; "2015-2020" two years (a range, merged below)
+            r"(?<![\d/.])(?:(?<!-)|(?<=(?:19|20)\d\d-))((?:19|20)\d{2})(?![\d/]|-(?!(?:19|20)\d\d(?!\d))|\.\d)",
             lambda m, t: None if _is_amount(m) else _Spec(_year(int(m[1])), "year"),
         ),
     ]
@@ -580,7 +581,7 @@ def _half_recent(first: bool, today: date) -> _Spec:
 
 
 _RULES = _rules()
-_RANGE_JOIN = re.compile(r"^\s*(?:to|through|thru|until|till|-|~|到|至|and|和|与)\s*$", re.IGNORECASE | re.ASCII)
+_RANGE_JOIN = re.compile(r"^\s*(?:to|through|thru|until|till|-|–|—|~|到|至|and|和|与)\s*$", re.IGNORECASE | re.ASCII)
 _BETWEEN_BEFORE = re.compile(r"(?:between|介于)\s*$", re.IGNORECASE | re.ASCII)
 _AND_WORDS = {"and", "和", "与"}
 CHANGE = re.compile(

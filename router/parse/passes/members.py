@@ -1,10 +1,17 @@
 """Pass: members compared ("video vs audio", "premium versus basic accounts", "比较线上和线下"): two or
 more segments of one cube named with a comparison word are not applied together (no row is in both) but
-compared: one query per segment, labelled by its title; so are segments said of "each" (各自)."""
+compared: one query per segment, labelled by its title; so are segments said of "each" (各自). Segments that
+each test one column for one value ("{CUBE}.lg = 'AL'") group by that column instead, kept to those values: the
+rows are labelled as the data has them (AL, NL) under the column's title."""
 
 from __future__ import annotations
 
+import sqlglot
+from sqlglot import exp
+
+from router.parse import facts
 from router.parse.context import Knowledge, Question
+from router.parse.reading import Filter
 
 _EACH_ZH = "各自"  # "each of them" (no group word: 各 before 自 groups nothing)
 
@@ -21,5 +28,37 @@ def choose(q: Question, k: Knowledge) -> None:
     if compared is None:
         return
     r.segments = [s for s in r.segments if s not in compared]
+    grouped = _one_column(k, compared)
+    if grouped is not None:
+        dimension, values = grouped
+        r.dimensions.append(dimension)
+        r.filters.append(Filter(dimension, "equals", values, "compared segments"))
+        r.notes.append(f"compared segments {', '.join(compared)}: grouped by {dimension}, one row per value")
+        return
     r.compared_segments = compared
     r.notes.append("compared segments: " + ", ".join(compared))
+
+
+def _one_column(k: Knowledge, segments: list[str]) -> tuple[str, list[str]] | None:
+    """(the public string dimension, the values) when every segment is "<that column> = '<a value>'"."""
+    tested: list[tuple[str, str]] = []
+    for path in segments:
+        member = k.model.find_member(path)
+        try:
+            tree = sqlglot.parse_one(str(getattr(member, "sql", "") or "").replace("{CUBE}.", ""), read="postgres")
+        except sqlglot.errors.ParseError:
+            return None
+        if not (isinstance(tree, exp.EQ) and isinstance(tree.this, exp.Column)):
+            return None
+        if not (isinstance(tree.expression, exp.Literal) and tree.expression.is_string):
+            return None
+        tested.append((tree.this.name.lower(), tree.expression.this))
+    if len({column for column, _ in tested}) != 1:
+        return None
+    cube = segments[0].split(".", 1)[0]
+    dims = [
+        d
+        for d in k.model.cubes[cube].dimensions.values()
+        if d.public and d.type == "string" and facts.column(d) == tested[0][0]
+    ]
+    return (dims[0].path, [value for _, value in tested]) if dims else None

@@ -68,6 +68,7 @@ def choose(q: Question, k: Knowledge) -> None:
         r.use(mark.span)
     periods = r.periods(q.understanding.time_ranges)
     timed = bool(periods or q.understanding.granularity or r.granularity)
+    grained = bool(q.understanding.granularity)
     asides = [*_asides(r), *r.column_list]  # a date in a list of columns is shown, it dates nothing
     for m in r.mentions:
         if any(s <= m.start and m.end <= e for s, e in asides):
@@ -82,9 +83,19 @@ def choose(q: Question, k: Knowledge) -> None:
             ],
         )
         grouped = mark_before(r, m.span, ("group",))
-        if times and free(r, m) and grouped and r.intent == "aggregate" and not (r.granularity or timed):
-            # "HR by season": one group per date it holds, or per year where the model calls it a year
-            r.granularity, r.time_dimension = calendar_unit(k.model.find_member(times[0])) or "day", times[0]
+        unit = calendar_unit(k.model.find_member(times[0])) if times else None
+        if (
+            times
+            and free(r, m)
+            and grouped
+            and r.intent == "aggregate"
+            and not (r.granularity or grained)
+            and (unit is not None or not timed)
+        ):
+            # "HR by season": one group per date it holds, or per year where the model calls it a year; within
+            # a period only a season the model calls a year ("win pct each season 2015-2020"): "1997年 ... 按发货
+            # 日期算" says which date dates the period
+            r.granularity, r.time_dimension = unit or "day", times[0]
             r.use(m.span, grouped.span)
             continue
         if times and free(r, m) and (timed or r.intent != "detail"):  # a listing shows a date it names

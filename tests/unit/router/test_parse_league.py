@@ -266,6 +266,22 @@ def test_segments_said_of_each_in_chinese_are_compared_not_applied_together(tmp_
     r = parse(understand("2019年美国联盟和国家联盟各自有多少胜场？", TODAY), Knowledge(model, build_lexicon(model)))
     # no team season is in both leagues: one number each, not one of the rows in both (none)
     assert r.compared_segments == ["teams.al", "teams.nl"] and r.segments == [] and not r.unknown
+    # with a column the segments test, they group by it: the rows are labelled as the data has them (AL, NL)
+    league = (
+        '      - {name: league, sql: "{CUBE}.lg", type: string, title: League}\n    measures:\n      - {name: count'
+    )
+    (tmp_path / "league.yml").write_text(
+        MODEL.replace(wins, leagues).replace(
+            "    measures:\n      - {name: count, type: count, title: Team", league + ", type: count, title: Team"
+        ),
+        encoding="utf-8",
+    )
+    model = load_model(tmp_path)
+    r = parse(
+        understand("2019年美国联盟和国家联盟的整体胜场分别是多少？", TODAY), Knowledge(model, build_lexicon(model))
+    )
+    assert r.compared_segments == [] and r.segments == [] and r.dimensions == ["teams.league"] and not r.unknown
+    assert [(f.member, f.values) for f in r.filters] == [("teams.league", ["AL", "NL"])]
 
 
 def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tmp_path: Path) -> None:
@@ -288,6 +304,8 @@ def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tm
         r = parse(u, k)
         assert [(t.start, t.end) for t in u.time_ranges] == [(date(2020, 1, 1), date(2020, 12, 31))], question
         assert r.measures == ["batting.home_runs"] and not r.unknown
+    r = parse(understand("home runs each season 2015-2020", TODAY), k)  # within the years, one row a season
+    assert (r.granularity, r.time_dimension) == ("year", "batting.season") and not r.unhonoured
 
 
 def test_groups_by_names_told_apart_by_key_also_group_by_the_key(knowledge: Knowledge) -> None:

@@ -66,6 +66,9 @@ CASES = [
     ("March 15, 2024", "2024-03-15", "2024-03-15", "day"),
     ("2024年3月15日", "2024-03-15", "2024-03-15", "day"),
     ("２０２４年３月", "2024-03-01", "2024-03-31", "month"),  # full-width digits
+    ("win pct each season 2015-2020", "2015-01-01", "2020-12-31", "year"),  # two years joined by a dash
+    ("wins 2015–2020", "2015-01-01", "2020-12-31", "year"),
+    ("orders 2013-05", "2013-05-01", "2013-05-31", "month"),  # a year and a month, not two years
 ]
 
 
