@@ -95,14 +95,16 @@ def values_holding(model: Any, measure: Any) -> list[tuple[str, list[str]]] | No
     dimension's column to text literals."""
     out = []
     for sql in getattr(measure, "filters", ()) or ():
-        found = _equality(model.cubes[measure.cube], str(sql))
+        found = column_values(model.cubes[measure.cube], str(sql))
         if found is None:
             return None
         out.append(found)
     return out
 
 
-def _equality(cube: Any, sql: str) -> tuple[str, list[str]] | None:
+def column_values(cube: Any, sql: str) -> tuple[str, list[str]] | None:
+    """(the public dimension, the values) when ``sql`` is "<its column> = '<text>'" or "<its column> IN (<texts>)"
+    (a filtered measure's filter, a segment); None for any other condition."""
     try:
         tree = sqlglot.parse_one(sql.replace("{CUBE}", "cube_"), read="postgres")
     except sqlglot.errors.SqlglotError:

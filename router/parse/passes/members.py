@@ -6,10 +6,7 @@ rows are labelled as the data has them (AL, NL) under the column's title."""
 
 from __future__ import annotations
 
-import sqlglot
-from sqlglot import exp
-
-from router.parse import facts
+from router.aggregate.drill import column_values
 from router.parse.context import Knowledge, Question
 from router.parse.reading import Filter
 
@@ -40,25 +37,11 @@ def choose(q: Question, k: Knowledge) -> None:
 
 
 def _one_column(k: Knowledge, segments: list[str]) -> tuple[str, list[str]] | None:
-    """(the public string dimension, the values) when every segment is "<that column> = '<a value>'"."""
-    tested: list[tuple[str, str]] = []
-    for path in segments:
-        member = k.model.find_member(path)
-        try:
-            tree = sqlglot.parse_one(str(getattr(member, "sql", "") or "").replace("{CUBE}.", ""), read="postgres")
-        except sqlglot.errors.ParseError:
-            return None
-        if not (isinstance(tree, exp.EQ) and isinstance(tree.this, exp.Column)):
-            return None
-        if not (isinstance(tree.expression, exp.Literal) and tree.expression.is_string):
-            return None
-        tested.append((tree.this.name.lower(), tree.expression.this))
-    if len({column for column, _ in tested}) != 1:
-        return None
-    cube = segments[0].split(".", 1)[0]
-    dims = [
-        d
-        for d in k.model.cubes[cube].dimensions.values()
-        if d.public and d.type == "string" and facts.column(d) == tested[0][0]
+    """(the dimension, the values) when every segment is "<that column> = '<one value>'"."""
+    found = [
+        column_values(k.model.cubes[path.split(".", 1)[0]], str(k.model.find_member(path).sql)) for path in segments
     ]
-    return (dims[0].path, [value for _, value in tested]) if dims else None
+    tested = [f for f in found if f is not None and len(f[1]) == 1]  # a segment of several values is one row
+    if len(tested) != len(segments) or len({dimension for dimension, _ in tested}) != 1:
+        return None
+    return tested[0][0], [values[0] for _, values in tested]

@@ -17,7 +17,7 @@ from typing import Any
 from router.parse import column_items, facts
 from router.parse.context import Knowledge, Question
 from router.parse.language import AMOUNT_WORD, names_a_number
-from router.parse.nearby import after, before, free
+from router.parse.nearby import after, before, between, free
 from router.parse.reading import Mark, Mention, Reading
 from router.parse.text import GLUE, name_key, norm_word, stems, words
 from router.understanding._calendar import parse_number
@@ -324,8 +324,9 @@ def _ranked_measure(r: Reading) -> tuple[str, Mark | None]:
     (the innings only choose who is ranked), else the first."""
     for mark in r.marks_of("max", "min", "most"):
         m = after(r, mark.span) if r.language != "zh" else before(r, mark.span)
-        near = m is not None and abs((m.start - mark.end) if r.language != "zh" else (mark.start - m.end)) <= 3
-        said = [t.path for t in m.of("measure") if t.path in r.measures] if near and m is not None else []
+        if m is None or len(between(r.text, mark.span, m.span)) > 3:
+            continue
+        said = [t.path for t in m.of("measure") if t.path in r.measures]
         if said:
             literal = mark.kind in ("max", "min") and not (_BEST.search(mark.text) or _WORST.search(mark.text))
             return said[0], mark if literal else None

@@ -174,6 +174,7 @@ _RELATIVE_ZH = {
     "下一个": "next",
     "下": "next",
 }
+_RELATIVE_ZH_SAID = "|".join(sorted(_RELATIVE_ZH, key=len, reverse=True))  # the longest first: 上一个 before 上
 
 
 def _names(dim: Any) -> set[str]:
@@ -200,8 +201,7 @@ def _period_words(k: Knowledge) -> dict[str, str | None]:
 def _relative_periods(text: str, word: str) -> list[re.Match[str]]:
     if word.isascii():
         return list(re.finditer(rf"\b{_RELATIVE}\s+{word}s?\b", text, re.IGNORECASE))
-    said = "|".join(sorted(_RELATIVE_ZH, key=len, reverse=True))
-    return list(re.finditer(rf"({said}){re.escape(word)}", text))
+    return list(re.finditer(rf"({_RELATIVE_ZH_SAID}){re.escape(word)}", text))
 
 
 def _model_periods(q: Question, k: Knowledge) -> list[tuple[int, int]]:
