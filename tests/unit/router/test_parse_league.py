@@ -120,12 +120,17 @@ class Values:
     )
 
 
+def league(folder: Path, text: str, values: Values | None = None) -> Knowledge:
+    """The knowledge of the league model ``text`` (written into ``folder``), with the warehouse's ``values``."""
+    (folder / "league.yml").write_text(text, encoding="utf-8")
+    model = load_model(folder)
+    return Knowledge(model, build_lexicon(model, [], values))
+
+
 @pytest.fixture(scope="module")
 def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Knowledge:
     folder: Path = tmp_path_factory.mktemp("league")
-    (folder / "league.yml").write_text(MODEL, encoding="utf-8")
-    model = load_model(folder)
-    return Knowledge(model, build_lexicon(model, [], Values()))
+    return league(folder, MODEL, Values())
 
 
 def read(knowledge: Knowledge, question: str) -> Reading:
@@ -203,9 +208,7 @@ def test_capitalised_words_that_end_a_value_name_it(knowledge: Knowledge) -> Non
 
 
 def test_a_value_of_rows_the_listed_ones_do_not_refer_to_lists_the_rows_referring_to_both(tmp_path: Path) -> None:
-    (tmp_path / "league.yml").write_text(MODEL + SALARIES, encoding="utf-8")
-    model = load_model(tmp_path)
-    k = Knowledge(model, build_lexicon(model, [], Values()))
+    k = league(tmp_path, MODEL + SALARIES, Values())
     r = parse(understand("who were the Red Socks' five highest-paid players in 2016?", TODAY), k)
     # players belong to no team: the salaries, each naming its player, restricted to the team's
     assert r.listing == "salaries" and r.limit == 5 and r.order == [("salaries.salary", "desc")]
@@ -226,7 +229,8 @@ def test_a_listed_column_only_a_measure_of_the_listed_rows_holds_is_shown_per_ro
 
 
 def test_a_subject_and_its_verb_are_no_name_and_the_verbs_object_no_measure(tmp_path: Path) -> None:
-    (tmp_path / "league.yml").write_text(
+    k = league(
+        tmp_path,
         MODEL.replace(
             '      - {name: team_wins, type: sum, sql: "{CUBE}.w", title: Wins}',
             '      - {name: team_wins, type: sum, sql: "{CUBE}.w", title: Team wins, meta: {synonyms: [won]}}\n'
@@ -236,10 +240,8 @@ def test_a_subject_and_its_verb_are_no_name_and_the_verbs_object_no_measure(tmp_
             '      - {name: name, sql: "{CUBE}.name", type: string, title: Team name}\n'
             '      - {name: last_year, sql: "{CUBE}.last_year", type: number, title: Last game year}',
         ),
-        encoding="utf-8",
     )
-    model = load_model(tmp_path)
-    r = parse(understand("which team won the most games in 2019?", TODAY), Knowledge(model, build_lexicon(model)))
+    r = parse(understand("which team won the most games in 2019?", TODAY), k)
     # "team won" is no "Team wins": the team is the group; the games are what the wins count; and the
     # year is the season's, not a bound on the year of a last game
     assert r.measures == ["teams.team_wins"] and r.dimensions == ["teams.name"] and r.limit == 1
@@ -261,31 +263,29 @@ def test_segments_said_of_each_in_chinese_are_compared_not_applied_together(tmp_
         "      - {name: al, sql: \"{CUBE}.lg = 'AL'\", title: American League, meta: {synonyms: [美国联盟]}}\n"
         "      - {name: nl, sql: \"{CUBE}.lg = 'NL'\", title: National League, meta: {synonyms: [国家联盟]}}\n"
     )
-    (tmp_path / "league.yml").write_text(MODEL.replace(wins, leagues), encoding="utf-8")
-    model = load_model(tmp_path)
-    r = parse(understand("2019年美国联盟和国家联盟各自有多少胜场？", TODAY), Knowledge(model, build_lexicon(model)))
+    r = parse(
+        understand("2019年美国联盟和国家联盟各自有多少胜场？", TODAY), league(tmp_path, MODEL.replace(wins, leagues))
+    )
     # no team season is in both leagues: one number each, not one of the rows in both (none)
     assert r.compared_segments == ["teams.al", "teams.nl"] and r.segments == [] and not r.unknown
     # with a column the segments test, they group by it: the rows are labelled as the data has them (AL, NL)
-    league = (
+    column = (
         '      - {name: league, sql: "{CUBE}.lg", type: string, title: League}\n    measures:\n      - {name: count'
     )
-    (tmp_path / "league.yml").write_text(
+    k = league(
+        tmp_path,
         MODEL.replace(wins, leagues).replace(
-            "    measures:\n      - {name: count, type: count, title: Team", league + ", type: count, title: Team"
+            "    measures:\n      - {name: count, type: count, title: Team", column + ", type: count, title: Team"
         ),
-        encoding="utf-8",
     )
-    model = load_model(tmp_path)
-    r = parse(
-        understand("2019年美国联盟和国家联盟的整体胜场分别是多少？", TODAY), Knowledge(model, build_lexicon(model))
-    )
+    r = parse(understand("2019年美国联盟和国家联盟的整体胜场分别是多少？", TODAY), k)
     assert r.compared_segments == [] and r.segments == [] and r.dimensions == ["teams.league"] and not r.unknown
     assert [(f.member, f.values) for f in r.filters] == [("teams.league", ["AL", "NL"])]
 
 
 def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tmp_path: Path) -> None:
-    (tmp_path / "league.yml").write_text(
+    k = league(
+        tmp_path,
         MODEL.replace(
             '      - {name: season, sql: "make_date({CUBE}.year_id, 1, 1)", type: time, title: Season}\n'
             "    measures:\n      - {name: players",
@@ -295,10 +295,8 @@ def test_last_season_is_the_last_year_where_the_model_calls_its_season_a_year(tm
             '      - {name: home_runs, type: sum, sql: "{CUBE}.hr", title: Home runs}',
             '      - {name: home_runs, type: sum, sql: "{CUBE}.hr", title: Home runs, meta: {synonyms: [本垒打]}}',
         ),
-        encoding="utf-8",
+        Values(),
     )
-    model = load_model(tmp_path)
-    k = Knowledge(model, build_lexicon(model, [], Values()))
     for question in ("most home runs last season", "上个赛季本垒打最多的是谁"):
         u = understand(question, TODAY)
         r = parse(u, k)
@@ -342,7 +340,8 @@ def test_every_column_of_a_join_on_several_is_a_foreign_key(knowledge: Knowledge
 
 
 def test_a_ratio_ranked_over_named_rows_with_a_bound_on_another_measure(tmp_path: Path) -> None:
-    (tmp_path / "league.yml").write_text(
+    k = league(
+        tmp_path,
         MODEL.replace(
             '      - {name: strikeouts, type: sum, sql: "{CUBE}.so", title: Strikeouts}\n  - name: awards',
             '      - {name: strikeouts, type: sum, sql: "{CUBE}.so", title: Strikeouts}\n'
@@ -355,11 +354,8 @@ def test_a_ratio_ranked_over_named_rows_with_a_bound_on_another_measure(tmp_path
             '      - {name: era_line, sql: "{CUBE}.era", type: number, title: ERA (line)}\n'
             "    measures:\n      - {name: strikeouts",
         ),
-        encoding="utf-8",
     )
-    model = load_model(tmp_path)
-    assert "pitching.era_line" in {d.path for d in model.cubes["pitching"].dimensions.values()}
-    k = Knowledge(model, build_lexicon(model))
+    assert "pitching.era_line" in {d.path for d in k.model.cubes["pitching"].dimensions.values()}
     r = parse(
         understand("Among players who threw at least 162 innings in 2018, which five had the lowest ERA?", TODAY), k
     )
@@ -372,7 +368,10 @@ def test_a_ratio_ranked_over_named_rows_with_a_bound_on_another_measure(tmp_path
 
 
 def test_a_career_is_all_of_ones_rows_and_a_classifier_is_no_name(tmp_path: Path) -> None:
-    (tmp_path / "league.yml").write_text(
+    values = Values()
+    values.surfaces["ted williams"] = [("people.full_name", "Ted Williams")]
+    k = league(
+        tmp_path,
         MODEL.replace(
             '      - {name: debut, sql: "{CUBE}.debut", type: time, title: Debut}',
             '      - {name: debut, sql: "{CUBE}.debut", type: time, title: Debut}\n'
@@ -382,12 +381,8 @@ def test_a_career_is_all_of_ones_rows_and_a_classifier_is_no_name(tmp_path: Path
             "      - {name: count, type: count, title: Players}",
             "      - {name: count, type: count, title: Players, meta: {synonyms: [球员]}}",
         ),
-        encoding="utf-8",
+        values,
     )
-    model = load_model(tmp_path)
-    values = Values()
-    values.surfaces["ted williams"] = [("people.full_name", "Ted Williams")]
-    k = Knowledge(model, build_lexicon(model, [], values))
     r = parse(understand("Ted Williams career home runs", TODAY), k)
     assert r.measures == ["batting.home_runs"] and not r.unknown and not r.refusal
     r = parse(understand("2019年有多少名球员？", TODAY), k)  # 名 counts the players, it is no first name
